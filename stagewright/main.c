@@ -1,0 +1,382 @@
+/* main.c: the stagewright program — an MCP server over stdio
+ *
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+#include "config.h"
+
+#include <gio/gunixinputstream.h>
+#include <gio/gunixoutputstream.h>
+#include <glib-unix.h>
+#include <glib/gi18n.h>
+#include <locale.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "stagewright.h"
+#include "stw-json-private.h"
+
+#define EXIT_USAGE 2
+
+typedef struct
+{
+  StwEvalTarget   allow_eval;
+  char           *tool_profile;
+  gint64          operation_timeout_ms;
+  char           *app_root;
+  char           *screenshot_dir;
+  char          **plugins;
+  char          **plugin_configs;
+  gboolean        version;
+} Options;
+
+static StwMcpServer *log_server;
+
+static gboolean
+parse_allow_eval (const char  *option_name,
+                  const char  *value,
+                  gpointer     data,
+                  GError     **error)
+{
+  Options *options = data;
+
+  if (value == NULL || g_str_equal (value, "all") || g_str_equal (value, "main,renderer") ||
+      g_str_equal (value, "renderer,main"))
+    options->allow_eval = STW_EVAL_TARGET_ALL;
+  else if (g_str_equal (value, "main"))
+    options->allow_eval = STW_EVAL_TARGET_MAIN;
+  else if (g_str_equal (value, "renderer"))
+    options->allow_eval = STW_EVAL_TARGET_RENDERER;
+  else
+    {
+      g_set_error (error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
+                   _("--allow-eval takes main, renderer or all, not “%s”"), value);
+      return FALSE;
+    }
+  return TRUE;
+}
+
+static gboolean
+check_directory (const char  *flag,
+                 const char  *path,
+                 GError     **error)
+{
+  if (path == NULL)
+    return TRUE;
+  if (!g_path_is_absolute (path))
+    {
+      g_set_error (error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
+                   _("%s needs an absolute path, not “%s”"), flag, path);
+      return FALSE;
+    }
+  if (!g_file_test (path, G_FILE_TEST_IS_DIR))
+    {
+      g_set_error (error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
+                   _("%s: “%s” is not a directory"), flag, path);
+      return FALSE;
+    }
+  return TRUE;
+}
+
+static gboolean
+valid_plugin_name (const char *name)
+{
+  if (name == NULL || !g_ascii_islower (*name))
+    return FALSE;
+  for (const char *p = name; *p; p++)
+    if (!(g_ascii_islower (*p) || g_ascii_isdigit (*p) || *p == '_' || *p == '-'))
+      return FALSE;
+  return TRUE;
+}
+
+/* Plugins are loaded by a later release; the flags are part of the
+ * command line already, so they are validated now and fail early. */
+static gboolean
+check_plugins (Options  *options,
+               GError  **error)
+{
+  for (guint i = 0; options->plugins && options->plugins[i]; i++)
+    {
+      g_auto(GStrv) parts = g_strsplit (options->plugins[i], ",", -1);
+
+      for (guint j = 0; parts[j] != NULL; j++)
+        {
+          const char *plugin = g_strstrip (parts[j]);
+
+          if (g_path_is_absolute (plugin) ? !g_file_test (plugin, G_FILE_TEST_EXISTS)
+                                          : !valid_plugin_name (plugin))
+            {
+              g_set_error (error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
+                           _("--plugin: “%s” is neither a plugin name nor an existing absolute path"),
+                           plugin);
+              return FALSE;
+            }
+        }
+    }
+
+  for (guint i = 0; options->plugin_configs && options->plugin_configs[i]; i++)
+    {
+      const char *config = options->plugin_configs[i];
+      const char *eq = strchr (config, '=');
+      g_autofree char *name = eq ? g_strndup (config, (gsize) (eq - config)) : NULL;
+      g_autoptr(JsonNode) node = NULL;
+
+      if (name == NULL || !valid_plugin_name (name))
+        {
+          g_set_error (error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
+                       _("--plugin-config takes NAME=JSON, not “%s”"), config);
+          return FALSE;
+        }
+      node = stw_json_parse (eq + 1, -1, NULL);
+      if (node == NULL || !JSON_NODE_HOLDS_OBJECT (node))
+        {
+          g_set_error (error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
+                       _("--plugin-config %s: the configuration must be a JSON object"), name);
+          return FALSE;
+        }
+    }
+  return TRUE;
+}
+
+static GLogWriterOutput
+log_writer (GLogLevelFlags   log_level,
+            const GLogField *fields,
+            gsize            n_fields,
+            gpointer         user_data)
+{
+  static gboolean forwarding;
+
+  /* Also tell an MCP client that asked for logs; only from the main
+   * thread, never recursively. */
+  if (log_server != NULL && !forwarding && g_main_context_is_owner (g_main_context_default ()))
+    {
+      const char *message = NULL;
+      const char *level = "debug";
+
+      for (gsize i = 0; i < n_fields; i++)
+        if (g_str_equal (fields[i].key, "MESSAGE") && fields[i].length < 0)
+          message = fields[i].value;
+
+      switch (log_level & G_LOG_LEVEL_MASK)
+        {
+        case G_LOG_LEVEL_ERROR:    level = "critical"; break;
+        case G_LOG_LEVEL_CRITICAL: level = "error"; break;
+        case G_LOG_LEVEL_WARNING:  level = "warning"; break;
+        case G_LOG_LEVEL_MESSAGE:  level = "notice"; break;
+        case G_LOG_LEVEL_INFO:     level = "info"; break;
+        default:                   level = "debug"; break;
+        }
+
+      if (message != NULL)
+        {
+          forwarding = TRUE;
+          stw_mcp_server_send_log (log_server, level, "stagewright", message);
+          forwarding = FALSE;
+        }
+    }
+
+  return g_log_writer_default (log_level, fields, n_fields, user_data);
+}
+
+static int
+print_manifest (StwDispatcher *dispatcher)
+{
+  g_autoptr(JsonArray) tools = json_array_new ();
+  g_autoptr(JsonNode) root = json_node_new (JSON_NODE_ARRAY);
+  g_autoptr(GList) visible = stw_dispatcher_list_tools (dispatcher);
+  g_autofree char *text = NULL;
+  GEnumClass *op_class = g_type_class_ref (STW_TYPE_OPERATION_TYPE);
+
+  for (const GList *l = visible; l != NULL; l = l->next)
+    {
+      JsonObject *entry = stw_tool_to_manifest (l->data);
+      GEnumValue *op = g_enum_get_value (op_class, (int) stw_tool_get_operation_type (l->data));
+
+      json_object_set_string_member (entry, "operationType", op ? op->value_nick : "command");
+      json_array_add_object_element (tools, entry);
+    }
+
+  g_type_class_unref (op_class);
+  json_node_set_array (root, tools);
+  text = stw_json_to_string (root, NULL);
+  /* The manifest subcommand is not the server: stdout is its output. */
+  fputs (text, stdout);
+  fputc ('\n', stdout);
+  return fflush (stdout) == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+}
+
+typedef struct
+{
+  GMainLoop *loop;
+  GCancellable *cancellable;
+  int status;
+} Run;
+
+static void
+on_run_done (GObject      *object,
+             GAsyncResult *result,
+             gpointer      user_data)
+{
+  Run *run = user_data;
+  g_autoptr(GError) error = NULL;
+
+  if (!stw_mcp_server_run_finish (STW_MCP_SERVER (object), result, &error))
+    {
+      g_warning ("Serving stopped: %s", error->message);
+      run->status = EXIT_FAILURE;
+    }
+  g_main_loop_quit (run->loop);
+}
+
+static gboolean
+on_signal (gpointer user_data)
+{
+  Run *run = user_data;
+
+  g_message ("Signal received; shutting down");
+  g_cancellable_cancel (run->cancellable);
+  g_main_loop_quit (run->loop);
+  return G_SOURCE_CONTINUE;
+}
+
+int
+main (int   argc,
+      char *argv[])
+{
+  Options options = { .operation_timeout_ms = -1 };
+  g_autoptr(GOptionContext) context = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autoptr(StwDispatcher) dispatcher = NULL;
+  g_autoptr(StwMcpServer) server = NULL;
+  g_autoptr(GInputStream) input = NULL;
+  g_autoptr(GOutputStream) output = NULL;
+  g_autoptr(GMainLoop) loop = NULL;
+  g_autoptr(GCancellable) cancellable = NULL;
+  gboolean tools_command = FALSE;
+  StwToolProfile profile = STW_TOOL_PROFILE_FULL;
+  Run run = { 0 };
+  const GOptionEntry entries[] = {
+    { "allow-eval", 0, G_OPTION_FLAG_OPTIONAL_ARG, G_OPTION_ARG_CALLBACK, parse_allow_eval,
+      N_("Show the eval tools for main, renderer or all (default: all)"), N_("TARGET") },
+    { "tool-profile", 0, 0, G_OPTION_ARG_STRING, &options.tool_profile,
+      N_("Show the essential, testing, debug or full tool set (default: full)"), N_("PROFILE") },
+    { "operation-timeout-ms", 0, 0, G_OPTION_ARG_INT64, &options.operation_timeout_ms,
+      N_("Fail any call still running after this long (default: 120000; 0 disables)"), N_("MS") },
+    { "app-root", 0, 0, G_OPTION_ARG_FILENAME, &options.app_root,
+      N_("Confine every path the tools read or write to this directory"), N_("DIR") },
+    { "screenshot-dir", 0, 0, G_OPTION_ARG_FILENAME, &options.screenshot_dir,
+      N_("Write screenshots here when a call names no path"), N_("DIR") },
+    { "plugin", 0, 0, G_OPTION_ARG_STRING_ARRAY, &options.plugins,
+      N_("Load a plugin by name or absolute path (repeatable)"), N_("PLUGIN") },
+    { "plugin-config", 0, 0, G_OPTION_ARG_STRING_ARRAY, &options.plugin_configs,
+      N_("Configure a plugin with a JSON object (repeatable)"), N_("NAME=JSON") },
+    { "version", 'V', 0, G_OPTION_ARG_NONE, &options.version,
+      N_("Print the version and exit"), NULL },
+    { NULL }
+  };
+  GOptionGroup *group;
+
+  /* stdout carries protocol frames only; every log line goes to stderr. */
+  g_log_writer_default_set_use_stderr (TRUE);
+  g_log_set_writer_func (log_writer, NULL, NULL);
+  signal (SIGPIPE, SIG_IGN);
+
+  setlocale (LC_ALL, "");
+  bindtextdomain (GETTEXT_PACKAGE, LOCALEDIR);
+  bind_textdomain_codeset (GETTEXT_PACKAGE, "UTF-8");
+  textdomain (GETTEXT_PACKAGE);
+
+  context = g_option_context_new (_("[tools] — serve Electron and Chromium automation over MCP on stdio"));
+  group = g_option_group_new (NULL, NULL, NULL, &options, NULL);
+  g_option_group_add_entries (group, entries);
+  g_option_group_set_translation_domain (group, GETTEXT_PACKAGE);
+  g_option_context_set_main_group (context, group);
+  g_option_context_set_summary (context,
+                                _("With no command, serves the Model Context Protocol on stdin and stdout.\n"
+                                  "“tools” prints the tool manifest as JSON."));
+  g_option_context_set_translation_domain (context, GETTEXT_PACKAGE);
+
+  if (!g_option_context_parse (context, &argc, &argv, &error))
+    {
+      g_printerr ("stagewright: %s\n", error->message);
+      return EXIT_USAGE;
+    }
+
+  if (options.version)
+    {
+      g_autofree char *line = g_strdup_printf ("stagewright %s\n", PACKAGE_VERSION);
+      fputs (line, stdout);
+      return EXIT_SUCCESS;
+    }
+
+  if (argc == 2 && g_str_equal (argv[1], "tools"))
+    tools_command = TRUE;
+  else if (argc > 1)
+    {
+      g_printerr (_("stagewright: unexpected argument “%s” (see --help)\n"), argv[1]);
+      return EXIT_USAGE;
+    }
+
+  if (options.tool_profile != NULL && !stw_tool_profile_from_string (options.tool_profile, &profile))
+    {
+      g_printerr (_("stagewright: --tool-profile takes essential, testing, debug or full, not “%s”\n"),
+                  options.tool_profile);
+      return EXIT_USAGE;
+    }
+  if (options.operation_timeout_ms < -1 || options.operation_timeout_ms > G_MAXUINT)
+    {
+      g_printerr (_("stagewright: --operation-timeout-ms must be between 0 and %u\n"), G_MAXUINT);
+      return EXIT_USAGE;
+    }
+  if (!check_directory ("--app-root", options.app_root, &error) ||
+      !check_directory ("--screenshot-dir", options.screenshot_dir, &error) ||
+      !check_plugins (&options, &error))
+    {
+      g_printerr ("stagewright: %s\n", error->message);
+      return EXIT_USAGE;
+    }
+
+  dispatcher = stw_dispatcher_new ();
+  stw_dispatcher_set_tool_profile (dispatcher, profile);
+  stw_dispatcher_set_allow_eval (dispatcher, options.allow_eval);
+  if (options.operation_timeout_ms >= 0)
+    stw_dispatcher_set_operation_timeout_ms (dispatcher, (guint) options.operation_timeout_ms);
+  stw_dispatcher_set_app_root (dispatcher, options.app_root);
+  stw_dispatcher_set_screenshot_dir (dispatcher, options.screenshot_dir);
+  stw_dispatcher_add_core_tools (dispatcher);
+
+  if (options.allow_eval & STW_EVAL_TARGET_MAIN)
+    g_message ("Main-process eval is enabled: agents can run code with the app's privileges");
+  if (options.plugins != NULL)
+    g_message ("Plugin loading is not available in this version; --plugin was validated only");
+
+  if (tools_command)
+    return print_manifest (dispatcher);
+
+  loop = g_main_loop_new (NULL, FALSE);
+  cancellable = g_cancellable_new ();
+  run.loop = loop;
+  run.cancellable = cancellable;
+  run.status = EXIT_SUCCESS;
+
+  input = g_unix_input_stream_new (STDIN_FILENO, FALSE);
+  output = g_unix_output_stream_new (STDOUT_FILENO, FALSE);
+  server = stw_mcp_server_new (dispatcher);
+  log_server = server;
+
+  g_unix_signal_add (SIGINT, on_signal, &run);
+  g_unix_signal_add (SIGTERM, on_signal, &run);
+
+  stw_mcp_server_run_async (server, input, output, cancellable, on_run_done, &run);
+  g_main_loop_run (loop);
+
+  log_server = NULL;
+  g_strfreev (options.plugins);
+  g_strfreev (options.plugin_configs);
+  g_free (options.tool_profile);
+  g_free (options.app_root);
+  g_free (options.screenshot_dir);
+
+  return run.status;
+}

@@ -1,0 +1,21 @@
+/* stagewright.h: the one header to include
+ *
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+#pragma once
+
+#define __STAGEWRIGHT_INSIDE__
+
+#include "stw-version.h"
+#include "stw-version-macros.h"
+#include "stw-enums.h"
+#include "stw-enum-types.h"
+#include "stw-error-registry.h"
+#include "stw-envelope.h"
+#include "stw-schema.h"
+#include "stw-tool.h"
+#include "stw-invocation.h"
+#include "stw-dispatcher.h"
+#include "stw-mcp-server.h"
+
+#undef __STAGEWRIGHT_INSIDE__

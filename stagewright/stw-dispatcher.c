@@ -1,0 +1,1250 @@
+/* stw-dispatcher.c: validates, routes and bounds every tool call
+ *
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+#include "config.h"
+
+#include <glib/gi18n-lib.h>
+#include <string.h>
+
+#include "stw-dispatcher.h"
+#include "stw-enum-types.h"
+#include "stw-envelope.h"
+#include "stw-error-registry.h"
+#include "stw-invocation-private.h"
+#include "stw-json-private.h"
+#include "stw-core-tools.h"
+
+/**
+ * StwDispatcher:
+ *
+ * Holds the tools and runs every call the same way, whoever makes it (the
+ * MCP server, a Python script, a C test harness):
+ *
+ * 1. the tool must be visible under the server's profile and eval policy
+ *    (a hidden one answers `BAD_ARGUMENT` naming how to show it);
+ * 2. the arguments are validated against the schema `tools/list` shows
+ *    (`BAD_ARGUMENT` with field-addressed `details.issues`), and the
+ *    schema's defaults are filled in;
+ * 3. eval payloads pass the eval guard, and are audited on stderr by hash;
+ * 4. the tool runs, bounded by the operation backstop
+ *    (`OPERATION_TIMEOUT`); slow calls are logged;
+ * 5. the envelope gets its `_meta`.
+ *
+ * It never crashes and never lets a raw error through: whatever happens,
+ * the caller gets an envelope (or %G_IO_ERROR_CANCELLED when the caller
+ * itself cancelled).
+ */
+
+#define DEFAULT_OPERATION_TIMEOUT_MS 120000
+#define SLOW_CALL_MS 1000
+
+struct _StwDispatcher
+{
+  GObject           parent_instance;
+
+  GHashTable       *tools;         /* name -> StwTool */
+  StwToolProfile    profile;
+  StwEvalTarget     allow_eval;
+  guint             operation_timeout_ms;
+  char             *app_root;
+  char             *screenshot_dir;
+  gint64            started_at_ms;
+  JsonObject       *last_error;
+
+  StwEvalGuardFunc  eval_guard;
+  gpointer          eval_guard_data;
+  GDestroyNotify    eval_guard_destroy;
+};
+
+G_DEFINE_FINAL_TYPE (StwDispatcher, stw_dispatcher, G_TYPE_OBJECT)
+
+enum {
+  PROP_0,
+  PROP_TOOL_PROFILE,
+  PROP_ALLOW_EVAL,
+  PROP_OPERATION_TIMEOUT_MS,
+  PROP_APP_ROOT,
+  PROP_SCREENSHOT_DIR,
+  N_PROPS
+};
+
+enum {
+  TOOL_ADDED,
+  TOOL_REMOVED,
+  CALL_STARTED,
+  CALL_FINISHED,
+  N_SIGNALS
+};
+
+static GParamSpec *properties[N_PROPS];
+static guint signals[N_SIGNALS];
+
+static void
+stw_dispatcher_finalize (GObject *object)
+{
+  StwDispatcher *self = STW_DISPATCHER (object);
+
+  g_clear_pointer (&self->tools, g_hash_table_unref);
+  g_clear_pointer (&self->app_root, g_free);
+  g_clear_pointer (&self->screenshot_dir, g_free);
+  g_clear_pointer (&self->last_error, json_object_unref);
+  if (self->eval_guard_destroy != NULL)
+    self->eval_guard_destroy (self->eval_guard_data);
+
+  G_OBJECT_CLASS (stw_dispatcher_parent_class)->finalize (object);
+}
+
+static void
+stw_dispatcher_get_property (GObject    *object,
+                             guint       prop_id,
+                             GValue     *value,
+                             GParamSpec *pspec)
+{
+  StwDispatcher *self = STW_DISPATCHER (object);
+
+  switch (prop_id)
+    {
+    case PROP_TOOL_PROFILE:
+      g_value_set_enum (value, self->profile);
+      break;
+    case PROP_ALLOW_EVAL:
+      g_value_set_flags (value, self->allow_eval);
+      break;
+    case PROP_OPERATION_TIMEOUT_MS:
+      g_value_set_uint (value, self->operation_timeout_ms);
+      break;
+    case PROP_APP_ROOT:
+      g_value_set_string (value, self->app_root);
+      break;
+    case PROP_SCREENSHOT_DIR:
+      g_value_set_string (value, self->screenshot_dir);
+      break;
+    default:
+      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+    }
+}
+
+static void
+stw_dispatcher_set_property (GObject      *object,
+                             guint         prop_id,
+                             const GValue *value,
+                             GParamSpec   *pspec)
+{
+  StwDispatcher *self = STW_DISPATCHER (object);
+
+  switch (prop_id)
+    {
+    case PROP_TOOL_PROFILE:
+      stw_dispatcher_set_tool_profile (self, g_value_get_enum (value));
+      break;
+    case PROP_ALLOW_EVAL:
+      stw_dispatcher_set_allow_eval (self, g_value_get_flags (value));
+      break;
+    case PROP_OPERATION_TIMEOUT_MS:
+      stw_dispatcher_set_operation_timeout_ms (self, g_value_get_uint (value));
+      break;
+    case PROP_APP_ROOT:
+      stw_dispatcher_set_app_root (self, g_value_get_string (value));
+      break;
+    case PROP_SCREENSHOT_DIR:
+      stw_dispatcher_set_screenshot_dir (self, g_value_get_string (value));
+      break;
+    default:
+      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+    }
+}
+
+static void
+stw_dispatcher_class_init (StwDispatcherClass *klass)
+{
+  GObjectClass *object_class = G_OBJECT_CLASS (klass);
+  const GParamFlags flags = G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS | G_PARAM_EXPLICIT_NOTIFY;
+
+  object_class->finalize = stw_dispatcher_finalize;
+  object_class->get_property = stw_dispatcher_get_property;
+  object_class->set_property = stw_dispatcher_set_property;
+
+  /**
+   * StwDispatcher:tool-profile:
+   *
+   * Which core tools are shown (`--tool-profile`).
+   */
+  properties[PROP_TOOL_PROFILE] =
+    g_param_spec_enum ("tool-profile", NULL, NULL, STW_TYPE_TOOL_PROFILE,
+                       STW_TOOL_PROFILE_FULL, flags);
+
+  /**
+   * StwDispatcher:allow-eval:
+   *
+   * Where evaluation of agent code is allowed (`--allow-eval`); eval tools
+   * for other targets are hidden.
+   */
+  properties[PROP_ALLOW_EVAL] =
+    g_param_spec_flags ("allow-eval", NULL, NULL, STW_TYPE_EVAL_TARGET,
+                        STW_EVAL_TARGET_NONE, flags);
+
+  /**
+   * StwDispatcher:operation-timeout-ms:
+   *
+   * The backstop on every call, in milliseconds; 0 disables it.
+   */
+  properties[PROP_OPERATION_TIMEOUT_MS] =
+    g_param_spec_uint ("operation-timeout-ms", NULL, NULL, 0, G_MAXUINT,
+                       DEFAULT_OPERATION_TIMEOUT_MS, flags);
+
+  /**
+   * StwDispatcher:app-root:
+   *
+   * The directory every path the tools read or write must lie in, if set.
+   */
+  properties[PROP_APP_ROOT] =
+    g_param_spec_string ("app-root", NULL, NULL, NULL, flags);
+
+  /**
+   * StwDispatcher:screenshot-dir:
+   *
+   * Where screenshots go when a call names no path.
+   */
+  properties[PROP_SCREENSHOT_DIR] =
+    g_param_spec_string ("screenshot-dir", NULL, NULL, NULL, flags);
+
+  g_object_class_install_properties (object_class, N_PROPS, properties);
+
+  /**
+   * StwDispatcher::tool-added:
+   * @self: the dispatcher
+   * @tool: the tool
+   *
+   * A tool was added (MCP: `notifications/tools/list_changed`).
+   */
+  signals[TOOL_ADDED] = g_signal_new ("tool-added", G_TYPE_FROM_CLASS (klass),
+                                      G_SIGNAL_RUN_LAST, 0, NULL, NULL, NULL,
+                                      G_TYPE_NONE, 1, STW_TYPE_TOOL);
+
+  /**
+   * StwDispatcher::tool-removed:
+   * @self: the dispatcher
+   * @tool: the tool
+   *
+   * A tool was removed.
+   */
+  signals[TOOL_REMOVED] = g_signal_new ("tool-removed", G_TYPE_FROM_CLASS (klass),
+                                        G_SIGNAL_RUN_LAST, 0, NULL, NULL, NULL,
+                                        G_TYPE_NONE, 1, STW_TYPE_TOOL);
+
+  /**
+   * StwDispatcher::call-started:
+   * @self: the dispatcher
+   * @invocation: the call
+   *
+   * A call started: the seam tracing and auditing observe.
+   */
+  signals[CALL_STARTED] = g_signal_new ("call-started", G_TYPE_FROM_CLASS (klass),
+                                        G_SIGNAL_RUN_LAST, 0, NULL, NULL, NULL,
+                                        G_TYPE_NONE, 1, STW_TYPE_INVOCATION);
+
+  /**
+   * StwDispatcher::call-finished:
+   * @self: the dispatcher
+   * @invocation: the call
+   * @envelope: the envelope returned
+   *
+   * A call finished with @envelope.
+   */
+  signals[CALL_FINISHED] = g_signal_new ("call-finished", G_TYPE_FROM_CLASS (klass),
+                                         G_SIGNAL_RUN_LAST, 0, NULL, NULL, NULL,
+                                         G_TYPE_NONE, 2, STW_TYPE_INVOCATION,
+                                         JSON_TYPE_OBJECT);
+}
+
+static void
+stw_dispatcher_init (StwDispatcher *self)
+{
+  self->tools = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_object_unref);
+  self->profile = STW_TOOL_PROFILE_FULL;
+  self->operation_timeout_ms = DEFAULT_OPERATION_TIMEOUT_MS;
+  self->started_at_ms = g_get_real_time () / 1000;
+}
+
+/**
+ * stw_dispatcher_new:
+ *
+ * Creates a dispatcher with no tools, the `full` profile, no eval and the
+ * default 120 s backstop.
+ *
+ * Returns: (transfer full): a new #StwDispatcher
+ */
+StwDispatcher *
+stw_dispatcher_new (void)
+{
+  return g_object_new (STW_TYPE_DISPATCHER, NULL);
+}
+
+static gboolean
+valid_tool_name (const char *name)
+{
+  gsize len;
+
+  if (name == NULL || !g_ascii_islower (name[0]))
+    return FALSE;
+  len = strlen (name);
+  if (len > 64)
+    return FALSE;
+  for (gsize i = 0; i < len; i++)
+    if (!(g_ascii_islower (name[i]) || g_ascii_isdigit (name[i]) || name[i] == '_'))
+      return FALSE;
+  return TRUE;
+}
+
+/**
+ * stw_dispatcher_add_tool:
+ * @self: a #StwDispatcher
+ * @tool: the tool
+ * @error: where to put a refusal
+ *
+ * Validates @tool (name pattern, operation type, eval target, an object
+ * input schema, registered error codes, a unique name) and adds it.
+ *
+ * Returns: %TRUE if the tool was added
+ */
+gboolean
+stw_dispatcher_add_tool (StwDispatcher  *self,
+                         StwTool        *tool,
+                         GError        **error)
+{
+  const char *name;
+  const char * const *codes;
+  JsonNode *schema;
+  GEnumClass *op_class;
+  gboolean op_valid;
+
+  g_return_val_if_fail (STW_IS_DISPATCHER (self), FALSE);
+  g_return_val_if_fail (STW_IS_TOOL (tool), FALSE);
+
+  name = stw_tool_get_name (tool);
+  if (!valid_tool_name (name))
+    {
+      g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_ARGUMENT,
+                   "Tool name “%s” must match ^[a-z][a-z0-9_]*$ (at most 64 characters)",
+                   name ? name : "(null)");
+      return FALSE;
+    }
+
+  if (g_hash_table_contains (self->tools, name))
+    {
+      g_set_error (error, G_IO_ERROR, G_IO_ERROR_EXISTS,
+                   "A tool named “%s” is already registered", name);
+      return FALSE;
+    }
+
+  op_class = g_type_class_ref (STW_TYPE_OPERATION_TYPE);
+  op_valid = g_enum_get_value (op_class, (int) stw_tool_get_operation_type (tool)) != NULL;
+  g_type_class_unref (op_class);
+  if (!op_valid)
+    {
+      g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_ARGUMENT,
+                   "Tool “%s” has an unknown operation type", name);
+      return FALSE;
+    }
+
+  if ((stw_tool_get_operation_type (tool) == STW_OPERATION_EVAL) !=
+      (stw_tool_get_eval_target (tool) != STW_EVAL_TARGET_NONE))
+    {
+      g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_ARGUMENT,
+                   "Tool “%s”: eval tools, and only they, name an eval target", name);
+      return FALSE;
+    }
+
+  schema = stw_schema_get_node (stw_tool_get_input_schema (tool));
+  if (schema == NULL || !JSON_NODE_HOLDS_OBJECT (schema) ||
+      g_strcmp0 (json_object_get_string_member_with_default (json_node_get_object (schema),
+                                                             "type", NULL), "object") != 0)
+    {
+      g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_ARGUMENT,
+                   "Tool “%s”: the input schema must have type “object”", name);
+      return FALSE;
+    }
+
+  codes = stw_tool_get_error_codes (tool);
+  for (guint i = 0; codes != NULL && codes[i] != NULL; i++)
+    if (!stw_error_registry_contains (stw_error_registry_get_default (), codes[i]))
+      {
+        g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_ARGUMENT,
+                     "Tool “%s” declares the unregistered error code %s", name, codes[i]);
+        return FALSE;
+      }
+
+  g_hash_table_insert (self->tools, g_strdup (name), g_object_ref (tool));
+  g_signal_emit (self, signals[TOOL_ADDED], 0, tool);
+  return TRUE;
+}
+
+/**
+ * stw_dispatcher_remove_tool:
+ * @self: a #StwDispatcher
+ * @name: the tool's name
+ *
+ * Returns: %TRUE if a tool was removed
+ */
+gboolean
+stw_dispatcher_remove_tool (StwDispatcher *self,
+                            const char    *name)
+{
+  g_autoptr(StwTool) tool = NULL;
+  gpointer key;
+  gpointer value;
+
+  g_return_val_if_fail (STW_IS_DISPATCHER (self), FALSE);
+  g_return_val_if_fail (name != NULL, FALSE);
+
+  if (!g_hash_table_steal_extended (self->tools, name, &key, &value))
+    return FALSE;
+
+  g_free (key);
+  tool = value;
+  g_signal_emit (self, signals[TOOL_REMOVED], 0, tool);
+  return TRUE;
+}
+
+/**
+ * stw_dispatcher_lookup_tool:
+ * @self: a #StwDispatcher
+ * @name: a tool name
+ *
+ * Finds a registered tool, visible or not.
+ *
+ * Returns: (transfer none) (nullable): the tool
+ */
+StwTool *
+stw_dispatcher_lookup_tool (StwDispatcher *self,
+                            const char    *name)
+{
+  g_return_val_if_fail (STW_IS_DISPATCHER (self), NULL);
+
+  if (name == NULL)
+    return NULL;
+  return g_hash_table_lookup (self->tools, name);
+}
+
+static gboolean
+eval_allowed (StwDispatcher *self,
+              StwTool       *tool)
+{
+  StwEvalTarget target = stw_tool_get_eval_target (tool);
+
+  return (self->allow_eval & target) == target;
+}
+
+/**
+ * stw_dispatcher_is_tool_visible:
+ * @self: a #StwDispatcher
+ * @tool: a registered tool
+ *
+ * Whether agents see @tool: eval tools only under an eval policy that
+ * covers their target, core tools only in their profiles.
+ *
+ * Returns: %TRUE if the tool is listed and callable
+ */
+gboolean
+stw_dispatcher_is_tool_visible (StwDispatcher *self,
+                                StwTool       *tool)
+{
+  g_return_val_if_fail (STW_IS_DISPATCHER (self), FALSE);
+  g_return_val_if_fail (STW_IS_TOOL (tool), FALSE);
+
+  if (stw_tool_get_operation_type (tool) == STW_OPERATION_EVAL)
+    return eval_allowed (self, tool);
+  return stw_tool_profile_contains (self->profile, stw_tool_get_name (tool));
+}
+
+static int
+compare_tools (gconstpointer a,
+               gconstpointer b)
+{
+  return strcmp (stw_tool_get_name ((StwTool *) a), stw_tool_get_name ((StwTool *) b));
+}
+
+/**
+ * stw_dispatcher_list_tools:
+ * @self: a #StwDispatcher
+ *
+ * Returns: (transfer container) (element-type StwTool): the visible tools,
+ *   sorted by name
+ */
+GList *
+stw_dispatcher_list_tools (StwDispatcher *self)
+{
+  GList *visible = NULL;
+  GHashTableIter iter;
+  gpointer value;
+
+  g_return_val_if_fail (STW_IS_DISPATCHER (self), NULL);
+
+  g_hash_table_iter_init (&iter, self->tools);
+  while (g_hash_table_iter_next (&iter, NULL, &value))
+    if (stw_dispatcher_is_tool_visible (self, value))
+      visible = g_list_prepend (visible, value);
+
+  return g_list_sort (visible, compare_tools);
+}
+
+/**
+ * stw_dispatcher_add_core_tools:
+ * @self: a #StwDispatcher
+ *
+ * Adds the core `electron_*` tools.
+ */
+void
+stw_dispatcher_add_core_tools (StwDispatcher *self)
+{
+  g_return_if_fail (STW_IS_DISPATCHER (self));
+
+  stw_core_tools_add_status (self);
+}
+
+/**
+ * stw_dispatcher_create_invocation:
+ * @self: a #StwDispatcher
+ * @name: the tool to call
+ * @arguments: (nullable): the arguments as the agent sent them
+ * @error: where to put an unknown tool
+ *
+ * Prepares a call, for callers that want to watch it (its progress
+ * signal) before stw_dispatcher_invoke_async() runs it.
+ *
+ * Returns: (transfer full) (nullable): the invocation, or %NULL with
+ *   %STW_ERROR_BAD_ARGUMENT when no tool has that name
+ */
+StwInvocation *
+stw_dispatcher_create_invocation (StwDispatcher  *self,
+                                  const char     *name,
+                                  JsonObject     *arguments,
+                                  GError        **error)
+{
+  StwTool *tool;
+
+  g_return_val_if_fail (STW_IS_DISPATCHER (self), NULL);
+
+  tool = stw_dispatcher_lookup_tool (self, name);
+  if (tool == NULL)
+    {
+      g_propagate_error (error, stw_error_new_literal ("BAD_ARGUMENT", _("Unknown tool")));
+      return NULL;
+    }
+
+  return _stw_invocation_new (self, tool, arguments);
+}
+
+/* --- one call ------------------------------------------------------------ */
+
+typedef struct
+{
+  StwDispatcher *dispatcher;
+  StwInvocation *invocation;
+  GCancellable  *cancellable;      /* the caller's */
+  gulong         cancelled_id;
+  GSource       *backstop;
+  GSource       *cancel_source;
+} Call;
+
+static void
+call_free (gpointer data)
+{
+  Call *call = data;
+
+  if (call->cancelled_id != 0)
+    g_cancellable_disconnect (call->cancellable, call->cancelled_id);
+  if (call->backstop != NULL)
+    {
+      g_source_destroy (call->backstop);
+      g_source_unref (call->backstop);
+    }
+  if (call->cancel_source != NULL)
+    {
+      g_source_destroy (call->cancel_source);
+      g_source_unref (call->cancel_source);
+    }
+  g_clear_object (&call->cancellable);
+  g_clear_object (&call->invocation);
+  g_clear_object (&call->dispatcher);
+  g_free (call);
+}
+
+static void
+record_last_error (StwDispatcher *self,
+                   StwTool       *tool,
+                   JsonObject    *envelope)
+{
+  g_autoptr(GDateTime) now = NULL;
+  g_autofree char *at = NULL;
+  JsonObject *breadcrumb;
+
+  if (stw_envelope_is_ok (envelope))
+    return;
+
+  now = g_date_time_new_now_utc ();
+  at = g_date_time_format_iso8601 (now);
+
+  breadcrumb = json_object_new ();
+  json_object_set_string_member (breadcrumb, "code",
+                                 json_object_get_string_member_with_default (envelope, "code",
+                                                                             "INTERNAL_ERROR"));
+  json_object_set_string_member (breadcrumb, "at", at);
+  json_object_set_string_member (breadcrumb, "tool", stw_tool_get_name (tool));
+  g_clear_pointer (&self->last_error, json_object_unref);
+  self->last_error = breadcrumb;
+}
+
+static void
+on_invocation_done (StwInvocation *invocation,
+                    gpointer       user_data)
+{
+  g_autoptr(GTask) task = user_data;
+  Call *call = g_task_get_task_data (task);
+  StwDispatcher *self = call->dispatcher;
+  JsonObject *envelope = stw_invocation_get_envelope (invocation);
+  gint64 elapsed = stw_invocation_get_elapsed_ms (invocation);
+  StwTool *tool = stw_invocation_get_tool (invocation);
+
+  if (elapsed >= SLOW_CALL_MS)
+    g_message ("Slow call: %s took %" G_GINT64_FORMAT " ms", stw_tool_get_name (tool), elapsed);
+
+  record_last_error (self, tool, envelope);
+  g_signal_emit (self, signals[CALL_FINISHED], 0, invocation, envelope);
+  g_task_return_pointer (task, json_object_ref (envelope), (GDestroyNotify) json_object_unref);
+}
+
+static gboolean
+on_backstop (gpointer user_data)
+{
+  GTask *task = user_data;
+  Call *call = g_task_get_task_data (task);
+  g_autoptr(GError) error = NULL;
+  g_autoptr(JsonObject) details = json_object_new ();
+  guint timeout_ms = call->dispatcher->operation_timeout_ms;
+
+  g_clear_pointer (&call->backstop, g_source_unref);
+
+  error = stw_error_new ("OPERATION_TIMEOUT",
+                         _("%s did not finish within %u ms"),
+                         stw_tool_get_name (stw_invocation_get_tool (call->invocation)),
+                         timeout_ms);
+  json_object_set_int_member (details, "timeout_ms", timeout_ms);
+  stw_error_set_details (error, details);
+
+  /* Answer first, then tell the tool to stop; a late answer is dropped. */
+  g_object_ref (call->invocation);
+  stw_invocation_return_error (call->invocation, error);
+  g_cancellable_cancel (stw_invocation_get_cancellable (call->invocation));
+  g_object_unref (call->invocation);
+
+  return G_SOURCE_REMOVE;
+}
+
+static gboolean
+on_cancel_idle (gpointer user_data)
+{
+  GTask *task = user_data;
+  Call *call = g_task_get_task_data (task);
+
+  g_clear_pointer (&call->cancel_source, g_source_unref);
+  if (stw_invocation_is_completed (call->invocation))
+    return G_SOURCE_REMOVE;
+
+  _stw_invocation_abandon (call->invocation);
+  g_task_return_new_error (task, G_IO_ERROR, G_IO_ERROR_CANCELLED, "The call was cancelled");
+  g_object_unref (task);  /* the reference on_invocation_done would have dropped */
+  return G_SOURCE_REMOVE;
+}
+
+static void
+on_caller_cancelled (GCancellable *cancellable,
+                     gpointer      user_data)
+{
+  GTask *task = user_data;
+  Call *call = g_task_get_task_data (task);
+  GSource *source;
+
+  /* May run in any thread; finish in the call's own context. */
+  if (call->cancel_source != NULL)
+    return;
+  source = g_idle_source_new ();
+  g_source_set_callback (source, on_cancel_idle, g_object_ref (task), g_object_unref);
+  g_source_attach (source, g_task_get_context (task));
+  call->cancel_source = source;
+}
+
+static gboolean
+has_blocked_keyword (const char  *code,
+                     const char **keyword)
+{
+  static const char * const blocked[] = {
+    "process.exit", "require(", "eval(", "Function(", "__proto__", "child_process", NULL
+  };
+
+  for (guint i = 0; blocked[i] != NULL; i++)
+    if (strstr (code, blocked[i]) != NULL)
+      {
+        *keyword = blocked[i];
+        return TRUE;
+      }
+  return FALSE;
+}
+
+/* Every eval payload is audited by hash, never by content, and the
+ * baseline keyword blocklist applies before any installed guard. */
+static gboolean
+check_eval (StwDispatcher  *self,
+            StwTool        *tool,
+            JsonObject     *arguments,
+            GError        **error)
+{
+  static const char * const code_fields[] = {
+    "body", "code", "script", "source", "expression", "javascript", NULL
+  };
+
+  for (guint i = 0; code_fields[i] != NULL; i++)
+    {
+      const char *code = json_object_get_string_member_with_default (arguments, code_fields[i], NULL);
+      g_autofree char *hash = NULL;
+      const char *keyword = NULL;
+
+      if (code == NULL)
+        continue;
+
+      hash = g_compute_checksum_for_string (G_CHECKSUM_SHA256, code, -1);
+      g_message ("eval audit: tool=%s code_length=%zu code_sha256=%s",
+                 stw_tool_get_name (tool), strlen (code), hash);
+
+      if (has_blocked_keyword (code, &keyword))
+        {
+          g_autoptr(JsonObject) details = json_object_new ();
+          GError *blocked = stw_error_new ("EVAL_BLOCKED_KEYWORD",
+                                           _("The code contains the blocked keyword “%s”"),
+                                           keyword);
+          json_object_set_string_member (details, "keyword", keyword);
+          json_object_set_string_member (details, "code_sha256", hash);
+          stw_error_set_details (blocked, details);
+          g_propagate_error (error, blocked);
+          return FALSE;
+        }
+    }
+
+  if (self->eval_guard != NULL)
+    return self->eval_guard (self, tool, arguments, self->eval_guard_data, error);
+  return TRUE;
+}
+
+static const char *
+eval_flag_for (StwEvalTarget target)
+{
+  switch ((guint) target)
+    {
+    case STW_EVAL_TARGET_MAIN:
+      return "--allow-eval=main";
+    case STW_EVAL_TARGET_RENDERER:
+      return "--allow-eval=renderer";
+    default:
+      return "--allow-eval=all";
+    }
+}
+
+static GError *
+hidden_tool_error (StwDispatcher *self,
+                   StwTool       *tool)
+{
+  const char *name = stw_tool_get_name (tool);
+  g_autofree char *action = NULL;
+  GError *error;
+
+  if (stw_tool_get_operation_type (tool) == STW_OPERATION_EVAL)
+    {
+      const char *flag = eval_flag_for (stw_tool_get_eval_target (tool));
+
+      error = stw_error_new ("BAD_ARGUMENT",
+                             _("%s is disabled by the server's eval policy; it needs %s"),
+                             name, flag);
+      action = g_strdup_printf (_("Ask the operator to restart the server with %s"), flag);
+    }
+  else
+    {
+      static const StwToolProfile order[] = {
+        STW_TOOL_PROFILE_ESSENTIAL, STW_TOOL_PROFILE_TESTING,
+        STW_TOOL_PROFILE_DEBUG, STW_TOOL_PROFILE_FULL,
+      };
+      const char *profile = "full";
+
+      for (guint i = 0; i < G_N_ELEMENTS (order); i++)
+        if (stw_tool_profile_contains (order[i], name))
+          {
+            profile = stw_tool_profile_to_string (order[i]);
+            break;
+          }
+
+      error = stw_error_new ("BAD_ARGUMENT",
+                             _("%s is not in the “%s” tool profile; the “%s” profile has it"),
+                             name, stw_tool_profile_to_string (self->profile), profile);
+      action = g_strdup_printf (_("Ask the operator to restart the server with --tool-profile=%s"),
+                                profile);
+    }
+
+  stw_error_add_next_action (error, action);
+  return error;
+}
+
+static GError *
+schema_error (JsonArray *issues)
+{
+  g_autoptr(JsonObject) details = json_object_new ();
+  GError *error;
+  guint n = json_array_get_length (issues);
+  JsonObject *first = n > 0 ? json_array_get_object_element (issues, 0) : NULL;
+  const char *field = first ? json_object_get_string_member_with_default (first, "field", "") : "";
+  const char *message = first ? json_object_get_string_member_with_default (first, "message", "") : "";
+
+  if (n <= 1)
+    error = stw_error_new ("BAD_ARGUMENT", _("Invalid argument %s: %s"),
+                           *field ? field : _("(arguments)"), message);
+  else
+    error = stw_error_new ("BAD_ARGUMENT", _("Invalid argument %s: %s (and %u more)"),
+                           *field ? field : _("(arguments)"), message, n - 1);
+
+  json_object_set_array_member (details, "issues", json_array_ref (issues));
+  stw_error_set_details (error, details);
+  return error;
+}
+
+/**
+ * stw_dispatcher_invoke_async:
+ * @self: a #StwDispatcher
+ * @invocation: a call from stw_dispatcher_create_invocation()
+ * @cancellable: (nullable): cancels the call (the caller then gets
+ *   %G_IO_ERROR_CANCELLED and no envelope)
+ * @callback: called with the envelope
+ * @user_data: data for @callback
+ *
+ * Runs the call: visibility, validation, eval guard, the tool, the
+ * backstop. Completes in the thread-default main context of the caller.
+ */
+void
+stw_dispatcher_invoke_async (StwDispatcher       *self,
+                             StwInvocation       *invocation,
+                             GCancellable        *cancellable,
+                             GAsyncReadyCallback  callback,
+                             gpointer             user_data)
+{
+  g_autoptr(GTask) task = NULL;
+  g_autoptr(JsonArray) issues = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autoptr(JsonNode) raw = NULL;
+  g_autoptr(JsonNode) filled = NULL;
+  StwTool *tool;
+  Call *call;
+
+  g_return_if_fail (STW_IS_DISPATCHER (self));
+  g_return_if_fail (STW_IS_INVOCATION (invocation));
+  g_return_if_fail (!stw_invocation_is_completed (invocation));
+
+  task = g_task_new (self, cancellable, callback, user_data);
+  g_task_set_source_tag (task, stw_dispatcher_invoke_async);
+
+  call = g_new0 (Call, 1);
+  call->dispatcher = g_object_ref (self);
+  call->invocation = g_object_ref (invocation);
+  call->cancellable = cancellable ? g_object_ref (cancellable) : NULL;
+  g_task_set_task_data (task, call, call_free);
+
+  /* The invocation holds a task reference until it completes. */
+  _stw_invocation_begin (invocation, on_invocation_done, g_object_ref (task));
+  g_signal_emit (self, signals[CALL_STARTED], 0, invocation);
+
+  if (cancellable != NULL)
+    {
+      if (g_cancellable_is_cancelled (cancellable))
+        {
+          on_caller_cancelled (cancellable, task);
+          return;
+        }
+      call->cancelled_id = g_cancellable_connect (cancellable, G_CALLBACK (on_caller_cancelled),
+                                                  task, NULL);
+    }
+
+  tool = stw_invocation_get_tool (invocation);
+
+  if (!stw_dispatcher_is_tool_visible (self, tool))
+    {
+      g_autoptr(GError) hidden = hidden_tool_error (self, tool);
+      stw_invocation_return_error (invocation, hidden);
+      return;
+    }
+
+  raw = json_node_new (JSON_NODE_OBJECT);
+  json_node_set_object (raw, stw_invocation_get_arguments (invocation));
+  if (!stw_schema_validate (stw_tool_get_input_schema (tool), raw, &issues))
+    {
+      g_autoptr(GError) invalid = schema_error (issues);
+      stw_invocation_return_error (invocation, invalid);
+      return;
+    }
+
+  filled = stw_schema_apply_defaults (stw_tool_get_input_schema (tool), raw);
+  if (filled != NULL && JSON_NODE_HOLDS_OBJECT (filled))
+    _stw_invocation_set_arguments (invocation, json_node_get_object (filled));
+
+  if (stw_tool_get_operation_type (tool) == STW_OPERATION_EVAL &&
+      !check_eval (self, tool, stw_invocation_get_arguments (invocation), &error))
+    {
+      stw_invocation_return_error (invocation, error);
+      return;
+    }
+
+  if (self->operation_timeout_ms > 0)
+    {
+      call->backstop = g_timeout_source_new (self->operation_timeout_ms);
+      g_source_set_callback (call->backstop, on_backstop, task, NULL);
+      g_source_attach (call->backstop, g_task_get_context (task));
+    }
+
+  g_object_ref (invocation);
+  stw_tool_invoke (tool, invocation);
+  g_object_unref (invocation);
+}
+
+/**
+ * stw_dispatcher_invoke_finish:
+ * @self: a #StwDispatcher
+ * @result: the result given to the callback
+ * @error: where to put %G_IO_ERROR_CANCELLED
+ *
+ * Returns: (transfer full): the envelope, or %NULL if the caller cancelled
+ */
+JsonObject *
+stw_dispatcher_invoke_finish (StwDispatcher  *self,
+                              GAsyncResult   *result,
+                              GError        **error)
+{
+  g_return_val_if_fail (STW_IS_DISPATCHER (self), NULL);
+  g_return_val_if_fail (g_task_is_valid (result, self), NULL);
+
+  return g_task_propagate_pointer (G_TASK (result), error);
+}
+
+typedef struct
+{
+  GMainContext *context;
+  JsonObject   *envelope;
+  GError       *error;
+  gboolean      done;
+} SyncData;
+
+static void
+on_sync_done (GObject      *object,
+              GAsyncResult *result,
+              gpointer      user_data)
+{
+  SyncData *data = user_data;
+
+  data->envelope = stw_dispatcher_invoke_finish (STW_DISPATCHER (object), result, &data->error);
+  data->done = TRUE;
+  g_main_context_wakeup (data->context);
+}
+
+/**
+ * stw_dispatcher_call_sync:
+ * @self: a #StwDispatcher
+ * @name: the tool to call
+ * @arguments: (nullable): its arguments
+ * @cancellable: (nullable): a #GCancellable
+ * @error: where to put an unknown tool or cancellation
+ *
+ * Calls a tool and waits for its envelope, running a private main context
+ * meanwhile (never the caller's). For scripts and test harnesses; tools
+ * that complete asynchronously must do so in the thread-default context.
+ *
+ * Returns: (transfer full) (nullable): the envelope
+ */
+JsonObject *
+stw_dispatcher_call_sync (StwDispatcher  *self,
+                          const char     *name,
+                          JsonObject     *arguments,
+                          GCancellable   *cancellable,
+                          GError        **error)
+{
+  g_autoptr(StwInvocation) invocation = NULL;
+  g_autoptr(GMainContext) context = NULL;
+  SyncData data = { 0 };
+
+  g_return_val_if_fail (STW_IS_DISPATCHER (self), NULL);
+
+  invocation = stw_dispatcher_create_invocation (self, name, arguments, error);
+  if (invocation == NULL)
+    return NULL;
+
+  context = g_main_context_new ();
+  data.context = context;
+  g_main_context_push_thread_default (context);
+  stw_dispatcher_invoke_async (self, invocation, cancellable, on_sync_done, &data);
+  while (!data.done)
+    g_main_context_iteration (context, TRUE);
+  g_main_context_pop_thread_default (context);
+
+  if (data.error != NULL)
+    {
+      g_propagate_error (error, data.error);
+      return NULL;
+    }
+  return data.envelope;
+}
+
+/**
+ * stw_dispatcher_call_json_sync:
+ * @self: a #StwDispatcher
+ * @name: the tool to call
+ * @arguments_json: (nullable): its arguments as the text of a JSON object
+ * @cancellable: (nullable): a #GCancellable
+ * @error: where to put an unknown tool, unparsable arguments or cancellation
+ *
+ * stw_dispatcher_call_sync() with JSON text in and out.
+ *
+ * Returns: (transfer full) (nullable): the envelope as JSON text
+ */
+char *
+stw_dispatcher_call_json_sync (StwDispatcher  *self,
+                               const char     *name,
+                               const char     *arguments_json,
+                               GCancellable   *cancellable,
+                               GError        **error)
+{
+  g_autoptr(JsonNode) node = NULL;
+  g_autoptr(JsonObject) envelope = NULL;
+  JsonObject *arguments = NULL;
+
+  g_return_val_if_fail (STW_IS_DISPATCHER (self), NULL);
+
+  if (arguments_json != NULL && *arguments_json != '\0')
+    {
+      g_autoptr(GError) parse_error = NULL;
+
+      node = stw_json_parse (arguments_json, -1, &parse_error);
+      if (node == NULL || !JSON_NODE_HOLDS_OBJECT (node))
+        {
+          g_propagate_error (error, stw_error_new ("BAD_ARGUMENT",
+                                                   _("The arguments are not a JSON object: %s"),
+                                                   parse_error ? parse_error->message : _("wrong type")));
+          return NULL;
+        }
+      arguments = json_node_get_object (node);
+    }
+
+  envelope = stw_dispatcher_call_sync (self, name, arguments, cancellable, error);
+  if (envelope == NULL)
+    return NULL;
+  return stw_envelope_to_string (envelope);
+}
+
+/**
+ * stw_dispatcher_set_eval_guard:
+ * @self: a #StwDispatcher
+ * @guard: (nullable) (scope notified) (closure user_data) (destroy destroy): the guard
+ * @user_data: data for @guard
+ * @destroy: frees @user_data
+ *
+ * Installs the guard every eval payload passes after the baseline keyword
+ * blocklist (the structural guard of later releases plugs in here).
+ */
+void
+stw_dispatcher_set_eval_guard (StwDispatcher    *self,
+                               StwEvalGuardFunc  guard,
+                               gpointer          user_data,
+                               GDestroyNotify    destroy)
+{
+  g_return_if_fail (STW_IS_DISPATCHER (self));
+
+  if (self->eval_guard_destroy != NULL)
+    self->eval_guard_destroy (self->eval_guard_data);
+  self->eval_guard = guard;
+  self->eval_guard_data = user_data;
+  self->eval_guard_destroy = destroy;
+}
+
+/**
+ * stw_dispatcher_get_tool_profile:
+ * @self: a #StwDispatcher
+ *
+ * Returns: the tool profile
+ */
+StwToolProfile
+stw_dispatcher_get_tool_profile (StwDispatcher *self)
+{
+  g_return_val_if_fail (STW_IS_DISPATCHER (self), STW_TOOL_PROFILE_FULL);
+  return self->profile;
+}
+
+/**
+ * stw_dispatcher_set_tool_profile:
+ * @self: a #StwDispatcher
+ * @profile: the tool profile
+ */
+void
+stw_dispatcher_set_tool_profile (StwDispatcher  *self,
+                                 StwToolProfile  profile)
+{
+  g_return_if_fail (STW_IS_DISPATCHER (self));
+
+  if (self->profile == profile)
+    return;
+  self->profile = profile;
+  g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_TOOL_PROFILE]);
+}
+
+/**
+ * stw_dispatcher_get_allow_eval:
+ * @self: a #StwDispatcher
+ *
+ * Returns: the eval policy
+ */
+StwEvalTarget
+stw_dispatcher_get_allow_eval (StwDispatcher *self)
+{
+  g_return_val_if_fail (STW_IS_DISPATCHER (self), STW_EVAL_TARGET_NONE);
+  return self->allow_eval;
+}
+
+/**
+ * stw_dispatcher_set_allow_eval:
+ * @self: a #StwDispatcher
+ * @targets: where evaluation is allowed
+ */
+void
+stw_dispatcher_set_allow_eval (StwDispatcher *self,
+                               StwEvalTarget  targets)
+{
+  g_return_if_fail (STW_IS_DISPATCHER (self));
+
+  if (self->allow_eval == targets)
+    return;
+  self->allow_eval = targets;
+  g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_ALLOW_EVAL]);
+}
+
+/**
+ * stw_dispatcher_get_operation_timeout_ms:
+ * @self: a #StwDispatcher
+ *
+ * Returns: the backstop in milliseconds, 0 when disabled
+ */
+guint
+stw_dispatcher_get_operation_timeout_ms (StwDispatcher *self)
+{
+  g_return_val_if_fail (STW_IS_DISPATCHER (self), 0);
+  return self->operation_timeout_ms;
+}
+
+/**
+ * stw_dispatcher_set_operation_timeout_ms:
+ * @self: a #StwDispatcher
+ * @timeout_ms: the backstop in milliseconds, 0 to disable
+ */
+void
+stw_dispatcher_set_operation_timeout_ms (StwDispatcher *self,
+                                         guint          timeout_ms)
+{
+  g_return_if_fail (STW_IS_DISPATCHER (self));
+
+  if (self->operation_timeout_ms == timeout_ms)
+    return;
+  self->operation_timeout_ms = timeout_ms;
+  g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_OPERATION_TIMEOUT_MS]);
+}
+
+/**
+ * stw_dispatcher_get_app_root:
+ * @self: a #StwDispatcher
+ *
+ * Returns: (transfer none) (nullable): the app root
+ */
+const char *
+stw_dispatcher_get_app_root (StwDispatcher *self)
+{
+  g_return_val_if_fail (STW_IS_DISPATCHER (self), NULL);
+  return self->app_root;
+}
+
+/**
+ * stw_dispatcher_set_app_root:
+ * @self: a #StwDispatcher
+ * @app_root: (nullable): an absolute directory
+ */
+void
+stw_dispatcher_set_app_root (StwDispatcher *self,
+                             const char    *app_root)
+{
+  g_return_if_fail (STW_IS_DISPATCHER (self));
+
+  if (g_strcmp0 (self->app_root, app_root) == 0)
+    return;
+  g_free (self->app_root);
+  self->app_root = g_strdup (app_root);
+  g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_APP_ROOT]);
+}
+
+/**
+ * stw_dispatcher_get_screenshot_dir:
+ * @self: a #StwDispatcher
+ *
+ * Returns: (transfer none) (nullable): the screenshot directory
+ */
+const char *
+stw_dispatcher_get_screenshot_dir (StwDispatcher *self)
+{
+  g_return_val_if_fail (STW_IS_DISPATCHER (self), NULL);
+  return self->screenshot_dir;
+}
+
+/**
+ * stw_dispatcher_set_screenshot_dir:
+ * @self: a #StwDispatcher
+ * @screenshot_dir: (nullable): an absolute directory
+ */
+void
+stw_dispatcher_set_screenshot_dir (StwDispatcher *self,
+                                   const char    *screenshot_dir)
+{
+  g_return_if_fail (STW_IS_DISPATCHER (self));
+
+  if (g_strcmp0 (self->screenshot_dir, screenshot_dir) == 0)
+    return;
+  g_free (self->screenshot_dir);
+  self->screenshot_dir = g_strdup (screenshot_dir);
+  g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_SCREENSHOT_DIR]);
+}
+
+/**
+ * stw_dispatcher_get_started_at:
+ * @self: a #StwDispatcher
+ *
+ * Returns: when the dispatcher was created, in milliseconds since the epoch
+ */
+gint64
+stw_dispatcher_get_started_at (StwDispatcher *self)
+{
+  g_return_val_if_fail (STW_IS_DISPATCHER (self), 0);
+  return self->started_at_ms;
+}
+
+/**
+ * stw_dispatcher_get_last_error:
+ * @self: a #StwDispatcher
+ *
+ * The breadcrumb of the last failed call: `{code, at, tool}`, no
+ * arguments or messages.
+ *
+ * Returns: (transfer none) (nullable): the breadcrumb
+ */
+JsonObject *
+stw_dispatcher_get_last_error (StwDispatcher *self)
+{
+  g_return_val_if_fail (STW_IS_DISPATCHER (self), NULL);
+  return self->last_error;
+}

@@ -1,0 +1,160 @@
+/* stw-enums.h: enumerations shared across the public API
+ *
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+#pragma once
+
+#if !defined(__STAGEWRIGHT_INSIDE__) && !defined(STAGEWRIGHT_COMPILATION)
+# error "Only <stagewright/stagewright.h> can be included directly."
+#endif
+
+#include <glib.h>
+
+G_BEGIN_DECLS
+
+/**
+ * StwOperationType:
+ * @STW_OPERATION_COMMAND: changes application state
+ * @STW_OPERATION_QUERY: reads state, no evaluation of agent code
+ * @STW_OPERATION_EVAL: evaluates agent-supplied JavaScript; gated by the eval policy
+ * @STW_OPERATION_SCREENSHOT: captures pixels
+ * @STW_OPERATION_LOGS: reads buffered logs
+ * @STW_OPERATION_DIALOG: arms or reads the dialog handler
+ * @STW_OPERATION_WINDOW_INFO: lists windows or surfaces
+ *
+ * The closed set of operation types. A tool's operation type is internal
+ * metadata: it routes the call (eval guard, read-only hints) and never
+ * appears in the agent's input.
+ */
+typedef enum
+{
+  STW_OPERATION_COMMAND,
+  STW_OPERATION_QUERY,
+  STW_OPERATION_EVAL,
+  STW_OPERATION_SCREENSHOT,
+  STW_OPERATION_LOGS,
+  STW_OPERATION_DIALOG,
+  STW_OPERATION_WINDOW_INFO,
+} StwOperationType;
+
+/**
+ * StwEvalTarget:
+ * @STW_EVAL_TARGET_NONE: no evaluation
+ * @STW_EVAL_TARGET_MAIN: the Electron main process
+ * @STW_EVAL_TARGET_RENDERER: renderer surfaces
+ * @STW_EVAL_TARGET_ALL: both
+ *
+ * Where evaluated code runs; also the server's eval policy
+ * (`--allow-eval[=main|renderer|all]`).
+ */
+typedef enum /*< flags >*/
+{
+  STW_EVAL_TARGET_NONE     = 0,
+  STW_EVAL_TARGET_MAIN     = 1 << 0,
+  STW_EVAL_TARGET_RENDERER = 1 << 1,
+  STW_EVAL_TARGET_ALL      = STW_EVAL_TARGET_MAIN | STW_EVAL_TARGET_RENDERER,
+} StwEvalTarget;
+
+/**
+ * StwToolProfile:
+ * @STW_TOOL_PROFILE_ESSENTIAL: the smallest set that drives a form end to end
+ * @STW_TOOL_PROFILE_TESTING: essential plus what test authors need
+ * @STW_TOOL_PROFILE_DEBUG: essential plus diagnosis and process control
+ * @STW_TOOL_PROFILE_FULL: every core tool
+ *
+ * Which core tools a server shows. Eval-gated tools and plugin tools compose
+ * independently of the profile.
+ */
+typedef enum
+{
+  STW_TOOL_PROFILE_ESSENTIAL,
+  STW_TOOL_PROFILE_TESTING,
+  STW_TOOL_PROFILE_DEBUG,
+  STW_TOOL_PROFILE_FULL,
+} StwToolProfile;
+
+/**
+ * StwError:
+ * @STW_ERROR_NOT_RUNNING: no live session
+ * @STW_ERROR_ALREADY_RUNNING: a session already runs, or the session cap is reached
+ * @STW_ERROR_LAUNCH_TIMEOUT: the app did not become ready in time
+ * @STW_ERROR_LAUNCH_FAILED: the app exited or failed before it could be driven
+ * @STW_ERROR_FUSES_BLOCK_LAUNCH: the binary's fuses forbid the inspector
+ * @STW_ERROR_SINGLE_INSTANCE_LOCK: another instance holds the lock
+ * @STW_ERROR_BAD_ARGUMENT: the arguments are invalid
+ * @STW_ERROR_FILE_NOT_FOUND: a path is missing or unreadable
+ * @STW_ERROR_ABSOLUTE_PATH_REQUIRED: a path must be absolute
+ * @STW_ERROR_REF_NOT_FOUND: unknown or stale ref, or no such window
+ * @STW_ERROR_SURFACE_NOT_FOUND: unknown surface id
+ * @STW_ERROR_SURFACE_CLOSED: the surface closed
+ * @STW_ERROR_SURFACE_UNSUPPORTED: the surface cannot do this
+ * @STW_ERROR_SELECTOR_NO_MATCH: nothing matched
+ * @STW_ERROR_ELEMENT_NOT_VISIBLE: the element is not visible
+ * @STW_ERROR_ELEMENT_DISABLED: the element is disabled
+ * @STW_ERROR_TYPE_NO_EFFECT: typing changed nothing
+ * @STW_ERROR_WAIT_TIMEOUT: a wait ran out of time
+ * @STW_ERROR_EXPECTATION_FAILED: an expectation was not met
+ * @STW_ERROR_TRANSPORT_UNSUPPORTED: the transport lacks the capability
+ * @STW_ERROR_CDP_DISCONNECTED: the CDP connection dropped
+ * @STW_ERROR_CDP_TIMEOUT: a CDP method did not answer in time
+ * @STW_ERROR_INJECT_FAILED: the inspector could not be opened in the process
+ * @STW_ERROR_PLUGIN_LOAD_FAILED: a plugin could not be loaded
+ * @STW_ERROR_PLUGIN_VERSION_MISMATCH: a plugin needs another core version
+ * @STW_ERROR_PLUGIN_MANIFEST_INVALID: a plugin manifest is invalid
+ * @STW_ERROR_PLUGIN_CONFIG_INVALID: a plugin configuration is invalid
+ * @STW_ERROR_EVAL_SYNTAX_ERROR: evaluated code does not parse
+ * @STW_ERROR_EVAL_RUNTIME_ERROR: evaluated code threw
+ * @STW_ERROR_EVAL_TIMEOUT: evaluation ran out of time
+ * @STW_ERROR_EVAL_BLOCKED_KEYWORD: evaluated code contains a blocked keyword
+ * @STW_ERROR_EVAL_BLOCKED_CONSTRUCT: evaluated code contains a blocked construct
+ * @STW_ERROR_OPERATION_TIMEOUT: the dispatch backstop fired
+ * @STW_ERROR_NOT_IMPLEMENTED: not implemented for this transport or plugin
+ * @STW_ERROR_INTERNAL_ERROR: a bug in Stagewright
+ * @STW_ERROR_PLUGIN: a namespaced plugin code; see stw_error_get_code_name()
+ *
+ * The core error codes of the agent contract. Each value's wire name is the
+ * identifier without the `STW_ERROR_` prefix (`NOT_RUNNING`, …); plugin codes
+ * (`<plugin>.CODE`) all use %STW_ERROR_PLUGIN and carry their name in the
+ * error. New core codes are appended, never renumbered.
+ */
+typedef enum
+{
+  STW_ERROR_NOT_RUNNING,
+  STW_ERROR_ALREADY_RUNNING,
+  STW_ERROR_LAUNCH_TIMEOUT,
+  STW_ERROR_LAUNCH_FAILED,
+  STW_ERROR_FUSES_BLOCK_LAUNCH,
+  STW_ERROR_SINGLE_INSTANCE_LOCK,
+  STW_ERROR_BAD_ARGUMENT,
+  STW_ERROR_FILE_NOT_FOUND,
+  STW_ERROR_ABSOLUTE_PATH_REQUIRED,
+  STW_ERROR_REF_NOT_FOUND,
+  STW_ERROR_SURFACE_NOT_FOUND,
+  STW_ERROR_SURFACE_CLOSED,
+  STW_ERROR_SURFACE_UNSUPPORTED,
+  STW_ERROR_SELECTOR_NO_MATCH,
+  STW_ERROR_ELEMENT_NOT_VISIBLE,
+  STW_ERROR_ELEMENT_DISABLED,
+  STW_ERROR_TYPE_NO_EFFECT,
+  STW_ERROR_WAIT_TIMEOUT,
+  STW_ERROR_EXPECTATION_FAILED,
+  STW_ERROR_TRANSPORT_UNSUPPORTED,
+  STW_ERROR_CDP_DISCONNECTED,
+  STW_ERROR_CDP_TIMEOUT,
+  STW_ERROR_INJECT_FAILED,
+  STW_ERROR_PLUGIN_LOAD_FAILED,
+  STW_ERROR_PLUGIN_VERSION_MISMATCH,
+  STW_ERROR_PLUGIN_MANIFEST_INVALID,
+  STW_ERROR_PLUGIN_CONFIG_INVALID,
+  STW_ERROR_EVAL_SYNTAX_ERROR,
+  STW_ERROR_EVAL_RUNTIME_ERROR,
+  STW_ERROR_EVAL_TIMEOUT,
+  STW_ERROR_EVAL_BLOCKED_KEYWORD,
+  STW_ERROR_EVAL_BLOCKED_CONSTRUCT,
+  STW_ERROR_OPERATION_TIMEOUT,
+  STW_ERROR_NOT_IMPLEMENTED,
+  STW_ERROR_INTERNAL_ERROR,
+  STW_ERROR_PLUGIN = 1000,
+} StwError;
+
+G_END_DECLS

@@ -1,0 +1,701 @@
+/* stw-error-registry.c: the agent-facing error codes and rich errors
+ *
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+#include "config.h"
+
+#include <glib/gi18n-lib.h>
+#include <string.h>
+
+#include "stw-error-registry.h"
+
+/**
+ * StwErrorRegistry:
+ *
+ * The registry of error codes an agent can see: the 35 core codes of the
+ * contract, each with its HTTP status, whether a retry can help and a hint,
+ * and the namespaced codes plugins register at run time (`<plugin>.CODE`).
+ *
+ * Plugin registration is atomic and fails closed: a batch whose every code
+ * is well formed and either new or identical to what is registered is
+ * added whole (identical codes gain a reference); anything else refuses the
+ * whole batch. Unregistering drops one reference per code.
+ */
+
+typedef struct
+{
+  const char *name;
+  guint       http;
+  gboolean    retryable;
+  const char *hint;
+} CoreCode;
+
+/* Indexed by StwError; the order is the contract's and must not change. */
+static const CoreCode core_codes[] = {
+  { "NOT_RUNNING", 409, FALSE, N_("No app is running. Launch or attach first (electron_launch, electron_attach).") },
+  { "ALREADY_RUNNING", 409, FALSE, N_("An app is already running, or the session limit is reached. Stop one first, or pass allowMultiple.") },
+  { "LAUNCH_TIMEOUT", 408, TRUE, N_("The app's first window never became ready. Check how long its main process takes to start.") },
+  { "LAUNCH_FAILED", 500, FALSE, N_("The app failed to start or exited before it could be driven. Check the path, its configuration and its log.") },
+  { "FUSES_BLOCK_LAUNCH", 409, FALSE, N_("The binary disables the Node inspector fuse. Use a packaged CDP launch, attach over CDP, or a development build.") },
+  { "SINGLE_INSTANCE_LOCK", 409, FALSE, N_("Another instance of the app holds its single-instance lock. Stop it first.") },
+  { "BAD_ARGUMENT", 400, FALSE, N_("Check the arguments against the tool's input schema; details.issues lists each problem.") },
+  { "FILE_NOT_FOUND", 404, FALSE, N_("The path does not exist or cannot be read.") },
+  { "ABSOLUTE_PATH_REQUIRED", 400, FALSE, N_("Give an absolute path.") },
+  { "REF_NOT_FOUND", 404, FALSE, N_("The ref is unknown or stale. Take a snapshot first and use a ref from it.") },
+  { "SURFACE_NOT_FOUND", 404, FALSE, N_("No surface has that id. List surfaces and pick a returned id.") },
+  { "SURFACE_CLOSED", 409, FALSE, N_("That surface closed or detached. List surfaces and pick a live one.") },
+  { "SURFACE_UNSUPPORTED", 501, FALSE, N_("That surface cannot do this operation on this transport.") },
+  { "SELECTOR_NO_MATCH", 404, FALSE, N_("No element matched. Check that the element is in the DOM.") },
+  { "ELEMENT_NOT_VISIBLE", 409, TRUE, N_("The element is not visible yet. Wait until it is visible, then retry.") },
+  { "ELEMENT_DISABLED", 409, FALSE, N_("The element is disabled. Change the app's state first.") },
+  { "TYPE_NO_EFFECT", 422, FALSE, N_("The target swallowed the input (a hidden editor textarea?). Use electron_type_into_editor on the content area.") },
+  { "WAIT_TIMEOUT", 408, TRUE, N_("The condition was not met in time. Raise timeoutMs or check the condition.") },
+  { "EXPECTATION_FAILED", 417, TRUE, N_("The expectation was not met; details hold the expected and the actual value.") },
+  { "TRANSPORT_UNSUPPORTED", 501, FALSE, N_("The session's transport lacks this capability.") },
+  { "CDP_DISCONNECTED", 503, TRUE, N_("The DevTools connection dropped or the endpoint is unreachable.") },
+  { "CDP_TIMEOUT", 408, TRUE, N_("A DevTools method or connection did not answer in time; the target may be busy or hung.") },
+  { "INJECT_FAILED", 500, TRUE, N_("Could not open the inspector in that process, or it belongs to another process. Try electron_attach.") },
+  { "PLUGIN_LOAD_FAILED", 500, FALSE, N_("The plugin module could not be loaded.") },
+  { "PLUGIN_VERSION_MISMATCH", 409, FALSE, N_("The plugin needs a different Stagewright version.") },
+  { "PLUGIN_MANIFEST_INVALID", 500, FALSE, N_("The plugin does not describe itself validly.") },
+  { "PLUGIN_CONFIG_INVALID", 400, FALSE, N_("The plugin configuration failed its schema; details.issues lists each problem.") },
+  { "EVAL_SYNTAX_ERROR", 400, FALSE, N_("Fix the JavaScript syntax of the evaluated code.") },
+  { "EVAL_RUNTIME_ERROR", 500, FALSE, N_("The evaluated code threw an exception.") },
+  { "EVAL_TIMEOUT", 408, TRUE, N_("The evaluation exceeded its time budget.") },
+  { "EVAL_BLOCKED_KEYWORD", 400, FALSE, N_("Remove the blocked keyword from the evaluated code.") },
+  { "EVAL_BLOCKED_CONSTRUCT", 400, FALSE, N_("Remove the blocked construct; prefer the granular tools.") },
+  { "OPERATION_TIMEOUT", 408, TRUE, N_("The call exceeded the server's operation timeout; the app is likely hung. Retry, or raise --operation-timeout-ms.") },
+  { "NOT_IMPLEMENTED", 501, FALSE, N_("This transport or plugin does not implement that yet.") },
+  { "INTERNAL_ERROR", 500, FALSE, N_("A bug in Stagewright. Please report it with the server's log.") },
+};
+
+G_STATIC_ASSERT (G_N_ELEMENTS (core_codes) == STW_ERROR_INTERNAL_ERROR + 1);
+
+/* --- rich errors -------------------------------------------------------- */
+
+typedef struct
+{
+  char       *code_name;      /* plugin codes only */
+  char       *hint;
+  JsonObject *details;
+  char      **next_actions;
+  JsonArray  *similar_refs;
+} StwErrorPrivate;
+
+static void
+stw_error_private_init (StwErrorPrivate *priv)
+{
+  memset (priv, 0, sizeof *priv);
+}
+
+static void
+stw_error_private_copy (const StwErrorPrivate *src,
+                        StwErrorPrivate       *dest)
+{
+  dest->code_name = g_strdup (src->code_name);
+  dest->hint = g_strdup (src->hint);
+  dest->details = src->details ? json_object_ref (src->details) : NULL;
+  dest->next_actions = g_strdupv (src->next_actions);
+  dest->similar_refs = src->similar_refs ? json_array_ref (src->similar_refs) : NULL;
+}
+
+static void
+stw_error_private_clear (StwErrorPrivate *priv)
+{
+  g_clear_pointer (&priv->code_name, g_free);
+  g_clear_pointer (&priv->hint, g_free);
+  g_clear_pointer (&priv->details, json_object_unref);
+  g_clear_pointer (&priv->next_actions, g_strfreev);
+  g_clear_pointer (&priv->similar_refs, json_array_unref);
+}
+
+G_DEFINE_EXTENDED_ERROR (StwError, stw_error)
+
+/**
+ * stw_error_code_to_string:
+ * @code: a core #StwError
+ *
+ * Returns: (transfer none): the wire name of @code, e.g. `"NOT_RUNNING"`
+ */
+const char *
+stw_error_code_to_string (StwError code)
+{
+  if ((guint) code < G_N_ELEMENTS (core_codes))
+    return core_codes[code].name;
+  return "INTERNAL_ERROR";
+}
+
+/**
+ * stw_error_code_from_string:
+ * @code_name: a wire name such as `"NOT_RUNNING"`
+ * @code: (out) (optional): the matching core code
+ *
+ * Returns: %TRUE if @code_name is a core code
+ */
+gboolean
+stw_error_code_from_string (const char *code_name,
+                            StwError   *code)
+{
+  g_return_val_if_fail (code_name != NULL, FALSE);
+
+  for (guint i = 0; i < G_N_ELEMENTS (core_codes); i++)
+    if (strcmp (core_codes[i].name, code_name) == 0)
+      {
+        if (code != NULL)
+          *code = (StwError) i;
+        return TRUE;
+      }
+  return FALSE;
+}
+
+/**
+ * stw_error_new_literal:
+ * @code_name: a registered code, core (`"NOT_RUNNING"`) or plugin (`"trace.NOT_RECORDING"`)
+ * @message: (nullable): a human message; %NULL uses the code's hint
+ *
+ * Creates an error in the %STW_ERROR domain for a wire code. A code the
+ * registry does not know is a programmer error: it becomes
+ * `INTERNAL_ERROR` with a critical warning, so an agent never sees an
+ * unregistered code.
+ *
+ * Returns: (transfer full): a new #GError
+ */
+GError *
+stw_error_new_literal (const char *code_name,
+                       const char *message)
+{
+  StwErrorRegistry *registry = stw_error_registry_get_default ();
+  const char *hint = NULL;
+  StwError code;
+  GError *error;
+
+  g_return_val_if_fail (code_name != NULL, NULL);
+
+  if (!stw_error_registry_lookup (registry, code_name, NULL, NULL, &hint))
+    {
+      g_critical ("Error code %s is not registered", code_name);
+      return g_error_new (STW_ERROR, STW_ERROR_INTERNAL_ERROR,
+                          "Unregistered error code %s: %s", code_name,
+                          message ? message : "");
+    }
+
+  if (message == NULL)
+    message = hint;
+
+  if (stw_error_code_from_string (code_name, &code))
+    return g_error_new_literal (STW_ERROR, code, message);
+
+  error = g_error_new_literal (STW_ERROR, STW_ERROR_PLUGIN, message);
+  stw_error_get_private (error)->code_name = g_strdup (code_name);
+  return error;
+}
+
+/**
+ * stw_error_new: (skip)
+ * @code_name: a registered code
+ * @format: printf-style format of the human message
+ * @...: arguments for @format
+ *
+ * Like stw_error_new_literal() with a formatted message.
+ *
+ * Returns: (transfer full): a new #GError
+ */
+GError *
+stw_error_new (const char *code_name,
+               const char *format,
+               ...)
+{
+  g_autofree char *message = NULL;
+  va_list args;
+
+  va_start (args, format);
+  message = g_strdup_vprintf (format, args);
+  va_end (args);
+
+  return stw_error_new_literal (code_name, message);
+}
+
+static StwErrorPrivate *
+get_private (const GError *error)
+{
+  if (error == NULL || error->domain != STW_ERROR)
+    return NULL;
+  return stw_error_get_private (error);
+}
+
+/**
+ * stw_error_get_code_name:
+ * @error: any #GError
+ *
+ * The wire code of @error. Errors outside %STW_ERROR have no agent-facing
+ * meaning and are `INTERNAL_ERROR`.
+ *
+ * Returns: (transfer none): the wire code
+ */
+const char *
+stw_error_get_code_name (const GError *error)
+{
+  StwErrorPrivate *priv = get_private (error);
+
+  g_return_val_if_fail (error != NULL, "INTERNAL_ERROR");
+
+  if (priv == NULL)
+    return "INTERNAL_ERROR";
+  if (error->code == STW_ERROR_PLUGIN)
+    return priv->code_name ? priv->code_name : "INTERNAL_ERROR";
+  return stw_error_code_to_string ((StwError) error->code);
+}
+
+/**
+ * stw_error_set_hint:
+ * @error: an error in %STW_ERROR
+ * @hint: (nullable): a hint for this occurrence, replacing the registry's
+ */
+void
+stw_error_set_hint (GError     *error,
+                    const char *hint)
+{
+  StwErrorPrivate *priv = get_private (error);
+
+  g_return_if_fail (priv != NULL);
+  g_free (priv->hint);
+  priv->hint = g_strdup (hint);
+}
+
+/**
+ * stw_error_get_hint:
+ * @error: any #GError
+ *
+ * Returns: (transfer none): the occurrence's hint or the registry's
+ */
+const char *
+stw_error_get_hint (const GError *error)
+{
+  StwErrorPrivate *priv = get_private (error);
+  const char *hint = NULL;
+
+  if (priv != NULL && priv->hint != NULL)
+    return priv->hint;
+  stw_error_registry_lookup (stw_error_registry_get_default (),
+                             stw_error_get_code_name (error), NULL, NULL, &hint);
+  return hint;
+}
+
+/**
+ * stw_error_set_details:
+ * @error: an error in %STW_ERROR
+ * @details: (nullable): machine-readable details
+ */
+void
+stw_error_set_details (GError     *error,
+                       JsonObject *details)
+{
+  StwErrorPrivate *priv = get_private (error);
+
+  g_return_if_fail (priv != NULL);
+  g_clear_pointer (&priv->details, json_object_unref);
+  if (details != NULL)
+    priv->details = json_object_ref (details);
+}
+
+/**
+ * stw_error_get_details:
+ * @error: any #GError
+ *
+ * Returns: (transfer none) (nullable): the details
+ */
+JsonObject *
+stw_error_get_details (const GError *error)
+{
+  StwErrorPrivate *priv = get_private (error);
+
+  return priv ? priv->details : NULL;
+}
+
+/**
+ * stw_error_add_next_action:
+ * @error: an error in %STW_ERROR
+ * @action: a suggested next call, e.g. `"electron_snapshot()"`
+ */
+void
+stw_error_add_next_action (GError     *error,
+                           const char *action)
+{
+  StwErrorPrivate *priv = get_private (error);
+  g_autoptr(GStrvBuilder) builder = g_strv_builder_new ();
+
+  g_return_if_fail (priv != NULL);
+  g_return_if_fail (action != NULL);
+
+  if (priv->next_actions != NULL)
+    g_strv_builder_addv (builder, (const char **) priv->next_actions);
+  g_strv_builder_add (builder, action);
+  g_strfreev (priv->next_actions);
+  priv->next_actions = g_strv_builder_end (builder);
+}
+
+/**
+ * stw_error_get_next_actions:
+ * @error: any #GError
+ *
+ * Returns: (transfer none) (nullable) (array zero-terminated=1): the next actions
+ */
+const char * const *
+stw_error_get_next_actions (const GError *error)
+{
+  StwErrorPrivate *priv = get_private (error);
+
+  return priv ? (const char * const *) priv->next_actions : NULL;
+}
+
+/**
+ * stw_error_set_similar_refs:
+ * @error: an error in %STW_ERROR
+ * @similar_refs: (nullable): `[{ref, role, name}]`, at most five are shown
+ */
+void
+stw_error_set_similar_refs (GError    *error,
+                            JsonArray *similar_refs)
+{
+  StwErrorPrivate *priv = get_private (error);
+
+  g_return_if_fail (priv != NULL);
+  g_clear_pointer (&priv->similar_refs, json_array_unref);
+  if (similar_refs != NULL)
+    priv->similar_refs = json_array_ref (similar_refs);
+}
+
+/**
+ * stw_error_get_similar_refs:
+ * @error: any #GError
+ *
+ * Returns: (transfer none) (nullable): the similar refs
+ */
+JsonArray *
+stw_error_get_similar_refs (const GError *error)
+{
+  StwErrorPrivate *priv = get_private (error);
+
+  return priv ? priv->similar_refs : NULL;
+}
+
+/* --- the registry -------------------------------------------------------- */
+
+typedef struct
+{
+  guint    http;
+  gboolean retryable;
+  char    *hint;
+  guint    refs;        /* 0 for core codes, which never go away */
+} Entry;
+
+struct _StwErrorRegistry
+{
+  GObject     parent_instance;
+  GMutex      mutex;
+  GHashTable *entries;  /* code name -> Entry (plugin codes only) */
+};
+
+G_DEFINE_FINAL_TYPE (StwErrorRegistry, stw_error_registry, G_TYPE_OBJECT)
+
+static void
+entry_free (gpointer data)
+{
+  Entry *entry = data;
+
+  if (entry == NULL)
+    return;
+  g_free (entry->hint);
+  g_free (entry);
+}
+
+static void
+stw_error_registry_finalize (GObject *object)
+{
+  StwErrorRegistry *self = STW_ERROR_REGISTRY (object);
+
+  g_hash_table_unref (self->entries);
+  g_mutex_clear (&self->mutex);
+  G_OBJECT_CLASS (stw_error_registry_parent_class)->finalize (object);
+}
+
+static void
+stw_error_registry_class_init (StwErrorRegistryClass *klass)
+{
+  G_OBJECT_CLASS (klass)->finalize = stw_error_registry_finalize;
+}
+
+static void
+stw_error_registry_init (StwErrorRegistry *self)
+{
+  g_mutex_init (&self->mutex);
+  self->entries = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, entry_free);
+}
+
+/**
+ * stw_error_registry_get_default:
+ *
+ * The process-wide registry: error codes are a contract of the process,
+ * shared by every dispatcher in it.
+ *
+ * Returns: (transfer none): the registry
+ */
+StwErrorRegistry *
+stw_error_registry_get_default (void)
+{
+  static StwErrorRegistry *registry;
+
+  if (g_once_init_enter (&registry))
+    g_once_init_leave (&registry, g_object_new (STW_TYPE_ERROR_REGISTRY, NULL));
+  return registry;
+}
+
+/**
+ * stw_error_registry_lookup:
+ * @self: the registry
+ * @code_name: a wire code
+ * @http: (out) (optional): the HTTP status that matches the code
+ * @retryable: (out) (optional): whether retrying the same call can help
+ * @hint: (out) (optional) (transfer none): the default hint
+ *
+ * Returns: %TRUE if the code is registered
+ */
+gboolean
+stw_error_registry_lookup (StwErrorRegistry  *self,
+                           const char        *code_name,
+                           guint             *http,
+                           gboolean          *retryable,
+                           const char       **hint)
+{
+  StwError code;
+  Entry *entry;
+
+  g_return_val_if_fail (STW_IS_ERROR_REGISTRY (self), FALSE);
+  g_return_val_if_fail (code_name != NULL, FALSE);
+
+  if (stw_error_code_from_string (code_name, &code))
+    {
+      if (http)
+        *http = core_codes[code].http;
+      if (retryable)
+        *retryable = core_codes[code].retryable;
+      if (hint)
+        *hint = _(core_codes[code].hint);
+      return TRUE;
+    }
+
+  g_mutex_lock (&self->mutex);
+  entry = g_hash_table_lookup (self->entries, code_name);
+  if (entry != NULL)
+    {
+      if (http)
+        *http = entry->http;
+      if (retryable)
+        *retryable = entry->retryable;
+      if (hint)
+        *hint = entry->hint;  /* stays valid while the plugin holds it */
+    }
+  g_mutex_unlock (&self->mutex);
+
+  return entry != NULL;
+}
+
+/**
+ * stw_error_registry_contains:
+ * @self: the registry
+ * @code_name: a wire code
+ *
+ * Returns: %TRUE if the code is registered
+ */
+gboolean
+stw_error_registry_contains (StwErrorRegistry *self,
+                             const char       *code_name)
+{
+  return stw_error_registry_lookup (self, code_name, NULL, NULL, NULL);
+}
+
+/**
+ * stw_error_registry_list_codes:
+ * @self: the registry
+ *
+ * Returns: (transfer full): every registered code, core first, then plugin
+ *   codes sorted
+ */
+char **
+stw_error_registry_list_codes (StwErrorRegistry *self)
+{
+  g_autoptr(GStrvBuilder) builder = g_strv_builder_new ();
+  g_autoptr(GPtrArray) plugin_codes = g_ptr_array_new_with_free_func (g_free);
+  GHashTableIter iter;
+  gpointer key;
+
+  g_return_val_if_fail (STW_IS_ERROR_REGISTRY (self), NULL);
+
+  for (guint i = 0; i < G_N_ELEMENTS (core_codes); i++)
+    g_strv_builder_add (builder, core_codes[i].name);
+
+  g_mutex_lock (&self->mutex);
+  g_hash_table_iter_init (&iter, self->entries);
+  while (g_hash_table_iter_next (&iter, &key, NULL))
+    g_ptr_array_add (plugin_codes, g_strdup (key));
+  g_mutex_unlock (&self->mutex);
+
+  g_ptr_array_sort (plugin_codes, (GCompareFunc) g_strcmp0);
+  for (guint i = 0; i < plugin_codes->len; i++)
+    g_strv_builder_add (builder, g_ptr_array_index (plugin_codes, i));
+
+  return g_strv_builder_end (builder);
+}
+
+static gboolean
+is_identifier (const char *s,
+               gboolean    upper)
+{
+  if (s == NULL || !(upper ? g_ascii_isupper (*s) : g_ascii_islower (*s)))
+    return FALSE;
+  for (const char *p = s; *p; p++)
+    if (!(g_ascii_isdigit (*p) || *p == '_' ||
+          (upper ? g_ascii_isupper (*p) : g_ascii_islower (*p))))
+      return FALSE;
+  return TRUE;
+}
+
+/**
+ * stw_error_registry_register_plugin_codes:
+ * @self: the registry
+ * @plugin: the plugin's name, e.g. `"trace"` (`electron` is reserved)
+ * @codes: `{ "BARE_CODE": { "http": 409, "retryable": false, "hint": "…" } }`
+ * @error: where to put a refusal
+ *
+ * Registers @plugin's codes as `<plugin>.BARE_CODE`, all or nothing.
+ *
+ * Returns: %TRUE if every code is now registered
+ */
+gboolean
+stw_error_registry_register_plugin_codes (StwErrorRegistry  *self,
+                                          const char        *plugin,
+                                          JsonObject        *codes,
+                                          GError           **error)
+{
+  g_autoptr(GList) members = NULL;
+  g_autoptr(GPtrArray) names = g_ptr_array_new_with_free_func (g_free);
+  g_autoptr(GPtrArray) entries = g_ptr_array_new_with_free_func (entry_free);
+
+  g_return_val_if_fail (STW_IS_ERROR_REGISTRY (self), FALSE);
+  g_return_val_if_fail (codes != NULL, FALSE);
+
+  if (!is_identifier (plugin, FALSE) || g_str_equal (plugin, "electron"))
+    {
+      g_propagate_error (error, stw_error_new ("PLUGIN_MANIFEST_INVALID",
+                                               _("Invalid or reserved plugin name “%s”"),
+                                               plugin ? plugin : "(null)"));
+      return FALSE;
+    }
+
+  members = json_object_get_members (codes);
+
+  /* Validate the whole batch before touching the table. */
+  g_mutex_lock (&self->mutex);
+  for (const GList *l = members; l != NULL; l = l->next)
+    {
+      const char *bare = l->data;
+      JsonNode *spec_node = json_object_get_member (codes, bare);
+      JsonObject *spec = JSON_NODE_HOLDS_OBJECT (spec_node) ? json_node_get_object (spec_node) : NULL;
+      JsonNode *http_node = spec ? json_object_get_member (spec, "http") : NULL;
+      JsonNode *retry_node = spec ? json_object_get_member (spec, "retryable") : NULL;
+      JsonNode *hint_node = spec ? json_object_get_member (spec, "hint") : NULL;
+      g_autofree char *name = g_strconcat (plugin, ".", bare, NULL);
+      Entry *existing;
+      Entry *entry;
+
+      if (!is_identifier (bare, TRUE) ||
+          http_node == NULL || json_node_get_value_type (http_node) != G_TYPE_INT64 ||
+          json_node_get_int (http_node) < 100 || json_node_get_int (http_node) > 599 ||
+          retry_node == NULL || json_node_get_value_type (retry_node) != G_TYPE_BOOLEAN ||
+          hint_node == NULL || json_node_get_value_type (hint_node) != G_TYPE_STRING ||
+          *json_node_get_string (hint_node) == '\0')
+        {
+          g_mutex_unlock (&self->mutex);
+          g_propagate_error (error, stw_error_new ("PLUGIN_MANIFEST_INVALID",
+                                                   _("Plugin error code “%s” needs an UPPER_SNAKE name, an http status, a retryable flag and a hint"),
+                                                   name));
+          return FALSE;
+        }
+
+      entry = g_new0 (Entry, 1);
+      entry->http = (guint) json_node_get_int (http_node);
+      entry->retryable = json_node_get_boolean (retry_node);
+      entry->hint = g_strdup (json_node_get_string (hint_node));
+
+      existing = g_hash_table_lookup (self->entries, name);
+      if (existing != NULL &&
+          (existing->http != entry->http || existing->retryable != entry->retryable ||
+           g_strcmp0 (existing->hint, entry->hint) != 0))
+        {
+          entry_free (entry);
+          g_mutex_unlock (&self->mutex);
+          g_propagate_error (error, stw_error_new ("PLUGIN_MANIFEST_INVALID",
+                                                   _("Error code “%s” is already registered differently"),
+                                                   name));
+          return FALSE;
+        }
+
+      g_ptr_array_add (names, g_steal_pointer (&name));
+      g_ptr_array_add (entries, entry);
+    }
+
+  for (guint i = 0; i < names->len; i++)
+    {
+      const char *name = g_ptr_array_index (names, i);
+      Entry *entry = g_steal_pointer (&entries->pdata[i]);
+      Entry *existing = g_hash_table_lookup (self->entries, name);
+
+      if (existing != NULL)
+        {
+          existing->refs++;
+          entry_free (entry);
+        }
+      else
+        {
+          entry->refs = 1;
+          g_hash_table_insert (self->entries, g_strdup (name), entry);
+        }
+    }
+  g_mutex_unlock (&self->mutex);
+
+  return TRUE;
+}
+
+/**
+ * stw_error_registry_unregister_plugin_codes:
+ * @self: the registry
+ * @plugin: the plugin's name
+ * @codes: the same object given to stw_error_registry_register_plugin_codes()
+ *
+ * Drops one reference to each of @plugin's codes; a code goes away with
+ * its last reference.
+ */
+void
+stw_error_registry_unregister_plugin_codes (StwErrorRegistry *self,
+                                            const char       *plugin,
+                                            JsonObject       *codes)
+{
+  g_autoptr(GList) members = NULL;
+
+  g_return_if_fail (STW_IS_ERROR_REGISTRY (self));
+  g_return_if_fail (plugin != NULL);
+  g_return_if_fail (codes != NULL);
+
+  members = json_object_get_members (codes);
+
+  g_mutex_lock (&self->mutex);
+  for (const GList *l = members; l != NULL; l = l->next)
+    {
+      g_autofree char *name = g_strconcat (plugin, ".", (const char *) l->data, NULL);
+      Entry *entry = g_hash_table_lookup (self->entries, name);
+
+      if (entry != NULL && --entry->refs == 0)
+        g_hash_table_remove (self->entries, name);
+    }
+  g_mutex_unlock (&self->mutex);
+}

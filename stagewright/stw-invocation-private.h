@@ -1,0 +1,24 @@
+/* stw-invocation-private.h: what the dispatcher sees of an invocation
+ *
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+#pragma once
+
+#include "stw-invocation.h"
+
+G_BEGIN_DECLS
+
+typedef void (*StwInvocationDoneFunc) (StwInvocation *invocation,
+                                       gpointer       user_data);
+
+StwInvocation *_stw_invocation_new (StwDispatcher *dispatcher,
+                                    StwTool       *tool,
+                                    JsonObject    *arguments);
+void           _stw_invocation_set_arguments (StwInvocation *self,
+                                              JsonObject    *arguments);
+void           _stw_invocation_begin (StwInvocation         *self,
+                                      StwInvocationDoneFunc  done,
+                                      gpointer               user_data);
+void           _stw_invocation_abandon (StwInvocation *self);
+
+G_END_DECLS

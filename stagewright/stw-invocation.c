@@ -1,0 +1,395 @@
+/* stw-invocation.c: one call of a tool, completed later
+ *
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+#include "config.h"
+
+#include "stw-dispatcher.h"
+#include "stw-envelope.h"
+#include "stw-error-registry.h"
+#include "stw-invocation-private.h"
+#include "stw-json-private.h"
+
+/**
+ * StwInvocation:
+ *
+ * One call of a #StwTool: the validated arguments (with schema defaults
+ * filled in), the resolved session, a cancellable, and a progress
+ * reporter. The tool completes it exactly once with
+ * stw_invocation_return_value() or stw_invocation_return_error(), now or
+ * later — the shape of jsonrpc-glib's handle-call and reply.
+ *
+ * Completing twice is harmless: when the dispatcher has already answered
+ * (the operation backstop fired, or the client cancelled), the late answer
+ * is dropped.
+ */
+
+struct _StwInvocation
+{
+  GObject                parent_instance;
+
+  StwDispatcher         *dispatcher;   /* weak: the dispatcher outlives its calls */
+  StwTool               *tool;
+  JsonObject            *arguments;
+  GCancellable          *cancellable;
+  char                  *session_id;
+  JsonObject            *envelope;
+  gint64                 started_us;
+  StwInvocationDoneFunc  done;
+  gpointer               done_data;
+  guint                  completed : 1;
+};
+
+G_DEFINE_FINAL_TYPE (StwInvocation, stw_invocation, G_TYPE_OBJECT)
+
+enum {
+  PROGRESS,
+  N_SIGNALS
+};
+
+static guint signals[N_SIGNALS];
+
+static void
+stw_invocation_finalize (GObject *object)
+{
+  StwInvocation *self = STW_INVOCATION (object);
+
+  g_clear_object (&self->tool);
+  g_clear_pointer (&self->arguments, json_object_unref);
+  g_clear_object (&self->cancellable);
+  g_clear_pointer (&self->session_id, g_free);
+  g_clear_pointer (&self->envelope, json_object_unref);
+
+  G_OBJECT_CLASS (stw_invocation_parent_class)->finalize (object);
+}
+
+static void
+stw_invocation_class_init (StwInvocationClass *klass)
+{
+  G_OBJECT_CLASS (klass)->finalize = stw_invocation_finalize;
+
+  /**
+   * StwInvocation::progress:
+   * @self: the invocation
+   * @progress: progress so far
+   * @total: the total, or 0 when unknown
+   * @message: (nullable): what is happening
+   *
+   * The tool reported progress. Advisory: the envelope is the only
+   * completion signal.
+   */
+  signals[PROGRESS] = g_signal_new ("progress",
+                                    G_TYPE_FROM_CLASS (klass),
+                                    G_SIGNAL_RUN_LAST,
+                                    0, NULL, NULL, NULL,
+                                    G_TYPE_NONE, 3,
+                                    G_TYPE_DOUBLE, G_TYPE_DOUBLE, G_TYPE_STRING);
+}
+
+static void
+stw_invocation_init (StwInvocation *self)
+{
+  self->cancellable = g_cancellable_new ();
+  self->started_us = g_get_monotonic_time ();
+}
+
+StwInvocation *
+_stw_invocation_new (StwDispatcher *dispatcher,
+                     StwTool       *tool,
+                     JsonObject    *arguments)
+{
+  StwInvocation *self = g_object_new (STW_TYPE_INVOCATION, NULL);
+
+  self->dispatcher = dispatcher;
+  self->tool = g_object_ref (tool);
+  self->arguments = arguments ? json_object_ref (arguments) : json_object_new ();
+  return self;
+}
+
+void
+_stw_invocation_set_arguments (StwInvocation *self,
+                               JsonObject    *arguments)
+{
+  g_return_if_fail (arguments != NULL);
+
+  json_object_ref (arguments);
+  g_clear_pointer (&self->arguments, json_object_unref);
+  self->arguments = arguments;
+}
+
+void
+_stw_invocation_begin (StwInvocation         *self,
+                       StwInvocationDoneFunc  done,
+                       gpointer               user_data)
+{
+  self->started_us = g_get_monotonic_time ();
+  self->done = done;
+  self->done_data = user_data;
+}
+
+/* The dispatcher gave up on the call (client cancelled it): later answers
+ * from the tool are dropped, and the tool learns through the cancellable. */
+void
+_stw_invocation_abandon (StwInvocation *self)
+{
+  self->completed = TRUE;
+  self->done = NULL;
+  g_cancellable_cancel (self->cancellable);
+}
+
+static void
+complete (StwInvocation *self,
+          JsonObject    *envelope)
+{
+  StwInvocationDoneFunc done = self->done;
+
+  if (self->completed)
+    {
+      g_debug ("Dropping late answer of %s", stw_tool_get_name (self->tool));
+      json_object_unref (envelope);
+      return;
+    }
+
+  self->completed = TRUE;
+  self->envelope = envelope;
+  self->done = NULL;
+
+  if (done != NULL)
+    done (self, self->done_data);
+}
+
+/**
+ * stw_invocation_get_tool:
+ * @self: a #StwInvocation
+ *
+ * Returns: (transfer none): the tool being called
+ */
+StwTool *
+stw_invocation_get_tool (StwInvocation *self)
+{
+  g_return_val_if_fail (STW_IS_INVOCATION (self), NULL);
+  return self->tool;
+}
+
+/**
+ * stw_invocation_get_dispatcher:
+ * @self: a #StwInvocation
+ *
+ * Returns: (transfer none) (nullable): the dispatcher running the call
+ */
+StwDispatcher *
+stw_invocation_get_dispatcher (StwInvocation *self)
+{
+  g_return_val_if_fail (STW_IS_INVOCATION (self), NULL);
+  return self->dispatcher;
+}
+
+/**
+ * stw_invocation_get_arguments:
+ * @self: a #StwInvocation
+ *
+ * The arguments, validated against the tool's input schema and with its
+ * defaults filled in.
+ *
+ * Returns: (transfer none): the arguments
+ */
+JsonObject *
+stw_invocation_get_arguments (StwInvocation *self)
+{
+  g_return_val_if_fail (STW_IS_INVOCATION (self), NULL);
+  return self->arguments;
+}
+
+/**
+ * stw_invocation_get_cancellable:
+ * @self: a #StwInvocation
+ *
+ * Cancelled when the client cancels the call or the operation backstop
+ * fires; asynchronous work of the tool should pass it on.
+ *
+ * Returns: (transfer none): the cancellable
+ */
+GCancellable *
+stw_invocation_get_cancellable (StwInvocation *self)
+{
+  g_return_val_if_fail (STW_IS_INVOCATION (self), NULL);
+  return self->cancellable;
+}
+
+/**
+ * stw_invocation_get_session_id:
+ * @self: a #StwInvocation
+ *
+ * Returns: (transfer none) (nullable): the session the call resolved to
+ */
+const char *
+stw_invocation_get_session_id (StwInvocation *self)
+{
+  g_return_val_if_fail (STW_IS_INVOCATION (self), NULL);
+  return self->session_id;
+}
+
+/**
+ * stw_invocation_set_session_id:
+ * @self: a #StwInvocation
+ * @session_id: (nullable): the session the call resolved to
+ *
+ * Records the session for the envelope's `_meta.session_id`.
+ */
+void
+stw_invocation_set_session_id (StwInvocation *self,
+                               const char    *session_id)
+{
+  g_return_if_fail (STW_IS_INVOCATION (self));
+
+  g_free (self->session_id);
+  self->session_id = g_strdup (session_id);
+}
+
+/**
+ * stw_invocation_get_elapsed_ms:
+ * @self: a #StwInvocation
+ *
+ * Returns: milliseconds since the call started
+ */
+gint64
+stw_invocation_get_elapsed_ms (StwInvocation *self)
+{
+  g_return_val_if_fail (STW_IS_INVOCATION (self), 0);
+  return (g_get_monotonic_time () - self->started_us) / 1000;
+}
+
+/**
+ * stw_invocation_report_progress:
+ * @self: a #StwInvocation
+ * @progress: progress so far
+ * @total: the total, or 0 when unknown
+ * @message: (nullable): what is happening
+ *
+ * Reports progress; emits #StwInvocation::progress.
+ */
+void
+stw_invocation_report_progress (StwInvocation *self,
+                                double         progress,
+                                double         total,
+                                const char    *message)
+{
+  g_return_if_fail (STW_IS_INVOCATION (self));
+
+  if (self->completed)
+    return;
+  g_signal_emit (self, signals[PROGRESS], 0, progress, total, message);
+}
+
+/**
+ * stw_invocation_return_value:
+ * @self: a #StwInvocation
+ * @payload: (nullable): the result fields
+ *
+ * Completes the call successfully.
+ */
+void
+stw_invocation_return_value (StwInvocation *self,
+                             JsonObject    *payload)
+{
+  g_return_if_fail (STW_IS_INVOCATION (self));
+
+  complete (self, stw_envelope_new_success (payload, stw_invocation_get_elapsed_ms (self),
+                                            self->session_id));
+}
+
+/**
+ * stw_invocation_return_json:
+ * @self: a #StwInvocation
+ * @json: the result fields as the text of a JSON object
+ *
+ * Completes the call successfully with a payload given as JSON text (the
+ * convenient form for Python and JavaScript tools). Text that is not a
+ * JSON object completes the call with `INTERNAL_ERROR`.
+ */
+void
+stw_invocation_return_json (StwInvocation *self,
+                            const char    *json)
+{
+  g_autoptr(JsonNode) node = NULL;
+  g_autoptr(GError) error = NULL;
+
+  g_return_if_fail (STW_IS_INVOCATION (self));
+  g_return_if_fail (json != NULL);
+
+  node = stw_json_parse (json, -1, &error);
+  if (node == NULL || !JSON_NODE_HOLDS_OBJECT (node))
+    {
+      stw_invocation_return_error_literal (self, "INTERNAL_ERROR",
+                                           "The tool returned a result that is not a JSON object");
+      return;
+    }
+
+  stw_invocation_return_value (self, json_node_get_object (node));
+}
+
+/**
+ * stw_invocation_return_error:
+ * @self: a #StwInvocation
+ * @error: the failure; errors outside %STW_ERROR become `INTERNAL_ERROR`
+ *
+ * Completes the call with an error envelope.
+ */
+void
+stw_invocation_return_error (StwInvocation *self,
+                             const GError  *error)
+{
+  g_return_if_fail (STW_IS_INVOCATION (self));
+  g_return_if_fail (error != NULL);
+
+  complete (self, stw_envelope_new_error (error, stw_invocation_get_elapsed_ms (self),
+                                          self->session_id));
+}
+
+/**
+ * stw_invocation_return_error_literal:
+ * @self: a #StwInvocation
+ * @code_name: a registered code, e.g. `"NOT_RUNNING"`
+ * @message: (nullable): a human message; %NULL uses the code's hint
+ *
+ * Completes the call with an error envelope for @code_name.
+ */
+void
+stw_invocation_return_error_literal (StwInvocation *self,
+                                     const char    *code_name,
+                                     const char    *message)
+{
+  g_autoptr(GError) error = NULL;
+
+  g_return_if_fail (STW_IS_INVOCATION (self));
+  g_return_if_fail (code_name != NULL);
+
+  error = stw_error_new_literal (code_name, message);
+  stw_invocation_return_error (self, error);
+}
+
+/**
+ * stw_invocation_is_completed:
+ * @self: a #StwInvocation
+ *
+ * Returns: whether the call has been answered (or abandoned)
+ */
+gboolean
+stw_invocation_is_completed (StwInvocation *self)
+{
+  g_return_val_if_fail (STW_IS_INVOCATION (self), FALSE);
+  return self->completed;
+}
+
+/**
+ * stw_invocation_get_envelope:
+ * @self: a #StwInvocation
+ *
+ * Returns: (transfer none) (nullable): the envelope once completed
+ */
+JsonObject *
+stw_invocation_get_envelope (StwInvocation *self)
+{
+  g_return_val_if_fail (STW_IS_INVOCATION (self), NULL);
+  return self->envelope;
+}

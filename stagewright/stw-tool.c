@@ -1,0 +1,573 @@
+/* stw-tool.c: one agent-facing tool
+ *
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+#include "config.h"
+
+#include "stw-enum-types.h"
+#include "stw-error-registry.h"
+#include "stw-invocation.h"
+#include "stw-json-private.h"
+#include "stw-tool.h"
+
+/**
+ * StwTool:
+ *
+ * A tool an agent can call: its name, description, input schema and
+ * operation type, and one virtual method, #StwToolClass.invoke, that
+ * receives a #StwInvocation and completes it later. Tools are written in C
+ * (the core families), or in Python and JavaScript through GObject
+ * Introspection (`do_invoke`, `vfunc_invoke`).
+ *
+ * All metadata is construct-only: a dispatcher validates it once, when the
+ * tool is added, so a bad tool fails at start-up and never at an agent's
+ * call. The description an agent sees also lists the error codes the tool
+ * declares, with their retryability (see stw_tool_dup_agent_description()).
+ */
+
+typedef struct
+{
+  char              *name;
+  char              *title;
+  char              *description;
+  StwSchema         *input_schema;
+  StwSchema         *output_schema;
+  StwOperationType   operation_type;
+  StwEvalTarget      eval_target;
+  char             **error_codes;
+  gboolean           destructive_hint;
+  gboolean           idempotent_hint;
+} StwToolPrivate;
+
+G_DEFINE_TYPE_WITH_PRIVATE (StwTool, stw_tool, G_TYPE_OBJECT)
+
+enum {
+  PROP_0,
+  PROP_NAME,
+  PROP_TITLE,
+  PROP_DESCRIPTION,
+  PROP_INPUT_SCHEMA,
+  PROP_OUTPUT_SCHEMA,
+  PROP_OPERATION_TYPE,
+  PROP_EVAL_TARGET,
+  PROP_ERROR_CODES,
+  PROP_DESTRUCTIVE_HINT,
+  PROP_IDEMPOTENT_HINT,
+  N_PROPS
+};
+
+static GParamSpec *properties[N_PROPS];
+
+static const char empty_object_schema[] =
+  "{\"type\":\"object\",\"properties\":{},\"additionalProperties\":false}";
+
+static void
+stw_tool_real_invoke (StwTool       *self,
+                      StwInvocation *invocation)
+{
+  stw_invocation_return_error_literal (invocation, "NOT_IMPLEMENTED",
+                                       "This tool has no implementation");
+}
+
+static void
+stw_tool_constructed (GObject *object)
+{
+  StwTool *self = STW_TOOL (object);
+  StwToolPrivate *priv = stw_tool_get_instance_private (self);
+
+  G_OBJECT_CLASS (stw_tool_parent_class)->constructed (object);
+
+  if (priv->input_schema == NULL)
+    priv->input_schema = stw_schema_new_from_string (empty_object_schema, NULL);
+}
+
+static void
+stw_tool_finalize (GObject *object)
+{
+  StwTool *self = STW_TOOL (object);
+  StwToolPrivate *priv = stw_tool_get_instance_private (self);
+
+  g_clear_pointer (&priv->name, g_free);
+  g_clear_pointer (&priv->title, g_free);
+  g_clear_pointer (&priv->description, g_free);
+  g_clear_pointer (&priv->input_schema, stw_schema_unref);
+  g_clear_pointer (&priv->output_schema, stw_schema_unref);
+  g_clear_pointer (&priv->error_codes, g_strfreev);
+
+  G_OBJECT_CLASS (stw_tool_parent_class)->finalize (object);
+}
+
+static void
+stw_tool_get_property (GObject    *object,
+                       guint       prop_id,
+                       GValue     *value,
+                       GParamSpec *pspec)
+{
+  StwTool *self = STW_TOOL (object);
+  StwToolPrivate *priv = stw_tool_get_instance_private (self);
+
+  switch (prop_id)
+    {
+    case PROP_NAME:
+      g_value_set_string (value, priv->name);
+      break;
+    case PROP_TITLE:
+      g_value_set_string (value, priv->title);
+      break;
+    case PROP_DESCRIPTION:
+      g_value_set_string (value, priv->description);
+      break;
+    case PROP_INPUT_SCHEMA:
+      g_value_set_boxed (value, priv->input_schema);
+      break;
+    case PROP_OUTPUT_SCHEMA:
+      g_value_set_boxed (value, priv->output_schema);
+      break;
+    case PROP_OPERATION_TYPE:
+      g_value_set_enum (value, priv->operation_type);
+      break;
+    case PROP_EVAL_TARGET:
+      g_value_set_flags (value, priv->eval_target);
+      break;
+    case PROP_ERROR_CODES:
+      g_value_set_boxed (value, priv->error_codes);
+      break;
+    case PROP_DESTRUCTIVE_HINT:
+      g_value_set_boolean (value, priv->destructive_hint);
+      break;
+    case PROP_IDEMPOTENT_HINT:
+      g_value_set_boolean (value, priv->idempotent_hint);
+      break;
+    default:
+      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+    }
+}
+
+static void
+stw_tool_set_property (GObject      *object,
+                       guint         prop_id,
+                       const GValue *value,
+                       GParamSpec   *pspec)
+{
+  StwTool *self = STW_TOOL (object);
+  StwToolPrivate *priv = stw_tool_get_instance_private (self);
+
+  switch (prop_id)
+    {
+    case PROP_NAME:
+      priv->name = g_value_dup_string (value);
+      break;
+    case PROP_TITLE:
+      priv->title = g_value_dup_string (value);
+      break;
+    case PROP_DESCRIPTION:
+      priv->description = g_value_dup_string (value);
+      break;
+    case PROP_INPUT_SCHEMA:
+      priv->input_schema = g_value_dup_boxed (value);
+      break;
+    case PROP_OUTPUT_SCHEMA:
+      priv->output_schema = g_value_dup_boxed (value);
+      break;
+    case PROP_OPERATION_TYPE:
+      priv->operation_type = g_value_get_enum (value);
+      break;
+    case PROP_EVAL_TARGET:
+      priv->eval_target = g_value_get_flags (value);
+      break;
+    case PROP_ERROR_CODES:
+      priv->error_codes = g_value_dup_boxed (value);
+      break;
+    case PROP_DESTRUCTIVE_HINT:
+      priv->destructive_hint = g_value_get_boolean (value);
+      break;
+    case PROP_IDEMPOTENT_HINT:
+      priv->idempotent_hint = g_value_get_boolean (value);
+      break;
+    default:
+      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+    }
+}
+
+static void
+stw_tool_class_init (StwToolClass *klass)
+{
+  GObjectClass *object_class = G_OBJECT_CLASS (klass);
+  const GParamFlags flags = G_PARAM_READWRITE | G_PARAM_CONSTRUCT_ONLY | G_PARAM_STATIC_STRINGS;
+
+  object_class->constructed = stw_tool_constructed;
+  object_class->finalize = stw_tool_finalize;
+  object_class->get_property = stw_tool_get_property;
+  object_class->set_property = stw_tool_set_property;
+
+  klass->invoke = stw_tool_real_invoke;
+
+  /**
+   * StwTool:name:
+   *
+   * The name agents call, matching `^[a-z][a-z0-9_]*$`.
+   */
+  properties[PROP_NAME] = g_param_spec_string ("name", NULL, NULL, NULL, flags);
+
+  /**
+   * StwTool:title:
+   *
+   * A short human title.
+   */
+  properties[PROP_TITLE] = g_param_spec_string ("title", NULL, NULL, NULL, flags);
+
+  /**
+   * StwTool:description:
+   *
+   * What the tool does, its options and what it returns.
+   */
+  properties[PROP_DESCRIPTION] = g_param_spec_string ("description", NULL, NULL, NULL, flags);
+
+  /**
+   * StwTool:input-schema:
+   *
+   * The JSON Schema of the arguments (`type: object`); what `tools/list`
+   * shows is exactly what calls are validated against.
+   */
+  properties[PROP_INPUT_SCHEMA] = g_param_spec_boxed ("input-schema", NULL, NULL,
+                                                      STW_TYPE_SCHEMA, flags);
+
+  /**
+   * StwTool:output-schema:
+   *
+   * The JSON Schema of a successful result, if the tool publishes one.
+   */
+  properties[PROP_OUTPUT_SCHEMA] = g_param_spec_boxed ("output-schema", NULL, NULL,
+                                                       STW_TYPE_SCHEMA, flags);
+
+  /**
+   * StwTool:operation-type:
+   *
+   * The internal operation type that routes the call.
+   */
+  properties[PROP_OPERATION_TYPE] = g_param_spec_enum ("operation-type", NULL, NULL,
+                                                       STW_TYPE_OPERATION_TYPE,
+                                                       STW_OPERATION_COMMAND, flags);
+
+  /**
+   * StwTool:eval-target:
+   *
+   * For eval tools, where the code runs; the tool is hidden unless the
+   * server's eval policy allows every target it names.
+   */
+  properties[PROP_EVAL_TARGET] = g_param_spec_flags ("eval-target", NULL, NULL,
+                                                     STW_TYPE_EVAL_TARGET,
+                                                     STW_EVAL_TARGET_NONE, flags);
+
+  /**
+   * StwTool:error-codes:
+   *
+   * The registered codes the tool can return (besides `BAD_ARGUMENT`,
+   * `OPERATION_TIMEOUT` and `INTERNAL_ERROR`, which every call can).
+   */
+  properties[PROP_ERROR_CODES] = g_param_spec_boxed ("error-codes", NULL, NULL,
+                                                     G_TYPE_STRV, flags);
+
+  /**
+   * StwTool:destructive-hint:
+   *
+   * Whether the tool may destroy state (MCP `destructiveHint`).
+   */
+  properties[PROP_DESTRUCTIVE_HINT] = g_param_spec_boolean ("destructive-hint", NULL, NULL,
+                                                            FALSE, flags);
+
+  /**
+   * StwTool:idempotent-hint:
+   *
+   * Whether repeating the call has no further effect (MCP `idempotentHint`).
+   */
+  properties[PROP_IDEMPOTENT_HINT] = g_param_spec_boolean ("idempotent-hint", NULL, NULL,
+                                                           FALSE, flags);
+
+  g_object_class_install_properties (object_class, N_PROPS, properties);
+}
+
+static void
+stw_tool_init (StwTool *self)
+{
+}
+
+#define PRIV(self) ((StwToolPrivate *) stw_tool_get_instance_private (self))
+
+/**
+ * stw_tool_get_name:
+ * @self: a #StwTool
+ *
+ * Returns: (transfer none) (nullable): the name
+ */
+const char *
+stw_tool_get_name (StwTool *self)
+{
+  g_return_val_if_fail (STW_IS_TOOL (self), NULL);
+  return PRIV (self)->name;
+}
+
+/**
+ * stw_tool_get_title:
+ * @self: a #StwTool
+ *
+ * Returns: (transfer none) (nullable): the title
+ */
+const char *
+stw_tool_get_title (StwTool *self)
+{
+  g_return_val_if_fail (STW_IS_TOOL (self), NULL);
+  return PRIV (self)->title;
+}
+
+/**
+ * stw_tool_get_description:
+ * @self: a #StwTool
+ *
+ * Returns: (transfer none) (nullable): the description as given
+ */
+const char *
+stw_tool_get_description (StwTool *self)
+{
+  g_return_val_if_fail (STW_IS_TOOL (self), NULL);
+  return PRIV (self)->description;
+}
+
+/**
+ * stw_tool_dup_agent_description:
+ * @self: a #StwTool
+ *
+ * The description an agent sees: the tool's own, then its error codes with
+ * their retryability, e.g. `Errors: NOT_RUNNING, CDP_TIMEOUT (retryable).`
+ *
+ * Returns: (transfer full): the description
+ */
+char *
+stw_tool_dup_agent_description (StwTool *self)
+{
+  StwToolPrivate *priv;
+  GString *text;
+
+  g_return_val_if_fail (STW_IS_TOOL (self), NULL);
+
+  priv = PRIV (self);
+  text = g_string_new (priv->description ? priv->description : "");
+
+  if (priv->error_codes != NULL && priv->error_codes[0] != NULL)
+    {
+      g_string_append (text, text->len > 0 ? " Errors: " : "Errors: ");
+      for (guint i = 0; priv->error_codes[i] != NULL; i++)
+        {
+          gboolean retryable = FALSE;
+
+          stw_error_registry_lookup (stw_error_registry_get_default (),
+                                     priv->error_codes[i], NULL, &retryable, NULL);
+          if (i > 0)
+            g_string_append (text, ", ");
+          g_string_append (text, priv->error_codes[i]);
+          if (retryable)
+            g_string_append (text, " (retryable)");
+        }
+      g_string_append_c (text, '.');
+    }
+
+  return g_string_free (text, FALSE);
+}
+
+/**
+ * stw_tool_get_input_schema:
+ * @self: a #StwTool
+ *
+ * Returns: (transfer none): the input schema
+ */
+StwSchema *
+stw_tool_get_input_schema (StwTool *self)
+{
+  g_return_val_if_fail (STW_IS_TOOL (self), NULL);
+  return PRIV (self)->input_schema;
+}
+
+/**
+ * stw_tool_get_output_schema:
+ * @self: a #StwTool
+ *
+ * Returns: (transfer none) (nullable): the output schema
+ */
+StwSchema *
+stw_tool_get_output_schema (StwTool *self)
+{
+  g_return_val_if_fail (STW_IS_TOOL (self), NULL);
+  return PRIV (self)->output_schema;
+}
+
+/**
+ * stw_tool_get_operation_type:
+ * @self: a #StwTool
+ *
+ * Returns: the operation type
+ */
+StwOperationType
+stw_tool_get_operation_type (StwTool *self)
+{
+  g_return_val_if_fail (STW_IS_TOOL (self), STW_OPERATION_COMMAND);
+  return PRIV (self)->operation_type;
+}
+
+/**
+ * stw_tool_get_eval_target:
+ * @self: a #StwTool
+ *
+ * Returns: the eval target
+ */
+StwEvalTarget
+stw_tool_get_eval_target (StwTool *self)
+{
+  g_return_val_if_fail (STW_IS_TOOL (self), STW_EVAL_TARGET_NONE);
+  return PRIV (self)->eval_target;
+}
+
+/**
+ * stw_tool_get_error_codes:
+ * @self: a #StwTool
+ *
+ * Returns: (transfer none) (nullable) (array zero-terminated=1): the declared codes
+ */
+const char * const *
+stw_tool_get_error_codes (StwTool *self)
+{
+  g_return_val_if_fail (STW_IS_TOOL (self), NULL);
+  return (const char * const *) PRIV (self)->error_codes;
+}
+
+/**
+ * stw_tool_get_read_only_hint:
+ * @self: a #StwTool
+ *
+ * Read-only follows from the operation type: queries, window info, logs and
+ * screenshots change nothing.
+ *
+ * Returns: the MCP `readOnlyHint`
+ */
+gboolean
+stw_tool_get_read_only_hint (StwTool *self)
+{
+  g_return_val_if_fail (STW_IS_TOOL (self), FALSE);
+
+  switch (PRIV (self)->operation_type)
+    {
+    case STW_OPERATION_QUERY:
+    case STW_OPERATION_WINDOW_INFO:
+    case STW_OPERATION_LOGS:
+    case STW_OPERATION_SCREENSHOT:
+      return TRUE;
+    case STW_OPERATION_COMMAND:
+    case STW_OPERATION_EVAL:
+    case STW_OPERATION_DIALOG:
+    default:
+      return FALSE;
+    }
+}
+
+/**
+ * stw_tool_get_destructive_hint:
+ * @self: a #StwTool
+ *
+ * Returns: the MCP `destructiveHint`
+ */
+gboolean
+stw_tool_get_destructive_hint (StwTool *self)
+{
+  g_return_val_if_fail (STW_IS_TOOL (self), FALSE);
+  return PRIV (self)->destructive_hint;
+}
+
+/**
+ * stw_tool_get_idempotent_hint:
+ * @self: a #StwTool
+ *
+ * Returns: the MCP `idempotentHint`
+ */
+gboolean
+stw_tool_get_idempotent_hint (StwTool *self)
+{
+  g_return_val_if_fail (STW_IS_TOOL (self), FALSE);
+  return PRIV (self)->idempotent_hint;
+}
+
+/**
+ * stw_tool_get_open_world_hint:
+ * @self: a #StwTool
+ *
+ * Tools act on the app under test only, never on an open world.
+ *
+ * Returns: the MCP `openWorldHint`, always %FALSE
+ */
+gboolean
+stw_tool_get_open_world_hint (StwTool *self)
+{
+  g_return_val_if_fail (STW_IS_TOOL (self), FALSE);
+  return FALSE;
+}
+
+/**
+ * stw_tool_to_manifest:
+ * @self: a #StwTool
+ *
+ * The tool as `tools/list` shows it: `name`, `title`, `description`,
+ * `inputSchema`, `outputSchema`, `annotations`.
+ *
+ * Returns: (transfer full): the manifest entry
+ */
+JsonObject *
+stw_tool_to_manifest (StwTool *self)
+{
+  g_autofree char *description = NULL;
+  StwToolPrivate *priv;
+  JsonObject *manifest;
+  JsonObject *annotations;
+
+  g_return_val_if_fail (STW_IS_TOOL (self), NULL);
+
+  priv = PRIV (self);
+  description = stw_tool_dup_agent_description (self);
+  manifest = json_object_new ();
+  json_object_set_string_member (manifest, "name", priv->name);
+  if (priv->title != NULL)
+    json_object_set_string_member (manifest, "title", priv->title);
+  json_object_set_string_member (manifest, "description", description);
+  json_object_set_member (manifest, "inputSchema",
+                          json_node_copy (stw_schema_get_node (priv->input_schema)));
+  if (priv->output_schema != NULL)
+    json_object_set_member (manifest, "outputSchema",
+                            json_node_copy (stw_schema_get_node (priv->output_schema)));
+
+  annotations = json_object_new ();
+  if (priv->title != NULL)
+    json_object_set_string_member (annotations, "title", priv->title);
+  json_object_set_boolean_member (annotations, "readOnlyHint", stw_tool_get_read_only_hint (self));
+  json_object_set_boolean_member (annotations, "destructiveHint", priv->destructive_hint);
+  if (priv->idempotent_hint)
+    json_object_set_boolean_member (annotations, "idempotentHint", TRUE);
+  json_object_set_boolean_member (annotations, "openWorldHint", FALSE);
+  json_object_set_object_member (manifest, "annotations", annotations);
+
+  return manifest;
+}
+
+/**
+ * stw_tool_invoke:
+ * @self: a #StwTool
+ * @invocation: the call
+ *
+ * Runs the tool's #StwToolClass.invoke. Callers normally go through a
+ * #StwDispatcher, which validates and bounds the call first.
+ */
+void
+stw_tool_invoke (StwTool       *self,
+                 StwInvocation *invocation)
+{
+  g_return_if_fail (STW_IS_TOOL (self));
+  g_return_if_fail (STW_IS_INVOCATION (invocation));
+
+  STW_TOOL_GET_CLASS (self)->invoke (self, invocation);
+}
