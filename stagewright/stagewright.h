@@ -17,5 +17,9 @@
 #include "stw-invocation.h"
 #include "stw-dispatcher.h"
 #include "stw-mcp-server.h"
+#include "stw-session.h"
+#include "stw-transport.h"
+#include "stw-cdp-websocket.h"
+#include "stw-cdp-pipe.h"
 
 #undef __STAGEWRIGHT_INSIDE__

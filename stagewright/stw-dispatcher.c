@@ -51,6 +51,7 @@ struct _StwDispatcher
   char             *screenshot_dir;
   gint64            started_at_ms;
   JsonObject       *last_error;
+  StwSessionManager *sessions;
 
   StwEvalGuardFunc  eval_guard;
   gpointer          eval_guard_data;
@@ -89,6 +90,7 @@ stw_dispatcher_finalize (GObject *object)
   g_clear_pointer (&self->app_root, g_free);
   g_clear_pointer (&self->screenshot_dir, g_free);
   g_clear_pointer (&self->last_error, json_object_unref);
+  g_clear_object (&self->sessions);
   if (self->eval_guard_destroy != NULL)
     self->eval_guard_destroy (self->eval_guard_data);
 
@@ -265,6 +267,7 @@ stw_dispatcher_init (StwDispatcher *self)
   self->profile = STW_TOOL_PROFILE_FULL;
   self->operation_timeout_ms = DEFAULT_OPERATION_TIMEOUT_MS;
   self->started_at_ms = g_get_real_time () / 1000;
+  self->sessions = stw_session_manager_new ();
 }
 
 /**
@@ -501,6 +504,8 @@ stw_dispatcher_add_core_tools (StwDispatcher *self)
   g_return_if_fail (STW_IS_DISPATCHER (self));
 
   stw_core_tools_add_status (self);
+  stw_core_tools_add_lifecycle (self);
+  stw_core_tools_add_windows (self);
 }
 
 /**
@@ -1186,6 +1191,7 @@ stw_dispatcher_set_app_root (StwDispatcher *self,
     return;
   g_free (self->app_root);
   self->app_root = g_strdup (app_root);
+  stw_session_manager_set_app_root (self->sessions, app_root);
   g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_APP_ROOT]);
 }
 
@@ -1247,4 +1253,19 @@ stw_dispatcher_get_last_error (StwDispatcher *self)
 {
   g_return_val_if_fail (STW_IS_DISPATCHER (self), NULL);
   return self->last_error;
+}
+
+/**
+ * stw_dispatcher_get_session_manager:
+ * @self: a #StwDispatcher
+ *
+ * The sessions the dispatcher's tools act on.
+ *
+ * Returns: (transfer none): the session manager
+ */
+StwSessionManager *
+stw_dispatcher_get_session_manager (StwDispatcher *self)
+{
+  g_return_val_if_fail (STW_IS_DISPATCHER (self), NULL);
+  return self->sessions;
 }

@@ -13,6 +13,7 @@
 
 #include "stw-enums.h"
 #include "stw-invocation.h"
+#include "stw-session.h"
 #include "stw-tool.h"
 #include "stw-version-macros.h"
 
@@ -122,6 +123,8 @@ STW_AVAILABLE_IN_1_0
 gint64 stw_dispatcher_get_started_at (StwDispatcher *self);
 STW_AVAILABLE_IN_1_0
 JsonObject *stw_dispatcher_get_last_error (StwDispatcher *self);
+STW_AVAILABLE_IN_1_0
+StwSessionManager *stw_dispatcher_get_session_manager (StwDispatcher *self);
 
 STW_AVAILABLE_IN_1_0
 const char *stw_tool_profile_to_string (StwToolProfile profile);

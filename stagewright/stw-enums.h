@@ -157,4 +157,27 @@ typedef enum
   STW_ERROR_PLUGIN = 1000,
 } StwError;
 
+/**
+ * StwCdpError:
+ * @STW_CDP_ERROR_SERVER_ERROR: the method failed (the protocol's generic -32000)
+ * @STW_CDP_ERROR_INVALID_REQUEST: the request was malformed
+ * @STW_CDP_ERROR_METHOD_NOT_FOUND: the peer has no such method
+ * @STW_CDP_ERROR_INVALID_PARAMS: the parameters were refused
+ * @STW_CDP_ERROR_INTERNAL_ERROR: the peer failed internally
+ * @STW_CDP_ERROR_PARSE_ERROR: the peer could not parse the message
+ *
+ * Errors a DevTools peer answered a method with, in the %STW_CDP_ERROR
+ * domain. The values are the wire codes; a peer may send others, which
+ * arrive unchanged as the error's code.
+ */
+typedef enum
+{
+  STW_CDP_ERROR_SERVER_ERROR = -32000,
+  STW_CDP_ERROR_INVALID_REQUEST = -32600,
+  STW_CDP_ERROR_METHOD_NOT_FOUND = -32601,
+  STW_CDP_ERROR_INVALID_PARAMS = -32602,
+  STW_CDP_ERROR_INTERNAL_ERROR = -32603,
+  STW_CDP_ERROR_PARSE_ERROR = -32700,
+} StwCdpError;
+
 G_END_DECLS

@@ -93,12 +93,13 @@ stw_envelope_new_success (JsonObject *payload,
 static char *
 bounded_message (const char *message)
 {
+  g_autofree char *valid = NULL;
   glong n_chars;
 
   if (message == NULL || *message == '\0')
     return NULL;
   if (!g_utf8_validate (message, -1, NULL))
-    return g_utf8_make_valid (message, -1);
+    message = valid = g_utf8_make_valid (message, -1);
 
   n_chars = g_utf8_strlen (message, -1);
   if (n_chars <= MAX_MESSAGE_CHARS)

@@ -383,10 +383,10 @@ stw_error_get_similar_refs (const GError *error)
 
 typedef struct
 {
-  guint    http;
-  gboolean retryable;
-  char    *hint;
-  guint    refs;        /* 0 for core codes, which never go away */
+  guint       http;
+  gboolean    retryable;
+  const char *hint;   /* interned: a hint handed out outlives the code */
+  guint       refs;   /* 0 for core codes, which never go away */
 } Entry;
 
 struct _StwErrorRegistry
@@ -405,7 +405,6 @@ entry_free (gpointer data)
 
   if (entry == NULL)
     return;
-  g_free (entry->hint);
   g_free (entry);
 }
 
@@ -493,7 +492,7 @@ stw_error_registry_lookup (StwErrorRegistry  *self,
       if (retryable)
         *retryable = entry->retryable;
       if (hint)
-        *hint = entry->hint;  /* stays valid while the plugin holds it */
+        *hint = entry->hint;
     }
   g_mutex_unlock (&self->mutex);
 
@@ -512,6 +511,14 @@ stw_error_registry_contains (StwErrorRegistry *self,
                              const char       *code_name)
 {
   return stw_error_registry_lookup (self, code_name, NULL, NULL, NULL);
+}
+
+/* g_ptr_array_sort() hands the comparator pointers to the elements. */
+static int
+compare_code_names (gconstpointer a,
+                    gconstpointer b)
+{
+  return strcmp (*(const char * const *) a, *(const char * const *) b);
 }
 
 /**
@@ -540,7 +547,7 @@ stw_error_registry_list_codes (StwErrorRegistry *self)
     g_ptr_array_add (plugin_codes, g_strdup (key));
   g_mutex_unlock (&self->mutex);
 
-  g_ptr_array_sort (plugin_codes, (GCompareFunc) g_strcmp0);
+  g_ptr_array_sort (plugin_codes, compare_code_names);
   for (guint i = 0; i < plugin_codes->len; i++)
     g_strv_builder_add (builder, g_ptr_array_index (plugin_codes, i));
 
@@ -625,7 +632,7 @@ stw_error_registry_register_plugin_codes (StwErrorRegistry  *self,
       entry = g_new0 (Entry, 1);
       entry->http = (guint) json_node_get_int (http_node);
       entry->retryable = json_node_get_boolean (retry_node);
-      entry->hint = g_strdup (json_node_get_string (hint_node));
+      entry->hint = g_intern_string (json_node_get_string (hint_node));
 
       existing = g_hash_table_lookup (self->entries, name);
       if (existing != NULL &&

@@ -1,10 +1,11 @@
 /* stw-json.c: JSON parsing and writing hardened for hostile peers
  *
- * json-glib 1.6 has three traps for a protocol peer (see the CDP field
+ * json-glib 1.6 has these traps for a protocol peer (see the CDP field
  * notes): a lone UTF-16 surrogate escape decodes to invalid UTF-8 and eats
- * the next character (or fails the whole message), the generator writes
- * NaN, infinities and doubles >= 1e21 as invalid JSON, and the parser
- * recurses once per nesting level. Everything that crosses a process
+ * the next character (or fails the whole message), an escaped NUL ends the
+ * string early, integers beyond 64 bits wrap or turn into -1, the
+ * generator writes NaN, infinities and doubles >= 1e21 as invalid JSON,
+ * and the parser recurses once per nesting level. Everything that crosses a process
  * boundary goes through these two functions instead.
  *
  * SPDX-License-Identifier: LGPL-2.1-or-later
@@ -47,19 +48,45 @@ read_u_escape (const char *p,
   return value;
 }
 
-/* One pass over the text: refuse excessive nesting, and rewrite every
- * unpaired surrogate escape to \uFFFD (same length, so in place on a copy
- * made only when needed). */
+/* json-glib reads integer literals as 64-bit integers without a range
+ * check: 9223372036854775808 wraps to INT64_MIN and anything longer
+ * becomes -1. JSON.parse reads them as doubles, and so do we. */
+static gboolean
+integer_overflows (const char *start,
+                   const char *end)
+{
+  const char *limit = "9223372036854775807";
+  gsize n_digits;
+
+  if (start < end && *start == '-')
+    {
+      start++;
+      limit = "9223372036854775808";
+    }
+  while (end - start > 1 && *start == '0')
+    start++;
+  n_digits = (gsize) (end - start);
+  if (n_digits != 19)
+    return n_digits > 19;
+  return memcmp (start, limit, 19) > 0;
+}
+
+/* One pass over the text: refuse excessive nesting; rewrite every unpaired
+ * surrogate escape and every \u0000 (which would end the C string early)
+ * to \uFFFD, same length, in place on a copy made only when needed; and
+ * note where an out-of-range integer needs a ".0" to be read as a double. */
 static gboolean
 prescan (const char  *data,
          gsize        length,
          char       **repaired,
+         gsize       *repaired_length,
          GError     **error)
 {
   const char *end = data + length;
   gboolean in_string = FALSE;
   guint depth = 0;
   char *copy = NULL;
+  g_autoptr(GArray) widen = NULL;
 
   for (const char *p = data; p < end; p++)
     {
@@ -81,6 +108,29 @@ prescan (const char  *data,
             }
           else if ((c == ']' || c == '}') && depth > 0)
             depth--;
+          else if (c == '-' || g_ascii_isdigit (c))
+            {
+              const char *q = p + 1;
+
+              while (q < end && g_ascii_isdigit (*q))
+                q++;
+              if (q < end && (*q == '.' || *q == 'e' || *q == 'E'))
+                {
+                  /* Not an integer: skip the fraction and exponent whole. */
+                  while (q < end && (g_ascii_isdigit (*q) || *q == '.' || *q == 'e' ||
+                                     *q == 'E' || *q == '+' || *q == '-'))
+                    q++;
+                }
+              else if (integer_overflows (p, q))
+                {
+                  gsize offset = (gsize) (q - data);
+
+                  if (widen == NULL)
+                    widen = g_array_new (FALSE, FALSE, sizeof (gsize));
+                  g_array_append_val (widen, offset);
+                }
+              p = q - 1;
+            }
           continue;
         }
 
@@ -94,14 +144,30 @@ prescan (const char  *data,
 
       p++;
       if (*p != 'u')
-        continue;
+        {
+          /* json-glib reads "\x41" as "x41"; JSON.parse refuses it. */
+          if (strchr ("\"\\/bfnrt", *p) == NULL || *p == '\0')
+            {
+              g_free (copy);
+              g_set_error (error, JSON_PARSER_ERROR, JSON_PARSER_ERROR_PARSE,
+                           "Invalid escape at byte %" G_GSIZE_FORMAT, (gsize) (p - 1 - data));
+              return FALSE;
+            }
+          continue;
+        }
 
       {
         int unit = read_u_escape (p + 1, end);
-        gboolean lone = FALSE;
+        gboolean replace = FALSE;
 
         if (unit < 0)
-          continue;  /* malformed escape: the parser reports it */
+          {
+            /* Likewise "\uZZZZ" as "ZZZZ". */
+            g_free (copy);
+            g_set_error (error, JSON_PARSER_ERROR, JSON_PARSER_ERROR_PARSE,
+                         "Invalid escape at byte %" G_GSIZE_FORMAT, (gsize) (p - 1 - data));
+            return FALSE;
+          }
 
         if (unit >= 0xD800 && unit <= 0xDBFF)
           {
@@ -114,12 +180,12 @@ prescan (const char  *data,
                 p = next + 5;
                 continue;
               }
-            lone = TRUE;
+            replace = TRUE;
           }
-        else if (unit >= 0xDC00 && unit <= 0xDFFF)
-          lone = TRUE;
+        else if ((unit >= 0xDC00 && unit <= 0xDFFF) || unit == 0)
+          replace = TRUE;
 
-        if (lone)
+        if (replace)
           {
             gsize offset = (gsize) (p + 1 - data);
             if (copy == NULL)
@@ -128,6 +194,27 @@ prescan (const char  *data,
           }
         p += 4;
       }
+    }
+
+  *repaired_length = length;
+  if (widen != NULL)
+    {
+      const char *src = copy ? copy : data;
+      GString *out = g_string_sized_new (length + 2 * widen->len + 1);
+      gsize last = 0;
+
+      for (guint i = 0; i < widen->len; i++)
+        {
+          gsize offset = g_array_index (widen, gsize, i);
+
+          g_string_append_len (out, src + last, (gssize) (offset - last));
+          g_string_append (out, ".0");
+          last = offset;
+        }
+      g_string_append_len (out, src + last, (gssize) (length - last));
+      g_free (copy);
+      *repaired_length = out->len;
+      copy = g_string_free (out, FALSE);
     }
 
   *repaired = copy;
@@ -141,6 +228,7 @@ stw_json_parse (const char  *data,
 {
   g_autoptr(JsonParser) parser = NULL;
   g_autofree char *repaired = NULL;
+  gsize repaired_length = 0;
   JsonNode *root;
 
   g_return_val_if_fail (data != NULL || length == 0, NULL);
@@ -155,11 +243,12 @@ stw_json_parse (const char  *data,
       return NULL;
     }
 
-  if (!prescan (data, (gsize) length, &repaired, error))
+  if (!prescan (data, (gsize) length, &repaired, &repaired_length, error))
     return NULL;
 
   parser = json_parser_new_immutable ();
-  if (!json_parser_load_from_data (parser, repaired ? repaired : data, length, error))
+  if (!json_parser_load_from_data (parser, repaired ? repaired : data,
+                                   (gssize) repaired_length, error))
     return NULL;
 
   root = json_parser_get_root (parser);

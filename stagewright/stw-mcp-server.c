@@ -97,8 +97,7 @@ struct _StwMcpServer
 
   GQueue          outq;          /* GBytes */
   GBytes         *writing;       /* the frame being written */
-  GCancellable   *run_cancellable;
-  gulong          run_cancelled_id;
+  GSource        *run_cancel_source;
 
   gboolean        initialized;   /* initialize answered */
   gboolean        client_ready;  /* notifications/initialized received */
@@ -820,7 +819,8 @@ handle_message (StwMcpServer *self,
   JsonNode *id = json_object_get_member (message, "id");
   JsonNode *method_node = json_object_get_member (message, "method");
   JsonNode *params_node = json_object_get_member (message, "params");
-  const char *jsonrpc = json_object_get_string_member_with_default (message, "jsonrpc", NULL);
+  /* Type-checked: json-glib's accessors are critical on a non-value. */
+  const char *jsonrpc = params_string (message, "jsonrpc");
   JsonObject *params = NULL;
   const char *method;
   g_autofree char *key = NULL;
@@ -1081,10 +1081,11 @@ finish_run (StwMcpServer *self,
       g_source_destroy (self->drain_source);
       g_clear_pointer (&self->drain_source, g_source_unref);
     }
-  if (self->run_cancelled_id != 0)
-    g_cancellable_disconnect (self->run_cancellable, self->run_cancelled_id);
-  self->run_cancelled_id = 0;
-  g_clear_object (&self->run_cancellable);
+  if (self->run_cancel_source != NULL)
+    {
+      g_source_destroy (self->run_cancel_source);
+      g_clear_pointer (&self->run_cancel_source, g_source_unref);
+    }
 
   /* Every call still running is cancelled; none will be answered. */
   g_hash_table_iter_init (&iter, self->pending);
@@ -1266,11 +1267,15 @@ stw_mcp_server_set_page_size (StwMcpServer *self,
   self->page_size = page_size;
 }
 
-static void
+static gboolean
 on_run_cancelled (GCancellable *cancellable,
-                  StwMcpServer *self)
+                  gpointer      user_data)
 {
-  g_cancellable_cancel (self->cancellable);
+  StwMcpServer *self = user_data;
+
+  /* Cancelled serving stops now: calls in flight get no drain grace. */
+  finish_run (self, NULL);
+  return G_SOURCE_REMOVE;
 }
 
 /**
@@ -1304,11 +1309,13 @@ stw_mcp_server_run_async (StwMcpServer        *self,
   g_set_object (&self->input, input);
   g_set_object (&self->output, output);
 
+  /* A source, not a handler: the cancellable may fire in any thread, and
+   * the run ends in this one. */
   if (cancellable != NULL)
     {
-      self->run_cancellable = g_object_ref (cancellable);
-      self->run_cancelled_id = g_cancellable_connect (cancellable, G_CALLBACK (on_run_cancelled),
-                                                      self, NULL);
+      self->run_cancel_source = g_cancellable_source_new (cancellable);
+      g_source_set_callback (self->run_cancel_source, G_SOURCE_FUNC (on_run_cancelled), self, NULL);
+      g_source_attach (self->run_cancel_source, g_main_context_get_thread_default ());
     }
 
   read_next (self);

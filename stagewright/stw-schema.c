@@ -487,8 +487,6 @@ schema_node_new (void)
   return node;
 }
 
-static void schema_node_free (SchemaNode *node);
-
 static void
 schema_node_free (SchemaNode *node)
 {
@@ -1292,6 +1290,7 @@ validate_number (Validation *v,
   if (failed != NULL)
     {
       valid = FALSE;
+      /* Translators: %s is a bound such as ">= 1" or "< 10" */
       add_issue (v, "too_small", failed->expected, _("Number must be %s"), failed->expected);
       if (validation_stop (v))
         return FALSE;
@@ -1305,6 +1304,7 @@ validate_number (Validation *v,
   if (failed != NULL)
     {
       valid = FALSE;
+      /* Translators: %s is a bound such as "<= 30000" or "< 10" */
       add_issue (v, "too_big", failed->expected, _("Number must be %s"), failed->expected);
     }
 
@@ -1684,6 +1684,8 @@ validate_node (Validation *v,
    * its other keywords would only add noise. */
   if (node->types != 0 && (types & node->types) == 0)
     {
+      /* Translators: both are JSON type names, such as "string" or
+       * "integer | null"; they are not translated */
       add_issue (v, "invalid_type", node->type_desc, _("Expected %s, received %s"),
                  node->type_desc, instance_type_name (types));
       return FALSE;
@@ -1698,6 +1700,7 @@ validate_node (Validation *v,
 
   if (node->enum_node != NULL && !enum_contains (node->enum_node, instance))
     {
+      /* Translators: %s is a JSON array of the allowed values */
       add_issue (v, "invalid_value", node->enum_expected,
                  _("Invalid value: expected one of %s"), node->enum_expected);
       return FALSE;

@@ -24,8 +24,17 @@ G_BEGIN_DECLS
  * `required`, `additionalProperties`, `enum`, `const`, `minimum`/`maximum`,
  * `exclusiveMinimum`/`exclusiveMaximum`, `minLength`/`maxLength`, `pattern`,
  * `items`, `minItems`/`maxItems`, `anyOf`/`oneOf`, `default`, plus the
- * annotations `description`, `title`, `examples`, `$schema`). Immutable and
- * reference counted.
+ * annotations `description`, `title`, `examples`, `$schema`, `$comment`,
+ * `format`, `deprecated`, `readOnly`, `writeOnly`, which are checked for
+ * shape and otherwise ignored). Boolean schemas (`true`, `false`) are
+ * accepted wherever a schema is; anything else, `$ref` included, is refused
+ * by stw_schema_new().
+ *
+ * Semantics follow JSON Schema 2020-12: numeric `exclusiveMinimum` and
+ * `exclusiveMaximum`, string lengths in Unicode code points, `pattern` an
+ * unanchored search, `integer` accepting integral doubles such as `5.0`.
+ *
+ * Immutable and reference counted; a schema may be shared between threads.
  */
 typedef struct _StwSchema StwSchema;
 

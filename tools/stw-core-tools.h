@@ -33,5 +33,16 @@ void     stw_core_tools_add_specs (StwDispatcher     *dispatcher,
                                    gsize              n_specs);
 
 void     stw_core_tools_add_status (StwDispatcher *dispatcher);
+void     stw_core_tools_add_lifecycle (StwDispatcher *dispatcher);
+void     stw_core_tools_add_windows (StwDispatcher *dispatcher);
+
+/* Shared by the families: the session a call names (or the only one),
+ * recorded on the invocation for _meta.session_id. */
+StwSession *stw_tools_resolve_session (StwInvocation  *invocation,
+                                       GError        **error);
+JsonArray  *stw_tools_windows_json (StwSession *session);
+JsonObject *stw_tools_window_json (StwSession *session,
+                                   StwSurface *window,
+                                   guint       index);
 
 G_END_DECLS

@@ -14,6 +14,36 @@
 
 /* --- electron_status ------------------------------------------------------ */
 
+/* Orientation only: never arguments, paths, windows, logs or stacks. */
+static JsonArray *
+sessions_json (GList *sessions)
+{
+  JsonArray *array = json_array_new ();
+
+  for (const GList *l = sessions; l != NULL; l = l->next)
+    {
+      StwSession *session = l->data;
+      StwSurface *surface = stw_session_get_active_surface (session);
+      JsonObject *entry = json_object_new ();
+
+      json_object_set_string_member (entry, "session_id", stw_session_get_id (session));
+      json_object_set_string_member (entry, "transport", stw_session_get_transport_name (session));
+      json_object_set_boolean_member (entry, "owned", stw_session_is_owned (session));
+      json_object_set_boolean_member (entry, "renderer_ready", stw_session_is_renderer_ready (session));
+      if (surface != NULL)
+        {
+          JsonObject *active = json_object_new ();
+          json_object_set_string_member (active, "id", stw_surface_get_id (surface));
+          json_object_set_string_member (active, "kind", stw_surface_kind_to_string (stw_surface_get_kind (surface)));
+          if (stw_surface_get_title (surface) != NULL)
+            json_object_set_string_member (active, "title", stw_surface_get_title (surface));
+          json_object_set_object_member (entry, "active_surface", active);
+        }
+      json_array_add_object_element (array, entry);
+    }
+  return array;
+}
+
 static void
 status_invoke (StwTool       *tool,
                StwInvocation *invocation)
@@ -25,6 +55,7 @@ status_invoke (StwTool       *tool,
   JsonObject *server = json_object_new ();
   JsonObject *last_error = stw_dispatcher_get_last_error (dispatcher);
   gint64 started_ms = stw_dispatcher_get_started_at (dispatcher);
+  g_autoptr(GList) sessions = stw_session_manager_list_sessions (stw_dispatcher_get_session_manager (dispatcher));
 
   started = g_date_time_new_from_unix_utc (started_ms / 1000);
   started_at = g_date_time_format_iso8601 (started);
@@ -38,8 +69,8 @@ status_invoke (StwTool       *tool,
     json_object_set_object_member (server, "last_error", json_object_ref (last_error));
 
   json_object_set_object_member (payload, "server", server);
-  json_object_set_int_member (payload, "active_sessions", 0);
-  json_object_set_array_member (payload, "sessions", json_array_new ());
+  json_object_set_int_member (payload, "active_sessions", g_list_length (sessions));
+  json_object_set_array_member (payload, "sessions", sessions_json (sessions));
 
   stw_invocation_return_value (invocation, payload);
 }
@@ -261,8 +292,15 @@ on_node_version (GObject      *object,
   g_autofree char *stdout_text = NULL;
   g_autoptr(GError) error = NULL;
 
-  if (!g_subprocess_communicate_utf8_finish (G_SUBPROCESS (object), result, &stdout_text, NULL, &error) ||
-      !g_subprocess_get_if_exited (G_SUBPROCESS (object)) ||
+  if (!g_subprocess_communicate_utf8_finish (G_SUBPROCESS (object), result, &stdout_text, NULL, &error))
+    {
+      /* Cancelled (client cancel or backstop): do not leave the child behind. */
+      if (g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
+        g_subprocess_force_exit (G_SUBPROCESS (object));
+      doctor_finish (doctor, NULL);
+      return;
+    }
+  if (!g_subprocess_get_if_exited (G_SUBPROCESS (object)) ||
       g_subprocess_get_exit_status (G_SUBPROCESS (object)) != 0)
     {
       doctor_finish (doctor, NULL);
@@ -284,9 +322,10 @@ doctor_invoke (StwTool       *tool,
   doctor->checks = json_array_new ();
   doctor->runtime = json_object_new ();
 
+  /* stdin stays /dev/null: the server's stdin carries the protocol, and a
+   * child must never be able to read (steal) a client's frames. */
   if (node != NULL)
-    subprocess = g_subprocess_new (G_SUBPROCESS_FLAGS_STDOUT_PIPE | G_SUBPROCESS_FLAGS_STDERR_SILENCE
-                                   | G_SUBPROCESS_FLAGS_STDIN_INHERIT,
+    subprocess = g_subprocess_new (G_SUBPROCESS_FLAGS_STDOUT_PIPE | G_SUBPROCESS_FLAGS_STDERR_SILENCE,
                                    NULL, node, "--version", NULL);
   if (subprocess == NULL)
     {

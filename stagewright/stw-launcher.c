@@ -1,0 +1,928 @@
+/* stw-launcher.c: an app process the server owns
+ *
+ * Launch follows Playwright's Electron launcher (DESIGN §5): the app gets
+ * `--inspect=0 --remote-debugging-port=0` (or the pipe), and the endpoints
+ * are read from its stderr. Ownership is strict, because nothing the
+ * server starts may outlive it:
+ *
+ * - the app leads its own process group, and gets SIGTERM when the server
+ *   dies (PR_SET_PDEATHSIG);
+ * - a guard (a tiny /bin/sh outside the group, holding a pipe from the
+ *   server) kills the whole group and removes the temporary directories
+ *   when that pipe closes — even if the server was SIGKILLed;
+ * - every instance has its own user-data-dir, TMPDIR and XDG_CONFIG_HOME
+ *   under one temporary root (Chromium leaks both otherwise);
+ * - stdout and stderr are always drained into a bounded log (a full pipe
+ *   would block the app) and never reach the server's own stdout.
+ *
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <ftw.h>
+#include <glib/gi18n-lib.h>
+#include <glib-unix.h>
+#include <gio/gunixinputstream.h>
+#include <gio/gunixoutputstream.h>
+#include <glib/gstdio.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/types.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "stw-error-registry.h"
+#include "stw-launcher-private.h"
+
+#define LOG_MAX_LINES 400
+#define GROUP_POLL_MS 50
+#define GROUP_GONE_MAX_MS 5000
+
+struct _StwProcess
+{
+  GObject         parent_instance;
+
+  GSubprocess    *subprocess;
+  GPid            pid;
+  char           *temp_root;
+  char           *browser_url;
+  char           *inspector_url;
+  gboolean        want_inspector;
+  gboolean        want_browser_url;
+  GInputStream   *pipe_input;     /* CDP replies (fd 4 of the child) */
+  GOutputStream  *pipe_output;    /* CDP commands (fd 3 of the child) */
+  GOutputStream  *guard_stdin;
+
+  GQueue          log;            /* char* lines, newest last */
+  GCancellable   *cancellable;    /* stops the readers */
+  GTask          *launch_task;
+  GSource        *launch_timeout;
+  gboolean        exited;
+  gboolean        cleaned;
+  char           *display_problem;
+};
+
+G_DEFINE_FINAL_TYPE (StwProcess, stw_process, G_TYPE_OBJECT)
+
+enum {
+  EXITED,
+  DEBUGGER_WAITING,
+  N_SIGNALS
+};
+
+static guint signals[N_SIGNALS];
+
+void
+stw_launch_spec_clear (StwLaunchSpec *spec)
+{
+  g_clear_pointer (&spec->executable, g_free);
+  g_clear_pointer (&spec->main, g_free);
+  g_clear_pointer (&spec->args, g_strfreev);
+  g_clear_pointer (&spec->env, g_strfreev);
+  g_clear_pointer (&spec->cwd, g_free);
+}
+
+/**
+ * stw_env_key_is_denied:
+ * @key: an environment variable name
+ *
+ * Keys that would turn the app into something else (plain Node, a
+ * preloaded module, an injected library) are refused in launch
+ * environments; matched case-insensitively.
+ */
+gboolean
+stw_env_key_is_denied (const char *key)
+{
+  static const char * const exact[] = {
+    "NODE_OPTIONS", "ELECTRON_RUN_AS_NODE", "NODE_REPL_EXTERNAL_MODULE", NULL
+  };
+  g_autofree char *upper = g_ascii_strup (key, -1);
+
+  if (g_strv_contains (exact, upper))
+    return TRUE;
+  return g_str_has_prefix (upper, "LD_") || g_str_has_prefix (upper, "DYLD_");
+}
+
+static int
+rm_one (const char        *path,
+        const struct stat *sb,
+        int                flag,
+        struct FTW        *ftw)
+{
+  /* Best effort: whatever cannot go is reported by the caller's check. */
+  (void) remove (path);
+  return 0;
+}
+
+static void
+remove_tree (const char *path)
+{
+  if (path == NULL || !g_file_test (path, G_FILE_TEST_EXISTS))
+    return;
+  nftw (path, rm_one, 16, FTW_DEPTH | FTW_PHYS);
+}
+
+/* Whether any process other than a zombie is still in @pgid. */
+static gboolean
+group_has_live_members (GPid pgid)
+{
+  g_autoptr(GDir) dir = g_dir_open ("/proc", 0, NULL);
+  const char *name;
+
+  if (dir == NULL)
+    return kill (-pgid, 0) == 0;
+
+  while ((name = g_dir_read_name (dir)) != NULL)
+    {
+      g_autofree char *path = NULL;
+      g_autofree char *contents = NULL;
+      const char *close_paren;
+      char state;
+      int ppid, pgrp;
+
+      if (!g_ascii_isdigit (name[0]))
+        continue;
+      path = g_build_filename ("/proc", name, "stat", NULL);
+      if (!g_file_get_contents (path, &contents, NULL, NULL))
+        continue;
+      /* comm may contain spaces and parentheses: parse after the last ')'. */
+      close_paren = strrchr (contents, ')');
+      if (close_paren == NULL || sscanf (close_paren + 1, " %c %d %d", &state, &ppid, &pgrp) != 3)
+        continue;
+      if (pgrp == pgid && state != 'Z' && state != 'X')
+        return TRUE;
+    }
+  return FALSE;
+}
+
+static void
+child_setup (gpointer user_data)
+{
+  pid_t parent = (pid_t) GPOINTER_TO_INT (user_data);
+
+  setpgid (0, 0);
+  prctl (PR_SET_PDEATHSIG, SIGTERM);
+  /* The server may have died between fork and prctl. */
+  if (getppid () != parent)
+    raise (SIGTERM);
+}
+
+static void
+log_line (StwProcess *self,
+          const char *line)
+{
+  g_queue_push_tail (&self->log, g_strdup (line));
+  while (self->log.length > LOG_MAX_LINES)
+    g_free (g_queue_pop_head (&self->log));
+}
+
+/**
+ * stw_process_dup_log_tail:
+ * @self: a #StwProcess
+ * @max_lines: how many lines at most
+ *
+ * Returns: (transfer full): the last lines the app wrote
+ */
+char *
+stw_process_dup_log_tail (StwProcess *self,
+                          guint       max_lines)
+{
+  GString *text = g_string_new (NULL);
+  guint skip = self->log.length > max_lines ? self->log.length - max_lines : 0;
+  guint i = 0;
+
+  for (const GList *l = self->log.head; l != NULL; l = l->next, i++)
+    if (i >= skip)
+      {
+        g_string_append (text, l->data);
+        g_string_append_c (text, '\n');
+      }
+  return g_string_free (text, FALSE);
+}
+
+static void
+finish_launch (StwProcess *self,
+               GError     *error)
+{
+  g_autoptr(GTask) task = g_steal_pointer (&self->launch_task);
+
+  if (self->launch_timeout != NULL)
+    {
+      g_source_destroy (self->launch_timeout);
+      g_clear_pointer (&self->launch_timeout, g_source_unref);
+    }
+  if (task == NULL)
+    {
+      g_clear_error (&error);
+      return;
+    }
+
+  if (error != NULL)
+    {
+      /* A launch that failed leaves nothing behind. */
+      stw_process_kill (self);
+      g_task_return_error (task, error);
+    }
+  else
+    g_task_return_pointer (task, g_object_ref (self), g_object_unref);
+}
+
+static void
+check_ready (StwProcess *self)
+{
+  if (self->launch_task == NULL)
+    return;
+  if (self->want_browser_url && self->browser_url == NULL)
+    return;
+  if (self->want_inspector && self->inspector_url == NULL)
+    return;
+  finish_launch (self, NULL);
+}
+
+static char *
+match_endpoint (const char *line,
+                const char *prefix)
+{
+  const char *start;
+  const char *end;
+
+  if (!g_str_has_prefix (line, prefix))
+    return NULL;
+  start = line + strlen (prefix);
+  if (!g_str_has_prefix (start, "ws://"))
+    return NULL;
+  end = start;
+  while (*end != '\0' && !g_ascii_isspace (*end))
+    end++;
+  return g_strndup (start, (gsize) (end - start));
+}
+
+static void
+handle_line (StwProcess *self,
+             const char *line)
+{
+  char *url;
+
+  log_line (self, line);
+
+  if (self->browser_url == NULL && (url = match_endpoint (line, "DevTools listening on ")) != NULL)
+    {
+      self->browser_url = url;
+      check_ready (self);
+    }
+  else if (self->inspector_url == NULL &&
+           (url = match_endpoint (line, "Debugger listening on ")) != NULL)
+    {
+      self->inspector_url = url;
+      check_ready (self);
+    }
+  else if (strstr (line, "Waiting for the debugger to disconnect") != NULL)
+    g_signal_emit (self, signals[DEBUGGER_WAITING], 0);
+  else if (self->launch_task != NULL && self->display_problem == NULL &&
+           (strstr (line, "Missing X server") != NULL ||
+            strstr (line, "Unable to open X display") != NULL ||
+            strstr (line, "cannot open display") != NULL))
+    self->display_problem = g_strdup (line);
+}
+
+typedef struct
+{
+  StwProcess       *self;
+  GDataInputStream *stream;
+} Reader;
+
+static void read_next_line (Reader *reader);
+
+static void
+on_line (GObject      *object,
+         GAsyncResult *result,
+         gpointer      user_data)
+{
+  Reader *reader = user_data;
+  g_autoptr(GError) error = NULL;
+  g_autofree char *line = NULL;
+  gsize length = 0;
+
+  line = g_data_input_stream_read_line_finish_utf8 (reader->stream, result, &length, &error);
+  if (line == NULL && error != NULL && g_error_matches (error, G_IO_ERROR, G_IO_ERROR_INVALID_DATA))
+    {
+      /* Not UTF-8: keep draining, log a placeholder. */
+      log_line (reader->self, "(a line that is not UTF-8)");
+      read_next_line (reader);
+      return;
+    }
+  if (line == NULL)
+    {
+      g_object_unref (reader->stream);
+      g_object_unref (reader->self);
+      g_free (reader);
+      return;
+    }
+
+  handle_line (reader->self, line);
+  read_next_line (reader);
+}
+
+static void
+read_next_line (Reader *reader)
+{
+  g_data_input_stream_read_line_async (reader->stream, G_PRIORITY_DEFAULT,
+                                       reader->self->cancellable, on_line, reader);
+}
+
+static void
+drain (StwProcess   *self,
+       GInputStream *stream)
+{
+  Reader *reader;
+
+  if (stream == NULL)
+    return;
+  reader = g_new0 (Reader, 1);
+  reader->self = g_object_ref (self);
+  reader->stream = g_data_input_stream_new (stream);
+  /* Lines can be long (minified stack traces); the log keeps them bounded. */
+  read_next_line (reader);
+}
+
+/* The group may still be alive: leave it to the guard, which kills it,
+ * waits for it and removes the directories. */
+static void
+release_to_guard (StwProcess *self)
+{
+  if (self->cleaned)
+    return;
+  self->cleaned = TRUE;
+
+  if (self->pid > 0)
+    kill (-self->pid, SIGKILL);
+  if (self->guard_stdin != NULL)
+    {
+      g_output_stream_close (self->guard_stdin, NULL, NULL);
+      g_clear_object (&self->guard_stdin);
+    }
+  else
+    remove_tree (self->temp_root);
+}
+
+static void
+cleanup_after_exit (StwProcess *self)
+{
+  if (self->cleaned)
+    return;
+  self->cleaned = TRUE;
+
+  remove_tree (self->temp_root);
+
+  /* Tell the guard all is done; it exits without touching anything. */
+  if (self->guard_stdin != NULL)
+    {
+      g_output_stream_write_all (self->guard_stdin, "done\n", 5, NULL, NULL, NULL);
+      g_output_stream_close (self->guard_stdin, NULL, NULL);
+      g_clear_object (&self->guard_stdin);
+    }
+}
+
+static void
+on_exited (GObject      *object,
+           GAsyncResult *result,
+           gpointer      user_data)
+{
+  g_autoptr(StwProcess) self = user_data;
+  int status;
+
+  g_subprocess_wait_finish (G_SUBPROCESS (object), result, NULL);
+  self->exited = TRUE;
+  status = g_subprocess_get_status (G_SUBPROCESS (object));
+
+  if (self->launch_task != NULL)
+    {
+      g_autofree char *tail = stw_process_dup_log_tail (self, 12);
+      g_autoptr(JsonObject) details = json_object_new ();
+      GError *error;
+
+      if (self->display_problem != NULL)
+        {
+          error = stw_error_new ("LAUNCH_FAILED", _("The app needs a display: %s"),
+                                 self->display_problem);
+          stw_error_set_hint (error, _("No X display is available. Run the server under Xvfb "
+                                       "(xvfb-run -a stagewright) or give the app a headless switch."));
+        }
+      else
+        error = stw_error_new ("LAUNCH_FAILED", _("The app exited before it could be driven"));
+
+      if (WIFEXITED (status))
+        json_object_set_int_member (details, "exit_code", WEXITSTATUS (status));
+      else if (WIFSIGNALED (status))
+        json_object_set_int_member (details, "signal", WTERMSIG (status));
+      json_object_set_string_member (details, "log_tail", tail);
+      stw_error_set_details (error, details);
+      finish_launch (self, error);
+    }
+
+  g_signal_emit (self, signals[EXITED], 0, status);
+}
+
+static gboolean
+on_launch_timeout (gpointer user_data)
+{
+  StwProcess *self = user_data;
+  g_autofree char *tail = stw_process_dup_log_tail (self, 12);
+  g_autoptr(JsonObject) details = json_object_new ();
+  GError *error;
+
+  g_clear_pointer (&self->launch_timeout, g_source_unref);
+
+  if (self->display_problem != NULL)
+    {
+      error = stw_error_new ("LAUNCH_FAILED", _("The app needs a display: %s"), self->display_problem);
+      stw_error_set_hint (error, _("No X display is available. Run the server under Xvfb "
+                                   "(xvfb-run -a stagewright) or give the app a headless switch."));
+    }
+  else
+    error = stw_error_new ("LAUNCH_TIMEOUT", _("The app did not announce its DevTools endpoints in time"));
+  json_object_set_string_member (details, "log_tail", tail);
+  stw_error_set_details (error, details);
+  finish_launch (self, error);
+  return G_SOURCE_REMOVE;
+}
+
+static void
+guard_setup (gpointer user_data)
+{
+  setsid ();
+}
+
+static GOutputStream *
+start_guard (GPid         pgid,
+             const char  *temp_root,
+             GError     **error)
+{
+  static const char script[] =
+    "read -r word;"
+    "[ \"$word\" = done ] && exit 0;"
+    "kill -TERM -- \"-$1\" 2>/dev/null;"
+    "i=0; while kill -0 -- \"-$1\" 2>/dev/null && [ $i -lt 20 ]; do sleep 0.1; i=$((i+1)); done;"
+    "kill -KILL -- \"-$1\" 2>/dev/null;"
+    "i=0; while kill -0 -- \"-$1\" 2>/dev/null && [ $i -lt 30 ]; do sleep 0.1; i=$((i+1)); done;"
+    "rm -rf -- \"$2\"";
+  g_autoptr(GSubprocessLauncher) launcher = NULL;
+  g_autoptr(GSubprocess) guard = NULL;
+  g_autofree char *pgid_text = g_strdup_printf ("%d", (int) pgid);
+
+  launcher = g_subprocess_launcher_new (G_SUBPROCESS_FLAGS_STDIN_PIPE |
+                                        G_SUBPROCESS_FLAGS_STDOUT_SILENCE |
+                                        G_SUBPROCESS_FLAGS_STDERR_SILENCE);
+  /* Its own session: the guard must survive the server and the app. */
+  g_subprocess_launcher_set_child_setup (launcher, guard_setup, NULL, NULL);
+  guard = g_subprocess_launcher_spawn (launcher, error, "/bin/sh", "-c", script,
+                                       "stagewright-guard", pgid_text, temp_root, NULL);
+  if (guard == NULL)
+    return NULL;
+  return g_object_ref (g_subprocess_get_stdin_pipe (guard));
+}
+
+static gboolean all_gone (StwProcess *self);
+
+static void
+stw_process_finalize (GObject *object)
+{
+  StwProcess *self = STW_PROCESS (object);
+
+  g_cancellable_cancel (self->cancellable);
+  if (self->pid > 0 && !all_gone (self))
+    release_to_guard (self);
+  else
+    cleanup_after_exit (self);
+
+  g_clear_object (&self->subprocess);
+  g_clear_object (&self->cancellable);
+  g_clear_object (&self->pipe_input);
+  g_clear_object (&self->pipe_output);
+  g_clear_pointer (&self->temp_root, g_free);
+  g_clear_pointer (&self->browser_url, g_free);
+  g_clear_pointer (&self->inspector_url, g_free);
+  g_clear_pointer (&self->display_problem, g_free);
+  g_queue_clear_full (&self->log, g_free);
+
+  G_OBJECT_CLASS (stw_process_parent_class)->finalize (object);
+}
+
+static void
+stw_process_class_init (StwProcessClass *klass)
+{
+  G_OBJECT_CLASS (klass)->finalize = stw_process_finalize;
+
+  signals[EXITED] = g_signal_new ("exited", G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST,
+                                  0, NULL, NULL, NULL, G_TYPE_NONE, 1, G_TYPE_INT);
+  signals[DEBUGGER_WAITING] = g_signal_new ("debugger-waiting", G_TYPE_FROM_CLASS (klass),
+                                            G_SIGNAL_RUN_LAST, 0, NULL, NULL, NULL,
+                                            G_TYPE_NONE, 0);
+}
+
+static void
+stw_process_init (StwProcess *self)
+{
+  self->cancellable = g_cancellable_new ();
+  g_queue_init (&self->log);
+}
+
+static char **
+build_environment (const StwLaunchSpec *spec,
+                   const char          *temp_root)
+{
+  g_auto(GStrv) inherited = g_get_environ ();
+  g_autofree char *tmp = g_build_filename (temp_root, "tmp", NULL);
+  g_autofree char *config = g_build_filename (temp_root, "config", NULL);
+  char **env = NULL;
+
+  /* The inherited environment loses the same keys callers may not set. */
+  env = g_new0 (char *, 1);
+  for (guint i = 0; inherited[i] != NULL; i++)
+    {
+      g_autofree char *key = g_strndup (inherited[i], strcspn (inherited[i], "="));
+      if (!stw_env_key_is_denied (key))
+        env = g_environ_setenv (env, key, inherited[i] + strlen (key) + 1, TRUE);
+    }
+  for (guint i = 0; spec->env != NULL && spec->env[i] != NULL; i++)
+    {
+      g_autofree char *key = g_strndup (spec->env[i], strcspn (spec->env[i], "="));
+      const char *value = strchr (spec->env[i], '=');
+      env = g_environ_setenv (env, key, value ? value + 1 : "", TRUE);
+    }
+  env = g_environ_setenv (env, "TMPDIR", tmp, TRUE);
+  env = g_environ_setenv (env, "XDG_CONFIG_HOME", config, TRUE);
+  return env;
+}
+
+/**
+ * stw_process_launch_async:
+ * @spec: what to start
+ * @cancellable: (nullable): cancels the launch (and kills what started)
+ * @callback: called once the endpoints are known, or the launch failed
+ * @user_data: data for @callback
+ */
+void
+stw_process_launch_async (const StwLaunchSpec *spec,
+                          GCancellable        *cancellable,
+                          GAsyncReadyCallback  callback,
+                          gpointer             user_data)
+{
+  g_autoptr(StwProcess) self = g_object_new (STW_TYPE_PROCESS, NULL);
+  g_autoptr(GSubprocessLauncher) launcher = NULL;
+  g_autoptr(GPtrArray) argv = g_ptr_array_new_with_free_func (g_free);
+  g_autoptr(GError) error = NULL;
+  g_auto(GStrv) env = NULL;
+  g_autofree char *profile = NULL;
+  int to_child[2] = { -1, -1 };
+  int from_child[2] = { -1, -1 };
+  GTask *task;
+
+  task = g_task_new (NULL, cancellable, callback, user_data);
+  g_task_set_source_tag (task, stw_process_launch_async);
+  self->launch_task = task;
+
+  self->temp_root = g_dir_make_tmp ("stagewright-XXXXXX", &error);
+  if (self->temp_root == NULL)
+    {
+      finish_launch (self, stw_error_new ("LAUNCH_FAILED", _("Cannot create a temporary directory: %s"),
+                                          error->message));
+      return;
+    }
+  for (guint i = 0; i < 3; i++)
+    {
+      static const char * const subdirs[] = { "profile", "tmp", "config" };
+      g_autofree char *dir = g_build_filename (self->temp_root, subdirs[i], NULL);
+      g_mkdir (dir, 0700);
+    }
+  profile = g_build_filename (self->temp_root, "profile", NULL);
+
+  g_ptr_array_add (argv, g_strdup (spec->executable));
+  if (spec->inspect)
+    g_ptr_array_add (argv, g_strdup ("--inspect=0"));
+  if (spec->pipe)
+    g_ptr_array_add (argv, g_strdup ("--remote-debugging-pipe"));
+  else
+    g_ptr_array_add (argv, g_strdup ("--remote-debugging-port=0"));
+  /* Chromium refuses to run as root without it; so does Electron. */
+  if (geteuid () == 0)
+    g_ptr_array_add (argv, g_strdup ("--no-sandbox"));
+  g_ptr_array_add (argv, g_strdup_printf ("--user-data-dir=%s", profile));
+  if (spec->main != NULL)
+    g_ptr_array_add (argv, g_strdup (spec->main));
+  for (guint i = 0; spec->args != NULL && spec->args[i] != NULL; i++)
+    g_ptr_array_add (argv, g_strdup (spec->args[i]));
+  g_ptr_array_add (argv, NULL);
+
+  env = build_environment (spec, self->temp_root);
+
+  launcher = g_subprocess_launcher_new (G_SUBPROCESS_FLAGS_STDOUT_PIPE |
+                                        G_SUBPROCESS_FLAGS_STDERR_PIPE);
+  g_subprocess_launcher_set_stdin_file_path (launcher, "/dev/null");
+  g_subprocess_launcher_set_environ (launcher, env);
+  if (spec->cwd != NULL)
+    g_subprocess_launcher_set_cwd (launcher, spec->cwd);
+  g_subprocess_launcher_set_child_setup (launcher, child_setup,
+                                         GINT_TO_POINTER ((int) getpid ()), NULL);
+
+  if (spec->pipe)
+    {
+      if (!g_unix_open_pipe (to_child, FD_CLOEXEC, &error) ||
+          !g_unix_open_pipe (from_child, FD_CLOEXEC, &error))
+        {
+          finish_launch (self, stw_error_new ("LAUNCH_FAILED", _("Cannot create the DevTools pipe: %s"),
+                                              error->message));
+          return;
+        }
+      g_subprocess_launcher_take_fd (launcher, to_child[0], 3);
+      g_subprocess_launcher_take_fd (launcher, from_child[1], 4);
+      self->pipe_output = g_unix_output_stream_new (to_child[1], TRUE);
+      self->pipe_input = g_unix_input_stream_new (from_child[0], TRUE);
+    }
+
+  self->subprocess = g_subprocess_launcher_spawnv (launcher, (const char * const *) argv->pdata, &error);
+  if (self->subprocess == NULL)
+    {
+      GError *failure;
+
+      if (g_error_matches (error, G_SPAWN_ERROR, G_SPAWN_ERROR_NOENT))
+        failure = stw_error_new ("FILE_NOT_FOUND", _("Cannot run %s: %s"), spec->executable, error->message);
+      else
+        failure = stw_error_new ("LAUNCH_FAILED", _("Cannot run %s: %s"), spec->executable, error->message);
+      remove_tree (self->temp_root);
+      self->cleaned = TRUE;
+      finish_launch (self, failure);
+      return;
+    }
+
+  self->pid = (GPid) atoi (g_subprocess_get_identifier (self->subprocess));
+  self->guard_stdin = start_guard (self->pid, self->temp_root, &error);
+  if (self->guard_stdin == NULL)
+    g_warning ("No guard for process group %d: %s", (int) self->pid, error->message);
+
+  g_subprocess_wait_async (self->subprocess, NULL, on_exited, g_object_ref (self));
+  drain (self, g_subprocess_get_stderr_pipe (self->subprocess));
+  drain (self, g_subprocess_get_stdout_pipe (self->subprocess));
+
+  self->want_inspector = spec->inspect;
+  self->want_browser_url = !spec->pipe;
+  if (!self->want_inspector && !self->want_browser_url)
+    {
+      finish_launch (self, NULL);
+      return;
+    }
+
+  self->launch_timeout = g_timeout_source_new (spec->timeout_ms > 0 ? spec->timeout_ms : 30000);
+  g_source_set_callback (self->launch_timeout, on_launch_timeout, self, NULL);
+  g_source_attach (self->launch_timeout, g_task_get_context (task));
+}
+
+/**
+ * stw_process_launch_finish:
+ * @result: the result given to the callback
+ * @error: `LAUNCH_FAILED`, `LAUNCH_TIMEOUT` or `FILE_NOT_FOUND`
+ *
+ * Returns: (transfer full): the running process
+ */
+StwProcess *
+stw_process_launch_finish (GAsyncResult  *result,
+                           GError       **error)
+{
+  return g_task_propagate_pointer (G_TASK (result), error);
+}
+
+GPid
+stw_process_get_pid (StwProcess *self)
+{
+  return self->pid;
+}
+
+const char *
+stw_process_get_browser_url (StwProcess *self)
+{
+  return self->browser_url;
+}
+
+const char *
+stw_process_get_inspector_url (StwProcess *self)
+{
+  return self->inspector_url;
+}
+
+GInputStream *
+stw_process_get_pipe_input (StwProcess *self)
+{
+  return self->pipe_input;
+}
+
+GOutputStream *
+stw_process_get_pipe_output (StwProcess *self)
+{
+  return self->pipe_output;
+}
+
+const char *
+stw_process_get_temp_root (StwProcess *self)
+{
+  return self->temp_root;
+}
+
+gboolean
+stw_process_is_running (StwProcess *self)
+{
+  return !self->exited;
+}
+
+/* --- waiting and terminating --------------------------------------------- */
+
+typedef struct
+{
+  StwProcess *self;
+  GTask      *task;
+  GSource    *poll;
+  gint64      deadline_us;
+  gint64      group_deadline_us;
+  gboolean    escalated;
+  int         phase;        /* 0 waiting for exit, 1 after SIGTERM, 2 after SIGKILL */
+} Waiter;
+
+static void
+waiter_free (Waiter *waiter)
+{
+  if (waiter->poll != NULL)
+    {
+      g_source_destroy (waiter->poll);
+      g_source_unref (waiter->poll);
+    }
+  g_object_unref (waiter->self);
+  g_free (waiter);
+}
+
+/* Exited means the main process is gone and so is every other member of
+ * its group: only then may the profile be removed (field notes §6.9). */
+static gboolean
+all_gone (StwProcess *self)
+{
+  return self->exited && !group_has_live_members (self->pid);
+}
+
+static gboolean
+on_wait_poll (gpointer user_data)
+{
+  GTask *task = user_data;
+  Waiter *waiter = g_task_get_task_data (task);
+
+  if (all_gone (waiter->self))
+    {
+      g_clear_pointer (&waiter->poll, g_source_unref);
+      cleanup_after_exit (waiter->self);
+      g_task_return_boolean (task, TRUE);
+      return G_SOURCE_REMOVE;
+    }
+  if (g_get_monotonic_time () >= waiter->deadline_us)
+    {
+      g_clear_pointer (&waiter->poll, g_source_unref);
+      g_task_return_boolean (task, FALSE);
+      return G_SOURCE_REMOVE;
+    }
+  return G_SOURCE_CONTINUE;
+}
+
+/**
+ * stw_process_wait_async:
+ * @self: a #StwProcess
+ * @timeout_ms: how long to wait
+ * @cancellable: (nullable): a #GCancellable
+ * @callback: called with whether the whole group is gone
+ * @user_data: data for @callback
+ */
+void
+stw_process_wait_async (StwProcess          *self,
+                        guint                timeout_ms,
+                        GCancellable        *cancellable,
+                        GAsyncReadyCallback  callback,
+                        gpointer             user_data)
+{
+  GTask *task = g_task_new (self, cancellable, callback, user_data);
+  Waiter *waiter = g_new0 (Waiter, 1);
+
+  waiter->self = g_object_ref (self);
+  waiter->deadline_us = g_get_monotonic_time () + (gint64) timeout_ms * 1000;
+  g_task_set_task_data (task, waiter, (GDestroyNotify) waiter_free);
+
+  waiter->poll = g_timeout_source_new (GROUP_POLL_MS);
+  g_source_set_callback (waiter->poll, on_wait_poll, task, g_object_unref);
+  g_source_attach (waiter->poll, g_task_get_context (task));
+}
+
+gboolean
+stw_process_wait_finish (StwProcess    *self,
+                         GAsyncResult  *result,
+                         GError       **error)
+{
+  return g_task_propagate_boolean (G_TASK (result), error);
+}
+
+static gboolean
+on_terminate_poll (gpointer user_data)
+{
+  GTask *task = user_data;
+  Waiter *waiter = g_task_get_task_data (task);
+  StwProcess *self = waiter->self;
+  gint64 now = g_get_monotonic_time ();
+
+  if (all_gone (self))
+    {
+      g_clear_pointer (&waiter->poll, g_source_unref);
+      cleanup_after_exit (self);
+      g_task_return_boolean (task, TRUE);
+      return G_SOURCE_REMOVE;
+    }
+
+  if (now < waiter->deadline_us)
+    return G_SOURCE_CONTINUE;
+
+  if (waiter->phase == 0)
+    {
+      waiter->phase = 1;
+      kill (-self->pid, SIGTERM);
+      waiter->deadline_us = now + 2 * G_USEC_PER_SEC;
+    }
+  else if (waiter->phase == 1)
+    {
+      waiter->phase = 2;
+      waiter->escalated = TRUE;
+      kill (-self->pid, SIGKILL);
+      waiter->deadline_us = now + (gint64) GROUP_GONE_MAX_MS * 1000;
+    }
+  else
+    {
+      /* Unkillable (D state); the guard will retry. Report honestly. */
+      g_warning ("Process group %d did not go away after SIGKILL", (int) self->pid);
+      g_clear_pointer (&waiter->poll, g_source_unref);
+      g_task_return_boolean (task, FALSE);
+      return G_SOURCE_REMOVE;
+    }
+  return G_SOURCE_CONTINUE;
+}
+
+/**
+ * stw_process_terminate_async:
+ * @self: a #StwProcess
+ * @grace_ms: how long the app may still take to exit on its own
+ * @callback: called when the whole group is gone
+ * @user_data: data for @callback
+ *
+ * Waits @grace_ms for the app to exit by itself, then SIGTERMs its group,
+ * waits two seconds, then SIGKILLs the group (`escalated`), and removes
+ * the temporary directories once no member is left.
+ */
+void
+stw_process_terminate_async (StwProcess          *self,
+                             guint                grace_ms,
+                             GAsyncReadyCallback  callback,
+                             gpointer             user_data)
+{
+  GTask *task = g_task_new (self, NULL, callback, user_data);
+  Waiter *waiter = g_new0 (Waiter, 1);
+
+  waiter->self = g_object_ref (self);
+  waiter->deadline_us = g_get_monotonic_time () + (gint64) grace_ms * 1000;
+  g_task_set_task_data (task, waiter, (GDestroyNotify) waiter_free);
+
+  waiter->poll = g_timeout_source_new (GROUP_POLL_MS);
+  g_source_set_callback (waiter->poll, on_terminate_poll, task, g_object_unref);
+  g_source_attach (waiter->poll, g_task_get_context (task));
+}
+
+gboolean
+stw_process_terminate_finish (StwProcess   *self,
+                              GAsyncResult *result,
+                              gboolean     *escalated)
+{
+  Waiter *waiter = g_task_get_task_data (G_TASK (result));
+
+  if (escalated != NULL)
+    *escalated = waiter->escalated;
+  return g_task_propagate_boolean (G_TASK (result), NULL);
+}
+
+/**
+ * stw_process_kill:
+ * @self: a #StwProcess
+ *
+ * SIGKILLs the whole group now. The temporary directories go once the
+ * group is gone (by stw_process_terminate_async(), or by the guard).
+ */
+void
+stw_process_kill (StwProcess *self)
+{
+  if (self->pid > 0 && !self->exited)
+    kill (-self->pid, SIGKILL);
+  else if (self->pid > 0)
+    kill (-self->pid, SIGKILL);  /* stragglers of an exited leader */
+}

@@ -1,0 +1,1325 @@
+/* stw-session-manager.c: the live sessions and how they start
+ *
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <glib/gi18n-lib.h>
+#include <libsoup/soup.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "stw-cdp-websocket.h"
+#include "stw-cdp-pipe.h"
+#include "stw-error-registry.h"
+#include "stw-json-private.h"
+#include "stw-session-private.h"
+
+#define DEFAULT_FIRST_WINDOW_MS 30000
+#define DEFAULT_READY_MS 5000
+#define DEFAULT_CONNECT_MS 10000
+#define DEFAULT_INJECT_MS 10000
+#define HTTP_BODY_MAX 65536
+#define NODE_INSPECTOR_PORT 9229
+
+/**
+ * StwSessionManager:
+ *
+ * The live sessions of a server (at most %STW_MAX_SESSIONS) and the ways to
+ * start one: launch (the server owns the app), attach over CDP, inject
+ * into a running Node/Electron main process. Calls that name no session
+ * resolve to the only live one.
+ */
+struct _StwSessionManager
+{
+  GObject     parent_instance;
+  GPtrArray  *sessions;
+  char       *app_root;
+  guint       next_id;
+  SoupSession *http;
+};
+
+G_DEFINE_FINAL_TYPE (StwSessionManager, stw_session_manager, G_TYPE_OBJECT)
+
+static void
+stw_session_manager_dispose (GObject *object)
+{
+  StwSessionManager *self = STW_SESSION_MANAGER (object);
+
+  /* Disposing the manager ends every session: owned apps are killed with
+   * their groups (the guards remove their directories). */
+  while (self->sessions->len > 0)
+    {
+      g_autoptr(StwSession) session = g_object_ref (g_ptr_array_index (self->sessions, 0));
+      g_ptr_array_remove_index (self->sessions, 0);
+      g_signal_handlers_disconnect_by_data (session, self);
+      g_object_run_dispose (G_OBJECT (session));
+    }
+  g_clear_object (&self->http);
+  G_OBJECT_CLASS (stw_session_manager_parent_class)->dispose (object);
+}
+
+static void
+stw_session_manager_finalize (GObject *object)
+{
+  StwSessionManager *self = STW_SESSION_MANAGER (object);
+
+  g_ptr_array_unref (self->sessions);
+  g_free (self->app_root);
+  G_OBJECT_CLASS (stw_session_manager_parent_class)->finalize (object);
+}
+
+static void
+stw_session_manager_class_init (StwSessionManagerClass *klass)
+{
+  G_OBJECT_CLASS (klass)->dispose = stw_session_manager_dispose;
+  G_OBJECT_CLASS (klass)->finalize = stw_session_manager_finalize;
+}
+
+static void
+stw_session_manager_init (StwSessionManager *self)
+{
+  self->sessions = g_ptr_array_new_with_free_func (g_object_unref);
+}
+
+/**
+ * stw_session_manager_new:
+ *
+ * Returns: (transfer full): a new #StwSessionManager
+ */
+StwSessionManager *
+stw_session_manager_new (void)
+{
+  return g_object_new (STW_TYPE_SESSION_MANAGER, NULL);
+}
+
+/**
+ * stw_session_manager_set_app_root:
+ * @self: a #StwSessionManager
+ * @app_root: (nullable): the directory launch paths must lie in
+ */
+void
+stw_session_manager_set_app_root (StwSessionManager *self,
+                                  const char        *app_root)
+{
+  g_return_if_fail (STW_IS_SESSION_MANAGER (self));
+  g_free (self->app_root);
+  self->app_root = app_root ? realpath (app_root, NULL) : NULL;
+  if (app_root != NULL && self->app_root == NULL)
+    self->app_root = g_strdup (app_root);
+}
+
+/**
+ * stw_session_manager_list_sessions:
+ * @self: a #StwSessionManager
+ *
+ * Returns: (transfer container) (element-type StwSession): the live sessions
+ */
+GList *
+stw_session_manager_list_sessions (StwSessionManager *self)
+{
+  GList *list = NULL;
+
+  g_return_val_if_fail (STW_IS_SESSION_MANAGER (self), NULL);
+
+  for (guint i = self->sessions->len; i > 0; i--)
+    list = g_list_prepend (list, g_ptr_array_index (self->sessions, i - 1));
+  return list;
+}
+
+/**
+ * stw_session_manager_lookup:
+ * @self: a #StwSessionManager
+ * @session_id: a session id
+ *
+ * Returns: (transfer none) (nullable): the live session with that id
+ */
+StwSession *
+stw_session_manager_lookup (StwSessionManager *self,
+                            const char        *session_id)
+{
+  g_return_val_if_fail (STW_IS_SESSION_MANAGER (self), NULL);
+
+  for (guint i = 0; session_id != NULL && i < self->sessions->len; i++)
+    {
+      StwSession *session = g_ptr_array_index (self->sessions, i);
+      if (g_strcmp0 (stw_session_get_id (session), session_id) == 0)
+        return session;
+    }
+  return NULL;
+}
+
+/**
+ * stw_session_manager_resolve:
+ * @self: a #StwSessionManager
+ * @session_id: (nullable): the session a call names
+ * @error: `NOT_RUNNING` or `BAD_ARGUMENT`
+ *
+ * The contract's rule: a named session must be live (`NOT_RUNNING`);
+ * without a name, the only live session, `NOT_RUNNING` when there is none
+ * and `BAD_ARGUMENT` listing them when there are several.
+ *
+ * Returns: (transfer none) (nullable): the session
+ */
+StwSession *
+stw_session_manager_resolve (StwSessionManager  *self,
+                             const char         *session_id,
+                             GError            **error)
+{
+  g_return_val_if_fail (STW_IS_SESSION_MANAGER (self), NULL);
+
+  if (session_id != NULL)
+    {
+      StwSession *session = stw_session_manager_lookup (self, session_id);
+      if (session == NULL)
+        {
+          GError *missing = stw_error_new ("NOT_RUNNING", _("No live session has the id %s"), session_id);
+          stw_error_add_next_action (missing, "electron_status()");
+          g_propagate_error (error, missing);
+        }
+      return session;
+    }
+
+  if (self->sessions->len == 1)
+    return g_ptr_array_index (self->sessions, 0);
+
+  if (self->sessions->len == 0)
+    {
+      GError *none = stw_error_new_literal ("NOT_RUNNING", NULL);
+      stw_error_add_next_action (none, "electron_launch({ main: \"/abs/path/main.js\" })");
+      g_propagate_error (error, none);
+      return NULL;
+    }
+
+  {
+    g_autoptr(JsonObject) details = json_object_new ();
+    JsonArray *ids = json_array_new ();
+    GError *ambiguous = stw_error_new ("BAD_ARGUMENT",
+                                       _("%u sessions are live; pass sessionId"), self->sessions->len);
+    for (guint i = 0; i < self->sessions->len; i++)
+      json_array_add_string_element (ids, stw_session_get_id (g_ptr_array_index (self->sessions, i)));
+    json_object_set_array_member (details, "available_sessions", ids);
+    stw_error_set_details (ambiguous, details);
+    g_propagate_error (error, ambiguous);
+    return NULL;
+  }
+}
+
+static void
+on_session_exited (StwSession        *session,
+                   StwSessionManager *self)
+{
+  stw_session_manager_remove (self, session);
+}
+
+/**
+ * stw_session_manager_remove:
+ * @self: a #StwSessionManager
+ * @session: a session
+ *
+ * Forgets @session (it ended).
+ */
+void
+stw_session_manager_remove (StwSessionManager *self,
+                            StwSession        *session)
+{
+  g_return_if_fail (STW_IS_SESSION_MANAGER (self));
+
+  g_signal_handlers_disconnect_by_data (session, self);
+  g_ptr_array_remove (self->sessions, session);
+}
+
+static void
+add_session (StwSessionManager *self,
+             StwSession        *session)
+{
+  g_ptr_array_add (self->sessions, g_object_ref (session));
+  g_signal_connect (session, "exited", G_CALLBACK (on_session_exited), self);
+}
+
+static char *
+next_session_id (StwSessionManager *self,
+                 const char        *prefix)
+{
+  g_autofree char *uuid = g_uuid_string_random ();
+
+  /* Short and unique: a counter for humans, a random tail against reuse
+   * across restarts. */
+  return g_strdup_printf ("%s-%u-%.8s", prefix, ++self->next_id, uuid);
+}
+
+static gboolean
+check_capacity (StwSessionManager  *self,
+                gboolean            allow_multiple,
+                GError            **error)
+{
+  if (self->sessions->len >= STW_MAX_SESSIONS)
+    {
+      g_propagate_error (error, stw_error_new ("ALREADY_RUNNING",
+                                               _("The limit of %d live sessions is reached"),
+                                               STW_MAX_SESSIONS));
+      return FALSE;
+    }
+  if (self->sessions->len > 0 && !allow_multiple)
+    {
+      GError *running = stw_error_new ("ALREADY_RUNNING", _("An app is already running"));
+      stw_error_add_next_action (running, "electron_stop()");
+      stw_error_add_next_action (running, "electron_launch({ allowMultiple: true, … })");
+      g_propagate_error (error, running);
+      return FALSE;
+    }
+  return TRUE;
+}
+
+/* A launch path: absolute, existing, and inside --app-root when set. */
+static char *
+check_path (StwSessionManager  *self,
+            const char         *field,
+            const char         *path,
+            gboolean            directory_ok,
+            GError            **error)
+{
+  g_autofree char *real = NULL;
+
+  if (!g_path_is_absolute (path))
+    {
+      g_propagate_error (error, stw_error_new ("ABSOLUTE_PATH_REQUIRED",
+                                               _("%s must be an absolute path"), field));
+      return NULL;
+    }
+  real = realpath (path, NULL);
+  if (real == NULL || (!directory_ok && g_file_test (real, G_FILE_TEST_IS_DIR)))
+    {
+      g_propagate_error (error, stw_error_new ("FILE_NOT_FOUND", _("%s does not exist: %s"), field, path));
+      return NULL;
+    }
+  if (self->app_root != NULL)
+    {
+      gsize n = strlen (self->app_root);
+      if (!(strncmp (real, self->app_root, n) == 0 && (real[n] == '/' || real[n] == '\0')))
+        {
+          g_propagate_error (error, stw_error_new ("BAD_ARGUMENT",
+                                                   _("%s lies outside the server's --app-root"), field));
+          return NULL;
+        }
+    }
+  return g_steal_pointer (&real);
+}
+
+static char *
+find_electron (StwSessionManager *self,
+               const char        *main)
+{
+  g_autofree char *main_dir = g_file_test (main, G_FILE_TEST_IS_DIR) ? g_strdup (main) : g_path_get_dirname (main);
+  const char *roots[] = { self->app_root, main_dir, NULL };
+
+  for (guint i = 0; i < G_N_ELEMENTS (roots); i++)
+    if (roots[i] != NULL)
+      {
+        g_autofree char *local = g_build_filename (roots[i], "node_modules", ".bin", "electron", NULL);
+        if (g_file_test (local, G_FILE_TEST_IS_EXECUTABLE))
+          return g_steal_pointer (&local);
+      }
+  return g_find_program_in_path ("electron");
+}
+
+static char **
+strv_member (JsonObject *options,
+             const char *member)
+{
+  JsonArray *array;
+  g_autoptr(GStrvBuilder) builder = g_strv_builder_new ();
+
+  if (!json_object_has_member (options, member) ||
+      !JSON_NODE_HOLDS_ARRAY (json_object_get_member (options, member)))
+    return NULL;
+  array = json_object_get_array_member (options, member);
+  for (guint i = 0; i < json_array_get_length (array); i++)
+    {
+      JsonNode *node = json_array_get_element (array, i);
+      if (JSON_NODE_HOLDS_VALUE (node) && json_node_get_value_type (node) == G_TYPE_STRING)
+        g_strv_builder_add (builder, json_node_get_string (node));
+    }
+  return g_strv_builder_end (builder);
+}
+
+static guint
+uint_member (JsonObject *options,
+             const char *member,
+             guint       fallback)
+{
+  JsonNode *node = json_object_get_member (options, member);
+  gint64 value;
+
+  if (node == NULL || !JSON_NODE_HOLDS_VALUE (node))
+    return fallback;
+  value = json_node_get_int (node);
+  return value > 0 && value <= G_MAXUINT ? (guint) value : fallback;
+}
+
+/* --- launch -------------------------------------------------------------- */
+
+typedef struct
+{
+  StwLaunchSpec  spec;
+  guint          ready_timeout_ms;
+  char          *id;
+  StwProcess    *process;
+  StwTransport  *browser;
+  StwTransport  *inspector;
+  StwSession    *session;
+  guint          connecting;
+  GError        *error;
+} Launch;
+
+static void
+launch_free (Launch *launch)
+{
+  stw_launch_spec_clear (&launch->spec);
+  g_free (launch->id);
+  g_clear_object (&launch->process);
+  g_clear_object (&launch->browser);
+  g_clear_object (&launch->inspector);
+  g_clear_object (&launch->session);
+  g_clear_error (&launch->error);
+  g_free (launch);
+}
+
+static void
+fail_launch (GTask  *task,
+             GError *error)
+{
+  Launch *launch = g_task_get_task_data (task);
+
+  /* Nothing a failed launch started may stay: kill it, the guard cleans. */
+  if (launch->session != NULL)
+    stw_session_force_kill (launch->session);
+  else if (launch->process != NULL)
+    stw_process_kill (launch->process);
+  g_task_return_error (task, error);
+}
+
+static void
+on_session_started (GObject      *object,
+                    GAsyncResult *result,
+                    gpointer      user_data)
+{
+  g_autoptr(GTask) task = user_data;
+  StwSessionManager *self = g_task_get_source_object (task);
+  Launch *launch = g_task_get_task_data (task);
+  g_autoptr(GError) error = NULL;
+
+  if (!_stw_session_start_finish (STW_SESSION (object), result, &error))
+    {
+      fail_launch (task, stw_error_new (stw_error_get_code_name (error), "%s", error->message));
+      return;
+    }
+  if (!stw_session_is_running (launch->session))
+    {
+      fail_launch (task, stw_error_new ("LAUNCH_FAILED", _("The app exited during start-up")));
+      return;
+    }
+
+  add_session (self, launch->session);
+  g_task_return_pointer (task, g_object_ref (launch->session), g_object_unref);
+}
+
+static void
+start_session (GTask *task)
+{
+  StwSessionManager *self = g_task_get_source_object (task);
+  Launch *launch = g_task_get_task_data (task);
+
+  if (launch->error != NULL)
+    {
+      fail_launch (task, g_steal_pointer (&launch->error));
+      g_object_unref (task);
+      return;
+    }
+
+  launch->session = _stw_session_new_launched (self, launch->id, launch->process,
+                                               launch->browser, launch->inspector);
+  _stw_session_start_async (launch->session, launch->spec.timeout_ms, launch->ready_timeout_ms,
+                            g_task_get_cancellable (task), on_session_started, task);
+}
+
+static void
+on_endpoint_connected (GObject      *object,
+                       GAsyncResult *result,
+                       gpointer      user_data)
+{
+  GTask *task = user_data;
+  Launch *launch = g_task_get_task_data (task);
+  g_autoptr(GError) error = NULL;
+  StwTransport *transport;
+
+  transport = stw_cdp_websocket_connect_finish (result, &error);
+  if (transport == NULL && launch->error == NULL)
+    launch->error = stw_error_new ("LAUNCH_FAILED", _("Cannot connect to the app's DevTools endpoint: %s"),
+                                   error->message);
+  else if (transport != NULL)
+    {
+      const char *url = stw_cdp_websocket_get_url (STW_CDP_WEBSOCKET (transport));
+      if (g_strcmp0 (url, stw_process_get_inspector_url (launch->process)) == 0)
+        launch->inspector = transport;
+      else
+        launch->browser = transport;
+    }
+
+  if (--launch->connecting == 0)
+    start_session (task);
+}
+
+static void
+on_process_launched (GObject      *object,
+                     GAsyncResult *result,
+                     gpointer      user_data)
+{
+  GTask *task = user_data;
+  Launch *launch = g_task_get_task_data (task);
+  GError *error = NULL;
+  const char *browser_url;
+  const char *inspector_url;
+
+  launch->process = stw_process_launch_finish (result, &error);
+  if (launch->process == NULL)
+    {
+      g_task_return_error (task, error);
+      g_object_unref (task);
+      return;
+    }
+
+  browser_url = stw_process_get_browser_url (launch->process);
+  inspector_url = stw_process_get_inspector_url (launch->process);
+
+  if (launch->spec.pipe)
+    launch->browser = stw_cdp_pipe_new (stw_process_get_pipe_input (launch->process),
+                                        stw_process_get_pipe_output (launch->process));
+
+  launch->connecting = 1;  /* released below, so the last connect starts the session */
+  if (browser_url != NULL)
+    {
+      launch->connecting++;
+      stw_cdp_websocket_connect_async (browser_url, DEFAULT_CONNECT_MS, g_task_get_cancellable (task),
+                                       on_endpoint_connected, task);
+    }
+  if (inspector_url != NULL)
+    {
+      launch->connecting++;
+      stw_cdp_websocket_connect_async (inspector_url, DEFAULT_CONNECT_MS, g_task_get_cancellable (task),
+                                       on_endpoint_connected, task);
+    }
+  if (--launch->connecting == 0)
+    start_session (task);
+}
+
+/**
+ * stw_session_manager_launch_async:
+ * @self: a #StwSessionManager
+ * @options: the fields of `electron_launch`: `main`, `executablePath`,
+ *   `args`, `env`, `cwd`, `timeoutMs`, `readyTimeoutMs`, `allowMultiple`,
+ *   and `pipe` (plain Chromium over `--remote-debugging-pipe`)
+ * @cancellable: (nullable): a #GCancellable
+ * @callback: called with the new session
+ * @user_data: data for @callback
+ *
+ * Launches an app the way Playwright launches Electron: with `main`, the
+ * runtime (`executablePath`, else an `electron` in the app root, next to
+ * `main` or on PATH) runs it under `--inspect=0 --remote-debugging-port=0`;
+ * with `executablePath` alone (a packaged app or plain Chromium), only the
+ * DevTools endpoint is opened, and main-process operations answer
+ * `TRANSPORT_UNSUPPORTED`.
+ */
+void
+stw_session_manager_launch_async (StwSessionManager   *self,
+                                  JsonObject          *options,
+                                  GCancellable        *cancellable,
+                                  GAsyncReadyCallback  callback,
+                                  gpointer             user_data)
+{
+  GTask *task = g_task_new (self, cancellable, callback, user_data);
+  Launch *launch = g_new0 (Launch, 1);
+  g_autoptr(GError) error = NULL;
+  const char *main_path = json_object_get_string_member_with_default (options, "main", NULL);
+  const char *exe_path = json_object_get_string_member_with_default (options, "executablePath", NULL);
+  const char *cwd = json_object_get_string_member_with_default (options, "cwd", NULL);
+  JsonObject *env = json_object_has_member (options, "env") &&
+                    JSON_NODE_HOLDS_OBJECT (json_object_get_member (options, "env"))
+                    ? json_object_get_object_member (options, "env") : NULL;
+
+  g_task_set_source_tag (task, stw_session_manager_launch_async);
+  g_task_set_task_data (task, launch, (GDestroyNotify) launch_free);
+
+  if (!check_capacity (self, json_object_get_boolean_member_with_default (options, "allowMultiple", FALSE),
+                       &error))
+    goto fail;
+
+  if (env != NULL)
+    {
+      g_autoptr(GList) keys = json_object_get_members (env);
+      g_autoptr(GStrvBuilder) pairs = g_strv_builder_new ();
+      JsonArray *denied = json_array_new ();
+
+      for (const GList *l = keys; l != NULL; l = l->next)
+        {
+          JsonNode *value = json_object_get_member (env, l->data);
+          if (stw_env_key_is_denied (l->data))
+            json_array_add_string_element (denied, l->data);
+          else if (JSON_NODE_HOLDS_VALUE (value) && json_node_get_value_type (value) == G_TYPE_STRING &&
+                   *(const char *) l->data != '\0' && strchr (l->data, '=') == NULL)
+            {
+              g_autofree char *pair = g_strdup_printf ("%s=%s", (const char *) l->data,
+                                                       json_node_get_string (value));
+              g_strv_builder_add (pairs, pair);
+            }
+        }
+      if (json_array_get_length (denied) > 0)
+        {
+          g_autoptr(JsonObject) details = json_object_new ();
+          error = stw_error_new ("BAD_ARGUMENT", _("The launch environment may not set these keys"));
+          json_object_set_array_member (details, "denied_env_keys", denied);
+          stw_error_set_details (error, details);
+          goto fail;
+        }
+      json_array_unref (denied);
+      launch->spec.env = g_strv_builder_end (pairs);
+    }
+
+  if (main_path == NULL && exe_path == NULL)
+    {
+      error = stw_error_new ("BAD_ARGUMENT", _("Give main (an Electron app) or executablePath"));
+      goto fail;
+    }
+  if (main_path != NULL && (launch->spec.main = check_path (self, "main", main_path, TRUE, &error)) == NULL)
+    goto fail;
+  if (exe_path != NULL &&
+      (launch->spec.executable = check_path (self, "executablePath", exe_path, FALSE, &error)) == NULL)
+    goto fail;
+  if (cwd != NULL && (launch->spec.cwd = check_path (self, "cwd", cwd, TRUE, &error)) == NULL)
+    goto fail;
+  if (launch->spec.executable == NULL)
+    {
+      launch->spec.executable = find_electron (self, launch->spec.main);
+      if (launch->spec.executable == NULL)
+        {
+          error = stw_error_new ("FILE_NOT_FOUND", _("No Electron runtime found for %s"), main_path);
+          stw_error_set_hint (error, _("Pass executablePath, or install electron in the app (node_modules/.bin/electron)"));
+          goto fail;
+        }
+    }
+
+  launch->spec.args = strv_member (options, "args");
+  launch->spec.inspect = launch->spec.main != NULL;
+  launch->spec.pipe = json_object_get_boolean_member_with_default (options, "pipe", FALSE) &&
+                      launch->spec.main == NULL;
+  launch->spec.timeout_ms = uint_member (options, "timeoutMs", DEFAULT_FIRST_WINDOW_MS);
+  launch->ready_timeout_ms = json_object_has_member (options, "readyTimeoutMs")
+                             ? (guint) CLAMP (json_object_get_int_member (options, "readyTimeoutMs"), 0, 60000)
+                             : DEFAULT_READY_MS;
+  launch->id = next_session_id (self, "app");
+
+  stw_process_launch_async (&launch->spec, cancellable, on_process_launched, task);
+  return;
+
+fail:
+  g_task_return_error (task, g_steal_pointer (&error));
+  g_object_unref (task);
+}
+
+/**
+ * stw_session_manager_launch_finish:
+ * @self: a #StwSessionManager
+ * @result: the result given to the callback
+ * @error: where to put the failure
+ *
+ * Returns: (transfer full): the session
+ */
+StwSession *
+stw_session_manager_launch_finish (StwSessionManager  *self,
+                                   GAsyncResult       *result,
+                                   GError            **error)
+{
+  return g_task_propagate_pointer (G_TASK (result), error);
+}
+
+typedef struct
+{
+  GMainContext *context;
+  StwSession   *session;
+  GError       *error;
+  gboolean      done;
+} SyncStart;
+
+static void
+on_sync_started (GObject      *object,
+                 GAsyncResult *result,
+                 gpointer      user_data)
+{
+  SyncStart *sync = user_data;
+
+  sync->session = g_task_propagate_pointer (G_TASK (result), &sync->error);
+  sync->done = TRUE;
+  g_main_context_wakeup (sync->context);
+}
+
+typedef void (*StartFunc) (StwSessionManager *, JsonObject *, GCancellable *, GAsyncReadyCallback, gpointer);
+
+static StwSession *
+start_sync (StwSessionManager  *self,
+            StartFunc           start,
+            const char         *options_json,
+            GCancellable       *cancellable,
+            GError            **error)
+{
+  g_autoptr(JsonNode) node = NULL;
+  g_autoptr(JsonObject) empty = json_object_new ();
+  SyncStart sync = { 0 };
+
+  if (options_json != NULL && *options_json != '\0')
+    {
+      node = stw_json_parse (options_json, -1, NULL);
+      if (node == NULL || !JSON_NODE_HOLDS_OBJECT (node))
+        {
+          g_propagate_error (error, stw_error_new ("BAD_ARGUMENT", _("The options are not a JSON object")));
+          return NULL;
+        }
+    }
+
+  sync.context = g_main_context_ref_thread_default ();
+  start (self, node ? json_node_get_object (node) : empty, cancellable, on_sync_started, &sync);
+  while (!sync.done)
+    g_main_context_iteration (sync.context, TRUE);
+  g_main_context_unref (sync.context);
+
+  if (sync.error != NULL)
+    g_propagate_error (error, sync.error);
+  return sync.session;
+}
+
+/**
+ * stw_session_manager_launch_sync:
+ * @self: a #StwSessionManager
+ * @options_json: (nullable): the launch options as a JSON object text
+ * @cancellable: (nullable): a #GCancellable
+ * @error: where to put the failure
+ *
+ * Blocking stw_session_manager_launch_async() for scripts and harnesses;
+ * runs the thread-default main context meanwhile.
+ *
+ * Returns: (transfer full) (nullable): the session
+ */
+StwSession *
+stw_session_manager_launch_sync (StwSessionManager  *self,
+                                 const char         *options_json,
+                                 GCancellable       *cancellable,
+                                 GError            **error)
+{
+  g_return_val_if_fail (STW_IS_SESSION_MANAGER (self), NULL);
+  return start_sync (self, stw_session_manager_launch_async, options_json, cancellable, error);
+}
+
+/* --- HTTP discovery ------------------------------------------------------ */
+
+static SoupSession *
+http_session (StwSessionManager *self)
+{
+  if (self->http == NULL)
+    self->http = soup_session_new_with_options ("max-conns", 64, "max-conns-per-host", 16, NULL);
+  return self->http;
+}
+
+static void
+on_http_read (GObject      *object,
+              GAsyncResult *result,
+              gpointer      user_data)
+{
+  g_autoptr(GTask) task = user_data;
+  g_autoptr(GBytes) body = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autoptr(JsonNode) node = NULL;
+  gsize size = 0;
+  const char *data;
+
+  body = soup_session_send_and_read_finish (SOUP_SESSION (object), result, &error);
+  if (body == NULL)
+    {
+      g_task_return_error (task, stw_error_new ("CDP_DISCONNECTED", "%s", error->message));
+      return;
+    }
+  data = g_bytes_get_data (body, &size);
+  if (size > HTTP_BODY_MAX || (node = stw_json_parse (data, (gssize) size, NULL)) == NULL)
+    {
+      g_task_return_error (task, stw_error_new ("CDP_DISCONNECTED", _("The endpoint did not answer with DevTools JSON")));
+      return;
+    }
+  g_task_return_pointer (task, g_steal_pointer (&node), (GDestroyNotify) json_node_unref);
+}
+
+static void
+http_get_json_async (StwSessionManager   *self,
+                     const char          *url,
+                     guint                timeout_ms,
+                     GCancellable        *cancellable,
+                     GAsyncReadyCallback  callback,
+                     gpointer             user_data)
+{
+  GTask *task = g_task_new (self, cancellable, callback, user_data);
+  g_autoptr(SoupMessage) message = soup_message_new ("GET", url);
+
+  if (message == NULL)
+    {
+      g_task_return_error (task, stw_error_new ("BAD_ARGUMENT", _("Invalid endpoint URL")));
+      g_object_unref (task);
+      return;
+    }
+  soup_session_set_timeout (http_session (self), MAX (1, (timeout_ms + 999) / 1000));
+  soup_session_send_and_read_async (http_session (self), message, G_PRIORITY_DEFAULT,
+                                    cancellable, on_http_read, task);
+}
+
+static JsonNode *
+http_get_json_finish (GAsyncResult  *result,
+                      GError       **error)
+{
+  return g_task_propagate_pointer (G_TASK (result), error);
+}
+
+/* --- attach -------------------------------------------------------------- */
+
+typedef struct
+{
+  char  *id;
+  GPid   pid;
+  guint  timeout_ms;
+} Attach;
+
+static void
+attach_free (Attach *attach)
+{
+  g_free (attach->id);
+  g_free (attach);
+}
+
+static void
+on_attach_started (GObject      *object,
+                   GAsyncResult *result,
+                   gpointer      user_data)
+{
+  g_autoptr(GTask) task = user_data;
+  StwSessionManager *self = g_task_get_source_object (task);
+  StwSession *session = STW_SESSION (object);
+  g_autoptr(GError) error = NULL;
+
+  if (!_stw_session_start_finish (session, result, &error) && !stw_session_is_running (session))
+    {
+      g_task_return_error (task, g_steal_pointer (&error));
+      return;
+    }
+  add_session (self, session);
+  g_task_return_pointer (task, g_object_ref (session), g_object_unref);
+}
+
+static void
+on_attach_connected (GObject      *object,
+                     GAsyncResult *result,
+                     gpointer      user_data)
+{
+  GTask *task = user_data;
+  StwSessionManager *self = g_task_get_source_object (task);
+  Attach *attach = g_task_get_task_data (task);
+  g_autoptr(StwTransport) browser = NULL;
+  g_autoptr(StwSession) session = NULL;
+  GError *error = NULL;
+
+  browser = stw_cdp_websocket_connect_finish (result, &error);
+  if (browser == NULL)
+    {
+      g_task_return_error (task, error);
+      g_object_unref (task);
+      return;
+    }
+  session = _stw_session_new_attached (self, attach->id, "cdp", browser, NULL, attach->pid);
+  /* An attached app may have no window at all: a short first-window wait. */
+  _stw_session_start_async (session, MIN (attach->timeout_ms, 2000), 0, g_task_get_cancellable (task),
+                            on_attach_started, task);
+}
+
+static void
+on_version_json (GObject      *object,
+                 GAsyncResult *result,
+                 gpointer      user_data)
+{
+  GTask *task = user_data;
+  Attach *attach = g_task_get_task_data (task);
+  g_autoptr(JsonNode) node = NULL;
+  GError *error = NULL;
+  const char *url;
+
+  node = http_get_json_finish (result, &error);
+  if (node == NULL)
+    {
+      g_task_return_error (task, error);
+      g_object_unref (task);
+      return;
+    }
+  url = JSON_NODE_HOLDS_OBJECT (node)
+        ? json_object_get_string_member_with_default (json_node_get_object (node), "webSocketDebuggerUrl", NULL)
+        : NULL;
+  if (url == NULL || !stw_url_is_loopback (url))
+    {
+      g_task_return_error (task, stw_error_new ("CDP_DISCONNECTED",
+                                                _("The port answered without a loopback browser endpoint")));
+      g_object_unref (task);
+      return;
+    }
+  stw_cdp_websocket_connect_async (url, attach->timeout_ms, g_task_get_cancellable (task),
+                                   on_attach_connected, task);
+}
+
+/**
+ * stw_session_manager_attach_async:
+ * @self: a #StwSessionManager
+ * @options: the fields of `electron_attach`: `port` and `host`
+ *   (`127.0.0.1`, `localhost` or `::1`), or `cdpUrl` (a loopback `ws://`
+ *   browser endpoint); `pid` (lets stop SIGKILL an app that ignores the
+ *   close); `timeoutMs`; `allowMultiple`
+ * @cancellable: (nullable): a #GCancellable
+ * @callback: called with the new session
+ * @user_data: data for @callback
+ *
+ * Attaches to a running app over CDP. The session does not own the app:
+ * detach leaves it running.
+ */
+void
+stw_session_manager_attach_async (StwSessionManager   *self,
+                                  JsonObject          *options,
+                                  GCancellable        *cancellable,
+                                  GAsyncReadyCallback  callback,
+                                  gpointer             user_data)
+{
+  GTask *task = g_task_new (self, cancellable, callback, user_data);
+  Attach *attach = g_new0 (Attach, 1);
+  const char *cdp_url = json_object_get_string_member_with_default (options, "cdpUrl", NULL);
+  const char *host = json_object_get_string_member_with_default (options, "host", "127.0.0.1");
+  gint64 port = json_object_get_int_member_with_default (options, "port", 0);
+  g_autoptr(GError) error = NULL;
+
+  g_task_set_task_data (task, attach, (GDestroyNotify) attach_free);
+  attach->timeout_ms = uint_member (options, "timeoutMs", DEFAULT_CONNECT_MS);
+  attach->pid = (GPid) json_object_get_int_member_with_default (options, "pid", 0);
+
+  if (!check_capacity (self, json_object_get_boolean_member_with_default (options, "allowMultiple", FALSE),
+                       &error))
+    goto fail;
+
+  attach->id = next_session_id (self, "cdp");
+  if (cdp_url != NULL)
+    {
+      if (!stw_url_is_loopback (cdp_url))
+        {
+          error = stw_error_new ("BAD_ARGUMENT", _("cdpUrl must be a ws:// or wss:// URL on a loopback host"));
+          goto fail;
+        }
+      stw_cdp_websocket_connect_async (cdp_url, attach->timeout_ms, cancellable, on_attach_connected, task);
+      return;
+    }
+  if (port > 0 && port <= 65535)
+    {
+      g_autofree char *url = NULL;
+
+      if (g_strcmp0 (host, "127.0.0.1") != 0 && g_strcmp0 (host, "localhost") != 0 &&
+          g_strcmp0 (host, "::1") != 0)
+        {
+          error = stw_error_new ("BAD_ARGUMENT", _("host must be 127.0.0.1, localhost or ::1"));
+          goto fail;
+        }
+      url = g_strdup_printf ("http://%s:%d/json/version",
+                             g_str_equal (host, "::1") ? "[::1]" : "127.0.0.1", (int) port);
+      http_get_json_async (self, url, attach->timeout_ms, cancellable, on_version_json, task);
+      return;
+    }
+
+  error = stw_error_new ("BAD_ARGUMENT", _("Give port or cdpUrl"));
+  stw_error_add_next_action (error, "electron_discover_running()");
+  stw_error_add_next_action (error, "electron_inject({ pid: … })");
+
+fail:
+  g_task_return_error (task, g_steal_pointer (&error));
+  g_object_unref (task);
+}
+
+/**
+ * stw_session_manager_attach_finish:
+ * @self: a #StwSessionManager
+ * @result: the result given to the callback
+ * @error: where to put the failure
+ *
+ * Returns: (transfer full): the session
+ */
+StwSession *
+stw_session_manager_attach_finish (StwSessionManager  *self,
+                                   GAsyncResult       *result,
+                                   GError            **error)
+{
+  return g_task_propagate_pointer (G_TASK (result), error);
+}
+
+/**
+ * stw_session_manager_attach_sync:
+ * @self: a #StwSessionManager
+ * @options_json: (nullable): the attach options as a JSON object text
+ * @cancellable: (nullable): a #GCancellable
+ * @error: where to put the failure
+ *
+ * Blocking stw_session_manager_attach_async().
+ *
+ * Returns: (transfer full) (nullable): the session
+ */
+StwSession *
+stw_session_manager_attach_sync (StwSessionManager  *self,
+                                 const char         *options_json,
+                                 GCancellable       *cancellable,
+                                 GError            **error)
+{
+  g_return_val_if_fail (STW_IS_SESSION_MANAGER (self), NULL);
+  return start_sync (self, stw_session_manager_attach_async, options_json, cancellable, error);
+}
+
+/* --- inject -------------------------------------------------------------- */
+
+typedef struct
+{
+  GPid     pid;
+  char    *id;
+  gint64   deadline_us;
+  GSource *timer;
+  GPtrArray *candidates;   /* ws URLs still to verify */
+  StwTransport *probe;
+} Inject;
+
+static void
+inject_free (Inject *inject)
+{
+  if (inject->timer != NULL)
+    {
+      g_source_destroy (inject->timer);
+      g_source_unref (inject->timer);
+    }
+  g_clear_pointer (&inject->candidates, g_ptr_array_unref);
+  if (inject->probe != NULL)
+    stw_transport_close (inject->probe);
+  g_clear_object (&inject->probe);
+  g_free (inject->id);
+  g_free (inject);
+}
+
+static gboolean is_node_process (GPid pid);
+
+static void inject_poll (GTask *task);
+static void inject_verify_next (GTask *task);
+
+static void
+inject_retry_later (GTask *task)
+{
+  Inject *inject = g_task_get_task_data (task);
+
+  if (g_get_monotonic_time () >= inject->deadline_us)
+    {
+      GError *error = stw_error_new ("INJECT_FAILED",
+                                     _("No inspector of process %d appeared on port %d in time"),
+                                     (int) inject->pid, NODE_INSPECTOR_PORT);
+      g_task_return_error (task, error);
+      g_object_unref (task);
+      return;
+    }
+  inject_poll (task);
+}
+
+static void
+on_inject_started (GObject      *object,
+                   GAsyncResult *result,
+                   gpointer      user_data)
+{
+  g_autoptr(GTask) task = user_data;
+  StwSessionManager *self = g_task_get_source_object (task);
+  StwSession *session = STW_SESSION (object);
+
+  _stw_session_start_finish (session, result, NULL);
+  add_session (self, session);
+  g_task_return_pointer (task, g_object_ref (session), g_object_unref);
+}
+
+static void
+on_pid_evaluated (GObject      *object,
+                  GAsyncResult *result,
+                  gpointer      user_data)
+{
+  GTask *task = user_data;
+  StwSessionManager *self = g_task_get_source_object (task);
+  Inject *inject = g_task_get_task_data (task);
+  g_autoptr(JsonObject) reply = NULL;
+  JsonObject *remote;
+
+  reply = stw_transport_call_finish (STW_TRANSPORT (object), result, NULL);
+  remote = reply ? json_object_get_object_member (reply, "result") : NULL;
+  if (remote != NULL && json_object_get_int_member_with_default (remote, "value", -1) == inject->pid)
+    {
+      g_autoptr(StwSession) session = _stw_session_new_attached (self, inject->id, "injector",
+                                                                 NULL, inject->probe, inject->pid);
+      g_clear_object (&inject->probe);
+      _stw_session_start_async (session, 0, 0, g_task_get_cancellable (task), on_inject_started, task);
+      return;
+    }
+
+  /* Someone else's inspector: keep looking, but never talk to it. */
+  stw_transport_close (inject->probe);
+  g_clear_object (&inject->probe);
+  inject_verify_next (task);
+}
+
+static void
+on_probe_connected (GObject      *object,
+                    GAsyncResult *result,
+                    gpointer      user_data)
+{
+  GTask *task = user_data;
+  Inject *inject = g_task_get_task_data (task);
+  g_autoptr(JsonObject) params = json_object_new ();
+
+  inject->probe = stw_cdp_websocket_connect_finish (result, NULL);
+  if (inject->probe == NULL)
+    {
+      inject_verify_next (task);
+      return;
+    }
+  json_object_set_string_member (params, "expression", "process.pid");
+  json_object_set_boolean_member (params, "returnByValue", TRUE);
+  stw_transport_call_async (inject->probe, "Runtime.evaluate", params, NULL, 2000,
+                            g_task_get_cancellable (task), on_pid_evaluated, task);
+}
+
+static void
+inject_verify_next (GTask *task)
+{
+  Inject *inject = g_task_get_task_data (task);
+  g_autofree char *url = NULL;
+
+  if (inject->candidates == NULL || inject->candidates->len == 0)
+    {
+      inject_retry_later (task);
+      return;
+    }
+  url = g_ptr_array_steal_index (inject->candidates, 0);
+  stw_cdp_websocket_connect_async (url, 2000, g_task_get_cancellable (task), on_probe_connected, task);
+}
+
+static void
+on_inspector_list (GObject      *object,
+                   GAsyncResult *result,
+                   gpointer      user_data)
+{
+  GTask *task = user_data;
+  Inject *inject = g_task_get_task_data (task);
+  g_autoptr(JsonNode) node = http_get_json_finish (result, NULL);
+
+  g_clear_pointer (&inject->candidates, g_ptr_array_unref);
+  inject->candidates = g_ptr_array_new_with_free_func (g_free);
+  if (node != NULL && JSON_NODE_HOLDS_ARRAY (node))
+    {
+      JsonArray *targets = json_node_get_array (node);
+      for (guint i = 0; i < json_array_get_length (targets); i++)
+        {
+          JsonNode *element = json_array_get_element (targets, i);
+          const char *url = JSON_NODE_HOLDS_OBJECT (element)
+                            ? json_object_get_string_member_with_default (json_node_get_object (element),
+                                                                          "webSocketDebuggerUrl", NULL)
+                            : NULL;
+          if (url != NULL && stw_url_is_loopback (url))
+            g_ptr_array_add (inject->candidates, g_strdup (url));
+        }
+    }
+  inject_verify_next (task);
+}
+
+static gboolean
+on_inject_timer (gpointer user_data)
+{
+  GTask *task = user_data;
+  StwSessionManager *self = g_task_get_source_object (task);
+  Inject *inject = g_task_get_task_data (task);
+  g_autofree char *url = g_strdup_printf ("http://127.0.0.1:%d/json/list", NODE_INSPECTOR_PORT);
+
+  g_clear_pointer (&inject->timer, g_source_unref);
+  http_get_json_async (self, url, 1000, g_task_get_cancellable (task), on_inspector_list, task);
+  return G_SOURCE_REMOVE;
+}
+
+static void
+inject_poll (GTask *task)
+{
+  Inject *inject = g_task_get_task_data (task);
+
+  inject->timer = g_timeout_source_new (200);
+  g_source_set_callback (inject->timer, on_inject_timer, task, NULL);
+  g_source_attach (inject->timer, g_task_get_context (task));
+}
+
+/* Only Node and Electron processes get SIGUSR1: anything else may die of it. */
+static gboolean
+is_node_process (GPid pid)
+{
+  g_autofree char *path = g_strdup_printf ("/proc/%d/cmdline", (int) pid);
+  g_autofree char *cmdline = NULL;
+  g_autofree char *base = NULL;
+  gsize length = 0;
+
+  if (!g_file_get_contents (path, &cmdline, &length, NULL) || length == 0)
+    return FALSE;
+  base = g_path_get_basename (cmdline);
+  return g_str_has_prefix (base, "node") || g_str_has_prefix (base, "electron") ||
+         g_str_has_prefix (base, "nodejs");
+}
+
+/**
+ * stw_session_manager_inject_async:
+ * @self: a #StwSessionManager
+ * @pid: a running Node or Electron main process of this user
+ * @timeout_ms: how long to wait for its inspector, 0 for the default (10 s)
+ * @cancellable: (nullable): a #GCancellable
+ * @callback: called with the new session
+ * @user_data: data for @callback
+ *
+ * Turns on the Node inspector of a process started without debug flags
+ * (SIGUSR1), finds it on port 9229 and verifies it belongs to @pid before
+ * using it. The session reaches the main process only.
+ */
+void
+stw_session_manager_inject_async (StwSessionManager   *self,
+                                  GPid                 pid,
+                                  guint                timeout_ms,
+                                  GCancellable        *cancellable,
+                                  GAsyncReadyCallback  callback,
+                                  gpointer             user_data)
+{
+  GTask *task = g_task_new (self, cancellable, callback, user_data);
+  Inject *inject = g_new0 (Inject, 1);
+  GError *error = NULL;
+
+  inject->pid = pid;
+  inject->deadline_us = g_get_monotonic_time () + (gint64) (timeout_ms ? timeout_ms : DEFAULT_INJECT_MS) * 1000;
+  g_task_set_task_data (task, inject, (GDestroyNotify) inject_free);
+
+  if (!check_capacity (self, TRUE, &error))
+    goto fail;
+  if (pid <= 0 || kill (pid, 0) != 0)
+    {
+      error = stw_error_new ("BAD_ARGUMENT", _("No process %d can be signalled"), (int) pid);
+      goto fail;
+    }
+  if (!is_node_process (pid))
+    {
+      error = stw_error_new ("BAD_ARGUMENT", _("Process %d is not a Node or Electron process"), (int) pid);
+      goto fail;
+    }
+  if (kill (pid, SIGUSR1) != 0)
+    {
+      error = stw_error_new ("INJECT_FAILED", _("Cannot signal process %d: %s"), (int) pid, g_strerror (errno));
+      goto fail;
+    }
+
+  inject->id = next_session_id (self, "inj");
+  inject_poll (task);
+  return;
+
+fail:
+  g_task_return_error (task, error);
+  g_object_unref (task);
+}
+
+/**
+ * stw_session_manager_inject_finish:
+ * @self: a #StwSessionManager
+ * @result: the result given to the callback
+ * @error: where to put the failure
+ *
+ * Returns: (transfer full): the session
+ */
+StwSession *
+stw_session_manager_inject_finish (StwSessionManager  *self,
+                                   GAsyncResult       *result,
+                                   GError            **error)
+{
+  return g_task_propagate_pointer (G_TASK (result), error);
+}
+
+/* --- stop all ------------------------------------------------------------ */
+
+static void
+on_one_stopped (GObject      *object,
+                GAsyncResult *result,
+                gpointer      user_data)
+{
+  g_autoptr(GTask) task = user_data;
+  guint *remaining = g_task_get_task_data (task);
+
+  stw_session_stop_finish (STW_SESSION (object), result, NULL, NULL);
+  if (--*remaining == 0)
+    g_task_return_boolean (task, TRUE);
+}
+
+/**
+ * stw_session_manager_stop_all_async:
+ * @self: a #StwSessionManager
+ * @timeout_ms: the graceful budget of each stop
+ * @callback: called when every session ended
+ * @user_data: data for @callback
+ *
+ * Stops owned apps and lets go of attached ones, all at once.
+ */
+void
+stw_session_manager_stop_all_async (StwSessionManager   *self,
+                                    guint                timeout_ms,
+                                    GAsyncReadyCallback  callback,
+                                    gpointer             user_data)
+{
+  GTask *task = g_task_new (self, NULL, callback, user_data);
+  g_autoptr(GPtrArray) sessions = g_ptr_array_new_with_free_func (g_object_unref);
+  guint *remaining = g_new0 (guint, 1);
+
+  for (guint i = 0; i < self->sessions->len; i++)
+    g_ptr_array_add (sessions, g_object_ref (g_ptr_array_index (self->sessions, i)));
+  g_task_set_task_data (task, remaining, g_free);
+  *remaining = sessions->len + 1;
+  for (guint i = 0; i < sessions->len; i++)
+    {
+      StwSession *session = g_ptr_array_index (sessions, i);
+      if (stw_session_is_owned (session))
+        stw_session_stop_async (session, timeout_ms, NULL, on_one_stopped, g_object_ref (task));
+      else
+        {
+          stw_session_detach (session, NULL);
+          (*remaining)--;
+        }
+    }
+  if (--*remaining == 0)
+    g_task_return_boolean (task, TRUE);
+  g_object_unref (task);
+}
+
+/**
+ * stw_session_manager_stop_all_finish:
+ * @self: a #StwSessionManager
+ * @result: the result given to the callback
+ * @error: where to put a failure
+ *
+ * Returns: %TRUE when every session ended
+ */
+gboolean
+stw_session_manager_stop_all_finish (StwSessionManager  *self,
+                                     GAsyncResult       *result,
+                                     GError            **error)
+{
+  return g_task_propagate_boolean (G_TASK (result), error);
+}

@@ -1,0 +1,37 @@
+/* stw-session-private.h: session internals shared with the tools
+ *
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+#pragma once
+
+#include "stw-launcher-private.h"
+#include "stw-session.h"
+#include "stw-transport.h"
+
+G_BEGIN_DECLS
+
+StwSession   *_stw_session_new_launched (StwSessionManager *manager,
+                                         const char        *id,
+                                         StwProcess        *process,
+                                         StwTransport      *browser,
+                                         StwTransport      *inspector);
+StwSession   *_stw_session_new_attached (StwSessionManager *manager,
+                                         const char        *id,
+                                         const char        *transport_name,
+                                         StwTransport      *browser,
+                                         StwTransport      *inspector,
+                                         GPid               pid);
+void          _stw_session_start_async  (StwSession          *self,
+                                         guint                first_window_timeout_ms,
+                                         guint                ready_timeout_ms,
+                                         GCancellable        *cancellable,
+                                         GAsyncReadyCallback  callback,
+                                         gpointer             user_data);
+gboolean      _stw_session_start_finish (StwSession    *self,
+                                         GAsyncResult  *result,
+                                         GError       **error);
+StwTransport *_stw_session_get_browser  (StwSession *self);
+const char   *_stw_surface_get_cdp_session_id (StwSurface *self);
+JsonObject   *_stw_session_capabilities (StwSession *self);
+
+G_END_DECLS

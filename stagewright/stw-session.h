@@ -1,0 +1,228 @@
+/* stw-session.h: driven apps, their windows and surfaces
+ *
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+#pragma once
+
+#if !defined(__STAGEWRIGHT_INSIDE__) && !defined(STAGEWRIGHT_COMPILATION)
+# error "Only <stagewright/stagewright.h> can be included directly."
+#endif
+
+#include <gio/gio.h>
+#include <json-glib/json-glib.h>
+
+#include "stw-version-macros.h"
+
+G_BEGIN_DECLS
+
+/**
+ * StwSurfaceKind:
+ * @STW_SURFACE_KIND_WINDOW: a window's page
+ * @STW_SURFACE_KIND_FRAME: an iframe (same process or out of process)
+ * @STW_SURFACE_KIND_WEBVIEW: a `<webview>` guest
+ * @STW_SURFACE_KIND_OTHER: anything else that renders
+ *
+ * What a surface is.
+ */
+typedef enum
+{
+  STW_SURFACE_KIND_WINDOW,
+  STW_SURFACE_KIND_FRAME,
+  STW_SURFACE_KIND_WEBVIEW,
+  STW_SURFACE_KIND_OTHER,
+} StwSurfaceKind;
+
+#define STW_TYPE_SURFACE (stw_surface_get_type ())
+STW_AVAILABLE_IN_1_0
+G_DECLARE_FINAL_TYPE (StwSurface, stw_surface, STW, SURFACE, GObject)
+
+STW_AVAILABLE_IN_1_0
+const char *stw_surface_get_id (StwSurface *self);
+STW_AVAILABLE_IN_1_0
+StwSurfaceKind stw_surface_get_kind (StwSurface *self);
+STW_AVAILABLE_IN_1_0
+const char *stw_surface_get_parent_id (StwSurface *self);
+STW_AVAILABLE_IN_1_0
+const char *stw_surface_get_window_id (StwSurface *self);
+STW_AVAILABLE_IN_1_0
+const char *stw_surface_get_title (StwSurface *self);
+STW_AVAILABLE_IN_1_0
+const char *stw_surface_get_url (StwSurface *self);
+STW_AVAILABLE_IN_1_0
+const char *stw_surface_get_target_id (StwSurface *self);
+STW_AVAILABLE_IN_1_0
+gboolean stw_surface_is_closed (StwSurface *self);
+STW_AVAILABLE_IN_1_0
+const char *stw_surface_kind_to_string (StwSurfaceKind kind);
+
+#define STW_TYPE_SESSION (stw_session_get_type ())
+STW_AVAILABLE_IN_1_0
+G_DECLARE_FINAL_TYPE (StwSession, stw_session, STW, SESSION, GObject)
+
+STW_AVAILABLE_IN_1_0
+const char *stw_session_get_id (StwSession *self);
+STW_AVAILABLE_IN_1_0
+const char *stw_session_get_transport_name (StwSession *self);
+STW_AVAILABLE_IN_1_0
+gboolean stw_session_is_owned (StwSession *self);
+STW_AVAILABLE_IN_1_0
+gboolean stw_session_is_running (StwSession *self);
+STW_AVAILABLE_IN_1_0
+gboolean stw_session_has_main_process (StwSession *self);
+STW_AVAILABLE_IN_1_0
+gboolean stw_session_is_renderer_ready (StwSession *self);
+STW_AVAILABLE_IN_1_0
+GPid stw_session_get_pid (StwSession *self);
+STW_AVAILABLE_IN_1_0
+GList *stw_session_list_windows (StwSession *self);
+STW_AVAILABLE_IN_1_0
+GList *stw_session_list_surfaces (StwSession *self);
+STW_AVAILABLE_IN_1_0
+StwSurface *stw_session_get_active_window (StwSession *self);
+STW_AVAILABLE_IN_1_0
+StwSurface *stw_session_get_active_surface (StwSession *self);
+STW_AVAILABLE_IN_1_0
+gboolean stw_session_switch_window (StwSession *self,
+                                    const char *window_id,
+                                    const char *title,
+                                    int index,
+                                    GError **error);
+STW_AVAILABLE_IN_1_0
+gboolean stw_session_switch_surface (StwSession *self,
+                                     const char *surface_id,
+                                     GError **error);
+STW_AVAILABLE_IN_1_0
+void stw_session_refresh_surfaces_async (StwSession *self,
+                                         GCancellable *cancellable,
+                                         GAsyncReadyCallback callback,
+                                         gpointer user_data);
+STW_AVAILABLE_IN_1_0
+gboolean stw_session_refresh_surfaces_finish (StwSession *self,
+                                              GAsyncResult *result,
+                                              GError **error);
+STW_AVAILABLE_IN_1_0
+void stw_session_evaluate_main_async (StwSession *self,
+                                      const char *expression,
+                                      GCancellable *cancellable,
+                                      GAsyncReadyCallback callback,
+                                      gpointer user_data);
+STW_AVAILABLE_IN_1_0
+JsonNode *stw_session_evaluate_main_finish (StwSession *self,
+                                            GAsyncResult *result,
+                                            GError **error);
+STW_AVAILABLE_IN_1_0
+void stw_session_evaluate_renderer_async (StwSession *self,
+                                          const char *expression,
+                                          GCancellable *cancellable,
+                                          GAsyncReadyCallback callback,
+                                          gpointer user_data);
+STW_AVAILABLE_IN_1_0
+JsonNode *stw_session_evaluate_renderer_finish (StwSession *self,
+                                                GAsyncResult *result,
+                                                GError **error);
+STW_AVAILABLE_IN_1_0
+void stw_session_get_info_async (StwSession *self,
+                                 GCancellable *cancellable,
+                                 GAsyncReadyCallback callback,
+                                 gpointer user_data);
+STW_AVAILABLE_IN_1_0
+JsonObject *stw_session_get_info_finish (StwSession *self,
+                                         GAsyncResult *result,
+                                         GError **error);
+STW_AVAILABLE_IN_1_0
+void stw_session_stop_async (StwSession *self,
+                             guint timeout_ms,
+                             GCancellable *cancellable,
+                             GAsyncReadyCallback callback,
+                             gpointer user_data);
+STW_AVAILABLE_IN_1_0
+gboolean stw_session_stop_finish (StwSession *self,
+                                  GAsyncResult *result,
+                                  gboolean *escalated,
+                                  GError **error);
+STW_AVAILABLE_IN_1_0
+gboolean stw_session_stop_sync (StwSession *self,
+                                guint timeout_ms,
+                                gboolean *escalated,
+                                GError **error);
+STW_AVAILABLE_IN_1_0
+void stw_session_force_kill (StwSession *self);
+STW_AVAILABLE_IN_1_0
+gboolean stw_session_detach (StwSession *self,
+                             GError **error);
+
+#define STW_TYPE_SESSION_MANAGER (stw_session_manager_get_type ())
+STW_AVAILABLE_IN_1_0
+G_DECLARE_FINAL_TYPE (StwSessionManager, stw_session_manager, STW, SESSION_MANAGER, GObject)
+
+#define STW_MAX_SESSIONS 16
+
+STW_AVAILABLE_IN_1_0
+StwSessionManager *stw_session_manager_new (void);
+STW_AVAILABLE_IN_1_0
+GList *stw_session_manager_list_sessions (StwSessionManager *self);
+STW_AVAILABLE_IN_1_0
+StwSession *stw_session_manager_lookup (StwSessionManager *self,
+                                        const char *session_id);
+STW_AVAILABLE_IN_1_0
+StwSession *stw_session_manager_resolve (StwSessionManager *self,
+                                         const char *session_id,
+                                         GError **error);
+STW_AVAILABLE_IN_1_0
+void stw_session_manager_set_app_root (StwSessionManager *self,
+                                       const char *app_root);
+STW_AVAILABLE_IN_1_0
+void stw_session_manager_launch_async (StwSessionManager *self,
+                                       JsonObject *options,
+                                       GCancellable *cancellable,
+                                       GAsyncReadyCallback callback,
+                                       gpointer user_data);
+STW_AVAILABLE_IN_1_0
+StwSession *stw_session_manager_launch_finish (StwSessionManager *self,
+                                               GAsyncResult *result,
+                                               GError **error);
+STW_AVAILABLE_IN_1_0
+StwSession *stw_session_manager_launch_sync (StwSessionManager *self,
+                                             const char *options_json,
+                                             GCancellable *cancellable,
+                                             GError **error);
+STW_AVAILABLE_IN_1_0
+void stw_session_manager_attach_async (StwSessionManager *self,
+                                       JsonObject *options,
+                                       GCancellable *cancellable,
+                                       GAsyncReadyCallback callback,
+                                       gpointer user_data);
+STW_AVAILABLE_IN_1_0
+StwSession *stw_session_manager_attach_finish (StwSessionManager *self,
+                                               GAsyncResult *result,
+                                               GError **error);
+STW_AVAILABLE_IN_1_0
+StwSession *stw_session_manager_attach_sync (StwSessionManager *self,
+                                             const char *options_json,
+                                             GCancellable *cancellable,
+                                             GError **error);
+STW_AVAILABLE_IN_1_0
+void stw_session_manager_inject_async (StwSessionManager *self,
+                                       GPid pid,
+                                       guint timeout_ms,
+                                       GCancellable *cancellable,
+                                       GAsyncReadyCallback callback,
+                                       gpointer user_data);
+STW_AVAILABLE_IN_1_0
+StwSession *stw_session_manager_inject_finish (StwSessionManager *self,
+                                               GAsyncResult *result,
+                                               GError **error);
+STW_AVAILABLE_IN_1_0
+void stw_session_manager_remove (StwSessionManager *self,
+                                 StwSession *session);
+STW_AVAILABLE_IN_1_0
+void stw_session_manager_stop_all_async (StwSessionManager *self,
+                                         guint timeout_ms,
+                                         GAsyncReadyCallback callback,
+                                         gpointer user_data);
+STW_AVAILABLE_IN_1_0
+gboolean stw_session_manager_stop_all_finish (StwSessionManager *self,
+                                              GAsyncResult *result,
+                                              GError **error);
+
+G_END_DECLS

@@ -1,0 +1,256 @@
+/* stw-tools-windows.c: windows_list, switch_window, surfaces_list, switch_surface
+ *
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+#include "config.h"
+
+#include <glib/gi18n-lib.h>
+
+#include "stw-core-tools.h"
+#include "stw-session-private.h"
+
+#define SESSION_ID_PROPERTY "\"sessionId\":{\"type\":\"string\",\"minLength\":1}"
+
+static void
+windows_list_invoke (StwTool       *tool,
+                     StwInvocation *invocation)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(JsonObject) payload = json_object_new ();
+  StwSession *session = stw_tools_resolve_session (invocation, &error);
+  StwSurface *active;
+  JsonArray *windows;
+
+  if (session == NULL)
+    {
+      stw_invocation_return_error (invocation, error);
+      return;
+    }
+  windows = stw_tools_windows_json (session);
+  active = stw_session_get_active_window (session);
+  json_object_set_string_member (payload, "session_id", stw_session_get_id (session));
+  json_object_set_int_member (payload, "count", json_array_get_length (windows));
+  json_object_set_array_member (payload, "windows", windows);
+  if (active != NULL)
+    json_object_set_string_member (payload, "active_window_id", stw_surface_get_window_id (active));
+  else
+    json_object_set_null_member (payload, "active_window_id");
+  stw_invocation_return_value (invocation, payload);
+}
+
+static void
+switch_window_invoke (StwTool       *tool,
+                      StwInvocation *invocation)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(JsonObject) payload = json_object_new ();
+  JsonObject *args = stw_invocation_get_arguments (invocation);
+  StwSession *session = stw_tools_resolve_session (invocation, &error);
+  g_autoptr(GList) windows = NULL;
+  StwSurface *active;
+  guint index = 0;
+
+  if (session == NULL ||
+      !stw_session_switch_window (session,
+                                  json_object_get_string_member_with_default (args, "targetId", NULL),
+                                  json_object_get_string_member_with_default (args, "windowTitle", NULL),
+                                  (int) json_object_get_int_member_with_default (args, "index", -1),
+                                  &error))
+    {
+      stw_invocation_return_error (invocation, error);
+      return;
+    }
+
+  active = stw_session_get_active_window (session);
+  windows = stw_session_list_windows (session);
+  index = (guint) g_list_index (windows, active);
+  json_object_set_string_member (payload, "session_id", stw_session_get_id (session));
+  json_object_set_object_member (payload, "active", stw_tools_window_json (session, active, index));
+  json_object_set_string_member (payload, "active_window_id", stw_surface_get_window_id (active));
+  stw_invocation_return_value (invocation, payload);
+}
+
+static JsonObject *
+surface_json (StwSession *session,
+              StwSurface *surface)
+{
+  JsonObject *object = json_object_new ();
+  JsonObject *caps = json_object_new ();
+  StwSurface *active = stw_session_get_active_surface (session);
+  StwSurface *parent = NULL;
+
+  json_object_set_string_member (object, "id", stw_surface_get_id (surface));
+  json_object_set_string_member (object, "kind", stw_surface_kind_to_string (stw_surface_get_kind (surface)));
+  if (stw_surface_get_parent_id (surface) != NULL)
+    json_object_set_string_member (object, "parentId", stw_surface_get_parent_id (surface));
+  json_object_set_string_member (object, "windowId", stw_surface_get_window_id (surface));
+  if (stw_surface_get_title (surface) != NULL && *stw_surface_get_title (surface) != '\0')
+    json_object_set_string_member (object, "title", stw_surface_get_title (surface));
+  if (stw_surface_get_url (surface) != NULL)
+    json_object_set_string_member (object, "url", stw_surface_get_url (surface));
+  json_object_set_boolean_member (object, "active", surface == active);
+  json_object_set_boolean_member (caps, "snapshot", TRUE);
+  json_object_set_boolean_member (caps, "interaction", TRUE);
+  json_object_set_boolean_member (caps, "rendererEval", TRUE);
+  json_object_set_object_member (object, "capabilities", caps);
+
+  /* How the surface's origin relates to its parent's. */
+  if (stw_surface_get_parent_id (surface) != NULL)
+    {
+      g_autoptr(GList) all = stw_session_list_surfaces (session);
+      for (const GList *l = all; l != NULL; l = l->next)
+        if (g_strcmp0 (stw_surface_get_id (l->data), stw_surface_get_parent_id (surface)) == 0)
+          parent = l->data;
+    }
+  if (parent != NULL && stw_surface_get_url (surface) != NULL && stw_surface_get_url (parent) != NULL)
+    {
+      g_autoptr(GUri) child_uri = g_uri_parse (stw_surface_get_url (surface), G_URI_FLAGS_NONE, NULL);
+      g_autoptr(GUri) parent_uri = g_uri_parse (stw_surface_get_url (parent), G_URI_FLAGS_NONE, NULL);
+      const char *relation = "opaque";
+
+      if (child_uri != NULL && parent_uri != NULL &&
+          g_strcmp0 (g_uri_get_scheme (child_uri), "data") != 0 &&
+          g_strcmp0 (g_uri_get_scheme (child_uri), "about") != 0)
+        relation = (g_strcmp0 (g_uri_get_scheme (child_uri), g_uri_get_scheme (parent_uri)) == 0 &&
+                    g_strcmp0 (g_uri_get_host (child_uri), g_uri_get_host (parent_uri)) == 0 &&
+                    g_uri_get_port (child_uri) == g_uri_get_port (parent_uri))
+                   ? "same-origin" : "cross-origin";
+      json_object_set_string_member (object, "originRelation", relation);
+    }
+  return object;
+}
+
+static void
+on_refreshed (GObject      *object,
+              GAsyncResult *result,
+              gpointer      user_data)
+{
+  g_autoptr(StwInvocation) invocation = user_data;
+  StwSession *session = STW_SESSION (object);
+  g_autoptr(JsonObject) payload = json_object_new ();
+  g_autoptr(GList) surfaces = NULL;
+  JsonArray *array = json_array_new ();
+  StwSurface *active;
+
+  stw_session_refresh_surfaces_finish (session, result, NULL);
+  surfaces = stw_session_list_surfaces (session);
+  for (const GList *l = surfaces; l != NULL; l = l->next)
+    json_array_add_object_element (array, surface_json (session, l->data));
+
+  active = stw_session_get_active_surface (session);
+  json_object_set_string_member (payload, "session_id", stw_session_get_id (session));
+  json_object_set_int_member (payload, "count", json_array_get_length (array));
+  json_object_set_array_member (payload, "surfaces", array);
+  if (active != NULL)
+    json_object_set_string_member (payload, "active_surface_id", stw_surface_get_id (active));
+  else
+    json_object_set_null_member (payload, "active_surface_id");
+  stw_invocation_return_value (invocation, payload);
+}
+
+static void
+surfaces_list_invoke (StwTool       *tool,
+                      StwInvocation *invocation)
+{
+  g_autoptr(GError) error = NULL;
+  StwSession *session = stw_tools_resolve_session (invocation, &error);
+
+  if (session == NULL)
+    {
+      stw_invocation_return_error (invocation, error);
+      return;
+    }
+  if (_stw_session_get_browser (session) == NULL)
+    {
+      stw_invocation_return_error_literal (invocation, "TRANSPORT_UNSUPPORTED",
+                                           _("This session reaches the main process only"));
+      return;
+    }
+  stw_session_refresh_surfaces_async (session, stw_invocation_get_cancellable (invocation),
+                                      on_refreshed, g_object_ref (invocation));
+}
+
+static void
+switch_surface_invoke (StwTool       *tool,
+                       StwInvocation *invocation)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(JsonObject) payload = json_object_new ();
+  JsonObject *args = stw_invocation_get_arguments (invocation);
+  StwSession *session = stw_tools_resolve_session (invocation, &error);
+  StwSurface *active;
+
+  if (session == NULL ||
+      !stw_session_switch_surface (session, json_object_get_string_member (args, "surfaceId"), &error))
+    {
+      stw_invocation_return_error (invocation, error);
+      return;
+    }
+  active = stw_session_get_active_surface (session);
+  json_object_set_string_member (payload, "session_id", stw_session_get_id (session));
+  json_object_set_object_member (payload, "active", surface_json (session, active));
+  json_object_set_string_member (payload, "active_surface_id", stw_surface_get_id (active));
+  stw_invocation_return_value (invocation, payload);
+}
+
+static const StwToolSpec windows_specs[] = {
+  {
+    .name = "electron_windows_list",
+    .title = "List windows",
+    .description = "The app's windows in opening order and the active one (the default target of page tools). "
+                   "Returns: {session_id, windows[{id, index, title, url?, target_id, visible, focused}], active_window_id, count}.",
+    .input_schema = "{\"type\":\"object\",\"additionalProperties\":false,\"properties\":{" SESSION_ID_PROPERTY "}}",
+    .operation_type = STW_OPERATION_WINDOW_INFO,
+    .idempotent = TRUE,
+    .errors = "NOT_RUNNING",
+    .invoke = windows_list_invoke,
+  },
+  {
+    .name = "electron_switch_window",
+    .title = "Switch window",
+    .description = "Make a window the target of page tools (not OS focus): targetId (a window id or DevTools "
+                   "target id) > windowTitle (exact) > index (0-based) > the first window. "
+                   "Returns: {session_id, active, active_window_id}.",
+    .input_schema =
+      "{\"type\":\"object\",\"additionalProperties\":false,\"properties\":{" SESSION_ID_PROPERTY ","
+      "\"targetId\":{\"type\":\"string\",\"minLength\":1},"
+      "\"windowTitle\":{\"type\":\"string\"},"
+      "\"index\":{\"type\":\"integer\",\"minimum\":0}}}",
+    .operation_type = STW_OPERATION_COMMAND,
+    .idempotent = TRUE,
+    .errors = "NOT_RUNNING REF_NOT_FOUND",
+    .invoke = switch_window_invoke,
+  },
+  {
+    .name = "electron_surfaces_list",
+    .title = "List surfaces",
+    .description = "Everything that renders, parents first: windows, iframes (same or cross process) and webviews. "
+                   "Ids are opaque, live as long as the session and are never reused. "
+                   "Returns: {session_id, surfaces[{id, kind, parentId?, windowId, title?, url?, active, "
+                   "capabilities, originRelation?}], active_surface_id, count}.",
+    .input_schema = "{\"type\":\"object\",\"additionalProperties\":false,\"properties\":{" SESSION_ID_PROPERTY "}}",
+    .operation_type = STW_OPERATION_WINDOW_INFO,
+    .idempotent = TRUE,
+    .errors = "NOT_RUNNING TRANSPORT_UNSUPPORTED",
+    .invoke = surfaces_list_invoke,
+  },
+  {
+    .name = "electron_switch_surface",
+    .title = "Switch surface",
+    .description = "Make a surface the target of page tools; its window becomes the active window. "
+                   "Returns: {session_id, active, active_surface_id}.",
+    .input_schema =
+      "{\"type\":\"object\",\"additionalProperties\":false,\"required\":[\"surfaceId\"],\"properties\":{"
+      SESSION_ID_PROPERTY ",\"surfaceId\":{\"type\":\"string\",\"minLength\":1}}}",
+    .operation_type = STW_OPERATION_COMMAND,
+    .idempotent = TRUE,
+    .errors = "NOT_RUNNING SURFACE_NOT_FOUND SURFACE_CLOSED SURFACE_UNSUPPORTED TRANSPORT_UNSUPPORTED",
+    .invoke = switch_surface_invoke,
+  },
+};
+
+void
+stw_core_tools_add_windows (StwDispatcher *dispatcher)
+{
+  stw_core_tools_add_specs (dispatcher, windows_specs, G_N_ELEMENTS (windows_specs));
+}

@@ -1,0 +1,99 @@
+/* stw-transport.h: a Chrome DevTools Protocol connection
+ *
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+#pragma once
+
+#if !defined(__STAGEWRIGHT_INSIDE__) && !defined(STAGEWRIGHT_COMPILATION)
+# error "Only <stagewright/stagewright.h> can be included directly."
+#endif
+
+#include <gio/gio.h>
+#include <json-glib/json-glib.h>
+
+#include "stw-enums.h"
+#include "stw-version-macros.h"
+
+G_BEGIN_DECLS
+
+/**
+ * STW_CDP_ERROR:
+ *
+ * Errors the peer answered a method with; the code is the protocol's own
+ * (e.g. -32000) and the message is the peer's.
+ */
+#define STW_CDP_ERROR (stw_cdp_error_quark ())
+STW_AVAILABLE_IN_1_0
+GQuark stw_cdp_error_quark (void);
+
+#define STW_TYPE_TRANSPORT (stw_transport_get_type ())
+STW_AVAILABLE_IN_1_0
+G_DECLARE_DERIVABLE_TYPE (StwTransport, stw_transport, STW, TRANSPORT, GObject)
+
+/**
+ * StwTransportClass:
+ * @parent_class: the parent class
+ * @send_message: writes one serialized message to the peer, or queues it;
+ *   @data is valid only during the call and is NUL-terminated
+ *   (`data[length] == '\0'`). Write failures are reported through
+ *   _stw_transport_closed(), possibly from within this call.
+ * @shutdown: closes the underlying channel; called once, by
+ *   stw_transport_close(), which then marks the transport closed itself
+ *   (a later _stw_transport_closed() from the subclass is a no-op)
+ * @event: class handler of #StwTransport::event
+ * @closed: class handler of #StwTransport::closed
+ *
+ * Subclasses move bytes; the base class owns ids, the pending-call table,
+ * timeouts, JSON hardening and event dispatch.
+ */
+struct _StwTransportClass
+{
+  GObjectClass parent_class;
+
+  void (*send_message) (StwTransport *self,
+                        const char   *data,
+                        gsize         length);
+  void (*shutdown)     (StwTransport *self);
+
+  void (*event)        (StwTransport *self,
+                        const char   *method,
+                        JsonObject   *params,
+                        const char   *session_id);
+  void (*closed)       (StwTransport *self,
+                        const GError *error);
+
+  /*< private >*/
+  gpointer _reserved[8];
+};
+
+STW_AVAILABLE_IN_1_0
+void stw_transport_call_async (StwTransport *self,
+                               const char *method,
+                               JsonObject *params,
+                               const char *session_id,
+                               guint timeout_ms,
+                               GCancellable *cancellable,
+                               GAsyncReadyCallback callback,
+                               gpointer user_data);
+STW_AVAILABLE_IN_1_0
+JsonObject *stw_transport_call_finish (StwTransport *self,
+                                       GAsyncResult *result,
+                                       GError **error);
+STW_AVAILABLE_IN_1_0
+void stw_transport_send_notification (StwTransport *self,
+                                      const char *method,
+                                      JsonObject *params,
+                                      const char *session_id);
+STW_AVAILABLE_IN_1_0
+void stw_transport_close (StwTransport *self);
+STW_AVAILABLE_IN_1_0
+gboolean stw_transport_is_closed (StwTransport *self);
+STW_AVAILABLE_IN_1_0
+guint stw_transport_get_default_timeout_ms (StwTransport *self);
+STW_AVAILABLE_IN_1_0
+void stw_transport_set_default_timeout_ms (StwTransport *self,
+                                           guint timeout_ms);
+STW_AVAILABLE_IN_1_0
+guint stw_transport_get_n_pending (StwTransport *self);
+
+G_END_DECLS
