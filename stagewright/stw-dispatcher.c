@@ -300,6 +300,20 @@ valid_tool_name (const char *name)
   return TRUE;
 }
 
+/* `type` may be any JSON value in a schema: ["object", "null"] is not an
+ * object schema, and must not trip json-glib's string accessor. */
+static gboolean
+is_object_schema (JsonNode *schema)
+{
+  JsonNode *type;
+
+  if (schema == NULL || !JSON_NODE_HOLDS_OBJECT (schema))
+    return FALSE;
+  type = json_object_get_member (json_node_get_object (schema), "type");
+  return type != NULL && json_node_get_value_type (type) == G_TYPE_STRING &&
+         g_strcmp0 (json_node_get_string (type), "object") == 0;
+}
+
 /**
  * stw_dispatcher_add_tool:
  * @self: a #StwDispatcher
@@ -360,9 +374,7 @@ stw_dispatcher_add_tool (StwDispatcher  *self,
     }
 
   schema = stw_schema_get_node (stw_tool_get_input_schema (tool));
-  if (schema == NULL || !JSON_NODE_HOLDS_OBJECT (schema) ||
-      g_strcmp0 (json_object_get_string_member_with_default (json_node_get_object (schema),
-                                                             "type", NULL), "object") != 0)
+  if (!is_object_schema (schema))
     {
       g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_ARGUMENT,
                    "Tool “%s”: the input schema must have type “object”", name);
@@ -506,6 +518,7 @@ stw_dispatcher_add_core_tools (StwDispatcher *self)
   stw_core_tools_add_status (self);
   stw_core_tools_add_lifecycle (self);
   stw_core_tools_add_windows (self);
+  stw_core_tools_add_observe (self);
 }
 
 /**
@@ -625,24 +638,27 @@ on_backstop (gpointer user_data)
 {
   GTask *task = user_data;
   Call *call = g_task_get_task_data (task);
+  g_autoptr(StwInvocation) invocation = g_object_ref (call->invocation);
   g_autoptr(GError) error = NULL;
   g_autoptr(JsonObject) details = json_object_new ();
   guint timeout_ms = call->dispatcher->operation_timeout_ms;
 
   g_clear_pointer (&call->backstop, g_source_unref);
+  if (stw_invocation_is_completed (invocation))
+    return G_SOURCE_REMOVE;
 
   error = stw_error_new ("OPERATION_TIMEOUT",
                          _("%s did not finish within %u ms"),
-                         stw_tool_get_name (stw_invocation_get_tool (call->invocation)),
+                         stw_tool_get_name (stw_invocation_get_tool (invocation)),
                          timeout_ms);
   json_object_set_int_member (details, "timeout_ms", timeout_ms);
   stw_error_set_details (error, details);
 
-  /* Answer first, then tell the tool to stop; a late answer is dropped. */
-  g_object_ref (call->invocation);
-  stw_invocation_return_error (call->invocation, error);
-  g_cancellable_cancel (stw_invocation_get_cancellable (call->invocation));
-  g_object_unref (call->invocation);
+  /* Answer first, then tell the tool to stop; a late answer is dropped.
+   * Answering may complete the task and free @call: only @invocation,
+   * held here, is used after it. */
+  stw_invocation_return_error (invocation, error);
+  g_cancellable_cancel (stw_invocation_get_cancellable (invocation));
 
   return G_SOURCE_REMOVE;
 }

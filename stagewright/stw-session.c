@@ -1187,6 +1187,8 @@ refresh_free (Refresh *refresh)
   g_free (refresh);
 }
 
+static void refresh_done (GTask *task);
+
 typedef struct
 {
   GTask      *task;
@@ -1210,6 +1212,15 @@ on_frame_tree (GObject      *object,
   if (reply != NULL && json_object_has_member (reply, "frameTree") && !page->closed)
     collect_frames (self, page, json_object_get_object_member (reply, "frameTree"), refresh->seen);
 
+  refresh_done (task);
+}
+
+static void
+refresh_done (GTask *task)
+{
+  StwSession *self = g_task_get_source_object (task);
+  Refresh *refresh = g_task_get_task_data (task);
+
   if (--refresh->outstanding > 0)
     return;
 
@@ -1222,6 +1233,32 @@ on_frame_tree (GObject      *object,
         close_surface (self, surface);
     }
   g_task_return_boolean (task, TRUE);
+}
+
+static void
+on_targets (GObject      *object,
+            GAsyncResult *result,
+            gpointer      user_data)
+{
+  g_autoptr(GTask) task = user_data;
+  StwSession *self = g_task_get_source_object (task);
+  g_autoptr(JsonObject) reply = stw_transport_call_finish (STW_TRANSPORT (object), result, NULL);
+  JsonArray *infos = reply && json_object_has_member (reply, "targetInfos")
+                     ? json_object_get_array_member (reply, "targetInfos") : NULL;
+
+  for (guint i = 0; infos != NULL && i < json_array_get_length (infos); i++)
+    {
+      JsonObject *info = json_array_get_object_element (infos, i);
+      StwSurface *surface = info ? find_surface_by (self, json_string (info, "targetId"), NULL, NULL) : NULL;
+
+      if (surface == NULL || surface->frame_id != NULL)
+        continue;
+      g_free (surface->title);
+      surface->title = g_strdup (json_string (info, "title"));
+      g_free (surface->url);
+      surface->url = g_strdup (json_string (info, "url"));
+    }
+  refresh_done (task);
 }
 
 /**
@@ -1263,9 +1300,10 @@ stw_session_refresh_surfaces_async (StwSession          *self,
         g_ptr_array_add (refresh->pages, g_object_ref (surface));
     }
 
-  refresh->outstanding = refresh->pages->len;
-  if (refresh->outstanding == 0)
-    g_task_return_boolean (task, TRUE);
+  /* Titles and URLs as the browser knows them now, then the frame trees. */
+  refresh->outstanding = refresh->pages->len + 1;
+  stw_transport_call_async (self->browser, "Target.getTargets", NULL, NULL, 5000, cancellable,
+                            on_targets, g_object_ref (task));
   for (guint i = 0; i < refresh->pages->len; i++)
     {
       FrameTreeCall *call = g_new0 (FrameTreeCall, 1);
@@ -1752,6 +1790,239 @@ JsonObject *
 stw_session_get_info_finish (StwSession    *self,
                              GAsyncResult  *result,
                              GError       **error)
+{
+  return g_task_propagate_pointer (G_TASK (result), error);
+}
+
+/* --- screenshots --------------------------------------------------------- */
+
+typedef struct
+{
+  char       *cdp_session;
+  JsonObject *capture;     /* Page.captureScreenshot params */
+} Shot;
+
+static void
+shot_free (Shot *shot)
+{
+  g_free (shot->cdp_session);
+  g_clear_pointer (&shot->capture, json_object_unref);
+  g_free (shot);
+}
+
+static void
+on_captured (GObject      *object,
+             GAsyncResult *result,
+             gpointer      user_data)
+{
+  g_autoptr(GTask) task = user_data;
+  g_autoptr(JsonObject) reply = NULL;
+  g_autoptr(GError) error = NULL;
+  const char *data;
+  guchar *bytes;
+  gsize length = 0;
+
+  reply = stw_transport_call_finish (STW_TRANSPORT (object), result, &error);
+  if (reply == NULL)
+    {
+      g_task_return_error (task, g_steal_pointer (&error));
+      return;
+    }
+  data = json_string (reply, "data");
+  if (data == NULL)
+    {
+      g_task_return_error (task, stw_error_new ("INTERNAL_ERROR", _("The browser returned no image")));
+      return;
+    }
+  bytes = g_base64_decode (data, &length);
+  g_task_return_pointer (task, g_bytes_new_take (bytes, length), (GDestroyNotify) g_bytes_unref);
+}
+
+static void
+capture (GTask *task)
+{
+  StwSession *self = g_task_get_source_object (task);
+  Shot *shot = g_task_get_task_data (task);
+  GCancellable *cancellable = g_task_get_cancellable (task);
+
+  stw_transport_call_async (self->browser, "Page.captureScreenshot", shot->capture, shot->cdp_session,
+                            30000, cancellable, on_captured, task);
+}
+
+static void
+set_clip (JsonObject *capture,
+          double      x,
+          double      y,
+          double      width,
+          double      height)
+{
+  JsonObject *clip = json_object_new ();
+
+  json_object_set_double_member (clip, "x", x);
+  json_object_set_double_member (clip, "y", y);
+  json_object_set_double_member (clip, "width", MAX (width, 1.0));
+  json_object_set_double_member (clip, "height", MAX (height, 1.0));
+  json_object_set_int_member (clip, "scale", 1);
+  json_object_set_object_member (capture, "clip", clip);
+}
+
+static void
+on_layout_metrics (GObject      *object,
+                   GAsyncResult *result,
+                   gpointer      user_data)
+{
+  GTask *task = user_data;
+  Shot *shot = g_task_get_task_data (task);
+  g_autoptr(JsonObject) reply = stw_transport_call_finish (STW_TRANSPORT (object), result, NULL);
+  JsonObject *size = reply && json_object_has_member (reply, "cssContentSize")
+                     ? json_object_get_object_member (reply, "cssContentSize") : NULL;
+
+  if (size != NULL)
+    {
+      set_clip (shot->capture, 0, 0, json_object_get_double_member_with_default (size, "width", 1),
+                json_object_get_double_member_with_default (size, "height", 1));
+      json_object_set_boolean_member (shot->capture, "captureBeyondViewport", TRUE);
+    }
+  capture (task);
+}
+
+static void
+on_element_box (GObject      *object,
+                GAsyncResult *result,
+                gpointer      user_data)
+{
+  GTask *task = user_data;
+  StwSession *self = g_task_get_source_object (task);
+  Shot *shot = g_task_get_task_data (task);
+  g_autoptr(GError) error = NULL;
+  g_autoptr(JsonNode) box = stw_session_evaluate_renderer_finish (self, result, &error);
+  JsonObject *rect;
+
+  if (box == NULL)
+    {
+      g_task_return_error (task, g_steal_pointer (&error));
+      g_object_unref (task);
+      return;
+    }
+  if (!JSON_NODE_HOLDS_OBJECT (box))
+    {
+      GError *missing = stw_error_new ("SELECTOR_NO_MATCH", _("No element matches the selector"));
+      stw_error_add_next_action (missing, "electron_snapshot()");
+      g_task_return_error (task, missing);
+      g_object_unref (task);
+      return;
+    }
+  rect = json_node_get_object (box);
+  set_clip (shot->capture,
+            json_object_get_double_member_with_default (rect, "x", 0),
+            json_object_get_double_member_with_default (rect, "y", 0),
+            json_object_get_double_member_with_default (rect, "width", 1),
+            json_object_get_double_member_with_default (rect, "height", 1));
+  capture (task);
+}
+
+/**
+ * stw_session_capture_screenshot_async:
+ * @self: a #StwSession
+ * @window: (nullable): the window to capture; %NULL for the active one
+ * @options: `format` (`png`|`jpeg`), `quality` (jpeg), `fullPage`,
+ *   `clip {x, y, width, height}` (CSS pixels), `selector` (crop to the
+ *   element, on the window's own page)
+ * @cancellable: (nullable): a #GCancellable
+ * @callback: called with the encoded image
+ * @user_data: data for @callback
+ *
+ * Captures a window's pixels through `Page.captureScreenshot`.
+ */
+void
+stw_session_capture_screenshot_async (StwSession          *self,
+                                      StwSurface          *window,
+                                      JsonObject          *options,
+                                      GCancellable        *cancellable,
+                                      GAsyncReadyCallback  callback,
+                                      gpointer             user_data)
+{
+  GTask *task = g_task_new (self, cancellable, callback, user_data);
+  Shot *shot = g_new0 (Shot, 1);
+  const char *format = json_string (options, "format");
+  const char *selector = json_string (options, "selector");
+
+  g_task_set_task_data (task, shot, (GDestroyNotify) shot_free);
+
+  if (window == NULL)
+    window = stw_session_get_active_window (self);
+  if (!self->running || self->browser == NULL || window == NULL || window->closed)
+    {
+      g_task_return_error (task, self->running && self->browser == NULL
+                                 ? stw_error_new_literal ("TRANSPORT_UNSUPPORTED", _("This session has no renderer connection"))
+                                 : self->running ? stw_error_new ("REF_NOT_FOUND", _("No such window"))
+                                                 : stw_error_new_literal ("NOT_RUNNING", NULL));
+      g_object_unref (task);
+      return;
+    }
+
+  shot->cdp_session = g_strdup (window->cdp_session_id);
+  shot->capture = json_object_new ();
+  json_object_set_string_member (shot->capture, "format", g_strcmp0 (format, "jpeg") == 0 ? "jpeg" : "png");
+  if (g_strcmp0 (format, "jpeg") == 0 && json_object_has_member (options, "quality"))
+    json_object_set_int_member (shot->capture, "quality", json_object_get_int_member (options, "quality"));
+
+  if (json_object_has_member (options, "clip"))
+    {
+      JsonObject *clip = json_object_get_object_member (options, "clip");
+      set_clip (shot->capture,
+                json_object_get_double_member_with_default (clip, "x", 0),
+                json_object_get_double_member_with_default (clip, "y", 0),
+                json_object_get_double_member_with_default (clip, "width", 1),
+                json_object_get_double_member_with_default (clip, "height", 1));
+    }
+  else if (selector != NULL)
+    {
+      g_autofree char *quoted = NULL;
+      g_autofree char *expression = NULL;
+      g_autoptr(JsonNode) node = json_node_new (JSON_NODE_VALUE);
+      StwSurface *previous = stw_session_get_active_surface (self);
+      g_autofree char *previous_id = previous ? g_strdup (previous->id) : NULL;
+
+      json_node_set_string (node, selector);
+      quoted = stw_json_to_string (node, NULL);
+      expression = g_strdup_printf ("(() => { const e = document.querySelector(%s); if (!e) return null;"
+                                    " e.scrollIntoView({block: 'center', inline: 'center'});"
+                                    " const r = e.getBoundingClientRect();"
+                                    " return {x: r.x, y: r.y, width: r.width, height: r.height}; })()",
+                                    quoted);
+      /* The crop is measured on the window's own page. */
+      set_active (self, window, NULL);
+      stw_session_evaluate_renderer_async (self, expression, cancellable, on_element_box, task);
+      if (previous_id != NULL)
+        {
+          StwSurface *restore = find_surface (self, previous_id);
+          set_active (self, find_surface (self, self->active_window_id), restore);
+        }
+      return;
+    }
+  else if (json_object_get_boolean_member_with_default (options, "fullPage", FALSE))
+    {
+      stw_transport_call_async (self->browser, "Page.getLayoutMetrics", NULL, shot->cdp_session, 0,
+                                cancellable, on_layout_metrics, task);
+      return;
+    }
+
+  capture (task);
+}
+
+/**
+ * stw_session_capture_screenshot_finish:
+ * @self: a #StwSession
+ * @result: the result given to the callback
+ * @error: where to put the failure
+ *
+ * Returns: (transfer full): the encoded image
+ */
+GBytes *
+stw_session_capture_screenshot_finish (StwSession    *self,
+                                       GAsyncResult  *result,
+                                       GError       **error)
 {
   return g_task_propagate_pointer (G_TASK (result), error);
 }

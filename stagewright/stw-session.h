@@ -130,6 +130,17 @@ JsonObject *stw_session_get_info_finish (StwSession *self,
                                          GAsyncResult *result,
                                          GError **error);
 STW_AVAILABLE_IN_1_0
+void stw_session_capture_screenshot_async (StwSession *self,
+                                           StwSurface *window,
+                                           JsonObject *options,
+                                           GCancellable *cancellable,
+                                           GAsyncReadyCallback callback,
+                                           gpointer user_data);
+STW_AVAILABLE_IN_1_0
+GBytes *stw_session_capture_screenshot_finish (StwSession *self,
+                                               GAsyncResult *result,
+                                               GError **error);
+STW_AVAILABLE_IN_1_0
 void stw_session_stop_async (StwSession *self,
                              guint timeout_ms,
                              GCancellable *cancellable,

@@ -35,6 +35,7 @@ void     stw_core_tools_add_specs (StwDispatcher     *dispatcher,
 void     stw_core_tools_add_status (StwDispatcher *dispatcher);
 void     stw_core_tools_add_lifecycle (StwDispatcher *dispatcher);
 void     stw_core_tools_add_windows (StwDispatcher *dispatcher);
+void     stw_core_tools_add_observe (StwDispatcher *dispatcher);
 
 /* Shared by the families: the session a call names (or the only one),
  * recorded on the invocation for _meta.session_id. */

@@ -12,20 +12,17 @@
 #define SESSION_ID_PROPERTY "\"sessionId\":{\"type\":\"string\",\"minLength\":1}"
 
 static void
-windows_list_invoke (StwTool       *tool,
-                     StwInvocation *invocation)
+on_windows_refreshed (GObject      *object,
+                      GAsyncResult *result,
+                      gpointer      user_data)
 {
-  g_autoptr(GError) error = NULL;
+  g_autoptr(StwInvocation) invocation = user_data;
+  StwSession *session = STW_SESSION (object);
   g_autoptr(JsonObject) payload = json_object_new ();
-  StwSession *session = stw_tools_resolve_session (invocation, &error);
   StwSurface *active;
   JsonArray *windows;
 
-  if (session == NULL)
-    {
-      stw_invocation_return_error (invocation, error);
-      return;
-    }
+  stw_session_refresh_surfaces_finish (session, result, NULL);
   windows = stw_tools_windows_json (session);
   active = stw_session_get_active_window (session);
   json_object_set_string_member (payload, "session_id", stw_session_get_id (session));
@@ -36,6 +33,23 @@ windows_list_invoke (StwTool       *tool,
   else
     json_object_set_null_member (payload, "active_window_id");
   stw_invocation_return_value (invocation, payload);
+}
+
+static void
+windows_list_invoke (StwTool       *tool,
+                     StwInvocation *invocation)
+{
+  g_autoptr(GError) error = NULL;
+  StwSession *session = stw_tools_resolve_session (invocation, &error);
+
+  if (session == NULL)
+    {
+      stw_invocation_return_error (invocation, error);
+      return;
+    }
+  /* Titles change as pages load: read them fresh. */
+  stw_session_refresh_surfaces_async (session, stw_invocation_get_cancellable (invocation),
+                                      on_windows_refreshed, g_object_ref (invocation));
 }
 
 static void

@@ -1,0 +1,71 @@
+#!/usr/bin/env node
+// Stagewright's main job, as an agent would do it: the official MCP TypeScript
+// SDK client starts `stagewright` over stdio and drives the bundled demo app
+// (the Electron stand-in running tests/fixtures/demo-app). Every call and its
+// envelope is printed; the screenshot lands in ./demo-output/.
+//
+//   node bindings/examples/mcp-demo.mjs [--keep-going]
+
+import { createRequire } from 'node:module';
+import { mkdirSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const root = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
+const require = createRequire(join(root, 'tests', 'package.json'));
+const { Client } = require('@modelcontextprotocol/sdk/client/index.js');
+const { StdioClientTransport } = require('@modelcontextprotocol/sdk/client/stdio.js');
+
+const server = process.env.STAGEWRIGHT_BIN ?? join(root, 'stagewright', 'stagewright');
+const outDir = join(root, 'demo-output');
+mkdirSync(outDir, { recursive: true });
+
+const color = process.stdout.isTTY ? (c, s) => `\x1b[${c}m${s}\x1b[0m` : (_c, s) => s;
+const show = (value, max = 700) => {
+  const text = JSON.stringify(value);
+  return text.length > max ? `${text.slice(0, max)}… (${text.length} chars)` : text;
+};
+
+const client = new Client({ name: 'stagewright-demo', version: '1.0.0' });
+const transport = new StdioClientTransport({
+  command: server,
+  args: ['--screenshot-dir', outDir],
+  stderr: 'pipe',
+});
+
+let failures = 0;
+async function call(name, args = {}) {
+  console.log(color('36', `\n→ ${name} ${show(args)}`));
+  const started = performance.now();
+  const result = await client.callTool({ name, arguments: args });
+  const envelope = result.structuredContent ?? JSON.parse(result.content[0].text);
+  const ms = (performance.now() - started).toFixed(1);
+  console.log(color(envelope.ok ? '32' : '31', `← ${envelope.ok ? 'ok' : envelope.code} in ${ms} ms`), show(envelope));
+  if (!envelope.ok) failures++;
+  return envelope;
+}
+
+await client.connect(transport);
+const info = client.getServerVersion();
+console.log(color('1', `Connected to ${info.name} ${info.version} (MCP ${transport._process ? 'stdio' : ''})`));
+const { tools } = await client.listTools();
+console.log(`${tools.length} tools: ${tools.map((t) => t.name).join(', ')}`);
+
+await call('electron_doctor');
+const launch = await call('electron_launch', {
+  executablePath: join(root, 'tests', 'fixtures', 'electron'),
+  main: process.env.DEMO_APP ?? join(root, "tests", "fixtures", "demo-app"),
+});
+if (launch.ok) {
+  await call('electron_info');
+  await call('electron_windows_list');
+  await call('electron_surfaces_list');
+  const shot = await call('electron_screenshot', { format: 'png' });
+  await call('electron_status');
+  await call('electron_stop');
+  if (shot.ok) console.log(color('1', `\nScreenshot: ${shot.path} (${shot.width}×${shot.height}, ${shot.bytes} bytes)`));
+}
+
+await client.close();
+console.log(failures === 0 ? color('32', '\nDemo finished: every call succeeded.') : color('31', `\nDemo finished with ${failures} failed call(s).`));
+process.exit(failures === 0 ? 0 : 1);
