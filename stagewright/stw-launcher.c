@@ -240,6 +240,7 @@ check_ready (StwProcess *self)
     return;
   if (self->want_inspector && self->inspector_url == NULL)
     return;
+  g_debug ("Process %d: endpoints known", (int) self->pid);
   finish_launch (self, NULL);
 }
 

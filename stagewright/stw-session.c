@@ -12,7 +12,7 @@
 #include "stw-json-private.h"
 #include "stw-session-private.h"
 
-#define READY_POLL_MS 50
+#define READY_POLL_MS 10
 #define QUIT_REQUEST_MS 1000
 
 /* Readiness as the reference defines it: the document is parsed and shows
@@ -470,6 +470,7 @@ add_surface (StwSession     *self,
 
   if (kind == STW_SURFACE_KIND_WINDOW)
     {
+      g_debug ("Session %s: window %s attached", self->id, surface->window_id);
       if (self->active_window_id == NULL)
         set_active (self, surface, NULL);
       g_signal_emit (self, signals[WINDOW_ADDED], 0, surface);
@@ -741,6 +742,7 @@ on_ready_evaluated (GObject      *object,
       json_node_get_value_type (value) == G_TYPE_BOOLEAN && json_node_get_boolean (value))
     {
       self->renderer_ready = TRUE;
+      g_debug ("Session %s: renderer ready", self->id);
       g_task_return_boolean (task, TRUE);
       return;
     }
