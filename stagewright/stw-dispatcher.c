@@ -811,6 +811,7 @@ hidden_tool_error (StwDispatcher *self,
     }
 
   stw_error_add_next_action (error, action);
+  stw_error_set_hint (error, action);
   return error;
 }
 

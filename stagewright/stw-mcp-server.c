@@ -93,6 +93,7 @@ struct _StwMcpServer
   GTask          *run_task;
 
   GByteArray     *inbuf;
+  gsize           scanned;       /* bytes of inbuf known to hold no newline */
   gboolean        discarding;
 
   GQueue          outq;          /* GBytes */
@@ -801,6 +802,15 @@ handle_cancelled (StwMcpServer *self,
     g_cancellable_cancel (pending->cancellable);
 }
 
+/* Only tools/list has pages; a cursor for the others was not minted here. */
+static gboolean
+has_cursor (JsonObject *params)
+{
+  JsonNode *cursor = params ? json_object_get_member (params, "cursor") : NULL;
+
+  return cursor != NULL && !JSON_NODE_HOLDS_NULL (cursor);
+}
+
 /* --- one line ------------------------------------------------------------ */
 
 static gboolean
@@ -896,6 +906,9 @@ handle_message (StwMcpServer *self,
     handle_tools_list (self, id, params);
   else if (g_str_equal (method, "tools/call"))
     handle_tools_call (self, id, key, params);
+  else if ((g_str_equal (method, "resources/list") ||
+            g_str_equal (method, "resources/templates/list")) && has_cursor (params))
+    send_error (self, id, RPC_INVALID_PARAMS, "Invalid cursor", NULL);
   else if (g_str_equal (method, "resources/list"))
     handle_resources_list (self, id);
   else if (g_str_equal (method, "resources/read"))
@@ -965,7 +978,9 @@ process_buffer (StwMcpServer *self)
 
   for (;;)
     {
-      guint8 *newline = memchr (data + consumed, '\n', len - consumed);
+      /* A long line arrives in many reads; search each byte once. */
+      gsize from = MAX (consumed, self->scanned);
+      guint8 *newline = memchr (data + from, '\n', len - from);
       gsize line_len;
 
       if (newline == NULL)
@@ -980,14 +995,18 @@ process_buffer (StwMcpServer *self)
         return;
     }
 
-  g_byte_array_remove_range (self->inbuf, 0, (guint) consumed);
+  if (consumed > 0)
+    g_byte_array_remove_range (self->inbuf, 0, (guint) consumed);
+  self->scanned = self->inbuf->len;
 
-  if (self->inbuf->len > MAX_LINE_BYTES)
+  if (self->discarding || self->inbuf->len > MAX_LINE_BYTES)
     {
-      g_byte_array_set_size (self->inbuf, 0);
+      /* The rest of an oversized line is dropped as it arrives. */
       if (!self->discarding)
         send_error (self, NULL, RPC_INVALID_REQUEST, "Message too large", NULL);
       self->discarding = TRUE;
+      g_byte_array_set_size (self->inbuf, 0);
+      self->scanned = 0;
     }
 }
 
@@ -1023,8 +1042,9 @@ on_read (GObject      *object,
       /* End of input: a last line without a newline still counts. */
       if (bytes != NULL && self->inbuf->len > 0 && !self->discarding)
         {
-          g_autoptr(GByteArray) rest = g_byte_array_ref (self->inbuf);
+          g_autoptr(GByteArray) rest = g_steal_pointer (&self->inbuf);
           self->inbuf = g_byte_array_new ();
+          self->scanned = 0;
           handle_line (self, (const char *) rest->data, rest->len);
         }
       if (error != NULL && g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
