@@ -734,6 +734,13 @@ check_eval (StwDispatcher  *self,
       if (code == NULL)
         continue;
 
+      /* Bounded before any scan, as the contract caps eval code. */
+      if (g_utf8_strlen (code, -1) > 100000)
+        {
+          g_propagate_error (error, stw_error_new ("BAD_ARGUMENT",
+                                                   _("The code is longer than 100000 characters")));
+          return FALSE;
+        }
       hash = g_compute_checksum_for_string (G_CHECKSUM_SHA256, code, -1);
       g_message ("eval audit: tool=%s code_length=%zu code_sha256=%s",
                  stw_tool_get_name (tool), strlen (code), hash);
@@ -745,7 +752,7 @@ check_eval (StwDispatcher  *self,
                                            _("The code contains the blocked keyword “%s”"),
                                            keyword);
           json_object_set_string_member (details, "keyword", keyword);
-          json_object_set_string_member (details, "code_sha256", hash);
+          json_object_set_string_member (details, "code_hash", hash);
           stw_error_set_details (blocked, details);
           g_propagate_error (error, blocked);
           return FALSE;

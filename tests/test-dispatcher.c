@@ -1022,7 +1022,7 @@ test_eval_blocklist (void)
       details = json_object_get_object_member (envelope, "details");
       g_assert_nonnull (details);
       g_assert_cmpstr (json_object_get_string_member (details, "keyword"), ==, blocked[i].keyword);
-      g_assert_cmpstr (json_object_get_string_member (details, "code_sha256"), ==, hash);
+      g_assert_cmpstr (json_object_get_string_member (details, "code_hash"), ==, hash);
       g_assert_nonnull (strstr (json_object_get_string_member (envelope, "error"), blocked[i].keyword));
 
       /* Audited on stderr by hash and length, never by content. */
