@@ -314,7 +314,10 @@ main (int   argc,
     tools_command = TRUE;
   else if (argc > 1)
     {
-      g_printerr (_("stagewright: unexpected argument “%s” (see --help)\n"), argv[1]);
+      /* Name the argument that is wrong: after “tools”, the one that follows. */
+      const char *unexpected = argc > 2 && g_str_equal (argv[1], "tools") ? argv[2] : argv[1];
+
+      g_printerr (_("stagewright: unexpected argument “%s” (see --help)\n"), unexpected);
       return EXIT_USAGE;
     }
 

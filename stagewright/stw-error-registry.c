@@ -250,6 +250,9 @@ stw_error_get_code_name (const GError *error)
  * stw_error_set_hint:
  * @error: an error in %STW_ERROR
  * @hint: (nullable): a hint for this occurrence, replacing the registry's
+ *
+ * Language bindings pass a copy of the error, so this has no effect
+ * there: Python and JavaScript tools use stw_invocation_return_error_json().
  */
 void
 stw_error_set_hint (GError     *error,
@@ -285,6 +288,9 @@ stw_error_get_hint (const GError *error)
  * stw_error_set_details:
  * @error: an error in %STW_ERROR
  * @details: (nullable): machine-readable details
+ *
+ * Language bindings pass a copy of the error, so this has no effect
+ * there: Python and JavaScript tools use stw_invocation_return_error_json().
  */
 void
 stw_error_set_details (GError     *error,
@@ -316,6 +322,9 @@ stw_error_get_details (const GError *error)
  * stw_error_add_next_action:
  * @error: an error in %STW_ERROR
  * @action: a suggested next call, e.g. `"electron_snapshot()"`
+ *
+ * Language bindings pass a copy of the error, so this has no effect
+ * there: Python and JavaScript tools use stw_invocation_return_error_json().
  */
 void
 stw_error_add_next_action (GError     *error,
@@ -352,6 +361,9 @@ stw_error_get_next_actions (const GError *error)
  * stw_error_set_similar_refs:
  * @error: an error in %STW_ERROR
  * @similar_refs: (nullable): `[{ref, role, name}]`, at most five are shown
+ *
+ * Language bindings pass a copy of the error, so this has no effect
+ * there: Python and JavaScript tools use stw_invocation_return_error_json().
  */
 void
 stw_error_set_similar_refs (GError    *error,

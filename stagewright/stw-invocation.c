@@ -369,6 +369,62 @@ stw_invocation_return_error_literal (StwInvocation *self,
 }
 
 /**
+ * stw_invocation_return_error_json:
+ * @self: a #StwInvocation
+ * @json: `{"code": …, "error"?: …, "hint"?: …, "details"?: {…},
+ *   "next_actions"?: […], "similar_refs"?: […]}` as JSON text
+ *
+ * Completes the call with an error envelope described as JSON: the form
+ * Python and JavaScript tools use, since the #GError decorations
+ * (stw_error_set_details() and friends) act on a copy in bindings. An
+ * unregistered code, or text that is not such an object, completes the
+ * call with `INTERNAL_ERROR`.
+ */
+void
+stw_invocation_return_error_json (StwInvocation *self,
+                                  const char    *json)
+{
+  g_autoptr(JsonNode) node = NULL;
+  g_autoptr(GError) error = NULL;
+  JsonObject *spec;
+  const char *code;
+
+  g_return_if_fail (STW_IS_INVOCATION (self));
+  g_return_if_fail (json != NULL);
+
+  node = stw_json_parse (json, -1, NULL);
+  spec = node && JSON_NODE_HOLDS_OBJECT (node) ? json_node_get_object (node) : NULL;
+  code = spec ? json_object_get_string_member_with_default (spec, "code", NULL) : NULL;
+  if (code == NULL || !stw_error_registry_contains (stw_error_registry_get_default (), code))
+    {
+      stw_invocation_return_error_literal (self, "INTERNAL_ERROR",
+                                           "The tool returned an error that is not a registered code");
+      return;
+    }
+
+  error = stw_error_new_literal (code, json_object_get_string_member_with_default (spec, "error", NULL));
+  if (json_object_get_string_member_with_default (spec, "hint", NULL) != NULL)
+    stw_error_set_hint (error, json_object_get_string_member (spec, "hint"));
+  if (json_object_has_member (spec, "details") && JSON_NODE_HOLDS_OBJECT (json_object_get_member (spec, "details")))
+    stw_error_set_details (error, json_object_get_object_member (spec, "details"));
+  if (json_object_has_member (spec, "similar_refs") &&
+      JSON_NODE_HOLDS_ARRAY (json_object_get_member (spec, "similar_refs")))
+    stw_error_set_similar_refs (error, json_object_get_array_member (spec, "similar_refs"));
+  if (json_object_has_member (spec, "next_actions") &&
+      JSON_NODE_HOLDS_ARRAY (json_object_get_member (spec, "next_actions")))
+    {
+      JsonArray *actions = json_object_get_array_member (spec, "next_actions");
+      for (guint i = 0; i < json_array_get_length (actions); i++)
+        {
+          JsonNode *action = json_array_get_element (actions, i);
+          if (JSON_NODE_HOLDS_VALUE (action) && json_node_get_value_type (action) == G_TYPE_STRING)
+            stw_error_add_next_action (error, json_node_get_string (action));
+        }
+    }
+  stw_invocation_return_error (self, error);
+}
+
+/**
  * stw_invocation_is_completed:
  * @self: a #StwInvocation
  *

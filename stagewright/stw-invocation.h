@@ -56,6 +56,9 @@ void stw_invocation_return_error_literal (StwInvocation *self,
                                           const char *code_name,
                                           const char *message);
 STW_AVAILABLE_IN_1_0
+void stw_invocation_return_error_json (StwInvocation *self,
+                                       const char *json);
+STW_AVAILABLE_IN_1_0
 gboolean stw_invocation_is_completed (StwInvocation *self);
 STW_AVAILABLE_IN_1_0
 JsonObject *stw_invocation_get_envelope (StwInvocation *self);

@@ -728,6 +728,28 @@ start_free (Start *start)
 static void poll_ready (GTask *task);
 
 static void
+on_start_refreshed (GObject      *object,
+                    GAsyncResult *result,
+                    gpointer      user_data)
+{
+  g_autoptr(GTask) task = user_data;
+
+  stw_session_refresh_surfaces_finish (STW_SESSION (object), result, NULL);
+  g_task_return_boolean (task, TRUE);
+}
+
+/* Chromium announces navigations but not <title> changes
+ * (Target.targetInfoChanged), so the titles a launch or attach answers with
+ * are read now, with the same-process frames, once the page is ready. */
+static void
+start_done (GTask *task)
+{
+  StwSession *self = g_task_get_source_object (task);
+
+  stw_session_refresh_surfaces_async (self, g_task_get_cancellable (task), on_start_refreshed, task);
+}
+
+static void
 on_ready_evaluated (GObject      *object,
                     GAsyncResult *result,
                     gpointer      user_data)
@@ -743,7 +765,7 @@ on_ready_evaluated (GObject      *object,
     {
       self->renderer_ready = TRUE;
       g_debug ("Session %s: renderer ready", self->id);
-      g_task_return_boolean (task, TRUE);
+      start_done (g_steal_pointer (&task));
       return;
     }
 
@@ -756,7 +778,7 @@ on_ready_evaluated (GObject      *object,
   if (g_get_monotonic_time () >= start->ready_deadline_us)
     {
       /* Not ready is reported, not an error: the agent sees renderer_ready. */
-      g_task_return_boolean (task, TRUE);
+      start_done (g_steal_pointer (&task));
       return;
     }
   poll_ready (g_steal_pointer (&task));
@@ -1434,7 +1456,8 @@ stw_session_get_active_surface (StwSession *self)
  * @window_id: (nullable): a window id (wins over the others)
  * @title: (nullable): an exact window title
  * @index: a 0-based index among live windows, or -1
- * @error: `REF_NOT_FOUND` when nothing matches
+ * @error: `REF_NOT_FOUND` when nothing matches, `TRANSPORT_UNSUPPORTED`
+ *   for a session without a renderer connection (injected)
  *
  * Makes a window the active one (Stagewright's target, not the OS focus);
  * its page becomes the active surface. With no criterion, the first
@@ -1458,6 +1481,12 @@ stw_session_switch_window (StwSession  *self,
   if (!self->running)
     {
       g_propagate_error (error, stw_error_new_literal ("NOT_RUNNING", NULL));
+      return FALSE;
+    }
+  if (self->browser == NULL)
+    {
+      g_propagate_error (error, stw_error_new_literal ("TRANSPORT_UNSUPPORTED",
+                                                       _("This session has no renderer connection")));
       return FALSE;
     }
 
@@ -1658,12 +1687,15 @@ _stw_session_capabilities (StwSession *self)
 
 static const char info_expression[] =
   "(() => {"
-  " const { app } = require('electron');"
+  /* A plain Node process (injected) has no electron module: app is null. */
+  " let app = null;"
+  " try { app = require('electron').app; } catch (e) {}"
+  " if (!app || typeof app.getName !== 'function') app = null;"
   " const v = process.versions;"
   " const path = (n) => { try { return app.getPath(n); } catch (e) { return null; } };"
   " return {"
   "  versions: { electron: v.electron || null, node: v.node || null, chrome: v.chrome || null, v8: v.v8 || null },"
-  "  app: { name: app.getName(), version: app.getVersion(), path: app.getAppPath(),"
+  "  app: app && { name: app.getName(), version: app.getVersion(), path: app.getAppPath(),"
   "         exe_path: process.execPath, user_data_path: path('userData'), packaged: !!app.isPackaged }"
   " };"
   "})()";
@@ -1753,7 +1785,8 @@ on_main_info (GObject      *object,
  *
  * Asks the app itself: versions (Electron, Node, Chromium, V8) and the
  * app's name, version and paths from its main process; for plain Chromium
- * the browser's versions only (`app` is null).
+ * the browser's versions only, and for a plain Node process (injected) its
+ * own versions only (`app` is null in both).
  */
 void
 stw_session_get_info_async (StwSession          *self,

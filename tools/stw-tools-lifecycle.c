@@ -563,7 +563,7 @@ static const StwToolSpec lifecycle_specs[] = {
     .name = "electron_info",
     .title = "App information",
     .description = "Ask the app: versions {electron, node, chrome, v8} and app {name, version, path, exe_path, "
-                   "user_data_path, packaged} from its main process (app is null for plain Chromium). "
+                   "user_data_path, packaged} from its main process (app is null for plain Chromium and plain Node). "
                    "Returns: {session_id, transport, versions, app, signature, capabilities}.",
     .input_schema = "{\"type\":\"object\",\"additionalProperties\":false,\"properties\":{" SESSION_ID_PROPERTY "}}",
     .operation_type = STW_OPERATION_QUERY,

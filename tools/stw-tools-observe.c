@@ -11,6 +11,7 @@
 
 #include "stw-core-tools.h"
 #include "stw-error-registry.h"
+#include "stw-session-private.h"
 
 typedef struct
 {
@@ -130,7 +131,14 @@ pick_window (StwSession  *session,
   g_autoptr(GList) windows = NULL;
   gint64 i = 0;
 
-  if (id == NULL && title == NULL && index < 0)
+  if (_stw_session_get_browser (session) == NULL)
+    {
+      /* An injected session reaches the main process only. */
+      g_propagate_error (error, stw_error_new_literal ("TRANSPORT_UNSUPPORTED",
+                                                       _("This session has no renderer connection")));
+      return NULL;
+    }
+  if (id == NULL && title == NULL && index < 0 && stw_session_get_active_window (session) != NULL)
     return stw_session_get_active_window (session);
 
   windows = stw_session_list_windows (session);

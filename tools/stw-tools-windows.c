@@ -122,9 +122,13 @@ surface_json (StwSession *session,
       g_autoptr(GUri) parent_uri = g_uri_parse (stw_surface_get_url (parent), G_URI_FLAGS_NONE, NULL);
       const char *relation = "opaque";
 
-      if (child_uri != NULL && parent_uri != NULL &&
-          g_strcmp0 (g_uri_get_scheme (child_uri), "data") != 0 &&
-          g_strcmp0 (g_uri_get_scheme (child_uri), "about") != 0)
+      /* about:blank and about:srcdoc frames inherit their parent's origin. */
+      if (g_str_has_prefix (stw_surface_get_url (surface), "about:blank") ||
+          g_str_equal (stw_surface_get_url (surface), "about:srcdoc"))
+        relation = "same-origin";
+      else if (child_uri != NULL && parent_uri != NULL &&
+               g_strcmp0 (g_uri_get_scheme (child_uri), "data") != 0 &&
+               g_strcmp0 (g_uri_get_scheme (child_uri), "about") != 0)
         relation = (g_strcmp0 (g_uri_get_scheme (child_uri), g_uri_get_scheme (parent_uri)) == 0 &&
                     g_strcmp0 (g_uri_get_host (child_uri), g_uri_get_host (parent_uri)) == 0 &&
                     g_uri_get_port (child_uri) == g_uri_get_port (parent_uri))
@@ -232,7 +236,7 @@ static const StwToolSpec windows_specs[] = {
       "\"index\":{\"type\":\"integer\",\"minimum\":0}}}",
     .operation_type = STW_OPERATION_COMMAND,
     .idempotent = TRUE,
-    .errors = "NOT_RUNNING REF_NOT_FOUND",
+    .errors = "NOT_RUNNING REF_NOT_FOUND TRANSPORT_UNSUPPORTED",
     .invoke = switch_window_invoke,
   },
   {
