@@ -18,6 +18,8 @@
 #include "stw-json-private.h"
 
 #define EXIT_USAGE 2
+/* Graceful budget per app when the server exits. */
+#define SHUTDOWN_STOP_MS 3000
 
 typedef struct
 {
@@ -208,7 +210,8 @@ print_manifest (StwDispatcher *dispatcher)
 
 typedef struct
 {
-  GMainLoop *loop;
+  GMainLoop *serve_loop;   /* quit when serving ends */
+  GMainLoop *loop;         /* the loop a signal quits: serving, then shutdown */
   GCancellable *cancellable;
   int status;
 } Run;
@@ -221,12 +224,22 @@ on_run_done (GObject      *object,
   Run *run = user_data;
   g_autoptr(GError) error = NULL;
 
-  if (!stw_mcp_server_run_finish (STW_MCP_SERVER (object), result, &error))
+  if (!stw_mcp_server_run_finish (STW_MCP_SERVER (object), result, &error) &&
+      !g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
     {
       g_warning ("Serving stopped: %s", error->message);
       run->status = EXIT_FAILURE;
     }
-  g_main_loop_quit (run->loop);
+  g_main_loop_quit (run->serve_loop);
+}
+
+static void
+on_all_stopped (GObject      *object,
+                GAsyncResult *result,
+                gpointer      user_data)
+{
+  stw_session_manager_stop_all_finish (STW_SESSION_MANAGER (object), result, NULL);
+  g_main_loop_quit (user_data);
 }
 
 static gboolean
@@ -253,6 +266,7 @@ main (int   argc,
   g_autoptr(GOutputStream) output = NULL;
   g_autoptr(GMainLoop) loop = NULL;
   g_autoptr(GCancellable) cancellable = NULL;
+  g_autoptr(GList) sessions = NULL;
   gboolean tools_command = FALSE;
   StwToolProfile profile = STW_TOOL_PROFILE_FULL;
   Run run = { 0 };
@@ -360,6 +374,7 @@ main (int   argc,
   loop = g_main_loop_new (NULL, FALSE);
   cancellable = g_cancellable_new ();
   run.loop = loop;
+  run.serve_loop = loop;
   run.cancellable = cancellable;
   run.status = EXIT_SUCCESS;
 
@@ -373,6 +388,21 @@ main (int   argc,
 
   stw_mcp_server_run_async (server, input, output, cancellable, on_run_done, &run);
   g_main_loop_run (loop);
+
+  /* Nothing the server started outlives it: stop every app, bounded, and
+   * let go of attached ones. A second signal meanwhile quits at once; the
+   * process groups' guards then finish the job. */
+  sessions = stw_session_manager_list_sessions (stw_dispatcher_get_session_manager (dispatcher));
+  if (sessions != NULL)
+    {
+      g_autoptr(GMainLoop) stop_loop = g_main_loop_new (NULL, FALSE);
+
+      g_message ("Stopping the apps still running");
+      run.loop = stop_loop;
+      stw_session_manager_stop_all_async (stw_dispatcher_get_session_manager (dispatcher),
+                                          SHUTDOWN_STOP_MS, on_all_stopped, stop_loop);
+      g_main_loop_run (stop_loop);
+    }
 
   log_server = NULL;
   g_strfreev (options.plugins);

@@ -359,6 +359,7 @@ release_to_guard (StwProcess *self)
     return;
   self->cleaned = TRUE;
 
+  g_debug ("Process group %d handed to its guard", (int) self->pid);
   if (self->pid > 0)
     kill (-self->pid, SIGKILL);
   if (self->guard_stdin != NULL)
@@ -377,6 +378,7 @@ cleanup_after_exit (StwProcess *self)
     return;
   self->cleaned = TRUE;
 
+  g_debug ("Process group %d is gone; removing %s", (int) self->pid, self->temp_root);
   remove_tree (self->temp_root);
 
   /* Tell the guard all is done; it exits without touching anything. */
@@ -463,13 +465,15 @@ start_guard (GPid         pgid,
              const char  *temp_root,
              GError     **error)
 {
+  /* POSIX sh (dash): kill takes the negative group id directly; "--"
+   * would make it fail and skip every wait. */
   static const char script[] =
     "read -r word;"
     "[ \"$word\" = done ] && exit 0;"
-    "kill -TERM -- \"-$1\" 2>/dev/null;"
-    "i=0; while kill -0 -- \"-$1\" 2>/dev/null && [ $i -lt 20 ]; do sleep 0.1; i=$((i+1)); done;"
-    "kill -KILL -- \"-$1\" 2>/dev/null;"
-    "i=0; while kill -0 -- \"-$1\" 2>/dev/null && [ $i -lt 30 ]; do sleep 0.1; i=$((i+1)); done;"
+    "kill -TERM \"-$1\" 2>/dev/null;"
+    "i=0; while kill -0 \"-$1\" 2>/dev/null && [ $i -lt 20 ]; do sleep 0.1; i=$((i+1)); done;"
+    "kill -KILL \"-$1\" 2>/dev/null;"
+    "i=0; while kill -0 \"-$1\" 2>/dev/null && [ $i -lt 50 ]; do sleep 0.1; i=$((i+1)); done;"
     "rm -rf -- \"$2\"";
   g_autoptr(GSubprocessLauncher) launcher = NULL;
   g_autoptr(GSubprocess) guard = NULL;

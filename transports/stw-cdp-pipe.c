@@ -98,7 +98,7 @@ teardown (StwCdpPipe *self)
   g_cancellable_cancel (self->cancellable);
   g_queue_clear_full (&self->outgoing, (GDestroyNotify) g_bytes_unref);
 
-  /* Closing the output now tells the peer at once (Chromium then exits). */
+  /* Closing the output now gives the peer end of file at once. */
   if (self->output != NULL && !g_output_stream_has_pending (self->output))
     g_output_stream_close (self->output, NULL, NULL);
   if (self->input != NULL && !g_input_stream_has_pending (self->input))

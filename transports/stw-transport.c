@@ -321,7 +321,7 @@ stw_transport_class_init (StwTransportClass *klass)
                   NULL, NULL, NULL,
                   G_TYPE_NONE, 3,
                   G_TYPE_STRING | G_SIGNAL_TYPE_STATIC_SCOPE,
-                  JSON_TYPE_OBJECT | G_SIGNAL_TYPE_STATIC_SCOPE,
+                  JSON_TYPE_OBJECT,
                   G_TYPE_STRING | G_SIGNAL_TYPE_STATIC_SCOPE);
 
   /**
@@ -658,7 +658,7 @@ error_from_reply (JsonObject *error_object)
   JsonNode *code_node = json_object_get_member (error_object, "code");
   const char *message = get_string_member (error_object, "message");
   const char *data = get_string_member (error_object, "data");
-  gint64 code = -32603;  /* JSON-RPC internal error, when the peer gives none */
+  gint64 code = STW_CDP_ERROR_INTERNAL_ERROR;  /* when the peer gives none */
 
   if (code_node != NULL && JSON_NODE_HOLDS_VALUE (code_node) &&
       json_node_get_value_type (code_node) == G_TYPE_INT64)

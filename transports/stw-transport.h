@@ -20,7 +20,9 @@ G_BEGIN_DECLS
  * STW_CDP_ERROR:
  *
  * Errors the peer answered a method with; the code is the protocol's own
- * (e.g. -32000) and the message is the peer's.
+ * (e.g. -32000, see #StwCdpError) and the message is the peer's, followed
+ * by the error's `data` in parentheses when that is a string (Chrome puts
+ * the useful detail of parameter errors there).
  */
 #define STW_CDP_ERROR (stw_cdp_error_quark ())
 STW_AVAILABLE_IN_1_0
