@@ -25,6 +25,7 @@
 #   the call is then never completed. Catch and return_error_literal().
 
 import faulthandler
+import io
 import json
 import math
 import os
@@ -231,6 +232,49 @@ def return_error_literal_envelope():
     assert envelope['http'] == 409, envelope
     assert envelope['retryable'] is False, envelope
     assert envelope['hint'], envelope
+
+
+@test
+def return_error_json_carries_hint_details_and_next_actions():
+    class Rich(Stagewright.Tool):
+        def do_invoke(self, invocation):
+            invocation.return_error_json(json.dumps({
+                'code': 'REF_NOT_FOUND', 'error': 'stale ref 7', 'hint': 'take a snapshot',
+                'details': {'ref': 7}, 'next_actions': ['electron_snapshot()'],
+                'similar_refs': [{'ref': 8, 'role': 'button', 'name': 'Save'}]}))
+
+    dispatcher = Stagewright.Dispatcher.new()
+    dispatcher.add_tool(simple(Rich, 'rich', error_codes=['REF_NOT_FOUND']))
+    envelope = envelope_of(dispatcher.call_json_sync('rich', None, None))
+    assert envelope['code'] == 'REF_NOT_FOUND' and envelope['http'] == 404, envelope
+    assert envelope['error'] == 'stale ref 7' and envelope['hint'] == 'take a snapshot', envelope
+    assert envelope['details'] == {'ref': 7}, envelope
+    assert envelope['next_actions'] == ['electron_snapshot()'], envelope
+    assert envelope['similar_refs'] == [{'ref': 8, 'role': 'button', 'name': 'Save'}], envelope
+
+
+@test
+def an_exception_in_do_invoke_answers_internal_error_at_once():
+    # The override (bindings/python/gi/overrides/Stagewright.py) must be in
+    # use: without it the call would wait for the 120 s backstop.
+    class Broken(Stagewright.Tool):
+        def do_invoke(self, invocation):
+            raise ValueError('boom')
+
+    dispatcher = Stagewright.Dispatcher.new()
+    dispatcher.set_operation_timeout_ms(5000)
+    dispatcher.add_tool(simple(Broken, 'broken'))
+    stderr = sys.stderr
+    sys.stderr = io.StringIO()
+    try:
+        envelope = envelope_of(dispatcher.call_json_sync('broken', None, None))
+        logged = sys.stderr.getvalue()
+    finally:
+        sys.stderr = stderr
+    assert envelope['code'] == 'INTERNAL_ERROR', envelope
+    assert envelope['error'] == 'ValueError: boom', envelope
+    assert envelope['_meta']['elapsed_ms'] < 1000, envelope
+    assert 'ValueError: boom' in logged, logged
 
 
 @test
