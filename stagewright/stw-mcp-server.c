@@ -5,6 +5,7 @@
 #include "config.h"
 
 #include <glib/gi18n-lib.h>
+#include <math.h>
 #include <string.h>
 
 #include "stw-envelope.h"
@@ -530,7 +531,7 @@ on_progress (StwInvocation *invocation,
   if (elapsed_ms < PROGRESS_QUIET_MS ||
       pending->progress_sent >= PROGRESS_MAX_NOTIFICATIONS ||
       (pending->progress_sent > 0 && progress <= pending->last_progress) ||
-      !(progress == progress))
+      !isfinite (progress))
     return;
 
   pending->progress_sent++;
@@ -539,7 +540,7 @@ on_progress (StwInvocation *invocation,
   params = json_object_new ();
   json_object_set_member (params, "progressToken", json_node_copy (pending->progress_token));
   json_object_set_double_member (params, "progress", progress);
-  if (total > 0)
+  if (total > 0 && isfinite (total))
     json_object_set_double_member (params, "total", total);
   if (message != NULL)
     json_object_set_string_member (params, "message", message);
@@ -1323,6 +1324,8 @@ stw_mcp_server_run_async (StwMcpServer        *self,
   g_return_if_fail (G_IS_INPUT_STREAM (input));
   g_return_if_fail (G_IS_OUTPUT_STREAM (output));
   g_return_if_fail (self->run_task == NULL);
+  /* One client per server: a finished run is not restarted. */
+  g_return_if_fail (!self->stopping);
 
   self->run_task = g_task_new (self, cancellable, callback, user_data);
   g_task_set_source_tag (self->run_task, stw_mcp_server_run_async);

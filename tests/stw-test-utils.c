@@ -1,0 +1,1403 @@
+/* stw-test-utils.c: an in-process MCP client for StwMcpServer over pipe pairs
+ *
+ * The shape of jsonrpc-glib's tests/test-server.c: two pipe pairs, the
+ * server on one end of each and a client written here on the other, both on
+ * one private main context. Every wait iterates that context with a
+ * deadline and fails the test instead of hanging; every line the server
+ * writes is parsed and checked as a JSON-RPC frame as it arrives.
+ *
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+#include "config.h"
+
+#include <gio/gunixinputstream.h>
+#include <gio/gunixoutputstream.h>
+#include <glib-unix.h>
+#include <locale.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <string.h>
+
+#include "stw-json-private.h"
+#include "stw-test-utils.h"
+
+#define READ_CHUNK 65536
+
+/* Test helpers {{{1 */
+
+void
+stw_test_init (int    *argc,
+               char ***argv)
+{
+  setlocale (LC_ALL, "");
+  g_test_init (argc, argv, NULL);
+  /* A server writing to a closed pipe must see EPIPE, not die. */
+  signal (SIGPIPE, SIG_IGN);
+}
+
+gboolean
+stw_test_running_on_valgrind (void)
+{
+  const char *preload = g_getenv ("LD_PRELOAD");
+
+  /* valgrind.h is not a build dependency; its preload library is a tell. */
+  return preload != NULL && strstr (preload, "vgpreload") != NULL;
+}
+
+guint
+stw_test_timeout_ms (guint base_ms)
+{
+  const char *factor = g_getenv ("STW_TEST_TIMEOUT_FACTOR");
+  guint64 scale = 1;
+
+  if (factor != NULL && *factor != '\0')
+    scale = MAX (g_ascii_strtoull (factor, NULL, 10), 1);
+  else if (stw_test_running_on_valgrind ())
+    scale = 10;
+  return (guint) MIN ((guint64) base_ms * scale, G_MAXUINT);
+}
+
+static void
+fail_with (const char *file,
+           int         line,
+           const char *func,
+           const char *message)
+{
+  g_assertion_message (G_LOG_DOMAIN, file, line, func, message);
+}
+
+JsonNode *
+stw_test_parse (const char *json)
+{
+  g_autoptr(GError) error = NULL;
+  JsonNode *node = json_from_string (json, &error);
+
+  g_assert_no_error (error);
+  g_assert_nonnull (node);
+  return node;
+}
+
+char *
+stw_test_to_json (JsonNode *node)
+{
+  return stw_json_to_string (node, NULL);
+}
+
+char *
+stw_test_object_to_json (JsonObject *object)
+{
+  return stw_json_object_to_string (object, NULL);
+}
+
+static int
+compare_strings (gconstpointer a,
+                 gconstpointer b)
+{
+  return strcmp (*(const char * const *) a, *(const char * const *) b);
+}
+
+/* Serialization with object members sorted, and integers kept apart from
+ * doubles, so that two values compare equal exactly when their texts do. */
+static void
+append_canonical (GString  *out,
+                  JsonNode *node)
+{
+  switch (JSON_NODE_TYPE (node))
+    {
+    case JSON_NODE_OBJECT:
+      {
+        JsonObject *object = json_node_get_object (node);
+        g_autoptr(GList) members = json_object_get_members (object);
+        g_autoptr(GPtrArray) names = g_ptr_array_new ();
+
+        for (const GList *l = members; l != NULL; l = l->next)
+          g_ptr_array_add (names, l->data);
+        g_ptr_array_sort (names, compare_strings);
+
+        g_string_append_c (out, '{');
+        for (guint i = 0; i < names->len; i++)
+          {
+            g_autoptr(JsonNode) key = json_node_new (JSON_NODE_VALUE);
+
+            json_node_set_string (key, g_ptr_array_index (names, i));
+            if (i > 0)
+              g_string_append_c (out, ',');
+            stw_json_append (out, key);
+            g_string_append_c (out, ':');
+            append_canonical (out, json_object_get_member (object, g_ptr_array_index (names, i)));
+          }
+        g_string_append_c (out, '}');
+      }
+      break;
+
+    case JSON_NODE_ARRAY:
+      {
+        JsonArray *array = json_node_get_array (node);
+
+        g_string_append_c (out, '[');
+        for (guint i = 0; i < json_array_get_length (array); i++)
+          {
+            if (i > 0)
+              g_string_append_c (out, ',');
+            append_canonical (out, json_array_get_element (array, i));
+          }
+        g_string_append_c (out, ']');
+      }
+      break;
+
+    case JSON_NODE_VALUE:
+      if (json_node_get_value_type (node) == G_TYPE_DOUBLE)
+        g_string_append (out, "double:");
+      stw_json_append (out, node);
+      break;
+
+    case JSON_NODE_NULL:
+    default:
+      g_string_append (out, "null");
+      break;
+    }
+}
+
+static char *
+canonical (JsonNode *node)
+{
+  GString *out = g_string_new (NULL);
+
+  append_canonical (out, node);
+  return g_string_free (out, FALSE);
+}
+
+void
+stw_test_assert_json_equal (JsonNode   *node,
+                            const char *expected)
+{
+  g_autoptr(JsonNode) want = stw_test_parse (expected);
+  g_autofree char *got_text = NULL;
+  g_autofree char *want_text = NULL;
+
+  g_assert_nonnull (node);
+  got_text = canonical (node);
+  want_text = canonical (want);
+  g_assert_cmpstr (got_text, ==, want_text);
+}
+
+void
+stw_test_assert_members (JsonObject *object,
+                         const char *first_name,
+                         ...)
+{
+  g_autoptr(GPtrArray) want = g_ptr_array_new ();
+  g_autoptr(GList) members = NULL;
+  g_autoptr(GPtrArray) got = g_ptr_array_new ();
+  g_autofree char *want_text = NULL;
+  g_autofree char *got_text = NULL;
+  va_list args;
+
+  g_assert_nonnull (object);
+
+  va_start (args, first_name);
+  for (const char *name = first_name; name != NULL; name = va_arg (args, const char *))
+    g_ptr_array_add (want, (gpointer) name);
+  va_end (args);
+  g_ptr_array_sort (want, compare_strings);
+  g_ptr_array_add (want, NULL);
+
+  members = json_object_get_members (object);
+  for (const GList *l = members; l != NULL; l = l->next)
+    g_ptr_array_add (got, l->data);
+  g_ptr_array_sort (got, compare_strings);
+  g_ptr_array_add (got, NULL);
+
+  want_text = g_strjoinv (",", (char **) want->pdata);
+  got_text = g_strjoinv (",", (char **) got->pdata);
+  g_assert_cmpstr (got_text, ==, want_text);
+}
+
+static gboolean
+holds_type (JsonNode *node,
+            GType     type)
+{
+  return node != NULL && JSON_NODE_HOLDS_VALUE (node) && json_node_get_value_type (node) == type;
+}
+
+/* One frame as the server may write it: a response to a request, an error
+ * (with a null id only when the id could not be read), or a notification.
+ * The server sends no requests of its own. */
+void
+stw_test_check_frame (JsonObject *frame)
+{
+  JsonNode *jsonrpc = json_object_get_member (frame, "jsonrpc");
+  JsonNode *id = json_object_get_member (frame, "id");
+  JsonNode *method = json_object_get_member (frame, "method");
+  JsonNode *result = json_object_get_member (frame, "result");
+  JsonNode *error = json_object_get_member (frame, "error");
+
+  g_assert_true (holds_type (jsonrpc, G_TYPE_STRING));
+  g_assert_cmpstr (json_node_get_string (jsonrpc), ==, "2.0");
+
+  if (method != NULL)
+    {
+      JsonNode *params = json_object_get_member (frame, "params");
+
+      g_assert_true (holds_type (method, G_TYPE_STRING));
+      g_assert_cmpuint (strlen (json_node_get_string (method)), >, 0);
+      g_assert_null (id);
+      g_assert_null (result);
+      g_assert_null (error);
+      if (params != NULL)
+        {
+          g_assert_true (JSON_NODE_HOLDS_OBJECT (params));
+          stw_test_assert_members (frame, "jsonrpc", "method", "params", NULL);
+        }
+      else
+        stw_test_assert_members (frame, "jsonrpc", "method", NULL);
+      return;
+    }
+
+  g_assert_nonnull (id);
+  g_assert_true (JSON_NODE_HOLDS_NULL (id) || holds_type (id, G_TYPE_STRING) ||
+                 holds_type (id, G_TYPE_INT64));
+  g_assert_true ((result != NULL) != (error != NULL));
+
+  if (result != NULL)
+    {
+      g_assert_false (JSON_NODE_HOLDS_NULL (id));
+      g_assert_true (JSON_NODE_HOLDS_OBJECT (result));
+      stw_test_assert_members (frame, "jsonrpc", "id", "result", NULL);
+    }
+  else
+    {
+      JsonObject *error_object;
+      JsonNode *code;
+      JsonNode *message;
+
+      g_assert_true (JSON_NODE_HOLDS_OBJECT (error));
+      stw_test_assert_members (frame, "jsonrpc", "id", "error", NULL);
+      error_object = json_node_get_object (error);
+      code = json_object_get_member (error_object, "code");
+      message = json_object_get_member (error_object, "message");
+      g_assert_true (holds_type (code, G_TYPE_INT64));
+      g_assert_true (holds_type (message, G_TYPE_STRING));
+      g_assert_cmpuint (strlen (json_node_get_string (message)), >, 0);
+      if (json_object_has_member (error_object, "data"))
+        stw_test_assert_members (error_object, "code", "message", "data", NULL);
+      else
+        stw_test_assert_members (error_object, "code", "message", NULL);
+    }
+}
+
+static gboolean
+id_matches (JsonNode *got,
+            JsonNode *want)
+{
+  g_autofree char *got_text = NULL;
+  g_autofree char *want_text = NULL;
+
+  if (got == NULL || JSON_NODE_TYPE (got) != JSON_NODE_TYPE (want))
+    return FALSE;
+  if (JSON_NODE_HOLDS_VALUE (got) &&
+      json_node_get_value_type (got) != json_node_get_value_type (want))
+    return FALSE;
+  got_text = stw_json_to_string (got, NULL);
+  want_text = stw_json_to_string (want, NULL);
+  return g_str_equal (got_text, want_text);
+}
+
+static void
+assert_id (JsonObject *response,
+           const char *id)
+{
+  g_autoptr(JsonNode) want = stw_test_parse (id);
+  JsonNode *got = json_object_get_member (response, "id");
+
+  if (!id_matches (got, want))
+    {
+      g_autofree char *got_text = got ? stw_json_to_string (got, NULL) : g_strdup ("(none)");
+      g_autofree char *message = g_strdup_printf ("response id %s, expected %s", got_text, id);
+      fail_with (__FILE__, __LINE__, G_STRFUNC, message);
+    }
+}
+
+JsonObject *
+stw_test_assert_result (JsonObject *response,
+                        const char *id)
+{
+  g_assert_nonnull (response);
+  stw_test_check_frame (response);
+  if (!json_object_has_member (response, "result"))
+    {
+      g_autofree char *text = stw_test_object_to_json (response);
+      g_autofree char *message = g_strdup_printf ("expected a result, got %s", text);
+      fail_with (__FILE__, __LINE__, G_STRFUNC, message);
+      return NULL;
+    }
+  assert_id (response, id);
+  return json_object_get_object_member (response, "result");
+}
+
+JsonObject *
+stw_test_assert_error (JsonObject *response,
+                       const char *id,
+                       gint64      code)
+{
+  JsonObject *error;
+
+  g_assert_nonnull (response);
+  stw_test_check_frame (response);
+  if (!json_object_has_member (response, "error"))
+    {
+      g_autofree char *text = stw_test_object_to_json (response);
+      g_autofree char *message = g_strdup_printf ("expected error %" G_GINT64_FORMAT ", got %s",
+                                                  code, text);
+      fail_with (__FILE__, __LINE__, G_STRFUNC, message);
+      return NULL;
+    }
+  assert_id (response, id);
+  error = json_object_get_object_member (response, "error");
+  g_assert_cmpint (json_object_get_int_member (error, "code"), ==, code);
+  return error;
+}
+
+/* Test tools {{{1 */
+
+typedef enum
+{
+  TEST_TOOL_ECHO,
+  TEST_TOOL_FAIL,
+  TEST_TOOL_SLOW,
+  TEST_TOOL_PROGRESS,
+  TEST_TOOL_NEVER,
+  TEST_TOOL_EVAL,
+} TestToolKind;
+
+#define STW_TYPE_TEST_TOOL (stw_test_tool_get_type ())
+G_DECLARE_FINAL_TYPE (StwTestTool, stw_test_tool, STW, TEST_TOOL, StwTool)
+
+struct _StwTestTool
+{
+  StwTool       parent_instance;
+  TestToolKind  kind;
+  guint         n_calls;
+  guint         n_cancelled;
+  guint         n_completed;
+};
+
+G_DEFINE_FINAL_TYPE (StwTestTool, stw_test_tool, STW_TYPE_TOOL)
+
+/* One asynchronous call of a test tool: alive until it completes or its
+ * invocation is cancelled, whichever comes first. */
+typedef struct
+{
+  StwTestTool   *tool;
+  StwInvocation *invocation;
+  GSource       *timer;
+  GSource       *cancel_source;
+  guint          step;
+  guint          steps;
+} TestCall;
+
+static void
+test_call_free (TestCall *call)
+{
+  if (call->timer != NULL)
+    {
+      g_source_destroy (call->timer);
+      g_source_unref (call->timer);
+    }
+  if (call->cancel_source != NULL)
+    {
+      g_source_destroy (call->cancel_source);
+      g_source_unref (call->cancel_source);
+    }
+  g_object_unref (call->invocation);
+  g_object_unref (call->tool);
+  g_free (call);
+}
+
+static gboolean
+on_test_call_cancelled (GCancellable *cancellable,
+                        gpointer      user_data)
+{
+  TestCall *call = user_data;
+
+  call->tool->n_cancelled++;
+  /* The dispatcher abandons the invocation before cancelling it; if not,
+   * the call still ends here. */
+  if (!stw_invocation_is_completed (call->invocation))
+    stw_invocation_return_error_literal (call->invocation, "INTERNAL_ERROR",
+                                         "The test call was cancelled");
+  test_call_free (call);
+  return G_SOURCE_REMOVE;
+}
+
+static gboolean
+on_slow_timer (gpointer user_data)
+{
+  TestCall *call = user_data;
+  g_autoptr(JsonObject) payload = json_object_new ();
+
+  json_object_set_int_member (payload, "slept_ms",
+                              json_object_get_int_member_with_default (stw_invocation_get_arguments (call->invocation),
+                                                                       "ms", 0));
+  call->tool->n_completed++;
+  stw_invocation_return_value (call->invocation, payload);
+  test_call_free (call);
+  return G_SOURCE_REMOVE;
+}
+
+static gboolean
+on_progress_timer (gpointer user_data)
+{
+  TestCall *call = user_data;
+  g_autofree char *message = NULL;
+
+  call->step++;
+  message = g_strdup_printf ("step %u of %u", call->step, call->steps);
+  stw_invocation_report_progress (call->invocation, call->step, call->steps, message);
+  if (call->step % 5 == 0)
+    stw_invocation_report_progress (call->invocation, call->step, call->steps, "again");
+
+  if (call->step < call->steps)
+    return G_SOURCE_CONTINUE;
+
+  {
+    g_autoptr(JsonObject) payload = json_object_new ();
+
+    json_object_set_int_member (payload, "steps", call->steps);
+    call->tool->n_completed++;
+    stw_invocation_return_value (call->invocation, payload);
+  }
+  test_call_free (call);
+  return G_SOURCE_REMOVE;
+}
+
+static TestCall *
+test_call_new (StwTestTool   *tool,
+               StwInvocation *invocation)
+{
+  TestCall *call = g_new0 (TestCall, 1);
+
+  call->tool = g_object_ref (tool);
+  call->invocation = g_object_ref (invocation);
+  call->cancel_source = g_cancellable_source_new (stw_invocation_get_cancellable (invocation));
+  g_source_set_callback (call->cancel_source, G_SOURCE_FUNC (on_test_call_cancelled), call, NULL);
+  g_source_attach (call->cancel_source, g_main_context_get_thread_default ());
+  return call;
+}
+
+static void
+test_call_start_timer (TestCall    *call,
+                       guint        interval_ms,
+                       GSourceFunc  func)
+{
+  call->timer = g_timeout_source_new (interval_ms);
+  g_source_set_callback (call->timer, func, call, NULL);
+  g_source_attach (call->timer, g_main_context_get_thread_default ());
+}
+
+static void
+stw_test_tool_invoke (StwTool       *tool,
+                      StwInvocation *invocation)
+{
+  StwTestTool *self = STW_TEST_TOOL (tool);
+  JsonObject *arguments = stw_invocation_get_arguments (invocation);
+
+  self->n_calls++;
+
+  switch (self->kind)
+    {
+    case TEST_TOOL_ECHO:
+      {
+        g_autoptr(JsonObject) payload = json_object_new ();
+        JsonNode *echo = json_node_new (JSON_NODE_OBJECT);
+
+        json_node_set_object (echo, arguments);
+        json_object_set_member (payload, "echo", echo);
+        self->n_completed++;
+        stw_invocation_return_value (invocation, payload);
+      }
+      break;
+
+    case TEST_TOOL_FAIL:
+      self->n_completed++;
+      stw_invocation_return_error_literal (invocation, "SELECTOR_NO_MATCH",
+                                           "Nothing matched the test selector");
+      break;
+
+    case TEST_TOOL_SLOW:
+      {
+        TestCall *call = test_call_new (self, invocation);
+        gint64 ms = json_object_get_int_member_with_default (arguments, "ms", 200);
+
+        test_call_start_timer (call, (guint) CLAMP (ms, 0, 60000), on_slow_timer);
+      }
+      break;
+
+    case TEST_TOOL_PROGRESS:
+      {
+        TestCall *call = test_call_new (self, invocation);
+        gint64 interval = json_object_get_int_member_with_default (arguments, "interval_ms", 30);
+
+        call->steps = (guint) CLAMP (json_object_get_int_member_with_default (arguments, "steps", 20), 1, 100);
+        stw_invocation_report_progress (invocation, 0, call->steps, "starting");
+        test_call_start_timer (call, (guint) CLAMP (interval, 1, 1000), on_progress_timer);
+      }
+      break;
+
+    case TEST_TOOL_NEVER:
+      test_call_new (self, invocation);
+      break;
+
+    case TEST_TOOL_EVAL:
+      {
+        g_autoptr(JsonObject) payload = json_object_new ();
+
+        json_object_set_null_member (payload, "value");
+        self->n_completed++;
+        stw_invocation_return_value (invocation, payload);
+      }
+      break;
+
+    default:
+      g_assert_not_reached ();
+    }
+}
+
+static void
+stw_test_tool_class_init (StwTestToolClass *klass)
+{
+  STW_TOOL_CLASS (klass)->invoke = stw_test_tool_invoke;
+}
+
+static void
+stw_test_tool_init (StwTestTool *self)
+{
+}
+
+typedef struct
+{
+  TestToolKind      kind;
+  const char       *name;
+  const char       *description;
+  const char       *schema;
+  StwOperationType  operation_type;
+  StwEvalTarget     eval_target;
+  gboolean          destructive;
+  gboolean          idempotent;
+  const char       *error_code;
+} TestToolSpec;
+
+static const TestToolSpec test_tool_specs[STW_TEST_N_TOOLS] = {
+  { TEST_TOOL_ECHO, "test_echo", "Echoes its arguments.",
+    "{\"type\":\"object\",\"properties\":{\"message\":{\"type\":\"string\"},"
+    "\"count\":{\"type\":\"integer\",\"minimum\":0},\"data\":true},"
+    "\"required\":[\"message\"],\"additionalProperties\":false}",
+    STW_OPERATION_QUERY, STW_EVAL_TARGET_NONE, FALSE, TRUE, NULL },
+  { TEST_TOOL_FAIL, "test_fail", "Always fails with SELECTOR_NO_MATCH.",
+    NULL, STW_OPERATION_COMMAND, STW_EVAL_TARGET_NONE, FALSE, FALSE, "SELECTOR_NO_MATCH" },
+  { TEST_TOOL_SLOW, "test_slow", "Answers after ms milliseconds.",
+    "{\"type\":\"object\",\"properties\":{\"ms\":{\"type\":\"integer\",\"minimum\":0,"
+    "\"maximum\":60000,\"default\":200}},\"additionalProperties\":false}",
+    STW_OPERATION_COMMAND, STW_EVAL_TARGET_NONE, TRUE, FALSE, NULL },
+  { TEST_TOOL_PROGRESS, "test_progress", "Reports progress, then answers.",
+    "{\"type\":\"object\",\"properties\":{\"steps\":{\"type\":\"integer\",\"minimum\":1,"
+    "\"maximum\":100,\"default\":20},\"interval_ms\":{\"type\":\"integer\",\"minimum\":1,"
+    "\"maximum\":1000,\"default\":30}},\"additionalProperties\":false}",
+    STW_OPERATION_COMMAND, STW_EVAL_TARGET_NONE, FALSE, FALSE, NULL },
+  { TEST_TOOL_NEVER, "test_never", "Never answers.",
+    NULL, STW_OPERATION_COMMAND, STW_EVAL_TARGET_NONE, FALSE, FALSE, NULL },
+  { TEST_TOOL_EVAL, "test_eval", "Evaluates nothing, but is an eval tool.",
+    "{\"type\":\"object\",\"properties\":{\"code\":{\"type\":\"string\"}},"
+    "\"required\":[\"code\"],\"additionalProperties\":false}",
+    STW_OPERATION_EVAL, STW_EVAL_TARGET_MAIN, FALSE, FALSE, NULL },
+};
+
+static StwTool *
+test_tool_new (const TestToolSpec *spec,
+               const char         *name)
+{
+  g_autoptr(StwSchema) schema = NULL;
+  const char *codes[] = { spec->error_code, NULL };
+  StwTestTool *tool;
+
+  if (spec->schema != NULL)
+    {
+      g_autoptr(GError) error = NULL;
+
+      schema = stw_schema_new_from_string (spec->schema, &error);
+      g_assert_no_error (error);
+    }
+
+  tool = g_object_new (STW_TYPE_TEST_TOOL,
+                       "name", name,
+                       "title", spec->name,
+                       "description", spec->description,
+                       "input-schema", schema,
+                       "operation-type", spec->operation_type,
+                       "eval-target", spec->eval_target,
+                       "destructive-hint", spec->destructive,
+                       "idempotent-hint", spec->idempotent,
+                       "error-codes", spec->error_code ? codes : NULL,
+                       NULL);
+  tool->kind = spec->kind;
+  return STW_TOOL (tool);
+}
+
+/**
+ * stw_test_tool_new_echo:
+ * @name: the tool's name
+ *
+ * Returns: (transfer full): a new tool that behaves like test_echo
+ */
+StwTool *
+stw_test_tool_new_echo (const char *name)
+{
+  return test_tool_new (&test_tool_specs[0], name);
+}
+
+guint
+stw_test_tool_get_n_calls (StwTool *tool)
+{
+  g_assert_true (STW_IS_TEST_TOOL (tool));
+  return STW_TEST_TOOL (tool)->n_calls;
+}
+
+guint
+stw_test_tool_get_n_cancelled (StwTool *tool)
+{
+  g_assert_true (STW_IS_TEST_TOOL (tool));
+  return STW_TEST_TOOL (tool)->n_cancelled;
+}
+
+guint
+stw_test_tool_get_n_completed (StwTool *tool)
+{
+  g_assert_true (STW_IS_TEST_TOOL (tool));
+  return STW_TEST_TOOL (tool)->n_completed;
+}
+
+/* The client {{{1 */
+
+struct _StwTestClient
+{
+  GMainContext  *context;
+  StwDispatcher *dispatcher;
+  StwMcpServer  *server;
+  GCancellable  *run_cancellable;
+
+  GOutputStream *to_server;
+  GInputStream  *from_server;
+  GCancellable  *read_cancellable;
+  GByteArray    *inbuf;
+  gsize          scanned;      /* bytes of inbuf known to hold no newline */
+  GQueue         messages;     /* JsonObject: frames not yet consumed, in order */
+  guint          n_frames;
+  gboolean       reading;
+  gboolean       writing;
+  GError        *write_error;
+  gboolean       closed;
+
+  gboolean       finished;
+  gboolean       run_result;
+  GError        *run_error;
+
+  gint64         next_id;
+};
+
+typedef gboolean (*Condition) (StwTestClient *self,
+                               gconstpointer  data);
+
+static gboolean
+on_wait_timeout (gpointer user_data)
+{
+  gboolean *timed_out = user_data;
+
+  *timed_out = TRUE;
+  return G_SOURCE_REMOVE;
+}
+
+/* Iterates the client's context until @condition holds or @timeout_ms
+ * passes; returns whether it holds. */
+static gboolean
+iterate_until (StwTestClient *self,
+               Condition      condition,
+               gconstpointer  data,
+               guint          timeout_ms)
+{
+  gboolean timed_out = FALSE;
+  GSource *timeout = g_timeout_source_new (timeout_ms);
+
+  g_source_set_callback (timeout, on_wait_timeout, &timed_out, NULL);
+  g_source_attach (timeout, self->context);
+  while ((condition == NULL || !condition (self, data)) && !timed_out)
+    g_main_context_iteration (self->context, TRUE);
+  g_source_destroy (timeout);
+  g_source_unref (timeout);
+
+  return condition != NULL && condition (self, data);
+}
+
+static void
+drain_context (GMainContext *context)
+{
+  /* Chains of idles (cancellation → abandon → the tool's cancel source)
+   * need several rounds. */
+  for (guint round = 0; round < 10; round++)
+    while (g_main_context_iteration (context, FALSE))
+      ;
+}
+
+static void
+handle_frame (StwTestClient *self,
+              const char    *line,
+              gsize          length)
+{
+  g_autoptr(JsonParser) parser = json_parser_new ();
+  g_autoptr(GError) error = NULL;
+  JsonNode *root;
+
+  g_assert_cmpuint (length, >, 0);
+  g_assert_null (memchr (line, '\0', length));
+  g_assert_null (memchr (line, '\r', length));
+  g_assert_true (g_utf8_validate_len (line, length, NULL));
+
+  if (!json_parser_load_from_data (parser, line, (gssize) length, &error))
+    {
+      g_autofree char *head = g_strndup (line, MIN (length, 200));
+      g_autofree char *message = g_strdup_printf ("server wrote a line that is not JSON (%s): %s",
+                                                  error->message, head);
+      fail_with (__FILE__, __LINE__, G_STRFUNC, message);
+      return;
+    }
+
+  root = json_parser_get_root (parser);
+  g_assert_nonnull (root);
+  g_assert_true (JSON_NODE_HOLDS_OBJECT (root));
+  stw_test_check_frame (json_node_get_object (root));
+
+  self->n_frames++;
+  g_queue_push_tail (&self->messages, json_object_ref (json_node_get_object (root)));
+}
+
+static void read_next (StwTestClient *self);
+
+static void
+on_client_read (GObject      *object,
+                GAsyncResult *result,
+                gpointer      user_data)
+{
+  StwTestClient *self = user_data;
+  g_autoptr(GBytes) bytes = NULL;
+  g_autoptr(GError) error = NULL;
+  gsize consumed = 0;
+  gsize size;
+  const guint8 *data;
+
+  self->reading = FALSE;
+  bytes = g_input_stream_read_bytes_finish (G_INPUT_STREAM (object), result, &error);
+  if (g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
+    return;
+  g_assert_no_error (error);
+
+  data = g_bytes_get_data (bytes, &size);
+  if (size == 0)
+    {
+      /* Every frame ends with a newline. */
+      g_assert_cmpuint (self->inbuf->len, ==, 0);
+      return;
+    }
+
+  g_byte_array_append (self->inbuf, data, (guint) size);
+  for (;;)
+    {
+      const guint8 *start = self->inbuf->data + consumed;
+      const guint8 *newline = memchr (self->inbuf->data + self->scanned, '\n',
+                                      self->inbuf->len - self->scanned);
+
+      if (newline == NULL)
+        break;
+      handle_frame (self, (const char *) start, (gsize) (newline - start));
+      consumed = (gsize) (newline - self->inbuf->data) + 1;
+      self->scanned = consumed;
+    }
+  if (consumed > 0)
+    g_byte_array_remove_range (self->inbuf, 0, (guint) consumed);
+  self->scanned = self->inbuf->len;
+
+  read_next (self);
+}
+
+static void
+read_next (StwTestClient *self)
+{
+  self->reading = TRUE;
+  g_input_stream_read_bytes_async (self->from_server, READ_CHUNK, G_PRIORITY_DEFAULT,
+                                   self->read_cancellable, on_client_read, self);
+}
+
+static void
+on_run_done (GObject      *object,
+             GAsyncResult *result,
+             gpointer      user_data)
+{
+  StwTestClient *self = user_data;
+
+  g_assert_false (self->finished);
+  self->run_result = stw_mcp_server_run_finish (STW_MCP_SERVER (object), result, &self->run_error);
+  self->finished = TRUE;
+}
+
+static void
+open_pipe (GInputStream  **input,
+           GOutputStream **output)
+{
+  g_autoptr(GError) error = NULL;
+  int fds[2];
+
+  g_unix_open_pipe (fds, FD_CLOEXEC, &error);
+  g_assert_no_error (error);
+  /* Both ends live on one thread: a write must never block. */
+  g_unix_set_fd_nonblocking (fds[0], TRUE, &error);
+  g_assert_no_error (error);
+  g_unix_set_fd_nonblocking (fds[1], TRUE, &error);
+  g_assert_no_error (error);
+
+  *input = g_unix_input_stream_new (fds[0], TRUE);
+  *output = g_unix_output_stream_new (fds[1], TRUE);
+}
+
+/**
+ * stw_test_client_new:
+ *
+ * A dispatcher with the core tools and the test tools, a server for it
+ * serving two pipe pairs, and the client ends of those pipes. The client's
+ * main context is pushed as the thread default until
+ * stw_test_client_free().
+ *
+ * Returns: (transfer full): the client
+ */
+StwTestClient *
+stw_test_client_new (void)
+{
+  StwTestClient *self = g_new0 (StwTestClient, 1);
+  g_autoptr(GInputStream) server_input = NULL;
+  g_autoptr(GOutputStream) server_output = NULL;
+
+  self->context = g_main_context_new ();
+  g_main_context_push_thread_default (self->context);
+
+  self->dispatcher = stw_dispatcher_new ();
+  stw_dispatcher_add_core_tools (self->dispatcher);
+  for (guint i = 0; i < G_N_ELEMENTS (test_tool_specs); i++)
+    {
+      g_autoptr(StwTool) tool = test_tool_new (&test_tool_specs[i], test_tool_specs[i].name);
+      g_autoptr(GError) error = NULL;
+
+      stw_dispatcher_add_tool (self->dispatcher, tool, &error);
+      g_assert_no_error (error);
+    }
+
+  self->server = stw_mcp_server_new (self->dispatcher);
+  self->run_cancellable = g_cancellable_new ();
+  self->read_cancellable = g_cancellable_new ();
+  self->inbuf = g_byte_array_new ();
+  self->next_id = 1;
+  g_queue_init (&self->messages);
+
+  open_pipe (&server_input, &self->to_server);
+  open_pipe (&self->from_server, &server_output);
+
+  stw_mcp_server_run_async (self->server, server_input, server_output, self->run_cancellable,
+                            on_run_done, self);
+  read_next (self);
+  return self;
+}
+
+static gboolean
+cond_finished (StwTestClient *self,
+               gconstpointer  data)
+{
+  return self->finished;
+}
+
+static gboolean
+cond_not_reading (StwTestClient *self,
+                  gconstpointer  data)
+{
+  return !self->reading;
+}
+
+static gboolean
+cond_not_writing (StwTestClient *self,
+                  gconstpointer  data)
+{
+  return !self->writing;
+}
+
+void
+stw_test_client_free (StwTestClient *self)
+{
+  if (self == NULL)
+    return;
+
+  if (!self->finished)
+    {
+      if (!self->closed)
+        stw_test_client_close (self);
+      stw_test_client_cancel_run (self);
+      if (!iterate_until (self, cond_finished, NULL, stw_test_timeout_ms (STW_TEST_TIMEOUT_MS)))
+        fail_with (__FILE__, __LINE__, G_STRFUNC, "the server did not stop");
+    }
+  drain_context (self->context);
+
+  g_cancellable_cancel (self->read_cancellable);
+  if (!iterate_until (self, cond_not_reading, NULL, stw_test_timeout_ms (STW_TEST_TIMEOUT_MS)))
+    fail_with (__FILE__, __LINE__, G_STRFUNC, "the client read did not stop");
+
+  g_clear_object (&self->server);
+  drain_context (self->context);
+  g_clear_object (&self->dispatcher);
+  drain_context (self->context);
+
+  g_clear_object (&self->to_server);
+  g_clear_object (&self->from_server);
+  g_clear_object (&self->run_cancellable);
+  g_clear_object (&self->read_cancellable);
+  g_clear_pointer (&self->inbuf, g_byte_array_unref);
+  g_queue_clear_full (&self->messages, (GDestroyNotify) json_object_unref);
+  g_clear_error (&self->run_error);
+  g_clear_error (&self->write_error);
+
+  g_main_context_pop_thread_default (self->context);
+  g_main_context_unref (self->context);
+  g_free (self);
+}
+
+StwDispatcher *
+stw_test_client_get_dispatcher (StwTestClient *self)
+{
+  return self->dispatcher;
+}
+
+StwMcpServer *
+stw_test_client_get_server (StwTestClient *self)
+{
+  return self->server;
+}
+
+StwTool *
+stw_test_client_get_tool (StwTestClient *self,
+                          const char    *name)
+{
+  StwTool *tool = stw_dispatcher_lookup_tool (self->dispatcher, name);
+
+  g_assert_nonnull (tool);
+  return tool;
+}
+
+GMainContext *
+stw_test_client_get_context (StwTestClient *self)
+{
+  return self->context;
+}
+
+static void
+on_client_written (GObject      *object,
+                   GAsyncResult *result,
+                   gpointer      user_data)
+{
+  StwTestClient *self = user_data;
+
+  g_output_stream_write_all_finish (G_OUTPUT_STREAM (object), result, NULL, &self->write_error);
+  self->writing = FALSE;
+}
+
+/* Writes @data to the server's input and returns once it is all in the
+ * pipe (the server reads meanwhile: same context). */
+void
+stw_test_client_send_raw (StwTestClient *self,
+                          const void    *data,
+                          gsize          length)
+{
+  g_assert_false (self->closed);
+  g_assert_false (self->writing);
+
+  if (length == 0)
+    return;
+  self->writing = TRUE;
+  g_output_stream_write_all_async (self->to_server, data, length, G_PRIORITY_DEFAULT, NULL,
+                                   on_client_written, self);
+  if (!iterate_until (self, cond_not_writing, NULL, stw_test_timeout_ms (STW_TEST_TIMEOUT_MS)))
+    fail_with (__FILE__, __LINE__, G_STRFUNC, "timed out writing to the server");
+  g_assert_no_error (self->write_error);
+}
+
+void
+stw_test_client_send_line (StwTestClient *self,
+                           const char    *line)
+{
+  g_autofree char *framed = g_strconcat (line, "\n", NULL);
+
+  stw_test_client_send_raw (self, framed, strlen (framed));
+}
+
+void
+stw_test_client_send_printf (StwTestClient *self,
+                             const char    *format,
+                             ...)
+{
+  g_autofree char *line = NULL;
+  va_list args;
+
+  va_start (args, format);
+  line = g_strdup_vprintf (format, args);
+  va_end (args);
+  stw_test_client_send_line (self, line);
+}
+
+/**
+ * stw_test_client_send_request:
+ * @self: the client
+ * @method: the method
+ * @params: (nullable): the params as JSON text, sent as they are
+ *
+ * Returns: (transfer full): the integer id used, as JSON text
+ */
+char *
+stw_test_client_send_request (StwTestClient *self,
+                              const char    *method,
+                              const char    *params)
+{
+  g_autoptr(JsonNode) method_node = json_node_new (JSON_NODE_VALUE);
+  g_autofree char *method_json = NULL;
+  gint64 id = self->next_id++;
+
+  json_node_set_string (method_node, method);
+  method_json = stw_json_to_string (method_node, NULL);
+  if (params != NULL)
+    stw_test_client_send_printf (self, "{\"jsonrpc\":\"2.0\",\"id\":%" G_GINT64_FORMAT
+                                 ",\"method\":%s,\"params\":%s}", id, method_json, params);
+  else
+    stw_test_client_send_printf (self, "{\"jsonrpc\":\"2.0\",\"id\":%" G_GINT64_FORMAT
+                                 ",\"method\":%s}", id, method_json);
+  return g_strdup_printf ("%" G_GINT64_FORMAT, id);
+}
+
+/**
+ * stw_test_client_call:
+ * @self: the client
+ * @method: the method
+ * @params: (nullable): the params as JSON text
+ *
+ * Returns: (transfer full): the response frame
+ */
+JsonObject *
+stw_test_client_call (StwTestClient *self,
+                      const char    *method,
+                      const char    *params)
+{
+  g_autofree char *id = stw_test_client_send_request (self, method, params);
+
+  return stw_test_client_wait_response (self, id);
+}
+
+/**
+ * stw_test_client_call_result:
+ * @self: the client
+ * @method: the method
+ * @params: (nullable): the params as JSON text
+ *
+ * Calls @method and asserts it succeeds.
+ *
+ * Returns: (transfer full): the result
+ */
+JsonObject *
+stw_test_client_call_result (StwTestClient *self,
+                             const char    *method,
+                             const char    *params)
+{
+  g_autofree char *id = stw_test_client_send_request (self, method, params);
+  g_autoptr(JsonObject) response = stw_test_client_wait_response (self, id);
+
+  return json_object_ref (stw_test_assert_result (response, id));
+}
+
+/**
+ * stw_test_client_call_tool:
+ * @self: the client
+ * @name: the tool
+ * @arguments: (nullable): the arguments as JSON text
+ *
+ * Returns: (transfer full): the `tools/call` result
+ */
+JsonObject *
+stw_test_client_call_tool (StwTestClient *self,
+                           const char    *name,
+                           const char    *arguments)
+{
+  g_autoptr(JsonNode) name_node = json_node_new (JSON_NODE_VALUE);
+  g_autofree char *name_json = NULL;
+  g_autofree char *params = NULL;
+
+  json_node_set_string (name_node, name);
+  name_json = stw_json_to_string (name_node, NULL);
+  params = g_strdup_printf ("{\"name\":%s,\"arguments\":%s}", name_json,
+                            arguments ? arguments : "{}");
+  return stw_test_client_call_result (self, "tools/call", params);
+}
+
+/* initialize, then notifications/initialized, and make sure the server has
+ * read the latter. */
+void
+stw_test_client_initialize (StwTestClient *self)
+{
+  g_autoptr(JsonObject) result = NULL;
+
+  result = stw_test_client_call_result (self, "initialize",
+                                        "{\"protocolVersion\":\"2025-11-25\",\"capabilities\":{},"
+                                        "\"clientInfo\":{\"name\":\"stw-test\",\"version\":\"1.0\"}}");
+  g_assert_cmpstr (json_object_get_string_member (result, "protocolVersion"), ==, "2025-11-25");
+  stw_test_client_send_line (self, "{\"jsonrpc\":\"2.0\",\"method\":\"notifications/initialized\"}");
+  stw_test_client_flush (self);
+}
+
+/* Closes the client's end of the server's input: end of input. */
+void
+stw_test_client_close (StwTestClient *self)
+{
+  g_autoptr(GError) error = NULL;
+
+  g_assert_false (self->closed);
+  g_output_stream_close (self->to_server, NULL, &error);
+  g_assert_no_error (error);
+  self->closed = TRUE;
+}
+
+/* Stops reading and closes the client's end of the server's output: the
+ * server's next write fails. */
+void
+stw_test_client_hang_up (StwTestClient *self)
+{
+  g_autoptr(GError) error = NULL;
+
+  g_cancellable_cancel (self->read_cancellable);
+  if (!iterate_until (self, cond_not_reading, NULL, stw_test_timeout_ms (STW_TEST_TIMEOUT_MS)))
+    fail_with (__FILE__, __LINE__, G_STRFUNC, "the client read did not stop");
+  g_input_stream_close (self->from_server, NULL, &error);
+  g_assert_no_error (error);
+}
+
+static GList *
+find_response (StwTestClient *self,
+               JsonNode      *id)
+{
+  for (GList *l = self->messages.head; l != NULL; l = l->next)
+    if (json_object_has_member (l->data, "id") &&
+        id_matches (json_object_get_member (l->data, "id"), id))
+      return l;
+  return NULL;
+}
+
+static GList *
+find_notification (StwTestClient *self,
+                   const char    *method)
+{
+  for (GList *l = self->messages.head; l != NULL; l = l->next)
+    if (json_object_has_member (l->data, "method") &&
+        (method == NULL || g_strcmp0 (json_object_get_string_member (l->data, "method"), method) == 0))
+      return l;
+  return NULL;
+}
+
+static gboolean
+cond_has_response (StwTestClient *self,
+                   gconstpointer  data)
+{
+  return find_response (self, (JsonNode *) data) != NULL;
+}
+
+static gboolean
+cond_has_notification (StwTestClient *self,
+                       gconstpointer  data)
+{
+  return find_notification (self, data) != NULL;
+}
+
+/**
+ * stw_test_client_wait_response:
+ * @self: the client
+ * @id: the request id as JSON text (`1`, `"a"`, `null`)
+ *
+ * Waits for the first response with exactly that id (type included) and
+ * takes it from the queue.
+ *
+ * Returns: (transfer full): the response frame
+ */
+JsonObject *
+stw_test_client_wait_response (StwTestClient *self,
+                               const char    *id)
+{
+  g_autoptr(JsonNode) id_node = stw_test_parse (id);
+  GList *link;
+  JsonObject *response;
+
+  if (!iterate_until (self, cond_has_response, id_node, stw_test_timeout_ms (STW_TEST_TIMEOUT_MS)))
+    {
+      g_autofree char *message = g_strdup_printf ("timed out waiting for the response to id %s", id);
+      fail_with (__FILE__, __LINE__, G_STRFUNC, message);
+      return NULL;
+    }
+
+  link = find_response (self, id_node);
+  response = link->data;
+  g_queue_delete_link (&self->messages, link);
+  return response;
+}
+
+/**
+ * stw_test_client_wait_notification:
+ * @self: the client
+ * @method: (nullable): the method, or %NULL for any notification
+ *
+ * Returns: (transfer full): the first notification with @method, taken
+ *   from the queue
+ */
+JsonObject *
+stw_test_client_wait_notification (StwTestClient *self,
+                                   const char    *method)
+{
+  GList *link;
+  JsonObject *notification;
+
+  if (!iterate_until (self, cond_has_notification, method, stw_test_timeout_ms (STW_TEST_TIMEOUT_MS)))
+    {
+      g_autofree char *message = g_strdup_printf ("timed out waiting for %s", method ? method : "a notification");
+      fail_with (__FILE__, __LINE__, G_STRFUNC, message);
+      return NULL;
+    }
+
+  link = find_notification (self, method);
+  notification = link->data;
+  g_queue_delete_link (&self->messages, link);
+  return notification;
+}
+
+gboolean
+stw_test_client_has_response (StwTestClient *self,
+                              const char    *id)
+{
+  g_autoptr(JsonNode) id_node = stw_test_parse (id);
+
+  return find_response (self, id_node) != NULL;
+}
+
+/**
+ * stw_test_client_take_notifications:
+ * @self: the client
+ * @method: (nullable): the method, or %NULL for all
+ *
+ * Returns: (transfer container) (element-type JsonObject): the queued
+ *   notifications with @method, in order, taken from the queue
+ */
+GPtrArray *
+stw_test_client_take_notifications (StwTestClient *self,
+                                    const char    *method)
+{
+  GPtrArray *taken = g_ptr_array_new_with_free_func ((GDestroyNotify) json_object_unref);
+  GList *l = self->messages.head;
+
+  while (l != NULL)
+    {
+      GList *next = l->next;
+
+      if (json_object_has_member (l->data, "method") &&
+          (method == NULL || g_strcmp0 (json_object_get_string_member (l->data, "method"), method) == 0))
+        {
+          g_ptr_array_add (taken, l->data);
+          g_queue_delete_link (&self->messages, l);
+        }
+      l = next;
+    }
+  return taken;
+}
+
+/* Runs the client's context for @ms milliseconds. */
+void
+stw_test_client_iterate (StwTestClient *self,
+                         guint          ms)
+{
+  iterate_until (self, NULL, NULL, ms);
+}
+
+/* A ping round trip: whatever the server wrote before answering it has
+ * arrived when this returns. */
+void
+stw_test_client_flush (StwTestClient *self)
+{
+  g_autoptr(JsonObject) response = NULL;
+  g_autofree char *id = g_strdup_printf ("\"flush-%" G_GINT64_FORMAT "\"", self->next_id++);
+  JsonObject *result;
+
+  stw_test_client_send_printf (self, "{\"jsonrpc\":\"2.0\",\"id\":%s,\"method\":\"ping\"}", id);
+  response = stw_test_client_wait_response (self, id);
+  result = stw_test_assert_result (response, id);
+  g_assert_cmpuint (json_object_get_size (result), ==, 0);
+}
+
+/* Drops every frame received and not yet taken. */
+void
+stw_test_client_clear (StwTestClient *self)
+{
+  g_queue_clear_full (&self->messages, (GDestroyNotify) json_object_unref);
+  g_queue_init (&self->messages);
+}
+
+guint
+stw_test_client_get_n_frames (StwTestClient *self)
+{
+  return self->n_frames;
+}
+
+guint
+stw_test_client_get_n_queued (StwTestClient *self)
+{
+  return g_queue_get_length (&self->messages);
+}
+
+gboolean
+stw_test_client_is_finished (StwTestClient *self)
+{
+  return self->finished;
+}
+
+/**
+ * stw_test_client_wait_finished:
+ * @self: the client
+ * @timeout_ms: how long to wait
+ * @error: the run's error
+ *
+ * Waits for stw_mcp_server_run_async() to complete; fails the test if it
+ * does not within @timeout_ms.
+ *
+ * Returns: what stw_mcp_server_run_finish() returned
+ */
+gboolean
+stw_test_client_wait_finished (StwTestClient  *self,
+                               guint           timeout_ms,
+                               GError        **error)
+{
+  if (!iterate_until (self, cond_finished, NULL, timeout_ms))
+    {
+      fail_with (__FILE__, __LINE__, G_STRFUNC, "timed out waiting for the server to stop");
+      return FALSE;
+    }
+  if (self->run_error != NULL)
+    g_propagate_error (error, g_error_copy (self->run_error));
+  return self->run_result;
+}
+
+void
+stw_test_client_cancel_run (StwTestClient *self)
+{
+  g_cancellable_cancel (self->run_cancellable);
+}

@@ -1,0 +1,1712 @@
+/* test-mcp-server.c: StwMcpServer on the wire, in process, over pipe pairs
+ *
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+#include "config.h"
+
+#include <string.h>
+
+#include "stagewright.h"
+#include "stw-json-private.h"
+#include "stw-test-utils.h"
+
+/* Mirrors DRAIN_GRACE_MS in stw-mcp-server.c. */
+#define DRAIN_GRACE_MS 3000
+
+/* Helpers {{{1 */
+
+static StwMcpServer *log_forward_server;
+
+/* Like the stagewright program's writer: library messages also go to the
+ * client that asked for logs. */
+static GLogWriterOutput
+test_log_writer (GLogLevelFlags   log_level,
+                 const GLogField *fields,
+                 gsize            n_fields,
+                 gpointer         user_data)
+{
+  if (log_forward_server != NULL && (log_level & G_LOG_LEVEL_MESSAGE) != 0)
+    {
+      for (gsize i = 0; i < n_fields; i++)
+        if (g_str_equal (fields[i].key, "MESSAGE") && fields[i].length < 0)
+          stw_mcp_server_send_log (log_forward_server, "notice", "stagewright", fields[i].value);
+    }
+  return g_log_writer_default (log_level, fields, n_fields, user_data);
+}
+
+static JsonObject *
+object_member (JsonObject *object,
+               const char *name)
+{
+  JsonNode *node = json_object_get_member (object, name);
+
+  g_assert_nonnull (node);
+  g_assert_true (JSON_NODE_HOLDS_OBJECT (node));
+  return json_node_get_object (node);
+}
+
+static JsonArray *
+array_member (JsonObject *object,
+              const char *name)
+{
+  JsonNode *node = json_object_get_member (object, name);
+
+  g_assert_nonnull (node);
+  g_assert_true (JSON_NODE_HOLDS_ARRAY (node));
+  return json_node_get_array (node);
+}
+
+static const char *
+string_member (JsonObject *object,
+               const char *name)
+{
+  JsonNode *node = json_object_get_member (object, name);
+
+  g_assert_nonnull (node);
+  g_assert_true (JSON_NODE_HOLDS_VALUE (node));
+  g_assert_true (json_node_get_value_type (node) == G_TYPE_STRING);
+  return json_node_get_string (node);
+}
+
+static gboolean
+boolean_member (JsonObject *object,
+                const char *name)
+{
+  JsonNode *node = json_object_get_member (object, name);
+
+  g_assert_nonnull (node);
+  g_assert_true (JSON_NODE_HOLDS_VALUE (node));
+  g_assert_true (json_node_get_value_type (node) == G_TYPE_BOOLEAN);
+  return json_node_get_boolean (node);
+}
+
+/* Sends @line and asserts the one answer is error @code with @id. */
+static void
+expect_error (StwTestClient *client,
+              const char    *line,
+              const char    *id,
+              gint64         code)
+{
+  g_autoptr(JsonObject) response = NULL;
+  guint before = stw_test_client_get_n_frames (client);
+
+  stw_test_client_send_line (client, line);
+  response = stw_test_client_wait_response (client, id);
+  stw_test_assert_error (response, id, code);
+  stw_test_client_flush (client);
+  /* That error and the flush's answer, nothing else. */
+  g_assert_cmpuint (stw_test_client_get_n_frames (client), ==, before + 2);
+}
+
+/* Calls @method and asserts it fails with @code. */
+static void
+expect_call_error (StwTestClient *client,
+                   const char    *method,
+                   const char    *params,
+                   gint64         code)
+{
+  g_autofree char *id = stw_test_client_send_request (client, method, params);
+  g_autoptr(JsonObject) response = stw_test_client_wait_response (client, id);
+
+  stw_test_assert_error (response, id, code);
+}
+
+/* The tools/call result an envelope becomes; returns the envelope. */
+static JsonObject *
+check_call_result (JsonObject *result,
+                   gboolean    is_error)
+{
+  JsonArray *content = array_member (result, "content");
+  JsonObject *text_block;
+  JsonObject *structured;
+  g_autoptr(JsonNode) parsed = NULL;
+  g_autofree char *structured_json = NULL;
+
+  stw_test_assert_members (result, "content", "structuredContent", "isError", NULL);
+  g_assert_cmpint (boolean_member (result, "isError"), ==, is_error);
+  g_assert_cmpuint (json_array_get_length (content), ==, 1);
+  text_block = json_array_get_object_element (content, 0);
+  stw_test_assert_members (text_block, "type", "text", NULL);
+  g_assert_cmpstr (string_member (text_block, "type"), ==, "text");
+
+  /* The text is the same object as structuredContent. */
+  structured = object_member (result, "structuredContent");
+  parsed = stw_test_parse (string_member (text_block, "text"));
+  structured_json = stw_test_to_json (json_object_get_member (result, "structuredContent"));
+  stw_test_assert_json_equal (parsed, structured_json);
+
+  g_assert_cmpint (boolean_member (structured, "ok"), ==, !is_error);
+  g_assert_true (json_object_has_member (object_member (structured, "_meta"), "elapsed_ms"));
+  return structured;
+}
+
+static void
+assert_object_equal (JsonObject *object,
+                     const char *expected)
+{
+  g_autoptr(JsonNode) node = json_node_new (JSON_NODE_OBJECT);
+
+  json_node_set_object (node, object);
+  stw_test_assert_json_equal (node, expected);
+}
+
+/* Waits until @tool has seen @n cancellations. */
+static void
+wait_cancelled (StwTestClient *client,
+                StwTool       *tool,
+                guint          n)
+{
+  gint64 deadline = g_get_monotonic_time () + stw_test_timeout_ms (2000) * G_TIME_SPAN_MILLISECOND;
+
+  while (stw_test_tool_get_n_cancelled (tool) < n && g_get_monotonic_time () < deadline)
+    stw_test_client_iterate (client, 10);
+  g_assert_cmpuint (stw_test_tool_get_n_cancelled (tool), ==, n);
+}
+
+static gint64
+elapsed_ms_since (gint64 start_us)
+{
+  return (g_get_monotonic_time () - start_us) / 1000;
+}
+
+/* Lifecycle {{{1 */
+
+static void
+check_initialize_result (JsonObject *result,
+                         const char *version)
+{
+  JsonObject *server_info;
+
+  stw_test_assert_members (result, "protocolVersion", "capabilities", "serverInfo",
+                           "instructions", NULL);
+  g_assert_cmpstr (string_member (result, "protocolVersion"), ==, version);
+  stw_test_assert_json_equal (json_object_get_member (result, "capabilities"),
+                              "{\"tools\":{\"listChanged\":true},\"resources\":{},\"logging\":{}}");
+
+  server_info = object_member (result, "serverInfo");
+  g_assert_cmpstr (string_member (server_info, "name"), ==, "stagewright");
+  g_assert_cmpstr (string_member (server_info, "version"), ==, PACKAGE_VERSION);
+  g_assert_cmpuint (strlen (string_member (result, "instructions")), >, 0);
+}
+
+static void
+test_initialize_versions (void)
+{
+  static const struct
+  {
+    const char *requested;
+    const char *answered;
+  } cases[] = {
+    { "\"2025-11-25\"", "2025-11-25" },
+    { "\"2025-06-18\"", "2025-06-18" },
+    { "\"2025-03-26\"", "2025-03-26" },
+    { "\"2024-11-05\"", "2025-11-25" },
+    { "\"2099-01-01\"", "2025-11-25" },
+    { "\"\"", "2025-11-25" },
+    { "20251125", "2025-11-25" },
+    { "null", "2025-11-25" },
+  };
+
+  for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
+    {
+      g_autoptr(StwTestClient) client = stw_test_client_new ();
+      g_autofree char *params = g_strdup_printf ("{\"protocolVersion\":%s,\"capabilities\":{},"
+                                                 "\"clientInfo\":{\"name\":\"t\",\"version\":\"1\"}}",
+                                                 cases[i].requested);
+      g_autoptr(JsonObject) result = stw_test_client_call_result (client, "initialize", params);
+
+      g_test_message ("protocolVersion %s", cases[i].requested);
+      check_initialize_result (result, cases[i].answered);
+    }
+
+  /* No params at all: our latest. */
+  {
+    g_autoptr(StwTestClient) client = stw_test_client_new ();
+    g_autoptr(JsonObject) result = stw_test_client_call_result (client, "initialize", NULL);
+
+    check_initialize_result (result, "2025-11-25");
+  }
+}
+
+static void
+test_initialize_twice (void)
+{
+  g_autoptr(StwTestClient) client = stw_test_client_new ();
+
+  stw_test_client_initialize (client);
+  expect_error (client,
+                "{\"jsonrpc\":\"2.0\",\"id\":\"again\",\"method\":\"initialize\","
+                "\"params\":{\"protocolVersion\":\"2025-06-18\"}}",
+                "\"again\"", -32600);
+
+  /* Still serving. */
+  {
+    g_autoptr(JsonObject) result = stw_test_client_call_result (client, "tools/list", NULL);
+    g_assert_true (json_object_has_member (result, "tools"));
+  }
+}
+
+static void
+test_initialize_required (void)
+{
+  g_autoptr(StwTestClient) client = stw_test_client_new ();
+  static const char * const gated[] = {
+    "tools/list", "tools/call", "resources/list", "resources/read",
+    "resources/templates/list", "logging/setLevel",
+  };
+
+  for (guint i = 0; i < G_N_ELEMENTS (gated); i++)
+    expect_call_error (client, gated[i], "{}", -32600);
+
+  /* ping works before initialize. */
+  {
+    g_autoptr(JsonObject) result = stw_test_client_call_result (client, "ping", NULL);
+    g_assert_cmpuint (json_object_get_size (result), ==, 0);
+  }
+
+  /* Clients of the next revision probe first (id 0); the answer is -32601
+   * and the connection stays up. */
+  expect_error (client,
+                "{\"jsonrpc\":\"2.0\",\"id\":0,\"method\":\"server/discover\",\"params\":{\"_meta\":"
+                "{\"io.modelcontextprotocol/protocolVersion\":\"2026-07-28\"}}}",
+                "0", -32601);
+
+  stw_test_client_initialize (client);
+  {
+    g_autoptr(JsonObject) result = stw_test_client_call_result (client, "tools/list", NULL);
+    g_assert_cmpuint (json_array_get_length (array_member (result, "tools")), >, 0);
+  }
+}
+
+static void
+test_ping (void)
+{
+  g_autoptr(StwTestClient) client = stw_test_client_new ();
+  static const char * const params[] = { NULL, "{}", "null", "{\"_meta\":{\"progressToken\":1}}" };
+
+  for (guint round = 0; round < 2; round++)
+    {
+      for (guint i = 0; i < G_N_ELEMENTS (params); i++)
+        {
+          g_autofree char *id = stw_test_client_send_request (client, "ping", params[i]);
+          g_autoptr(JsonObject) response = stw_test_client_wait_response (client, id);
+
+          stw_test_assert_json_equal (json_object_get_member (response, "result"), "{}");
+          stw_test_assert_members (response, "jsonrpc", "id", "result", NULL);
+        }
+      /* Same once initialized. */
+      if (round == 0)
+        stw_test_client_initialize (client);
+    }
+}
+
+/* JSON-RPC base layer {{{1 */
+
+static void
+test_ids (void)
+{
+  g_autoptr(StwTestClient) client = stw_test_client_new ();
+  static const char * const ids[] = {
+    "0", "-1", "1", "\"1\"", "\"0\"", "\"\"", "\"abc\"", "9007199254740993",
+    "-9223372036854775808", "9223372036854775807", "\"\\u00fcn\\u00efc\\u00f6de \\ud83d\\ude00\"",
+    "\"line\\nbreak\"",
+  };
+
+  for (guint i = 0; i < G_N_ELEMENTS (ids); i++)
+    {
+      g_autoptr(JsonObject) response = NULL;
+
+      stw_test_client_send_printf (client, "{\"jsonrpc\":\"2.0\",\"id\":%s,\"method\":\"ping\"}", ids[i]);
+      response = stw_test_client_wait_response (client, ids[i]);
+      stw_test_assert_result (response, ids[i]);
+    }
+
+  /* 5 and "5" are different requests, even in flight together. */
+  stw_test_client_initialize (client);
+  stw_test_client_send_line (client, "{\"jsonrpc\":\"2.0\",\"id\":5,\"method\":\"tools/call\","
+                             "\"params\":{\"name\":\"test_slow\",\"arguments\":{\"ms\":100}}}");
+  stw_test_client_send_line (client, "{\"jsonrpc\":\"2.0\",\"id\":\"5\",\"method\":\"ping\"}");
+  {
+    g_autoptr(JsonObject) ping = stw_test_client_wait_response (client, "\"5\"");
+    g_autoptr(JsonObject) call = stw_test_client_wait_response (client, "5");
+
+    stw_test_assert_result (ping, "\"5\"");
+    check_call_result (stw_test_assert_result (call, "5"), FALSE);
+  }
+}
+
+static void
+test_parse_error (void)
+{
+  g_autoptr(StwTestClient) client = stw_test_client_new ();
+  static const char * const lines[] = {
+    "garbage",
+    "{",
+    "}",
+    "{\"jsonrpc\":\"2.0\",\"id\":7,\"method\":\"ping\"",
+    "{\"jsonrpc\":\"2.0\",\"id\":7,\"method\":\"ping\"}}",
+    "{\"jsonrpc\":\"2.0\",\"id\":7,\"method\":\"ping\"} x",
+    "{jsonrpc:\"2.0\"}",
+    "{\"jsonrpc\":\"2.0\",\"id\":7,\"method\":\"ping\",}",
+    "\xff\xfe\xfd",
+    "{\"jsonrpc\":\"2.0\",\"id\":7,\"method\":\"p\xc3\x28ng\"}",
+    "{\"a\":NaN}",
+    "{\"a\":+1}",
+    "{\"a\":true1}",
+    "nul",
+    "[[[[[[[[[[",
+  };
+  static const char nul_line[] = "{\"jsonrpc\":\"2.0\",\"id\":7,\0\"method\":\"ping\"}\n";
+
+  for (guint i = 0; i < G_N_ELEMENTS (lines); i++)
+    {
+      g_autofree char *escaped = g_strescape (lines[i], NULL);
+
+      g_test_message ("%s", escaped);
+      expect_error (client, lines[i], "null", -32700);
+    }
+
+  /* An embedded NUL. */
+  {
+    g_autoptr(JsonObject) response = NULL;
+
+    stw_test_client_send_raw (client, nul_line, sizeof nul_line - 1);
+    response = stw_test_client_wait_response (client, "null");
+    stw_test_assert_error (response, "null", -32700);
+  }
+
+  /* The server keeps serving, initialize included. */
+  stw_test_client_initialize (client);
+  stw_test_client_flush (client);
+  g_assert_cmpuint (stw_test_client_get_n_queued (client), ==, 0);
+}
+
+static void
+test_batch (void)
+{
+  g_autoptr(StwTestClient) client = stw_test_client_new ();
+
+  stw_test_client_initialize (client);
+  expect_error (client, "[{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"ping\"},"
+                "{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"ping\"}]", "null", -32600);
+  expect_error (client, "[]", "null", -32600);
+  expect_error (client, "[{\"jsonrpc\":\"2.0\",\"method\":\"notifications/initialized\"}]", "null", -32600);
+  /* Neither element was answered. */
+  g_assert_false (stw_test_client_has_response (client, "1"));
+  g_assert_false (stw_test_client_has_response (client, "2"));
+}
+
+static void
+test_not_an_object (void)
+{
+  g_autoptr(StwTestClient) client = stw_test_client_new ();
+  static const char * const lines[] = { "42", "\"ping\"", "null", "true", "-0", "1e400" };
+
+  for (guint i = 0; i < G_N_ELEMENTS (lines); i++)
+    expect_error (client, lines[i], "null", -32600);
+}
+
+static void
+test_invalid_ids (void)
+{
+  g_autoptr(StwTestClient) client = stw_test_client_new ();
+  static const char * const ids[] = {
+    "null", "1.5", "1.0", "true", "false", "{}", "[]", "[1]", "{\"id\":1}", "1e400", "-0.0",
+    /* Integers beyond 64 bits are not integers (nor wrapped ones). */
+    "9223372036854775808", "-9223372036854775809", "12345678901234567890",
+    "123456789012345678901234567890",
+  };
+
+  stw_test_client_initialize (client);
+  for (guint i = 0; i < G_N_ELEMENTS (ids); i++)
+    {
+      g_autofree char *line = g_strdup_printf ("{\"jsonrpc\":\"2.0\",\"id\":%s,\"method\":\"ping\"}", ids[i]);
+
+      g_test_message ("id %s", ids[i]);
+      expect_error (client, line, "null", -32600);
+    }
+}
+
+static void
+test_invalid_jsonrpc (void)
+{
+  g_autoptr(StwTestClient) client = stw_test_client_new ();
+  static const char * const versions[] = {
+    NULL, "\"1.0\"", "\"2\"", "\"2.0 \"", "2.0", "2", "null", "true", "{}", "[\"2.0\"]",
+  };
+
+  for (guint i = 0; i < G_N_ELEMENTS (versions); i++)
+    {
+      g_autofree char *line = NULL;
+
+      if (versions[i] == NULL)
+        line = g_strdup ("{\"id\":3,\"method\":\"ping\"}");
+      else
+        line = g_strdup_printf ("{\"jsonrpc\":%s,\"id\":3,\"method\":\"ping\"}", versions[i]);
+      g_test_message ("%s", line);
+      expect_error (client, line, "3", -32600);
+    }
+
+  /* Not processed either: initialize without jsonrpc leaves the session
+   * uninitialized. */
+  expect_error (client, "{\"id\":4,\"method\":\"initialize\",\"params\":{}}", "4", -32600);
+  expect_call_error (client, "tools/list", NULL, -32600);
+}
+
+static void
+test_invalid_method (void)
+{
+  g_autoptr(StwTestClient) client = stw_test_client_new ();
+
+  stw_test_client_initialize (client);
+  expect_error (client, "{\"jsonrpc\":\"2.0\",\"id\":4}", "4", -32600);
+  expect_error (client, "{\"jsonrpc\":\"2.0\",\"id\":4,\"method\":5}", "4", -32600);
+  expect_error (client, "{\"jsonrpc\":\"2.0\",\"id\":4,\"method\":null}", "4", -32600);
+  expect_error (client, "{\"jsonrpc\":\"2.0\",\"id\":4,\"method\":[\"ping\"]}", "4", -32600);
+  expect_error (client, "{\"jsonrpc\":\"2.0\",\"id\":4,\"method\":{}}", "4", -32600);
+  expect_error (client, "{\"jsonrpc\":\"2.0\",\"id\":4,\"method\":\"\"}", "4", -32601);
+  expect_error (client, "{\"jsonrpc\":\"2.0\",\"id\":4,\"method\":\"no/such/method\"}", "4", -32601);
+  expect_error (client, "{\"jsonrpc\":\"2.0\",\"id\":4,\"method\":\"PING\"}", "4", -32601);
+
+  /* The unknown method is named back, bounded. */
+  {
+    g_autoptr(JsonObject) response = stw_test_client_call (client, "x/unknown", NULL);
+    JsonObject *error = json_object_get_object_member (response, "error");
+
+    g_assert_cmpint (json_object_get_int_member (error, "code"), ==, -32601);
+    g_assert_cmpstr (string_member (object_member (error, "data"), "method"), ==, "x/unknown");
+  }
+}
+
+static void
+test_invalid_params (void)
+{
+  g_autoptr(StwTestClient) client = stw_test_client_new ();
+  static const char * const params[] = { "[]", "[1,2]", "\"x\"", "5", "true", "1.5" };
+  static const char * const methods[] = { "ping", "initialize", "tools/list", "tools/call" };
+
+  for (guint m = 0; m < G_N_ELEMENTS (methods); m++)
+    for (guint i = 0; i < G_N_ELEMENTS (params); i++)
+      expect_call_error (client, methods[m], params[i], -32602);
+
+  /* null params are no params. */
+  {
+    g_autoptr(JsonObject) result = stw_test_client_call_result (client, "ping", "null");
+    g_assert_cmpuint (json_object_get_size (result), ==, 0);
+  }
+}
+
+static void
+test_notifications (void)
+{
+  g_autoptr(StwTestClient) client = stw_test_client_new ();
+  static const char * const lines[] = {
+    "{\"jsonrpc\":\"2.0\",\"method\":\"notifications/unknown\"}",
+    "{\"jsonrpc\":\"2.0\",\"method\":\"notifications/unknown\",\"params\":{\"a\":1}}",
+    "{\"jsonrpc\":\"2.0\",\"method\":\"notifications/initialized\"}",
+    "{\"jsonrpc\":\"2.0\",\"method\":\"notifications/cancelled\"}",
+    "{\"jsonrpc\":\"2.0\",\"method\":\"notifications/cancelled\",\"params\":{\"requestId\":999}}",
+    "{\"jsonrpc\":\"2.0\",\"method\":\"notifications/cancelled\",\"params\":{\"requestId\":\"x\",\"reason\":\"r\"}}",
+    "{\"jsonrpc\":\"2.0\",\"method\":\"notifications/cancelled\",\"params\":{\"requestId\":{}}}",
+    "{\"jsonrpc\":\"2.0\",\"method\":\"notifications/cancelled\",\"params\":{\"requestId\":null}}",
+    "{\"jsonrpc\":\"2.0\",\"method\":\"notifications/progress\",\"params\":{\"progressToken\":1,\"progress\":1}}",
+    "{\"jsonrpc\":\"2.0\",\"method\":\"notifications/roots/list_changed\",\"params\":{}}",
+    "{\"jsonrpc\":\"2.0\",\"method\":\"ping\"}",
+    "{\"jsonrpc\":\"2.0\",\"method\":\"tools/list\"}",
+    "{\"jsonrpc\":\"2.0\",\"method\":\"initialize\",\"params\":{}}",
+    "{\"jsonrpc\":\"2.0\",\"method\":\"tools/call\",\"params\":{\"name\":\"no_such_tool\"}}",
+    "{\"jsonrpc\":\"2.0\",\"method\":\"logging/setLevel\",\"params\":{\"level\":\"bogus\"}}",
+    /* Responses to requests we never sent are dropped too. */
+    "{\"jsonrpc\":\"2.0\",\"id\":77,\"result\":{}}",
+    "{\"jsonrpc\":\"2.0\",\"id\":78,\"error\":{\"code\":-32601,\"message\":\"no\"}}",
+  };
+
+  for (guint round = 0; round < 2; round++)
+    {
+      guint before = stw_test_client_get_n_frames (client);
+
+      for (guint i = 0; i < G_N_ELEMENTS (lines); i++)
+        stw_test_client_send_line (client, lines[i]);
+      stw_test_client_flush (client);
+      g_assert_cmpuint (stw_test_client_get_n_frames (client), ==, before + 1);
+      g_assert_cmpuint (stw_test_client_get_n_queued (client), ==, 0);
+
+      /* Same again once initialized. */
+      if (round == 0)
+        stw_test_client_initialize (client);
+    }
+
+  /* The notifications did not initialize the session twice. */
+  expect_call_error (client, "initialize", "{}", -32600);
+}
+
+/* Framing {{{1 */
+
+static void
+test_framing_crlf (void)
+{
+  g_autoptr(StwTestClient) client = stw_test_client_new ();
+  static const char input[] =
+    "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"ping\"}\r\n"
+    "\r\n"
+    "   \t \n"
+    "\n"
+    "  {\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"ping\"}  \r\n"
+    "{\"jsonrpc\":\"2.0\",\"method\":\"notifications/initialized\"}\r\n";
+
+  stw_test_client_send_raw (client, input, sizeof input - 1);
+  {
+    g_autoptr(JsonObject) first = stw_test_client_wait_response (client, "1");
+    g_autoptr(JsonObject) second = stw_test_client_wait_response (client, "2");
+
+    stw_test_assert_result (first, "1");
+    stw_test_assert_result (second, "2");
+  }
+  stw_test_client_flush (client);
+  g_assert_cmpuint (stw_test_client_get_n_frames (client), ==, 3);
+}
+
+static void
+test_framing_coalesced (void)
+{
+  g_autoptr(StwTestClient) client = stw_test_client_new ();
+  g_autoptr(GString) input = g_string_new (NULL);
+
+  g_string_append (input, "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"initialize\",\"params\":{}}\n");
+  g_string_append (input, "{\"jsonrpc\":\"2.0\",\"method\":\"notifications/initialized\"}\n");
+  for (guint i = 2; i < 50; i++)
+    g_string_append_printf (input, "{\"jsonrpc\":\"2.0\",\"id\":%u,\"method\":\"%s\"}\n", i,
+                            i % 2 ? "ping" : "tools/list");
+  stw_test_client_send_raw (client, input->str, input->len);
+
+  for (guint i = 1; i < 50; i++)
+    {
+      g_autofree char *id = g_strdup_printf ("%u", i);
+      g_autoptr(JsonObject) response = stw_test_client_wait_response (client, id);
+
+      stw_test_assert_result (response, id);
+    }
+  g_assert_cmpuint (stw_test_client_get_n_frames (client), ==, 49);
+}
+
+static void
+test_framing_split (void)
+{
+  g_autoptr(StwTestClient) client = stw_test_client_new ();
+  GMainContext *context = stw_test_client_get_context (client);
+  /* A multibyte id, cut inside its characters too. */
+  static const char line[] =
+    "{\"jsonrpc\":\"2.0\",\"id\":\"\xc3\xbc\xe2\x82\xac\xf0\x9f\x98\x80\",\"method\":\"ping\"}\n";
+
+  for (gsize i = 0; i < sizeof line - 1; i++)
+    {
+      stw_test_client_send_raw (client, line + i, 1);
+      /* Let the server read this byte on its own. */
+      while (g_main_context_iteration (context, FALSE))
+        ;
+      if (i + 1 < sizeof line - 1)
+        g_assert_cmpuint (stw_test_client_get_n_frames (client), ==, 0);
+    }
+
+  {
+    g_autoptr(JsonObject) response = stw_test_client_wait_response (client, "\"\xc3\xbc\xe2\x82\xac\xf0\x9f\x98\x80\"");
+    stw_test_assert_result (response, "\"\\u00fc\\u20ac\\ud83d\\ude00\"");
+  }
+
+  /* Two messages, the cut in the middle of the second. */
+  {
+    static const char part1[] = "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"ping\"}\n{\"jsonrpc\":";
+    static const char part2[] = "\"2.0\",\"id\":2,\"method\":\"ping\"}\n";
+
+    stw_test_client_send_raw (client, part1, sizeof part1 - 1);
+    stw_test_client_send_raw (client, part2, sizeof part2 - 1);
+  }
+  {
+    g_autoptr(JsonObject) first = stw_test_client_wait_response (client, "1");
+    g_autoptr(JsonObject) second = stw_test_client_wait_response (client, "2");
+
+    stw_test_assert_result (first, "1");
+    stw_test_assert_result (second, "2");
+  }
+}
+
+static void
+test_framing_eof_without_newline (void)
+{
+  g_autoptr(StwTestClient) client = stw_test_client_new ();
+  g_autoptr(GError) error = NULL;
+  static const char last[] = "{\"jsonrpc\":\"2.0\",\"id\":77,\"method\":\"ping\"}";
+
+  stw_test_client_initialize (client);
+  stw_test_client_send_raw (client, last, sizeof last - 1);
+  stw_test_client_iterate (client, 50);
+  g_assert_false (stw_test_client_has_response (client, "77"));
+  stw_test_client_close (client);
+
+  g_assert_true (stw_test_client_wait_finished (client, stw_test_timeout_ms (2000), &error));
+  g_assert_no_error (error);
+  g_assert_true (stw_test_client_has_response (client, "77"));
+  {
+    g_autoptr(JsonObject) response = stw_test_client_wait_response (client, "77");
+    stw_test_assert_result (response, "77");
+  }
+}
+
+static void
+test_output_one_line (void)
+{
+  g_autoptr(StwTestClient) client = stw_test_client_new ();
+  static const char arguments[] =
+    "{\"message\":\"a\\nb\\r\\nc\\u2028d\\u0001e\\\"f\\\\g\\tend\\ud800\","
+    "\"data\":{\"n\":[1e300,-0,0.1,12345678901234567890,-9223372036854775808]}}";
+  g_autoptr(JsonObject) result = NULL;
+  JsonObject *envelope;
+  JsonObject *echo;
+
+  stw_test_client_initialize (client);
+  result = stw_test_client_call_tool (client, "test_echo", arguments);
+  envelope = check_call_result (result, FALSE);
+  echo = object_member (envelope, "echo");
+  /* The lone surrogate became U+FFFD; everything else survived. */
+  g_assert_cmpstr (string_member (echo, "message"), ==,
+                   "a\nb\r\nc\xe2\x80\xa8" "d\x01" "e\"f\\g\tend\xef\xbf\xbd");
+  g_assert_cmpuint (json_array_get_length (array_member (object_member (echo, "data"), "n")), ==, 5);
+}
+
+static void
+test_framing_too_large (void)
+{
+  g_autoptr(StwTestClient) client = stw_test_client_new ();
+  /* MAX_LINE_BYTES in stw-mcp-server.c is 64 MiB. */
+  gsize size = 64 * 1024 * 1024 + 100 * 1024;
+  g_autofree char *line = NULL;
+  gint64 start;
+
+  if (stw_test_running_on_valgrind ())
+    {
+      g_test_skip ("64 MiB through valgrind takes too long");
+      return;
+    }
+
+  stw_test_client_initialize (client);
+  /* A well-formed request, far too large: refused once, then skipped to
+   * its newline. */
+  line = g_malloc (size + 1);
+  memset (line, ' ', size);
+  {
+    static const char head[] = "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"ping\",\"params\":{\"x\":\"";
+
+    memcpy (line, head, sizeof head - 1);
+  }
+  memcpy (line + size - 3, "\"}}", 3);
+  line[size] = '\n';
+
+  start = g_get_monotonic_time ();
+  stw_test_client_send_raw (client, line, size + 1);
+  stw_test_client_send_line (client, "{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"ping\"}");
+  {
+    g_autoptr(JsonObject) refused = stw_test_client_wait_response (client, "null");
+    g_autoptr(JsonObject) ping = stw_test_client_wait_response (client, "2");
+
+    stw_test_assert_error (refused, "null", -32600);
+    stw_test_assert_result (ping, "2");
+  }
+  g_test_message ("%" G_GSIZE_FORMAT " bytes handled in %" G_GINT64_FORMAT " ms", size,
+                  elapsed_ms_since (start));
+  g_assert_false (stw_test_client_has_response (client, "1"));
+  stw_test_client_flush (client);
+  g_assert_cmpuint (stw_test_client_get_n_queued (client), ==, 0);
+}
+
+/* Tools {{{1 */
+
+static void
+test_tools_list (void)
+{
+  g_autoptr(StwTestClient) client = stw_test_client_new ();
+  g_autoptr(JsonObject) result = NULL;
+  g_autoptr(GList) visible = NULL;
+  JsonArray *tools;
+  const char *previous = NULL;
+  guint n;
+
+  stw_test_client_initialize (client);
+  result = stw_test_client_call_result (client, "tools/list", "{}");
+  stw_test_assert_members (result, "tools", NULL);
+  tools = array_member (result, "tools");
+  n = json_array_get_length (tools);
+
+  visible = stw_dispatcher_list_tools (stw_test_client_get_dispatcher (client));
+  g_assert_cmpuint (n, ==, g_list_length (visible));
+  g_assert_cmpuint (n, >=, STW_TEST_N_TOOLS - 1 + 2);
+
+  for (guint i = 0; i < n; i++)
+    {
+      JsonObject *tool = json_array_get_object_element (tools, i);
+      const char *name = string_member (tool, "name");
+      JsonObject *schema = object_member (tool, "inputSchema");
+      JsonObject *annotations = object_member (tool, "annotations");
+
+      if (previous != NULL)
+        g_assert_cmpint (strcmp (previous, name), <, 0);
+      previous = name;
+
+      g_assert_cmpuint (strlen (string_member (tool, "description")), >, 0);
+      g_assert_cmpstr (string_member (schema, "type"), ==, "object");
+      boolean_member (annotations, "readOnlyHint");
+      boolean_member (annotations, "destructiveHint");
+      g_assert_false (boolean_member (annotations, "openWorldHint"));
+      g_assert_cmpstr (name, !=, "test_eval");
+
+      if (g_str_equal (name, "test_echo"))
+        {
+          g_assert_true (boolean_member (annotations, "readOnlyHint"));
+          g_assert_true (boolean_member (annotations, "idempotentHint"));
+          stw_test_assert_json_equal (json_object_get_member (schema, "required"), "[\"message\"]");
+        }
+      else if (g_str_equal (name, "test_slow"))
+        {
+          g_assert_false (boolean_member (annotations, "readOnlyHint"));
+          g_assert_true (boolean_member (annotations, "destructiveHint"));
+        }
+      else if (g_str_equal (name, "test_fail"))
+        g_assert_nonnull (strstr (string_member (tool, "description"), "SELECTOR_NO_MATCH"));
+    }
+
+  /* Eval tools appear with the policy that allows them. */
+  stw_dispatcher_set_allow_eval (stw_test_client_get_dispatcher (client), STW_EVAL_TARGET_MAIN);
+  {
+    g_autoptr(JsonObject) again = stw_test_client_call_result (client, "tools/list", NULL);
+    g_assert_cmpuint (json_array_get_length (array_member (again, "tools")), ==, n + 1);
+  }
+}
+
+static void
+test_tools_pagination (void)
+{
+  g_autoptr(StwTestClient) client = stw_test_client_new ();
+  g_autoptr(GHashTable) seen = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
+  g_autoptr(GList) visible = NULL;
+  g_autofree char *cursor = NULL;
+  guint pages = 0;
+
+  stw_test_client_initialize (client);
+  stw_mcp_server_set_page_size (stw_test_client_get_server (client), 1);
+  visible = stw_dispatcher_list_tools (stw_test_client_get_dispatcher (client));
+
+  do
+    {
+      g_autofree char *params = NULL;
+      g_autoptr(JsonObject) result = NULL;
+      JsonArray *tools;
+      const char *name;
+
+      if (cursor != NULL)
+        {
+          g_autoptr(JsonNode) node = json_node_new (JSON_NODE_VALUE);
+          g_autofree char *cursor_json = NULL;
+
+          json_node_set_string (node, cursor);
+          cursor_json = stw_test_to_json (node);
+          params = g_strdup_printf ("{\"cursor\":%s}", cursor_json);
+        }
+      result = stw_test_client_call_result (client, "tools/list", pages == 0 ? "{\"cursor\":null}" : params);
+      tools = array_member (result, "tools");
+      g_assert_cmpuint (json_array_get_length (tools), ==, 1);
+      name = string_member (json_array_get_object_element (tools, 0), "name");
+      g_assert_cmpstr (name, ==, stw_tool_get_name (g_list_nth_data (visible, pages)));
+      g_assert_true (g_hash_table_add (seen, g_strdup (name)));
+      pages++;
+
+      g_clear_pointer (&cursor, g_free);
+      if (json_object_has_member (result, "nextCursor"))
+        {
+          stw_test_assert_members (result, "tools", "nextCursor", NULL);
+          cursor = g_strdup (string_member (result, "nextCursor"));
+        }
+      else
+        stw_test_assert_members (result, "tools", NULL);
+      g_assert_cmpuint (pages, <=, g_list_length (visible));
+    }
+  while (cursor != NULL);
+
+  g_assert_cmpuint (pages, ==, g_list_length (visible));
+  g_assert_cmpuint (g_hash_table_size (seen), ==, g_list_length (visible));
+
+  /* Bad cursors: not ours, out of range, wrong type. */
+  {
+    g_autofree char *past_end = NULL;
+    g_autofree char *negative = g_base64_encode ((const guchar *) "stw:-1", 6);
+    g_autofree char *overflow = g_base64_encode ((const guchar *) "stw:99999999999", 15);
+    g_autofree char *huge = g_strnfill (10000, 'A');
+    g_autofree char *raw = g_strdup_printf ("stw:%u", g_list_length (visible) + 1);
+    const char *bad[6];
+
+    past_end = g_base64_encode ((const guchar *) raw, strlen (raw));
+    bad[0] = "garbage!";
+    bad[1] = "";
+    bad[2] = past_end;
+    bad[3] = negative;
+    bad[4] = overflow;
+    bad[5] = huge;
+    for (guint i = 0; i < G_N_ELEMENTS (bad); i++)
+      {
+        g_autofree char *params = g_strdup_printf ("{\"cursor\":\"%s\"}", bad[i]);
+        expect_call_error (client, "tools/list", params, -32602);
+      }
+    expect_call_error (client, "tools/list", "{\"cursor\":5}", -32602);
+    expect_call_error (client, "tools/list", "{\"cursor\":{}}", -32602);
+    expect_call_error (client, "tools/list", "{\"cursor\":[\"x\"]}", -32602);
+  }
+}
+
+static void
+test_call_success (void)
+{
+  g_autoptr(StwTestClient) client = stw_test_client_new ();
+  g_autoptr(JsonObject) result = NULL;
+  JsonObject *envelope;
+
+  stw_test_client_initialize (client);
+  result = stw_test_client_call_tool (client, "test_echo",
+                                      "{\"message\":\"h\\u00e9llo\",\"count\":3,"
+                                      "\"data\":{\"nested\":[1,2.5,null,true,\"s\"]}}");
+  envelope = check_call_result (result, FALSE);
+  stw_test_assert_json_equal (json_object_get_member (envelope, "echo"),
+                              "{\"message\":\"h\\u00e9llo\",\"count\":3,"
+                              "\"data\":{\"nested\":[1,2.5,null,true,\"s\"]}}");
+  g_assert_cmpuint (stw_test_tool_get_n_completed (stw_test_client_get_tool (client, "test_echo")), ==, 1);
+
+  /* A core tool. */
+  {
+    g_autoptr(JsonObject) status = stw_test_client_call_tool (client, "electron_status", NULL);
+    JsonObject *status_envelope = check_call_result (status, FALSE);
+
+    g_assert_cmpstr (string_member (object_member (status_envelope, "server"), "version"), ==,
+                     PACKAGE_VERSION);
+  }
+
+  /* _meta and unknown members of params are tolerated. */
+  {
+    g_autoptr(JsonObject) other = stw_test_client_call_result (client, "tools/call",
+                                                               "{\"name\":\"test_echo\",\"arguments\":{\"message\":\"m\"},"
+                                                               "\"_meta\":{\"x\":1},\"unknown\":[1]}");
+    check_call_result (other, FALSE);
+  }
+
+  /* A result too big to send twice keeps only the text. */
+  {
+    g_autofree char *big = g_strnfill (60000, 'x');
+    g_autofree char *arguments = g_strdup_printf ("{\"message\":\"%s\"}", big);
+    g_autoptr(JsonObject) large = stw_test_client_call_tool (client, "test_echo", arguments);
+    JsonArray *content = array_member (large, "content");
+    g_autoptr(JsonNode) parsed = NULL;
+
+    stw_test_assert_members (large, "content", "isError", NULL);
+    g_assert_false (boolean_member (large, "isError"));
+    parsed = stw_test_parse (string_member (json_array_get_object_element (content, 0), "text"));
+    g_assert_cmpstr (string_member (object_member (json_node_get_object (parsed), "echo"), "message"), ==, big);
+  }
+}
+
+static void
+test_call_tool_error (void)
+{
+  g_autoptr(StwTestClient) client = stw_test_client_new ();
+  g_autoptr(JsonObject) result = NULL;
+  JsonObject *envelope;
+
+  stw_test_client_initialize (client);
+  result = stw_test_client_call_tool (client, "test_fail", NULL);
+  envelope = check_call_result (result, TRUE);
+  g_assert_cmpstr (string_member (envelope, "code"), ==, "SELECTOR_NO_MATCH");
+  g_assert_cmpstr (string_member (envelope, "error"), ==, "Nothing matched the test selector");
+  boolean_member (envelope, "retryable");
+
+  /* A hidden eval tool answers with a helpful envelope, not a protocol
+   * error. */
+  {
+    g_autoptr(JsonObject) hidden = stw_test_client_call_tool (client, "test_eval", "{\"code\":\"1\"}");
+    JsonObject *hidden_envelope = check_call_result (hidden, TRUE);
+
+    g_assert_cmpstr (string_member (hidden_envelope, "code"), ==, "BAD_ARGUMENT");
+  }
+}
+
+static void
+test_call_unknown_tool (void)
+{
+  g_autoptr(StwTestClient) client = stw_test_client_new ();
+  g_autofree char *long_name = g_strnfill (1000, 'n');
+  g_autofree char *params = g_strdup_printf ("{\"name\":\"%s\"}", long_name);
+
+  stw_test_client_initialize (client);
+  {
+    g_autofree char *id = stw_test_client_send_request (client, "tools/call",
+                                                        "{\"name\":\"no_such_tool\",\"arguments\":{}}");
+    g_autoptr(JsonObject) response = stw_test_client_wait_response (client, id);
+    JsonObject *error = stw_test_assert_error (response, id, -32602);
+
+    g_assert_cmpstr (string_member (object_member (error, "data"), "name"), ==, "no_such_tool");
+  }
+  expect_call_error (client, "tools/call", params, -32602);
+  expect_call_error (client, "tools/call", "{\"name\":\"\"}", -32602);
+  expect_call_error (client, "tools/call", "{\"name\":\"TEST_ECHO\"}", -32602);
+}
+
+static void
+test_call_bad_params (void)
+{
+  g_autoptr(StwTestClient) client = stw_test_client_new ();
+  static const char * const params[] = {
+    "{\"name\":\"test_echo\",\"arguments\":[]}",
+    "{\"name\":\"test_echo\",\"arguments\":\"{}\"}",
+    "{\"name\":\"test_echo\",\"arguments\":5}",
+    "{\"name\":\"test_echo\",\"arguments\":true}",
+    "{\"arguments\":{}}",
+    "{\"name\":5}",
+    "{\"name\":null}",
+    "{\"name\":[\"test_echo\"]}",
+    "{}",
+  };
+
+  stw_test_client_initialize (client);
+  for (guint i = 0; i < G_N_ELEMENTS (params); i++)
+    expect_call_error (client, "tools/call", params[i], -32602);
+  expect_call_error (client, "tools/call", NULL, -32602);
+  g_assert_cmpuint (stw_test_tool_get_n_calls (stw_test_client_get_tool (client, "test_echo")), ==, 0);
+
+  /* null arguments are no arguments: the schema then complains. */
+  {
+    g_autoptr(JsonObject) result = stw_test_client_call_result (client, "tools/call",
+                                                                "{\"name\":\"test_echo\",\"arguments\":null}");
+    JsonObject *envelope = check_call_result (result, TRUE);
+    g_assert_cmpstr (string_member (envelope, "code"), ==, "BAD_ARGUMENT");
+  }
+}
+
+static void
+test_call_schema (void)
+{
+  g_autoptr(StwTestClient) client = stw_test_client_new ();
+  static const char * const arguments[] = {
+    "{\"message\":5}",
+    "{}",
+    "{\"message\":\"x\",\"bogus\":1}",
+    "{\"message\":\"x\",\"count\":-1}",
+    "{\"message\":\"x\",\"count\":1.5}",
+  };
+
+  stw_test_client_initialize (client);
+  for (guint i = 0; i < G_N_ELEMENTS (arguments); i++)
+    {
+      g_autoptr(JsonObject) result = stw_test_client_call_tool (client, "test_echo", arguments[i]);
+      JsonObject *envelope = check_call_result (result, TRUE);
+      JsonArray *issues;
+
+      g_assert_cmpstr (string_member (envelope, "code"), ==, "BAD_ARGUMENT");
+      issues = array_member (object_member (envelope, "details"), "issues");
+      g_assert_cmpuint (json_array_get_length (issues), >, 0);
+      for (guint j = 0; j < json_array_get_length (issues); j++)
+        {
+          JsonObject *issue = json_array_get_object_element (issues, j);
+          string_member (issue, "code");
+          string_member (issue, "message");
+        }
+    }
+  g_assert_cmpuint (stw_test_tool_get_n_calls (stw_test_client_get_tool (client, "test_echo")), ==, 0);
+
+  /* Defaults are filled in before the tool runs. */
+  {
+    g_autoptr(JsonObject) result = stw_test_client_call_tool (client, "test_slow", "{\"ms\":1}");
+    JsonObject *envelope = check_call_result (result, FALSE);
+    g_assert_cmpint (json_object_get_int_member (envelope, "slept_ms"), ==, 1);
+  }
+}
+
+static void
+test_call_concurrent (void)
+{
+  g_autoptr(StwTestClient) client = stw_test_client_new ();
+
+  stw_test_client_initialize (client);
+  stw_test_client_send_line (client, "{\"jsonrpc\":\"2.0\",\"id\":\"slow\",\"method\":\"tools/call\","
+                             "\"params\":{\"name\":\"test_slow\",\"arguments\":{\"ms\":600}}}");
+  stw_test_client_send_line (client, "{\"jsonrpc\":\"2.0\",\"id\":\"fast\",\"method\":\"tools/call\","
+                             "\"params\":{\"name\":\"test_echo\",\"arguments\":{\"message\":\"m\"}}}");
+  {
+    g_autoptr(JsonObject) fast = stw_test_client_wait_response (client, "\"fast\"");
+    g_autoptr(JsonObject) slow = NULL;
+
+    /* Answers go out in completion order. */
+    g_assert_false (stw_test_client_has_response (client, "\"slow\""));
+    check_call_result (stw_test_assert_result (fast, "\"fast\""), FALSE);
+    slow = stw_test_client_wait_response (client, "\"slow\"");
+    check_call_result (stw_test_assert_result (slow, "\"slow\""), FALSE);
+  }
+}
+
+static void
+test_too_many_in_flight (void)
+{
+  g_autoptr(StwTestClient) client = stw_test_client_new ();
+  g_autofree char *first_id = NULL;
+  g_autofree char *cancel = NULL;
+  StwTool *never;
+  guint n = 0;
+
+  stw_test_client_initialize (client);
+  never = stw_test_client_get_tool (client, "test_never");
+
+  /* Find the cap: requests beyond it are refused, the server lives on. */
+  for (;;)
+    {
+      g_autofree char *id = stw_test_client_send_request (client, "tools/call", "{\"name\":\"test_never\"}");
+
+      stw_test_client_flush (client);
+      if (stw_test_client_has_response (client, id))
+        {
+          g_autoptr(JsonObject) response = stw_test_client_wait_response (client, id);
+          stw_test_assert_error (response, id, -32603);
+          break;
+        }
+      if (first_id == NULL)
+        first_id = g_strdup (id);
+      n++;
+      g_assert_cmpuint (n, <=, 10000);
+    }
+  g_test_message ("%u calls in flight at most", n);
+  g_assert_cmpuint (n, >=, 16);
+  g_assert_cmpuint (stw_test_tool_get_n_calls (never), ==, n);
+
+  /* Cancelling one makes room for one. */
+  cancel = g_strdup_printf ("{\"jsonrpc\":\"2.0\",\"method\":\"notifications/cancelled\","
+                            "\"params\":{\"requestId\":%s}}", first_id);
+  stw_test_client_send_line (client, cancel);
+  wait_cancelled (client, never, 1);
+  {
+    g_autoptr(JsonObject) result = stw_test_client_call_tool (client, "test_echo", "{\"message\":\"m\"}");
+    check_call_result (result, FALSE);
+  }
+}
+
+/* Cancellation and progress {{{1 */
+
+static void
+test_cancel (void)
+{
+  g_autoptr(StwTestClient) client = stw_test_client_new ();
+  StwTool *slow;
+
+  stw_test_client_initialize (client);
+  slow = stw_test_client_get_tool (client, "test_slow");
+
+  /* Long enough that only the cancellation can end it, however loaded
+   * the machine. */
+  stw_test_client_send_line (client, "{\"jsonrpc\":\"2.0\",\"id\":\"slow-1\",\"method\":\"tools/call\","
+                             "\"params\":{\"name\":\"test_slow\",\"arguments\":{\"ms\":60000}}}");
+  stw_test_client_flush (client);
+  g_assert_cmpuint (stw_test_tool_get_n_calls (slow), ==, 1);
+  stw_test_client_send_line (client, "{\"jsonrpc\":\"2.0\",\"method\":\"notifications/cancelled\","
+                             "\"params\":{\"requestId\":\"slow-1\",\"reason\":\"changed my mind\"}}");
+
+  /* The tool's cancellable fired, and no answer follows, not even an
+   * error. */
+  wait_cancelled (client, slow, 1);
+  stw_test_client_iterate (client, 500);
+  stw_test_client_flush (client);
+  g_assert_false (stw_test_client_has_response (client, "\"slow-1\""));
+  g_assert_cmpuint (stw_test_client_get_n_queued (client), ==, 0);
+  g_assert_cmpuint (stw_test_tool_get_n_completed (slow), ==, 0);
+
+  /* Still serving, and the id is free again. */
+  {
+    g_autoptr(JsonObject) response = NULL;
+
+    stw_test_client_send_line (client, "{\"jsonrpc\":\"2.0\",\"id\":\"slow-1\",\"method\":\"ping\"}");
+    response = stw_test_client_wait_response (client, "\"slow-1\"");
+    stw_test_assert_result (response, "\"slow-1\"");
+  }
+
+  /* A cancellation names the id with its type: "5" does not cancel 5. */
+  stw_test_client_send_line (client, "{\"jsonrpc\":\"2.0\",\"id\":5,\"method\":\"tools/call\","
+                             "\"params\":{\"name\":\"test_slow\",\"arguments\":{\"ms\":150}}}");
+  stw_test_client_send_line (client, "{\"jsonrpc\":\"2.0\",\"method\":\"notifications/cancelled\","
+                             "\"params\":{\"requestId\":\"5\"}}");
+  {
+    g_autoptr(JsonObject) response = stw_test_client_wait_response (client, "5");
+    check_call_result (stw_test_assert_result (response, "5"), FALSE);
+  }
+  g_assert_cmpuint (stw_test_tool_get_n_cancelled (slow), ==, 1);
+
+  /* Cancelling what already finished is ignored. */
+  stw_test_client_send_line (client, "{\"jsonrpc\":\"2.0\",\"method\":\"notifications/cancelled\","
+                             "\"params\":{\"requestId\":5}}");
+  stw_test_client_flush (client);
+  g_assert_cmpuint (stw_test_client_get_n_queued (client), ==, 0);
+
+  /* A never-ending call is cancelled the same way. */
+  stw_test_client_send_line (client, "{\"jsonrpc\":\"2.0\",\"id\":6,\"method\":\"tools/call\","
+                             "\"params\":{\"name\":\"test_never\"}}");
+  stw_test_client_flush (client);
+  stw_test_client_send_line (client, "{\"jsonrpc\":\"2.0\",\"method\":\"notifications/cancelled\","
+                             "\"params\":{\"requestId\":6}}");
+  wait_cancelled (client, stw_test_client_get_tool (client, "test_never"), 1);
+  g_assert_false (stw_test_client_has_response (client, "6"));
+}
+
+static void
+check_progress (const char *token)
+{
+  g_autoptr(StwTestClient) client = stw_test_client_new ();
+  g_autoptr(JsonNode) token_node = token ? stw_test_parse (token) : NULL;
+  g_autoptr(GPtrArray) early = NULL;
+  g_autoptr(GPtrArray) progress = NULL;
+  g_autoptr(GPtrArray) late = NULL;
+  g_autoptr(JsonObject) response = NULL;
+  g_autofree char *meta = token ? g_strdup_printf (",\"_meta\":{\"progressToken\":%s}", token) : g_strdup ("");
+  double last = -1;
+  gint64 start;
+
+  stw_test_client_initialize (client);
+  start = g_get_monotonic_time ();
+  stw_test_client_send_printf (client, "{\"jsonrpc\":\"2.0\",\"id\":\"p\",\"method\":\"tools/call\","
+                               "\"params\":{\"name\":\"test_progress\",\"arguments\":{}%s}}", meta);
+
+  /* Quiet at first. */
+  stw_test_client_iterate (client, (guint) MAX (240 - elapsed_ms_since (start), 0));
+  early = stw_test_client_take_notifications (client, "notifications/progress");
+  g_assert_cmpuint (early->len, ==, 0);
+
+  response = stw_test_client_wait_response (client, "\"p\"");
+  check_call_result (stw_test_assert_result (response, "\"p\""), FALSE);
+  progress = stw_test_client_take_notifications (client, "notifications/progress");
+  g_test_message ("%u progress notifications", progress->len);
+
+  if (token == NULL)
+    g_assert_cmpuint (progress->len, ==, 0);
+  else
+    {
+      g_assert_cmpuint (progress->len, >=, 1);
+      g_assert_cmpuint (progress->len, <=, 12);
+    }
+
+  for (guint i = 0; i < progress->len; i++)
+    {
+      JsonObject *params = object_member (g_ptr_array_index (progress, i), "params");
+      JsonNode *got_token = json_object_get_member (params, "progressToken");
+      g_autofree char *got_text = stw_test_to_json (got_token);
+      double value;
+
+      g_assert_true (JSON_NODE_HOLDS_VALUE (got_token));
+      g_assert_true (json_node_get_value_type (got_token) == json_node_get_value_type (token_node));
+      stw_test_assert_json_equal (got_token, token);
+      value = json_object_get_double_member (params, "progress");
+      g_assert_cmpfloat (value, >, last);
+      last = value;
+      g_assert_cmpfloat (json_object_get_double_member (params, "total"), ==, 20.0);
+      string_member (params, "message");
+    }
+
+  /* Nothing after the answer. */
+  stw_test_client_iterate (client, 150);
+  late = stw_test_client_take_notifications (client, NULL);
+  g_assert_cmpuint (late->len, ==, 0);
+}
+
+static void
+test_progress_string_token (void)
+{
+  check_progress ("\"tok-1\"");
+}
+
+static void
+test_progress_integer_token (void)
+{
+  check_progress ("42");
+}
+
+static void
+test_progress_no_token (void)
+{
+  check_progress (NULL);
+}
+
+static void
+test_progress_bad_token (void)
+{
+  g_autoptr(StwTestClient) client = stw_test_client_new ();
+  static const char * const tokens[] = { "null", "1.5", "{}", "[1]", "true" };
+
+  stw_test_client_initialize (client);
+  for (guint i = 0; i < G_N_ELEMENTS (tokens); i++)
+    {
+      g_autofree char *params = g_strdup_printf ("{\"name\":\"test_progress\",\"arguments\":{\"steps\":12,"
+                                                 "\"interval_ms\":30},\"_meta\":{\"progressToken\":%s}}",
+                                                 tokens[i]);
+      g_autoptr(JsonObject) result = stw_test_client_call_result (client, "tools/call", params);
+      g_autoptr(GPtrArray) progress = stw_test_client_take_notifications (client, NULL);
+
+      check_call_result (result, FALSE);
+      g_assert_cmpuint (progress->len, ==, 0);
+    }
+
+  /* _meta that is not an object is ignored. */
+  {
+    g_autoptr(JsonObject) result = stw_test_client_call_result (client, "tools/call",
+                                                                "{\"name\":\"test_echo\",\"arguments\":{\"message\":\"m\"},"
+                                                                "\"_meta\":[1]}");
+    check_call_result (result, FALSE);
+  }
+}
+
+/* Logging {{{1 */
+
+static void
+test_logging (void)
+{
+  g_autoptr(StwTestClient) client = stw_test_client_new ();
+  StwMcpServer *server = stw_test_client_get_server (client);
+  static const char * const bad[] = {
+    "{\"level\":\"verbose\"}", "{\"level\":\"DEBUG\"}", "{\"level\":5}", "{\"level\":null}",
+    "{}", "{\"level\":[\"debug\"]}",
+  };
+
+  stw_test_client_initialize (client);
+
+  /* Nothing until the client asks. */
+  stw_mcp_server_send_log (server, "emergency", "test", "unasked");
+  stw_test_client_flush (client);
+  g_assert_cmpuint (stw_test_client_get_n_queued (client), ==, 0);
+
+  for (guint i = 0; i < G_N_ELEMENTS (bad); i++)
+    expect_call_error (client, "logging/setLevel", bad[i], -32602);
+  expect_call_error (client, "logging/setLevel", NULL, -32602);
+
+  {
+    g_autoptr(JsonObject) result = stw_test_client_call_result (client, "logging/setLevel",
+                                                                "{\"level\":\"warning\"}");
+    g_assert_cmpuint (json_object_get_size (result), ==, 0);
+  }
+
+  stw_mcp_server_send_log (server, "info", "test", "too verbose");
+  stw_mcp_server_send_log (server, "notice", "test", "too verbose");
+  stw_mcp_server_send_log (server, "bogus", "test", "not a level");
+  stw_mcp_server_send_log (server, "error", "test", "boom");
+  stw_mcp_server_send_log (server, "warning", NULL, "no logger");
+  stw_test_client_flush (client);
+  {
+    g_autoptr(GPtrArray) messages = stw_test_client_take_notifications (client, NULL);
+    JsonObject *first;
+    JsonObject *second;
+
+    g_assert_cmpuint (messages->len, ==, 2);
+    first = g_ptr_array_index (messages, 0);
+    second = g_ptr_array_index (messages, 1);
+    g_assert_cmpstr (string_member (first, "method"), ==, "notifications/message");
+    stw_test_assert_json_equal (json_object_get_member (first, "params"),
+                                "{\"level\":\"error\",\"logger\":\"test\",\"data\":\"boom\"}");
+    stw_test_assert_json_equal (json_object_get_member (second, "params"),
+                                "{\"level\":\"warning\",\"data\":\"no logger\"}");
+  }
+
+  /* At debug, a message from the library reaches the client: the eval
+   * audit of the dispatcher. */
+  {
+    g_autoptr(JsonObject) result = stw_test_client_call_result (client, "logging/setLevel",
+                                                                "{\"level\":\"debug\"}");
+    g_autoptr(JsonObject) call = NULL;
+    g_autoptr(JsonObject) notification = NULL;
+    JsonObject *params;
+
+    g_assert_cmpuint (json_object_get_size (result), ==, 0);
+    stw_dispatcher_set_allow_eval (stw_test_client_get_dispatcher (client), STW_EVAL_TARGET_MAIN);
+    log_forward_server = server;
+    call = stw_test_client_call_tool (client, "test_eval", "{\"code\":\"1 + 1\"}");
+    log_forward_server = NULL;
+    check_call_result (call, FALSE);
+
+    notification = stw_test_client_wait_notification (client, "notifications/message");
+    params = object_member (notification, "params");
+    g_assert_cmpstr (string_member (params, "level"), ==, "notice");
+    g_assert_cmpstr (string_member (params, "logger"), ==, "stagewright");
+    g_assert_nonnull (strstr (string_member (params, "data"), "eval audit"));
+    g_assert_null (strstr (string_member (params, "data"), "1 + 1"));
+  }
+
+  /* Before initialize, setLevel is refused. */
+  {
+    g_autoptr(StwTestClient) fresh = stw_test_client_new ();
+    expect_call_error (fresh, "logging/setLevel", "{\"level\":\"debug\"}", -32600);
+  }
+}
+
+/* tools/list_changed {{{1 */
+
+static void
+add_echo_tool (StwTestClient *client,
+               const char    *name)
+{
+  g_autoptr(StwTool) tool = stw_test_tool_new_echo (name);
+  g_autoptr(GError) error = NULL;
+
+  stw_dispatcher_add_tool (stw_test_client_get_dispatcher (client), tool, &error);
+  g_assert_no_error (error);
+}
+
+static void
+test_list_changed (void)
+{
+  g_autoptr(StwTestClient) client = stw_test_client_new ();
+  StwDispatcher *dispatcher = stw_test_client_get_dispatcher (client);
+
+  /* Not before notifications/initialized. */
+  {
+    g_autoptr(JsonObject) result = stw_test_client_call_result (client, "initialize", "{}");
+    g_autoptr(GPtrArray) none = NULL;
+
+    add_echo_tool (client, "extra_early");
+    stw_test_client_iterate (client, 50);
+    stw_test_client_flush (client);
+    none = stw_test_client_take_notifications (client, NULL);
+    g_assert_cmpuint (none->len, ==, 0);
+  }
+
+  stw_test_client_send_line (client, "{\"jsonrpc\":\"2.0\",\"method\":\"notifications/initialized\"}");
+  stw_test_client_flush (client);
+
+  /* One tool, one notification. */
+  add_echo_tool (client, "extra_one");
+  {
+    g_autoptr(JsonObject) notification = stw_test_client_wait_notification (client, "notifications/tools/list_changed");
+    g_autoptr(GPtrArray) more = NULL;
+
+    stw_test_assert_members (notification, "jsonrpc", "method", NULL);
+    stw_test_client_iterate (client, 50);
+    stw_test_client_flush (client);
+    more = stw_test_client_take_notifications (client, NULL);
+    g_assert_cmpuint (more->len, ==, 0);
+  }
+
+  /* Three at once, one notification. */
+  add_echo_tool (client, "extra_two");
+  add_echo_tool (client, "extra_three");
+  add_echo_tool (client, "extra_four");
+  {
+    g_autoptr(JsonObject) notification = stw_test_client_wait_notification (client, "notifications/tools/list_changed");
+    g_autoptr(GPtrArray) more = NULL;
+
+    stw_test_client_iterate (client, 50);
+    stw_test_client_flush (client);
+    more = stw_test_client_take_notifications (client, NULL);
+    g_assert_cmpuint (more->len, ==, 0);
+  }
+
+  /* Removal too. */
+  g_assert_true (stw_dispatcher_remove_tool (dispatcher, "extra_two"));
+  {
+    g_autoptr(JsonObject) notification = stw_test_client_wait_notification (client, "notifications/tools/list_changed");
+    g_autoptr(JsonObject) result = stw_test_client_call_result (client, "tools/list", NULL);
+    JsonArray *tools = array_member (result, "tools");
+    guint found = 0;
+
+    for (guint i = 0; i < json_array_get_length (tools); i++)
+      {
+        const char *name = string_member (json_array_get_object_element (tools, i), "name");
+
+        g_assert_cmpstr (name, !=, "extra_two");
+        if (g_str_has_prefix (name, "extra_"))
+          found++;
+      }
+    g_assert_cmpuint (found, ==, 4);
+  }
+
+  /* The new tools can be called. */
+  {
+    g_autoptr(JsonObject) result = stw_test_client_call_tool (client, "extra_four", "{\"message\":\"m\"}");
+    check_call_result (result, FALSE);
+  }
+}
+
+/* Resources {{{1 */
+
+static void
+test_resources (void)
+{
+  g_autoptr(StwTestClient) client = stw_test_client_new ();
+  g_autoptr(JsonObject) list = NULL;
+  static const char * const uris[] = {
+    "stagewright://docs/quickstart", "stagewright://docs/concepts",
+    "stagewright://docs/security", "stagewright://manifest/profile",
+  };
+  JsonArray *resources;
+
+  stw_test_client_initialize (client);
+  list = stw_test_client_call_result (client, "resources/list", NULL);
+  stw_test_assert_members (list, "resources", NULL);
+  resources = array_member (list, "resources");
+  g_assert_cmpuint (json_array_get_length (resources), ==, G_N_ELEMENTS (uris));
+
+  for (guint i = 0; i < G_N_ELEMENTS (uris); i++)
+    {
+      JsonObject *resource = json_array_get_object_element (resources, i);
+      gboolean is_doc = g_str_has_prefix (uris[i], "stagewright://docs/");
+      g_autofree char *params = g_strdup_printf ("{\"uri\":\"%s\"}", uris[i]);
+      g_autoptr(JsonObject) read = NULL;
+      JsonArray *contents;
+      JsonObject *content;
+      const char *text;
+
+      g_assert_cmpstr (string_member (resource, "uri"), ==, uris[i]);
+      g_assert_cmpuint (strlen (string_member (resource, "name")), >, 0);
+      g_assert_cmpuint (strlen (string_member (resource, "description")), >, 0);
+      g_assert_cmpstr (string_member (resource, "mimeType"), ==,
+                       is_doc ? "text/markdown" : "application/json");
+
+      read = stw_test_client_call_result (client, "resources/read", params);
+      stw_test_assert_members (read, "contents", NULL);
+      contents = array_member (read, "contents");
+      g_assert_cmpuint (json_array_get_length (contents), ==, 1);
+      content = json_array_get_object_element (contents, 0);
+      stw_test_assert_members (content, "uri", "mimeType", "text", NULL);
+      g_assert_cmpstr (string_member (content, "uri"), ==, uris[i]);
+      g_assert_cmpstr (string_member (content, "mimeType"), ==, string_member (resource, "mimeType"));
+      text = string_member (content, "text");
+      g_assert_cmpuint (strlen (text), >, 0);
+
+      if (is_doc)
+        g_assert_nonnull (strchr (text, '#'));
+      else
+        {
+          g_autoptr(JsonNode) manifest = stw_test_parse (text);
+          g_autoptr(GList) visible = stw_dispatcher_list_tools (stw_test_client_get_dispatcher (client));
+          JsonObject *object = json_node_get_object (manifest);
+          JsonArray *names = array_member (object, "tools");
+          guint j = 0;
+
+          g_assert_cmpstr (string_member (object, "profile"), ==, "full");
+          g_assert_cmpstr (string_member (object, "eval_policy"), ==, "none");
+          g_assert_cmpuint (json_array_get_length (names), ==, g_list_length (visible));
+          for (const GList *l = visible; l != NULL; l = l->next, j++)
+            g_assert_cmpstr (json_array_get_string_element (names, j), ==, stw_tool_get_name (l->data));
+        }
+    }
+
+  /* Unknown resource: -32002 naming it. */
+  {
+    g_autofree char *id = stw_test_client_send_request (client, "resources/read",
+                                                        "{\"uri\":\"stagewright://docs/nope\"}");
+    g_autoptr(JsonObject) response = stw_test_client_wait_response (client, id);
+    JsonObject *error = stw_test_assert_error (response, id, -32002);
+
+    g_assert_cmpstr (string_member (object_member (error, "data"), "uri"), ==, "stagewright://docs/nope");
+  }
+  expect_call_error (client, "resources/read", "{\"uri\":\"file:///etc/passwd\"}", -32002);
+  expect_call_error (client, "resources/read", "{\"uri\":\"\"}", -32002);
+  expect_call_error (client, "resources/read", "{\"uri\":5}", -32602);
+  expect_call_error (client, "resources/read", "{}", -32602);
+  expect_call_error (client, "resources/read", NULL, -32602);
+
+  /* Nothing is paginated: every cursor is invalid. */
+  expect_call_error (client, "resources/list", "{\"cursor\":\"x\"}", -32602);
+  expect_call_error (client, "resources/templates/list", "{\"cursor\":\"x\"}", -32602);
+  {
+    g_autoptr(JsonObject) again = stw_test_client_call_result (client, "resources/list", "{\"cursor\":null}");
+    g_assert_cmpuint (json_array_get_length (array_member (again, "resources")), ==, G_N_ELEMENTS (uris));
+  }
+
+  {
+    g_autoptr(JsonObject) templates = stw_test_client_call_result (client, "resources/templates/list", NULL);
+    assert_object_equal (templates, "{\"resourceTemplates\":[]}");
+  }
+}
+
+/* In-flight ids {{{1 */
+
+static void
+test_duplicate_id (void)
+{
+  g_autoptr(StwTestClient) client = stw_test_client_new ();
+
+  stw_test_client_initialize (client);
+  stw_test_client_send_line (client, "{\"jsonrpc\":\"2.0\",\"id\":9,\"method\":\"tools/call\","
+                             "\"params\":{\"name\":\"test_slow\",\"arguments\":{\"ms\":600}}}");
+  stw_test_client_send_line (client, "{\"jsonrpc\":\"2.0\",\"id\":9,\"method\":\"ping\"}");
+  stw_test_client_send_line (client, "{\"jsonrpc\":\"2.0\",\"id\":9,\"method\":\"tools/call\","
+                             "\"params\":{\"name\":\"test_echo\",\"arguments\":{\"message\":\"m\"}}}");
+  {
+    g_autoptr(JsonObject) first = stw_test_client_wait_response (client, "9");
+    g_autoptr(JsonObject) second = stw_test_client_wait_response (client, "9");
+    g_autoptr(JsonObject) third = stw_test_client_wait_response (client, "9");
+
+    stw_test_assert_error (first, "9", -32600);
+    stw_test_assert_error (second, "9", -32600);
+    check_call_result (stw_test_assert_result (third, "9"), FALSE);
+  }
+  g_assert_cmpuint (stw_test_tool_get_n_calls (stw_test_client_get_tool (client, "test_echo")), ==, 0);
+
+  /* Free again once answered. */
+  {
+    g_autoptr(JsonObject) response = NULL;
+
+    stw_test_client_send_line (client, "{\"jsonrpc\":\"2.0\",\"id\":9,\"method\":\"ping\"}");
+    response = stw_test_client_wait_response (client, "9");
+    stw_test_assert_result (response, "9");
+  }
+}
+
+/* End of input {{{1 */
+
+static void
+test_eof_drain (void)
+{
+  g_autoptr(StwTestClient) client = stw_test_client_new ();
+  g_autoptr(GError) error = NULL;
+  g_autoptr(JsonObject) response = NULL;
+
+  stw_test_client_initialize (client);
+  stw_test_client_send_line (client, "{\"jsonrpc\":\"2.0\",\"id\":\"quick\",\"method\":\"tools/call\","
+                             "\"params\":{\"name\":\"test_slow\",\"arguments\":{\"ms\":200}}}");
+  stw_test_client_send_line (client, "{\"jsonrpc\":\"2.0\",\"id\":\"ping\",\"method\":\"ping\"}");
+  stw_test_client_close (client);
+
+  g_assert_true (stw_test_client_wait_finished (client, stw_test_timeout_ms (2000), &error));
+  g_assert_no_error (error);
+  /* Everything was written before the run completed. */
+  g_assert_true (stw_test_client_has_response (client, "\"ping\""));
+  response = stw_test_client_wait_response (client, "\"quick\"");
+  check_call_result (stw_test_assert_result (response, "\"quick\""), FALSE);
+  g_assert_cmpuint (stw_test_tool_get_n_completed (stw_test_client_get_tool (client, "test_slow")), ==, 1);
+}
+
+static void
+test_eof_abandon (void)
+{
+  g_autoptr(StwTestClient) client = stw_test_client_new ();
+  g_autoptr(GError) error = NULL;
+  StwTool *never;
+  gint64 start;
+  gint64 elapsed;
+
+  stw_test_client_initialize (client);
+  never = stw_test_client_get_tool (client, "test_never");
+  stw_test_client_send_line (client, "{\"jsonrpc\":\"2.0\",\"id\":\"never\",\"method\":\"tools/call\","
+                             "\"params\":{\"name\":\"test_never\"}}");
+  stw_test_client_send_line (client, "{\"jsonrpc\":\"2.0\",\"id\":\"s\",\"method\":\"tools/call\","
+                             "\"params\":{\"name\":\"test_slow\",\"arguments\":{\"ms\":100}}}");
+  stw_test_client_flush (client);
+  start = g_get_monotonic_time ();
+  stw_test_client_close (client);
+
+  g_assert_true (stw_test_client_wait_finished (client, stw_test_timeout_ms (4000), &error));
+  g_assert_no_error (error);
+  elapsed = elapsed_ms_since (start);
+  g_test_message ("run finished %" G_GINT64_FORMAT " ms after the end of input", elapsed);
+  g_assert_cmpint (elapsed, >=, DRAIN_GRACE_MS - 100);
+  g_assert_cmpint (elapsed, <, stw_test_timeout_ms (4000));
+
+  /* The quick call was answered during the grace, the other abandoned. */
+  g_assert_true (stw_test_client_has_response (client, "\"s\""));
+  wait_cancelled (client, never, 1);
+  g_assert_false (stw_test_client_has_response (client, "\"never\""));
+}
+
+static void
+test_output_closed (void)
+{
+  g_autoptr(StwTestClient) client = stw_test_client_new ();
+  g_autoptr(GError) error = NULL;
+  StwTool *never;
+
+  stw_test_client_initialize (client);
+  never = stw_test_client_get_tool (client, "test_never");
+  stw_test_client_send_line (client, "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/call\","
+                             "\"params\":{\"name\":\"test_never\"}}");
+  stw_test_client_flush (client);
+
+  /* The client stops reading; the next answer cannot be written. */
+  stw_test_client_hang_up (client);
+  stw_test_client_send_line (client, "{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"ping\"}");
+  g_assert_true (stw_test_client_wait_finished (client, stw_test_timeout_ms (1000), &error));
+  g_assert_no_error (error);
+  wait_cancelled (client, never, 1);
+}
+
+static void
+test_cancel_run (void)
+{
+  g_autoptr(StwTestClient) client = stw_test_client_new ();
+  g_autoptr(GError) error = NULL;
+  StwTool *never;
+  gint64 start;
+
+  stw_test_client_initialize (client);
+  never = stw_test_client_get_tool (client, "test_never");
+  stw_test_client_send_line (client, "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/call\","
+                             "\"params\":{\"name\":\"test_never\"}}");
+  stw_test_client_flush (client);
+
+  start = g_get_monotonic_time ();
+  stw_test_client_cancel_run (client);
+  g_assert_false (stw_test_client_wait_finished (client, stw_test_timeout_ms (4000), &error));
+  g_assert_error (error, G_IO_ERROR, G_IO_ERROR_CANCELLED);
+  g_test_message ("run finished %" G_GINT64_FORMAT " ms after cancellation", elapsed_ms_since (start));
+  /* Serving stops at once: no drain grace for a cancelled run. */
+  g_assert_cmpint (elapsed_ms_since (start), <, stw_test_timeout_ms (1000));
+  wait_cancelled (client, never, 1);
+  g_assert_false (stw_test_client_has_response (client, "1"));
+}
+
+/* main {{{1 */
+
+int
+main (int   argc,
+      char *argv[])
+{
+  g_log_set_writer_func (test_log_writer, NULL, NULL);
+  stw_test_init (&argc, &argv);
+
+  g_test_add_func ("/mcp-server/lifecycle/initialize-versions", test_initialize_versions);
+  g_test_add_func ("/mcp-server/lifecycle/initialize-twice", test_initialize_twice);
+  g_test_add_func ("/mcp-server/lifecycle/initialize-required", test_initialize_required);
+  g_test_add_func ("/mcp-server/lifecycle/ping", test_ping);
+  g_test_add_func ("/mcp-server/jsonrpc/ids", test_ids);
+  g_test_add_func ("/mcp-server/jsonrpc/parse-error", test_parse_error);
+  g_test_add_func ("/mcp-server/jsonrpc/batch", test_batch);
+  g_test_add_func ("/mcp-server/jsonrpc/not-an-object", test_not_an_object);
+  g_test_add_func ("/mcp-server/jsonrpc/invalid-ids", test_invalid_ids);
+  g_test_add_func ("/mcp-server/jsonrpc/invalid-jsonrpc", test_invalid_jsonrpc);
+  g_test_add_func ("/mcp-server/jsonrpc/invalid-method", test_invalid_method);
+  g_test_add_func ("/mcp-server/jsonrpc/invalid-params", test_invalid_params);
+  g_test_add_func ("/mcp-server/jsonrpc/notifications", test_notifications);
+  g_test_add_func ("/mcp-server/framing/crlf", test_framing_crlf);
+  g_test_add_func ("/mcp-server/framing/coalesced", test_framing_coalesced);
+  g_test_add_func ("/mcp-server/framing/split", test_framing_split);
+  g_test_add_func ("/mcp-server/framing/eof-without-newline", test_framing_eof_without_newline);
+  g_test_add_func ("/mcp-server/framing/output-one-line", test_output_one_line);
+  g_test_add_func ("/mcp-server/framing/too-large", test_framing_too_large);
+  g_test_add_func ("/mcp-server/tools/list", test_tools_list);
+  g_test_add_func ("/mcp-server/tools/pagination", test_tools_pagination);
+  g_test_add_func ("/mcp-server/tools/call/success", test_call_success);
+  g_test_add_func ("/mcp-server/tools/call/tool-error", test_call_tool_error);
+  g_test_add_func ("/mcp-server/tools/call/unknown-tool", test_call_unknown_tool);
+  g_test_add_func ("/mcp-server/tools/call/bad-params", test_call_bad_params);
+  g_test_add_func ("/mcp-server/tools/call/schema", test_call_schema);
+  g_test_add_func ("/mcp-server/tools/call/concurrent", test_call_concurrent);
+  g_test_add_func ("/mcp-server/tools/call/too-many-in-flight", test_too_many_in_flight);
+  g_test_add_func ("/mcp-server/tools/call/duplicate-id", test_duplicate_id);
+  g_test_add_func ("/mcp-server/tools/list-changed", test_list_changed);
+  g_test_add_func ("/mcp-server/cancel", test_cancel);
+  g_test_add_func ("/mcp-server/progress/string-token", test_progress_string_token);
+  g_test_add_func ("/mcp-server/progress/integer-token", test_progress_integer_token);
+  g_test_add_func ("/mcp-server/progress/no-token", test_progress_no_token);
+  g_test_add_func ("/mcp-server/progress/bad-token", test_progress_bad_token);
+  g_test_add_func ("/mcp-server/logging", test_logging);
+  g_test_add_func ("/mcp-server/resources", test_resources);
+  g_test_add_func ("/mcp-server/eof/drain", test_eof_drain);
+  g_test_add_func ("/mcp-server/eof/abandon", test_eof_abandon);
+  g_test_add_func ("/mcp-server/eof/output-closed", test_output_closed);
+  g_test_add_func ("/mcp-server/cancel-run", test_cancel_run);
+
+  return g_test_run ();
+}
