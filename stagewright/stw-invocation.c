@@ -333,14 +333,22 @@ stw_invocation_return_json (StwInvocation *self,
  * @self: a #StwInvocation
  * @error: the failure; errors outside %STW_ERROR become `INTERNAL_ERROR`
  *
- * Completes the call with an error envelope.
+ * Completes the call with an error envelope. A %NULL @error is a bug in
+ * the tool; the call is still answered, with `INTERNAL_ERROR`.
  */
 void
 stw_invocation_return_error (StwInvocation *self,
                              const GError  *error)
 {
   g_return_if_fail (STW_IS_INVOCATION (self));
-  g_return_if_fail (error != NULL);
+
+  /* A tool bug, but the agent still gets an answer rather than a hang. */
+  if (error == NULL)
+    {
+      g_critical ("%s completed its call with a NULL error", stw_tool_get_name (self->tool));
+      stw_invocation_return_error_literal (self, "INTERNAL_ERROR", NULL);
+      return;
+    }
 
   complete (self, stw_envelope_new_error (error, stw_invocation_get_elapsed_ms (self),
                                           self->session_id));

@@ -468,6 +468,7 @@ start_guard (GPid         pgid,
   /* POSIX sh (dash): kill takes the negative group id directly; "--"
    * would make it fail and skip every wait. */
   static const char script[] =
+    "[ \"$1\" -gt 1 ] || exit 1;"
     "read -r word;"
     "[ \"$word\" = done ] && exit 0;"
     "kill -TERM \"-$1\" 2>/dev/null;"
@@ -664,10 +665,17 @@ stw_process_launch_async (const StwLaunchSpec *spec,
       return;
     }
 
-  self->pid = (GPid) atoi (g_subprocess_get_identifier (self->subprocess));
-  self->guard_stdin = start_guard (self->pid, self->temp_root, &error);
-  if (self->guard_stdin == NULL)
-    g_warning ("No guard for process group %d: %s", (int) self->pid, error->message);
+  /* The identifier is NULL once GLib has reaped the child: an app that
+   * exits at once (a binary that is no app, a missing library) may be gone
+   * already. Then there is no group to guard; on_exited reports it. */
+  if (g_subprocess_get_identifier (self->subprocess) != NULL)
+    self->pid = (GPid) atoi (g_subprocess_get_identifier (self->subprocess));
+  if (self->pid > 0)
+    {
+      self->guard_stdin = start_guard (self->pid, self->temp_root, &error);
+      if (self->guard_stdin == NULL)
+        g_warning ("No guard for process group %d: %s", (int) self->pid, error->message);
+    }
 
   g_subprocess_wait_async (self->subprocess, NULL, on_exited, g_object_ref (self));
   drain (self, g_subprocess_get_stderr_pipe (self->subprocess));
@@ -854,14 +862,16 @@ on_terminate_poll (gpointer user_data)
   if (waiter->phase == 0)
     {
       waiter->phase = 1;
-      kill (-self->pid, SIGTERM);
+      if (self->pid > 0)  /* never kill (0, …): that is our own group */
+        kill (-self->pid, SIGTERM);
       waiter->deadline_us = now + 2 * G_USEC_PER_SEC;
     }
   else if (waiter->phase == 1)
     {
       waiter->phase = 2;
       waiter->escalated = TRUE;
-      kill (-self->pid, SIGKILL);
+      if (self->pid > 0)  /* never kill (0, …): that is our own group */
+        kill (-self->pid, SIGKILL);
       waiter->deadline_us = now + (gint64) GROUP_GONE_MAX_MS * 1000;
     }
   else

@@ -248,6 +248,7 @@ struct _StwSession
   char              *active_surface_id;
 
   GTask             *first_window_task;
+  GSource           *first_window_timeout;
 };
 
 G_DEFINE_FINAL_TYPE (StwSession, stw_session, G_TYPE_OBJECT)
@@ -263,11 +264,29 @@ static guint signals[N_SIGNALS];
 
 static void session_exited (StwSession *self);
 
+/* The pending first-window wait, if any: its timeout goes with it. */
+static GTask *
+take_first_window_task (StwSession *self)
+{
+  if (self->first_window_timeout != NULL)
+    {
+      g_source_destroy (self->first_window_timeout);
+      g_clear_pointer (&self->first_window_timeout, g_source_unref);
+    }
+  return g_steal_pointer (&self->first_window_task);
+}
+
 static void
 stw_session_dispose (GObject *object)
 {
   StwSession *self = STW_SESSION (object);
 
+  /* Its callback points at us. */
+  if (self->first_window_timeout != NULL)
+    {
+      g_source_destroy (self->first_window_timeout);
+      g_clear_pointer (&self->first_window_timeout, g_source_unref);
+    }
   if (self->browser != NULL)
     g_signal_handlers_disconnect_by_data (self->browser, self);
   if (self->inspector != NULL)
@@ -476,7 +495,7 @@ add_surface (StwSession     *self,
       g_signal_emit (self, signals[WINDOW_ADDED], 0, surface);
       if (self->first_window_task != NULL)
         {
-          GTask *task = g_steal_pointer (&self->first_window_task);
+          GTask *task = take_first_window_task (self);
           g_task_return_boolean (task, TRUE);
           g_object_unref (task);
         }
@@ -625,7 +644,7 @@ session_exited (StwSession *self)
     }
   if (self->first_window_task != NULL)
     {
-      GTask *task = g_steal_pointer (&self->first_window_task);
+      GTask *task = take_first_window_task (self);
       g_task_return_new_error (task, STW_ERROR, STW_ERROR_LAUNCH_FAILED,
                                "%s", _("The app exited before its first window appeared"));
       g_object_unref (task);
@@ -837,7 +856,7 @@ on_first_window_timeout (gpointer user_data)
 
   if (self->first_window_task != NULL)
     {
-      GTask *task = g_steal_pointer (&self->first_window_task);
+      GTask *task = take_first_window_task (self);
       g_task_return_new_error (task, STW_ERROR, STW_ERROR_LAUNCH_TIMEOUT,
                                "%s", _("No window appeared in time"));
       g_object_unref (task);
@@ -904,10 +923,11 @@ _stw_session_start_async (StwSession          *self,
     g_task_return_boolean (window_task, TRUE);
   else
     {
-      GSource *timeout = g_timeout_source_new (first_window_timeout_ms > 0 ? first_window_timeout_ms : 30000);
-      g_source_set_callback (timeout, on_first_window_timeout, g_object_ref (self), g_object_unref);
-      g_task_attach_source (window_task, timeout, on_first_window_timeout);
-      g_source_unref (timeout);
+      /* The session owns the timeout (destroyed with the wait), so it
+       * holds no reference that would keep a finished session alive. */
+      self->first_window_timeout = g_timeout_source_new (first_window_timeout_ms > 0 ? first_window_timeout_ms : 30000);
+      g_source_set_callback (self->first_window_timeout, on_first_window_timeout, self, NULL);
+      g_source_attach (self->first_window_timeout, g_task_get_context (window_task));
       self->first_window_task = g_object_ref (window_task);
     }
   g_object_unref (window_task);
