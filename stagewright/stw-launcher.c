@@ -20,6 +20,7 @@
 #include "config.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <ftw.h>
 #include <glib/gi18n-lib.h>
 #include <glib-unix.h>
@@ -565,6 +566,32 @@ build_environment (const StwLaunchSpec *spec,
   return env;
 }
 
+/* The child gets the pipe on fds 3 and 4. Keeping the source fds above
+ * that range means neither mapping can ever clobber the other's source,
+ * whatever order the spawn code duplicates them in. */
+static gboolean
+move_above_pipe_fds (int      fds[2],
+                     GError **error)
+{
+  for (guint i = 0; i < 2; i++)
+    {
+      int moved;
+
+      if (fds[i] > 4)
+        continue;
+      moved = fcntl (fds[i], F_DUPFD_CLOEXEC, 10);
+      if (moved < 0)
+        {
+          int saved = errno;
+          g_set_error (error, G_IO_ERROR, g_io_error_from_errno (saved), "%s", g_strerror (saved));
+          return FALSE;
+        }
+      close (fds[i]);
+      fds[i] = moved;
+    }
+  return TRUE;
+}
+
 /**
  * stw_process_launch_async:
  * @spec: what to start
@@ -638,7 +665,8 @@ stw_process_launch_async (const StwLaunchSpec *spec,
   if (spec->pipe)
     {
       if (!g_unix_open_pipe (to_child, FD_CLOEXEC, &error) ||
-          !g_unix_open_pipe (from_child, FD_CLOEXEC, &error))
+          !g_unix_open_pipe (from_child, FD_CLOEXEC, &error) ||
+          !move_above_pipe_fds (to_child, &error) || !move_above_pipe_fds (from_child, &error))
         {
           finish_launch (self, stw_error_new ("LAUNCH_FAILED", _("Cannot create the DevTools pipe: %s"),
                                               error->message));

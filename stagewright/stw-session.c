@@ -264,15 +264,29 @@ static guint signals[N_SIGNALS];
 
 static void session_exited (StwSession *self);
 
+static void
+weak_ref_free (gpointer data)
+{
+  g_weak_ref_clear (data);
+  g_free (data);
+}
+
+
 /* The pending first-window wait, if any: its timeout goes with it. */
+static void
+destroy_source (GSource **source)
+{
+  if (*source != NULL)
+    {
+      g_source_destroy (*source);
+      g_clear_pointer (source, g_source_unref);
+    }
+}
+
 static GTask *
 take_first_window_task (StwSession *self)
 {
-  if (self->first_window_timeout != NULL)
-    {
-      g_source_destroy (self->first_window_timeout);
-      g_clear_pointer (&self->first_window_timeout, g_source_unref);
-    }
+  destroy_source (&self->first_window_timeout);
   return g_steal_pointer (&self->first_window_task);
 }
 
@@ -281,12 +295,7 @@ stw_session_dispose (GObject *object)
 {
   StwSession *self = STW_SESSION (object);
 
-  /* Its callback points at us. */
-  if (self->first_window_timeout != NULL)
-    {
-      g_source_destroy (self->first_window_timeout);
-      g_clear_pointer (&self->first_window_timeout, g_source_unref);
-    }
+  destroy_source (&self->first_window_timeout);
   if (self->browser != NULL)
     g_signal_handlers_disconnect_by_data (self->browser, self);
   if (self->inspector != NULL)
@@ -852,15 +861,29 @@ on_first_window (GObject      *object,
 static gboolean
 on_first_window_timeout (gpointer user_data)
 {
-  StwSession *self = user_data;
+  g_autoptr(StwSession) self = g_weak_ref_get (user_data);
 
-  if (self->first_window_task != NULL)
-    {
-      GTask *task = take_first_window_task (self);
-      g_task_return_new_error (task, STW_ERROR, STW_ERROR_LAUNCH_TIMEOUT,
-                               "%s", _("No window appeared in time"));
-      g_object_unref (task);
-    }
+  /* A weak reference: the timeout never keeps a session alive, and never
+   * acts on one that is gone. */
+  if (self == NULL || self->first_window_task == NULL)
+    return G_SOURCE_REMOVE;
+
+  {
+    GTask *task = take_first_window_task (self);
+    GError *error = stw_error_new ("LAUNCH_TIMEOUT", _("No window appeared in time"));
+
+    if (self->process != NULL)
+      {
+        g_autoptr(JsonObject) details = json_object_new ();
+        g_autofree char *tail = stw_process_dup_log_tail (self->process, 12);
+
+        json_object_set_string_member (details, "log_tail", tail);
+        stw_error_set_details (error, details);
+        g_message ("Session %s: no window appeared in time; the app's log ends with:\n%s", self->id, tail);
+      }
+    g_task_return_error (task, error);
+    g_object_unref (task);
+  }
   return G_SOURCE_REMOVE;
 }
 
@@ -925,8 +948,11 @@ _stw_session_start_async (StwSession          *self,
     {
       /* The session owns the timeout (destroyed with the wait), so it
        * holds no reference that would keep a finished session alive. */
+      GWeakRef *weak = g_new0 (GWeakRef, 1);
+
+      g_weak_ref_init (weak, self);
       self->first_window_timeout = g_timeout_source_new (first_window_timeout_ms > 0 ? first_window_timeout_ms : 30000);
-      g_source_set_callback (self->first_window_timeout, on_first_window_timeout, self, NULL);
+      g_source_set_callback (self->first_window_timeout, on_first_window_timeout, weak, weak_ref_free);
       g_source_attach (self->first_window_timeout, g_task_get_context (window_task));
       self->first_window_task = g_object_ref (window_task);
     }

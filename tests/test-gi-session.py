@@ -409,6 +409,7 @@ def window_added_signal_and_force_kill():
 @test
 def attach_sync_and_detach_leave_the_app_running():
     tmpdir = tempfile.mkdtemp(prefix='stw-gi-')
+    drain = None
     app = subprocess.Popen([ELECTRON, '--remote-debugging-port=0', DEMO_APP],
                            stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
                            start_new_session=True, env=dict(os.environ, TMPDIR=tmpdir))
@@ -423,8 +424,8 @@ def attach_sync_and_detach_leave_the_app_running():
             url = match.group(1) if match else None
         assert url, 'the stand-in announced DevTools'
         # Keep draining its stderr, as an app's pipe must be.
-        GLib.io_add_watch(app.stderr.fileno(), GLib.IO_IN | GLib.IO_HUP,
-                          lambda fd, cond: bool(os.read(fd, 65536)))
+        drain = GLib.io_add_watch(app.stderr.fileno(), GLib.IO_IN | GLib.IO_HUP,
+                                  lambda fd, cond: bool(os.read(fd, 65536)))
         manager = Stagewright.SessionManager.new()
         session = manager.attach_sync(json.dumps({'cdpUrl': url}), None)
         assert session.get_transport_name() == 'cdp'
@@ -437,8 +438,13 @@ def attach_sync_and_detach_leave_the_app_running():
         # Loopback only.
         expect_error('BAD_ARGUMENT', manager.attach_sync, json.dumps({'cdpUrl': 'ws://192.0.2.1:1/x'}), None)
     finally:
+        # The watch must go before the fd does: a later socket or pipe
+        # reusing the number would otherwise have its data read here.
+        if drain is not None:
+            GLib.source_remove(drain)
         kill_group(app.pid)
         app.wait(10)
+        app.stderr.close()
         # The stand-in's Chromium helpers that left the group name tmpdir.
         for name in os.listdir('/proc'):
             if name.isdigit():
@@ -449,6 +455,42 @@ def attach_sync_and_detach_leave_the_app_running():
                 except OSError:
                     pass
         subprocess.run(['rm', '-rf', '--', tmpdir], check=False)
+
+
+@test
+def plain_chromium_has_no_main_process():
+    # A URL in Chromium, no Electron main: main-process operations answer
+    # TRANSPORT_UNSUPPORTED, renderer ones work, stop leaves nothing.
+    manager = Stagewright.SessionManager.new()
+    chromium = '/usr/lib/chromium/chromium'
+    launch_json = json.dumps({
+        'executablePath': chromium, 'pipe': True,
+        'args': ['--headless', '--disable-gpu', '--no-first-run', '--disable-background-networking',
+                 '--disable-component-update', '--disable-sync',
+                 'data:text/html,<title>Plain</title><p>plain</p>']})
+    started = time.monotonic()
+    try:
+        session = manager.launch_sync(launch_json, None)
+    except GLib.Error as error:
+        raise AssertionError('launch failed after %.0f ms: %s' % ((time.monotonic() - started) * 1000,
+                                                                 error.message))
+    try:
+        assert not session.has_main_process()
+        error = None
+        try:
+            run_async(lambda done: session.evaluate_main_async('1 + 1', None, done),
+                      lambda source, result: source.evaluate_main_finish(result))
+        except GLib.Error as e:
+            error = e
+        assert error is not None and code_of(error) == 'TRANSPORT_UNSUPPORTED', error
+        value = run_async(lambda done: session.evaluate_renderer_async('document.title', None, done),
+                          lambda source, result: source.evaluate_renderer_finish(result))
+        assert value.get_string() == 'Plain', to_python(value)
+    finally:
+        pid = session.get_pid()
+        stopped, escalated = session.stop_sync(5000)
+    assert stopped and not alive(pid)
+    assert group_members(pid) == [], group_members(pid)
 
 
 def main():
