@@ -40,7 +40,8 @@
 #include "stw-launcher-private.h"
 
 #define LOG_MAX_LINES 400
-#define GROUP_POLL_MS 50
+/* Cheap until the main process has exited; /proc is scanned only then. */
+#define GROUP_POLL_MS 10
 #define GROUP_GONE_MAX_MS 5000
 
 struct _StwProcess
