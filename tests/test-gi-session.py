@@ -376,8 +376,11 @@ def launch_sync_errors_are_registry_codes():
     expect_error('LAUNCH_FAILED', manager.launch_sync, launch_options(CRASH_APP, args=['--throw-at-load']), None)
     assert time.monotonic() - started < 10
     expect_error('LAUNCH_FAILED', manager.launch_sync, json.dumps({'executablePath': '/bin/false'}), None)
-    manager.set_app_root(tempfile.gettempdir())
+    # A fresh directory is outside wherever the tree was cloned (even under /tmp).
+    elsewhere = tempfile.mkdtemp(prefix='stw-gi-root-')
+    manager.set_app_root(elsewhere)
     expect_error('BAD_ARGUMENT', manager.launch_sync, launch_options(DEMO_APP), None)
+    os.rmdir(elsewhere)
     assert manager.list_sessions() == []
 
 

@@ -156,29 +156,48 @@ launch_invoke (StwTool       *tool,
 /* --- electron_attach / electron_inject ------------------------------------ */
 
 static void
-on_attached (GObject      *object,
-             GAsyncResult *result,
-             gpointer      user_data)
+answer_attached (StwInvocation *invocation,
+                 StwSession    *session,
+                 GError        *error)
 {
-  g_autoptr(StwInvocation) invocation = user_data;
-  g_autoptr(StwSession) session = NULL;
-  g_autoptr(GError) error = NULL;
-  gboolean injected = GPOINTER_TO_INT (g_object_get_data (G_OBJECT (invocation), "stw-inject"));
-
-  session = injected
-            ? stw_session_manager_inject_finish (STW_SESSION_MANAGER (object), result, &error)
-            : stw_session_manager_attach_finish (STW_SESSION_MANAGER (object), result, &error);
   if (session == NULL)
     {
       stw_invocation_return_error (invocation, error);
       return;
     }
+  /* The call gave up meanwhile: let go of what was attached. */
   if (stw_invocation_is_completed (invocation))
     {
       stw_session_detach (session, NULL);
       return;
     }
   return_session (invocation, session, FALSE);
+}
+
+static void
+on_attached (GObject      *object,
+             GAsyncResult *result,
+             gpointer      user_data)
+{
+  g_autoptr(StwInvocation) invocation = user_data;
+  g_autoptr(GError) error = NULL;
+  g_autoptr(StwSession) session = stw_session_manager_attach_finish (STW_SESSION_MANAGER (object),
+                                                                    result, &error);
+
+  answer_attached (invocation, session, error);
+}
+
+static void
+on_injected (GObject      *object,
+             GAsyncResult *result,
+             gpointer      user_data)
+{
+  g_autoptr(StwInvocation) invocation = user_data;
+  g_autoptr(GError) error = NULL;
+  g_autoptr(StwSession) session = stw_session_manager_inject_finish (STW_SESSION_MANAGER (object),
+                                                                    result, &error);
+
+  answer_attached (invocation, session, error);
 }
 
 static void
@@ -200,11 +219,10 @@ inject_invoke (StwTool       *tool,
   StwDispatcher *dispatcher = stw_invocation_get_dispatcher (invocation);
   JsonObject *args = stw_invocation_get_arguments (invocation);
 
-  g_object_set_data (G_OBJECT (invocation), "stw-inject", GINT_TO_POINTER (TRUE));
   stw_session_manager_inject_async (stw_dispatcher_get_session_manager (dispatcher),
                                     (GPid) json_object_get_int_member (args, "pid"),
                                     (guint) json_object_get_int_member_with_default (args, "timeoutMs", 10000),
-                                    stw_invocation_get_cancellable (invocation), on_attached,
+                                    stw_invocation_get_cancellable (invocation), on_injected,
                                     g_object_ref (invocation));
 }
 
