@@ -273,6 +273,28 @@ check_capacity (StwSessionManager  *self,
   return TRUE;
 }
 
+/**
+ * _stw_path_is_inside:
+ * @path: an existing path
+ * @root: an existing directory
+ *
+ * The --app-root rule: @path, with symlinks resolved, is @root or lies
+ * below it (a sibling that merely shares the prefix does not count).
+ */
+gboolean
+_stw_path_is_inside (const char *path,
+                     const char *root)
+{
+  g_autofree char *real_path = realpath (path, NULL);
+  g_autofree char *real_root = realpath (root, NULL);
+  gsize n;
+
+  if (real_path == NULL || real_root == NULL)
+    return FALSE;
+  n = strlen (real_root);
+  return strncmp (real_path, real_root, n) == 0 && (real_path[n] == '/' || real_path[n] == '\0');
+}
+
 /* A launch path: absolute, existing, and inside --app-root when set. */
 static char *
 check_path (StwSessionManager  *self,
@@ -295,15 +317,11 @@ check_path (StwSessionManager  *self,
       g_propagate_error (error, stw_error_new ("FILE_NOT_FOUND", _("%s does not exist: %s"), field, path));
       return NULL;
     }
-  if (self->app_root != NULL)
+  if (self->app_root != NULL && !_stw_path_is_inside (real, self->app_root))
     {
-      gsize n = strlen (self->app_root);
-      if (!(strncmp (real, self->app_root, n) == 0 && (real[n] == '/' || real[n] == '\0')))
-        {
-          g_propagate_error (error, stw_error_new ("BAD_ARGUMENT",
-                                                   _("%s lies outside the server's --app-root"), field));
-          return NULL;
-        }
+      g_propagate_error (error, stw_error_new ("BAD_ARGUMENT",
+                                               _("%s lies outside the server's --app-root"), field));
+      return NULL;
     }
   return g_steal_pointer (&real);
 }

@@ -33,5 +33,7 @@ gboolean      _stw_session_start_finish (StwSession    *self,
 StwTransport *_stw_session_get_browser  (StwSession *self);
 const char   *_stw_surface_get_cdp_session_id (StwSurface *self);
 JsonObject   *_stw_session_capabilities (StwSession *self);
+gboolean      _stw_path_is_inside (const char *path,
+                                   const char *root);
 
 G_END_DECLS

@@ -1497,13 +1497,71 @@ stw_session_get_active_surface (StwSession *self)
 }
 
 /**
+ * stw_session_find_window:
+ * @self: a #StwSession
+ * @window_id: (nullable): a window id or DevTools target id (wins over the others)
+ * @title: (nullable): an exact window title
+ * @index: a 0-based index among live windows, or -1
+ * @error: `NOT_RUNNING`, `TRANSPORT_UNSUPPORTED` (no renderer connection)
+ *   or `REF_NOT_FOUND` when nothing matches
+ *
+ * Finds a live window by the first criterion given; with none, the first
+ * window.
+ *
+ * Returns: (transfer none) (nullable): the window's page surface
+ */
+StwSurface *
+stw_session_find_window (StwSession  *self,
+                         const char  *window_id,
+                         const char  *title,
+                         int          index,
+                         GError     **error)
+{
+  g_autoptr(GList) windows = NULL;
+  int i = 0;
+
+  g_return_val_if_fail (STW_IS_SESSION (self), NULL);
+
+  if (!self->running)
+    {
+      g_propagate_error (error, stw_error_new_literal ("NOT_RUNNING", NULL));
+      return NULL;
+    }
+  if (self->browser == NULL)
+    {
+      g_propagate_error (error, stw_error_new_literal ("TRANSPORT_UNSUPPORTED",
+                                                       _("This session has no renderer connection")));
+      return NULL;
+    }
+
+  windows = stw_session_list_windows (self);
+  for (const GList *l = windows; l != NULL; l = l->next, i++)
+    {
+      StwSurface *window = l->data;
+
+      if (window_id != NULL
+          ? (g_strcmp0 (window->window_id, window_id) == 0 || g_strcmp0 (window->target_id, window_id) == 0)
+          : title != NULL ? g_strcmp0 (window->title, title) == 0
+          : index >= 0 ? i == index
+          : TRUE)
+        return window;
+    }
+
+  {
+    GError *missing = stw_error_new ("REF_NOT_FOUND", _("No window matches"));
+    stw_error_add_next_action (missing, "electron_windows_list()");
+    g_propagate_error (error, missing);
+  }
+  return NULL;
+}
+
+/**
  * stw_session_switch_window:
  * @self: a #StwSession
  * @window_id: (nullable): a window id (wins over the others)
  * @title: (nullable): an exact window title
  * @index: a 0-based index among live windows, or -1
- * @error: `REF_NOT_FOUND` when nothing matches, `TRANSPORT_UNSUPPORTED`
- *   for a session without a renderer connection (injected)
+ * @error: as stw_session_find_window()
  *
  * Makes a window the active one (Stagewright's target, not the OS focus);
  * its page becomes the active surface. With no criterion, the first
@@ -1518,56 +1576,13 @@ stw_session_switch_window (StwSession  *self,
                            int          index,
                            GError     **error)
 {
-  g_autoptr(GList) windows = NULL;
-  StwSurface *match = NULL;
-  int i = 0;
+  StwSurface *match;
 
   g_return_val_if_fail (STW_IS_SESSION (self), FALSE);
 
-  if (!self->running)
-    {
-      g_propagate_error (error, stw_error_new_literal ("NOT_RUNNING", NULL));
-      return FALSE;
-    }
-  if (self->browser == NULL)
-    {
-      g_propagate_error (error, stw_error_new_literal ("TRANSPORT_UNSUPPORTED",
-                                                       _("This session has no renderer connection")));
-      return FALSE;
-    }
-
-  windows = stw_session_list_windows (self);
-  for (const GList *l = windows; l != NULL && match == NULL; l = l->next, i++)
-    {
-      StwSurface *window = l->data;
-
-      if (window_id != NULL)
-        {
-          if (g_strcmp0 (window->window_id, window_id) == 0 || g_strcmp0 (window->target_id, window_id) == 0)
-            match = window;
-        }
-      else if (title != NULL)
-        {
-          if (g_strcmp0 (window->title, title) == 0)
-            match = window;
-        }
-      else if (index >= 0)
-        {
-          if (i == index)
-            match = window;
-        }
-      else
-        match = window;
-    }
-
+  match = stw_session_find_window (self, window_id, title, index, error);
   if (match == NULL)
-    {
-      GError *missing = stw_error_new ("REF_NOT_FOUND", _("No window matches"));
-      stw_error_add_next_action (missing, "electron_windows_list()");
-      g_propagate_error (error, missing);
-      return FALSE;
-    }
-
+    return FALSE;
   set_active (self, match, NULL);
   return TRUE;
 }

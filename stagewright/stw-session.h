@@ -82,6 +82,12 @@ StwSurface *stw_session_get_active_window (StwSession *self);
 STW_AVAILABLE_IN_1_0
 StwSurface *stw_session_get_active_surface (StwSession *self);
 STW_AVAILABLE_IN_1_0
+StwSurface *stw_session_find_window (StwSession *self,
+                                     const char *window_id,
+                                     const char *title,
+                                     int index,
+                                     GError **error);
+STW_AVAILABLE_IN_1_0
 gboolean stw_session_switch_window (StwSession *self,
                                     const char *window_id,
                                     const char *title,

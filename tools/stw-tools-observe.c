@@ -66,20 +66,6 @@ image_size (const guchar *data,
   return FALSE;
 }
 
-static gboolean
-inside_root (const char *path,
-             const char *root)
-{
-  g_autofree char *dir = g_path_get_dirname (path);
-  g_autofree char *real_dir = realpath (dir, NULL);
-  g_autofree char *real_root = realpath (root, NULL);
-  gsize n;
-
-  if (real_dir == NULL || real_root == NULL)
-    return FALSE;
-  n = strlen (real_root);
-  return strncmp (real_dir, real_root, n) == 0 && (real_dir[n] == '/' || real_dir[n] == '\0');
-}
 
 static void
 on_captured (GObject      *object,
@@ -120,6 +106,7 @@ on_captured (GObject      *object,
   stw_invocation_return_value (shot->invocation, payload);
 }
 
+/* windowId > windowTitle > windowIndex, else the active window. */
 static StwSurface *
 pick_window (StwSession  *session,
              JsonObject  *args,
@@ -128,35 +115,12 @@ pick_window (StwSession  *session,
   const char *id = json_object_get_string_member_with_default (args, "windowId", NULL);
   const char *title = json_object_get_string_member_with_default (args, "windowTitle", NULL);
   gint64 index = json_object_get_int_member_with_default (args, "windowIndex", -1);
-  g_autoptr(GList) windows = NULL;
-  gint64 i = 0;
 
-  if (_stw_session_get_browser (session) == NULL)
-    {
-      /* An injected session reaches the main process only. */
-      g_propagate_error (error, stw_error_new_literal ("TRANSPORT_UNSUPPORTED",
-                                                       _("This session has no renderer connection")));
-      return NULL;
-    }
-  if (id == NULL && title == NULL && index < 0 && stw_session_get_active_window (session) != NULL)
+  if (id == NULL && title == NULL && index < 0 && _stw_session_get_browser (session) != NULL &&
+      stw_session_get_active_window (session) != NULL)
     return stw_session_get_active_window (session);
 
-  windows = stw_session_list_windows (session);
-  for (const GList *l = windows; l != NULL; l = l->next, i++)
-    {
-      StwSurface *window = l->data;
-      if ((id != NULL && g_strcmp0 (stw_surface_get_window_id (window), id) == 0) ||
-          (id == NULL && title != NULL && g_strcmp0 (stw_surface_get_title (window), title) == 0) ||
-          (id == NULL && title == NULL && i == index))
-        return window;
-    }
-
-  {
-    GError *missing = stw_error_new ("REF_NOT_FOUND", _("No window matches"));
-    stw_error_add_next_action (missing, "electron_windows_list()");
-    g_propagate_error (error, missing);
-  }
-  return NULL;
+  return stw_session_find_window (session, id, title, (int) MIN (index, G_MAXINT), error);
 }
 
 static void
@@ -171,6 +135,7 @@ screenshot_invoke (StwTool       *tool,
   const char *app_root = stw_dispatcher_get_app_root (dispatcher);
   g_autoptr(GError) error = NULL;
   g_autoptr(Screenshot) shot = NULL;
+  g_autofree char *parent = NULL;
   StwSession *session;
   StwSurface *window;
   StwSurface *active;
@@ -227,20 +192,18 @@ screenshot_invoke (StwTool       *tool,
       const char *base = dir ? dir : stw_dispatcher_get_screenshot_dir (dispatcher);
       shot->path = g_build_filename (base ? base : g_get_tmp_dir (), name, NULL);
     }
-  if (app_root != NULL && (path != NULL || dir != NULL) && !inside_root (shot->path, app_root))
+  parent = g_path_get_dirname (shot->path);
+  if (app_root != NULL && (path != NULL || dir != NULL) && !_stw_path_is_inside (parent, app_root))
     {
       stw_invocation_return_error_literal (invocation, "BAD_ARGUMENT",
                                            _("The screenshot path lies outside the server's --app-root"));
       return;
     }
-  {
-    g_autofree char *parent = g_path_get_dirname (shot->path);
-    if (!g_file_test (parent, G_FILE_TEST_IS_DIR))
-      {
-        stw_invocation_return_error_literal (invocation, "FILE_NOT_FOUND", _("The directory does not exist"));
-        return;
-      }
-  }
+  if (!g_file_test (parent, G_FILE_TEST_IS_DIR))
+    {
+      stw_invocation_return_error_literal (invocation, "FILE_NOT_FOUND", _("The directory does not exist"));
+      return;
+    }
 
   stw_session_capture_screenshot_async (session, window, args, stw_invocation_get_cancellable (invocation),
                                         on_captured, g_steal_pointer (&shot));
