@@ -837,6 +837,7 @@ test_signal_caught (void)
   g_autoptr(GSubprocess) plain = spawn (&error, "sleep", "100", NULL);
   g_autoptr(GSubprocess) handler = NULL;
   g_autoptr(GSubprocess) node = NULL;
+  g_autofree char *node_path = g_find_program_in_path ("node");
   gint64 deadline;
 
   g_test_summary ("SigCgt decides: a shell with a USR1 trap and Node catch it, sleep does not");
@@ -844,7 +845,7 @@ test_signal_caught (void)
   g_assert_no_error (error);
   handler = spawn (&error, "/bin/sh", "-c", "trap 'exit 3' USR1; while :; do sleep 1; done", NULL);
   g_assert_no_error (error);
-  node = g_find_program_in_path ("node") ? spawn (&error, "node", "-e", "setTimeout(() => {}, 100000)", NULL)
+  node = node_path != NULL ? spawn (&error, "node", "-e", "setTimeout(() => {}, 100000)", NULL)
                                          : NULL;
   g_assert_no_error (error);
 
@@ -876,13 +877,14 @@ test_inject_exec_a_node (void)
   g_autoptr(GSubprocess) victim = NULL;
   g_autoptr(JsonObject) envelope = NULL;
   g_autofree char *args = NULL;
+  g_autofree char *bash = g_find_program_in_path ("bash");
   gint64 deadline;
   GPid pid;
 
   g_test_summary ("electron_inject into `exec -a node sleep 100`: refused by its signal mask, "
                   "not its name; the victim lives");
 
-  if (g_find_program_in_path ("bash") == NULL)
+  if (bash == NULL)
     {
       g_test_skip ("bash is not installed");
       return;
