@@ -1,0 +1,69 @@
+// net.test.mjs: which processes the server may signal, over MCP with the
+// official SDK client (issue 7, item 3), against the Electron stand-in.
+//
+// The stand-in's node process is the parent of the Chromium that listens on
+// the DevTools port: discovery reports the listener's pid, attach accepts the
+// stand-in's pid (an ancestor in the same session) and refuses a bystander.
+//
+// SPDX-License-Identifier: LGPL-2.1-or-later
+
+import test from 'node:test';
+import assert from 'node:assert/strict';
+
+import {
+  DEMO_APP, demoAppSkipReason, failsWith, ok, processAlive, sleep, spawnPlain, spawnStandin, startServer,
+  waitUntil,
+} from './lib/lifecycle-harness.mjs';
+
+const skip = demoAppSkipReason();
+
+test('attach {pid}: a bystander is refused and survives force_kill; the app\'s own pid is proven and stop ends it',
+     { skip: skip ?? false }, async (t) => {
+  const standin = await spawnStandin(DEMO_APP);
+  t.after(() => standin.kill());
+  const victim = spawnPlain('sleep', ['100']);
+  t.after(() => victim.kill());
+  const server = await startServer(t);
+
+  const found = ok(await server.call('electron_discover_running', { ports: [standin.port], timeoutMs: 2000 }));
+  assert.equal(found.count, 1);
+  assert.equal(found.targets[0].port, standin.port);
+  assert.equal(typeof found.targets[0].pid, 'number', 'the listening process is resolved');
+  assert.notEqual(found.targets[0].pid, standin.pid, 'Chromium listens, its stand-in parent does not');
+
+  for (const pid of [victim.pid, server.pid, process.pid, 1, 4294967297]) {
+    const refused = failsWith(await server.call('electron_attach', { port: standin.port, pid }),
+                              'BAD_ARGUMENT', `attach with pid ${pid}`);
+    assert.match(JSON.stringify(refused.details ?? refused.issues ?? refused), /pid/);
+  }
+
+  // Attached without a pid: force_kill lets go and signals nothing.
+  ok(await server.call('electron_attach', { port: standin.port }));
+  ok(await server.call('electron_force_kill', {}));
+  await sleep(200);
+  assert.equal(processAlive(victim.pid), true, 'the bystander survives');
+  assert.equal(processAlive(standin.pid), true, 'an app attached without its pid is not killed');
+
+  // The stand-in is Chromium's parent in the same session: proven.
+  const attached = ok(await server.call('electron_attach', { port: standin.port, pid: standin.pid }));
+  assert.ok(attached.session_id);
+  const stopped = ok(await server.call('electron_stop', { timeoutMs: 3000 }));
+  assert.equal(stopped.stopped, true);
+  await waitUntil(() => !processAlive(standin.pid), 10000);
+  assert.equal(processAlive(victim.pid), true, 'the bystander still lives');
+});
+
+test('inject refuses a process that would die of SIGUSR1, whatever its name; integers are not narrowed',
+     async (t) => {
+  const victim = spawnPlain('bash', ['-c', 'exec -a node sleep 100']);
+  t.after(() => victim.kill());
+  const server = await startServer(t);
+  await sleep(100);
+
+  failsWith(await server.call('electron_inject', { pid: victim.pid, timeoutMs: 500 }), 'BAD_ARGUMENT');
+  await sleep(200);
+  assert.equal(processAlive(victim.pid), true, 'exec -a node sleep is never signalled');
+
+  failsWith(await server.call('electron_inject', { pid: 4294967297 }), 'BAD_ARGUMENT');
+  failsWith(await server.call('electron_switch_window', { index: 4294967296 }), 'BAD_ARGUMENT');
+});
