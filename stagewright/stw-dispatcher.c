@@ -13,6 +13,7 @@
 #include "stw-error-registry.h"
 #include "stw-invocation-private.h"
 #include "stw-json-private.h"
+#include "stw-sync-private.h"
 #include "stw-core-tools.h"
 
 /**
@@ -52,6 +53,7 @@ struct _StwDispatcher
   gint64            started_at_ms;
   JsonObject       *last_error;
   StwSessionManager *sessions;
+  GMainContext     *context;       /* thread-default when made */
 
   StwEvalGuardFunc  eval_guard;
   gpointer          eval_guard_data;
@@ -91,6 +93,7 @@ stw_dispatcher_finalize (GObject *object)
   g_clear_pointer (&self->screenshot_dir, g_free);
   g_clear_pointer (&self->last_error, json_object_unref);
   g_clear_object (&self->sessions);
+  g_clear_pointer (&self->context, g_main_context_unref);
   if (self->eval_guard_destroy != NULL)
     self->eval_guard_destroy (self->eval_guard_data);
 
@@ -267,6 +270,7 @@ stw_dispatcher_init (StwDispatcher *self)
   self->profile = STW_TOOL_PROFILE_FULL;
   self->operation_timeout_ms = DEFAULT_OPERATION_TIMEOUT_MS;
   self->started_at_ms = g_get_real_time () / 1000;
+  self->context = g_main_context_ref_thread_default ();
   self->sessions = stw_session_manager_new ();
 }
 
@@ -959,26 +963,6 @@ stw_dispatcher_invoke_finish (StwDispatcher  *self,
   return g_task_propagate_pointer (G_TASK (result), error);
 }
 
-typedef struct
-{
-  GMainContext *context;
-  JsonObject   *envelope;
-  GError       *error;
-  gboolean      done;
-} SyncData;
-
-static void
-on_sync_done (GObject      *object,
-              GAsyncResult *result,
-              gpointer      user_data)
-{
-  SyncData *data = user_data;
-
-  data->envelope = stw_dispatcher_invoke_finish (STW_DISPATCHER (object), result, &data->error);
-  data->done = TRUE;
-  g_main_context_wakeup (data->context);
-}
-
 /**
  * stw_dispatcher_call_sync:
  * @self: a #StwDispatcher
@@ -987,11 +971,17 @@ on_sync_done (GObject      *object,
  * @cancellable: (nullable): a #GCancellable
  * @error: where to put an unknown tool or cancellation
  *
- * Calls a tool and waits for its envelope, running a private main context
- * meanwhile (never the caller's). For scripts and test harnesses; tools
- * that complete asynchronously must do so in the thread-default context.
+ * Calls a tool and waits for its envelope, for scripts and test harnesses.
+ *
+ * Like every blocking call of this library, it iterates the main context
+ * that was thread-default when @self was made (the one its sessions'
+ * sockets are attached to) until the call ends, so blocking and
+ * asynchronous calls can be mixed in any order. Calling it from a thread
+ * that cannot run that context is a programmer error.
  *
  * Returns: (transfer full) (nullable): the envelope
+ *
+ * Since: 1.0
  */
 JsonObject *
 stw_dispatcher_call_sync (StwDispatcher  *self,
@@ -1001,29 +991,25 @@ stw_dispatcher_call_sync (StwDispatcher  *self,
                           GError        **error)
 {
   g_autoptr(StwInvocation) invocation = NULL;
-  g_autoptr(GMainContext) context = NULL;
-  SyncData data = { 0 };
+  JsonObject *envelope;
+  StwSyncCall call;
 
   g_return_val_if_fail (STW_IS_DISPATCHER (self), NULL);
 
-  invocation = stw_dispatcher_create_invocation (self, name, arguments, error);
-  if (invocation == NULL)
+  if (!_stw_sync_call_init (&call, self->context))
     return NULL;
 
-  context = g_main_context_new ();
-  data.context = context;
-  g_main_context_push_thread_default (context);
-  stw_dispatcher_invoke_async (self, invocation, cancellable, on_sync_done, &data);
-  while (!data.done)
-    g_main_context_iteration (context, TRUE);
-  g_main_context_pop_thread_default (context);
-
-  if (data.error != NULL)
+  invocation = stw_dispatcher_create_invocation (self, name, arguments, error);
+  if (invocation == NULL)
     {
-      g_propagate_error (error, data.error);
+      _stw_sync_call_clear (&call);
       return NULL;
     }
-  return data.envelope;
+
+  stw_dispatcher_invoke_async (self, invocation, cancellable, _stw_sync_call_callback, &call);
+  envelope = stw_dispatcher_invoke_finish (self, _stw_sync_call_wait (&call), error);
+  _stw_sync_call_clear (&call);
+  return envelope;
 }
 
 /**

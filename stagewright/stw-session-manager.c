@@ -16,6 +16,7 @@
 #include "stw-error-registry.h"
 #include "stw-json-private.h"
 #include "stw-session-private.h"
+#include "stw-sync-private.h"
 
 #define DEFAULT_FIRST_WINDOW_MS 30000
 #define DEFAULT_READY_MS 5000
@@ -39,6 +40,7 @@ struct _StwSessionManager
   char       *app_root;
   guint       next_id;
   SoupSession *http;
+  GMainContext *context;    /* thread-default when made */
 };
 
 G_DEFINE_FINAL_TYPE (StwSessionManager, stw_session_manager, G_TYPE_OBJECT)
@@ -68,6 +70,7 @@ stw_session_manager_finalize (GObject *object)
 
   g_ptr_array_unref (self->sessions);
   g_free (self->app_root);
+  g_main_context_unref (self->context);
   G_OBJECT_CLASS (stw_session_manager_parent_class)->finalize (object);
 }
 
@@ -82,6 +85,7 @@ static void
 stw_session_manager_init (StwSessionManager *self)
 {
   self->sessions = g_ptr_array_new_with_free_func (g_object_unref);
+  self->context = g_main_context_ref_thread_default ();
 }
 
 /**
@@ -662,26 +666,6 @@ stw_session_manager_launch_finish (StwSessionManager  *self,
   return g_task_propagate_pointer (G_TASK (result), error);
 }
 
-typedef struct
-{
-  GMainContext *context;
-  StwSession   *session;
-  GError       *error;
-  gboolean      done;
-} SyncStart;
-
-static void
-on_sync_started (GObject      *object,
-                 GAsyncResult *result,
-                 gpointer      user_data)
-{
-  SyncStart *sync = user_data;
-
-  sync->session = g_task_propagate_pointer (G_TASK (result), &sync->error);
-  sync->done = TRUE;
-  g_main_context_wakeup (sync->context);
-}
-
 typedef void (*StartFunc) (StwSessionManager *, JsonObject *, GCancellable *, GAsyncReadyCallback, gpointer);
 
 static StwSession *
@@ -693,7 +677,8 @@ start_sync (StwSessionManager  *self,
 {
   g_autoptr(JsonNode) node = NULL;
   g_autoptr(JsonObject) empty = json_object_new ();
-  SyncStart sync = { 0 };
+  StwSession *session;
+  StwSyncCall call;
 
   if (options_json != NULL && *options_json != '\0')
     {
@@ -705,15 +690,12 @@ start_sync (StwSessionManager  *self,
         }
     }
 
-  sync.context = g_main_context_ref_thread_default ();
-  start (self, node ? json_node_get_object (node) : empty, cancellable, on_sync_started, &sync);
-  while (!sync.done)
-    g_main_context_iteration (sync.context, TRUE);
-  g_main_context_unref (sync.context);
-
-  if (sync.error != NULL)
-    g_propagate_error (error, sync.error);
-  return sync.session;
+  if (!_stw_sync_call_init (&call, self->context))
+    return NULL;
+  start (self, node ? json_node_get_object (node) : empty, cancellable, _stw_sync_call_callback, &call);
+  session = g_task_propagate_pointer (G_TASK (_stw_sync_call_wait (&call)), error);
+  _stw_sync_call_clear (&call);
+  return session;
 }
 
 /**
@@ -723,8 +705,10 @@ start_sync (StwSessionManager  *self,
  * @cancellable: (nullable): a #GCancellable
  * @error: where to put the failure
  *
- * Blocking stw_session_manager_launch_async() for scripts and harnesses;
- * runs the thread-default main context meanwhile.
+ * Blocking [method@Stagewright.SessionManager.launch_async] for scripts and
+ * harnesses. It iterates the main context that was thread-default when the
+ * manager was made (the one the session's sockets will belong to) until the
+ * launch ends.
  *
  * Returns: (transfer full) (nullable): the session
  */
@@ -991,7 +975,8 @@ stw_session_manager_attach_finish (StwSessionManager  *self,
  * @cancellable: (nullable): a #GCancellable
  * @error: where to put the failure
  *
- * Blocking stw_session_manager_attach_async().
+ * Blocking [method@Stagewright.SessionManager.attach_async], following the
+ * same blocking-call policy as [method@Stagewright.SessionManager.launch_sync].
  *
  * Returns: (transfer full) (nullable): the session
  */
