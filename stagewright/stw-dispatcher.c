@@ -14,6 +14,7 @@
 #include "stw-invocation-private.h"
 #include "stw-json-private.h"
 #include "stw-sync-private.h"
+#include "stw-schema-private.h"
 #include "stw-core-tools.h"
 
 /**
@@ -914,7 +915,7 @@ stw_dispatcher_invoke_async (StwDispatcher       *self,
 
   raw = json_node_new (JSON_NODE_OBJECT);
   json_node_set_object (raw, stw_invocation_get_arguments (invocation));
-  if (!stw_schema_validate (stw_tool_get_input_schema (tool), raw, &issues))
+  if (!_stw_schema_validate_arguments (stw_tool_get_input_schema (tool), raw, &issues))
     {
       g_autoptr(GError) invalid = schema_error (issues);
       stw_invocation_return_error (invocation, invalid);

@@ -6,7 +6,6 @@
 
 #include <errno.h>
 #include <glib/gi18n-lib.h>
-#include <libsoup/soup.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
@@ -14,6 +13,8 @@
 #include "stw-cdp-websocket.h"
 #include "stw-cdp-pipe.h"
 #include "stw-error-registry.h"
+#include "stw-http-private.h"
+#include "stw-proc-private.h"
 #include "stw-json-private.h"
 #include "stw-session-private.h"
 #include "stw-sync-private.h"
@@ -22,7 +23,6 @@
 #define DEFAULT_READY_MS 5000
 #define DEFAULT_CONNECT_MS 10000
 #define DEFAULT_INJECT_MS 10000
-#define HTTP_BODY_MAX 65536
 #define NODE_INSPECTOR_PORT 9229
 
 /**
@@ -39,7 +39,6 @@ struct _StwSessionManager
   GPtrArray  *sessions;
   char       *app_root;
   guint       next_id;
-  SoupSession *http;
   GMainContext *context;    /* thread-default when made */
 };
 
@@ -59,7 +58,6 @@ stw_session_manager_dispose (GObject *object)
       g_signal_handlers_disconnect_by_data (session, self);
       g_object_run_dispose (G_OBJECT (session));
     }
-  g_clear_object (&self->http);
   G_OBJECT_CLASS (stw_session_manager_parent_class)->dispose (object);
 }
 
@@ -379,6 +377,39 @@ uint_member (JsonObject *options,
     return fallback;
   value = json_node_get_int (node);
   return value > 0 && value <= G_MAXUINT ? (guint) value : fallback;
+}
+
+/* `pid` of an options object, checked as given: narrowing first would
+ * make 4294967297 pid 1. 0 when absent. */
+static gboolean
+pid_member (JsonObject  *options,
+            GPid        *pid,
+            GError     **error)
+{
+  JsonNode *node = json_object_get_member (options, "pid");
+  gint64 value;
+
+  *pid = 0;
+  if (node == NULL || JSON_NODE_HOLDS_NULL (node))
+    return TRUE;
+  if (!JSON_NODE_HOLDS_VALUE (node) ||
+      (json_node_get_value_type (node) != G_TYPE_INT64 && json_node_get_value_type (node) != G_TYPE_DOUBLE))
+    {
+      g_propagate_error (error, stw_error_new ("BAD_ARGUMENT", _("pid must be an integer")));
+      return FALSE;
+    }
+  if (json_node_get_value_type (node) == G_TYPE_INT64)
+    value = json_node_get_int (node);
+  else
+    {
+      double d = json_node_get_double (node);
+      /* Out of range or fractional: -1, which the range check refuses. */
+      value = d >= 1 && d < STW_PID_LIMIT && d == (double) (gint64) d ? (gint64) d : -1;
+    }
+  if (!_stw_proc_check_pid_range (value, error))
+    return FALSE;
+  *pid = (GPid) value;
+  return TRUE;
 }
 
 /* --- launch -------------------------------------------------------------- */
@@ -724,67 +755,207 @@ stw_session_manager_launch_sync (StwSessionManager  *self,
 
 /* --- HTTP discovery ------------------------------------------------------ */
 
-static SoupSession *
-http_session (StwSessionManager *self)
+#define DEFAULT_DISCOVER_MS 300
+#define MAX_DISCOVER_MS 5000
+#define MAX_DISCOVER_PORTS 64
+#define DISCOVER_BODY_MAX 4096   /* the reference's cap for /json/version */
+
+static const guint default_discover_ports[] = { 9222, 9223, 9224, 9225 };
+
+typedef struct
 {
-  if (self->http == NULL)
-    self->http = soup_session_new_with_options ("max-conns", 64, "max-conns-per-host", 16, NULL);
-  return self->http;
+  char       *host;
+  guint      *ports;
+  guint       n_ports;
+  JsonObject **found;        /* one slot per port, so the order is the ports' */
+  guint       outstanding;
+} Discover;
+
+static void
+discover_free (Discover *discover)
+{
+  for (guint i = 0; i < discover->n_ports; i++)
+    g_clear_pointer (&discover->found[i], json_object_unref);
+  g_free (discover->found);
+  g_free (discover->ports);
+  g_free (discover->host);
+  g_free (discover);
+}
+
+typedef struct
+{
+  GTask *task;
+  guint  index;
+} DiscoverProbe;
+
+static void
+discover_complete (GTask *task)
+{
+  Discover *discover = g_task_get_task_data (task);
+  JsonArray *targets = json_array_new ();
+
+  for (guint i = 0; i < discover->n_ports; i++)
+    if (discover->found[i] != NULL)
+      json_array_add_object_element (targets, g_steal_pointer (&discover->found[i]));
+  g_task_return_pointer (task, targets, (GDestroyNotify) json_array_unref);
 }
 
 static void
-on_http_read (GObject      *object,
-              GAsyncResult *result,
-              gpointer      user_data)
+on_discover_probe (GObject      *object,
+                   GAsyncResult *result,
+                   gpointer      user_data)
 {
-  g_autoptr(GTask) task = user_data;
-  g_autoptr(GBytes) body = NULL;
-  g_autoptr(GError) error = NULL;
-  g_autoptr(JsonNode) node = NULL;
-  gsize size = 0;
-  const char *data;
+  DiscoverProbe *probe = user_data;
+  GTask *task = probe->task;
+  Discover *discover = g_task_get_task_data (task);
+  guint port = discover->ports[probe->index];
+  g_autoptr(JsonNode) node = _stw_http_get_json_finish (result, NULL);
+  JsonObject *version = node && JSON_NODE_HOLDS_OBJECT (node) ? json_node_get_object (node) : NULL;
+  const char *url = version ? json_object_get_string_member_with_default (version, "webSocketDebuggerUrl", NULL)
+                            : NULL;
 
-  body = soup_session_send_and_read_finish (SOUP_SESSION (object), result, &error);
-  if (body == NULL)
+  /* A failed probe is just "nothing there". */
+  if (url != NULL && stw_url_is_loopback (url))
     {
-      g_task_return_error (task, stw_error_new ("CDP_DISCONNECTED", "%s", error->message));
-      return;
+      JsonObject *target = json_object_new ();
+      const char *browser = json_object_get_string_member_with_default (version, "Browser", NULL);
+      GPid pid = _stw_proc_find_listener (port);
+
+      json_object_set_string_member (target, "targetId", url);
+      json_object_set_int_member (target, "port", port);
+      if (browser != NULL)
+        json_object_set_string_member (target, "appName", browser);
+      else
+        json_object_set_null_member (target, "appName");
+      if (pid > 0)
+        json_object_set_int_member (target, "pid", pid);
+      else
+        json_object_set_null_member (target, "pid");
+      discover->found[probe->index] = target;
     }
-  data = g_bytes_get_data (body, &size);
-  if (size > HTTP_BODY_MAX || (node = stw_json_parse (data, (gssize) size, NULL)) == NULL)
-    {
-      g_task_return_error (task, stw_error_new ("CDP_DISCONNECTED", _("The endpoint did not answer with DevTools JSON")));
-      return;
-    }
-  g_task_return_pointer (task, g_steal_pointer (&node), (GDestroyNotify) json_node_unref);
+
+  g_free (probe);
+  if (--discover->outstanding == 0)
+    discover_complete (task);
+  g_object_unref (task);
 }
 
-static void
-http_get_json_async (StwSessionManager   *self,
-                     const char          *url,
-                     guint                timeout_ms,
-                     GCancellable        *cancellable,
-                     GAsyncReadyCallback  callback,
-                     gpointer             user_data)
+/**
+ * stw_session_manager_discover_async:
+ * @self: a #StwSessionManager
+ * @host: (nullable): a loopback host (`127.0.0.1`, `localhost` or `::1`);
+ *   %NULL for `127.0.0.1`
+ * @ports: (array length=n_ports) (nullable): the TCP ports to probe; %NULL
+ *   for 9222–9225
+ * @n_ports: the number of @ports, at most 64
+ * @timeout_ms: the budget of each probe, at most 5000; 0 for 300
+ * @cancellable: (nullable): a #GCancellable
+ * @callback: called with the endpoints found
+ * @user_data: data for @callback
+ *
+ * Finds DevTools endpoints on this machine: every port is probed at once
+ * with `GET /json/version` under the loopback HTTP policy (direct, no
+ * proxy, no redirect, the answer bounded while it is read). A port that
+ * does not answer with a loopback `webSocketDebuggerUrl` is just not
+ * listed. Fails only for arguments out of range (`BAD_ARGUMENT`).
+ *
+ * Each endpoint found is a JSON object: `targetId` (the browser WebSocket
+ * URL, what [method@Stagewright.SessionManager.attach_async] takes as
+ * `cdpUrl`), `port`, `appName` (the `Browser` string or null) and `pid`
+ * (the process listening on the port, or null when it cannot be seen).
+ *
+ * Since: 1.0
+ */
+void
+stw_session_manager_discover_async (StwSessionManager   *self,
+                                    const char          *host,
+                                    const guint         *ports,
+                                    gsize                n_ports,
+                                    guint                timeout_ms,
+                                    GCancellable        *cancellable,
+                                    GAsyncReadyCallback  callback,
+                                    gpointer             user_data)
 {
-  GTask *task = g_task_new (self, cancellable, callback, user_data);
-  g_autoptr(SoupMessage) message = soup_message_new ("GET", url);
+  g_autoptr(GTask) task = NULL;
+  Discover *discover;
 
-  if (message == NULL)
+  g_return_if_fail (STW_IS_SESSION_MANAGER (self));
+  g_return_if_fail (ports != NULL || n_ports == 0);
+
+  task = g_task_new (self, cancellable, callback, user_data);
+  g_task_set_source_tag (task, stw_session_manager_discover_async);
+
+  if (host == NULL)
+    host = "127.0.0.1";
+  if (!_stw_http_host_is_loopback (host))
     {
-      g_task_return_error (task, stw_error_new ("BAD_ARGUMENT", _("Invalid endpoint URL")));
-      g_object_unref (task);
+      g_task_return_error (task, stw_error_new ("BAD_ARGUMENT", _("host must be a loopback address, not %s"), host));
       return;
     }
-  soup_session_set_timeout (http_session (self), MAX (1, (timeout_ms + 999) / 1000));
-  soup_session_send_and_read_async (http_session (self), message, G_PRIORITY_DEFAULT,
-                                    cancellable, on_http_read, task);
+  if (ports == NULL)
+    {
+      ports = default_discover_ports;
+      n_ports = G_N_ELEMENTS (default_discover_ports);
+    }
+  if (n_ports == 0 || n_ports > MAX_DISCOVER_PORTS)
+    {
+      g_task_return_error (task, stw_error_new ("BAD_ARGUMENT", _("Give 1 to %d ports"), MAX_DISCOVER_PORTS));
+      return;
+    }
+  for (gsize i = 0; i < n_ports; i++)
+    if (ports[i] < 1 || ports[i] > 65535)
+      {
+        g_task_return_error (task, stw_error_new ("BAD_ARGUMENT", _("Port %u is not a TCP port"), ports[i]));
+        return;
+      }
+  if (timeout_ms > MAX_DISCOVER_MS)
+    {
+      g_task_return_error (task, stw_error_new ("BAD_ARGUMENT", _("timeoutMs is at most %d"), MAX_DISCOVER_MS));
+      return;
+    }
+
+  discover = g_new0 (Discover, 1);
+  discover->host = g_strdup (host);
+  discover->ports = g_memdup2 (ports, n_ports * sizeof (guint));
+  discover->n_ports = (guint) n_ports;
+  discover->found = g_new0 (JsonObject *, n_ports);
+  discover->outstanding = (guint) n_ports;
+  g_task_set_task_data (task, discover, (GDestroyNotify) discover_free);
+
+  for (guint i = 0; i < discover->n_ports; i++)
+    {
+      DiscoverProbe *probe = g_new0 (DiscoverProbe, 1);
+      g_autofree char *url = strchr (host, ':') != NULL
+                             ? g_strdup_printf ("http://[%s]:%u/json/version", host, discover->ports[i])
+                             : g_strdup_printf ("http://%s:%u/json/version", host, discover->ports[i]);
+
+      probe->task = g_object_ref (task);
+      probe->index = i;
+      _stw_http_get_json_async (url, timeout_ms ? timeout_ms : DEFAULT_DISCOVER_MS, DISCOVER_BODY_MAX, cancellable,
+                                on_discover_probe, probe);
+    }
 }
 
-static JsonNode *
-http_get_json_finish (GAsyncResult  *result,
-                      GError       **error)
+/**
+ * stw_session_manager_discover_finish:
+ * @self: a #StwSessionManager
+ * @result: the result given to the callback
+ * @error: where to put the failure
+ *
+ * Returns: (transfer full): the endpoints found, in the order of the
+ *   ports probed (possibly none)
+ *
+ * Since: 1.0
+ */
+JsonArray *
+stw_session_manager_discover_finish (StwSessionManager  *self,
+                                     GAsyncResult       *result,
+                                     GError            **error)
 {
+  g_return_val_if_fail (STW_IS_SESSION_MANAGER (self), NULL);
+  g_return_val_if_fail (g_task_is_valid (result, self), NULL);
+  g_return_val_if_fail (g_task_get_source_tag (G_TASK (result)) == stw_session_manager_discover_async, NULL);
+
   return g_task_propagate_pointer (G_TASK (result), error);
 }
 
@@ -848,18 +1019,52 @@ on_attach_connected (GObject      *object,
                             on_attach_started, task);
 }
 
+/* The one way into the endpoint: a pid given with the attach must be
+ * the endpoint's own (stw-proc.c) before stop or force_kill may signal it. */
+static void
+attach_connect (GTask      *task,
+                const char *url)
+{
+  Attach *attach = g_task_get_task_data (task);
+  GError *error = NULL;
+
+  if (attach->pid > 0)
+    {
+      g_autoptr(GUri) uri = g_uri_parse (url, G_URI_FLAGS_NONE, NULL);
+      int port = uri ? g_uri_get_port (uri) : -1;
+
+      if (port <= 0)
+        {
+          error = stw_error_new ("BAD_ARGUMENT", _("The endpoint %s names no port, so pid cannot be proven "
+                                                   "to be its process"), url);
+          goto fail;
+        }
+      if (!_stw_proc_check_endpoint_pid (attach->pid, (guint) port, &error))
+        {
+          stw_error_add_next_action (error, "electron_discover_running()");
+          goto fail;
+        }
+    }
+  stw_cdp_websocket_connect_async (url, attach->timeout_ms, g_task_get_cancellable (task),
+                                   on_attach_connected, task);
+  return;
+
+fail:
+  g_task_return_error (task, error);
+  g_object_unref (task);
+}
+
 static void
 on_version_json (GObject      *object,
                  GAsyncResult *result,
                  gpointer      user_data)
 {
   GTask *task = user_data;
-  Attach *attach = g_task_get_task_data (task);
   g_autoptr(JsonNode) node = NULL;
   GError *error = NULL;
   const char *url;
 
-  node = http_get_json_finish (result, &error);
+  node = _stw_http_get_json_finish (result, &error);
   if (node == NULL)
     {
       g_task_return_error (task, error);
@@ -876,8 +1081,7 @@ on_version_json (GObject      *object,
       g_object_unref (task);
       return;
     }
-  stw_cdp_websocket_connect_async (url, attach->timeout_ms, g_task_get_cancellable (task),
-                                   on_attach_connected, task);
+  attach_connect (task, url);
 }
 
 /**
@@ -886,13 +1090,22 @@ on_version_json (GObject      *object,
  * @options: the fields of `electron_attach`: `port` and `host`
  *   (`127.0.0.1`, `localhost` or `::1`), or `cdpUrl` (a loopback `ws://`
  *   browser endpoint); `pid` (lets stop SIGKILL an app that ignores the
- *   close); `timeoutMs`; `allowMultiple`
+ *   close; see below); `timeoutMs`; `allowMultiple`
  * @cancellable: (nullable): a #GCancellable
  * @callback: called with the new session
  * @user_data: data for @callback
  *
  * Attaches to a running app over CDP. The session does not own the app:
  * detach leaves it running.
+ *
+ * A `pid` is accepted only when it is proven to be the endpoint's own
+ * process: it holds the socket listening on the endpoint's port, or it is
+ * an ancestor of that process in the same session (a wrapper, or an
+ * Electron main process whose browser listens), and it is neither pid 1
+ * nor this process nor one of its ancestors. Otherwise the attach fails
+ * with `BAD_ARGUMENT` (details: `argument`, `rule`, and `endpoint_pid`
+ * when the listener is visible) rather than attach without it, so a later
+ * stop never signals a process the caller merely named.
  */
 void
 stw_session_manager_attach_async (StwSessionManager   *self,
@@ -908,9 +1121,11 @@ stw_session_manager_attach_async (StwSessionManager   *self,
   gint64 port = json_object_get_int_member_with_default (options, "port", 0);
   g_autoptr(GError) error = NULL;
 
+  g_task_set_source_tag (task, stw_session_manager_attach_async);
   g_task_set_task_data (task, attach, (GDestroyNotify) attach_free);
   attach->timeout_ms = uint_member (options, "timeoutMs", DEFAULT_CONNECT_MS);
-  attach->pid = (GPid) json_object_get_int_member_with_default (options, "pid", 0);
+  if (!pid_member (options, &attach->pid, &error))
+    goto fail;
 
   if (!check_capacity (self, json_object_get_boolean_member_with_default (options, "allowMultiple", FALSE),
                        &error))
@@ -924,7 +1139,7 @@ stw_session_manager_attach_async (StwSessionManager   *self,
           error = stw_error_new ("BAD_ARGUMENT", _("cdpUrl must be a ws:// or wss:// URL on a loopback host"));
           goto fail;
         }
-      stw_cdp_websocket_connect_async (cdp_url, attach->timeout_ms, cancellable, on_attach_connected, task);
+      attach_connect (task, cdp_url);
       return;
     }
   if (port > 0 && port <= 65535)
@@ -939,7 +1154,7 @@ stw_session_manager_attach_async (StwSessionManager   *self,
         }
       url = g_strdup_printf ("http://%s:%d/json/version",
                              g_str_equal (host, "::1") ? "[::1]" : "127.0.0.1", (int) port);
-      http_get_json_async (self, url, attach->timeout_ms, cancellable, on_version_json, task);
+      _stw_http_get_json_async (url, attach->timeout_ms, 0, cancellable, on_version_json, task);
       return;
     }
 
@@ -965,6 +1180,8 @@ stw_session_manager_attach_finish (StwSessionManager  *self,
                                    GAsyncResult       *result,
                                    GError            **error)
 {
+  g_return_val_if_fail (g_task_is_valid (result, self), NULL);
+  g_return_val_if_fail (g_task_get_source_tag (G_TASK (result)) == stw_session_manager_attach_async, NULL);
   return g_task_propagate_pointer (G_TASK (result), error);
 }
 
@@ -1017,8 +1234,6 @@ inject_free (Inject *inject)
   g_free (inject->id);
   g_free (inject);
 }
-
-static gboolean is_node_process (GPid pid);
 
 static void inject_poll (GTask *task);
 static void inject_verify_next (GTask *task);
@@ -1125,7 +1340,7 @@ on_inspector_list (GObject      *object,
 {
   GTask *task = user_data;
   Inject *inject = g_task_get_task_data (task);
-  g_autoptr(JsonNode) node = http_get_json_finish (result, NULL);
+  g_autoptr(JsonNode) node = _stw_http_get_json_finish (result, NULL);
 
   g_clear_pointer (&inject->candidates, g_ptr_array_unref);
   inject->candidates = g_ptr_array_new_with_free_func (g_free);
@@ -1150,12 +1365,11 @@ static gboolean
 on_inject_timer (gpointer user_data)
 {
   GTask *task = user_data;
-  StwSessionManager *self = g_task_get_source_object (task);
   Inject *inject = g_task_get_task_data (task);
   g_autofree char *url = g_strdup_printf ("http://127.0.0.1:%d/json/list", NODE_INSPECTOR_PORT);
 
   g_clear_pointer (&inject->timer, g_source_unref);
-  http_get_json_async (self, url, 1000, g_task_get_cancellable (task), on_inspector_list, task);
+  _stw_http_get_json_async (url, 1000, 0, g_task_get_cancellable (task), on_inspector_list, task);
   return G_SOURCE_REMOVE;
 }
 
@@ -1167,22 +1381,6 @@ inject_poll (GTask *task)
   inject->timer = g_timeout_source_new (200);
   g_source_set_callback (inject->timer, on_inject_timer, task, NULL);
   g_source_attach (inject->timer, g_task_get_context (task));
-}
-
-/* Only Node and Electron processes get SIGUSR1: anything else may die of it. */
-static gboolean
-is_node_process (GPid pid)
-{
-  g_autofree char *path = g_strdup_printf ("/proc/%d/cmdline", (int) pid);
-  g_autofree char *cmdline = NULL;
-  g_autofree char *base = NULL;
-  gsize length = 0;
-
-  if (!g_file_get_contents (path, &cmdline, &length, NULL) || length == 0)
-    return FALSE;
-  base = g_path_get_basename (cmdline);
-  return g_str_has_prefix (base, "node") || g_str_has_prefix (base, "electron") ||
-         g_str_has_prefix (base, "nodejs");
 }
 
 /**
@@ -1197,6 +1395,11 @@ is_node_process (GPid pid)
  * Turns on the Node inspector of a process started without debug flags
  * (SIGUSR1), finds it on port 9229 and verifies it belongs to @pid before
  * using it. The session reaches the main process only.
+ *
+ * @pid is signalled only when it catches SIGUSR1 (a handler shows in
+ * its `SigCgt` mask, as Node and Electron install one): to any other
+ * process the signal would be fatal, so it fails with `BAD_ARGUMENT`
+ * instead. This server, its ancestors and pid 1 are never signalled.
  */
 void
 stw_session_manager_inject_async (StwSessionManager   *self,
@@ -1210,22 +1413,24 @@ stw_session_manager_inject_async (StwSessionManager   *self,
   Inject *inject = g_new0 (Inject, 1);
   GError *error = NULL;
 
+  g_task_set_source_tag (task, stw_session_manager_inject_async);
   inject->pid = pid;
   inject->deadline_us = g_get_monotonic_time () + (gint64) (timeout_ms ? timeout_ms : DEFAULT_INJECT_MS) * 1000;
   g_task_set_task_data (task, inject, (GDestroyNotify) inject_free);
 
   if (!check_capacity (self, TRUE, &error))
     goto fail;
-  if (pid <= 0 || kill (pid, 0) != 0)
+  if (!_stw_proc_check_pid_range (pid, &error))
+    goto fail;
+  if (kill (pid, 0) != 0)
     {
       error = stw_error_new ("BAD_ARGUMENT", _("No process %d can be signalled"), (int) pid);
       goto fail;
     }
-  if (!is_node_process (pid))
-    {
-      error = stw_error_new ("BAD_ARGUMENT", _("Process %d is not a Node or Electron process"), (int) pid);
-      goto fail;
-    }
+  /* SIGUSR1 kills a process without a handler; Node and Electron have one.
+   * Never judged by the name: argv[0] is whatever the process chose. */
+  if (!_stw_proc_check_signal_caught (pid, SIGUSR1, &error))
+    goto fail;
   if (kill (pid, SIGUSR1) != 0)
     {
       error = stw_error_new ("INJECT_FAILED", _("Cannot signal process %d: %s"), (int) pid, g_strerror (errno));
@@ -1254,6 +1459,8 @@ stw_session_manager_inject_finish (StwSessionManager  *self,
                                    GAsyncResult       *result,
                                    GError            **error)
 {
+  g_return_val_if_fail (g_task_is_valid (result, self), NULL);
+  g_return_val_if_fail (g_task_get_source_tag (G_TASK (result)) == stw_session_manager_inject_async, NULL);
   return g_task_propagate_pointer (G_TASK (result), error);
 }
 

@@ -230,6 +230,19 @@ StwSession *stw_session_manager_inject_finish (StwSessionManager *self,
                                                GAsyncResult *result,
                                                GError **error);
 STW_AVAILABLE_IN_1_0
+void stw_session_manager_discover_async (StwSessionManager *self,
+                                         const char *host,
+                                         const guint *ports,
+                                         gsize n_ports,
+                                         guint timeout_ms,
+                                         GCancellable *cancellable,
+                                         GAsyncReadyCallback callback,
+                                         gpointer user_data);
+STW_AVAILABLE_IN_1_0
+JsonArray *stw_session_manager_discover_finish (StwSessionManager *self,
+                                                GAsyncResult *result,
+                                                GError **error);
+STW_AVAILABLE_IN_1_0
 void stw_session_manager_remove (StwSessionManager *self,
                                  StwSession *session);
 STW_AVAILABLE_IN_1_0

@@ -9,7 +9,6 @@
 #include "config.h"
 
 #include <glib/gi18n-lib.h>
-#include <libsoup/soup.h>
 #include <string.h>
 
 #include "stw-cdp-websocket.h"
@@ -354,11 +353,8 @@ info_invoke (StwTool       *tool,
 typedef struct
 {
   StwInvocation *invocation;
-  SoupSession   *http;
-  JsonArray     *targets;
-  JsonArray     *ports;
   char          *host;
-  guint          outstanding;
+  GArray        *ports;
   gint64         started_us;
 } Discover;
 
@@ -366,119 +362,72 @@ static void
 discover_free (Discover *discover)
 {
   g_object_unref (discover->invocation);
-  g_object_unref (discover->http);
-  json_array_unref (discover->targets);
-  json_array_unref (discover->ports);
   g_free (discover->host);
+  g_array_unref (discover->ports);
   g_free (discover);
 }
 
-typedef struct
-{
-  Discover *discover;
-  guint     port;
-} Probe;
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (Discover, discover_free)
 
 static void
-discover_done (Discover *discover)
+on_discovered (GObject      *object,
+               GAsyncResult *result,
+               gpointer      user_data)
 {
-  g_autoptr(JsonObject) payload = json_object_new ();
-  JsonObject *scanned = json_object_new ();
+  g_autoptr(Discover) discover = user_data;
+  g_autoptr(GError) error = NULL;
+  g_autoptr(JsonArray) targets = NULL;
+  g_autoptr(JsonObject) payload = NULL;
+  JsonObject *scanned;
+  JsonArray *ports;
 
+  targets = stw_session_manager_discover_finish (STW_SESSION_MANAGER (object), result, &error);
+  if (targets == NULL)
+    {
+      stw_invocation_return_error (discover->invocation, error);
+      return;
+    }
+  payload = json_object_new ();
+  scanned = json_object_new ();
+  ports = json_array_new ();
+  for (guint i = 0; i < discover->ports->len; i++)
+    json_array_add_int_element (ports, g_array_index (discover->ports, guint, i));
   json_object_set_string_member (scanned, "host", discover->host);
-  json_object_set_array_member (scanned, "ports", json_array_ref (discover->ports));
+  json_object_set_array_member (scanned, "ports", ports);
   json_object_set_int_member (scanned, "elapsed_ms", (g_get_monotonic_time () - discover->started_us) / 1000);
-  json_object_set_int_member (payload, "count", json_array_get_length (discover->targets));
-  json_object_set_array_member (payload, "targets", json_array_ref (discover->targets));
+  json_object_set_array_member (payload, "targets", json_array_ref (targets));
+  json_object_set_int_member (payload, "count", json_array_get_length (targets));
   json_object_set_object_member (payload, "scanned", scanned);
   stw_invocation_return_value (discover->invocation, payload);
-  discover_free (discover);
-}
-
-static void
-on_probe (GObject      *object,
-          GAsyncResult *result,
-          gpointer      user_data)
-{
-  Probe *probe = user_data;
-  Discover *discover = probe->discover;
-  g_autoptr(GBytes) body = soup_session_send_and_read_finish (SOUP_SESSION (object), result, NULL);
-  gsize size = 0;
-  const char *data = body ? g_bytes_get_data (body, &size) : NULL;
-  g_autoptr(JsonNode) node = NULL;
-
-  /* A failed probe is just "nothing there"; bodies are capped. */
-  if (data != NULL && size <= 4096 && (node = stw_json_parse (data, (gssize) size, NULL)) != NULL &&
-      JSON_NODE_HOLDS_OBJECT (node))
-    {
-      JsonObject *version = json_node_get_object (node);
-      const char *url = json_object_get_string_member_with_default (version, "webSocketDebuggerUrl", NULL);
-
-      if (url != NULL && stw_url_is_loopback (url))
-        {
-          JsonObject *target = json_object_new ();
-          const char *browser = json_object_get_string_member_with_default (version, "Browser", NULL);
-
-          json_object_set_string_member (target, "targetId", url);
-          json_object_set_int_member (target, "port", probe->port);
-          if (browser != NULL)
-            json_object_set_string_member (target, "appName", browser);
-          else
-            json_object_set_null_member (target, "appName");
-          json_object_set_null_member (target, "pid");
-          json_array_add_object_element (discover->targets, target);
-        }
-    }
-
-  g_free (probe);
-  if (--discover->outstanding == 0)
-    discover_done (discover);
 }
 
 static void
 discover_invoke (StwTool       *tool,
                  StwInvocation *invocation)
 {
+  StwDispatcher *dispatcher = stw_invocation_get_dispatcher (invocation);
   JsonObject *args = stw_invocation_get_arguments (invocation);
   Discover *discover = g_new0 (Discover, 1);
-  guint timeout_ms = (guint) json_object_get_int_member_with_default (args, "timeoutMs", 300);
-  const char *host = json_object_get_string_member_with_default (args, "host", "127.0.0.1");
+  JsonArray *ports = json_object_has_member (args, "ports") ? json_object_get_array_member (args, "ports") : NULL;
 
   discover->invocation = g_object_ref (invocation);
-  discover->targets = json_array_new ();
-  discover->host = g_strdup (host);
+  discover->host = g_strdup (json_object_get_string_member_with_default (args, "host", "127.0.0.1"));
   discover->started_us = g_get_monotonic_time ();
-  discover->http = soup_session_new_with_options ("timeout", MAX (1u, (timeout_ms + 999) / 1000),
-                                                  "max-conns-per-host", 64, NULL);
-  if (json_object_has_member (args, "ports"))
-    discover->ports = json_array_ref (json_object_get_array_member (args, "ports"));
-  else
+  discover->ports = g_array_new (FALSE, FALSE, sizeof (guint));
+  /* The schema bounds every port (1..65535) before this narrowing. */
+  for (guint i = 0; ports != NULL && i < json_array_get_length (ports); i++)
     {
-      discover->ports = json_array_new ();
-      for (int port = 9222; port <= 9225; port++)
-        json_array_add_int_element (discover->ports, port);
+      guint port = (guint) json_array_get_int_element (ports, i);
+      g_array_append_val (discover->ports, port);
     }
+  if (ports == NULL)
+    for (guint port = 9222; port <= 9225; port++)
+      g_array_append_val (discover->ports, port);
 
-  discover->outstanding = json_array_get_length (discover->ports);
-  if (discover->outstanding == 0)
-    {
-      discover_done (discover);
-      return;
-    }
-  for (guint i = 0; i < json_array_get_length (discover->ports); i++)
-    {
-      Probe *probe = g_new0 (Probe, 1);
-      g_autofree char *url = NULL;
-      g_autoptr(SoupMessage) message = NULL;
-
-      probe->discover = discover;
-      probe->port = (guint) json_array_get_int_element (discover->ports, i);
-      url = g_strdup_printf ("http://%s:%u/json/version",
-                             g_str_equal (host, "::1") ? "[::1]" : "127.0.0.1", probe->port);
-      message = soup_message_new ("GET", url);
-      soup_session_send_and_read_async (discover->http, message, G_PRIORITY_DEFAULT,
-                                        stw_invocation_get_cancellable (invocation), on_probe, probe);
-    }
+  stw_session_manager_discover_async (stw_dispatcher_get_session_manager (dispatcher), discover->host,
+                                      (const guint *) discover->ports->data, discover->ports->len,
+                                      (guint) json_object_get_int_member_with_default (args, "timeoutMs", 0),
+                                      stw_invocation_get_cancellable (invocation), on_discovered, discover);
 }
 
 static const StwToolSpec lifecycle_specs[] = {
@@ -514,14 +463,17 @@ static const StwToolSpec lifecycle_specs[] = {
     .name = "electron_attach",
     .title = "Attach over CDP",
     .description = "Attach to a running app's DevTools endpoint on this machine: port (and host) or a loopback "
-                   "ws:// cdpUrl. pid lets electron_stop SIGKILL an app that ignores the close. "
+                   "ws:// cdpUrl. pid lets electron_stop SIGKILL an app that ignores the close; it must own the "
+                   "endpoint (BAD_ARGUMENT otherwise). "
                    "Returns: {session_id, transport, windows[], capabilities}.",
     .input_schema =
       "{\"type\":\"object\",\"additionalProperties\":false,\"properties\":{"
       "\"port\":{\"type\":\"integer\",\"minimum\":1,\"maximum\":65535},"
       "\"host\":{\"enum\":[\"127.0.0.1\",\"localhost\",\"::1\"]},"
       "\"cdpUrl\":{\"type\":\"string\",\"minLength\":1},"
-      "\"pid\":{\"type\":\"integer\",\"minimum\":1},"
+      "\"pid\":{\"type\":\"integer\",\"minimum\":1,\"maximum\":4194304,\"description\":\"The app's process, "
+      "proven to own the endpoint (its listening socket, or an ancestor in its session); lets electron_stop "
+      "SIGKILL it.\"},"
       "\"timeoutMs\":{\"type\":\"integer\",\"minimum\":1,\"maximum\":60000},"
       "\"allowMultiple\":{\"type\":\"boolean\",\"default\":false}}}",
     .operation_type = STW_OPERATION_COMMAND,
@@ -536,7 +488,8 @@ static const StwToolSpec lifecycle_specs[] = {
                    "Returns: {session_id, transport, windows[], capabilities}.",
     .input_schema =
       "{\"type\":\"object\",\"additionalProperties\":false,\"required\":[\"pid\"],\"properties\":{"
-      "\"pid\":{\"type\":\"integer\",\"minimum\":1},"
+      "\"pid\":{\"type\":\"integer\",\"minimum\":1,\"maximum\":4194304,\"description\":\"A process that "
+      "handles SIGUSR1 (Node, Electron); any other is refused.\"},"
       "\"timeoutMs\":{\"type\":\"integer\",\"minimum\":1,\"maximum\":60000,\"default\":10000}}}",
     .operation_type = STW_OPERATION_COMMAND,
     .errors = "INJECT_FAILED ALREADY_RUNNING TRANSPORT_UNSUPPORTED",
@@ -592,7 +545,8 @@ static const StwToolSpec lifecycle_specs[] = {
   {
     .name = "electron_discover_running",
     .title = "Find DevTools endpoints",
-    .description = "Probe loopback ports for DevTools endpoints (GET /json/version, body capped at 4 KiB). "
+    .description = "Probe loopback ports for DevTools endpoints (GET /json/version, body capped at 4 KiB; "
+                   "pid is the listening process when visible). "
                    "Returns: {targets[{targetId, port, appName, pid}], count, scanned{host, ports, elapsed_ms}}.",
     .input_schema =
       "{\"type\":\"object\",\"additionalProperties\":false,\"properties\":{"
