@@ -1745,6 +1745,12 @@ _stw_session_capabilities (StwSession *self)
   json_object_set_boolean_member (caps, "interaction", renderer);
   json_object_set_boolean_member (caps, "surfaces", renderer);
   json_object_set_boolean_member (caps, "owned", self->owned);
+  if (self->process != NULL && stw_process_get_inspector_note (self->process) != NULL)
+    {
+      JsonObject *notes = json_object_new ();
+      json_object_set_string_member (notes, "mainEval", stw_process_get_inspector_note (self->process));
+      json_object_set_object_member (caps, "notes", notes);
+    }
   return caps;
 }
 

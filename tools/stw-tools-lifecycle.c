@@ -20,25 +20,21 @@
 #define SESSION_ID_PROPERTY "\"sessionId\":{\"type\":\"string\",\"minLength\":1,\"description\":\"Which session; omit when only one is live.\"}"
 
 static void
-return_session (StwInvocation *invocation,
-                StwSession    *session,
-                gboolean       launched)
+return_session (StwInvocation    *invocation,
+                StwSession       *session,
+                StwLaunchOptions *launched)
 {
   g_autoptr(JsonObject) payload = json_object_new ();
-  JsonObject *args = stw_invocation_get_arguments (invocation);
 
   stw_invocation_set_session_id (invocation, stw_session_get_id (session));
   json_object_set_string_member (payload, "session_id", stw_session_get_id (session));
   json_object_set_string_member (payload, "transport", stw_session_get_transport_name (session));
   json_object_set_array_member (payload, "windows", stw_tools_windows_json (session));
-  if (launched)
+  if (launched != NULL)
     {
-      gboolean has_main = json_object_has_member (args, "main");
       json_object_set_boolean_member (payload, "renderer_ready", stw_session_is_renderer_ready (session));
-      json_object_set_string_member (payload, "runtime_source",
-                                     json_object_has_member (args, "executablePath") ? "explicit"
-                                     : json_object_has_member (args, "runtime") ? "project" : "default");
-      json_object_set_string_member (payload, "launch_mode", has_main ? "development" : "packaged");
+      json_object_set_string_member (payload, "runtime_source", stw_launch_options_get_runtime_source (launched));
+      json_object_set_string_member (payload, "launch_mode", stw_launch_options_get_launch_mode (launched));
       if (stw_session_get_pid (session) > 0)
         json_object_set_int_member (payload, "pid", stw_session_get_pid (session));
     }
@@ -56,6 +52,7 @@ on_launched (GObject      *object,
   g_autoptr(StwInvocation) invocation = user_data;
   g_autoptr(StwSession) session = NULL;
   g_autoptr(GError) error = NULL;
+  StwLaunchOptions *options = g_object_get_data (G_OBJECT (invocation), "stw-launch-options");
 
   session = stw_session_manager_launch_finish (STW_SESSION_MANAGER (object), result, &error);
   if (session == NULL)
@@ -69,39 +66,28 @@ on_launched (GObject      *object,
       stw_session_force_kill (session);
       return;
     }
-  return_session (invocation, session, TRUE);
+  return_session (invocation, session, options);
 }
 
+/* A thin adapter: every launch rule is the library's (StwLaunchOptions,
+ * stw_session_manager_launch_async), so C and Python callers get the same. */
 static void
 launch_invoke (StwTool       *tool,
                StwInvocation *invocation)
 {
   StwDispatcher *dispatcher = stw_invocation_get_dispatcher (invocation);
-  JsonObject *args = stw_invocation_get_arguments (invocation);
-  const char *runtime = json_object_get_string_member_with_default (args, "runtime", NULL);
-  const char *store = json_object_get_string_member_with_default (args, "credentialStore", NULL);
+  g_autoptr(GError) error = NULL;
+  g_autoptr(StwLaunchOptions) options = NULL;
 
-  if (runtime != NULL && (!json_object_has_member (args, "main") || stw_dispatcher_get_app_root (dispatcher) == NULL))
+  options = stw_launch_options_new_from_json_object (stw_invocation_get_arguments (invocation), &error);
+  if (options == NULL)
     {
-      stw_invocation_return_error_literal (invocation, "BAD_ARGUMENT",
-                                           _("runtime \"project\" needs main and a server started with --app-root"));
+      stw_invocation_return_error (invocation, error);
       return;
     }
-  if (store != NULL && json_object_has_member (args, "main"))
-    {
-      stw_invocation_return_error_literal (invocation, "BAD_ARGUMENT",
-                                           _("credentialStore applies to packaged launches (executablePath without main)"));
-      return;
-    }
-  if (json_object_get_boolean_member_with_default (args, "instrumentNative", FALSE))
-    {
-      stw_invocation_return_error_literal (invocation, "NOT_IMPLEMENTED",
-                                           _("Native instrumentation is not available in this version"));
-      return;
-    }
-
+  g_object_set_data_full (G_OBJECT (invocation), "stw-launch-options", g_object_ref (options), g_object_unref);
   stw_invocation_report_progress (invocation, 0, 0, "launching");
-  stw_session_manager_launch_async (stw_dispatcher_get_session_manager (dispatcher), args,
+  stw_session_manager_launch_async (stw_dispatcher_get_session_manager (dispatcher), options,
                                     stw_invocation_get_cancellable (invocation), on_launched,
                                     g_object_ref (invocation));
 }
@@ -124,7 +110,7 @@ answer_attached (StwInvocation *invocation,
       stw_session_detach (session, NULL);
       return;
     }
-  return_session (invocation, session, FALSE);
+  return_session (invocation, session, NULL);
 }
 
 static void
