@@ -12,11 +12,13 @@
 
 #include "stw-cdp-websocket.h"
 #include "stw-cdp-pipe.h"
+#include "stw-confine-private.h"
 #include "stw-error-registry.h"
 #include "stw-http-private.h"
 #include "stw-proc-private.h"
 #include "stw-json-private.h"
 #include "stw-session-private.h"
+#include "stw-sync-private.h"
 
 #define DEFAULT_FIRST_WINDOW_MS 30000
 #define DEFAULT_READY_MS 5000
@@ -38,6 +40,8 @@ struct _StwSessionManager
   GPtrArray  *sessions;
   char       *app_root;
   guint       next_id;
+  guint       launching;   /* launches in flight: they count against the rules */
+  GMainContext *context;    /* thread-default when made */
 };
 
 G_DEFINE_FINAL_TYPE (StwSessionManager, stw_session_manager, G_TYPE_OBJECT)
@@ -66,6 +70,7 @@ stw_session_manager_finalize (GObject *object)
 
   g_ptr_array_unref (self->sessions);
   g_free (self->app_root);
+  g_main_context_unref (self->context);
   G_OBJECT_CLASS (stw_session_manager_parent_class)->finalize (object);
 }
 
@@ -80,6 +85,7 @@ static void
 stw_session_manager_init (StwSessionManager *self)
 {
   self->sessions = g_ptr_array_new_with_free_func (g_object_unref);
+  self->context = g_main_context_ref_thread_default ();
 }
 
 /**
@@ -248,21 +254,27 @@ next_session_id (StwSessionManager *self,
   return g_strdup_printf ("%s-%u-%.8s", prefix, ++self->next_id, uuid);
 }
 
+/* The session cap and the single-app rule, counting launches in flight:
+ * twenty concurrent launches must not make twenty sessions. */
 static gboolean
 check_capacity (StwSessionManager  *self,
                 gboolean            allow_multiple,
                 GError            **error)
 {
-  if (self->sessions->len >= STW_MAX_SESSIONS)
+  guint taken = self->sessions->len + self->launching;
+
+  if (taken >= STW_MAX_SESSIONS)
     {
       g_propagate_error (error, stw_error_new ("ALREADY_RUNNING",
                                                _("The limit of %d live sessions is reached"),
                                                STW_MAX_SESSIONS));
       return FALSE;
     }
-  if (self->sessions->len > 0 && !allow_multiple)
+  if (taken > 0 && !allow_multiple)
     {
-      GError *running = stw_error_new ("ALREADY_RUNNING", _("An app is already running"));
+      GError *running = self->sessions->len > 0
+                        ? stw_error_new ("ALREADY_RUNNING", _("An app is already running"))
+                        : stw_error_new ("ALREADY_RUNNING", _("An app is being launched"));
       stw_error_add_next_action (running, "electron_stop()");
       stw_error_add_next_action (running, "electron_launch({ allowMultiple: true, … })");
       g_propagate_error (error, running);
@@ -273,24 +285,19 @@ check_capacity (StwSessionManager  *self,
 
 /**
  * _stw_path_is_inside:
- * @path: an existing path
+ * @path: a path
  * @root: an existing directory
  *
- * The --app-root rule: @path, with symlinks resolved, is @root or lies
- * below it (a sibling that merely shares the prefix does not count).
+ * The --app-root rule (see _stw_confine_path(), which decides it): @path,
+ * with symlinks resolved, is @root or lies below it.
  */
 gboolean
 _stw_path_is_inside (const char *path,
                      const char *root)
 {
-  g_autofree char *real_path = realpath (path, NULL);
-  g_autofree char *real_root = realpath (root, NULL);
-  gsize n;
+  g_autofree char *real = _stw_confine_path (root, NULL, path, "path", NULL);
 
-  if (real_path == NULL || real_root == NULL)
-    return FALSE;
-  n = strlen (real_root);
-  return strncmp (real_path, real_root, n) == 0 && (real_path[n] == '/' || real_path[n] == '\0');
+  return real != NULL;
 }
 
 /* A launch path: absolute, existing, and inside --app-root when set. */
@@ -315,50 +322,39 @@ check_path (StwSessionManager  *self,
       g_propagate_error (error, stw_error_new ("FILE_NOT_FOUND", _("%s does not exist: %s"), field, path));
       return NULL;
     }
-  if (self->app_root != NULL && !_stw_path_is_inside (real, self->app_root))
-    {
-      g_propagate_error (error, stw_error_new ("BAD_ARGUMENT",
-                                               _("%s lies outside the server's --app-root"), field));
-      return NULL;
-    }
-  return g_steal_pointer (&real);
+  return _stw_confine_path (self->app_root, NULL, real, field, error);
 }
 
+/* The runtime for @main when no executable is given: the app root's own
+ * electron, then one next to @main, then (unless @project_only) PATH's.
+ * With --app-root it must resolve inside the root like any other path. */
 static char *
-find_electron (StwSessionManager *self,
-               const char        *main)
+find_electron (StwSessionManager  *self,
+               const char         *main,
+               gboolean            project_only,
+               GError            **error)
 {
   g_autofree char *main_dir = g_file_test (main, G_FILE_TEST_IS_DIR) ? g_strdup (main) : g_path_get_dirname (main);
-  const char *roots[] = { self->app_root, main_dir, NULL };
+  const char *roots[] = { self->app_root, project_only ? NULL : main_dir };
+  g_autofree char *found = NULL;
 
-  for (guint i = 0; i < G_N_ELEMENTS (roots); i++)
+  for (guint i = 0; found == NULL && i < G_N_ELEMENTS (roots); i++)
     if (roots[i] != NULL)
       {
         g_autofree char *local = g_build_filename (roots[i], "node_modules", ".bin", "electron", NULL);
         if (g_file_test (local, G_FILE_TEST_IS_EXECUTABLE))
-          return g_steal_pointer (&local);
+          found = g_steal_pointer (&local);
       }
-  return g_find_program_in_path ("electron");
-}
-
-static char **
-strv_member (JsonObject *options,
-             const char *member)
-{
-  JsonArray *array;
-  g_autoptr(GStrvBuilder) builder = g_strv_builder_new ();
-
-  if (!json_object_has_member (options, member) ||
-      !JSON_NODE_HOLDS_ARRAY (json_object_get_member (options, member)))
-    return NULL;
-  array = json_object_get_array_member (options, member);
-  for (guint i = 0; i < json_array_get_length (array); i++)
+  if (found == NULL && !project_only)
+    found = g_find_program_in_path ("electron");
+  if (found == NULL)
     {
-      JsonNode *node = json_array_get_element (array, i);
-      if (JSON_NODE_HOLDS_VALUE (node) && json_node_get_value_type (node) == G_TYPE_STRING)
-        g_strv_builder_add (builder, json_node_get_string (node));
+      GError *missing = stw_error_new ("FILE_NOT_FOUND", _("No Electron runtime found for %s"), main);
+      stw_error_set_hint (missing, _("Pass executablePath, or install electron in the app (node_modules/.bin/electron)"));
+      g_propagate_error (error, missing);
+      return NULL;
     }
-  return g_strv_builder_end (builder);
+  return _stw_confine_path (self->app_root, NULL, found, "runtime", error);
 }
 
 static guint
@@ -412,6 +408,7 @@ pid_member (JsonObject  *options,
 
 typedef struct
 {
+  StwSessionManager *manager;   /* while a slot is reserved */
   StwLaunchSpec  spec;
   guint          ready_timeout_ms;
   char          *id;
@@ -423,9 +420,21 @@ typedef struct
   GError        *error;
 } Launch;
 
+/* The launch no longer counts as in flight (it became a session, or failed). */
+static void
+launch_release_slot (Launch *launch)
+{
+  if (launch->manager == NULL)
+    return;
+  launch->manager->launching--;
+  g_clear_weak_pointer (&launch->manager);
+}
+
 static void
 launch_free (Launch *launch)
 {
+  if (launch->manager != NULL)
+    launch_release_slot (launch);
   stw_launch_spec_clear (&launch->spec);
   g_free (launch->id);
   g_clear_object (&launch->process);
@@ -447,6 +456,7 @@ fail_launch (GTask  *task,
     stw_session_force_kill (launch->session);
   else if (launch->process != NULL)
     stw_process_kill (launch->process);
+  launch_release_slot (launch);
   g_task_return_error (task, error);
 }
 
@@ -471,6 +481,7 @@ on_session_started (GObject      *object,
       return;
     }
 
+  launch_release_slot (launch);
   add_session (self, launch->session);
   g_task_return_pointer (task, g_object_ref (launch->session), g_object_unref);
 }
@@ -535,6 +546,7 @@ on_process_launched (GObject      *object,
   launch->process = stw_process_launch_finish (result, &error);
   if (launch->process == NULL)
     {
+      launch_release_slot (launch);
       g_task_return_error (task, error);
       g_object_unref (task);
       return;
@@ -542,6 +554,29 @@ on_process_launched (GObject      *object,
 
   browser_url = stw_process_get_browser_url (launch->process);
   inspector_url = stw_process_get_inspector_url (launch->process);
+
+  /* Whatever the app announced, we only ever connect to this machine. */
+  if ((browser_url != NULL && !stw_url_is_loopback (browser_url)) ||
+      (inspector_url != NULL && !stw_url_is_loopback (inspector_url)))
+    {
+      g_autoptr(JsonObject) details = json_object_new ();
+      GError *refused = stw_error_new ("LAUNCH_FAILED", _("The app announced a debugging endpoint that is "
+                                                          "not on loopback"));
+      json_object_set_string_member (details, "browser_url", browser_url ? browser_url : "");
+      json_object_set_string_member (details, "inspector_url", inspector_url ? inspector_url : "");
+      json_object_set_string_member (details, "rule", "loopback endpoints only");
+      stw_error_set_details (refused, details);
+      fail_launch (task, refused);
+      g_object_unref (task);
+      return;
+    }
+  if (g_cancellable_is_cancelled (g_task_get_cancellable (task)))
+    {
+      fail_launch (task, g_error_new_literal (G_IO_ERROR, G_IO_ERROR_CANCELLED,
+                                              _("The launch was cancelled")));
+      g_object_unref (task);
+      return;
+    }
 
   if (launch->spec.pipe)
     launch->browser = stw_cdp_pipe_new (stw_process_get_pipe_input (launch->process),
@@ -564,117 +599,170 @@ on_process_launched (GObject      *object,
     start_session (task);
 }
 
+/* The checks that need no process, in the reference's order. */
+static gboolean
+prepare_launch (StwSessionManager  *self,
+                StwLaunchOptions   *options,
+                Launch             *launch,
+                GError            **error)
+{
+  const char *main_path = stw_launch_options_get_main (options);
+  const char *exe_path = stw_launch_options_get_executable_path (options);
+  const char *cwd = stw_launch_options_get_cwd (options);
+  const char *runtime = stw_launch_options_get_runtime (options);
+  const char *store = stw_launch_options_get_credential_store (options);
+  const char * const *args = stw_launch_options_get_args (options);
+  g_autoptr(GPtrArray) argv = g_ptr_array_new_with_free_func (g_free);
+  GPtrArray *env_keys, *env_values;
+
+  if (!check_capacity (self, stw_launch_options_get_allow_multiple (options), error))
+    return FALSE;
+
+  if (runtime != NULL && (!g_str_equal (runtime, "project") || main_path == NULL || self->app_root == NULL))
+    {
+      g_propagate_error (error, stw_error_new_literal ("BAD_ARGUMENT",
+                                                       _("runtime \"project\" needs main and a server started with --app-root")));
+      return FALSE;
+    }
+  if (store != NULL && (main_path != NULL || (!g_str_equal (store, "testing") && !g_str_equal (store, "system"))))
+    {
+      g_propagate_error (error, stw_error_new_literal ("BAD_ARGUMENT",
+                                                       _("credentialStore (\"testing\" or \"system\") applies to packaged "
+                                                         "launches (executablePath without main)")));
+      return FALSE;
+    }
+  if (stw_launch_options_get_instrument_native (options))
+    {
+      g_propagate_error (error, stw_error_new_literal ("NOT_IMPLEMENTED",
+                                                       _("Native instrumentation is not available in this version")));
+      return FALSE;
+    }
+
+  _stw_launch_options_get_env (options, &env_keys, &env_values);
+  if (!_stw_confine_env (env_keys, env_values, error))
+    return FALSE;
+
+  if (main_path == NULL && exe_path == NULL)
+    {
+      g_propagate_error (error, stw_error_new ("BAD_ARGUMENT", _("Give main (an Electron app) or executablePath")));
+      return FALSE;
+    }
+  if (main_path != NULL && (launch->spec.main = check_path (self, "main", main_path, TRUE, error)) == NULL)
+    return FALSE;
+  if (exe_path != NULL && (launch->spec.executable = check_path (self, "executablePath", exe_path, FALSE, error)) == NULL)
+    return FALSE;
+  if (cwd != NULL && (launch->spec.cwd = check_path (self, "cwd", cwd, TRUE, error)) == NULL)
+    return FALSE;
+  if (!_stw_confine_args (self->app_root, launch->spec.cwd, args, error))
+    return FALSE;
+  if (launch->spec.executable == NULL &&
+      (launch->spec.executable = find_electron (self, launch->spec.main, runtime != NULL, error)) == NULL)
+    return FALSE;
+
+  /* Like the reference's packaged launch: a test keychain unless the
+   * caller chose a store or a --password-store. */
+  if (main_path == NULL && g_strcmp0 (store, "system") != 0)
+    {
+      gboolean chosen = FALSE;
+      for (guint i = 0; args != NULL && args[i] != NULL; i++)
+        chosen |= g_str_has_prefix (args[i], "--password-store");
+      if (!chosen)
+        g_ptr_array_add (argv, g_strdup ("--password-store=basic"));
+    }
+  for (guint i = 0; args != NULL && args[i] != NULL; i++)
+    g_ptr_array_add (argv, g_strdup (args[i]));
+  g_ptr_array_add (argv, NULL);
+  launch->spec.args = (char **) g_ptr_array_free (g_steal_pointer (&argv), FALSE);
+  launch->spec.env = stw_launch_options_dup_env (options);
+
+  /* Every launch asks for the Node inspector (plain Chromium ignores it);
+   * only an app given by main cannot do without one. */
+  launch->spec.inspect = TRUE;
+  launch->spec.require_inspector = launch->spec.main != NULL;
+  launch->spec.pipe = stw_launch_options_get_pipe (options) && launch->spec.main == NULL;
+  launch->spec.timeout_ms = stw_launch_options_get_timeout (options);
+  if (launch->spec.timeout_ms == 0)
+    launch->spec.timeout_ms = DEFAULT_FIRST_WINDOW_MS;
+  launch->ready_timeout_ms = stw_launch_options_get_ready_timeout (options);
+  return TRUE;
+}
+
 /**
  * stw_session_manager_launch_async:
  * @self: a #StwSessionManager
- * @options: the fields of `electron_launch`: `main`, `executablePath`,
- *   `args`, `env`, `cwd`, `timeoutMs`, `readyTimeoutMs`, `allowMultiple`,
- *   and `pipe` (plain Chromium over `--remote-debugging-pipe`)
- * @cancellable: (nullable): a #GCancellable
+ * @options: what to launch
+ * @cancellable: (nullable): a #GCancellable; cancelling stops the app's
+ *   whole process group and removes its temporary directories at once
  * @callback: called with the new session
  * @user_data: data for @callback
  *
- * Launches an app the way Playwright launches Electron: with `main`, the
- * runtime (`executablePath`, else an `electron` in the app root, next to
- * `main` or on PATH) runs it under `--inspect=0 --remote-debugging-port=0`;
- * with `executablePath` alone (a packaged app or plain Chromium), only the
- * DevTools endpoint is opened, and main-process operations answer
- * `TRANSPORT_UNSUPPORTED`.
+ * Launches an app the way Playwright launches Electron: the runtime
+ * ([property@Stagewright.LaunchOptions:executable-path], else an
+ * `electron` in the app root, next to `main` or on `PATH`) runs under
+ * `--inspect=0 --remote-debugging-port=0`. With an executable alone (a
+ * packaged app or plain Chromium) a binary that opens no Node inspector
+ * still launches, without main-process operations (its capabilities say
+ * why); with `main` it fails with `FUSES_BLOCK_LAUNCH`.
+ *
+ * Refusals: `ALREADY_RUNNING` (the session cap, or another app live or
+ * being launched without [property@Stagewright.LaunchOptions:allow-multiple]),
+ * `ABSOLUTE_PATH_REQUIRED`, `FILE_NOT_FOUND`, and `BAD_ARGUMENT` with
+ * `details` naming the argument and the rule: a path outside the app root
+ * (see [method@Stagewright.SessionManager.set_app_root]), a switch that
+ * runs another program or opens a debugger, an environment key that
+ * changes how code is loaded.
+ *
+ * Since: 1.0
  */
 void
 stw_session_manager_launch_async (StwSessionManager   *self,
-                                  JsonObject          *options,
+                                  StwLaunchOptions    *options,
                                   GCancellable        *cancellable,
                                   GAsyncReadyCallback  callback,
                                   gpointer             user_data)
 {
-  GTask *task = g_task_new (self, cancellable, callback, user_data);
-  Launch *launch = g_new0 (Launch, 1);
-  g_autoptr(GError) error = NULL;
-  const char *main_path = json_object_get_string_member_with_default (options, "main", NULL);
-  const char *exe_path = json_object_get_string_member_with_default (options, "executablePath", NULL);
-  const char *cwd = json_object_get_string_member_with_default (options, "cwd", NULL);
-  JsonObject *env = json_object_has_member (options, "env") &&
-                    JSON_NODE_HOLDS_OBJECT (json_object_get_member (options, "env"))
-                    ? json_object_get_object_member (options, "env") : NULL;
+  GTask *task;
+  Launch *launch;
+  GError *error = NULL;
 
+  g_return_if_fail (STW_IS_SESSION_MANAGER (self));
+  g_return_if_fail (STW_IS_LAUNCH_OPTIONS (options));
+
+  task = g_task_new (self, cancellable, callback, user_data);
+  launch = g_new0 (Launch, 1);
   g_task_set_source_tag (task, stw_session_manager_launch_async);
   g_task_set_task_data (task, launch, (GDestroyNotify) launch_free);
 
-  if (!check_capacity (self, json_object_get_boolean_member_with_default (options, "allowMultiple", FALSE),
-                       &error))
-    goto fail;
-
-  if (env != NULL)
+  if (!prepare_launch (self, options, launch, &error))
     {
-      g_autoptr(GList) keys = json_object_get_members (env);
-      g_autoptr(GStrvBuilder) pairs = g_strv_builder_new ();
-      JsonArray *denied = json_array_new ();
-
-      for (const GList *l = keys; l != NULL; l = l->next)
-        {
-          JsonNode *value = json_object_get_member (env, l->data);
-          if (stw_env_key_is_denied (l->data))
-            json_array_add_string_element (denied, l->data);
-          else if (JSON_NODE_HOLDS_VALUE (value) && json_node_get_value_type (value) == G_TYPE_STRING &&
-                   *(const char *) l->data != '\0' && strchr (l->data, '=') == NULL)
-            {
-              g_autofree char *pair = g_strdup_printf ("%s=%s", (const char *) l->data,
-                                                       json_node_get_string (value));
-              g_strv_builder_add (pairs, pair);
-            }
-        }
-      if (json_array_get_length (denied) > 0)
-        {
-          g_autoptr(JsonObject) details = json_object_new ();
-          error = stw_error_new ("BAD_ARGUMENT", _("The launch environment may not set these keys"));
-          json_object_set_array_member (details, "denied_env_keys", denied);
-          stw_error_set_details (error, details);
-          goto fail;
-        }
-      json_array_unref (denied);
-      launch->spec.env = g_strv_builder_end (pairs);
+      g_task_return_error (task, error);
+      g_object_unref (task);
+      return;
     }
 
-  if (main_path == NULL && exe_path == NULL)
-    {
-      error = stw_error_new ("BAD_ARGUMENT", _("Give main (an Electron app) or executablePath"));
-      goto fail;
-    }
-  if (main_path != NULL && (launch->spec.main = check_path (self, "main", main_path, TRUE, &error)) == NULL)
-    goto fail;
-  if (exe_path != NULL &&
-      (launch->spec.executable = check_path (self, "executablePath", exe_path, FALSE, &error)) == NULL)
-    goto fail;
-  if (cwd != NULL && (launch->spec.cwd = check_path (self, "cwd", cwd, TRUE, &error)) == NULL)
-    goto fail;
-  if (launch->spec.executable == NULL)
-    {
-      launch->spec.executable = find_electron (self, launch->spec.main);
-      if (launch->spec.executable == NULL)
-        {
-          error = stw_error_new ("FILE_NOT_FOUND", _("No Electron runtime found for %s"), main_path);
-          stw_error_set_hint (error, _("Pass executablePath, or install electron in the app (node_modules/.bin/electron)"));
-          goto fail;
-        }
-    }
-
-  launch->spec.args = strv_member (options, "args");
-  launch->spec.inspect = launch->spec.main != NULL;
-  launch->spec.pipe = json_object_get_boolean_member_with_default (options, "pipe", FALSE) &&
-                      launch->spec.main == NULL;
-  launch->spec.timeout_ms = uint_member (options, "timeoutMs", DEFAULT_FIRST_WINDOW_MS);
-  launch->ready_timeout_ms = json_object_has_member (options, "readyTimeoutMs")
-                             ? (guint) CLAMP (json_object_get_int_member (options, "readyTimeoutMs"), 0, 60000)
-                             : DEFAULT_READY_MS;
+  self->launching++;
+  g_set_weak_pointer (&launch->manager, self);
   launch->id = next_session_id (self, "app");
-
   stw_process_launch_async (&launch->spec, cancellable, on_process_launched, task);
-  return;
+}
 
-fail:
-  g_task_return_error (task, g_steal_pointer (&error));
-  g_object_unref (task);
+/* launch_sync() keeps its JSON options. */
+static void
+launch_json_async (StwSessionManager   *self,
+                   JsonObject          *object,
+                   GCancellable        *cancellable,
+                   GAsyncReadyCallback  callback,
+                   gpointer             user_data)
+{
+  GError *error = NULL;
+  g_autoptr(StwLaunchOptions) options = stw_launch_options_new_from_json_object (object, &error);
+
+  if (options == NULL)
+    {
+      g_task_report_error (self, callback, user_data, stw_session_manager_launch_async, error);
+      return;
+    }
+  stw_session_manager_launch_async (self, options, cancellable, callback, user_data);
 }
 
 /**
@@ -690,27 +778,9 @@ stw_session_manager_launch_finish (StwSessionManager  *self,
                                    GAsyncResult       *result,
                                    GError            **error)
 {
+  g_return_val_if_fail (g_task_is_valid (result, self), NULL);
+  g_return_val_if_fail (g_task_get_source_tag (G_TASK (result)) == stw_session_manager_launch_async, NULL);
   return g_task_propagate_pointer (G_TASK (result), error);
-}
-
-typedef struct
-{
-  GMainContext *context;
-  StwSession   *session;
-  GError       *error;
-  gboolean      done;
-} SyncStart;
-
-static void
-on_sync_started (GObject      *object,
-                 GAsyncResult *result,
-                 gpointer      user_data)
-{
-  SyncStart *sync = user_data;
-
-  sync->session = g_task_propagate_pointer (G_TASK (result), &sync->error);
-  sync->done = TRUE;
-  g_main_context_wakeup (sync->context);
 }
 
 typedef void (*StartFunc) (StwSessionManager *, JsonObject *, GCancellable *, GAsyncReadyCallback, gpointer);
@@ -724,7 +794,8 @@ start_sync (StwSessionManager  *self,
 {
   g_autoptr(JsonNode) node = NULL;
   g_autoptr(JsonObject) empty = json_object_new ();
-  SyncStart sync = { 0 };
+  StwSession *session;
+  StwSyncCall call;
 
   if (options_json != NULL && *options_json != '\0')
     {
@@ -736,15 +807,12 @@ start_sync (StwSessionManager  *self,
         }
     }
 
-  sync.context = g_main_context_ref_thread_default ();
-  start (self, node ? json_node_get_object (node) : empty, cancellable, on_sync_started, &sync);
-  while (!sync.done)
-    g_main_context_iteration (sync.context, TRUE);
-  g_main_context_unref (sync.context);
-
-  if (sync.error != NULL)
-    g_propagate_error (error, sync.error);
-  return sync.session;
+  if (!_stw_sync_call_init (&call, self->context))
+    return NULL;
+  start (self, node ? json_node_get_object (node) : empty, cancellable, _stw_sync_call_callback, &call);
+  session = g_task_propagate_pointer (G_TASK (_stw_sync_call_wait (&call)), error);
+  _stw_sync_call_clear (&call);
+  return session;
 }
 
 /**
@@ -754,8 +822,10 @@ start_sync (StwSessionManager  *self,
  * @cancellable: (nullable): a #GCancellable
  * @error: where to put the failure
  *
- * Blocking stw_session_manager_launch_async() for scripts and harnesses;
- * runs the thread-default main context meanwhile.
+ * Blocking [method@Stagewright.SessionManager.launch_async] for scripts and
+ * harnesses. It iterates the main context that was thread-default when the
+ * manager was made (the one the session's sockets will belong to) until the
+ * launch ends.
  *
  * Returns: (transfer full) (nullable): the session
  */
@@ -766,7 +836,7 @@ stw_session_manager_launch_sync (StwSessionManager  *self,
                                  GError            **error)
 {
   g_return_val_if_fail (STW_IS_SESSION_MANAGER (self), NULL);
-  return start_sync (self, stw_session_manager_launch_async, options_json, cancellable, error);
+  return start_sync (self, launch_json_async, options_json, cancellable, error);
 }
 
 /* --- HTTP discovery ------------------------------------------------------ */
@@ -1208,7 +1278,8 @@ stw_session_manager_attach_finish (StwSessionManager  *self,
  * @cancellable: (nullable): a #GCancellable
  * @error: where to put the failure
  *
- * Blocking stw_session_manager_attach_async().
+ * Blocking [method@Stagewright.SessionManager.attach_async], following the
+ * same blocking-call policy as [method@Stagewright.SessionManager.launch_sync].
  *
  * Returns: (transfer full) (nullable): the session
  */

@@ -11,6 +11,7 @@
 #include "stw-error-registry.h"
 #include "stw-json-private.h"
 #include "stw-session-private.h"
+#include "stw-sync-private.h"
 
 #define READY_POLL_MS 10
 #define QUIT_REQUEST_MS 1000
@@ -249,6 +250,7 @@ struct _StwSession
 
   GTask             *first_window_task;
   GSource           *first_window_timeout;
+  GMainContext      *context;     /* thread-default when made */
 };
 
 G_DEFINE_FINAL_TYPE (StwSession, stw_session, G_TYPE_OBJECT)
@@ -326,6 +328,7 @@ stw_session_finalize (GObject *object)
   g_free (self->active_window_id);
   g_free (self->active_surface_id);
   g_ptr_array_unref (self->surfaces);
+  g_main_context_unref (self->context);
   G_OBJECT_CLASS (stw_session_parent_class)->finalize (object);
 }
 
@@ -373,6 +376,7 @@ stw_session_init (StwSession *self)
 {
   self->surfaces = g_ptr_array_new_with_free_func (g_object_unref);
   self->running = TRUE;
+  self->context = g_main_context_ref_thread_default ();
 }
 
 static StwSurface *
@@ -1741,6 +1745,12 @@ _stw_session_capabilities (StwSession *self)
   json_object_set_boolean_member (caps, "interaction", renderer);
   json_object_set_boolean_member (caps, "surfaces", renderer);
   json_object_set_boolean_member (caps, "owned", self->owned);
+  if (self->process != NULL && stw_process_get_inspector_note (self->process) != NULL)
+    {
+      JsonObject *notes = json_object_new ();
+      json_object_set_string_member (notes, "mainEval", stw_process_get_inspector_note (self->process));
+      json_object_set_object_member (caps, "notes", notes);
+    }
   return caps;
 }
 
@@ -2240,27 +2250,6 @@ stw_session_stop_finish (StwSession    *self,
   return TRUE;
 }
 
-typedef struct
-{
-  GMainContext *context;
-  gboolean      done;
-  gboolean      ok;
-  gboolean      escalated;
-  GError       *error;
-} SyncStop;
-
-static void
-on_sync_stopped (GObject      *object,
-                 GAsyncResult *result,
-                 gpointer      user_data)
-{
-  SyncStop *sync = user_data;
-
-  sync->ok = stw_session_stop_finish (STW_SESSION (object), result, &sync->escalated, &sync->error);
-  sync->done = TRUE;
-  g_main_context_wakeup (sync->context);
-}
-
 /**
  * stw_session_stop_sync:
  * @self: a #StwSession
@@ -2268,10 +2257,14 @@ on_sync_stopped (GObject      *object,
  * @escalated: (out) (optional): whether signals were needed
  * @error: where to put a failure
  *
- * Blocking stw_session_stop_async(), for scripts and test harnesses; runs
- * the thread-default main context meanwhile.
+ * Blocking [method@Stagewright.Session.stop_async], for scripts and test
+ * harnesses. It iterates the main context that was thread-default when the
+ * session was made until the app has stopped (see "Blocking calls" in the
+ * architecture guide).
  *
  * Returns: %TRUE when stopped
+ *
+ * Since: 1.0
  */
 gboolean
 stw_session_stop_sync (StwSession  *self,
@@ -2279,19 +2272,17 @@ stw_session_stop_sync (StwSession  *self,
                        gboolean    *escalated,
                        GError     **error)
 {
-  SyncStop sync = { 0 };
+  StwSyncCall call;
+  gboolean ok;
 
-  sync.context = g_main_context_ref_thread_default ();
-  stw_session_stop_async (self, timeout_ms, NULL, on_sync_stopped, &sync);
-  while (!sync.done)
-    g_main_context_iteration (sync.context, TRUE);
-  g_main_context_unref (sync.context);
+  g_return_val_if_fail (STW_IS_SESSION (self), FALSE);
 
-  if (escalated != NULL)
-    *escalated = sync.escalated;
-  if (sync.error != NULL)
-    g_propagate_error (error, sync.error);
-  return sync.ok;
+  if (!_stw_sync_call_init (&call, self->context))
+    return FALSE;
+  stw_session_stop_async (self, timeout_ms, NULL, _stw_sync_call_callback, &call);
+  ok = stw_session_stop_finish (self, _stw_sync_call_wait (&call), escalated, error);
+  _stw_sync_call_clear (&call);
+  return ok;
 }
 
 /**

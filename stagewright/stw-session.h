@@ -11,6 +11,7 @@
 #include <gio/gio.h>
 #include <json-glib/json-glib.h>
 
+#include "stw-launch-options.h"
 #include "stw-version-macros.h"
 
 G_BEGIN_DECLS
@@ -190,7 +191,7 @@ void stw_session_manager_set_app_root (StwSessionManager *self,
                                        const char *app_root);
 STW_AVAILABLE_IN_1_0
 void stw_session_manager_launch_async (StwSessionManager *self,
-                                       JsonObject *options,
+                                       StwLaunchOptions *options,
                                        GCancellable *cancellable,
                                        GAsyncReadyCallback callback,
                                        gpointer user_data);

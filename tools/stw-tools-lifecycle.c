@@ -19,72 +19,22 @@
 
 #define SESSION_ID_PROPERTY "\"sessionId\":{\"type\":\"string\",\"minLength\":1,\"description\":\"Which session; omit when only one is live.\"}"
 
-StwSession *
-stw_tools_resolve_session (StwInvocation  *invocation,
-                           GError        **error)
-{
-  StwDispatcher *dispatcher = stw_invocation_get_dispatcher (invocation);
-  const char *session_id = json_object_get_string_member_with_default (stw_invocation_get_arguments (invocation),
-                                                                       "sessionId", NULL);
-  StwSession *session;
-
-  session = stw_session_manager_resolve (stw_dispatcher_get_session_manager (dispatcher), session_id, error);
-  if (session != NULL)
-    stw_invocation_set_session_id (invocation, stw_session_get_id (session));
-  return session;
-}
-
-JsonObject *
-stw_tools_window_json (StwSession *session,
-                       StwSurface *window,
-                       guint       index)
-{
-  JsonObject *object = json_object_new ();
-  StwSurface *active = stw_session_get_active_window (session);
-
-  json_object_set_string_member (object, "id", stw_surface_get_window_id (window));
-  json_object_set_int_member (object, "index", index);
-  json_object_set_string_member (object, "title", stw_surface_get_title (window) ? stw_surface_get_title (window) : "");
-  if (stw_surface_get_url (window) != NULL)
-    json_object_set_string_member (object, "url", stw_surface_get_url (window));
-  json_object_set_string_member (object, "target_id", stw_surface_get_target_id (window));
-  json_object_set_boolean_member (object, "visible", TRUE);
-  json_object_set_boolean_member (object, "focused", active == window);
-  return object;
-}
-
-JsonArray *
-stw_tools_windows_json (StwSession *session)
-{
-  g_autoptr(GList) windows = stw_session_list_windows (session);
-  JsonArray *array = json_array_new ();
-  guint index = 0;
-
-  for (const GList *l = windows; l != NULL; l = l->next)
-    json_array_add_object_element (array, stw_tools_window_json (session, l->data, index++));
-  return array;
-}
-
 static void
-return_session (StwInvocation *invocation,
-                StwSession    *session,
-                gboolean       launched)
+return_session (StwInvocation    *invocation,
+                StwSession       *session,
+                StwLaunchOptions *launched)
 {
   g_autoptr(JsonObject) payload = json_object_new ();
-  JsonObject *args = stw_invocation_get_arguments (invocation);
 
   stw_invocation_set_session_id (invocation, stw_session_get_id (session));
   json_object_set_string_member (payload, "session_id", stw_session_get_id (session));
   json_object_set_string_member (payload, "transport", stw_session_get_transport_name (session));
   json_object_set_array_member (payload, "windows", stw_tools_windows_json (session));
-  if (launched)
+  if (launched != NULL)
     {
-      gboolean has_main = json_object_has_member (args, "main");
       json_object_set_boolean_member (payload, "renderer_ready", stw_session_is_renderer_ready (session));
-      json_object_set_string_member (payload, "runtime_source",
-                                     json_object_has_member (args, "executablePath") ? "explicit"
-                                     : json_object_has_member (args, "runtime") ? "project" : "default");
-      json_object_set_string_member (payload, "launch_mode", has_main ? "development" : "packaged");
+      json_object_set_string_member (payload, "runtime_source", stw_launch_options_get_runtime_source (launched));
+      json_object_set_string_member (payload, "launch_mode", stw_launch_options_get_launch_mode (launched));
       if (stw_session_get_pid (session) > 0)
         json_object_set_int_member (payload, "pid", stw_session_get_pid (session));
     }
@@ -102,6 +52,7 @@ on_launched (GObject      *object,
   g_autoptr(StwInvocation) invocation = user_data;
   g_autoptr(StwSession) session = NULL;
   g_autoptr(GError) error = NULL;
+  StwLaunchOptions *options = g_object_get_data (G_OBJECT (invocation), "stw-launch-options");
 
   session = stw_session_manager_launch_finish (STW_SESSION_MANAGER (object), result, &error);
   if (session == NULL)
@@ -115,39 +66,28 @@ on_launched (GObject      *object,
       stw_session_force_kill (session);
       return;
     }
-  return_session (invocation, session, TRUE);
+  return_session (invocation, session, options);
 }
 
+/* A thin adapter: every launch rule is the library's (StwLaunchOptions,
+ * stw_session_manager_launch_async), so C and Python callers get the same. */
 static void
 launch_invoke (StwTool       *tool,
                StwInvocation *invocation)
 {
   StwDispatcher *dispatcher = stw_invocation_get_dispatcher (invocation);
-  JsonObject *args = stw_invocation_get_arguments (invocation);
-  const char *runtime = json_object_get_string_member_with_default (args, "runtime", NULL);
-  const char *store = json_object_get_string_member_with_default (args, "credentialStore", NULL);
+  g_autoptr(GError) error = NULL;
+  g_autoptr(StwLaunchOptions) options = NULL;
 
-  if (runtime != NULL && (!json_object_has_member (args, "main") || stw_dispatcher_get_app_root (dispatcher) == NULL))
+  options = stw_launch_options_new_from_json_object (stw_invocation_get_arguments (invocation), &error);
+  if (options == NULL)
     {
-      stw_invocation_return_error_literal (invocation, "BAD_ARGUMENT",
-                                           _("runtime \"project\" needs main and a server started with --app-root"));
+      stw_invocation_return_error (invocation, error);
       return;
     }
-  if (store != NULL && json_object_has_member (args, "main"))
-    {
-      stw_invocation_return_error_literal (invocation, "BAD_ARGUMENT",
-                                           _("credentialStore applies to packaged launches (executablePath without main)"));
-      return;
-    }
-  if (json_object_get_boolean_member_with_default (args, "instrumentNative", FALSE))
-    {
-      stw_invocation_return_error_literal (invocation, "NOT_IMPLEMENTED",
-                                           _("Native instrumentation is not available in this version"));
-      return;
-    }
-
+  g_object_set_data_full (G_OBJECT (invocation), "stw-launch-options", g_object_ref (options), g_object_unref);
   stw_invocation_report_progress (invocation, 0, 0, "launching");
-  stw_session_manager_launch_async (stw_dispatcher_get_session_manager (dispatcher), args,
+  stw_session_manager_launch_async (stw_dispatcher_get_session_manager (dispatcher), options,
                                     stw_invocation_get_cancellable (invocation), on_launched,
                                     g_object_ref (invocation));
 }
@@ -170,7 +110,7 @@ answer_attached (StwInvocation *invocation,
       stw_session_detach (session, NULL);
       return;
     }
-  return_session (invocation, session, FALSE);
+  return_session (invocation, session, NULL);
 }
 
 static void
@@ -233,9 +173,9 @@ detach_invoke (StwTool       *tool,
 {
   g_autoptr(GError) error = NULL;
   g_autoptr(JsonObject) payload = json_object_new ();
-  StwSession *session = stw_tools_resolve_session (invocation, &error);
+  StwSession *session = stw_invocation_get_session (invocation);
 
-  if (session == NULL || !stw_session_detach (session, &error))
+  if (!stw_session_detach (session, &error))
     {
       stw_invocation_return_error (invocation, error);
       return;
@@ -270,15 +210,9 @@ static void
 stop_invoke (StwTool       *tool,
              StwInvocation *invocation)
 {
-  g_autoptr(GError) error = NULL;
-  StwSession *session = stw_tools_resolve_session (invocation, &error);
+  StwSession *session = stw_invocation_get_session (invocation);
   JsonObject *args = stw_invocation_get_arguments (invocation);
 
-  if (session == NULL)
-    {
-      stw_invocation_return_error (invocation, error);
-      return;
-    }
   /* Stopping is not cancellable: a half-stopped app is worse than either. */
   stw_session_stop_async (session, (guint) json_object_get_int_member_with_default (args, "timeoutMs", 10000),
                           NULL, on_stopped, g_object_ref (invocation));
@@ -288,15 +222,9 @@ static void
 force_kill_invoke (StwTool       *tool,
                    StwInvocation *invocation)
 {
-  g_autoptr(GError) error = NULL;
   g_autoptr(JsonObject) payload = json_object_new ();
-  StwSession *session = stw_tools_resolve_session (invocation, &error);
+  StwSession *session = stw_invocation_get_session (invocation);
 
-  if (session == NULL)
-    {
-      stw_invocation_return_error (invocation, error);
-      return;
-    }
   stw_session_force_kill (session);
   json_object_set_string_member (payload, "session_id", stw_invocation_get_session_id (invocation));
   json_object_set_boolean_member (payload, "killed", TRUE);
@@ -336,14 +264,8 @@ static void
 info_invoke (StwTool       *tool,
              StwInvocation *invocation)
 {
-  g_autoptr(GError) error = NULL;
-  StwSession *session = stw_tools_resolve_session (invocation, &error);
+  StwSession *session = stw_invocation_get_session (invocation);
 
-  if (session == NULL)
-    {
-      stw_invocation_return_error (invocation, error);
-      return;
-    }
   stw_session_get_info_async (session, stw_invocation_get_cancellable (invocation), on_info,
                               g_object_ref (invocation));
 }
@@ -457,6 +379,7 @@ static const StwToolSpec lifecycle_specs[] = {
     .operation_type = STW_OPERATION_COMMAND,
     .errors = "ALREADY_RUNNING ABSOLUTE_PATH_REQUIRED FILE_NOT_FOUND FUSES_BLOCK_LAUNCH SINGLE_INSTANCE_LOCK "
               "LAUNCH_FAILED LAUNCH_TIMEOUT TRANSPORT_UNSUPPORTED NOT_IMPLEMENTED",
+    .profiles = STW_IN_ESSENTIAL,
     .invoke = launch_invoke,
   },
   {
@@ -478,6 +401,7 @@ static const StwToolSpec lifecycle_specs[] = {
       "\"allowMultiple\":{\"type\":\"boolean\",\"default\":false}}}",
     .operation_type = STW_OPERATION_COMMAND,
     .errors = "ALREADY_RUNNING TRANSPORT_UNSUPPORTED CDP_DISCONNECTED CDP_TIMEOUT",
+    .profiles = STW_IN_TESTING_AND_DEBUG,
     .invoke = attach_invoke,
   },
   {
@@ -493,6 +417,7 @@ static const StwToolSpec lifecycle_specs[] = {
       "\"timeoutMs\":{\"type\":\"integer\",\"minimum\":1,\"maximum\":60000,\"default\":10000}}}",
     .operation_type = STW_OPERATION_COMMAND,
     .errors = "INJECT_FAILED ALREADY_RUNNING TRANSPORT_UNSUPPORTED",
+    .profiles = STW_IN_DEBUG,
     .invoke = inject_invoke,
   },
   {
@@ -503,6 +428,8 @@ static const StwToolSpec lifecycle_specs[] = {
     .input_schema = "{\"type\":\"object\",\"additionalProperties\":false,\"properties\":{" SESSION_ID_PROPERTY "}}",
     .operation_type = STW_OPERATION_COMMAND,
     .errors = "NOT_RUNNING TRANSPORT_UNSUPPORTED",
+    .profiles = STW_IN_TESTING_AND_DEBUG,
+    .session = STW_SESSION_REQUIREMENT_REQUIRED,
     .invoke = detach_invoke,
   },
   {
@@ -517,6 +444,8 @@ static const StwToolSpec lifecycle_specs[] = {
     .operation_type = STW_OPERATION_COMMAND,
     .destructive = TRUE,
     .errors = "NOT_RUNNING",
+    .profiles = STW_IN_ESSENTIAL,
+    .session = STW_SESSION_REQUIREMENT_REQUIRED,
     .invoke = stop_invoke,
   },
   {
@@ -528,6 +457,8 @@ static const StwToolSpec lifecycle_specs[] = {
     .operation_type = STW_OPERATION_COMMAND,
     .destructive = TRUE,
     .errors = "NOT_RUNNING",
+    .profiles = STW_IN_DEBUG,
+    .session = STW_SESSION_REQUIREMENT_REQUIRED,
     .invoke = force_kill_invoke,
   },
   {
@@ -540,6 +471,8 @@ static const StwToolSpec lifecycle_specs[] = {
     .operation_type = STW_OPERATION_QUERY,
     .idempotent = TRUE,
     .errors = "NOT_RUNNING CDP_DISCONNECTED CDP_TIMEOUT TRANSPORT_UNSUPPORTED",
+    .profiles = STW_IN_ESSENTIAL,
+    .session = STW_SESSION_REQUIREMENT_REQUIRED,
     .invoke = info_invoke,
   },
   {
@@ -556,12 +489,13 @@ static const StwToolSpec lifecycle_specs[] = {
     .operation_type = STW_OPERATION_QUERY,
     .idempotent = TRUE,
     .errors = "",
+    .profiles = STW_IN_DEBUG,
     .invoke = discover_invoke,
   },
 };
 
 void
-stw_core_tools_add_lifecycle (StwDispatcher *dispatcher)
+stw_core_tools_add_lifecycle (StwToolProvider *provider)
 {
-  stw_core_tools_add_specs (dispatcher, lifecycle_specs, G_N_ELEMENTS (lifecycle_specs));
+  stw_core_tools_add_specs (provider, lifecycle_specs, G_N_ELEMENTS (lifecycle_specs));
 }

@@ -165,8 +165,8 @@ screenshot_invoke (StwTool       *tool,
       return;
     }
 
-  session = stw_tools_resolve_session (invocation, &error);
-  if (session == NULL || (window = pick_window (session, args, &error)) == NULL)
+  session = stw_invocation_get_session (invocation);
+  if ((window = pick_window (session, args, &error)) == NULL)
     {
       stw_invocation_return_error (invocation, error);
       return;
@@ -236,12 +236,14 @@ static const StwToolSpec observe_specs[] = {
     .operation_type = STW_OPERATION_SCREENSHOT,
     .errors = "NOT_RUNNING ABSOLUTE_PATH_REQUIRED FILE_NOT_FOUND REF_NOT_FOUND SELECTOR_NO_MATCH "
               "SURFACE_UNSUPPORTED TRANSPORT_UNSUPPORTED CDP_DISCONNECTED CDP_TIMEOUT",
+    .profiles = STW_IN_TESTING_AND_DEBUG,
+    .session = STW_SESSION_REQUIREMENT_REQUIRED,
     .invoke = screenshot_invoke,
   },
 };
 
 void
-stw_core_tools_add_observe (StwDispatcher *dispatcher)
+stw_core_tools_add_observe (StwToolProvider *provider)
 {
-  stw_core_tools_add_specs (dispatcher, observe_specs, G_N_ELEMENTS (observe_specs));
+  stw_core_tools_add_specs (provider, observe_specs, G_N_ELEMENTS (observe_specs));
 }
