@@ -1045,6 +1045,48 @@ stw_session_manager_discover_finish (StwSessionManager  *self,
   return g_task_propagate_pointer (G_TASK (result), error);
 }
 
+/**
+ * stw_session_manager_discover_sync:
+ * @self: a #StwSessionManager
+ * @host: (nullable): a loopback host; %NULL for `127.0.0.1`
+ * @ports: (array length=n_ports) (nullable): the TCP ports to probe; %NULL
+ *   for 9222–9225
+ * @n_ports: the number of @ports, at most 64
+ * @timeout_ms: the budget of each probe, at most 5000; 0 for 300
+ * @cancellable: (nullable): a #GCancellable
+ * @error: where to put the failure
+ *
+ * Blocking [method@Stagewright.SessionManager.discover_async]: iterates
+ * the main context that was thread-default when the manager was made
+ * until every probe ended.
+ *
+ * Returns: (transfer full) (nullable): the endpoints found
+ *
+ * Since: 1.0
+ */
+JsonArray *
+stw_session_manager_discover_sync (StwSessionManager  *self,
+                                   const char         *host,
+                                   const guint        *ports,
+                                   gsize               n_ports,
+                                   guint               timeout_ms,
+                                   GCancellable       *cancellable,
+                                   GError            **error)
+{
+  StwSyncCall call;
+  JsonArray *found;
+
+  g_return_val_if_fail (STW_IS_SESSION_MANAGER (self), NULL);
+
+  if (!_stw_sync_call_init (&call, self->context))
+    return NULL;
+  stw_session_manager_discover_async (self, host, ports, n_ports, timeout_ms, cancellable,
+                                      _stw_sync_call_callback, &call);
+  found = stw_session_manager_discover_finish (self, _stw_sync_call_wait (&call), error);
+  _stw_sync_call_clear (&call);
+  return found;
+}
+
 /* --- attach -------------------------------------------------------------- */
 
 typedef struct

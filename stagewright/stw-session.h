@@ -244,6 +244,14 @@ JsonArray *stw_session_manager_discover_finish (StwSessionManager *self,
                                                 GAsyncResult *result,
                                                 GError **error);
 STW_AVAILABLE_IN_1_0
+JsonArray *stw_session_manager_discover_sync (StwSessionManager *self,
+                                              const char *host,
+                                              const guint *ports,
+                                              gsize n_ports,
+                                              guint timeout_ms,
+                                              GCancellable *cancellable,
+                                              GError **error);
+STW_AVAILABLE_IN_1_0
 void stw_session_manager_remove (StwSessionManager *self,
                                  StwSession *session);
 STW_AVAILABLE_IN_1_0

@@ -736,6 +736,15 @@ test_discover (void)
   g_assert_cmpint (json_object_get_int_member (target, "pid"), ==, getpid ());
   g_assert_cmpuint (proxy_recorder->connections, ==, 0);
 
+  /* The blocking form iterates the manager's context, which serves the
+   * canned server too. */
+  {
+    g_autoptr(JsonArray) again = stw_session_manager_discover_sync (manager, "localhost", &ports[1], 1, 1000,
+                                                                    NULL, &error);
+    g_assert_no_error (error);
+    g_assert_cmpuint (json_array_get_length (again), ==, 1);
+  }
+
   /* Arguments out of range. */
   {
     g_autoptr(GAsyncResult) bad = NULL;
