@@ -29,7 +29,7 @@
  *    (`BAD_ARGUMENT` with field-addressed `details.issues`), and the
  *    schema's defaults are filled in;
  * 3. eval payloads pass the eval guard, and are audited on stderr by hash;
- * 4. the session the tool needs is resolved (see #StwSessionRequirement)
+ * 4. the session the tool needs is resolved (see [enum@Stagewright.SessionRequirement])
  *    and handed over on the invocation;
  * 5. the tool runs, bounded by the operation backstop
  *    (`OPERATION_TIMEOUT`); slow calls are logged;
@@ -42,6 +42,8 @@
  * It never crashes and never lets a raw error through: whatever happens,
  * the caller gets an envelope (or %G_IO_ERROR_CANCELLED when the caller
  * itself cancelled).
+ *
+ * Since: 1.0
  */
 
 #define DEFAULT_OPERATION_TIMEOUT_MS 120000
@@ -196,6 +198,8 @@ stw_dispatcher_class_init (StwDispatcherClass *klass)
    * StwDispatcher:tool-profile:
    *
    * Which core tools are shown (`--tool-profile`).
+   *
+   * Since: 1.0
    */
   properties[PROP_TOOL_PROFILE] =
     g_param_spec_enum ("tool-profile", NULL, NULL, STW_TYPE_TOOL_PROFILE,
@@ -206,6 +210,8 @@ stw_dispatcher_class_init (StwDispatcherClass *klass)
    *
    * Where evaluation of agent code is allowed (`--allow-eval`); eval tools
    * for other targets are hidden.
+   *
+   * Since: 1.0
    */
   properties[PROP_ALLOW_EVAL] =
     g_param_spec_flags ("allow-eval", NULL, NULL, STW_TYPE_EVAL_TARGET,
@@ -215,6 +221,8 @@ stw_dispatcher_class_init (StwDispatcherClass *klass)
    * StwDispatcher:operation-timeout-ms:
    *
    * The backstop on every call, in milliseconds; 0 disables it.
+   *
+   * Since: 1.0
    */
   properties[PROP_OPERATION_TIMEOUT_MS] =
     g_param_spec_uint ("operation-timeout-ms", NULL, NULL, 0, G_MAXUINT,
@@ -224,6 +232,8 @@ stw_dispatcher_class_init (StwDispatcherClass *klass)
    * StwDispatcher:app-root:
    *
    * The directory every path the tools read or write must lie in, if set.
+   *
+   * Since: 1.0
    */
   properties[PROP_APP_ROOT] =
     g_param_spec_string ("app-root", NULL, NULL, NULL, flags);
@@ -232,6 +242,8 @@ stw_dispatcher_class_init (StwDispatcherClass *klass)
    * StwDispatcher:screenshot-dir:
    *
    * Where screenshots go when a call names no path.
+   *
+   * Since: 1.0
    */
   properties[PROP_SCREENSHOT_DIR] =
     g_param_spec_string ("screenshot-dir", NULL, NULL, NULL, flags);
@@ -245,6 +257,8 @@ stw_dispatcher_class_init (StwDispatcherClass *klass)
    *
    * A tool was added (an MCP server announces that the tool list
    * changed).
+   *
+   * Since: 1.0
    */
   signals[TOOL_ADDED] = g_signal_new ("tool-added", G_TYPE_FROM_CLASS (klass),
                                       G_SIGNAL_RUN_LAST, 0, NULL, NULL, NULL,
@@ -256,6 +270,8 @@ stw_dispatcher_class_init (StwDispatcherClass *klass)
    * @tool: the tool
    *
    * A tool was removed.
+   *
+   * Since: 1.0
    */
   signals[TOOL_REMOVED] = g_signal_new ("tool-removed", G_TYPE_FROM_CLASS (klass),
                                         G_SIGNAL_RUN_LAST, 0, NULL, NULL, NULL,
@@ -267,6 +283,8 @@ stw_dispatcher_class_init (StwDispatcherClass *klass)
    * @invocation: the call
    *
    * A call started: the seam tracing and auditing observe.
+   *
+   * Since: 1.0
    */
   signals[CALL_STARTED] = g_signal_new ("call-started", G_TYPE_FROM_CLASS (klass),
                                         G_SIGNAL_RUN_LAST, 0, NULL, NULL, NULL,
@@ -279,6 +297,8 @@ stw_dispatcher_class_init (StwDispatcherClass *klass)
    * @envelope: the envelope returned
    *
    * A call finished with @envelope.
+   *
+   * Since: 1.0
    */
   signals[CALL_FINISHED] = g_signal_new ("call-finished", G_TYPE_FROM_CLASS (klass),
                                          G_SIGNAL_RUN_LAST, 0, NULL, NULL, NULL,
@@ -304,7 +324,9 @@ stw_dispatcher_init (StwDispatcher *self)
  * Creates a dispatcher with no tools, the `full` profile, no eval and the
  * default 120 s backstop.
  *
- * Returns: (transfer full): a new #StwDispatcher
+ * Returns: (transfer full): a new [class@Stagewright.Dispatcher]
+ *
+ * Since: 1.0
  */
 StwDispatcher *
 stw_dispatcher_new (void)
@@ -445,7 +467,7 @@ insert_tool (StwDispatcher *self,
 
 /**
  * stw_dispatcher_add_tool:
- * @self: a #StwDispatcher
+ * @self: a [class@Stagewright.Dispatcher]
  * @tool: the tool
  * @error: where to put a refusal
  *
@@ -474,7 +496,7 @@ stw_dispatcher_add_tool (StwDispatcher  *self,
 
 /**
  * stw_dispatcher_add_provider:
- * @self: a #StwDispatcher
+ * @self: a [class@Stagewright.Dispatcher]
  * @provider: the provider
  * @error: where to put a refusal
  *
@@ -552,7 +574,7 @@ stw_dispatcher_add_provider (StwDispatcher    *self,
 
 /**
  * stw_dispatcher_remove_provider:
- * @self: a #StwDispatcher
+ * @self: a [class@Stagewright.Dispatcher]
  * @provider: a provider added to @self
  *
  * Removes the provider's tools (emitting
@@ -592,7 +614,7 @@ stw_dispatcher_remove_provider (StwDispatcher   *self,
 
 /**
  * stw_dispatcher_lookup_provider:
- * @self: a #StwDispatcher
+ * @self: a [class@Stagewright.Dispatcher]
  * @name: a provider's name
  *
  * Returns: (transfer none) (nullable): the provider of that name in @self
@@ -617,10 +639,12 @@ stw_dispatcher_lookup_provider (StwDispatcher *self,
 
 /**
  * stw_dispatcher_remove_tool:
- * @self: a #StwDispatcher
+ * @self: a [class@Stagewright.Dispatcher]
  * @name: the tool's name
  *
  * Returns: %TRUE if a tool was removed
+ *
+ * Since: 1.0
  */
 gboolean
 stw_dispatcher_remove_tool (StwDispatcher *self,
@@ -644,12 +668,14 @@ stw_dispatcher_remove_tool (StwDispatcher *self,
 
 /**
  * stw_dispatcher_lookup_tool:
- * @self: a #StwDispatcher
+ * @self: a [class@Stagewright.Dispatcher]
  * @name: a tool name
  *
  * Finds a registered tool, visible or not.
  *
  * Returns: (transfer none) (nullable): the tool
+ *
+ * Since: 1.0
  */
 StwTool *
 stw_dispatcher_lookup_tool (StwDispatcher *self,
@@ -673,7 +699,7 @@ eval_allowed (StwDispatcher *self,
 
 /**
  * stw_dispatcher_is_tool_visible:
- * @self: a #StwDispatcher
+ * @self: a [class@Stagewright.Dispatcher]
  * @tool: a registered tool
  *
  * Whether agents see @tool: eval tools only under an eval policy that
@@ -681,6 +707,8 @@ eval_allowed (StwDispatcher *self,
  * ([property@Stagewright.Tool:profiles]).
  *
  * Returns: %TRUE if the tool is listed and callable
+ *
+ * Since: 1.0
  */
 gboolean
 stw_dispatcher_is_tool_visible (StwDispatcher *self,
@@ -703,10 +731,12 @@ compare_tools (gconstpointer a,
 
 /**
  * stw_dispatcher_list_tools:
- * @self: a #StwDispatcher
+ * @self: a [class@Stagewright.Dispatcher]
  *
  * Returns: (transfer container) (element-type StwTool): the visible tools,
  *   sorted by name
+ *
+ * Since: 1.0
  */
 GList *
 stw_dispatcher_list_tools (StwDispatcher *self)
@@ -727,16 +757,18 @@ stw_dispatcher_list_tools (StwDispatcher *self)
 
 /**
  * stw_dispatcher_create_invocation:
- * @self: a #StwDispatcher
+ * @self: a [class@Stagewright.Dispatcher]
  * @name: the tool to call
  * @arguments: (nullable): the arguments as the agent sent them
  * @error: where to put an unknown tool
  *
  * Prepares a call, for callers that want to watch it (its progress
- * signal) before stw_dispatcher_invoke_async() runs it.
+ * signal) before [method@Stagewright.Dispatcher.invoke_async] runs it.
  *
  * Returns: (transfer full) (nullable): the invocation, or %NULL with
  *   %STW_ERROR_BAD_ARGUMENT when no tool has that name
+ *
+ * Since: 1.0
  */
 StwInvocation *
 stw_dispatcher_create_invocation (StwDispatcher  *self,
@@ -1084,8 +1116,8 @@ schema_error (JsonArray *issues)
 
 /**
  * stw_dispatcher_invoke_async:
- * @self: a #StwDispatcher
- * @invocation: a call from stw_dispatcher_create_invocation()
+ * @self: a [class@Stagewright.Dispatcher]
+ * @invocation: a call from [method@Stagewright.Dispatcher.create_invocation]
  * @cancellable: (nullable): cancels the call (the caller then gets
  *   %G_IO_ERROR_CANCELLED and no envelope)
  * @callback: called with the envelope
@@ -1094,6 +1126,8 @@ schema_error (JsonArray *issues)
  * Runs the call: visibility, validation, eval guard, session resolution,
  * the tool, the backstop. Completes in the thread-default main context of
  * the caller.
+ *
+ * Since: 1.0
  */
 void
 stw_dispatcher_invoke_async (StwDispatcher       *self,
@@ -1187,11 +1221,13 @@ stw_dispatcher_invoke_async (StwDispatcher       *self,
 
 /**
  * stw_dispatcher_invoke_finish:
- * @self: a #StwDispatcher
+ * @self: a [class@Stagewright.Dispatcher]
  * @result: the result given to the callback
  * @error: where to put %G_IO_ERROR_CANCELLED
  *
  * Returns: (transfer full): the envelope, or %NULL if the caller cancelled
+ *
+ * Since: 1.0
  */
 JsonObject *
 stw_dispatcher_invoke_finish (StwDispatcher  *self,
@@ -1301,13 +1337,15 @@ stw_dispatcher_call_json_sync (StwDispatcher  *self,
 
 /**
  * stw_dispatcher_set_eval_guard:
- * @self: a #StwDispatcher
+ * @self: a [class@Stagewright.Dispatcher]
  * @guard: (nullable) (scope notified) (closure user_data) (destroy destroy): the guard
  * @user_data: data for @guard
  * @destroy: frees @user_data
  *
  * Installs the guard every eval payload passes after the baseline keyword
  * blocklist (the structural guard of later releases plugs in here).
+ *
+ * Since: 1.0
  */
 void
 stw_dispatcher_set_eval_guard (StwDispatcher    *self,
@@ -1326,9 +1364,11 @@ stw_dispatcher_set_eval_guard (StwDispatcher    *self,
 
 /**
  * stw_dispatcher_get_tool_profile:
- * @self: a #StwDispatcher
+ * @self: a [class@Stagewright.Dispatcher]
  *
  * Returns: the tool profile
+ *
+ * Since: 1.0
  */
 StwToolProfile
 stw_dispatcher_get_tool_profile (StwDispatcher *self)
@@ -1339,8 +1379,10 @@ stw_dispatcher_get_tool_profile (StwDispatcher *self)
 
 /**
  * stw_dispatcher_set_tool_profile:
- * @self: a #StwDispatcher
+ * @self: a [class@Stagewright.Dispatcher]
  * @profile: the tool profile
+ *
+ * Since: 1.0
  */
 void
 stw_dispatcher_set_tool_profile (StwDispatcher  *self,
@@ -1356,9 +1398,11 @@ stw_dispatcher_set_tool_profile (StwDispatcher  *self,
 
 /**
  * stw_dispatcher_get_allow_eval:
- * @self: a #StwDispatcher
+ * @self: a [class@Stagewright.Dispatcher]
  *
  * Returns: the eval policy
+ *
+ * Since: 1.0
  */
 StwEvalTarget
 stw_dispatcher_get_allow_eval (StwDispatcher *self)
@@ -1369,8 +1413,10 @@ stw_dispatcher_get_allow_eval (StwDispatcher *self)
 
 /**
  * stw_dispatcher_set_allow_eval:
- * @self: a #StwDispatcher
+ * @self: a [class@Stagewright.Dispatcher]
  * @targets: where evaluation is allowed
+ *
+ * Since: 1.0
  */
 void
 stw_dispatcher_set_allow_eval (StwDispatcher *self,
@@ -1386,9 +1432,11 @@ stw_dispatcher_set_allow_eval (StwDispatcher *self,
 
 /**
  * stw_dispatcher_get_operation_timeout_ms:
- * @self: a #StwDispatcher
+ * @self: a [class@Stagewright.Dispatcher]
  *
  * Returns: the backstop in milliseconds, 0 when disabled
+ *
+ * Since: 1.0
  */
 guint
 stw_dispatcher_get_operation_timeout_ms (StwDispatcher *self)
@@ -1399,8 +1447,10 @@ stw_dispatcher_get_operation_timeout_ms (StwDispatcher *self)
 
 /**
  * stw_dispatcher_set_operation_timeout_ms:
- * @self: a #StwDispatcher
+ * @self: a [class@Stagewright.Dispatcher]
  * @timeout_ms: the backstop in milliseconds, 0 to disable
+ *
+ * Since: 1.0
  */
 void
 stw_dispatcher_set_operation_timeout_ms (StwDispatcher *self,
@@ -1416,9 +1466,11 @@ stw_dispatcher_set_operation_timeout_ms (StwDispatcher *self,
 
 /**
  * stw_dispatcher_get_app_root:
- * @self: a #StwDispatcher
+ * @self: a [class@Stagewright.Dispatcher]
  *
  * Returns: (transfer none) (nullable): the app root
+ *
+ * Since: 1.0
  */
 const char *
 stw_dispatcher_get_app_root (StwDispatcher *self)
@@ -1429,8 +1481,10 @@ stw_dispatcher_get_app_root (StwDispatcher *self)
 
 /**
  * stw_dispatcher_set_app_root:
- * @self: a #StwDispatcher
+ * @self: a [class@Stagewright.Dispatcher]
  * @app_root: (nullable): an absolute directory
+ *
+ * Since: 1.0
  */
 void
 stw_dispatcher_set_app_root (StwDispatcher *self,
@@ -1448,9 +1502,11 @@ stw_dispatcher_set_app_root (StwDispatcher *self,
 
 /**
  * stw_dispatcher_get_screenshot_dir:
- * @self: a #StwDispatcher
+ * @self: a [class@Stagewright.Dispatcher]
  *
  * Returns: (transfer none) (nullable): the screenshot directory
+ *
+ * Since: 1.0
  */
 const char *
 stw_dispatcher_get_screenshot_dir (StwDispatcher *self)
@@ -1461,8 +1517,10 @@ stw_dispatcher_get_screenshot_dir (StwDispatcher *self)
 
 /**
  * stw_dispatcher_set_screenshot_dir:
- * @self: a #StwDispatcher
+ * @self: a [class@Stagewright.Dispatcher]
  * @screenshot_dir: (nullable): an absolute directory
+ *
+ * Since: 1.0
  */
 void
 stw_dispatcher_set_screenshot_dir (StwDispatcher *self,
@@ -1479,9 +1537,11 @@ stw_dispatcher_set_screenshot_dir (StwDispatcher *self,
 
 /**
  * stw_dispatcher_get_started_at:
- * @self: a #StwDispatcher
+ * @self: a [class@Stagewright.Dispatcher]
  *
  * Returns: when the dispatcher was created, in milliseconds since the epoch
+ *
+ * Since: 1.0
  */
 gint64
 stw_dispatcher_get_started_at (StwDispatcher *self)
@@ -1492,12 +1552,14 @@ stw_dispatcher_get_started_at (StwDispatcher *self)
 
 /**
  * stw_dispatcher_get_last_error:
- * @self: a #StwDispatcher
+ * @self: a [class@Stagewright.Dispatcher]
  *
  * The breadcrumb of the last failed call: `{code, at, tool}`, no
  * arguments or messages.
  *
  * Returns: (transfer none) (nullable): the breadcrumb
+ *
+ * Since: 1.0
  */
 JsonObject *
 stw_dispatcher_get_last_error (StwDispatcher *self)
@@ -1508,11 +1570,13 @@ stw_dispatcher_get_last_error (StwDispatcher *self)
 
 /**
  * stw_dispatcher_get_session_manager:
- * @self: a #StwDispatcher
+ * @self: a [class@Stagewright.Dispatcher]
  *
  * The sessions the dispatcher's tools act on.
  *
  * Returns: (transfer none): the session manager
+ *
+ * Since: 1.0
  */
 StwSessionManager *
 stw_dispatcher_get_session_manager (StwDispatcher *self)

@@ -29,12 +29,14 @@ G_DECLARE_FINAL_TYPE (StwDispatcher, stw_dispatcher, STW, DISPATCHER, GObject)
  * @dispatcher: the dispatcher
  * @tool: the eval tool being called
  * @arguments: its validated arguments
- * @user_data: data given to stw_dispatcher_set_eval_guard()
+ * @user_data: data given to [method@Stagewright.Dispatcher.set_eval_guard]
  * @error: where to put the refusal
  *
  * Inspects the payload of an eval call before it runs.
  *
  * Returns: %TRUE to let the call run, %FALSE with @error set to refuse it
+ *
+ * Since: 1.0
  */
 typedef gboolean (*StwEvalGuardFunc) (StwDispatcher  *dispatcher,
                                       StwTool        *tool,

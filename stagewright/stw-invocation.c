@@ -13,15 +13,17 @@
 /**
  * StwInvocation:
  *
- * One call of a #StwTool: the validated arguments (with schema defaults
+ * One call of a [class@Stagewright.Tool]: the validated arguments (with schema defaults
  * filled in), the resolved session, a cancellable, and a progress
  * reporter. The tool completes it exactly once with
- * stw_invocation_return_value() or stw_invocation_return_error(), now or
+ * [method@Stagewright.Invocation.return_value] or [method@Stagewright.Invocation.return_error], now or
  * later — the shape of jsonrpc-glib's handle-call and reply.
  *
  * Completing twice is harmless: when the dispatcher has already answered
  * (the operation backstop fired, or the client cancelled), the late answer
  * is dropped.
+ *
+ * Since: 1.0
  */
 
 struct _StwInvocation
@@ -79,6 +81,8 @@ stw_invocation_class_init (StwInvocationClass *klass)
    *
    * The tool reported progress. Advisory: the envelope is the only
    * completion signal.
+   *
+   * Since: 1.0
    */
   signals[PROGRESS] = g_signal_new ("progress",
                                     G_TYPE_FROM_CLASS (klass),
@@ -174,9 +178,11 @@ complete (StwInvocation *self,
 
 /**
  * stw_invocation_get_tool:
- * @self: a #StwInvocation
+ * @self: a [class@Stagewright.Invocation]
  *
  * Returns: (transfer none): the tool being called
+ *
+ * Since: 1.0
  */
 StwTool *
 stw_invocation_get_tool (StwInvocation *self)
@@ -187,9 +193,11 @@ stw_invocation_get_tool (StwInvocation *self)
 
 /**
  * stw_invocation_get_dispatcher:
- * @self: a #StwInvocation
+ * @self: a [class@Stagewright.Invocation]
  *
  * Returns: (transfer none) (nullable): the dispatcher running the call
+ *
+ * Since: 1.0
  */
 StwDispatcher *
 stw_invocation_get_dispatcher (StwInvocation *self)
@@ -200,12 +208,14 @@ stw_invocation_get_dispatcher (StwInvocation *self)
 
 /**
  * stw_invocation_get_arguments:
- * @self: a #StwInvocation
+ * @self: a [class@Stagewright.Invocation]
  *
  * The arguments, validated against the tool's input schema and with its
  * defaults filled in.
  *
  * Returns: (transfer none): the arguments
+ *
+ * Since: 1.0
  */
 JsonObject *
 stw_invocation_get_arguments (StwInvocation *self)
@@ -216,12 +226,14 @@ stw_invocation_get_arguments (StwInvocation *self)
 
 /**
  * stw_invocation_get_cancellable:
- * @self: a #StwInvocation
+ * @self: a [class@Stagewright.Invocation]
  *
  * Cancelled when the client cancels the call or the operation backstop
  * fires; asynchronous work of the tool should pass it on.
  *
  * Returns: (transfer none): the cancellable
+ *
+ * Since: 1.0
  */
 GCancellable *
 stw_invocation_get_cancellable (StwInvocation *self)
@@ -232,7 +244,7 @@ stw_invocation_get_cancellable (StwInvocation *self)
 
 /**
  * stw_invocation_get_session:
- * @self: a #StwInvocation
+ * @self: a [class@Stagewright.Invocation]
  *
  * The session the call acts on, as the dispatcher resolved it before
  * invoking the tool, for tools whose
@@ -253,9 +265,11 @@ stw_invocation_get_session (StwInvocation *self)
 
 /**
  * stw_invocation_get_session_id:
- * @self: a #StwInvocation
+ * @self: a [class@Stagewright.Invocation]
  *
  * Returns: (transfer none) (nullable): the session the call resolved to
+ *
+ * Since: 1.0
  */
 const char *
 stw_invocation_get_session_id (StwInvocation *self)
@@ -266,10 +280,12 @@ stw_invocation_get_session_id (StwInvocation *self)
 
 /**
  * stw_invocation_set_session_id:
- * @self: a #StwInvocation
+ * @self: a [class@Stagewright.Invocation]
  * @session_id: (nullable): the session the call resolved to
  *
  * Records the session for the envelope's `_meta.session_id`.
+ *
+ * Since: 1.0
  */
 void
 stw_invocation_set_session_id (StwInvocation *self,
@@ -283,9 +299,11 @@ stw_invocation_set_session_id (StwInvocation *self,
 
 /**
  * stw_invocation_get_elapsed_ms:
- * @self: a #StwInvocation
+ * @self: a [class@Stagewright.Invocation]
  *
  * Returns: milliseconds since the call started
+ *
+ * Since: 1.0
  */
 gint64
 stw_invocation_get_elapsed_ms (StwInvocation *self)
@@ -296,12 +314,14 @@ stw_invocation_get_elapsed_ms (StwInvocation *self)
 
 /**
  * stw_invocation_report_progress:
- * @self: a #StwInvocation
+ * @self: a [class@Stagewright.Invocation]
  * @progress: progress so far
  * @total: the total, or 0 when unknown
  * @message: (nullable): what is happening
  *
- * Reports progress; emits #StwInvocation::progress.
+ * Reports progress; emits [signal@Stagewright.Invocation::progress].
+ *
+ * Since: 1.0
  */
 void
 stw_invocation_report_progress (StwInvocation *self,
@@ -318,10 +338,12 @@ stw_invocation_report_progress (StwInvocation *self,
 
 /**
  * stw_invocation_return_value:
- * @self: a #StwInvocation
+ * @self: a [class@Stagewright.Invocation]
  * @payload: (nullable): the result fields
  *
  * Completes the call successfully.
+ *
+ * Since: 1.0
  */
 void
 stw_invocation_return_value (StwInvocation *self,
@@ -335,12 +357,14 @@ stw_invocation_return_value (StwInvocation *self,
 
 /**
  * stw_invocation_return_json:
- * @self: a #StwInvocation
+ * @self: a [class@Stagewright.Invocation]
  * @json: the result fields as the text of a JSON object
  *
  * Completes the call successfully with a payload given as JSON text (the
  * convenient form for Python and JavaScript tools). Text that is not a
  * JSON object completes the call with `INTERNAL_ERROR`.
+ *
+ * Since: 1.0
  */
 void
 stw_invocation_return_json (StwInvocation *self,
@@ -365,11 +389,13 @@ stw_invocation_return_json (StwInvocation *self,
 
 /**
  * stw_invocation_return_error:
- * @self: a #StwInvocation
+ * @self: a [class@Stagewright.Invocation]
  * @error: the failure; errors outside %STW_ERROR become `INTERNAL_ERROR`
  *
  * Completes the call with an error envelope. A %NULL @error is a bug in
  * the tool; the call is still answered, with `INTERNAL_ERROR`.
+ *
+ * Since: 1.0
  */
 void
 stw_invocation_return_error (StwInvocation *self,
@@ -391,11 +417,13 @@ stw_invocation_return_error (StwInvocation *self,
 
 /**
  * stw_invocation_return_error_literal:
- * @self: a #StwInvocation
+ * @self: a [class@Stagewright.Invocation]
  * @code_name: a registered code, e.g. `"NOT_RUNNING"`
  * @message: (nullable): a human message; %NULL uses the code's hint
  *
  * Completes the call with an error envelope for @code_name.
+ *
+ * Since: 1.0
  */
 void
 stw_invocation_return_error_literal (StwInvocation *self,
@@ -413,15 +441,17 @@ stw_invocation_return_error_literal (StwInvocation *self,
 
 /**
  * stw_invocation_return_error_json:
- * @self: a #StwInvocation
+ * @self: a [class@Stagewright.Invocation]
  * @json: `{"code": …, "error"?: …, "hint"?: …, "details"?: {…},
  *   "next_actions"?: […], "similar_refs"?: […]}` as JSON text
  *
  * Completes the call with an error envelope described as JSON: the form
  * Python and JavaScript tools use, since the #GError decorations
- * (stw_error_set_details() and friends) act on a copy in bindings. An
+ * ([func@Stagewright.error_set_details] and friends) act on a copy in bindings. An
  * unregistered code, or text that is not such an object, completes the
  * call with `INTERNAL_ERROR`.
+ *
+ * Since: 1.0
  */
 void
 stw_invocation_return_error_json (StwInvocation *self,
@@ -469,9 +499,11 @@ stw_invocation_return_error_json (StwInvocation *self,
 
 /**
  * stw_invocation_is_completed:
- * @self: a #StwInvocation
+ * @self: a [class@Stagewright.Invocation]
  *
  * Returns: whether the call has been answered (or abandoned)
+ *
+ * Since: 1.0
  */
 gboolean
 stw_invocation_is_completed (StwInvocation *self)
@@ -482,9 +514,11 @@ stw_invocation_is_completed (StwInvocation *self)
 
 /**
  * stw_invocation_get_envelope:
- * @self: a #StwInvocation
+ * @self: a [class@Stagewright.Invocation]
  *
  * Returns: (transfer none) (nullable): the envelope once completed
+ *
+ * Since: 1.0
  */
 JsonObject *
 stw_invocation_get_envelope (StwInvocation *self)

@@ -20,7 +20,7 @@ static const char * const profile_names[] = {
 
 /**
  * stw_tool_profile_to_string:
- * @profile: a #StwToolProfile
+ * @profile: a [enum@Stagewright.ToolProfile]
  *
  * Returns: (transfer none): the profile's name as `--tool-profile` takes it
  *

@@ -147,7 +147,7 @@ stw_tool_provider_init (StwToolProvider *self)
  * [method@Stagewright.ToolProvider.add_tool] and
  * [method@Stagewright.ToolProvider.add_error_code].
  *
- * Returns: (transfer full): a new #StwToolProvider
+ * Returns: (transfer full): a new [class@Stagewright.ToolProvider]
  *
  * Since: 1.0
  */
@@ -159,7 +159,7 @@ stw_tool_provider_new (const char *name)
 
 /**
  * stw_tool_provider_get_name:
- * @self: a #StwToolProvider
+ * @self: a [class@Stagewright.ToolProvider]
  *
  * Returns: (transfer none) (nullable): the provider's name
  *
@@ -174,7 +174,7 @@ stw_tool_provider_get_name (StwToolProvider *self)
 
 /**
  * stw_tool_provider_add_tool:
- * @self: a #StwToolProvider that is in no dispatcher
+ * @self: a [class@Stagewright.ToolProvider] that is in no dispatcher
  * @tool: the tool
  * @error: where to put a refusal
  *
@@ -214,7 +214,7 @@ stw_tool_provider_add_tool (StwToolProvider  *self,
 
 /**
  * stw_tool_provider_add_error_code:
- * @self: a #StwToolProvider that is in no dispatcher
+ * @self: a [class@Stagewright.ToolProvider] that is in no dispatcher
  * @code: the bare code in UPPER_SNAKE case, e.g. `"NO_GREETING"`; tools
  *   declare and return it as `<name>.NO_GREETING`
  * @http: the HTTP status an agent sees with it (100–599)
@@ -265,7 +265,7 @@ stw_tool_provider_add_error_code (StwToolProvider  *self,
 
 /**
  * stw_tool_provider_list_tools:
- * @self: a #StwToolProvider
+ * @self: a [class@Stagewright.ToolProvider]
  *
  * Returns: (transfer container) (element-type StwTool): the tools, in the
  *   order they were added
@@ -288,7 +288,7 @@ stw_tool_provider_list_tools (StwToolProvider *self)
 
 /**
  * stw_tool_provider_get_error_codes:
- * @self: a #StwToolProvider
+ * @self: a [class@Stagewright.ToolProvider]
  *
  * The provider's error codes in the form
  * [method@Stagewright.ErrorRegistry.register_plugin_codes] takes:
@@ -307,7 +307,7 @@ stw_tool_provider_get_error_codes (StwToolProvider *self)
 
 /**
  * stw_tool_provider_is_in_use:
- * @self: a #StwToolProvider
+ * @self: a [class@Stagewright.ToolProvider]
  *
  * Whether the provider is in a dispatcher, and so cannot change.
  *

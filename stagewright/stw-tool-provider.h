@@ -24,7 +24,7 @@ G_DECLARE_DERIVABLE_TYPE (StwToolProvider, stw_tool_provider, STW, TOOL_PROVIDER
  * StwToolProviderClass:
  * @parent_class: the parent class
  *
- * The class structure of #StwToolProvider. Subclasses fill the provider
+ * The class structure of [class@Stagewright.ToolProvider]. Subclasses fill the provider
  * (typically in their constructor); there is nothing to override yet.
  *
  * Since: 1.0

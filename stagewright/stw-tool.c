@@ -14,15 +14,17 @@
  * StwTool:
  *
  * A tool an agent can call: its name, description, input schema and
- * operation type, and one virtual method, #StwToolClass.invoke, that
- * receives a #StwInvocation and completes it later. Tools are written in C
+ * operation type, and one virtual method, [vfunc@Stagewright.Tool.invoke], that
+ * receives a [class@Stagewright.Invocation] and completes it later. Tools are written in C
  * (the core families), or in Python and JavaScript through GObject
  * Introspection (`do_invoke`, `vfunc_invoke`).
  *
  * All metadata is construct-only: a dispatcher validates it once, when the
  * tool is added, so a bad tool fails at start-up and never at an agent's
  * call. The description an agent sees also lists the error codes the tool
- * declares, with their retryability (see stw_tool_dup_agent_description()).
+ * declares, with their retryability (see [method@Stagewright.Tool.dup_agent_description]).
+ *
+ * Since: 1.0
  */
 
 typedef struct
@@ -222,6 +224,8 @@ stw_tool_class_init (StwToolClass *klass)
    * StwTool:name:
    *
    * The name agents call, matching `^[a-z][a-z0-9_]*$`.
+   *
+   * Since: 1.0
    */
   properties[PROP_NAME] = g_param_spec_string ("name", NULL, NULL, NULL, flags);
 
@@ -229,6 +233,8 @@ stw_tool_class_init (StwToolClass *klass)
    * StwTool:title:
    *
    * A short human title.
+   *
+   * Since: 1.0
    */
   properties[PROP_TITLE] = g_param_spec_string ("title", NULL, NULL, NULL, flags);
 
@@ -236,6 +242,8 @@ stw_tool_class_init (StwToolClass *klass)
    * StwTool:description:
    *
    * What the tool does, its options and what it returns.
+   *
+   * Since: 1.0
    */
   properties[PROP_DESCRIPTION] = g_param_spec_string ("description", NULL, NULL, NULL, flags);
 
@@ -244,6 +252,8 @@ stw_tool_class_init (StwToolClass *klass)
    *
    * The JSON Schema of the arguments (`type: object`); what `tools/list`
    * shows is exactly what calls are validated against.
+   *
+   * Since: 1.0
    */
   properties[PROP_INPUT_SCHEMA] = g_param_spec_boxed ("input-schema", NULL, NULL,
                                                       STW_TYPE_SCHEMA, flags);
@@ -252,6 +262,8 @@ stw_tool_class_init (StwToolClass *klass)
    * StwTool:output-schema:
    *
    * The JSON Schema of a successful result, if the tool publishes one.
+   *
+   * Since: 1.0
    */
   properties[PROP_OUTPUT_SCHEMA] = g_param_spec_boxed ("output-schema", NULL, NULL,
                                                        STW_TYPE_SCHEMA, flags);
@@ -260,6 +272,8 @@ stw_tool_class_init (StwToolClass *klass)
    * StwTool:operation-type:
    *
    * The internal operation type that routes the call.
+   *
+   * Since: 1.0
    */
   properties[PROP_OPERATION_TYPE] = g_param_spec_enum ("operation-type", NULL, NULL,
                                                        STW_TYPE_OPERATION_TYPE,
@@ -270,6 +284,8 @@ stw_tool_class_init (StwToolClass *klass)
    *
    * For eval tools, where the code runs; the tool is hidden unless the
    * server's eval policy allows every target it names.
+   *
+   * Since: 1.0
    */
   properties[PROP_EVAL_TARGET] = g_param_spec_flags ("eval-target", NULL, NULL,
                                                      STW_TYPE_EVAL_TARGET,
@@ -280,6 +296,8 @@ stw_tool_class_init (StwToolClass *klass)
    *
    * The registered codes the tool can return (besides `BAD_ARGUMENT`,
    * `OPERATION_TIMEOUT` and `INTERNAL_ERROR`, which every call can).
+   *
+   * Since: 1.0
    */
   properties[PROP_ERROR_CODES] = g_param_spec_boxed ("error-codes", NULL, NULL,
                                                      G_TYPE_STRV, flags);
@@ -288,6 +306,8 @@ stw_tool_class_init (StwToolClass *klass)
    * StwTool:destructive-hint:
    *
    * Whether the tool may destroy state (MCP `destructiveHint`).
+   *
+   * Since: 1.0
    */
   properties[PROP_DESTRUCTIVE_HINT] = g_param_spec_boolean ("destructive-hint", NULL, NULL,
                                                             FALSE, flags);
@@ -296,6 +316,8 @@ stw_tool_class_init (StwToolClass *klass)
    * StwTool:idempotent-hint:
    *
    * Whether repeating the call has no further effect (MCP `idempotentHint`).
+   *
+   * Since: 1.0
    */
   properties[PROP_IDEMPOTENT_HINT] = g_param_spec_boolean ("idempotent-hint", NULL, NULL,
                                                            FALSE, flags);
@@ -317,7 +339,7 @@ stw_tool_class_init (StwToolClass *klass)
    * StwTool:session-requirement:
    *
    * Whether the tool acts on a session. For tools that do, the dispatcher
-   * resolves the session before invoking them (see #StwSessionRequirement)
+   * resolves the session before invoking them (see [enum@Stagewright.SessionRequirement])
    * and their input schema must offer a `sessionId` string.
    *
    * Since: 1.0
@@ -341,9 +363,11 @@ stw_tool_init (StwTool *self)
 
 /**
  * stw_tool_get_name:
- * @self: a #StwTool
+ * @self: a [class@Stagewright.Tool]
  *
  * Returns: (transfer none) (nullable): the name
+ *
+ * Since: 1.0
  */
 const char *
 stw_tool_get_name (StwTool *self)
@@ -354,9 +378,11 @@ stw_tool_get_name (StwTool *self)
 
 /**
  * stw_tool_get_title:
- * @self: a #StwTool
+ * @self: a [class@Stagewright.Tool]
  *
  * Returns: (transfer none) (nullable): the title
+ *
+ * Since: 1.0
  */
 const char *
 stw_tool_get_title (StwTool *self)
@@ -367,9 +393,11 @@ stw_tool_get_title (StwTool *self)
 
 /**
  * stw_tool_get_description:
- * @self: a #StwTool
+ * @self: a [class@Stagewright.Tool]
  *
  * Returns: (transfer none) (nullable): the description as given
+ *
+ * Since: 1.0
  */
 const char *
 stw_tool_get_description (StwTool *self)
@@ -380,12 +408,14 @@ stw_tool_get_description (StwTool *self)
 
 /**
  * stw_tool_dup_agent_description:
- * @self: a #StwTool
+ * @self: a [class@Stagewright.Tool]
  *
  * The description an agent sees: the tool's own, then its error codes with
  * their retryability, e.g. `Errors: NOT_RUNNING, CDP_TIMEOUT (retryable).`
  *
  * Returns: (transfer full): the description
+ *
+ * Since: 1.0
  */
 char *
 stw_tool_dup_agent_description (StwTool *self)
@@ -421,9 +451,11 @@ stw_tool_dup_agent_description (StwTool *self)
 
 /**
  * stw_tool_get_input_schema:
- * @self: a #StwTool
+ * @self: a [class@Stagewright.Tool]
  *
  * Returns: (transfer none): the input schema
+ *
+ * Since: 1.0
  */
 StwSchema *
 stw_tool_get_input_schema (StwTool *self)
@@ -434,9 +466,11 @@ stw_tool_get_input_schema (StwTool *self)
 
 /**
  * stw_tool_get_output_schema:
- * @self: a #StwTool
+ * @self: a [class@Stagewright.Tool]
  *
  * Returns: (transfer none) (nullable): the output schema
+ *
+ * Since: 1.0
  */
 StwSchema *
 stw_tool_get_output_schema (StwTool *self)
@@ -447,9 +481,11 @@ stw_tool_get_output_schema (StwTool *self)
 
 /**
  * stw_tool_get_operation_type:
- * @self: a #StwTool
+ * @self: a [class@Stagewright.Tool]
  *
  * Returns: the operation type
+ *
+ * Since: 1.0
  */
 StwOperationType
 stw_tool_get_operation_type (StwTool *self)
@@ -460,9 +496,11 @@ stw_tool_get_operation_type (StwTool *self)
 
 /**
  * stw_tool_get_eval_target:
- * @self: a #StwTool
+ * @self: a [class@Stagewright.Tool]
  *
  * Returns: the eval target
+ *
+ * Since: 1.0
  */
 StwEvalTarget
 stw_tool_get_eval_target (StwTool *self)
@@ -473,9 +511,11 @@ stw_tool_get_eval_target (StwTool *self)
 
 /**
  * stw_tool_get_error_codes:
- * @self: a #StwTool
+ * @self: a [class@Stagewright.Tool]
  *
  * Returns: (transfer none) (nullable) (array zero-terminated=1): the declared codes
+ *
+ * Since: 1.0
  */
 const char * const *
 stw_tool_get_error_codes (StwTool *self)
@@ -486,12 +526,14 @@ stw_tool_get_error_codes (StwTool *self)
 
 /**
  * stw_tool_get_read_only_hint:
- * @self: a #StwTool
+ * @self: a [class@Stagewright.Tool]
  *
  * Read-only follows from the operation type: queries, window info, logs and
  * screenshots change nothing.
  *
  * Returns: the MCP `readOnlyHint`
+ *
+ * Since: 1.0
  */
 gboolean
 stw_tool_get_read_only_hint (StwTool *self)
@@ -515,9 +557,11 @@ stw_tool_get_read_only_hint (StwTool *self)
 
 /**
  * stw_tool_get_destructive_hint:
- * @self: a #StwTool
+ * @self: a [class@Stagewright.Tool]
  *
  * Returns: the MCP `destructiveHint`
+ *
+ * Since: 1.0
  */
 gboolean
 stw_tool_get_destructive_hint (StwTool *self)
@@ -528,9 +572,11 @@ stw_tool_get_destructive_hint (StwTool *self)
 
 /**
  * stw_tool_get_idempotent_hint:
- * @self: a #StwTool
+ * @self: a [class@Stagewright.Tool]
  *
  * Returns: the MCP `idempotentHint`
+ *
+ * Since: 1.0
  */
 gboolean
 stw_tool_get_idempotent_hint (StwTool *self)
@@ -541,11 +587,13 @@ stw_tool_get_idempotent_hint (StwTool *self)
 
 /**
  * stw_tool_get_open_world_hint:
- * @self: a #StwTool
+ * @self: a [class@Stagewright.Tool]
  *
  * Tools act on the app under test only, never on an open world.
  *
  * Returns: the MCP `openWorldHint`, always %FALSE
+ *
+ * Since: 1.0
  */
 gboolean
 stw_tool_get_open_world_hint (StwTool *self)
@@ -556,7 +604,7 @@ stw_tool_get_open_world_hint (StwTool *self)
 
 /**
  * stw_tool_get_profiles:
- * @self: a #StwTool
+ * @self: a [class@Stagewright.Tool]
  *
  * Returns: the profiles that show the tool
  *
@@ -571,7 +619,7 @@ stw_tool_get_profiles (StwTool *self)
 
 /**
  * stw_tool_is_in_profile:
- * @self: a #StwTool
+ * @self: a [class@Stagewright.Tool]
  * @profile: a tool profile
  *
  * Whether @profile shows the tool, by its [property@Stagewright.Tool:profiles].
@@ -594,7 +642,7 @@ stw_tool_is_in_profile (StwTool        *self,
 
 /**
  * stw_tool_get_session_requirement:
- * @self: a #StwTool
+ * @self: a [class@Stagewright.Tool]
  *
  * Returns: whether the tool acts on a session
  *
@@ -609,12 +657,14 @@ stw_tool_get_session_requirement (StwTool *self)
 
 /**
  * stw_tool_to_manifest:
- * @self: a #StwTool
+ * @self: a [class@Stagewright.Tool]
  *
  * The tool as `tools/list` shows it: `name`, `title`, `description`,
  * `inputSchema`, `outputSchema`, `annotations`.
  *
  * Returns: (transfer full): the manifest entry
+ *
+ * Since: 1.0
  */
 JsonObject *
 stw_tool_to_manifest (StwTool *self)
@@ -654,11 +704,13 @@ stw_tool_to_manifest (StwTool *self)
 
 /**
  * stw_tool_invoke:
- * @self: a #StwTool
+ * @self: a [class@Stagewright.Tool]
  * @invocation: the call
  *
- * Runs the tool's #StwToolClass.invoke. Callers normally go through a
- * #StwDispatcher, which validates and bounds the call first.
+ * Runs the tool's [vfunc@Stagewright.Tool.invoke]. Callers normally go through a
+ * [class@Stagewright.Dispatcher], which validates and bounds the call first.
+ *
+ * Since: 1.0
  */
 void
 stw_tool_invoke (StwTool       *self,

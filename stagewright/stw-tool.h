@@ -27,11 +27,13 @@ G_DECLARE_DERIVABLE_TYPE (StwTool, stw_tool, STW, TOOL, GObject)
  * @parent_class: the parent class
  * @invoke: runs the tool for one call. The implementation completes
  *   @invocation exactly once, now or later, with
- *   stw_invocation_return_value() or stw_invocation_return_error(). It must
+ *   [method@Stagewright.Invocation.return_value] or [method@Stagewright.Invocation.return_error]. It must
  *   not block: long work is asynchronous and honours the invocation's
  *   cancellable.
  *
- * The class structure of #StwTool.
+ * The class structure of [class@Stagewright.Tool].
+ *
+ * Since: 1.0
  */
 struct _StwToolClass
 {

@@ -25,6 +25,7 @@ typedef enum
   TEST_MODE_BAD_JSON,   /* answers with JSON text that is not an object */
   TEST_MODE_SESSION,    /* resolves a session, then echoes */
   TEST_MODE_TWICE,      /* answers three times */
+  TEST_MODE_RESOLVED,   /* answers {session_id} of the session it was handed */
 } TestMode;
 
 #define TEST_TYPE_TOOL (test_tool_get_type ())
@@ -136,6 +137,22 @@ test_tool_invoke (StwTool       *tool,
         g_assert_true (stw_invocation_is_completed (invocation));
         stw_invocation_return_value (invocation, second);
         stw_invocation_return_error_literal (invocation, "NOT_RUNNING", NULL);
+      }
+      break;
+
+    case TEST_MODE_RESOLVED:
+      {
+        g_autoptr(JsonObject) payload = json_object_new ();
+        StwSession *session = stw_invocation_get_session (invocation);
+
+        if (session != NULL)
+          {
+            json_object_set_string_member (payload, "session_id", stw_session_get_id (session));
+            g_assert_cmpstr (stw_invocation_get_session_id (invocation), ==, stw_session_get_id (session));
+          }
+        else
+          json_object_set_null_member (payload, "session_id");
+        stw_invocation_return_value (invocation, payload);
       }
       break;
 
@@ -1745,6 +1762,603 @@ test_tool_manifest (void)
                    "Does what the test says.");
 }
 
+/* Providers {{{1 */
+
+static TestTool *
+provider_tool_new (const char         *name,
+                   const char * const *error_codes,
+                   TestMode            mode)
+{
+  return test_tool_new_full (name, STW_OPERATION_QUERY, STW_EVAL_TARGET_NONE, open_schema,
+                             error_codes, mode);
+}
+
+/* A provider "<name>" with the code <name>.GONE and two tools: <name>_fail,
+ * which returns it, and <name>_echo. */
+static StwToolProvider *
+test_provider_new (const char *name)
+{
+  g_autoptr(StwToolProvider) provider = stw_tool_provider_new (name);
+  g_autofree char *gone = g_strconcat (name, ".GONE", NULL);
+  const char * const codes[] = { gone, "NOT_RUNNING", NULL };
+  g_autofree char *fail_name = g_strconcat (name, "_fail", NULL);
+  g_autofree char *echo_name = g_strconcat (name, "_echo", NULL);
+  g_autoptr(TestTool) fail = provider_tool_new (fail_name, codes, TEST_MODE_ERROR);
+  g_autoptr(TestTool) echo = provider_tool_new (echo_name, NULL, TEST_MODE_ECHO);
+  g_autoptr(GError) error = NULL;
+
+  fail->error_code = g_intern_string (gone);
+  g_assert_true (stw_tool_provider_add_error_code (provider, "GONE", 410, FALSE, "It went away.", &error));
+  g_assert_no_error (error);
+  g_assert_true (stw_tool_provider_add_tool (provider, STW_TOOL (fail), &error));
+  g_assert_no_error (error);
+  g_assert_true (stw_tool_provider_add_tool (provider, STW_TOOL (echo), &error));
+  g_assert_no_error (error);
+  return g_steal_pointer (&provider);
+}
+
+static gboolean
+registered (const char *code)
+{
+  return stw_error_registry_contains (stw_error_registry_get_default (), code);
+}
+
+static void
+test_provider_add_remove (void)
+{
+  g_autoptr(StwDispatcher) dispatcher = stw_dispatcher_new ();
+  g_autoptr(StwToolProvider) provider = test_provider_new ("provtest");
+  g_autoptr(JsonObject) failed = NULL;
+  g_autoptr(JsonObject) echoed = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autoptr(GList) tools = stw_tool_provider_list_tools (provider);
+  ToolSignals signals = { 0 };
+  guint http = 0;
+  gboolean retryable = TRUE;
+  const char *hint = NULL;
+
+  g_signal_connect (dispatcher, "tool-added", G_CALLBACK (on_tool_added), &signals);
+  g_signal_connect (dispatcher, "tool-removed", G_CALLBACK (on_tool_removed), &signals);
+
+  g_assert_cmpstr (stw_tool_provider_get_name (provider), ==, "provtest");
+  g_assert_cmpuint (g_list_length (tools), ==, 2);
+  g_assert_cmpstr (stw_tool_get_name (tools->data), ==, "provtest_fail");
+  g_assert_cmpuint (json_object_get_size (stw_tool_provider_get_error_codes (provider)), ==, 1);
+  g_assert_false (registered ("provtest.GONE"));
+  g_assert_false (stw_tool_provider_is_in_use (provider));
+
+  /* In: both tools announced, the code registered as <provider>.CODE. */
+  g_assert_true (stw_dispatcher_add_provider (dispatcher, provider, &error));
+  g_assert_no_error (error);
+  g_assert_cmpuint (signals.n_added, ==, 2);
+  g_assert_true (stw_dispatcher_lookup_tool (dispatcher, "provtest_fail") == tools->data);
+  g_assert_true (stw_dispatcher_lookup_tool (dispatcher, "provtest_echo") == tools->next->data);
+  g_assert_true (stw_dispatcher_lookup_provider (dispatcher, "provtest") == provider);
+  g_assert_null (stw_dispatcher_lookup_provider (dispatcher, "electron"));
+  g_assert_true (stw_tool_provider_is_in_use (provider));
+  g_assert_true (stw_error_registry_lookup (stw_error_registry_get_default (), "provtest.GONE",
+                                            &http, &retryable, &hint));
+  g_assert_cmpuint (http, ==, 410);
+  g_assert_false (retryable);
+  g_assert_cmpstr (hint, ==, "It went away.");
+
+  /* Its tools are called like any other, and its code reaches the agent. */
+  failed = call (dispatcher, "provtest_fail", NULL);
+  assert_code (failed, "provtest.GONE");
+  g_assert_cmpint (json_object_get_int_member (failed, "http"), ==, 410);
+  g_assert_cmpstr (json_object_get_string_member (failed, "hint"), ==, "It went away.");
+  echoed = call (dispatcher, "provtest_echo", "{\"x\": 1}");
+  assert_ok (echoed);
+
+  /* Frozen while in use. */
+  {
+    g_autoptr(TestTool) late = provider_tool_new ("provtest_late", NULL, TEST_MODE_ECHO);
+
+    g_test_expect_message ("Stagewright", G_LOG_LEVEL_CRITICAL, "*is_in_use*");
+    g_assert_false (stw_tool_provider_add_tool (provider, STW_TOOL (late), NULL));
+    g_test_assert_expected_messages ();
+    g_test_expect_message ("Stagewright", G_LOG_LEVEL_CRITICAL, "*is_in_use*");
+    g_assert_false (stw_tool_provider_add_error_code (provider, "LATE", 500, FALSE, "Late.", NULL));
+    g_test_assert_expected_messages ();
+    g_assert_null (stw_dispatcher_lookup_tool (dispatcher, "provtest_late"));
+  }
+
+  /* Out: both tools removed and announced, the code unregistered. */
+  g_assert_true (stw_dispatcher_remove_provider (dispatcher, provider));
+  g_assert_cmpuint (signals.n_removed, ==, 2);
+  g_assert_null (stw_dispatcher_lookup_tool (dispatcher, "provtest_fail"));
+  g_assert_null (stw_dispatcher_lookup_tool (dispatcher, "provtest_echo"));
+  g_assert_null (stw_dispatcher_lookup_provider (dispatcher, "provtest"));
+  g_assert_false (registered ("provtest.GONE"));
+  g_assert_false (stw_tool_provider_is_in_use (provider));
+  g_assert_false (stw_dispatcher_remove_provider (dispatcher, provider));
+  g_assert_cmpuint (signals.n_removed, ==, 2);
+
+  /* Removing takes only the provider's own tools: one replaced by hand stays. */
+  g_assert_true (stw_dispatcher_add_provider (dispatcher, provider, &error));
+  g_assert_no_error (error);
+  g_assert_true (stw_dispatcher_remove_tool (dispatcher, "provtest_echo"));
+  {
+    g_autoptr(TestTool) replacement = test_tool_new ("provtest_echo", TEST_MODE_ECHO);
+
+    add_tool (dispatcher, replacement);
+    signals.n_removed = 0;
+    g_assert_true (stw_dispatcher_remove_provider (dispatcher, provider));
+    g_assert_cmpuint (signals.n_removed, ==, 1);
+    g_assert_true (stw_dispatcher_lookup_tool (dispatcher, "provtest_echo") == STW_TOOL (replacement));
+    g_assert_null (stw_dispatcher_lookup_tool (dispatcher, "provtest_fail"));
+  }
+  g_assert_false (registered ("provtest.GONE"));
+}
+
+static void
+test_provider_shared (void)
+{
+  g_autoptr(StwToolProvider) provider = test_provider_new ("sharetest");
+  g_autoptr(StwDispatcher) first = stw_dispatcher_new ();
+  g_autoptr(StwDispatcher) second = stw_dispatcher_new ();
+  g_autoptr(GError) error = NULL;
+
+  /* Two dispatchers hold the code once each (the registry counts). */
+  g_assert_true (stw_dispatcher_add_provider (first, provider, &error));
+  g_assert_no_error (error);
+  g_assert_true (stw_dispatcher_add_provider (second, provider, &error));
+  g_assert_no_error (error);
+  g_assert_true (registered ("sharetest.GONE"));
+
+  g_assert_true (stw_dispatcher_remove_provider (first, provider));
+  g_assert_true (registered ("sharetest.GONE"));
+  g_assert_true (stw_tool_provider_is_in_use (provider));
+  g_assert_nonnull (stw_dispatcher_lookup_tool (second, "sharetest_fail"));
+
+  /* A dispatcher going away gives its providers' codes back. */
+  g_clear_object (&second);
+  g_assert_false (registered ("sharetest.GONE"));
+  g_assert_false (stw_tool_provider_is_in_use (provider));
+}
+
+typedef struct
+{
+  const char *label;
+  int         domain;   /* 0: G_IO_ERROR, 1: STW_ERROR */
+  int         code;
+} Refusal;
+
+/* Adding @provider fails as @refusal says, and nothing of it stays. */
+static void
+assert_provider_refused (StwDispatcher   *dispatcher,
+                         StwToolProvider *provider,
+                         const Refusal   *refusal)
+{
+  g_autoptr(GList) tools = stw_tool_provider_list_tools (provider);
+  g_autoptr(GList) before = stw_dispatcher_list_tools (dispatcher);
+  g_autoptr(GList) after = NULL;
+  g_autoptr(GError) error = NULL;
+  JsonObject *codes = stw_tool_provider_get_error_codes (provider);
+  g_autoptr(GList) bare = json_object_get_members (codes);
+  const char *name = stw_tool_provider_get_name (provider);
+  ToolSignals signals = { 0 };
+  gulong id;
+
+  g_test_message ("refusal: %s", refusal->label);
+  id = g_signal_connect (dispatcher, "tool-added", G_CALLBACK (on_tool_added), &signals);
+  g_assert_false (stw_dispatcher_add_provider (dispatcher, provider, &error));
+  g_signal_handler_disconnect (dispatcher, id);
+  g_assert_nonnull (error);
+  g_test_message ("refused: %s", error->message);
+  if (refusal->domain == 0)
+    g_assert_error (error, G_IO_ERROR, refusal->code);
+  else
+    g_assert_error (error, STW_ERROR, refusal->code);
+
+  g_assert_cmpuint (signals.n_added, ==, 0);
+  after = stw_dispatcher_list_tools (dispatcher);
+  g_assert_cmpuint (g_list_length (after), ==, g_list_length (before));
+  for (const GList *l = tools; l != NULL; l = l->next)
+    g_assert_true (stw_dispatcher_lookup_tool (dispatcher, stw_tool_get_name (l->data)) != l->data);
+  for (const GList *l = bare; l != NULL && name != NULL; l = l->next)
+    {
+      g_autofree char *full = g_strconcat (name, ".", (const char *) l->data, NULL);
+      g_assert_false (registered (full));
+    }
+  g_assert_true (name == NULL || stw_dispatcher_lookup_provider (dispatcher, name) != provider);
+  g_assert_false (stw_tool_provider_is_in_use (provider));
+}
+
+static void
+test_provider_refused (void)
+{
+  g_autoptr(StwDispatcher) dispatcher = stw_dispatcher_new ();
+  g_autoptr(TestTool) taken = test_tool_new ("refusetest_echo", TEST_MODE_ECHO);
+  g_autoptr(GError) error = NULL;
+
+  add_tool (dispatcher, taken);
+
+  /* A tool name already taken: nothing of the provider, its code included. */
+  {
+    static const Refusal refusal = { "a tool name is taken", 0, G_IO_ERROR_EXISTS };
+    g_autoptr(StwToolProvider) provider = test_provider_new ("refusetest");
+
+    assert_provider_refused (dispatcher, provider, &refusal);
+    g_assert_true (stw_dispatcher_lookup_tool (dispatcher, "refusetest_echo") == STW_TOOL (taken));
+    g_assert_null (stw_dispatcher_lookup_tool (dispatcher, "refusetest_fail"));
+
+    /* Refused, not frozen: once the clash is gone it goes in whole. */
+    g_assert_true (stw_dispatcher_remove_tool (dispatcher, "refusetest_echo"));
+    g_assert_true (stw_dispatcher_add_provider (dispatcher, provider, &error));
+    g_assert_no_error (error);
+    g_assert_true (registered ("refusetest.GONE"));
+
+    /* A second provider of the same name. */
+    {
+      static const Refusal again = { "the provider name is taken", 0, G_IO_ERROR_EXISTS };
+      g_autoptr(StwToolProvider) twin = stw_tool_provider_new ("refusetest");
+
+      assert_provider_refused (dispatcher, twin, &again);
+      g_assert_true (registered ("refusetest.GONE"));
+    }
+    g_assert_true (stw_dispatcher_remove_provider (dispatcher, provider));
+  }
+
+  /* An error code registered differently: nothing of the provider. */
+  {
+    static const Refusal refusal = { "a code conflicts", 1, STW_ERROR_PLUGIN_MANIFEST_INVALID };
+    g_autoptr(StwToolProvider) provider = test_provider_new ("conflicttest");
+    g_autoptr(JsonObject) other = object_from (
+      "{\"GONE\": {\"http\": 404, \"retryable\": true, \"hint\": \"Registered first.\"}}");
+    guint http = 0;
+
+    g_assert_true (stw_error_registry_register_plugin_codes (stw_error_registry_get_default (),
+                                                             "conflicttest", other, &error));
+    g_assert_no_error (error);
+    {
+      guint n_before = g_list_length (stw_dispatcher_list_tools (dispatcher));
+      g_autoptr(GError) refused = NULL;
+      g_autoptr(GList) now = NULL;
+
+      g_assert_false (stw_dispatcher_add_provider (dispatcher, provider, &refused));
+      g_assert_error (refused, STW_ERROR, refusal.code);
+      now = stw_dispatcher_list_tools (dispatcher);
+      g_assert_cmpuint (g_list_length (now), ==, n_before);
+      g_assert_null (stw_dispatcher_lookup_tool (dispatcher, "conflicttest_fail"));
+      g_assert_false (stw_tool_provider_is_in_use (provider));
+    }
+    /* The registry still has the first registration, once. */
+    g_assert_true (stw_error_registry_lookup (stw_error_registry_get_default (), "conflicttest.GONE",
+                                              &http, NULL, NULL));
+    g_assert_cmpuint (http, ==, 404);
+    stw_error_registry_unregister_plugin_codes (stw_error_registry_get_default (), "conflicttest", other);
+    g_assert_false (registered ("conflicttest.GONE"));
+  }
+
+  /* A tool declaring a code nobody registers: its provider's codes go back. */
+  {
+    static const Refusal refusal = { "a tool declares an unknown code", 0, G_IO_ERROR_INVALID_ARGUMENT };
+    g_autoptr(StwToolProvider) provider = test_provider_new ("unknowntest");
+    static const char * const codes[] = { "unknowntest.MISSING", NULL };
+    g_autoptr(TestTool) tool = provider_tool_new ("unknowntest_bad", codes, TEST_MODE_ECHO);
+
+    g_assert_true (stw_tool_provider_add_tool (provider, STW_TOOL (tool), &error));
+    g_assert_no_error (error);
+    assert_provider_refused (dispatcher, provider, &refusal);
+  }
+
+  /* Bad names and codes. */
+  {
+    static const Refusal bad_name = { "an invalid provider name", 0, G_IO_ERROR_INVALID_ARGUMENT };
+    static const Refusal reserved = { "the reserved name with codes", 1, STW_ERROR_PLUGIN_MANIFEST_INVALID };
+    static const Refusal bad_code = { "a malformed code", 1, STW_ERROR_PLUGIN_MANIFEST_INVALID };
+    g_autoptr(StwToolProvider) upper = stw_tool_provider_new ("Bad-Name");
+    g_autoptr(StwToolProvider) unnamed = stw_tool_provider_new (NULL);
+    g_autoptr(StwToolProvider) electron = stw_tool_provider_new ("electron");
+    g_autoptr(StwToolProvider) lower = stw_tool_provider_new ("lowertest");
+
+    assert_provider_refused (dispatcher, upper, &bad_name);
+    assert_provider_refused (dispatcher, unnamed, &bad_name);
+    g_assert_true (stw_tool_provider_add_error_code (electron, "MINE", 500, FALSE, "Mine.", &error));
+    g_assert_no_error (error);
+    assert_provider_refused (dispatcher, electron, &reserved);
+    g_assert_true (stw_tool_provider_add_error_code (lower, "not_upper", 500, FALSE, "Lower.", &error));
+    g_assert_no_error (error);
+    assert_provider_refused (dispatcher, lower, &bad_code);
+  }
+
+  /* Inside a provider, names and codes are unique. */
+  {
+    g_autoptr(StwToolProvider) provider = test_provider_new ("duptest");
+    g_autoptr(TestTool) again = provider_tool_new ("duptest_echo", NULL, TEST_MODE_ECHO);
+    g_autoptr(GError) exists = NULL;
+
+    g_assert_false (stw_tool_provider_add_tool (provider, STW_TOOL (again), &exists));
+    g_assert_error (exists, G_IO_ERROR, G_IO_ERROR_EXISTS);
+    g_clear_error (&exists);
+    g_assert_false (stw_tool_provider_add_error_code (provider, "GONE", 410, FALSE, "Again.", &exists));
+    g_assert_error (exists, G_IO_ERROR, G_IO_ERROR_EXISTS);
+  }
+
+  g_assert_null (stw_dispatcher_lookup_provider (dispatcher, "refusetest"));
+}
+
+/* The core tools that act on a session; the others act on none. */
+static const char * const session_tools[] = {
+  "electron_windows_list", "electron_switch_window", "electron_surfaces_list",
+  "electron_switch_surface", "electron_detach", "electron_stop", "electron_force_kill",
+  "electron_info", "electron_screenshot", NULL
+};
+
+static void
+test_provider_core (void)
+{
+  g_autoptr(StwDispatcher) dispatcher = stw_dispatcher_new ();
+  g_autoptr(StwToolProvider) core = stw_core_tool_provider_new ();
+  g_autoptr(GList) tools = stw_tool_provider_list_tools (core);
+  g_autoptr(GList) listed = NULL;
+  g_autoptr(GError) error = NULL;
+  guint n_session = 0;
+
+  g_assert_true (STW_IS_CORE_TOOL_PROVIDER (core));
+  g_assert_cmpstr (stw_tool_provider_get_name (core), ==, "electron");
+  g_assert_cmpuint (json_object_get_size (stw_tool_provider_get_error_codes (core)), ==, 0);
+  g_assert_cmpuint (g_list_length (tools), ==, 15);
+
+  for (const GList *l = tools; l != NULL; l = l->next)
+    {
+      const char *name = stw_tool_get_name (l->data);
+      StwSessionRequirement wanted = g_strv_contains (session_tools, name)
+                                     ? STW_SESSION_REQUIREMENT_REQUIRED : STW_SESSION_REQUIREMENT_NONE;
+
+      g_test_message ("core tool %s", name);
+      g_assert_true (g_str_has_prefix (name, "electron_"));
+      g_assert_cmpint (stw_tool_get_session_requirement (l->data), ==, wanted);
+      n_session += wanted == STW_SESSION_REQUIREMENT_REQUIRED;
+    }
+  g_assert_cmpuint (n_session, ==, g_strv_length ((char **) session_tools));
+
+  g_assert_true (stw_dispatcher_add_provider (dispatcher, core, &error));
+  g_assert_no_error (error);
+  listed = stw_dispatcher_list_tools (dispatcher);
+  g_assert_cmpuint (g_list_length (listed), ==, 15);
+
+  /* add_core_tools is this provider; twice is a programming error. */
+  g_test_expect_message ("Stagewright", G_LOG_LEVEL_CRITICAL, "*core tools*electron*already*");
+  stw_dispatcher_add_core_tools (dispatcher);
+  g_test_assert_expected_messages ();
+
+  g_assert_true (stw_dispatcher_remove_provider (dispatcher, core));
+  g_clear_pointer (&listed, g_list_free);
+  listed = stw_dispatcher_list_tools (dispatcher);
+  g_assert_null (listed);
+
+  stw_dispatcher_add_core_tools (dispatcher);
+  g_assert_true (STW_IS_CORE_TOOL_PROVIDER (stw_dispatcher_lookup_provider (dispatcher, "electron")));
+  listed = stw_dispatcher_list_tools (dispatcher);
+  g_assert_cmpuint (g_list_length (listed), ==, 15);
+}
+
+/* Sessions {{{1 */
+
+static const char session_schema[] =
+  "{\"type\":\"object\",\"properties\":{\"sessionId\":{\"type\":\"string\",\"minLength\":1}},"
+  "\"additionalProperties\":false}";
+
+static TestTool *
+session_tool_new (const char            *name,
+                  StwSessionRequirement  requirement,
+                  const char            *schema_json)
+{
+  g_autoptr(StwSchema) schema = stw_schema_new_from_string (schema_json, NULL);
+  TestTool *tool = g_object_new (TEST_TYPE_TOOL,
+                                 "name", name,
+                                 "description", "Answers with the session it was handed.",
+                                 "operation-type", STW_OPERATION_QUERY,
+                                 "input-schema", schema,
+                                 "session-requirement", requirement,
+                                 NULL);
+  tool->mode = TEST_MODE_RESOLVED;
+  return tool;
+}
+
+static void
+test_session_tool_validation (void)
+{
+  g_autoptr(StwDispatcher) dispatcher = stw_dispatcher_new ();
+  g_autoptr(TestTool) no_id = session_tool_new ("no_id", STW_SESSION_REQUIREMENT_REQUIRED, open_schema);
+  g_autoptr(TestTool) optional_no_id = session_tool_new ("optional_no_id", STW_SESSION_REQUIREMENT_OPTIONAL,
+                                                         "{\"type\":\"object\",\"properties\":"
+                                                         "{\"sessionId\":{\"type\":\"integer\"}}}");
+  g_autoptr(TestTool) good = session_tool_new ("good", STW_SESSION_REQUIREMENT_REQUIRED, session_schema);
+  g_autoptr(TestTool) plain = test_tool_new ("plain", TEST_MODE_RESOLVED);
+
+  /* A tool that acts on a session must let the agent name it, as a string. */
+  g_assert_cmpint (stw_tool_get_session_requirement (STW_TOOL (plain)), ==, STW_SESSION_REQUIREMENT_NONE);
+  assert_add_refused (dispatcher, no_id, G_IO_ERROR_INVALID_ARGUMENT);
+  assert_add_refused (dispatcher, optional_no_id, G_IO_ERROR_INVALID_ARGUMENT);
+  add_tool (dispatcher, good);
+  add_tool (dispatcher, plain);
+
+  /* A tool that needs none is handed none, even with a sessionId. */
+  {
+    g_autoptr(JsonObject) envelope = call (dispatcher, "plain", "{\"sessionId\": \"cdp-1\"}");
+
+    assert_ok (envelope);
+    g_assert_true (json_object_get_null_member (envelope, "session_id"));
+  }
+}
+
+typedef struct
+{
+  StwSession *session;
+  GError     *error;
+  gboolean    done;
+} Launched;
+
+static void
+on_launched (GObject      *source,
+             GAsyncResult *result,
+             gpointer      user_data)
+{
+  Launched *launched = user_data;
+
+  launched->session = stw_session_manager_launch_finish (STW_SESSION_MANAGER (source), result,
+                                                         &launched->error);
+  launched->done = TRUE;
+}
+
+#define CHROMIUM "/usr/lib/chromium/chromium"
+
+/* A real session: plain headless Chromium over the pipe. */
+static StwSession *
+launch_chromium (StwDispatcher *dispatcher)
+{
+  g_autoptr(JsonObject) options = object_from (
+    "{\"executablePath\": \"" CHROMIUM "\", \"pipe\": true, \"allowMultiple\": true,"
+    " \"timeoutMs\": 60000,"
+    " \"args\": [\"--headless\", \"--disable-gpu\", \"--no-first-run\","
+    "          \"--disable-background-networking\", \"--disable-component-update\","
+    "          \"--disable-sync\", \"data:text/html,<title>Session</title><h1>Session</h1>\"]}");
+  Launched launched = { 0 };
+  gboolean timed_out = FALSE;
+  GSource *watchdog = g_timeout_source_new_seconds (90);
+
+  stw_session_manager_launch_async (stw_dispatcher_get_session_manager (dispatcher), options, NULL,
+                                    on_launched, &launched);
+  g_source_set_callback (watchdog, on_watchdog, &timed_out, NULL);
+  g_source_attach (watchdog, NULL);
+  while (!launched.done && !timed_out)
+    g_main_context_iteration (NULL, TRUE);
+  g_source_destroy (watchdog);
+  g_source_unref (watchdog);
+  g_assert_false (timed_out);
+  g_assert_no_error (launched.error);
+  g_assert_nonnull (launched.session);
+  return launched.session;
+}
+
+static void
+on_stopped_all (GObject      *source,
+                GAsyncResult *result,
+                gpointer      user_data)
+{
+  stw_session_manager_stop_all_finish (STW_SESSION_MANAGER (source), result, NULL);
+  *(gboolean *) user_data = TRUE;
+}
+
+static JsonObject *
+call_with_session (StwDispatcher *dispatcher,
+                   const char    *name,
+                   const char    *session_id)
+{
+  g_autofree char *arguments = session_id ? g_strdup_printf ("{\"sessionId\": \"%s\"}", session_id) : NULL;
+
+  return call (dispatcher, name, arguments);
+}
+
+static const char *
+meta_session_id (JsonObject *envelope)
+{
+  return json_object_get_string_member_with_default (json_object_get_object_member (envelope, "_meta"),
+                                                     "session_id", NULL);
+}
+
+static void
+assert_resolved (JsonObject *envelope,
+                 StwSession *session)
+{
+  assert_ok (envelope);
+  g_assert_cmpstr (json_object_get_string_member (envelope, "session_id"), ==, stw_session_get_id (session));
+  g_assert_cmpstr (meta_session_id (envelope), ==, stw_session_get_id (session));
+}
+
+static void
+test_session_resolution (void)
+{
+  g_autoptr(StwDispatcher) dispatcher = stw_dispatcher_new ();
+  g_autoptr(TestTool) required = session_tool_new ("needs_session", STW_SESSION_REQUIREMENT_REQUIRED,
+                                                   session_schema);
+  g_autoptr(TestTool) optional = session_tool_new ("takes_session", STW_SESSION_REQUIREMENT_OPTIONAL,
+                                                   session_schema);
+  g_autoptr(StwSession) first = NULL;
+  g_autoptr(StwSession) second = NULL;
+  gboolean stopped = FALSE;
+
+  if (!g_file_test (CHROMIUM, G_FILE_TEST_IS_EXECUTABLE))
+    {
+      g_test_skip ("No Chromium at " CHROMIUM);
+      return;
+    }
+
+  add_tool (dispatcher, required);
+  add_tool (dispatcher, optional);
+  stw_dispatcher_add_core_tools (dispatcher);
+
+  /* None live: NOT_RUNNING before the tool runs; optional runs without. */
+  {
+    g_autoptr(JsonObject) none = call_with_session (dispatcher, "needs_session", NULL);
+    g_autoptr(JsonObject) unknown = call_with_session (dispatcher, "needs_session", "cdp-9-nope");
+    g_autoptr(JsonObject) without = call_with_session (dispatcher, "takes_session", NULL);
+    g_autoptr(JsonObject) core = call_with_session (dispatcher, "electron_info", NULL);
+
+    assert_code (none, "NOT_RUNNING");
+    g_assert_true (strv_has_substring (json_object_get_array_member (none, "next_actions"),
+                                       "electron_launch"));
+    assert_code (unknown, "NOT_RUNNING");
+    g_assert_nonnull (strstr (json_object_get_string_member (unknown, "error"), "cdp-9-nope"));
+    g_assert_cmpuint (required->n_invoked, ==, 0);
+    assert_ok (without);
+    g_assert_true (json_object_get_null_member (without, "session_id"));
+    g_assert_null (meta_session_id (without));
+    assert_code (core, "NOT_RUNNING");
+    g_assert_null (meta_session_id (core));
+  }
+
+  /* One live: it, named or not. */
+  first = launch_chromium (dispatcher);
+  {
+    g_autoptr(JsonObject) implicit = call_with_session (dispatcher, "needs_session", NULL);
+    g_autoptr(JsonObject) named = call_with_session (dispatcher, "needs_session", stw_session_get_id (first));
+    g_autoptr(JsonObject) optional_one = call_with_session (dispatcher, "takes_session", NULL);
+    g_autoptr(JsonObject) unknown = call_with_session (dispatcher, "needs_session", "cdp-9-nope");
+    g_autoptr(JsonObject) windows = call_with_session (dispatcher, "electron_windows_list", NULL);
+
+    assert_resolved (implicit, first);
+    assert_resolved (named, first);
+    assert_resolved (optional_one, first);
+    assert_code (unknown, "NOT_RUNNING");
+    /* A core tool gets the same session from the invocation. */
+    assert_resolved (windows, first);
+    g_assert_cmpint (json_object_get_int_member (windows, "count"), ==, 1);
+  }
+
+  /* Several live: BAD_ARGUMENT listing them, unless the call names one. */
+  second = launch_chromium (dispatcher);
+  g_assert_cmpstr (stw_session_get_id (first), !=, stw_session_get_id (second));
+  {
+    guint n_invoked = required->n_invoked;
+    g_autoptr(JsonObject) ambiguous = call_with_session (dispatcher, "needs_session", NULL);
+    g_autoptr(JsonObject) optional_ambiguous = call_with_session (dispatcher, "takes_session", NULL);
+    g_autoptr(JsonObject) named = call_with_session (dispatcher, "needs_session", stw_session_get_id (second));
+    g_autoptr(JsonObject) core = call_with_session (dispatcher, "electron_windows_list", NULL);
+    JsonArray *available;
+
+    assert_code (ambiguous, "BAD_ARGUMENT");
+    available = json_object_get_array_member (json_object_get_object_member (ambiguous, "details"),
+                                              "available_sessions");
+    g_assert_cmpuint (json_array_get_length (available), ==, 2);
+    g_assert_cmpstr (json_array_get_string_element (available, 0), ==, stw_session_get_id (first));
+    g_assert_cmpstr (json_array_get_string_element (available, 1), ==, stw_session_get_id (second));
+    assert_code (optional_ambiguous, "BAD_ARGUMENT");
+    assert_code (core, "BAD_ARGUMENT");
+    assert_resolved (named, second);
+    g_assert_cmpuint (required->n_invoked, ==, n_invoked + 1);
+  }
+
+  stw_session_manager_stop_all_async (stw_dispatcher_get_session_manager (dispatcher), 5000,
+                                      on_stopped_all, &stopped);
+  iterate_until (&stopped);
+  g_assert_false (stw_session_is_running (first));
+  g_assert_false (stw_session_is_running (second));
+}
+
 /* Core tools {{{1 */
 
 static void
@@ -1969,6 +2583,12 @@ main (int   argc,
   g_test_add_func ("/dispatcher/core/visibility", test_core_visibility);
   g_test_add_func ("/dispatcher/core/status", test_core_status);
   g_test_add_func ("/dispatcher/core/doctor", test_core_doctor);
+  g_test_add_func ("/dispatcher/provider/add-remove", test_provider_add_remove);
+  g_test_add_func ("/dispatcher/provider/shared", test_provider_shared);
+  g_test_add_func ("/dispatcher/provider/refused", test_provider_refused);
+  g_test_add_func ("/dispatcher/provider/core", test_provider_core);
+  g_test_add_func ("/dispatcher/session/validation", test_session_tool_validation);
+  g_test_add_func ("/dispatcher/session/resolution", test_session_resolution);
 
   {
     int ret = g_test_run ();

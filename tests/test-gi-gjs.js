@@ -249,6 +249,102 @@ test('an eval guard written in JavaScript', () => {
   assertEqual(seen, ['1', 'forbidden()']);
 });
 
+const Refuse = GObject.registerClass(
+class Refuse extends Stagewright.Tool {
+  vfunc_invoke (invocation) {
+    invocation.return_error_literal('gjsdemo.NO_GREETING', 'nobody to greet');
+  }
+});
+
+/* A provider written in JavaScript: two tools and the error code they add. */
+const DemoProvider = GObject.registerClass(
+class DemoProvider extends Stagewright.ToolProvider {
+  _init (name = 'gjsdemo') {
+    super._init({ name });
+    this.add_error_code('NO_GREETING', 404, false, 'Say who to greet.');
+    this.add_tool(new Greet({
+      name: `${name}_greet`,
+      description: 'Greets someone by name.',
+      input_schema: Stagewright.Schema.new_from_string(GREET_SCHEMA),
+      operation_type: Stagewright.OperationType.QUERY,
+    }));
+    this.add_tool(new Refuse({
+      name: `${name}_refuse`,
+      description: 'Never greets.',
+      error_codes: [`${name}.NO_GREETING`],
+    }));
+  }
+});
+
+test('a GJS provider adds tools and an error code', () => {
+  const registry = Stagewright.ErrorRegistry.get_default();
+  const provider = new DemoProvider();
+  assertEqual(provider.get_name(), 'gjsdemo');
+  assertEqual(provider.list_tools().map((t) => t.get_name()), ['gjsdemo_greet', 'gjsdemo_refuse']);
+  assert(!registry.contains('gjsdemo.NO_GREETING'), 'not registered before');
+
+  const dispatcher = Stagewright.Dispatcher.new();
+  const added = [];
+  const removed = [];
+  dispatcher.connect('tool-added', (_d, tool) => added.push(tool.get_name()));
+  dispatcher.connect('tool-removed', (_d, tool) => removed.push(tool.get_name()));
+  assert(dispatcher.add_provider(provider), 'add_provider');
+  assertEqual(added, ['gjsdemo_greet', 'gjsdemo_refuse']);
+  assert(provider.is_in_use(), 'in use');
+  assertEqual(registry.lookup('gjsdemo.NO_GREETING'), [true, 404, false, 'Say who to greet.']);
+
+  const greeted = envelopeOf(dispatcher.call_json_sync('gjsdemo_greet', '{"name":"Ada"}', null));
+  assertEqual(greeted.greeting, 'Hello, Ada!');
+  const refused = envelopeOf(dispatcher.call_json_sync('gjsdemo_refuse', null, null));
+  assertEqual([refused.code, refused.http, refused.retryable, refused.hint],
+    ['gjsdemo.NO_GREETING', 404, false, 'Say who to greet.']);
+
+  assert(dispatcher.remove_provider(provider), 'remove_provider');
+  assertEqual(removed.sort(), ['gjsdemo_greet', 'gjsdemo_refuse']);
+  assertEqual(dispatcher.list_tools().length, 0);
+  assert(!registry.contains('gjsdemo.NO_GREETING'), 'unregistered after');
+});
+
+test('a conflicting GJS provider is refused whole', () => {
+  const dispatcher = Stagewright.Dispatcher.new();
+  dispatcher.add_tool(new NotRunning({ name: 'gjsclash_refuse', description: 'Taken.' }));
+  let thrown = null;
+  try {
+    dispatcher.add_provider(new DemoProvider('gjsclash'));
+  } catch (error) {
+    thrown = error;
+  }
+  assert(thrown instanceof GLib.Error, `a GLib.Error, got ${thrown}`);
+  assertEqual(dispatcher.list_tools().map((t) => t.get_name()), ['gjsclash_refuse']);
+  assert(!Stagewright.ErrorRegistry.get_default().contains('gjsclash.NO_GREETING'), 'nothing registered');
+});
+
+test('the dispatcher resolves the session a GJS tool needs', () => {
+  const Session = GObject.registerClass(
+  class Session extends Stagewright.Tool {
+    vfunc_invoke (invocation) {
+      invocation.return_json(JSON.stringify({ has_session: invocation.get_session() !== null }));
+    }
+  });
+  const schema = Stagewright.Schema.new_from_string(
+    '{"type":"object","properties":{"sessionId":{"type":"string"}}}');
+  const dispatcher = Stagewright.Dispatcher.new();
+  dispatcher.add_tool(new Session({
+    name: 'needs_session', description: 'Needs one.', input_schema: schema,
+    session_requirement: Stagewright.SessionRequirement.REQUIRED,
+  }));
+  dispatcher.add_tool(new Session({
+    name: 'takes_session', description: 'Takes one.', input_schema: schema,
+    session_requirement: Stagewright.SessionRequirement.OPTIONAL,
+    profiles: Stagewright.ToolProfileFlags.DEBUG | Stagewright.ToolProfileFlags.FULL,
+  }));
+  assertEqual(envelopeOf(dispatcher.call_json_sync('needs_session', null, null)).code, 'NOT_RUNNING');
+  const optional = envelopeOf(dispatcher.call_json_sync('takes_session', null, null));
+  assertEqual([optional.ok, optional.has_session], [true, false]);
+  dispatcher.set_tool_profile(Stagewright.ToolProfile.ESSENTIAL);
+  assertEqual(dispatcher.list_tools().map((t) => t.get_name()), ['needs_session']);
+});
+
 print(`1..${tests.length}`);
 let failed = 0;
 tests.forEach(([name, fn], index) => {

@@ -20,6 +20,12 @@
 #   invoke_async), and scripts may mix blocking and asynchronous calls.
 # - An exception escaping do_invoke is printed by PyGObject and swallowed:
 #   the call is then never completed. Catch and return_error_literal().
+# - Tools arrive one by one (add_tool) or as a Stagewright.ToolProvider: a
+#   named set of tools plus the error codes they add (`<name>.CODE`),
+#   registered while the provider is in a dispatcher. Fill it (or subclass
+#   it and fill it in __init__), then dispatcher.add_provider(provider).
+# - A tool that acts on a session says so (session_requirement); the
+#   dispatcher resolves it and invocation.get_session() hands it over.
 
 import faulthandler
 import io
@@ -438,6 +444,112 @@ def a_source_on_the_default_context_runs_during_a_sync_call():
     envelope = envelope_of(dispatcher.call_json_sync('later', None, None))
     assert envelope['ok'] is True and envelope['late'] is True, envelope
     assert GLib.get_monotonic_time() - started < 2000000, 'answered by the timeout, not the backstop'
+
+
+class Refuse(Stagewright.Tool):
+    def do_invoke(self, invocation):
+        invocation.return_error_literal('demo.NO_GREETING', 'nobody to greet')
+
+
+class DemoProvider(Stagewright.ToolProvider):
+    """A provider written in Python: two tools and the error code they add."""
+
+    def __init__(self, name='demo'):
+        super().__init__(name=name)
+        self.add_error_code('NO_GREETING', 404, False, 'Say who to greet.')
+        self.add_tool(Greet(name=name + '_greet', description='Greets someone by name.',
+                            input_schema=Stagewright.Schema.new_from_string(GREET_SCHEMA),
+                            operation_type=Stagewright.OperationType.QUERY))
+        self.add_tool(Refuse(name=name + '_refuse', description='Never greets.',
+                             operation_type=Stagewright.OperationType.QUERY,
+                             error_codes=['demo.NO_GREETING']))
+
+
+@test
+def a_python_provider_adds_tools_and_an_error_code():
+    registry = Stagewright.ErrorRegistry.get_default()
+    provider = DemoProvider()
+    assert provider.get_name() == 'demo'
+    assert [tool.get_name() for tool in provider.list_tools()] == ['demo_greet', 'demo_refuse']
+    assert not registry.contains('demo.NO_GREETING')
+
+    dispatcher = Stagewright.Dispatcher.new()
+    added, removed = [], []
+    dispatcher.connect('tool-added', lambda d, tool: added.append(tool.get_name()))
+    dispatcher.connect('tool-removed', lambda d, tool: removed.append(tool.get_name()))
+    assert dispatcher.add_provider(provider)
+    assert added == ['demo_greet', 'demo_refuse'], added
+    assert provider.is_in_use() and dispatcher.lookup_provider('demo') == provider
+    found, http, retryable, hint = registry.lookup('demo.NO_GREETING')
+    assert (found, http, retryable, hint) == (True, 404, False, 'Say who to greet.')
+
+    greeted = envelope_of(dispatcher.call_json_sync('demo_greet', '{"name":"Ada"}', None))
+    assert greeted['greeting'] == 'Hello, Ada!', greeted
+    refused = envelope_of(dispatcher.call_json_sync('demo_refuse', None, None))
+    assert refused['code'] == 'demo.NO_GREETING' and refused['http'] == 404, refused
+    assert refused['hint'] == 'Say who to greet.' and refused['retryable'] is False, refused
+    assert 'demo.NO_GREETING' in dispatcher.lookup_tool('demo_refuse').dup_agent_description()
+
+    assert dispatcher.remove_provider(provider)
+    assert sorted(removed) == ['demo_greet', 'demo_refuse'], removed
+    assert dispatcher.list_tools() == []
+    assert not registry.contains('demo.NO_GREETING')
+    assert not provider.is_in_use()
+
+
+@test
+def a_conflicting_provider_is_refused_whole():
+    registry = Stagewright.ErrorRegistry.get_default()
+    dispatcher = Stagewright.Dispatcher.new()
+    dispatcher.add_tool(simple(Echo, 'clash_refuse'))
+    try:
+        dispatcher.add_provider(DemoProvider('clash'))
+    except GLib.Error as error:
+        assert 'clash_refuse' in error.message, error.message
+    else:
+        raise AssertionError('a provider with a taken tool name was accepted')
+    assert [tool.get_name() for tool in dispatcher.list_tools()] == ['clash_refuse']
+    assert not registry.contains('clash.NO_GREETING')
+    assert dispatcher.lookup_provider('clash') is None
+
+
+@test
+def the_dispatcher_hands_a_python_tool_its_session():
+    class Session(Stagewright.Tool):
+        def do_invoke(self, invocation):
+            session = invocation.get_session()
+            invocation.return_json(json.dumps({'has_session': session is not None}))
+
+    schema = Stagewright.Schema.new_from_string(
+        '{"type":"object","properties":{"sessionId":{"type":"string"}}}')
+    dispatcher = Stagewright.Dispatcher.new()
+    dispatcher.add_tool(simple(Session, 'needs_session', input_schema=schema,
+                               session_requirement=Stagewright.SessionRequirement.REQUIRED))
+    dispatcher.add_tool(simple(Session, 'takes_session', input_schema=schema,
+                               session_requirement=Stagewright.SessionRequirement.OPTIONAL))
+    envelope = envelope_of(dispatcher.call_json_sync('needs_session', None, None))
+    assert envelope['code'] == 'NOT_RUNNING', envelope
+    envelope = envelope_of(dispatcher.call_json_sync('needs_session', '{"sessionId":"app-7"}', None))
+    assert envelope['code'] == 'NOT_RUNNING' and 'app-7' in envelope['error'], envelope
+    envelope = envelope_of(dispatcher.call_json_sync('takes_session', None, None))
+    assert envelope['ok'] is True and envelope['has_session'] is False, envelope
+    assert 'session_id' not in envelope['_meta'], envelope
+
+
+@test
+def a_python_tool_names_its_profiles():
+    flags = Stagewright.ToolProfileFlags
+    dispatcher = Stagewright.Dispatcher.new()
+    dispatcher.add_tool(simple(Echo, 'debug_only', profiles=flags.DEBUG | flags.FULL))
+    dispatcher.add_tool(simple(Echo, 'everywhere'))
+    tool = dispatcher.lookup_tool('debug_only')
+    assert tool.is_in_profile(Stagewright.ToolProfile.DEBUG)
+    assert not tool.is_in_profile(Stagewright.ToolProfile.TESTING)
+    assert dispatcher.lookup_tool('everywhere').get_profiles() == flags.ALL
+    dispatcher.set_tool_profile(Stagewright.ToolProfile.ESSENTIAL)
+    assert [t.get_name() for t in dispatcher.list_tools()] == ['everywhere']
+    dispatcher.set_tool_profile(Stagewright.ToolProfile.DEBUG)
+    assert [t.get_name() for t in dispatcher.list_tools()] == ['debug_only', 'everywhere']
 
 
 def main():

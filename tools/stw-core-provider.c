@@ -67,7 +67,7 @@ stw_core_tool_provider_new (void)
 
 /**
  * stw_dispatcher_add_core_tools:
- * @self: a #StwDispatcher
+ * @self: a [class@Stagewright.Dispatcher]
  *
  * Adds the core `electron_*` tools: a new
  * [class@Stagewright.CoreToolProvider], through

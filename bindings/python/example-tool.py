@@ -90,7 +90,12 @@ def main():
 
     dispatcher = Stagewright.Dispatcher.new()
     dispatcher.add_core_tools()          # electron_status, electron_doctor, …
-    dispatcher.add_tool(TextStats(
+
+    # A script's tools arrive as one provider, as the core tools and each
+    # plugin do: a named set of tools plus the error codes they add (none
+    # here; add_error_code('CODE', …) would make `example.CODE`).
+    provider = Stagewright.ToolProvider(name='example')
+    provider.add_tool(TextStats(
         name='text_stats',
         title='Text statistics',
         description='Counts the characters, words and lines of a text. '
@@ -106,7 +111,7 @@ def main():
             "additionalProperties": false
         }'''),
         operation_type=Stagewright.OperationType.QUERY))
-    dispatcher.add_tool(Wait(
+    provider.add_tool(Wait(
         name='wait',
         title='Wait',
         description='Waits, then answers. Returns: {waited_ms}.',
@@ -117,6 +122,7 @@ def main():
             "additionalProperties": false
         }'''),
         operation_type=Stagewright.OperationType.QUERY))
+    dispatcher.add_provider(provider)
 
     server = Stagewright.McpServer.new(dispatcher)
     loop = GLib.MainLoop()
