@@ -1297,9 +1297,12 @@ stw_dispatcher_call_sync (StwDispatcher  *self,
  * @cancellable: (nullable): a #GCancellable
  * @error: where to put an unknown tool, unparsable arguments or cancellation
  *
- * stw_dispatcher_call_sync() with JSON text in and out.
+ * [method@Stagewright.Dispatcher.call_sync] with JSON text in and out; the
+ * same blocking-call policy applies.
  *
  * Returns: (transfer full) (nullable): the envelope as JSON text
+ *
+ * Since: 1.0
  */
 char *
 stw_dispatcher_call_json_sync (StwDispatcher  *self,
