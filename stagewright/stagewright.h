@@ -17,6 +17,7 @@
 #include "stw-invocation.h"
 #include "stw-dispatcher.h"
 #include "stw-mcp-server.h"
+#include "stw-surface.h"
 #include "stw-session.h"
 #include "stw-transport.h"
 #include "stw-cdp-websocket.h"

@@ -211,7 +211,8 @@ def list_windows_has_the_titled_window():
     assert [w.get_title() for w in windows] == [DEMO_TITLE], [w.get_title() for w in windows]
     window = windows[0]
     assert window.get_kind() == Stagewright.SurfaceKind.WINDOW
-    assert Stagewright.Surface.kind_to_string(window.get_kind()) == 'window'
+    assert Stagewright.SurfaceKind.to_string(window.get_kind()) == 'window'
+    assert Stagewright.surface_kind_to_string(Stagewright.SurfaceKind.FRAME) == 'frame'
     assert window.get_window_id().startswith(session.get_id() + '-w'), window.get_window_id()
     assert window.get_parent_id() is None
     assert re.match(r'^[0-9A-F]{32}$', window.get_target_id()), window.get_target_id()
