@@ -1747,6 +1747,11 @@ stw_session_force_kill (StwSession *self)
 {
   g_return_if_fail (STW_IS_SESSION (self));
 
+  /* Ended (or disposed with its manager): the pid may belong to someone
+   * else by now. */
+  if (!self->running)
+    return;
+
   g_object_ref (self);
   if (self->process != NULL)
     stw_process_kill (self->process);

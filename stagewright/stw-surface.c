@@ -1066,7 +1066,9 @@ call_in_world (GTask *task)
       json_object_set_member (params, l->data, json_node_copy (json_object_get_member (call->params, l->data)));
   }
   call->world_id = self->world_id;
-  json_object_set_int_member (params, "executionContextId", self->world_id);
+  /* The same thing under two names. */
+  json_object_set_int_member (params, g_str_equal (call->method, "Runtime.evaluate") ? "contextId" : "executionContextId",
+                              self->world_id);
   stw_transport_call_async (self->transport, call->method, params, self->cdp_session_id, 0,
                             g_task_get_cancellable (task), on_world_called, task);
 }
