@@ -6,6 +6,8 @@
 
 #include <gio/gunixinputstream.h>
 #include <gio/gunixoutputstream.h>
+#include <errno.h>
+#include <fcntl.h>
 #include <glib-unix.h>
 #include <glib/gi18n.h>
 #include <locale.h>
@@ -13,6 +15,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "stagewright.h"
 #include "stw-json-private.h"
@@ -81,64 +84,56 @@ check_directory (const char  *flag,
   return TRUE;
 }
 
+/* Plugins are loaded by a later release. Until then the flags fail
+ * closed: a user who asks for a plugin must not believe it runs. */
 static gboolean
-valid_plugin_name (const char *name)
+refuse_plugins (Options  *options,
+                GError  **error)
 {
-  if (name == NULL || !g_ascii_islower (*name))
-    return FALSE;
-  for (const char *p = name; *p; p++)
-    if (!(g_ascii_islower (*p) || g_ascii_isdigit (*p) || *p == '_' || *p == '-'))
-      return FALSE;
-  return TRUE;
+  const char *flag = NULL;
+  const char *value = NULL;
+
+  if (options->plugins != NULL && options->plugins[0] != NULL)
+    {
+      flag = "--plugin";
+      value = options->plugins[0];
+    }
+  else if (options->plugin_configs != NULL && options->plugin_configs[0] != NULL)
+    {
+      flag = "--plugin-config";
+      value = options->plugin_configs[0];
+    }
+  if (flag == NULL)
+    return TRUE;
+
+  g_set_error (error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
+               _("%s %s: plugins are not available in this version of stagewright"),
+               flag, value);
+  return FALSE;
 }
 
-/* Plugins are loaded by a later release; the flags are part of the
- * command line already, so they are validated now and fail early. */
-static gboolean
-check_plugins (Options  *options,
-               GError  **error)
+/* A descriptor the parent closed would be reused by the first one we open
+ * (GLib's wakeup eventfd, a socket), and we would read requests from it or
+ * write frames into it: park /dev/null there instead, and say which were
+ * closed (bit n for descriptor n). */
+static guint
+guard_std_fds (void)
 {
-  for (guint i = 0; options->plugins && options->plugins[i]; i++)
+  guint closed = 0;
+
+  for (int fd = 0; fd <= 2; fd++)
     {
-      g_auto(GStrv) parts = g_strsplit (options->plugins[i], ",", -1);
-
-      for (guint j = 0; parts[j] != NULL; j++)
+      if (fcntl (fd, F_GETFD) != -1 || errno != EBADF)
+        continue;
+      closed |= 1u << fd;
+      /* The lowest free descriptor: this one. */
+      if (open ("/dev/null", fd == 0 ? O_RDONLY : O_WRONLY) != fd)
         {
-          const char *plugin = g_strstrip (parts[j]);
-
-          if (g_path_is_absolute (plugin) ? !g_file_test (plugin, G_FILE_TEST_EXISTS)
-                                          : !valid_plugin_name (plugin))
-            {
-              g_set_error (error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
-                           _("--plugin: “%s” is neither a plugin name nor an existing absolute path"),
-                           plugin);
-              return FALSE;
-            }
+          /* Nothing sensible can be done; stderr may be gone too. */
+          _exit (EXIT_FAILURE);
         }
     }
-
-  for (guint i = 0; options->plugin_configs && options->plugin_configs[i]; i++)
-    {
-      const char *config = options->plugin_configs[i];
-      const char *eq = strchr (config, '=');
-      g_autofree char *name = eq ? g_strndup (config, (gsize) (eq - config)) : NULL;
-      g_autoptr(JsonNode) node = NULL;
-
-      if (name == NULL || !valid_plugin_name (name))
-        {
-          g_set_error (error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
-                       _("--plugin-config takes NAME=JSON, not “%s”"), config);
-          return FALSE;
-        }
-      node = stw_json_parse (eq + 1, -1, NULL);
-      if (node == NULL || !JSON_NODE_HOLDS_OBJECT (node))
-        {
-          g_set_error (error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
-                       _("--plugin-config %s: the configuration must be a JSON object"), name);
-          return FALSE;
-        }
-    }
-  return TRUE;
+  return closed;
 }
 
 static GLogWriterOutput
@@ -290,6 +285,8 @@ main (int   argc,
     { NULL }
   };
   GOptionGroup *group;
+  /* Before anything opens a descriptor. */
+  guint closed_fds = guard_std_fds ();
 
   /* stdout carries protocol frames only; every log line goes to stderr. */
   g_log_writer_default_set_use_stderr (TRUE);
@@ -348,7 +345,7 @@ main (int   argc,
     }
   if (!check_directory ("--app-root", options.app_root, &error) ||
       !check_directory ("--screenshot-dir", options.screenshot_dir, &error) ||
-      !check_plugins (&options, &error))
+      !refuse_plugins (&options, &error))
     {
       g_printerr ("stagewright: %s\n", error->message);
       return EXIT_USAGE;
@@ -365,11 +362,25 @@ main (int   argc,
 
   if (options.allow_eval & STW_EVAL_TARGET_MAIN)
     g_message ("Main-process eval is enabled: agents can run code with the app's privileges");
-  if (options.plugins != NULL)
-    g_message ("Plugin loading is not available in this version; --plugin was validated only");
 
   if (tools_command)
     return print_manifest (dispatcher);
+
+  if (closed_fds & ((1u << STDIN_FILENO) | (1u << STDOUT_FILENO)))
+    {
+      g_printerr (_("stagewright: %s is closed; the MCP server reads requests from stdin "
+                    "and writes answers to stdout\n"),
+                  (closed_fds & (1u << STDIN_FILENO)) ? "stdin" : "stdout");
+      return EXIT_FAILURE;
+    }
+
+  /* Writing to a client that stops reading must not block the main loop:
+   * the server queues (bounded) instead. */
+  if (!g_unix_set_fd_nonblocking (STDOUT_FILENO, TRUE, &error))
+    {
+      g_debug ("stdout stays blocking: %s", error->message);
+      g_clear_error (&error);
+    }
 
   loop = g_main_loop_new (NULL, FALSE);
   cancellable = g_cancellable_new ();

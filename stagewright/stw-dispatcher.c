@@ -13,7 +13,9 @@
 #include "stw-error-registry.h"
 #include "stw-invocation-private.h"
 #include "stw-json-private.h"
-#include "stw-core-tools.h"
+#include "stw-schema-private.h"
+#include "stw-sync-private.h"
+#include "stw-tool-provider-private.h"
 
 /**
  * StwDispatcher:
@@ -23,13 +25,19 @@
  *
  * 1. the tool must be visible under the server's profile and eval policy
  *    (a hidden one answers `BAD_ARGUMENT` naming how to show it);
- * 2. the arguments are validated against the schema `tools/list` shows
+ * 2. the arguments are validated against the input schema agents are shown
  *    (`BAD_ARGUMENT` with field-addressed `details.issues`), and the
  *    schema's defaults are filled in;
  * 3. eval payloads pass the eval guard, and are audited on stderr by hash;
- * 4. the tool runs, bounded by the operation backstop
+ * 4. the session the tool needs is resolved (see #StwSessionRequirement)
+ *    and handed over on the invocation;
+ * 5. the tool runs, bounded by the operation backstop
  *    (`OPERATION_TIMEOUT`); slow calls are logged;
- * 5. the envelope gets its `_meta`.
+ * 6. the envelope gets its `_meta`.
+ *
+ * Tools arrive one by one ([method@Stagewright.Dispatcher.add_tool]) or as
+ * a [class@Stagewright.ToolProvider] with the error codes they add
+ * ([method@Stagewright.Dispatcher.add_provider]).
  *
  * It never crashes and never lets a raw error through: whatever happens,
  * the caller gets an envelope (or %G_IO_ERROR_CANCELLED when the caller
@@ -44,6 +52,7 @@ struct _StwDispatcher
   GObject           parent_instance;
 
   GHashTable       *tools;         /* name -> StwTool */
+  GPtrArray        *providers;     /* StwToolProvider, held */
   StwToolProfile    profile;
   StwEvalTarget     allow_eval;
   guint             operation_timeout_ms;
@@ -52,6 +61,7 @@ struct _StwDispatcher
   gint64            started_at_ms;
   JsonObject       *last_error;
   StwSessionManager *sessions;
+  GMainContext     *context;       /* thread-default when made */
 
   StwEvalGuardFunc  eval_guard;
   gpointer          eval_guard_data;
@@ -82,15 +92,30 @@ static GParamSpec *properties[N_PROPS];
 static guint signals[N_SIGNALS];
 
 static void
+release_provider (StwToolProvider *provider)
+{
+  JsonObject *codes = stw_tool_provider_get_error_codes (provider);
+
+  if (json_object_get_size (codes) > 0)
+    stw_error_registry_unregister_plugin_codes (stw_error_registry_get_default (),
+                                                stw_tool_provider_get_name (provider), codes);
+  _stw_tool_provider_release (provider);
+  g_object_unref (provider);
+}
+
+static void
 stw_dispatcher_finalize (GObject *object)
 {
   StwDispatcher *self = STW_DISPATCHER (object);
 
+  /* A dispatcher going away gives its providers' error codes back. */
+  g_clear_pointer (&self->providers, g_ptr_array_unref);
   g_clear_pointer (&self->tools, g_hash_table_unref);
   g_clear_pointer (&self->app_root, g_free);
   g_clear_pointer (&self->screenshot_dir, g_free);
   g_clear_pointer (&self->last_error, json_object_unref);
   g_clear_object (&self->sessions);
+  g_clear_pointer (&self->context, g_main_context_unref);
   if (self->eval_guard_destroy != NULL)
     self->eval_guard_destroy (self->eval_guard_data);
 
@@ -218,7 +243,8 @@ stw_dispatcher_class_init (StwDispatcherClass *klass)
    * @self: the dispatcher
    * @tool: the tool
    *
-   * A tool was added (MCP: `notifications/tools/list_changed`).
+   * A tool was added (an MCP server announces that the tool list
+   * changed).
    */
   signals[TOOL_ADDED] = g_signal_new ("tool-added", G_TYPE_FROM_CLASS (klass),
                                       G_SIGNAL_RUN_LAST, 0, NULL, NULL, NULL,
@@ -264,9 +290,11 @@ static void
 stw_dispatcher_init (StwDispatcher *self)
 {
   self->tools = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_object_unref);
+  self->providers = g_ptr_array_new_with_free_func ((GDestroyNotify) release_provider);
   self->profile = STW_TOOL_PROFILE_FULL;
   self->operation_timeout_ms = DEFAULT_OPERATION_TIMEOUT_MS;
   self->started_at_ms = g_get_real_time () / 1000;
+  self->context = g_main_context_ref_thread_default ();
   self->sessions = stw_session_manager_new ();
 }
 
@@ -314,30 +342,36 @@ is_object_schema (JsonNode *schema)
          g_strcmp0 (json_node_get_string (type), "object") == 0;
 }
 
-/**
- * stw_dispatcher_add_tool:
- * @self: a #StwDispatcher
- * @tool: the tool
- * @error: where to put a refusal
- *
- * Validates @tool (name pattern, operation type, eval target, an object
- * input schema, registered error codes, a unique name) and adds it.
- *
- * Returns: %TRUE if the tool was added
- */
-gboolean
-stw_dispatcher_add_tool (StwDispatcher  *self,
-                         StwTool        *tool,
-                         GError        **error)
+/* A tool that acts on a session must let the agent name one. */
+static gboolean
+offers_session_id (JsonNode *schema)
+{
+  JsonObject *object = json_node_get_object (schema);
+  JsonNode *props = json_object_get_member (object, "properties");
+  JsonNode *session_id;
+  JsonNode *type;
+
+  if (props == NULL || !JSON_NODE_HOLDS_OBJECT (props))
+    return FALSE;
+  session_id = json_object_get_member (json_node_get_object (props), "sessionId");
+  if (session_id == NULL || !JSON_NODE_HOLDS_OBJECT (session_id))
+    return FALSE;
+  type = json_object_get_member (json_node_get_object (session_id), "type");
+  return type != NULL && json_node_get_value_type (type) == G_TYPE_STRING &&
+         g_strcmp0 (json_node_get_string (type), "string") == 0;
+}
+
+/* Everything stw_dispatcher_add_tool() checks, without adding. */
+static gboolean
+validate_tool (StwDispatcher  *self,
+               StwTool        *tool,
+               GError        **error)
 {
   const char *name;
   const char * const *codes;
   JsonNode *schema;
   GEnumClass *op_class;
   gboolean op_valid;
-
-  g_return_val_if_fail (STW_IS_DISPATCHER (self), FALSE);
-  g_return_val_if_fail (STW_IS_TOOL (tool), FALSE);
 
   name = stw_tool_get_name (tool);
   if (!valid_tool_name (name))
@@ -381,6 +415,14 @@ stw_dispatcher_add_tool (StwDispatcher  *self,
       return FALSE;
     }
 
+  if (stw_tool_get_session_requirement (tool) != STW_SESSION_REQUIREMENT_NONE &&
+      !offers_session_id (schema))
+    {
+      g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_ARGUMENT,
+                   "Tool “%s” acts on a session: its input schema needs a “sessionId” string", name);
+      return FALSE;
+    }
+
   codes = stw_tool_get_error_codes (tool);
   for (guint i = 0; codes != NULL && codes[i] != NULL; i++)
     if (!stw_error_registry_contains (stw_error_registry_get_default (), codes[i]))
@@ -390,9 +432,187 @@ stw_dispatcher_add_tool (StwDispatcher  *self,
         return FALSE;
       }
 
-  g_hash_table_insert (self->tools, g_strdup (name), g_object_ref (tool));
-  g_signal_emit (self, signals[TOOL_ADDED], 0, tool);
   return TRUE;
+}
+
+static void
+insert_tool (StwDispatcher *self,
+             StwTool       *tool)
+{
+  g_hash_table_insert (self->tools, g_strdup (stw_tool_get_name (tool)), g_object_ref (tool));
+  g_signal_emit (self, signals[TOOL_ADDED], 0, tool);
+}
+
+/**
+ * stw_dispatcher_add_tool:
+ * @self: a #StwDispatcher
+ * @tool: the tool
+ * @error: where to put a refusal
+ *
+ * Validates @tool (name pattern, operation type, eval target, an object
+ * input schema that offers `sessionId` when the tool acts on a session,
+ * registered error codes, a unique name) and adds it.
+ *
+ * Returns: %TRUE if the tool was added
+ *
+ * Since: 1.0
+ */
+gboolean
+stw_dispatcher_add_tool (StwDispatcher  *self,
+                         StwTool        *tool,
+                         GError        **error)
+{
+  g_return_val_if_fail (STW_IS_DISPATCHER (self), FALSE);
+  g_return_val_if_fail (STW_IS_TOOL (tool), FALSE);
+
+  if (!validate_tool (self, tool, error))
+    return FALSE;
+
+  insert_tool (self, tool);
+  return TRUE;
+}
+
+/**
+ * stw_dispatcher_add_provider:
+ * @self: a #StwDispatcher
+ * @provider: the provider
+ * @error: where to put a refusal
+ *
+ * Adds every tool of @provider, and registers the error codes it adds in
+ * the default [class@Stagewright.ErrorRegistry], all or nothing: when the
+ * provider's name is taken or invalid, a code conflicts with a registered
+ * one, or any tool fails the checks of
+ * [method@Stagewright.Dispatcher.add_tool] (a name already taken
+ * included), nothing of the provider is added or registered. Emits
+ * [signal@Stagewright.Dispatcher::tool-added] for each tool.
+ *
+ * The provider is frozen until [method@Stagewright.Dispatcher.remove_provider].
+ *
+ * Returns: %TRUE if the provider was added
+ *
+ * Since: 1.0
+ */
+gboolean
+stw_dispatcher_add_provider (StwDispatcher    *self,
+                             StwToolProvider  *provider,
+                             GError          **error)
+{
+  StwErrorRegistry *registry = stw_error_registry_get_default ();
+  g_autoptr(GList) tools = NULL;
+  JsonObject *codes;
+  const char *name;
+  gboolean registered = FALSE;
+
+  g_return_val_if_fail (STW_IS_DISPATCHER (self), FALSE);
+  g_return_val_if_fail (STW_IS_TOOL_PROVIDER (provider), FALSE);
+
+  name = stw_tool_provider_get_name (provider);
+  if (!valid_tool_name (name))
+    {
+      g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_ARGUMENT,
+                   "Provider name “%s” must match ^[a-z][a-z0-9_]*$ (at most 64 characters)",
+                   name ? name : "(null)");
+      return FALSE;
+    }
+  if (stw_dispatcher_lookup_provider (self, name) != NULL)
+    {
+      g_set_error (error, G_IO_ERROR, G_IO_ERROR_EXISTS,
+                   "A provider named “%s” is already added", name);
+      return FALSE;
+    }
+
+  /* The codes first: the tools' declared codes are checked against them. */
+  codes = stw_tool_provider_get_error_codes (provider);
+  if (json_object_get_size (codes) > 0)
+    {
+      if (!stw_error_registry_register_plugin_codes (registry, name, codes, error))
+        {
+          g_prefix_error (error, "Provider “%s”: ", name);
+          return FALSE;
+        }
+      registered = TRUE;
+    }
+
+  tools = stw_tool_provider_list_tools (provider);
+  for (const GList *l = tools; l != NULL; l = l->next)
+    if (!validate_tool (self, l->data, error))
+      {
+        g_prefix_error (error, "Provider “%s”: ", name);
+        if (registered)
+          stw_error_registry_unregister_plugin_codes (registry, name, codes);
+        return FALSE;
+      }
+
+  _stw_tool_provider_hold (provider);
+  g_ptr_array_add (self->providers, g_object_ref (provider));
+  for (const GList *l = tools; l != NULL; l = l->next)
+    insert_tool (self, l->data);
+  return TRUE;
+}
+
+/**
+ * stw_dispatcher_remove_provider:
+ * @self: a #StwDispatcher
+ * @provider: a provider added to @self
+ *
+ * Removes the provider's tools (emitting
+ * [signal@Stagewright.Dispatcher::tool-removed] for each one still there)
+ * and unregisters its error codes. Calls already running finish.
+ *
+ * Returns: %TRUE if @provider was in @self
+ *
+ * Since: 1.0
+ */
+gboolean
+stw_dispatcher_remove_provider (StwDispatcher   *self,
+                                StwToolProvider *provider)
+{
+  g_autoptr(GList) tools = NULL;
+  guint index;
+
+  g_return_val_if_fail (STW_IS_DISPATCHER (self), FALSE);
+  g_return_val_if_fail (STW_IS_TOOL_PROVIDER (provider), FALSE);
+
+  if (!g_ptr_array_find (self->providers, provider, &index))
+    return FALSE;
+
+  tools = stw_tool_provider_list_tools (provider);
+  for (const GList *l = tools; l != NULL; l = l->next)
+    {
+      const char *name = stw_tool_get_name (l->data);
+
+      /* Only its own: the caller may have removed a tool by hand. */
+      if (g_hash_table_lookup (self->tools, name) == l->data)
+        stw_dispatcher_remove_tool (self, name);
+    }
+
+  g_ptr_array_remove_index (self->providers, index);
+  return TRUE;
+}
+
+/**
+ * stw_dispatcher_lookup_provider:
+ * @self: a #StwDispatcher
+ * @name: a provider's name
+ *
+ * Returns: (transfer none) (nullable): the provider of that name in @self
+ *
+ * Since: 1.0
+ */
+StwToolProvider *
+stw_dispatcher_lookup_provider (StwDispatcher *self,
+                                const char    *name)
+{
+  g_return_val_if_fail (STW_IS_DISPATCHER (self), NULL);
+
+  for (guint i = 0; name != NULL && i < self->providers->len; i++)
+    {
+      StwToolProvider *provider = g_ptr_array_index (self->providers, i);
+
+      if (g_strcmp0 (stw_tool_provider_get_name (provider), name) == 0)
+        return provider;
+    }
+  return NULL;
 }
 
 /**
@@ -457,7 +677,8 @@ eval_allowed (StwDispatcher *self,
  * @tool: a registered tool
  *
  * Whether agents see @tool: eval tools only under an eval policy that
- * covers their target, core tools only in their profiles.
+ * covers their target, other tools in the profiles they belong to
+ * ([property@Stagewright.Tool:profiles]).
  *
  * Returns: %TRUE if the tool is listed and callable
  */
@@ -470,7 +691,7 @@ stw_dispatcher_is_tool_visible (StwDispatcher *self,
 
   if (stw_tool_get_operation_type (tool) == STW_OPERATION_EVAL)
     return eval_allowed (self, tool);
-  return stw_tool_profile_contains (self->profile, stw_tool_get_name (tool));
+  return stw_tool_is_in_profile (tool, self->profile);
 }
 
 static int
@@ -502,23 +723,6 @@ stw_dispatcher_list_tools (StwDispatcher *self)
       visible = g_list_prepend (visible, value);
 
   return g_list_sort (visible, compare_tools);
-}
-
-/**
- * stw_dispatcher_add_core_tools:
- * @self: a #StwDispatcher
- *
- * Adds the core `electron_*` tools.
- */
-void
-stw_dispatcher_add_core_tools (StwDispatcher *self)
-{
-  g_return_if_fail (STW_IS_DISPATCHER (self));
-
-  stw_core_tools_add_status (self);
-  stw_core_tools_add_lifecycle (self);
-  stw_core_tools_add_windows (self);
-  stw_core_tools_add_observe (self);
 }
 
 /**
@@ -804,7 +1008,7 @@ hidden_tool_error (StwDispatcher *self,
       const char *profile = "full";
 
       for (guint i = 0; i < G_N_ELEMENTS (order); i++)
-        if (stw_tool_profile_contains (order[i], name))
+        if (stw_tool_is_in_profile (tool, order[i]))
           {
             profile = stw_tool_profile_to_string (order[i]);
             break;
@@ -820,6 +1024,40 @@ hidden_tool_error (StwDispatcher *self,
   stw_error_add_next_action (error, action);
   stw_error_set_hint (error, action);
   return error;
+}
+
+/* The contract's rules (StwSessionManager implements them): the call's
+ * sessionId, else the only live session. */
+static gboolean
+resolve_session (StwDispatcher  *self,
+                 StwInvocation  *invocation,
+                 GError        **error)
+{
+  StwSessionRequirement requirement = stw_tool_get_session_requirement (stw_invocation_get_tool (invocation));
+  JsonNode *member = json_object_get_member (stw_invocation_get_arguments (invocation), "sessionId");
+  const char *session_id = NULL;
+  StwSession *session;
+
+  if (requirement == STW_SESSION_REQUIREMENT_NONE)
+    return TRUE;
+
+  if (member != NULL && JSON_NODE_HOLDS_VALUE (member) &&
+      json_node_get_value_type (member) == G_TYPE_STRING)
+    session_id = json_node_get_string (member);
+
+  if (requirement == STW_SESSION_REQUIREMENT_OPTIONAL && session_id == NULL)
+    {
+      g_autoptr(GList) live = stw_session_manager_list_sessions (self->sessions);
+
+      if (live == NULL)
+        return TRUE;
+    }
+
+  session = stw_session_manager_resolve (self->sessions, session_id, error);
+  if (session == NULL)
+    return FALSE;
+  _stw_invocation_set_session (invocation, session);
+  return TRUE;
 }
 
 static GError *
@@ -853,8 +1091,9 @@ schema_error (JsonArray *issues)
  * @callback: called with the envelope
  * @user_data: data for @callback
  *
- * Runs the call: visibility, validation, eval guard, the tool, the
- * backstop. Completes in the thread-default main context of the caller.
+ * Runs the call: visibility, validation, eval guard, session resolution,
+ * the tool, the backstop. Completes in the thread-default main context of
+ * the caller.
  */
 void
 stw_dispatcher_invoke_async (StwDispatcher       *self,
@@ -910,7 +1149,7 @@ stw_dispatcher_invoke_async (StwDispatcher       *self,
 
   raw = json_node_new (JSON_NODE_OBJECT);
   json_node_set_object (raw, stw_invocation_get_arguments (invocation));
-  if (!stw_schema_validate (stw_tool_get_input_schema (tool), raw, &issues))
+  if (!_stw_schema_validate_arguments (stw_tool_get_input_schema (tool), raw, &issues))
     {
       g_autoptr(GError) invalid = schema_error (issues);
       stw_invocation_return_error (invocation, invalid);
@@ -923,6 +1162,12 @@ stw_dispatcher_invoke_async (StwDispatcher       *self,
 
   if (stw_tool_get_operation_type (tool) == STW_OPERATION_EVAL &&
       !check_eval (self, tool, stw_invocation_get_arguments (invocation), &error))
+    {
+      stw_invocation_return_error (invocation, error);
+      return;
+    }
+
+  if (!resolve_session (self, invocation, &error))
     {
       stw_invocation_return_error (invocation, error);
       return;
@@ -959,26 +1204,6 @@ stw_dispatcher_invoke_finish (StwDispatcher  *self,
   return g_task_propagate_pointer (G_TASK (result), error);
 }
 
-typedef struct
-{
-  GMainContext *context;
-  JsonObject   *envelope;
-  GError       *error;
-  gboolean      done;
-} SyncData;
-
-static void
-on_sync_done (GObject      *object,
-              GAsyncResult *result,
-              gpointer      user_data)
-{
-  SyncData *data = user_data;
-
-  data->envelope = stw_dispatcher_invoke_finish (STW_DISPATCHER (object), result, &data->error);
-  data->done = TRUE;
-  g_main_context_wakeup (data->context);
-}
-
 /**
  * stw_dispatcher_call_sync:
  * @self: a #StwDispatcher
@@ -987,11 +1212,17 @@ on_sync_done (GObject      *object,
  * @cancellable: (nullable): a #GCancellable
  * @error: where to put an unknown tool or cancellation
  *
- * Calls a tool and waits for its envelope, running a private main context
- * meanwhile (never the caller's). For scripts and test harnesses; tools
- * that complete asynchronously must do so in the thread-default context.
+ * Calls a tool and waits for its envelope, for scripts and test harnesses.
+ *
+ * Like every blocking call of this library, it iterates the main context
+ * that was thread-default when @self was made (the one its sessions'
+ * sockets are attached to) until the call ends, so blocking and
+ * asynchronous calls can be mixed in any order. Calling it from a thread
+ * that cannot run that context is a programmer error.
  *
  * Returns: (transfer full) (nullable): the envelope
+ *
+ * Since: 1.0
  */
 JsonObject *
 stw_dispatcher_call_sync (StwDispatcher  *self,
@@ -1001,29 +1232,25 @@ stw_dispatcher_call_sync (StwDispatcher  *self,
                           GError        **error)
 {
   g_autoptr(StwInvocation) invocation = NULL;
-  g_autoptr(GMainContext) context = NULL;
-  SyncData data = { 0 };
+  JsonObject *envelope;
+  StwSyncCall call;
 
   g_return_val_if_fail (STW_IS_DISPATCHER (self), NULL);
 
-  invocation = stw_dispatcher_create_invocation (self, name, arguments, error);
-  if (invocation == NULL)
+  if (!_stw_sync_call_init (&call, self->context))
     return NULL;
 
-  context = g_main_context_new ();
-  data.context = context;
-  g_main_context_push_thread_default (context);
-  stw_dispatcher_invoke_async (self, invocation, cancellable, on_sync_done, &data);
-  while (!data.done)
-    g_main_context_iteration (context, TRUE);
-  g_main_context_pop_thread_default (context);
-
-  if (data.error != NULL)
+  invocation = stw_dispatcher_create_invocation (self, name, arguments, error);
+  if (invocation == NULL)
     {
-      g_propagate_error (error, data.error);
+      _stw_sync_call_clear (&call);
       return NULL;
     }
-  return data.envelope;
+
+  stw_dispatcher_invoke_async (self, invocation, cancellable, _stw_sync_call_callback, &call);
+  envelope = stw_dispatcher_invoke_finish (self, _stw_sync_call_wait (&call), error);
+  _stw_sync_call_clear (&call);
+  return envelope;
 }
 
 /**

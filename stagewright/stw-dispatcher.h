@@ -15,6 +15,7 @@
 #include "stw-invocation.h"
 #include "stw-session.h"
 #include "stw-tool.h"
+#include "stw-tool-provider.h"
 #include "stw-version-macros.h"
 
 G_BEGIN_DECLS
@@ -51,6 +52,16 @@ STW_AVAILABLE_IN_1_0
 gboolean stw_dispatcher_remove_tool (StwDispatcher *self,
                                      const char *name);
 STW_AVAILABLE_IN_1_0
+gboolean stw_dispatcher_add_provider (StwDispatcher *self,
+                                      StwToolProvider *provider,
+                                      GError **error);
+STW_AVAILABLE_IN_1_0
+gboolean stw_dispatcher_remove_provider (StwDispatcher *self,
+                                         StwToolProvider *provider);
+STW_AVAILABLE_IN_1_0
+StwToolProvider *stw_dispatcher_lookup_provider (StwDispatcher *self,
+                                                 const char *name);
+STW_AVAILABLE_IN_1_0
 StwTool *stw_dispatcher_lookup_tool (StwDispatcher *self,
                                      const char *name);
 STW_AVAILABLE_IN_1_0
@@ -58,8 +69,6 @@ gboolean stw_dispatcher_is_tool_visible (StwDispatcher *self,
                                          StwTool *tool);
 STW_AVAILABLE_IN_1_0
 GList *stw_dispatcher_list_tools (StwDispatcher *self);
-STW_AVAILABLE_IN_1_0
-void stw_dispatcher_add_core_tools (StwDispatcher *self);
 
 STW_AVAILABLE_IN_1_0
 StwInvocation *stw_dispatcher_create_invocation (StwDispatcher *self,
@@ -131,8 +140,5 @@ const char *stw_tool_profile_to_string (StwToolProfile profile);
 STW_AVAILABLE_IN_1_0
 gboolean stw_tool_profile_from_string (const char *name,
                                        StwToolProfile *profile);
-STW_AVAILABLE_IN_1_0
-gboolean stw_tool_profile_contains (StwToolProfile profile,
-                                    const char *tool_name);
 
 G_END_DECLS

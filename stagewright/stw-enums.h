@@ -74,6 +74,54 @@ typedef enum
 } StwToolProfile;
 
 /**
+ * StwToolProfileFlags:
+ * @STW_TOOL_PROFILE_FLAGS_ESSENTIAL: shown by the `essential` profile
+ * @STW_TOOL_PROFILE_FLAGS_TESTING: shown by the `testing` profile
+ * @STW_TOOL_PROFILE_FLAGS_DEBUG: shown by the `debug` profile
+ * @STW_TOOL_PROFILE_FLAGS_FULL: shown by the `full` profile
+ * @STW_TOOL_PROFILE_FLAGS_ALL: shown by every profile
+ *
+ * The profiles a tool belongs to (#StwTool:profiles); the flag of a
+ * profile is `1 << profile`. Tools the profiles do not govern (plugin
+ * tools, tools an application adds) keep the default,
+ * %STW_TOOL_PROFILE_FLAGS_ALL.
+ *
+ * Since: 1.0
+ */
+typedef enum /*< flags >*/
+{
+  STW_TOOL_PROFILE_FLAGS_ESSENTIAL = 1 << STW_TOOL_PROFILE_ESSENTIAL,
+  STW_TOOL_PROFILE_FLAGS_TESTING   = 1 << STW_TOOL_PROFILE_TESTING,
+  STW_TOOL_PROFILE_FLAGS_DEBUG     = 1 << STW_TOOL_PROFILE_DEBUG,
+  STW_TOOL_PROFILE_FLAGS_FULL      = 1 << STW_TOOL_PROFILE_FULL,
+  STW_TOOL_PROFILE_FLAGS_ALL       = 0xF,
+} StwToolProfileFlags;
+
+/**
+ * StwSessionRequirement:
+ * @STW_SESSION_REQUIREMENT_NONE: the tool acts on no session (launch,
+ *   status); the dispatcher resolves none
+ * @STW_SESSION_REQUIREMENT_OPTIONAL: the tool acts on the session the call
+ *   resolves to if there is one; no live session is not an error
+ * @STW_SESSION_REQUIREMENT_REQUIRED: the call fails unless it resolves to
+ *   a live session
+ *
+ * Whether a tool needs a session (#StwTool:session-requirement). The
+ * dispatcher resolves it before the tool runs, by the contract's rules: the
+ * call's `sessionId`, else the only live session; `NOT_RUNNING` when there
+ * is none (or the id is unknown), `BAD_ARGUMENT` listing them when several
+ * are live. The tool reads it with [method@Stagewright.Invocation.get_session].
+ *
+ * Since: 1.0
+ */
+typedef enum
+{
+  STW_SESSION_REQUIREMENT_NONE,
+  STW_SESSION_REQUIREMENT_OPTIONAL,
+  STW_SESSION_REQUIREMENT_REQUIRED,
+} StwSessionRequirement;
+
+/**
  * StwSurfaceKind:
  * @STW_SURFACE_KIND_WINDOW: a window's page
  * @STW_SURFACE_KIND_FRAME: an iframe (same process or out of process)

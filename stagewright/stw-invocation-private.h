@@ -20,5 +20,7 @@ void           _stw_invocation_begin (StwInvocation         *self,
                                       StwInvocationDoneFunc  done,
                                       gpointer               user_data);
 void           _stw_invocation_abandon (StwInvocation *self);
+void           _stw_invocation_set_session (StwInvocation *self,
+                                            StwSession    *session);
 
 G_END_DECLS

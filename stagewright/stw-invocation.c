@@ -32,6 +32,7 @@ struct _StwInvocation
   StwTool               *tool;
   JsonObject            *arguments;
   GCancellable          *cancellable;
+  StwSession            *session;      /* held for the call: a stop may end it meanwhile */
   char                  *session_id;
   JsonObject            *envelope;
   gint64                 started_us;
@@ -57,6 +58,7 @@ stw_invocation_finalize (GObject *object)
   g_clear_object (&self->tool);
   g_clear_pointer (&self->arguments, json_object_unref);
   g_clear_object (&self->cancellable);
+  g_clear_object (&self->session);
   g_clear_pointer (&self->session_id, g_free);
   g_clear_pointer (&self->envelope, json_object_unref);
 
@@ -137,6 +139,18 @@ _stw_invocation_abandon (StwInvocation *self)
   g_cancellable_cancel (self->cancellable);
 }
 
+/* The session the dispatcher resolved for the tool; also what the
+ * envelope's _meta.session_id names. */
+void
+_stw_invocation_set_session (StwInvocation *self,
+                             StwSession    *session)
+{
+  g_return_if_fail (STW_IS_SESSION (session));
+
+  g_set_object (&self->session, session);
+  stw_invocation_set_session_id (self, stw_session_get_id (session));
+}
+
 static void
 complete (StwInvocation *self,
           JsonObject    *envelope)
@@ -214,6 +228,27 @@ stw_invocation_get_cancellable (StwInvocation *self)
 {
   g_return_val_if_fail (STW_IS_INVOCATION (self), NULL);
   return self->cancellable;
+}
+
+/**
+ * stw_invocation_get_session:
+ * @self: a #StwInvocation
+ *
+ * The session the call acts on, as the dispatcher resolved it before
+ * invoking the tool, for tools whose
+ * [property@Stagewright.Tool:session-requirement] asks for one: never
+ * %NULL for a tool that requires a session, %NULL for a tool that needs
+ * none, or that takes one optionally while none is live.
+ *
+ * Returns: (transfer none) (nullable): the session
+ *
+ * Since: 1.0
+ */
+StwSession *
+stw_invocation_get_session (StwInvocation *self)
+{
+  g_return_val_if_fail (STW_IS_INVOCATION (self), NULL);
+  return self->session;
 }
 
 /**

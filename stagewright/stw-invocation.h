@@ -11,6 +11,7 @@
 #include <gio/gio.h>
 #include <json-glib/json-glib.h>
 
+#include "stw-session.h"
 #include "stw-tool.h"
 #include "stw-version-macros.h"
 
@@ -30,6 +31,8 @@ STW_AVAILABLE_IN_1_0
 JsonObject *stw_invocation_get_arguments (StwInvocation *self);
 STW_AVAILABLE_IN_1_0
 GCancellable *stw_invocation_get_cancellable (StwInvocation *self);
+STW_AVAILABLE_IN_1_0
+StwSession *stw_invocation_get_session (StwInvocation *self);
 STW_AVAILABLE_IN_1_0
 const char *stw_invocation_get_session_id (StwInvocation *self);
 STW_AVAILABLE_IN_1_0

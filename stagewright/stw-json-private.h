@@ -11,9 +11,36 @@ G_BEGIN_DECLS
 /* Deeper input is refused before json-glib's recursive parser sees it. */
 #define STW_JSON_MAX_DEPTH 256
 
+/* The most a parsed message may hold, in values: a scalar or a member name
+ * counts 1, an array 2, an object 6 (what json-glib allocates for each,
+ * in units of about 80 bytes). 1 Mi values is at most ~85 MB of tree
+ * whatever the text; an MCP message and, by default, everything parsed. */
+#define STW_JSON_MAX_VALUES ((gsize) 1 << 20)
+/* CDP answers (accessibility trees, DOM snapshots of large apps) are
+ * bigger than any MCP request: ~340 MB at most. */
+#define STW_JSON_MAX_VALUES_CDP ((gsize) 4 << 20)
+
+#define STW_JSON_ERROR (stw_json_error_quark ())
+
+typedef enum
+{
+  STW_JSON_ERROR_TOO_LARGE,
+} StwJsonError;
+
+GQuark    stw_json_error_quark (void);
+
+/* Strict RFC 8259 (one value, nothing after it but whitespace), then
+ * json-glib builds the tree. Errors: JSON_PARSER_ERROR_INVALID_DATA for
+ * bad UTF-8, JSON_PARSER_ERROR_PARSE for any other text RFC 8259 refuses
+ * (nesting deeper than STW_JSON_MAX_DEPTH included), STW_JSON_ERROR_TOO_LARGE
+ * beyond the value bound. */
 JsonNode *stw_json_parse (const char  *data,
                           gssize       length,
                           GError     **error);
+JsonNode *stw_json_parse_bounded (const char  *data,
+                                  gssize       length,
+                                  gsize        max_values,
+                                  GError     **error);
 void      stw_json_append (GString  *out,
                            JsonNode *node);
 char     *stw_json_to_string (JsonNode *node,

@@ -5,8 +5,12 @@
  * the next character (or fails the whole message), an escaped NUL ends the
  * string early, integers beyond 64 bits wrap or turn into -1, the
  * generator writes NaN, infinities and doubles >= 1e21 as invalid JSON,
- * and the parser recurses once per nesting level. Everything that crosses a process
- * boundary goes through these two functions instead.
+ * and the parser recurses once per nesting level. It is also lenient where
+ * a wire must be strict: it takes comments, single quotes, hex numbers,
+ * leading zeros, NaN and Infinity, and content after the value (of
+ * `{…}{…}` it keeps the first and drops the second). Everything that
+ * crosses a process boundary goes through these functions instead: a
+ * strict RFC 8259 pass, bounded in depth and size, then json-glib.
  *
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */
@@ -63,121 +67,109 @@ integer_overflows (const char *start,
       start++;
       limit = "9223372036854775808";
     }
-  while (end - start > 1 && *start == '0')
-    start++;
   n_digits = (gsize) (end - start);
   if (n_digits != 19)
     return n_digits > 19;
   return memcmp (start, limit, 19) > 0;
 }
 
-/* One pass over the text: refuse excessive nesting; rewrite every unpaired
- * surrogate escape and every \u0000 (which would end the C string early)
- * to \uFFFD, same length, in place on a copy made only when needed; and
- * note where an out-of-range integer needs a ".0" to be read as a double. */
-static gboolean
-prescan (const char  *data,
-         gsize        length,
-         char       **repaired,
-         gsize       *repaired_length,
-         GError     **error)
+G_DEFINE_QUARK (stw-json-error-quark, stw_json_error)
+
+/* What json-glib 1.6 allocates for a value, in units of about 80 bytes
+ * (a JsonNode and its slot), measured with 10-60 MB texts of each kind:
+ * 79 bytes per number, 115 per empty array, 295 per empty object and 540
+ * per {"a":1} (the member table is made on the first insertion), 166 per
+ * member of a big object. String contents cost their length on top. */
+#define COST_SCALAR 1
+#define COST_ARRAY 2
+#define COST_OBJECT 6
+#define COST_MEMBER 1
+
+typedef enum
 {
-  const char *end = data + length;
-  gboolean in_string = FALSE;
-  guint depth = 0;
-  char *copy = NULL;
-  g_autoptr(GArray) widen = NULL;
+  EXPECT_VALUE,           /* top level, after ':' or after ',' in an array */
+  EXPECT_VALUE_OR_CLOSE,  /* after '[' */
+  EXPECT_KEY,             /* after ',' in an object */
+  EXPECT_KEY_OR_CLOSE,    /* after '{' */
+  EXPECT_COLON,
+  AFTER_VALUE,
+} ScanState;
 
-  for (const char *p = data; p < end; p++)
+typedef struct
+{
+  const char *data;
+  gsize       length;
+  char       *copy;       /* made only when a repair is needed */
+  GArray     *widen;      /* offsets where ".0" goes */
+} Scan;
+
+static gboolean
+syntax_error (GError     **error,
+              const Scan  *scan,
+              const char  *p,
+              const char  *what)
+{
+  g_set_error (error, JSON_PARSER_ERROR, JSON_PARSER_ERROR_PARSE,
+               "Invalid JSON at byte %" G_GSIZE_FORMAT ": %s", (gsize) (p - scan->data), what);
+  return FALSE;
+}
+
+static inline gboolean
+is_json_space (char c)
+{
+  return c == ' ' || c == '\t' || c == '\n' || c == '\r';
+}
+
+/* @p is just past the opening quote; on success it is just past the
+ * closing one. The text is valid UTF-8 already. */
+static gboolean
+scan_string (Scan        *scan,
+             const char **pp,
+             GError     **error)
+{
+  const char *end = scan->data + scan->length;
+  const char *p = *pp;
+
+  for (;;)
     {
-      char c = *p;
+      /* The common case: plain characters. */
+      while (p < end && (guchar) *p >= 0x20 && *p != '"' && *p != '\\')
+        p++;
+      if (p == end)
+        return syntax_error (error, scan, p, "unterminated string");
+      if (*p == '"')
+        break;
+      if ((guchar) *p < 0x20)
+        return syntax_error (error, scan, p, "control character in a string");
 
-      if (!in_string)
+      /* A backslash. json-glib reads "\x41" as "x41" and "\uZZZZ" as
+       * "ZZZZ"; RFC 8259 and JSON.parse refuse them. */
+      if (p + 1 == end)
+        return syntax_error (error, scan, p, "unterminated string");
+      if (p[1] != 'u')
         {
-          if (c == '"')
-            in_string = TRUE;
-          else if (c == '[' || c == '{')
-            {
-              if (++depth > STW_JSON_MAX_DEPTH)
-                {
-                  g_free (copy);
-                  g_set_error (error, JSON_PARSER_ERROR, JSON_PARSER_ERROR_PARSE,
-                               "JSON nesting deeper than %d levels", STW_JSON_MAX_DEPTH);
-                  return FALSE;
-                }
-            }
-          else if ((c == ']' || c == '}') && depth > 0)
-            depth--;
-          else if (c == '-' || g_ascii_isdigit (c))
-            {
-              const char *q = p + 1;
-
-              while (q < end && g_ascii_isdigit (*q))
-                q++;
-              if (q < end && (*q == '.' || *q == 'e' || *q == 'E'))
-                {
-                  /* Not an integer: skip the fraction and exponent whole. */
-                  while (q < end && (g_ascii_isdigit (*q) || *q == '.' || *q == 'e' ||
-                                     *q == 'E' || *q == '+' || *q == '-'))
-                    q++;
-                }
-              else if (integer_overflows (p, q))
-                {
-                  gsize offset = (gsize) (q - data);
-
-                  if (widen == NULL)
-                    widen = g_array_new (FALSE, FALSE, sizeof (gsize));
-                  g_array_append_val (widen, offset);
-                }
-              p = q - 1;
-            }
-          continue;
-        }
-
-      if (c == '"')
-        {
-          in_string = FALSE;
-          continue;
-        }
-      if (c != '\\' || p + 1 >= end)
-        continue;
-
-      p++;
-      if (*p != 'u')
-        {
-          /* json-glib reads "\x41" as "x41"; JSON.parse refuses it. */
-          if (strchr ("\"\\/bfnrt", *p) == NULL || *p == '\0')
-            {
-              g_free (copy);
-              g_set_error (error, JSON_PARSER_ERROR, JSON_PARSER_ERROR_PARSE,
-                           "Invalid escape at byte %" G_GSIZE_FORMAT, (gsize) (p - 1 - data));
-              return FALSE;
-            }
+          if (strchr ("\"\\/bfnrt", p[1]) == NULL || p[1] == '\0')
+            return syntax_error (error, scan, p, "invalid escape");
+          p += 2;
           continue;
         }
 
       {
-        int unit = read_u_escape (p + 1, end);
+        int unit = read_u_escape (p + 2, end);
         gboolean replace = FALSE;
 
         if (unit < 0)
-          {
-            /* Likewise "\uZZZZ" as "ZZZZ". */
-            g_free (copy);
-            g_set_error (error, JSON_PARSER_ERROR, JSON_PARSER_ERROR_PARSE,
-                         "Invalid escape at byte %" G_GSIZE_FORMAT, (gsize) (p - 1 - data));
-            return FALSE;
-          }
+          return syntax_error (error, scan, p, "invalid \\u escape");
 
         if (unit >= 0xD800 && unit <= 0xDBFF)
           {
             /* A high surrogate must be followed by an escaped low one. */
-            const char *next = p + 5;
+            const char *next = p + 6;
             int low = (end - next >= 6 && next[0] == '\\' && next[1] == 'u')
                       ? read_u_escape (next + 2, end) : -1;
             if (low >= 0xDC00 && low <= 0xDFFF)
               {
-                p = next + 5;
+                p = next + 6;
                 continue;
               }
             replace = TRUE;
@@ -185,46 +177,297 @@ prescan (const char  *data,
         else if ((unit >= 0xDC00 && unit <= 0xDFFF) || unit == 0)
           replace = TRUE;
 
+        /* A lone surrogate would decode to invalid UTF-8 and \u0000 would
+         * end the C string early: both become U+FFFD, same length. */
         if (replace)
           {
-            gsize offset = (gsize) (p + 1 - data);
-            if (copy == NULL)
-              copy = g_memdup2 (data, length);
-            memcpy (copy + offset, "FFFD", 4);
+            gsize offset = (gsize) (p + 2 - scan->data);
+            if (scan->copy == NULL)
+              scan->copy = g_memdup2 (scan->data, scan->length);
+            memcpy (scan->copy + offset, "FFFD", 4);
           }
-        p += 4;
+        p += 6;
       }
     }
 
-  *repaired_length = length;
-  if (widen != NULL)
+  *pp = p + 1;
+  return TRUE;
+}
+
+/* RFC 8259 number: -? (0 | [1-9][0-9]*) (.[0-9]+)? ([eE][+-]?[0-9]+)? */
+static gboolean
+scan_number (Scan        *scan,
+             const char **pp,
+             GError     **error)
+{
+  const char *end = scan->data + scan->length;
+  const char *start = *pp;
+  const char *p = start;
+  gboolean integer = TRUE;
+
+  if (*p == '-')
+    p++;
+  if (p == end || !g_ascii_isdigit (*p))
+    return syntax_error (error, scan, start, "invalid number");
+  if (*p == '0')
     {
-      const char *src = copy ? copy : data;
-      GString *out = g_string_sized_new (length + 2 * widen->len + 1);
+      p++;
+      if (p < end && g_ascii_isdigit (*p))
+        return syntax_error (error, scan, start, "leading zero in a number");
+    }
+  else
+    while (p < end && g_ascii_isdigit (*p))
+      p++;
+
+  if (p < end && *p == '.')
+    {
+      integer = FALSE;
+      p++;
+      if (p == end || !g_ascii_isdigit (*p))
+        return syntax_error (error, scan, start, "invalid fraction");
+      while (p < end && g_ascii_isdigit (*p))
+        p++;
+    }
+  if (p < end && (*p == 'e' || *p == 'E'))
+    {
+      integer = FALSE;
+      p++;
+      if (p < end && (*p == '+' || *p == '-'))
+        p++;
+      if (p == end || !g_ascii_isdigit (*p))
+        return syntax_error (error, scan, start, "invalid exponent");
+      while (p < end && g_ascii_isdigit (*p))
+        p++;
+    }
+
+  if (integer && integer_overflows (start, p))
+    {
+      gsize offset = (gsize) (p - scan->data);
+
+      if (scan->widen == NULL)
+        scan->widen = g_array_new (FALSE, FALSE, sizeof (gsize));
+      g_array_append_val (scan->widen, offset);
+    }
+
+  *pp = p;
+  return TRUE;
+}
+
+/* The strict RFC 8259 check, in one pass and without recursion, before
+ * json-glib (lenient: comments, single quotes, hex, leading zeros, NaN,
+ * trailing content) builds the tree. It also bounds what the tree will
+ * cost (@max_cost units, see COST_*) and makes the repairs described in
+ * scan_string() and integer_overflows(). */
+static gboolean
+validate (const char  *data,
+          gsize        length,
+          gsize        max_cost,
+          char       **repaired,
+          gsize       *repaired_length,
+          GError     **error)
+{
+  Scan scan = { data, length, NULL, NULL };
+  const char *p = data;
+  const char *end = data + length;
+  ScanState state = EXPECT_VALUE;
+  /* '[' or '{' per open level. */
+  char stack[STW_JSON_MAX_DEPTH];
+  guint depth = 0;
+  gsize cost = 0;
+  gboolean seen_value = FALSE;
+
+  for (;;)
+    {
+      char c;
+
+      while (p < end && is_json_space (*p))
+        p++;
+      if (p == end)
+        break;
+      c = *p;
+
+      switch (state)
+        {
+        case EXPECT_VALUE_OR_CLOSE:
+          if (c == ']')
+            {
+              depth--;
+              p++;
+              state = AFTER_VALUE;
+              continue;
+            }
+          G_GNUC_FALLTHROUGH;
+        case EXPECT_VALUE:
+          if (depth == 0 && seen_value)
+            goto fail_trailing;
+          seen_value = TRUE;
+          if (c == '[' || c == '{')
+            {
+              if (depth == STW_JSON_MAX_DEPTH)
+                {
+                  g_set_error (error, JSON_PARSER_ERROR, JSON_PARSER_ERROR_PARSE,
+                               "JSON nesting deeper than %d levels", STW_JSON_MAX_DEPTH);
+                  goto fail;
+                }
+              stack[depth++] = c;
+              cost += c == '[' ? COST_ARRAY : COST_OBJECT;
+              p++;
+              state = c == '[' ? EXPECT_VALUE_OR_CLOSE : EXPECT_KEY_OR_CLOSE;
+            }
+          else
+            {
+              cost += COST_SCALAR;
+              if (c == '"')
+                {
+                  p++;
+                  if (!scan_string (&scan, &p, error))
+                    goto fail;
+                }
+              else if (c == '-' || g_ascii_isdigit (c))
+                {
+                  if (!scan_number (&scan, &p, error))
+                    goto fail;
+                }
+              else if (end - p >= 4 && memcmp (p, "true", 4) == 0)
+                p += 4;
+              else if (end - p >= 5 && memcmp (p, "false", 5) == 0)
+                p += 5;
+              else if (end - p >= 4 && memcmp (p, "null", 4) == 0)
+                p += 4;
+              else
+                {
+                  syntax_error (error, &scan, p, "expected a value");
+                  goto fail;
+                }
+              state = AFTER_VALUE;
+            }
+          break;
+
+        case EXPECT_KEY_OR_CLOSE:
+          if (c == '}')
+            {
+              depth--;
+              p++;
+              state = AFTER_VALUE;
+              continue;
+            }
+          G_GNUC_FALLTHROUGH;
+        case EXPECT_KEY:
+          if (c != '"')
+            {
+              syntax_error (error, &scan, p, "expected a member name in double quotes");
+              goto fail;
+            }
+          p++;
+          if (!scan_string (&scan, &p, error))
+            goto fail;
+          cost += COST_MEMBER;
+          state = EXPECT_COLON;
+          break;
+
+        case EXPECT_COLON:
+          if (c != ':')
+            {
+              syntax_error (error, &scan, p, "expected ':'");
+              goto fail;
+            }
+          p++;
+          state = EXPECT_VALUE;
+          break;
+
+        case AFTER_VALUE:
+          if (depth == 0)
+            goto fail_trailing;
+          if (c == ',')
+            state = stack[depth - 1] == '[' ? EXPECT_VALUE : EXPECT_KEY;
+          else if (c == (stack[depth - 1] == '[' ? ']' : '}'))
+            depth--;
+          else
+            {
+              syntax_error (error, &scan, p,
+                            stack[depth - 1] == '[' ? "expected ',' or ']'" : "expected ',' or '}'");
+              goto fail;
+            }
+          p++;
+          break;
+
+        default:
+          g_assert_not_reached ();
+        }
+
+      if (cost > max_cost)
+        {
+          g_set_error (error, STW_JSON_ERROR, STW_JSON_ERROR_TOO_LARGE,
+                       "JSON message too large: more than %" G_GSIZE_FORMAT " values",
+                       max_cost);
+          goto fail;
+        }
+    }
+
+  if (!seen_value)
+    {
+      g_set_error_literal (error, JSON_PARSER_ERROR, JSON_PARSER_ERROR_PARSE,
+                           "Empty JSON document");
+      goto fail;
+    }
+  if (state != AFTER_VALUE || depth > 0)
+    {
+      syntax_error (error, &scan, p, "unexpected end of input");
+      goto fail;
+    }
+
+  *repaired_length = length;
+  if (scan.widen != NULL)
+    {
+      const char *src = scan.copy ? scan.copy : data;
+      GString *out = g_string_sized_new (length + 2 * scan.widen->len + 1);
       gsize last = 0;
 
-      for (guint i = 0; i < widen->len; i++)
+      for (guint i = 0; i < scan.widen->len; i++)
         {
-          gsize offset = g_array_index (widen, gsize, i);
+          gsize offset = g_array_index (scan.widen, gsize, i);
 
           g_string_append_len (out, src + last, (gssize) (offset - last));
           g_string_append (out, ".0");
           last = offset;
         }
       g_string_append_len (out, src + last, (gssize) (length - last));
-      g_free (copy);
+      g_free (scan.copy);
       *repaired_length = out->len;
-      copy = g_string_free (out, FALSE);
+      scan.copy = g_string_free (out, FALSE);
+      g_array_unref (scan.widen);
     }
 
-  *repaired = copy;
+  *repaired = scan.copy;
   return TRUE;
+
+fail_trailing:
+  syntax_error (error, &scan, p, "content after the JSON value");
+fail:
+  g_free (scan.copy);
+  g_clear_pointer (&scan.widen, g_array_unref);
+  return FALSE;
 }
 
+/**
+ * stw_json_parse_bounded:
+ * @data: the text
+ * @length: its length, or -1 if NUL-terminated
+ * @max_values: the most values the tree may hold (see STW_JSON_MAX_VALUES)
+ * @error: a JSON_PARSER_ERROR for text RFC 8259 refuses (INVALID_DATA for
+ *   bad UTF-8, PARSE otherwise, depth beyond STW_JSON_MAX_DEPTH included),
+ *   or STW_JSON_ERROR_TOO_LARGE
+ *
+ * Parses exactly one RFC 8259 JSON text, surrounded by optional JSON
+ * whitespace, and nothing else.
+ *
+ * Returns: (transfer full) (nullable): the root node
+ */
 JsonNode *
-stw_json_parse (const char  *data,
-                gssize       length,
-                GError     **error)
+stw_json_parse_bounded (const char  *data,
+                        gssize       length,
+                        gsize        max_values,
+                        GError     **error)
 {
   g_autoptr(JsonParser) parser = NULL;
   g_autofree char *repaired = NULL;
@@ -243,7 +486,7 @@ stw_json_parse (const char  *data,
       return NULL;
     }
 
-  if (!prescan (data, (gsize) length, &repaired, &repaired_length, error))
+  if (!validate (data, (gsize) length, max_values, &repaired, &repaired_length, error))
     return NULL;
 
   parser = json_parser_new_immutable ();
@@ -260,6 +503,24 @@ stw_json_parse (const char  *data,
     }
 
   return json_node_ref (root);
+}
+
+/**
+ * stw_json_parse:
+ * @data: the text
+ * @length: its length, or -1 if NUL-terminated
+ * @error: see stw_json_parse_bounded()
+ *
+ * stw_json_parse_bounded() with STW_JSON_MAX_VALUES.
+ *
+ * Returns: (transfer full) (nullable): the root node
+ */
+JsonNode *
+stw_json_parse (const char  *data,
+                gssize       length,
+                GError     **error)
+{
+  return stw_json_parse_bounded (data, length, STW_JSON_MAX_VALUES, error);
 }
 
 gsize

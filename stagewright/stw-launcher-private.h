@@ -6,6 +6,8 @@
 
 #include <gio/gio.h>
 
+#include "stw-launch-options.h"
+
 G_BEGIN_DECLS
 
 typedef struct
@@ -16,6 +18,7 @@ typedef struct
   char    **env;          /* extra KEY=VALUE, already checked */
   char     *cwd;          /* nullable */
   gboolean  inspect;      /* --inspect=0: a Node main process to talk to */
+  gboolean  require_inspector; /* no inspector before the browser endpoint: FUSES_BLOCK_LAUNCH */
   gboolean  pipe;         /* --remote-debugging-pipe instead of a port */
   guint     timeout_ms;   /* until the endpoints are known */
 } StwLaunchSpec;
@@ -37,6 +40,7 @@ const char   *stw_process_get_inspector_url (StwProcess          *self);
 GInputStream *stw_process_get_pipe_input   (StwProcess           *self);
 GOutputStream *stw_process_get_pipe_output (StwProcess           *self);
 const char   *stw_process_get_temp_root    (StwProcess           *self);
+const char   *stw_process_get_inspector_note (StwProcess         *self);
 gboolean      stw_process_is_running       (StwProcess           *self);
 char         *stw_process_dup_log_tail     (StwProcess           *self,
                                             guint                 max_lines);
@@ -58,5 +62,11 @@ gboolean      stw_process_terminate_finish (StwProcess           *self,
 void          stw_process_kill             (StwProcess           *self);
 
 gboolean      stw_env_key_is_denied        (const char           *key);
+
+char         *_stw_launcher_make_temp_root (GError              **error);
+
+void          _stw_launch_options_get_env  (StwLaunchOptions     *self,
+                                            GPtrArray           **keys,
+                                            GPtrArray           **values);
 
 G_END_DECLS

@@ -36,6 +36,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "stw-confine-private.h"
 #include "stw-error-registry.h"
 #include "stw-launcher-private.h"
 
@@ -54,7 +55,11 @@ struct _StwProcess
   char           *browser_url;
   char           *inspector_url;
   gboolean        want_inspector;
+  gboolean        require_inspector;
   gboolean        want_browser_url;
+  char           *inspector_note;
+  gulong          cancelled_id;
+  GCancellable   *launch_cancellable;
   GInputStream   *pipe_input;     /* CDP replies (fd 4 of the child) */
   GOutputStream  *pipe_output;    /* CDP commands (fd 3 of the child) */
   GOutputStream  *guard_stdin;
@@ -92,21 +97,14 @@ stw_launch_spec_clear (StwLaunchSpec *spec)
  * stw_env_key_is_denied:
  * @key: an environment variable name
  *
- * Keys that would turn the app into something else (plain Node, a
- * preloaded module, an injected library) are refused in launch
- * environments; matched case-insensitively.
+ * Whether the launch environment refuses @key (see
+ * _stw_confine_env_rule()); the server's own environment loses the same
+ * keys before the app inherits it.
  */
 gboolean
 stw_env_key_is_denied (const char *key)
 {
-  static const char * const exact[] = {
-    "NODE_OPTIONS", "ELECTRON_RUN_AS_NODE", "NODE_REPL_EXTERNAL_MODULE", NULL
-  };
-  g_autofree char *upper = g_ascii_strup (key, -1);
-
-  if (g_strv_contains (exact, upper))
-    return TRUE;
-  return g_str_has_prefix (upper, "LD_") || g_str_has_prefix (upper, "DYLD_");
+  return _stw_confine_env_rule (key, "") != NULL;
 }
 
 static int
@@ -217,6 +215,13 @@ finish_launch (StwProcess *self,
       g_source_destroy (self->launch_timeout);
       g_clear_pointer (&self->launch_timeout, g_source_unref);
     }
+  if (self->cancelled_id != 0)
+    {
+      /* Not g_cancellable_disconnect(): this may run inside the handler. */
+      g_signal_handler_disconnect (self->launch_cancellable, self->cancelled_id);
+      self->cancelled_id = 0;
+    }
+  g_clear_object (&self->launch_cancellable);
   if (task == NULL)
     {
       g_clear_error (&error);
@@ -225,8 +230,11 @@ finish_launch (StwProcess *self,
 
   if (error != NULL)
     {
-      /* A launch that failed leaves nothing behind. */
+      /* A launch that failed leaves nothing behind, at once: the group is
+       * killed now and the directories go as soon as it is gone. */
       stw_process_kill (self);
+      if (self->pid > 0 && !self->cleaned)
+        stw_process_terminate_async (self, 0, NULL, NULL);
       g_task_return_error (task, error);
     }
   else
@@ -241,7 +249,30 @@ check_ready (StwProcess *self)
   if (self->want_browser_url && self->browser_url == NULL)
     return;
   if (self->want_inspector && self->inspector_url == NULL)
-    return;
+    {
+      GError *error;
+
+      if (!self->want_browser_url)
+        return;
+      /* Electron starts the Node inspector before the DevTools server, so
+       * no inspector line by now means there will be none: the binary's
+       * EnableNodeCliInspectArguments fuse is off, or it is no Electron. */
+      if (!self->require_inspector)
+        {
+          self->inspector_note = g_strdup (_("The app opened no Node inspector for --inspect=0 (plain Chromium, "
+                                             "or an Electron whose EnableNodeCliInspectArguments fuse is off): "
+                                             "main-process operations are unavailable"));
+          g_debug ("Process %d: browser endpoint without inspector", (int) self->pid);
+          finish_launch (self, NULL);
+          return;
+        }
+      error = stw_error_new ("FUSES_BLOCK_LAUNCH",
+                             _("The binary refuses the Node inspector (--inspect=0), which a launch with main needs"));
+      stw_error_set_hint (error, _("Its EnableNodeCliInspectArguments fuse is off: launch it packaged "
+                                   "(executablePath without main), attach over CDP, or use a development build."));
+      finish_launch (self, error);
+      return;
+    }
   g_debug ("Process %d: endpoints known", (int) self->pid);
   finish_launch (self, NULL);
 }
@@ -457,6 +488,73 @@ on_launch_timeout (gpointer user_data)
 }
 
 static void
+on_launch_cancelled (GCancellable *cancellable,
+                     gpointer      user_data)
+{
+  StwProcess *self = user_data;
+  GError *error = NULL;
+
+  g_cancellable_set_error_if_cancelled (cancellable, &error);
+  finish_launch (self, error);
+}
+
+/* Chromium puts its singleton socket in $TMPDIR/org.chromium.Chromium.XXXXXX/
+ * SingletonSocket and refuses to start when that exceeds sun_path. */
+#define SOCKET_TAIL "/org.chromium.Chromium.XXXXXX/SingletonSocket"
+#define SUN_PATH_MAX 107
+#define TEMP_ROOT_NAME "stagewright-XXXXXX"
+/* A launcher script may nest one more directory in our TMPDIR (Electron's
+ * test stand-in does; so do some wrappers): leave room for it. */
+#define NESTING_ROOM 32
+
+/**
+ * _stw_launcher_make_temp_root:
+ * @error: `LAUNCH_FAILED` with a hint naming `TMPDIR`
+ *
+ * A private (0700) per-instance directory, which is also the app's TMPDIR:
+ * in `$TMPDIR` when Chromium's socket path still fits there, else in `/tmp`.
+ *
+ * Returns: (transfer full) (nullable): its path
+ */
+char *
+_stw_launcher_make_temp_root (GError **error)
+{
+  const char *tmpdir = g_getenv ("TMPDIR");
+  const char *bases[3] = { NULL, NULL, NULL };
+  guint n = 0;
+  int saved = 0;
+
+  if (tmpdir != NULL && *tmpdir == '/')
+    bases[n++] = tmpdir;
+  if (tmpdir == NULL || g_strcmp0 (tmpdir, "/tmp") != 0)
+    bases[n++] = "/tmp";
+
+  /* First with room to spare in any base, then without. */
+  for (guint pass = 0; pass < 2; pass++)
+    for (guint i = 0; i < n; i++)
+      {
+        gsize room = pass == 0 ? NESTING_ROOM : 0;
+        g_autofree char *template = g_build_filename (bases[i], TEMP_ROOT_NAME, NULL);
+
+        if (strlen (template) + strlen (SOCKET_TAIL) + room > SUN_PATH_MAX)
+          continue;
+        if (g_mkdtemp_full (template, 0700) != NULL)
+          return g_steal_pointer (&template);
+        saved = errno;
+      }
+
+  {
+    GError *failure = stw_error_new ("LAUNCH_FAILED", _("No temporary directory short enough for Chromium's "
+                                                        "socket path can be made (TMPDIR=%s%s%s)"),
+                                     tmpdir ? tmpdir : "", saved ? ": " : "", saved ? g_strerror (saved) : "");
+    stw_error_set_hint (failure, _("Set TMPDIR to a short, writable directory (Chromium's socket path under "
+                                   "it must stay below 108 bytes), or make /tmp writable."));
+    g_propagate_error (error, failure);
+  }
+  return NULL;
+}
+
+static void
 guard_setup (gpointer user_data)
 {
   setsid ();
@@ -515,6 +613,7 @@ stw_process_finalize (GObject *object)
   g_clear_pointer (&self->browser_url, g_free);
   g_clear_pointer (&self->inspector_url, g_free);
   g_clear_pointer (&self->display_problem, g_free);
+  g_clear_pointer (&self->inspector_note, g_free);
   g_queue_clear_full (&self->log, g_free);
 
   G_OBJECT_CLASS (stw_process_parent_class)->finalize (object);
@@ -544,7 +643,6 @@ build_environment (const StwLaunchSpec *spec,
                    const char          *temp_root)
 {
   g_auto(GStrv) inherited = g_get_environ ();
-  g_autofree char *tmp = g_build_filename (temp_root, "tmp", NULL);
   g_autofree char *config = g_build_filename (temp_root, "config", NULL);
   char **env = NULL;
 
@@ -553,7 +651,7 @@ build_environment (const StwLaunchSpec *spec,
   for (guint i = 0; inherited[i] != NULL; i++)
     {
       g_autofree char *key = g_strndup (inherited[i], strcspn (inherited[i], "="));
-      if (!stw_env_key_is_denied (key))
+      if (_stw_confine_env_rule (key, "") == NULL)
         env = g_environ_setenv (env, key, inherited[i] + strlen (key) + 1, TRUE);
     }
   for (guint i = 0; spec->env != NULL && spec->env[i] != NULL; i++)
@@ -562,7 +660,8 @@ build_environment (const StwLaunchSpec *spec,
       const char *value = strchr (spec->env[i], '=');
       env = g_environ_setenv (env, key, value ? value + 1 : "", TRUE);
     }
-  env = g_environ_setenv (env, "TMPDIR", tmp, TRUE);
+  /* Chromium's singleton socket lives in TMPDIR: keep that path short. */
+  env = g_environ_setenv (env, "TMPDIR", temp_root, TRUE);
   env = g_environ_setenv (env, "XDG_CONFIG_HOME", config, TRUE);
   return env;
 }
@@ -620,23 +719,28 @@ stw_process_launch_async (const StwLaunchSpec *spec,
   g_task_set_source_tag (task, stw_process_launch_async);
   self->launch_task = task;
 
-  self->temp_root = g_dir_make_tmp ("stagewright-XXXXXX", &error);
-  if (self->temp_root == NULL)
+  if (g_cancellable_set_error_if_cancelled (cancellable, &error))
     {
-      finish_launch (self, stw_error_new ("LAUNCH_FAILED", _("Cannot create a temporary directory: %s"),
-                                          error->message));
+      finish_launch (self, g_steal_pointer (&error));
       return;
     }
-  for (guint i = 0; i < 3; i++)
+
+  self->temp_root = _stw_launcher_make_temp_root (&error);
+  if (self->temp_root == NULL)
     {
-      static const char * const subdirs[] = { "profile", "tmp", "config" };
+      finish_launch (self, g_steal_pointer (&error));
+      return;
+    }
+  for (guint i = 0; i < 2; i++)
+    {
+      static const char * const subdirs[] = { "profile", "config" };
       g_autofree char *dir = g_build_filename (self->temp_root, subdirs[i], NULL);
       g_mkdir (dir, 0700);
     }
   profile = g_build_filename (self->temp_root, "profile", NULL);
 
   g_ptr_array_add (argv, g_strdup (spec->executable));
-  if (spec->inspect)
+  if (spec->inspect && !spec->pipe)
     g_ptr_array_add (argv, g_strdup ("--inspect=0"));
   if (spec->pipe)
     g_ptr_array_add (argv, g_strdup ("--remote-debugging-pipe"));
@@ -710,12 +814,21 @@ stw_process_launch_async (const StwLaunchSpec *spec,
   drain (self, g_subprocess_get_stderr_pipe (self->subprocess));
   drain (self, g_subprocess_get_stdout_pipe (self->subprocess));
 
-  self->want_inspector = spec->inspect;
+  self->want_inspector = spec->inspect && !spec->pipe;
+  self->require_inspector = self->want_inspector && spec->require_inspector;
   self->want_browser_url = !spec->pipe;
   if (!self->want_inspector && !self->want_browser_url)
     {
       finish_launch (self, NULL);
       return;
+    }
+
+  if (cancellable != NULL)
+    {
+      self->launch_cancellable = g_object_ref (cancellable);
+      self->cancelled_id = g_cancellable_connect (cancellable, G_CALLBACK (on_launch_cancelled), self, NULL);
+      if (self->launch_task == NULL)
+        return;   /* cancelled already: on_launch_cancelled ran */
     }
 
   self->launch_timeout = g_timeout_source_new (spec->timeout_ms > 0 ? spec->timeout_ms : 30000);
@@ -734,6 +847,7 @@ StwProcess *
 stw_process_launch_finish (GAsyncResult  *result,
                            GError       **error)
 {
+  g_return_val_if_fail (g_task_is_valid (result, NULL), NULL);
   return g_task_propagate_pointer (G_TASK (result), error);
 }
 
@@ -771,6 +885,13 @@ const char *
 stw_process_get_temp_root (StwProcess *self)
 {
   return self->temp_root;
+}
+
+/* Why the app has no Node inspector although it was asked for one. */
+const char *
+stw_process_get_inspector_note (StwProcess *self)
+{
+  return self->inspector_note;
 }
 
 gboolean

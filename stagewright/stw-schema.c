@@ -14,6 +14,7 @@
 #include <glib/gi18n-lib.h>
 
 #include "stw-schema.h"
+#include "stw-schema-private.h"
 
 #include <math.h>
 #include <string.h>
@@ -1089,7 +1090,8 @@ check_consistency (SchemaNode  *node,
 }
 
 static gboolean schema_node_check (SchemaNode *node,
-                                   JsonNode   *instance);
+                                   JsonNode   *instance,
+                                   gboolean    int32_integers);
 
 static SchemaNode *
 compile_node (JsonNode  *json,
@@ -1144,7 +1146,7 @@ compile_node (JsonNode  *json,
 
   /* A default the schema itself rejects is a bug in the tool, not in the
    * agent's call: refuse it here rather than hand it to a handler. */
-  if (node->default_value != NULL && !schema_node_check (node, node->default_value))
+  if (node->default_value != NULL && !schema_node_check (node, node->default_value, FALSE))
     {
       pointer_push (pointer, "default");
       schema_error (error, pointer, _("the default does not satisfy its own schema"));
@@ -1162,6 +1164,7 @@ typedef struct
   GString   *path;        /* dotted path of the value being checked;
                            * NULL when issues are not collected */
   gboolean   overflow;    /* an issue was dropped for lack of room */
+  gboolean   int32_integers;  /* tool arguments: see _stw_schema_validate_arguments() */
 } Validation;
 
 /* After a failure: whether to stop looking for more. */
@@ -1272,6 +1275,9 @@ bound_accepts (const Bound  *bound,
   return exclusive ? c < 0 : c <= 0;
 }
 
+static const Bound int32_minimum = { TRUE, { TRUE, G_MININT32, (double) G_MININT32 }, (char *) ">= -2147483648" };
+static const Bound int32_maximum = { TRUE, { TRUE, G_MAXINT32, (double) G_MAXINT32 }, (char *) "<= 2147483647" };
+
 static gboolean
 validate_number (Validation *v,
                  SchemaNode *node,
@@ -1306,6 +1312,24 @@ validate_number (Validation *v,
       valid = FALSE;
       /* Translators: %s is a bound such as "<= 30000" or "< 10" */
       add_issue (v, "too_big", failed->expected, _("Number must be %s"), failed->expected);
+      if (validation_stop (v))
+        return FALSE;
+    }
+
+  /* Tool arguments: an integer without a declared bound is a 32-bit one. */
+  if (v->int32_integers && (node->types & TYPE_INTEGER) && !(node->types & TYPE_NUMBER))
+    {
+      if (!node->minimum.set && !node->exclusive_minimum.set && !bound_accepts (&int32_minimum, &number, TRUE, FALSE))
+        {
+          valid = FALSE;
+          add_issue (v, "too_small", int32_minimum.expected, _("Number must be %s"), int32_minimum.expected);
+        }
+      else if (!node->maximum.set && !node->exclusive_maximum.set &&
+               !bound_accepts (&int32_maximum, &number, FALSE, FALSE))
+        {
+          valid = FALSE;
+          add_issue (v, "too_big", int32_maximum.expected, _("Number must be %s"), int32_maximum.expected);
+        }
     }
 
   return valid;
@@ -1542,9 +1566,10 @@ validate_object (Validation *v,
 /* The verdict alone, for union branches and defaults. */
 static gboolean
 schema_node_check (SchemaNode *node,
-                   JsonNode   *instance)
+                   JsonNode   *instance,
+                   gboolean    int32_integers)
 {
-  Validation v = { NULL, NULL, FALSE };
+  Validation v = { NULL, NULL, FALSE, int32_integers };
 
   return validate_node (&v, node, instance);
 }
@@ -1604,7 +1629,7 @@ validate_union (Validation *v,
   JsonObject *issue;
 
   for (guint i = 0; i < branches->len; i++)
-    if (schema_node_check (g_ptr_array_index (branches, i), instance))
+    if (schema_node_check (g_ptr_array_index (branches, i), instance, v->int32_integers))
       {
         matched++;
         if (!exactly_one)
@@ -1906,6 +1931,11 @@ stw_schema_get_node (StwSchema *self)
   return self->json;
 }
 
+static gboolean schema_validate (StwSchema  *self,
+                                 JsonNode   *instance,
+                                 gboolean    int32_integers,
+                                 JsonArray **issues);
+
 /**
  * stw_schema_validate:
  * @self: a #StwSchema
@@ -1955,12 +1985,45 @@ stw_schema_validate (StwSchema  *self,
                      JsonNode   *instance,
                      JsonArray **issues)
 {
+  g_return_val_if_fail (self != NULL, FALSE);
+
+  return schema_validate (self, instance, FALSE, issues);
+}
+
+/**
+ * _stw_schema_validate_arguments:
+ * @self: a tool's input schema
+ * @instance: (nullable): the arguments of a call
+ * @issues: (out) (optional) (transfer full): as stw_schema_validate()
+ *
+ * stw_schema_validate() with the dispatcher's rule for tool arguments: an
+ * `integer` without a declared `minimum`/`maximum` is a 32-bit integer,
+ * so a handler reading it into an int or a guint never narrows a value
+ * that was validated (`{index: 4294967296}` is not index 0). A tool that
+ * takes larger integers declares its bounds.
+ *
+ * Returns: %TRUE when @instance is valid
+ */
+gboolean
+_stw_schema_validate_arguments (StwSchema  *self,
+                                JsonNode   *instance,
+                                JsonArray **issues)
+{
+  g_return_val_if_fail (self != NULL, FALSE);
+
+  return schema_validate (self, instance, TRUE, issues);
+}
+
+static gboolean
+schema_validate (StwSchema  *self,
+                 JsonNode   *instance,
+                 gboolean    int32_integers,
+                 JsonArray **issues)
+{
   g_autoptr(JsonNode) null_node = NULL;
   g_autoptr(JsonArray) found = NULL;
   g_autoptr(GString) path = NULL;
-  Validation v = { NULL, NULL, FALSE };
-
-  g_return_val_if_fail (self != NULL, FALSE);
+  Validation v = { NULL, NULL, FALSE, int32_integers };
 
   if (issues != NULL)
     *issues = NULL;

@@ -6,22 +6,24 @@
 
 #include <errno.h>
 #include <glib/gi18n-lib.h>
-#include <libsoup/soup.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "stw-cdp-websocket.h"
 #include "stw-cdp-pipe.h"
+#include "stw-confine-private.h"
 #include "stw-error-registry.h"
+#include "stw-http-private.h"
+#include "stw-proc-private.h"
 #include "stw-json-private.h"
 #include "stw-session-private.h"
+#include "stw-sync-private.h"
 
 #define DEFAULT_FIRST_WINDOW_MS 30000
 #define DEFAULT_READY_MS 5000
 #define DEFAULT_CONNECT_MS 10000
 #define DEFAULT_INJECT_MS 10000
-#define HTTP_BODY_MAX 65536
 #define NODE_INSPECTOR_PORT 9229
 
 /**
@@ -38,7 +40,8 @@ struct _StwSessionManager
   GPtrArray  *sessions;
   char       *app_root;
   guint       next_id;
-  SoupSession *http;
+  guint       launching;   /* launches in flight: they count against the rules */
+  GMainContext *context;    /* thread-default when made */
 };
 
 G_DEFINE_FINAL_TYPE (StwSessionManager, stw_session_manager, G_TYPE_OBJECT)
@@ -57,7 +60,6 @@ stw_session_manager_dispose (GObject *object)
       g_signal_handlers_disconnect_by_data (session, self);
       g_object_run_dispose (G_OBJECT (session));
     }
-  g_clear_object (&self->http);
   G_OBJECT_CLASS (stw_session_manager_parent_class)->dispose (object);
 }
 
@@ -68,6 +70,7 @@ stw_session_manager_finalize (GObject *object)
 
   g_ptr_array_unref (self->sessions);
   g_free (self->app_root);
+  g_main_context_unref (self->context);
   G_OBJECT_CLASS (stw_session_manager_parent_class)->finalize (object);
 }
 
@@ -82,6 +85,7 @@ static void
 stw_session_manager_init (StwSessionManager *self)
 {
   self->sessions = g_ptr_array_new_with_free_func (g_object_unref);
+  self->context = g_main_context_ref_thread_default ();
 }
 
 /**
@@ -250,21 +254,27 @@ next_session_id (StwSessionManager *self,
   return g_strdup_printf ("%s-%u-%.8s", prefix, ++self->next_id, uuid);
 }
 
+/* The session cap and the single-app rule, counting launches in flight:
+ * twenty concurrent launches must not make twenty sessions. */
 static gboolean
 check_capacity (StwSessionManager  *self,
                 gboolean            allow_multiple,
                 GError            **error)
 {
-  if (self->sessions->len >= STW_MAX_SESSIONS)
+  guint taken = self->sessions->len + self->launching;
+
+  if (taken >= STW_MAX_SESSIONS)
     {
       g_propagate_error (error, stw_error_new ("ALREADY_RUNNING",
                                                _("The limit of %d live sessions is reached"),
                                                STW_MAX_SESSIONS));
       return FALSE;
     }
-  if (self->sessions->len > 0 && !allow_multiple)
+  if (taken > 0 && !allow_multiple)
     {
-      GError *running = stw_error_new ("ALREADY_RUNNING", _("An app is already running"));
+      GError *running = self->sessions->len > 0
+                        ? stw_error_new ("ALREADY_RUNNING", _("An app is already running"))
+                        : stw_error_new ("ALREADY_RUNNING", _("An app is being launched"));
       stw_error_add_next_action (running, "electron_stop()");
       stw_error_add_next_action (running, "electron_launch({ allowMultiple: true, … })");
       g_propagate_error (error, running);
@@ -275,24 +285,19 @@ check_capacity (StwSessionManager  *self,
 
 /**
  * _stw_path_is_inside:
- * @path: an existing path
+ * @path: a path
  * @root: an existing directory
  *
- * The --app-root rule: @path, with symlinks resolved, is @root or lies
- * below it (a sibling that merely shares the prefix does not count).
+ * The --app-root rule (see _stw_confine_path(), which decides it): @path,
+ * with symlinks resolved, is @root or lies below it.
  */
 gboolean
 _stw_path_is_inside (const char *path,
                      const char *root)
 {
-  g_autofree char *real_path = realpath (path, NULL);
-  g_autofree char *real_root = realpath (root, NULL);
-  gsize n;
+  g_autofree char *real = _stw_confine_path (root, NULL, path, "path", NULL);
 
-  if (real_path == NULL || real_root == NULL)
-    return FALSE;
-  n = strlen (real_root);
-  return strncmp (real_path, real_root, n) == 0 && (real_path[n] == '/' || real_path[n] == '\0');
+  return real != NULL;
 }
 
 /* A launch path: absolute, existing, and inside --app-root when set. */
@@ -317,50 +322,39 @@ check_path (StwSessionManager  *self,
       g_propagate_error (error, stw_error_new ("FILE_NOT_FOUND", _("%s does not exist: %s"), field, path));
       return NULL;
     }
-  if (self->app_root != NULL && !_stw_path_is_inside (real, self->app_root))
-    {
-      g_propagate_error (error, stw_error_new ("BAD_ARGUMENT",
-                                               _("%s lies outside the server's --app-root"), field));
-      return NULL;
-    }
-  return g_steal_pointer (&real);
+  return _stw_confine_path (self->app_root, NULL, real, field, error);
 }
 
+/* The runtime for @main when no executable is given: the app root's own
+ * electron, then one next to @main, then (unless @project_only) PATH's.
+ * With --app-root it must resolve inside the root like any other path. */
 static char *
-find_electron (StwSessionManager *self,
-               const char        *main)
+find_electron (StwSessionManager  *self,
+               const char         *main,
+               gboolean            project_only,
+               GError            **error)
 {
   g_autofree char *main_dir = g_file_test (main, G_FILE_TEST_IS_DIR) ? g_strdup (main) : g_path_get_dirname (main);
-  const char *roots[] = { self->app_root, main_dir, NULL };
+  const char *roots[] = { self->app_root, project_only ? NULL : main_dir };
+  g_autofree char *found = NULL;
 
-  for (guint i = 0; i < G_N_ELEMENTS (roots); i++)
+  for (guint i = 0; found == NULL && i < G_N_ELEMENTS (roots); i++)
     if (roots[i] != NULL)
       {
         g_autofree char *local = g_build_filename (roots[i], "node_modules", ".bin", "electron", NULL);
         if (g_file_test (local, G_FILE_TEST_IS_EXECUTABLE))
-          return g_steal_pointer (&local);
+          found = g_steal_pointer (&local);
       }
-  return g_find_program_in_path ("electron");
-}
-
-static char **
-strv_member (JsonObject *options,
-             const char *member)
-{
-  JsonArray *array;
-  g_autoptr(GStrvBuilder) builder = g_strv_builder_new ();
-
-  if (!json_object_has_member (options, member) ||
-      !JSON_NODE_HOLDS_ARRAY (json_object_get_member (options, member)))
-    return NULL;
-  array = json_object_get_array_member (options, member);
-  for (guint i = 0; i < json_array_get_length (array); i++)
+  if (found == NULL && !project_only)
+    found = g_find_program_in_path ("electron");
+  if (found == NULL)
     {
-      JsonNode *node = json_array_get_element (array, i);
-      if (JSON_NODE_HOLDS_VALUE (node) && json_node_get_value_type (node) == G_TYPE_STRING)
-        g_strv_builder_add (builder, json_node_get_string (node));
+      GError *missing = stw_error_new ("FILE_NOT_FOUND", _("No Electron runtime found for %s"), main);
+      stw_error_set_hint (missing, _("Pass executablePath, or install electron in the app (node_modules/.bin/electron)"));
+      g_propagate_error (error, missing);
+      return NULL;
     }
-  return g_strv_builder_end (builder);
+  return _stw_confine_path (self->app_root, NULL, found, "runtime", error);
 }
 
 static guint
@@ -377,10 +371,44 @@ uint_member (JsonObject *options,
   return value > 0 && value <= G_MAXUINT ? (guint) value : fallback;
 }
 
+/* `pid` of an options object, checked as given: narrowing first would
+ * make 4294967297 pid 1. 0 when absent. */
+static gboolean
+pid_member (JsonObject  *options,
+            GPid        *pid,
+            GError     **error)
+{
+  JsonNode *node = json_object_get_member (options, "pid");
+  gint64 value;
+
+  *pid = 0;
+  if (node == NULL || JSON_NODE_HOLDS_NULL (node))
+    return TRUE;
+  if (!JSON_NODE_HOLDS_VALUE (node) ||
+      (json_node_get_value_type (node) != G_TYPE_INT64 && json_node_get_value_type (node) != G_TYPE_DOUBLE))
+    {
+      g_propagate_error (error, stw_error_new ("BAD_ARGUMENT", _("pid must be an integer")));
+      return FALSE;
+    }
+  if (json_node_get_value_type (node) == G_TYPE_INT64)
+    value = json_node_get_int (node);
+  else
+    {
+      double d = json_node_get_double (node);
+      /* Out of range or fractional: -1, which the range check refuses. */
+      value = d >= 1 && d < STW_PID_LIMIT && d == (double) (gint64) d ? (gint64) d : -1;
+    }
+  if (!_stw_proc_check_pid_range (value, error))
+    return FALSE;
+  *pid = (GPid) value;
+  return TRUE;
+}
+
 /* --- launch -------------------------------------------------------------- */
 
 typedef struct
 {
+  StwSessionManager *manager;   /* while a slot is reserved */
   StwLaunchSpec  spec;
   guint          ready_timeout_ms;
   char          *id;
@@ -392,9 +420,21 @@ typedef struct
   GError        *error;
 } Launch;
 
+/* The launch no longer counts as in flight (it became a session, or failed). */
+static void
+launch_release_slot (Launch *launch)
+{
+  if (launch->manager == NULL)
+    return;
+  launch->manager->launching--;
+  g_clear_weak_pointer (&launch->manager);
+}
+
 static void
 launch_free (Launch *launch)
 {
+  if (launch->manager != NULL)
+    launch_release_slot (launch);
   stw_launch_spec_clear (&launch->spec);
   g_free (launch->id);
   g_clear_object (&launch->process);
@@ -416,6 +456,7 @@ fail_launch (GTask  *task,
     stw_session_force_kill (launch->session);
   else if (launch->process != NULL)
     stw_process_kill (launch->process);
+  launch_release_slot (launch);
   g_task_return_error (task, error);
 }
 
@@ -440,6 +481,7 @@ on_session_started (GObject      *object,
       return;
     }
 
+  launch_release_slot (launch);
   add_session (self, launch->session);
   g_task_return_pointer (task, g_object_ref (launch->session), g_object_unref);
 }
@@ -504,6 +546,7 @@ on_process_launched (GObject      *object,
   launch->process = stw_process_launch_finish (result, &error);
   if (launch->process == NULL)
     {
+      launch_release_slot (launch);
       g_task_return_error (task, error);
       g_object_unref (task);
       return;
@@ -511,6 +554,29 @@ on_process_launched (GObject      *object,
 
   browser_url = stw_process_get_browser_url (launch->process);
   inspector_url = stw_process_get_inspector_url (launch->process);
+
+  /* Whatever the app announced, we only ever connect to this machine. */
+  if ((browser_url != NULL && !stw_url_is_loopback (browser_url)) ||
+      (inspector_url != NULL && !stw_url_is_loopback (inspector_url)))
+    {
+      g_autoptr(JsonObject) details = json_object_new ();
+      GError *refused = stw_error_new ("LAUNCH_FAILED", _("The app announced a debugging endpoint that is "
+                                                          "not on loopback"));
+      json_object_set_string_member (details, "browser_url", browser_url ? browser_url : "");
+      json_object_set_string_member (details, "inspector_url", inspector_url ? inspector_url : "");
+      json_object_set_string_member (details, "rule", "loopback endpoints only");
+      stw_error_set_details (refused, details);
+      fail_launch (task, refused);
+      g_object_unref (task);
+      return;
+    }
+  if (g_cancellable_is_cancelled (g_task_get_cancellable (task)))
+    {
+      fail_launch (task, g_error_new_literal (G_IO_ERROR, G_IO_ERROR_CANCELLED,
+                                              _("The launch was cancelled")));
+      g_object_unref (task);
+      return;
+    }
 
   if (launch->spec.pipe)
     launch->browser = stw_cdp_pipe_new (stw_process_get_pipe_input (launch->process),
@@ -533,117 +599,170 @@ on_process_launched (GObject      *object,
     start_session (task);
 }
 
+/* The checks that need no process, in the reference's order. */
+static gboolean
+prepare_launch (StwSessionManager  *self,
+                StwLaunchOptions   *options,
+                Launch             *launch,
+                GError            **error)
+{
+  const char *main_path = stw_launch_options_get_main (options);
+  const char *exe_path = stw_launch_options_get_executable_path (options);
+  const char *cwd = stw_launch_options_get_cwd (options);
+  const char *runtime = stw_launch_options_get_runtime (options);
+  const char *store = stw_launch_options_get_credential_store (options);
+  const char * const *args = stw_launch_options_get_args (options);
+  g_autoptr(GPtrArray) argv = g_ptr_array_new_with_free_func (g_free);
+  GPtrArray *env_keys, *env_values;
+
+  if (!check_capacity (self, stw_launch_options_get_allow_multiple (options), error))
+    return FALSE;
+
+  if (runtime != NULL && (!g_str_equal (runtime, "project") || main_path == NULL || self->app_root == NULL))
+    {
+      g_propagate_error (error, stw_error_new_literal ("BAD_ARGUMENT",
+                                                       _("runtime \"project\" needs main and a server started with --app-root")));
+      return FALSE;
+    }
+  if (store != NULL && (main_path != NULL || (!g_str_equal (store, "testing") && !g_str_equal (store, "system"))))
+    {
+      g_propagate_error (error, stw_error_new_literal ("BAD_ARGUMENT",
+                                                       _("credentialStore (\"testing\" or \"system\") applies to packaged "
+                                                         "launches (executablePath without main)")));
+      return FALSE;
+    }
+  if (stw_launch_options_get_instrument_native (options))
+    {
+      g_propagate_error (error, stw_error_new_literal ("NOT_IMPLEMENTED",
+                                                       _("Native instrumentation is not available in this version")));
+      return FALSE;
+    }
+
+  _stw_launch_options_get_env (options, &env_keys, &env_values);
+  if (!_stw_confine_env (env_keys, env_values, error))
+    return FALSE;
+
+  if (main_path == NULL && exe_path == NULL)
+    {
+      g_propagate_error (error, stw_error_new ("BAD_ARGUMENT", _("Give main (an Electron app) or executablePath")));
+      return FALSE;
+    }
+  if (main_path != NULL && (launch->spec.main = check_path (self, "main", main_path, TRUE, error)) == NULL)
+    return FALSE;
+  if (exe_path != NULL && (launch->spec.executable = check_path (self, "executablePath", exe_path, FALSE, error)) == NULL)
+    return FALSE;
+  if (cwd != NULL && (launch->spec.cwd = check_path (self, "cwd", cwd, TRUE, error)) == NULL)
+    return FALSE;
+  if (!_stw_confine_args (self->app_root, launch->spec.cwd, args, error))
+    return FALSE;
+  if (launch->spec.executable == NULL &&
+      (launch->spec.executable = find_electron (self, launch->spec.main, runtime != NULL, error)) == NULL)
+    return FALSE;
+
+  /* Like the reference's packaged launch: a test keychain unless the
+   * caller chose a store or a --password-store. */
+  if (main_path == NULL && g_strcmp0 (store, "system") != 0)
+    {
+      gboolean chosen = FALSE;
+      for (guint i = 0; args != NULL && args[i] != NULL; i++)
+        chosen |= g_str_has_prefix (args[i], "--password-store");
+      if (!chosen)
+        g_ptr_array_add (argv, g_strdup ("--password-store=basic"));
+    }
+  for (guint i = 0; args != NULL && args[i] != NULL; i++)
+    g_ptr_array_add (argv, g_strdup (args[i]));
+  g_ptr_array_add (argv, NULL);
+  launch->spec.args = (char **) g_ptr_array_free (g_steal_pointer (&argv), FALSE);
+  launch->spec.env = stw_launch_options_dup_env (options);
+
+  /* Every launch asks for the Node inspector (plain Chromium ignores it);
+   * only an app given by main cannot do without one. */
+  launch->spec.inspect = TRUE;
+  launch->spec.require_inspector = launch->spec.main != NULL;
+  launch->spec.pipe = stw_launch_options_get_pipe (options) && launch->spec.main == NULL;
+  launch->spec.timeout_ms = stw_launch_options_get_timeout (options);
+  if (launch->spec.timeout_ms == 0)
+    launch->spec.timeout_ms = DEFAULT_FIRST_WINDOW_MS;
+  launch->ready_timeout_ms = stw_launch_options_get_ready_timeout (options);
+  return TRUE;
+}
+
 /**
  * stw_session_manager_launch_async:
  * @self: a #StwSessionManager
- * @options: the fields of `electron_launch`: `main`, `executablePath`,
- *   `args`, `env`, `cwd`, `timeoutMs`, `readyTimeoutMs`, `allowMultiple`,
- *   and `pipe` (plain Chromium over `--remote-debugging-pipe`)
- * @cancellable: (nullable): a #GCancellable
+ * @options: what to launch
+ * @cancellable: (nullable): a #GCancellable; cancelling stops the app's
+ *   whole process group and removes its temporary directories at once
  * @callback: called with the new session
  * @user_data: data for @callback
  *
- * Launches an app the way Playwright launches Electron: with `main`, the
- * runtime (`executablePath`, else an `electron` in the app root, next to
- * `main` or on PATH) runs it under `--inspect=0 --remote-debugging-port=0`;
- * with `executablePath` alone (a packaged app or plain Chromium), only the
- * DevTools endpoint is opened, and main-process operations answer
- * `TRANSPORT_UNSUPPORTED`.
+ * Launches an app the way Playwright launches Electron: the runtime
+ * ([property@Stagewright.LaunchOptions:executable-path], else an
+ * `electron` in the app root, next to `main` or on `PATH`) runs under
+ * `--inspect=0 --remote-debugging-port=0`. With an executable alone (a
+ * packaged app or plain Chromium) a binary that opens no Node inspector
+ * still launches, without main-process operations (its capabilities say
+ * why); with `main` it fails with `FUSES_BLOCK_LAUNCH`.
+ *
+ * Refusals: `ALREADY_RUNNING` (the session cap, or another app live or
+ * being launched without [property@Stagewright.LaunchOptions:allow-multiple]),
+ * `ABSOLUTE_PATH_REQUIRED`, `FILE_NOT_FOUND`, and `BAD_ARGUMENT` with
+ * `details` naming the argument and the rule: a path outside the app root
+ * (see [method@Stagewright.SessionManager.set_app_root]), a switch that
+ * runs another program or opens a debugger, an environment key that
+ * changes how code is loaded.
+ *
+ * Since: 1.0
  */
 void
 stw_session_manager_launch_async (StwSessionManager   *self,
-                                  JsonObject          *options,
+                                  StwLaunchOptions    *options,
                                   GCancellable        *cancellable,
                                   GAsyncReadyCallback  callback,
                                   gpointer             user_data)
 {
-  GTask *task = g_task_new (self, cancellable, callback, user_data);
-  Launch *launch = g_new0 (Launch, 1);
-  g_autoptr(GError) error = NULL;
-  const char *main_path = json_object_get_string_member_with_default (options, "main", NULL);
-  const char *exe_path = json_object_get_string_member_with_default (options, "executablePath", NULL);
-  const char *cwd = json_object_get_string_member_with_default (options, "cwd", NULL);
-  JsonObject *env = json_object_has_member (options, "env") &&
-                    JSON_NODE_HOLDS_OBJECT (json_object_get_member (options, "env"))
-                    ? json_object_get_object_member (options, "env") : NULL;
+  GTask *task;
+  Launch *launch;
+  GError *error = NULL;
 
+  g_return_if_fail (STW_IS_SESSION_MANAGER (self));
+  g_return_if_fail (STW_IS_LAUNCH_OPTIONS (options));
+
+  task = g_task_new (self, cancellable, callback, user_data);
+  launch = g_new0 (Launch, 1);
   g_task_set_source_tag (task, stw_session_manager_launch_async);
   g_task_set_task_data (task, launch, (GDestroyNotify) launch_free);
 
-  if (!check_capacity (self, json_object_get_boolean_member_with_default (options, "allowMultiple", FALSE),
-                       &error))
-    goto fail;
-
-  if (env != NULL)
+  if (!prepare_launch (self, options, launch, &error))
     {
-      g_autoptr(GList) keys = json_object_get_members (env);
-      g_autoptr(GStrvBuilder) pairs = g_strv_builder_new ();
-      JsonArray *denied = json_array_new ();
-
-      for (const GList *l = keys; l != NULL; l = l->next)
-        {
-          JsonNode *value = json_object_get_member (env, l->data);
-          if (stw_env_key_is_denied (l->data))
-            json_array_add_string_element (denied, l->data);
-          else if (JSON_NODE_HOLDS_VALUE (value) && json_node_get_value_type (value) == G_TYPE_STRING &&
-                   *(const char *) l->data != '\0' && strchr (l->data, '=') == NULL)
-            {
-              g_autofree char *pair = g_strdup_printf ("%s=%s", (const char *) l->data,
-                                                       json_node_get_string (value));
-              g_strv_builder_add (pairs, pair);
-            }
-        }
-      if (json_array_get_length (denied) > 0)
-        {
-          g_autoptr(JsonObject) details = json_object_new ();
-          error = stw_error_new ("BAD_ARGUMENT", _("The launch environment may not set these keys"));
-          json_object_set_array_member (details, "denied_env_keys", denied);
-          stw_error_set_details (error, details);
-          goto fail;
-        }
-      json_array_unref (denied);
-      launch->spec.env = g_strv_builder_end (pairs);
+      g_task_return_error (task, error);
+      g_object_unref (task);
+      return;
     }
 
-  if (main_path == NULL && exe_path == NULL)
-    {
-      error = stw_error_new ("BAD_ARGUMENT", _("Give main (an Electron app) or executablePath"));
-      goto fail;
-    }
-  if (main_path != NULL && (launch->spec.main = check_path (self, "main", main_path, TRUE, &error)) == NULL)
-    goto fail;
-  if (exe_path != NULL &&
-      (launch->spec.executable = check_path (self, "executablePath", exe_path, FALSE, &error)) == NULL)
-    goto fail;
-  if (cwd != NULL && (launch->spec.cwd = check_path (self, "cwd", cwd, TRUE, &error)) == NULL)
-    goto fail;
-  if (launch->spec.executable == NULL)
-    {
-      launch->spec.executable = find_electron (self, launch->spec.main);
-      if (launch->spec.executable == NULL)
-        {
-          error = stw_error_new ("FILE_NOT_FOUND", _("No Electron runtime found for %s"), main_path);
-          stw_error_set_hint (error, _("Pass executablePath, or install electron in the app (node_modules/.bin/electron)"));
-          goto fail;
-        }
-    }
-
-  launch->spec.args = strv_member (options, "args");
-  launch->spec.inspect = launch->spec.main != NULL;
-  launch->spec.pipe = json_object_get_boolean_member_with_default (options, "pipe", FALSE) &&
-                      launch->spec.main == NULL;
-  launch->spec.timeout_ms = uint_member (options, "timeoutMs", DEFAULT_FIRST_WINDOW_MS);
-  launch->ready_timeout_ms = json_object_has_member (options, "readyTimeoutMs")
-                             ? (guint) CLAMP (json_object_get_int_member (options, "readyTimeoutMs"), 0, 60000)
-                             : DEFAULT_READY_MS;
+  self->launching++;
+  g_set_weak_pointer (&launch->manager, self);
   launch->id = next_session_id (self, "app");
-
   stw_process_launch_async (&launch->spec, cancellable, on_process_launched, task);
-  return;
+}
 
-fail:
-  g_task_return_error (task, g_steal_pointer (&error));
-  g_object_unref (task);
+/* launch_sync() keeps its JSON options. */
+static void
+launch_json_async (StwSessionManager   *self,
+                   JsonObject          *object,
+                   GCancellable        *cancellable,
+                   GAsyncReadyCallback  callback,
+                   gpointer             user_data)
+{
+  GError *error = NULL;
+  g_autoptr(StwLaunchOptions) options = stw_launch_options_new_from_json_object (object, &error);
+
+  if (options == NULL)
+    {
+      g_task_report_error (self, callback, user_data, stw_session_manager_launch_async, error);
+      return;
+    }
+  stw_session_manager_launch_async (self, options, cancellable, callback, user_data);
 }
 
 /**
@@ -659,27 +778,9 @@ stw_session_manager_launch_finish (StwSessionManager  *self,
                                    GAsyncResult       *result,
                                    GError            **error)
 {
+  g_return_val_if_fail (g_task_is_valid (result, self), NULL);
+  g_return_val_if_fail (g_task_get_source_tag (G_TASK (result)) == stw_session_manager_launch_async, NULL);
   return g_task_propagate_pointer (G_TASK (result), error);
-}
-
-typedef struct
-{
-  GMainContext *context;
-  StwSession   *session;
-  GError       *error;
-  gboolean      done;
-} SyncStart;
-
-static void
-on_sync_started (GObject      *object,
-                 GAsyncResult *result,
-                 gpointer      user_data)
-{
-  SyncStart *sync = user_data;
-
-  sync->session = g_task_propagate_pointer (G_TASK (result), &sync->error);
-  sync->done = TRUE;
-  g_main_context_wakeup (sync->context);
 }
 
 typedef void (*StartFunc) (StwSessionManager *, JsonObject *, GCancellable *, GAsyncReadyCallback, gpointer);
@@ -693,7 +794,8 @@ start_sync (StwSessionManager  *self,
 {
   g_autoptr(JsonNode) node = NULL;
   g_autoptr(JsonObject) empty = json_object_new ();
-  SyncStart sync = { 0 };
+  StwSession *session;
+  StwSyncCall call;
 
   if (options_json != NULL && *options_json != '\0')
     {
@@ -705,15 +807,12 @@ start_sync (StwSessionManager  *self,
         }
     }
 
-  sync.context = g_main_context_ref_thread_default ();
-  start (self, node ? json_node_get_object (node) : empty, cancellable, on_sync_started, &sync);
-  while (!sync.done)
-    g_main_context_iteration (sync.context, TRUE);
-  g_main_context_unref (sync.context);
-
-  if (sync.error != NULL)
-    g_propagate_error (error, sync.error);
-  return sync.session;
+  if (!_stw_sync_call_init (&call, self->context))
+    return NULL;
+  start (self, node ? json_node_get_object (node) : empty, cancellable, _stw_sync_call_callback, &call);
+  session = g_task_propagate_pointer (G_TASK (_stw_sync_call_wait (&call)), error);
+  _stw_sync_call_clear (&call);
+  return session;
 }
 
 /**
@@ -723,8 +822,10 @@ start_sync (StwSessionManager  *self,
  * @cancellable: (nullable): a #GCancellable
  * @error: where to put the failure
  *
- * Blocking stw_session_manager_launch_async() for scripts and harnesses;
- * runs the thread-default main context meanwhile.
+ * Blocking [method@Stagewright.SessionManager.launch_async] for scripts and
+ * harnesses. It iterates the main context that was thread-default when the
+ * manager was made (the one the session's sockets will belong to) until the
+ * launch ends.
  *
  * Returns: (transfer full) (nullable): the session
  */
@@ -735,72 +836,212 @@ stw_session_manager_launch_sync (StwSessionManager  *self,
                                  GError            **error)
 {
   g_return_val_if_fail (STW_IS_SESSION_MANAGER (self), NULL);
-  return start_sync (self, stw_session_manager_launch_async, options_json, cancellable, error);
+  return start_sync (self, launch_json_async, options_json, cancellable, error);
 }
 
 /* --- HTTP discovery ------------------------------------------------------ */
 
-static SoupSession *
-http_session (StwSessionManager *self)
+#define DEFAULT_DISCOVER_MS 300
+#define MAX_DISCOVER_MS 5000
+#define MAX_DISCOVER_PORTS 64
+#define DISCOVER_BODY_MAX 4096   /* the reference's cap for /json/version */
+
+static const guint default_discover_ports[] = { 9222, 9223, 9224, 9225 };
+
+typedef struct
 {
-  if (self->http == NULL)
-    self->http = soup_session_new_with_options ("max-conns", 64, "max-conns-per-host", 16, NULL);
-  return self->http;
+  char       *host;
+  guint      *ports;
+  guint       n_ports;
+  JsonObject **found;        /* one slot per port, so the order is the ports' */
+  guint       outstanding;
+} Discover;
+
+static void
+discover_free (Discover *discover)
+{
+  for (guint i = 0; i < discover->n_ports; i++)
+    g_clear_pointer (&discover->found[i], json_object_unref);
+  g_free (discover->found);
+  g_free (discover->ports);
+  g_free (discover->host);
+  g_free (discover);
+}
+
+typedef struct
+{
+  GTask *task;
+  guint  index;
+} DiscoverProbe;
+
+static void
+discover_complete (GTask *task)
+{
+  Discover *discover = g_task_get_task_data (task);
+  JsonArray *targets = json_array_new ();
+
+  for (guint i = 0; i < discover->n_ports; i++)
+    if (discover->found[i] != NULL)
+      json_array_add_object_element (targets, g_steal_pointer (&discover->found[i]));
+  g_task_return_pointer (task, targets, (GDestroyNotify) json_array_unref);
 }
 
 static void
-on_http_read (GObject      *object,
-              GAsyncResult *result,
-              gpointer      user_data)
+on_discover_probe (GObject      *object,
+                   GAsyncResult *result,
+                   gpointer      user_data)
 {
-  g_autoptr(GTask) task = user_data;
-  g_autoptr(GBytes) body = NULL;
-  g_autoptr(GError) error = NULL;
-  g_autoptr(JsonNode) node = NULL;
-  gsize size = 0;
-  const char *data;
+  DiscoverProbe *probe = user_data;
+  GTask *task = probe->task;
+  Discover *discover = g_task_get_task_data (task);
+  guint port = discover->ports[probe->index];
+  g_autoptr(JsonNode) node = _stw_http_get_json_finish (result, NULL);
+  JsonObject *version = node && JSON_NODE_HOLDS_OBJECT (node) ? json_node_get_object (node) : NULL;
+  const char *url = version ? json_object_get_string_member_with_default (version, "webSocketDebuggerUrl", NULL)
+                            : NULL;
 
-  body = soup_session_send_and_read_finish (SOUP_SESSION (object), result, &error);
-  if (body == NULL)
+  /* A failed probe is just "nothing there". */
+  if (url != NULL && stw_url_is_loopback (url))
     {
-      g_task_return_error (task, stw_error_new ("CDP_DISCONNECTED", "%s", error->message));
-      return;
+      JsonObject *target = json_object_new ();
+      const char *browser = json_object_get_string_member_with_default (version, "Browser", NULL);
+      GPid pid = _stw_proc_find_listener (port);
+
+      json_object_set_string_member (target, "targetId", url);
+      json_object_set_int_member (target, "port", port);
+      if (browser != NULL)
+        json_object_set_string_member (target, "appName", browser);
+      else
+        json_object_set_null_member (target, "appName");
+      if (pid > 0)
+        json_object_set_int_member (target, "pid", pid);
+      else
+        json_object_set_null_member (target, "pid");
+      discover->found[probe->index] = target;
     }
-  data = g_bytes_get_data (body, &size);
-  if (size > HTTP_BODY_MAX || (node = stw_json_parse (data, (gssize) size, NULL)) == NULL)
-    {
-      g_task_return_error (task, stw_error_new ("CDP_DISCONNECTED", _("The endpoint did not answer with DevTools JSON")));
-      return;
-    }
-  g_task_return_pointer (task, g_steal_pointer (&node), (GDestroyNotify) json_node_unref);
+
+  g_free (probe);
+  if (--discover->outstanding == 0)
+    discover_complete (task);
+  g_object_unref (task);
 }
 
-static void
-http_get_json_async (StwSessionManager   *self,
-                     const char          *url,
-                     guint                timeout_ms,
-                     GCancellable        *cancellable,
-                     GAsyncReadyCallback  callback,
-                     gpointer             user_data)
+/**
+ * stw_session_manager_discover_async:
+ * @self: a #StwSessionManager
+ * @host: (nullable): a loopback host (`127.0.0.1`, `localhost` or `::1`);
+ *   %NULL for `127.0.0.1`
+ * @ports: (array length=n_ports) (nullable): the TCP ports to probe; %NULL
+ *   for 9222–9225
+ * @n_ports: the number of @ports, at most 64
+ * @timeout_ms: the budget of each probe, at most 5000; 0 for 300
+ * @cancellable: (nullable): a #GCancellable
+ * @callback: called with the endpoints found
+ * @user_data: data for @callback
+ *
+ * Finds DevTools endpoints on this machine: every port is probed at once
+ * with `GET /json/version` under the loopback HTTP policy (direct, no
+ * proxy, no redirect, the answer bounded while it is read). A port that
+ * does not answer with a loopback `webSocketDebuggerUrl` is just not
+ * listed. Fails only for arguments out of range (`BAD_ARGUMENT`).
+ *
+ * Each endpoint found is a JSON object: `targetId` (the browser WebSocket
+ * URL, what [method@Stagewright.SessionManager.attach_async] takes as
+ * `cdpUrl`), `port`, `appName` (the `Browser` string or null) and `pid`
+ * (the process listening on the port, or null when it cannot be seen).
+ *
+ * Since: 1.0
+ */
+void
+stw_session_manager_discover_async (StwSessionManager   *self,
+                                    const char          *host,
+                                    const guint         *ports,
+                                    gsize                n_ports,
+                                    guint                timeout_ms,
+                                    GCancellable        *cancellable,
+                                    GAsyncReadyCallback  callback,
+                                    gpointer             user_data)
 {
-  GTask *task = g_task_new (self, cancellable, callback, user_data);
-  g_autoptr(SoupMessage) message = soup_message_new ("GET", url);
+  g_autoptr(GTask) task = NULL;
+  Discover *discover;
 
-  if (message == NULL)
+  g_return_if_fail (STW_IS_SESSION_MANAGER (self));
+  g_return_if_fail (ports != NULL || n_ports == 0);
+
+  task = g_task_new (self, cancellable, callback, user_data);
+  g_task_set_source_tag (task, stw_session_manager_discover_async);
+
+  if (host == NULL)
+    host = "127.0.0.1";
+  if (!_stw_http_host_is_loopback (host))
     {
-      g_task_return_error (task, stw_error_new ("BAD_ARGUMENT", _("Invalid endpoint URL")));
-      g_object_unref (task);
+      g_task_return_error (task, stw_error_new ("BAD_ARGUMENT", _("host must be a loopback address, not %s"), host));
       return;
     }
-  soup_session_set_timeout (http_session (self), MAX (1, (timeout_ms + 999) / 1000));
-  soup_session_send_and_read_async (http_session (self), message, G_PRIORITY_DEFAULT,
-                                    cancellable, on_http_read, task);
+  if (ports == NULL)
+    {
+      ports = default_discover_ports;
+      n_ports = G_N_ELEMENTS (default_discover_ports);
+    }
+  if (n_ports == 0 || n_ports > MAX_DISCOVER_PORTS)
+    {
+      g_task_return_error (task, stw_error_new ("BAD_ARGUMENT", _("Give 1 to %d ports"), MAX_DISCOVER_PORTS));
+      return;
+    }
+  for (gsize i = 0; i < n_ports; i++)
+    if (ports[i] < 1 || ports[i] > 65535)
+      {
+        g_task_return_error (task, stw_error_new ("BAD_ARGUMENT", _("Port %u is not a TCP port"), ports[i]));
+        return;
+      }
+  if (timeout_ms > MAX_DISCOVER_MS)
+    {
+      g_task_return_error (task, stw_error_new ("BAD_ARGUMENT", _("timeoutMs is at most %d"), MAX_DISCOVER_MS));
+      return;
+    }
+
+  discover = g_new0 (Discover, 1);
+  discover->host = g_strdup (host);
+  discover->ports = g_memdup2 (ports, n_ports * sizeof (guint));
+  discover->n_ports = (guint) n_ports;
+  discover->found = g_new0 (JsonObject *, n_ports);
+  discover->outstanding = (guint) n_ports;
+  g_task_set_task_data (task, discover, (GDestroyNotify) discover_free);
+
+  for (guint i = 0; i < discover->n_ports; i++)
+    {
+      DiscoverProbe *probe = g_new0 (DiscoverProbe, 1);
+      g_autofree char *url = strchr (host, ':') != NULL
+                             ? g_strdup_printf ("http://[%s]:%u/json/version", host, discover->ports[i])
+                             : g_strdup_printf ("http://%s:%u/json/version", host, discover->ports[i]);
+
+      probe->task = g_object_ref (task);
+      probe->index = i;
+      _stw_http_get_json_async (url, timeout_ms ? timeout_ms : DEFAULT_DISCOVER_MS, DISCOVER_BODY_MAX, cancellable,
+                                on_discover_probe, probe);
+    }
 }
 
-static JsonNode *
-http_get_json_finish (GAsyncResult  *result,
-                      GError       **error)
+/**
+ * stw_session_manager_discover_finish:
+ * @self: a #StwSessionManager
+ * @result: the result given to the callback
+ * @error: where to put the failure
+ *
+ * Returns: (transfer full): the endpoints found, in the order of the
+ *   ports probed (possibly none)
+ *
+ * Since: 1.0
+ */
+JsonArray *
+stw_session_manager_discover_finish (StwSessionManager  *self,
+                                     GAsyncResult       *result,
+                                     GError            **error)
 {
+  g_return_val_if_fail (STW_IS_SESSION_MANAGER (self), NULL);
+  g_return_val_if_fail (g_task_is_valid (result, self), NULL);
+  g_return_val_if_fail (g_task_get_source_tag (G_TASK (result)) == stw_session_manager_discover_async, NULL);
+
   return g_task_propagate_pointer (G_TASK (result), error);
 }
 
@@ -864,18 +1105,52 @@ on_attach_connected (GObject      *object,
                             on_attach_started, task);
 }
 
+/* The one way into the endpoint: a pid given with the attach must be
+ * the endpoint's own (stw-proc.c) before stop or force_kill may signal it. */
+static void
+attach_connect (GTask      *task,
+                const char *url)
+{
+  Attach *attach = g_task_get_task_data (task);
+  GError *error = NULL;
+
+  if (attach->pid > 0)
+    {
+      g_autoptr(GUri) uri = g_uri_parse (url, G_URI_FLAGS_NONE, NULL);
+      int port = uri ? g_uri_get_port (uri) : -1;
+
+      if (port <= 0)
+        {
+          error = stw_error_new ("BAD_ARGUMENT", _("The endpoint %s names no port, so pid cannot be proven "
+                                                   "to be its process"), url);
+          goto fail;
+        }
+      if (!_stw_proc_check_endpoint_pid (attach->pid, (guint) port, &error))
+        {
+          stw_error_add_next_action (error, "electron_discover_running()");
+          goto fail;
+        }
+    }
+  stw_cdp_websocket_connect_async (url, attach->timeout_ms, g_task_get_cancellable (task),
+                                   on_attach_connected, task);
+  return;
+
+fail:
+  g_task_return_error (task, error);
+  g_object_unref (task);
+}
+
 static void
 on_version_json (GObject      *object,
                  GAsyncResult *result,
                  gpointer      user_data)
 {
   GTask *task = user_data;
-  Attach *attach = g_task_get_task_data (task);
   g_autoptr(JsonNode) node = NULL;
   GError *error = NULL;
   const char *url;
 
-  node = http_get_json_finish (result, &error);
+  node = _stw_http_get_json_finish (result, &error);
   if (node == NULL)
     {
       g_task_return_error (task, error);
@@ -892,8 +1167,7 @@ on_version_json (GObject      *object,
       g_object_unref (task);
       return;
     }
-  stw_cdp_websocket_connect_async (url, attach->timeout_ms, g_task_get_cancellable (task),
-                                   on_attach_connected, task);
+  attach_connect (task, url);
 }
 
 /**
@@ -902,13 +1176,22 @@ on_version_json (GObject      *object,
  * @options: the fields of `electron_attach`: `port` and `host`
  *   (`127.0.0.1`, `localhost` or `::1`), or `cdpUrl` (a loopback `ws://`
  *   browser endpoint); `pid` (lets stop SIGKILL an app that ignores the
- *   close); `timeoutMs`; `allowMultiple`
+ *   close; see below); `timeoutMs`; `allowMultiple`
  * @cancellable: (nullable): a #GCancellable
  * @callback: called with the new session
  * @user_data: data for @callback
  *
  * Attaches to a running app over CDP. The session does not own the app:
  * detach leaves it running.
+ *
+ * A `pid` is accepted only when it is proven to be the endpoint's own
+ * process: it holds the socket listening on the endpoint's port, or it is
+ * an ancestor of that process in the same session (a wrapper, or an
+ * Electron main process whose browser listens), and it is neither pid 1
+ * nor this process nor one of its ancestors. Otherwise the attach fails
+ * with `BAD_ARGUMENT` (details: `argument`, `rule`, and `endpoint_pid`
+ * when the listener is visible) rather than attach without it, so a later
+ * stop never signals a process the caller merely named.
  */
 void
 stw_session_manager_attach_async (StwSessionManager   *self,
@@ -924,9 +1207,11 @@ stw_session_manager_attach_async (StwSessionManager   *self,
   gint64 port = json_object_get_int_member_with_default (options, "port", 0);
   g_autoptr(GError) error = NULL;
 
+  g_task_set_source_tag (task, stw_session_manager_attach_async);
   g_task_set_task_data (task, attach, (GDestroyNotify) attach_free);
   attach->timeout_ms = uint_member (options, "timeoutMs", DEFAULT_CONNECT_MS);
-  attach->pid = (GPid) json_object_get_int_member_with_default (options, "pid", 0);
+  if (!pid_member (options, &attach->pid, &error))
+    goto fail;
 
   if (!check_capacity (self, json_object_get_boolean_member_with_default (options, "allowMultiple", FALSE),
                        &error))
@@ -940,7 +1225,7 @@ stw_session_manager_attach_async (StwSessionManager   *self,
           error = stw_error_new ("BAD_ARGUMENT", _("cdpUrl must be a ws:// or wss:// URL on a loopback host"));
           goto fail;
         }
-      stw_cdp_websocket_connect_async (cdp_url, attach->timeout_ms, cancellable, on_attach_connected, task);
+      attach_connect (task, cdp_url);
       return;
     }
   if (port > 0 && port <= 65535)
@@ -955,7 +1240,7 @@ stw_session_manager_attach_async (StwSessionManager   *self,
         }
       url = g_strdup_printf ("http://%s:%d/json/version",
                              g_str_equal (host, "::1") ? "[::1]" : "127.0.0.1", (int) port);
-      http_get_json_async (self, url, attach->timeout_ms, cancellable, on_version_json, task);
+      _stw_http_get_json_async (url, attach->timeout_ms, 0, cancellable, on_version_json, task);
       return;
     }
 
@@ -981,6 +1266,8 @@ stw_session_manager_attach_finish (StwSessionManager  *self,
                                    GAsyncResult       *result,
                                    GError            **error)
 {
+  g_return_val_if_fail (g_task_is_valid (result, self), NULL);
+  g_return_val_if_fail (g_task_get_source_tag (G_TASK (result)) == stw_session_manager_attach_async, NULL);
   return g_task_propagate_pointer (G_TASK (result), error);
 }
 
@@ -991,7 +1278,8 @@ stw_session_manager_attach_finish (StwSessionManager  *self,
  * @cancellable: (nullable): a #GCancellable
  * @error: where to put the failure
  *
- * Blocking stw_session_manager_attach_async().
+ * Blocking [method@Stagewright.SessionManager.attach_async], following the
+ * same blocking-call policy as [method@Stagewright.SessionManager.launch_sync].
  *
  * Returns: (transfer full) (nullable): the session
  */
@@ -1032,8 +1320,6 @@ inject_free (Inject *inject)
   g_free (inject->id);
   g_free (inject);
 }
-
-static gboolean is_node_process (GPid pid);
 
 static void inject_poll (GTask *task);
 static void inject_verify_next (GTask *task);
@@ -1140,7 +1426,7 @@ on_inspector_list (GObject      *object,
 {
   GTask *task = user_data;
   Inject *inject = g_task_get_task_data (task);
-  g_autoptr(JsonNode) node = http_get_json_finish (result, NULL);
+  g_autoptr(JsonNode) node = _stw_http_get_json_finish (result, NULL);
 
   g_clear_pointer (&inject->candidates, g_ptr_array_unref);
   inject->candidates = g_ptr_array_new_with_free_func (g_free);
@@ -1165,12 +1451,11 @@ static gboolean
 on_inject_timer (gpointer user_data)
 {
   GTask *task = user_data;
-  StwSessionManager *self = g_task_get_source_object (task);
   Inject *inject = g_task_get_task_data (task);
   g_autofree char *url = g_strdup_printf ("http://127.0.0.1:%d/json/list", NODE_INSPECTOR_PORT);
 
   g_clear_pointer (&inject->timer, g_source_unref);
-  http_get_json_async (self, url, 1000, g_task_get_cancellable (task), on_inspector_list, task);
+  _stw_http_get_json_async (url, 1000, 0, g_task_get_cancellable (task), on_inspector_list, task);
   return G_SOURCE_REMOVE;
 }
 
@@ -1182,22 +1467,6 @@ inject_poll (GTask *task)
   inject->timer = g_timeout_source_new (200);
   g_source_set_callback (inject->timer, on_inject_timer, task, NULL);
   g_source_attach (inject->timer, g_task_get_context (task));
-}
-
-/* Only Node and Electron processes get SIGUSR1: anything else may die of it. */
-static gboolean
-is_node_process (GPid pid)
-{
-  g_autofree char *path = g_strdup_printf ("/proc/%d/cmdline", (int) pid);
-  g_autofree char *cmdline = NULL;
-  g_autofree char *base = NULL;
-  gsize length = 0;
-
-  if (!g_file_get_contents (path, &cmdline, &length, NULL) || length == 0)
-    return FALSE;
-  base = g_path_get_basename (cmdline);
-  return g_str_has_prefix (base, "node") || g_str_has_prefix (base, "electron") ||
-         g_str_has_prefix (base, "nodejs");
 }
 
 /**
@@ -1212,6 +1481,11 @@ is_node_process (GPid pid)
  * Turns on the Node inspector of a process started without debug flags
  * (SIGUSR1), finds it on port 9229 and verifies it belongs to @pid before
  * using it. The session reaches the main process only.
+ *
+ * @pid is signalled only when it catches SIGUSR1 (a handler shows in
+ * its `SigCgt` mask, as Node and Electron install one): to any other
+ * process the signal would be fatal, so it fails with `BAD_ARGUMENT`
+ * instead. This server, its ancestors and pid 1 are never signalled.
  */
 void
 stw_session_manager_inject_async (StwSessionManager   *self,
@@ -1225,22 +1499,24 @@ stw_session_manager_inject_async (StwSessionManager   *self,
   Inject *inject = g_new0 (Inject, 1);
   GError *error = NULL;
 
+  g_task_set_source_tag (task, stw_session_manager_inject_async);
   inject->pid = pid;
   inject->deadline_us = g_get_monotonic_time () + (gint64) (timeout_ms ? timeout_ms : DEFAULT_INJECT_MS) * 1000;
   g_task_set_task_data (task, inject, (GDestroyNotify) inject_free);
 
   if (!check_capacity (self, TRUE, &error))
     goto fail;
-  if (pid <= 0 || kill (pid, 0) != 0)
+  if (!_stw_proc_check_pid_range (pid, &error))
+    goto fail;
+  if (kill (pid, 0) != 0)
     {
       error = stw_error_new ("BAD_ARGUMENT", _("No process %d can be signalled"), (int) pid);
       goto fail;
     }
-  if (!is_node_process (pid))
-    {
-      error = stw_error_new ("BAD_ARGUMENT", _("Process %d is not a Node or Electron process"), (int) pid);
-      goto fail;
-    }
+  /* SIGUSR1 kills a process without a handler; Node and Electron have one.
+   * Never judged by the name: argv[0] is whatever the process chose. */
+  if (!_stw_proc_check_signal_caught (pid, SIGUSR1, &error))
+    goto fail;
   if (kill (pid, SIGUSR1) != 0)
     {
       error = stw_error_new ("INJECT_FAILED", _("Cannot signal process %d: %s"), (int) pid, g_strerror (errno));
@@ -1269,6 +1545,8 @@ stw_session_manager_inject_finish (StwSessionManager  *self,
                                    GAsyncResult       *result,
                                    GError            **error)
 {
+  g_return_val_if_fail (g_task_is_valid (result, self), NULL);
+  g_return_val_if_fail (g_task_get_source_tag (G_TASK (result)) == stw_session_manager_inject_async, NULL);
   return g_task_propagate_pointer (G_TASK (result), error);
 }
 

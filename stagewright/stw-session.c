@@ -13,6 +13,7 @@
 #include "stw-session-private.h"
 #include "stw-surface-private.h"
 #include "stw-targets-private.h"
+#include "stw-sync-private.h"
 
 #define READY_POLL_MS 10
 #define QUIT_REQUEST_MS 1000
@@ -53,6 +54,7 @@ struct _StwSession
 
   GTask             *first_window_task;
   GSource           *first_window_timeout;
+  GMainContext      *context;     /* thread-default when made */
 };
 
 G_DEFINE_FINAL_TYPE (StwSession, stw_session, G_TYPE_OBJECT)
@@ -136,6 +138,7 @@ stw_session_finalize (GObject *object)
   g_free (self->active_surface_id);
   g_ptr_array_unref (self->surfaces);
   g_weak_ref_clear (&self->manager);
+  g_main_context_unref (self->context);
   G_OBJECT_CLASS (stw_session_parent_class)->finalize (object);
 }
 
@@ -184,6 +187,7 @@ stw_session_init (StwSession *self)
   self->surfaces = g_ptr_array_new_with_free_func (g_object_unref);
   g_weak_ref_init (&self->manager, NULL);
   self->running = TRUE;
+  self->context = g_main_context_ref_thread_default ();
 }
 
 static StwSurface *
@@ -982,6 +986,38 @@ stw_session_refresh_surfaces_finish (StwSession    *self,
 }
 
 /**
+ * stw_session_refresh_surfaces_sync:
+ * @self: a #StwSession
+ * @cancellable: (nullable): a #GCancellable
+ * @error: where to put a failure
+ *
+ * Blocking [method@Stagewright.Session.refresh_surfaces_async]; it
+ * iterates the main context that was thread-default when the session was
+ * made (see "Blocking calls" in the architecture guide).
+ *
+ * Returns: %TRUE when the surfaces are current
+ *
+ * Since: 1.0
+ */
+gboolean
+stw_session_refresh_surfaces_sync (StwSession    *self,
+                                   GCancellable  *cancellable,
+                                   GError       **error)
+{
+  StwSyncCall call;
+  gboolean ok;
+
+  g_return_val_if_fail (STW_IS_SESSION (self), FALSE);
+
+  if (!_stw_sync_call_init (&call, self->context))
+    return FALSE;
+  stw_session_refresh_surfaces_async (self, cancellable, _stw_sync_call_callback, &call);
+  ok = stw_session_refresh_surfaces_finish (self, _stw_sync_call_wait (&call), error);
+  _stw_sync_call_clear (&call);
+  return ok;
+}
+
+/**
  * stw_session_list_windows:
  * @self: a #StwSession
  *
@@ -1313,14 +1349,43 @@ stw_session_get_pid (StwSession *self)
 JsonObject *
 _stw_session_capabilities (StwSession *self)
 {
-  JsonObject *caps = json_object_new ();
-  gboolean renderer = self->browser != NULL;
+  return stw_session_get_capabilities (self);
+}
+
+/**
+ * stw_session_get_capabilities:
+ * @self: a #StwSession
+ *
+ * What the session can do: `mainEval`, `rendererEval`, `interaction`,
+ * `surfaces`, `owned`, and `notes` saying why a capability is missing
+ * when that is known.
+ *
+ * Returns: (transfer full): the capabilities, as `electron_info` shows them
+ *
+ * Since: 1.0
+ */
+JsonObject *
+stw_session_get_capabilities (StwSession *self)
+{
+  JsonObject *caps;
+  gboolean renderer;
+
+  g_return_val_if_fail (STW_IS_SESSION (self), NULL);
+
+  caps = json_object_new ();
+  renderer = self->browser != NULL;
 
   json_object_set_boolean_member (caps, "mainEval", stw_session_has_main_process (self));
   json_object_set_boolean_member (caps, "rendererEval", renderer);
   json_object_set_boolean_member (caps, "interaction", renderer);
   json_object_set_boolean_member (caps, "surfaces", renderer);
   json_object_set_boolean_member (caps, "owned", self->owned);
+  if (self->process != NULL && stw_process_get_inspector_note (self->process) != NULL)
+    {
+      JsonObject *notes = json_object_new ();
+      json_object_set_string_member (notes, "mainEval", stw_process_get_inspector_note (self->process));
+      json_object_set_object_member (caps, "notes", notes);
+    }
   return caps;
 }
 
@@ -1565,6 +1630,42 @@ stw_session_capture_screenshot_finish (StwSession    *self,
   return g_task_propagate_pointer (G_TASK (result), error);
 }
 
+/**
+ * stw_session_capture_screenshot_sync:
+ * @self: a #StwSession
+ * @window: (nullable): the window to capture; %NULL for the active one
+ * @options: (nullable): as for [method@Stagewright.Session.capture_screenshot_async]
+ * @cancellable: (nullable): a #GCancellable
+ * @error: where to put the failure
+ *
+ * Blocking [method@Stagewright.Session.capture_screenshot_async]; it
+ * iterates the main context that was thread-default when the session was
+ * made.
+ *
+ * Returns: (transfer full): the encoded image
+ *
+ * Since: 1.0
+ */
+GBytes *
+stw_session_capture_screenshot_sync (StwSession    *self,
+                                     StwSurface    *window,
+                                     JsonObject    *options,
+                                     GCancellable  *cancellable,
+                                     GError       **error)
+{
+  StwSyncCall call;
+  GBytes *image;
+
+  g_return_val_if_fail (STW_IS_SESSION (self), NULL);
+
+  if (!_stw_sync_call_init (&call, self->context))
+    return NULL;
+  stw_session_capture_screenshot_async (self, window, options, cancellable, _stw_sync_call_callback, &call);
+  image = stw_session_capture_screenshot_finish (self, _stw_sync_call_wait (&call), error);
+  _stw_sync_call_clear (&call);
+  return image;
+}
+
 /* --- stop ---------------------------------------------------------------- */
 
 typedef struct
@@ -1682,27 +1783,6 @@ stw_session_stop_finish (StwSession    *self,
   return TRUE;
 }
 
-typedef struct
-{
-  GMainContext *context;
-  gboolean      done;
-  gboolean      ok;
-  gboolean      escalated;
-  GError       *error;
-} SyncStop;
-
-static void
-on_sync_stopped (GObject      *object,
-                 GAsyncResult *result,
-                 gpointer      user_data)
-{
-  SyncStop *sync = user_data;
-
-  sync->ok = stw_session_stop_finish (STW_SESSION (object), result, &sync->escalated, &sync->error);
-  sync->done = TRUE;
-  g_main_context_wakeup (sync->context);
-}
-
 /**
  * stw_session_stop_sync:
  * @self: a #StwSession
@@ -1710,10 +1790,14 @@ on_sync_stopped (GObject      *object,
  * @escalated: (out) (optional): whether signals were needed
  * @error: where to put a failure
  *
- * Blocking stw_session_stop_async(), for scripts and test harnesses; runs
- * the thread-default main context meanwhile.
+ * Blocking [method@Stagewright.Session.stop_async], for scripts and test
+ * harnesses. It iterates the main context that was thread-default when the
+ * session was made until the app has stopped (see "Blocking calls" in the
+ * architecture guide).
  *
  * Returns: %TRUE when stopped
+ *
+ * Since: 1.0
  */
 gboolean
 stw_session_stop_sync (StwSession  *self,
@@ -1721,19 +1805,17 @@ stw_session_stop_sync (StwSession  *self,
                        gboolean    *escalated,
                        GError     **error)
 {
-  SyncStop sync = { 0 };
+  StwSyncCall call;
+  gboolean ok;
 
-  sync.context = g_main_context_ref_thread_default ();
-  stw_session_stop_async (self, timeout_ms, NULL, on_sync_stopped, &sync);
-  while (!sync.done)
-    g_main_context_iteration (sync.context, TRUE);
-  g_main_context_unref (sync.context);
+  g_return_val_if_fail (STW_IS_SESSION (self), FALSE);
 
-  if (escalated != NULL)
-    *escalated = sync.escalated;
-  if (sync.error != NULL)
-    g_propagate_error (error, sync.error);
-  return sync.ok;
+  if (!_stw_sync_call_init (&call, self->context))
+    return FALSE;
+  stw_session_stop_async (self, timeout_ms, NULL, _stw_sync_call_callback, &call);
+  ok = stw_session_stop_finish (self, _stw_sync_call_wait (&call), escalated, error);
+  _stw_sync_call_clear (&call);
+  return ok;
 }
 
 /**

@@ -12,6 +12,7 @@
 #include <json-glib/json-glib.h>
 
 #include "stw-surface.h"
+#include "stw-launch-options.h"
 #include "stw-version-macros.h"
 
 G_BEGIN_DECLS
@@ -68,6 +69,12 @@ gboolean stw_session_refresh_surfaces_finish (StwSession *self,
                                               GAsyncResult *result,
                                               GError **error);
 STW_AVAILABLE_IN_1_0
+gboolean stw_session_refresh_surfaces_sync (StwSession *self,
+                                            GCancellable *cancellable,
+                                            GError **error);
+STW_AVAILABLE_IN_1_0
+JsonObject *stw_session_get_capabilities (StwSession *self);
+STW_AVAILABLE_IN_1_0
 void stw_session_evaluate_main_async (StwSession *self,
                                       const char *expression,
                                       GCancellable *cancellable,
@@ -107,6 +114,12 @@ STW_AVAILABLE_IN_1_0
 GBytes *stw_session_capture_screenshot_finish (StwSession *self,
                                                GAsyncResult *result,
                                                GError **error);
+STW_AVAILABLE_IN_1_0
+GBytes *stw_session_capture_screenshot_sync (StwSession *self,
+                                             StwSurface *window,
+                                             JsonObject *options,
+                                             GCancellable *cancellable,
+                                             GError **error);
 STW_AVAILABLE_IN_1_0
 void stw_session_stop_async (StwSession *self,
                              guint timeout_ms,
@@ -151,7 +164,7 @@ void stw_session_manager_set_app_root (StwSessionManager *self,
                                        const char *app_root);
 STW_AVAILABLE_IN_1_0
 void stw_session_manager_launch_async (StwSessionManager *self,
-                                       JsonObject *options,
+                                       StwLaunchOptions *options,
                                        GCancellable *cancellable,
                                        GAsyncReadyCallback callback,
                                        gpointer user_data);
@@ -190,6 +203,19 @@ STW_AVAILABLE_IN_1_0
 StwSession *stw_session_manager_inject_finish (StwSessionManager *self,
                                                GAsyncResult *result,
                                                GError **error);
+STW_AVAILABLE_IN_1_0
+void stw_session_manager_discover_async (StwSessionManager *self,
+                                         const char *host,
+                                         const guint *ports,
+                                         gsize n_ports,
+                                         guint timeout_ms,
+                                         GCancellable *cancellable,
+                                         GAsyncReadyCallback callback,
+                                         gpointer user_data);
+STW_AVAILABLE_IN_1_0
+JsonArray *stw_session_manager_discover_finish (StwSessionManager *self,
+                                                GAsyncResult *result,
+                                                GError **error);
 STW_AVAILABLE_IN_1_0
 void stw_session_manager_remove (StwSessionManager *self,
                                  StwSession *session);

@@ -4,12 +4,14 @@
  */
 #include "config.h"
 
+#include <errno.h>
 #include <glib/gi18n-lib.h>
 #include <string.h>
 
 #include "stw-error-registry.h"
-#include "stw-session.h"
+#include "stw-session-private.h"
 #include "stw-surface-private.h"
+#include "stw-sync-private.h"
 
 #define SCRIPT_RESOURCE_PREFIX "/org/stagewright/core/js/"
 #define WORLD_NAME "stagewright"
@@ -445,6 +447,117 @@ stw_image_get_size (GBytes *image,
   return found;
 }
 
+/* --- where screenshots go -------------------------------------------------- */
+
+/* BAD_ARGUMENT for a path outside the app root, naming the argument. */
+static GError *
+outside_root_error (const char *argument,
+                    const char *app_root)
+{
+  GError *error = stw_error_new ("BAD_ARGUMENT", _("The screenshot %s lies outside the server's --app-root"), argument);
+  g_autoptr(JsonObject) details = json_object_new ();
+
+  json_object_set_string_member (details, "argument", argument);
+  json_object_set_string_member (details, "rule", "inside --app-root, symlinks resolved");
+  json_object_set_string_member (details, "app_root", app_root);
+  stw_error_set_details (error, details);
+  return error;
+}
+
+/**
+ * stw_screenshot_resolve_path:
+ * @app_root: (nullable): the directory every file must lie in (the
+ *   server's `--app-root`)
+ * @screenshot_dir: (nullable): the configured screenshot directory (the
+ *   server's `--screenshot-dir`)
+ * @path: (nullable): an absolute file path the caller asked for
+ * @dir: (nullable): an absolute directory the caller asked for
+ * @format: the encoding, for the file name's extension
+ * @error: `BAD_ARGUMENT` (both @path and @dir, or a path outside
+ *   @app_root once symlinks are resolved, with `details` naming the
+ *   argument), `ABSOLUTE_PATH_REQUIRED` or `FILE_NOT_FOUND` (the directory
+ *   does not exist or cannot be made)
+ *
+ * Decides where a screenshot is written, by the rule of
+ * `electron_screenshot`: @path, else a new file in @dir, else in
+ * @screenshot_dir, else in `<app-root>/.stagewright/screenshots` (made
+ * with mode 0700) when there is an app root, else in the temporary
+ * directory. With an app root, nothing lies outside it.
+ *
+ * Returns: (transfer full) (type filename) (nullable): the file to write
+ *
+ * Since: 1.0
+ */
+char *
+stw_screenshot_resolve_path (const char      *app_root,
+                             const char      *screenshot_dir,
+                             const char      *path,
+                             const char      *dir,
+                             StwImageFormat   format,
+                             GError         **error)
+{
+  g_autofree char *file = NULL;
+  g_autofree char *parent = NULL;
+  const char *argument = path ? "path" : dir ? "dir" : "screenshot_dir";
+
+  g_return_val_if_fail (error == NULL || *error == NULL, NULL);
+
+  if (path != NULL && dir != NULL)
+    {
+      g_propagate_error (error, stw_error_new_literal ("BAD_ARGUMENT", _("Give path or dir, not both")));
+      return NULL;
+    }
+  if ((path != NULL && !g_path_is_absolute (path)) || (dir != NULL && !g_path_is_absolute (dir)))
+    {
+      g_propagate_error (error, stw_error_new_literal ("ABSOLUTE_PATH_REQUIRED", NULL));
+      return NULL;
+    }
+
+  if (path != NULL)
+    file = g_strdup (path);
+  else
+    {
+      g_autofree char *uuid = g_uuid_string_random ();
+      g_autofree char *name = g_strdup_printf ("stagewright-%s.%s", uuid,
+                                               format == STW_IMAGE_FORMAT_JPEG ? "jpg" : "png");
+      g_autofree char *base = NULL;
+
+      if (dir != NULL)
+        base = g_strdup (dir);
+      else if (screenshot_dir != NULL)
+        base = g_strdup (screenshot_dir);
+      else if (app_root != NULL)
+        {
+          /* Never the shared temporary directory when there is a root. */
+          base = g_build_filename (app_root, ".stagewright", "screenshots", NULL);
+          argument = "default directory";
+          if (g_mkdir_with_parents (base, 0700) != 0)
+            {
+              int saved = errno;
+              g_propagate_error (error, stw_error_new ("FILE_NOT_FOUND", _("Cannot create %s: %s"),
+                                                       base, g_strerror (saved)));
+              return NULL;
+            }
+        }
+      else
+        base = g_strdup (g_get_tmp_dir ());
+      file = g_build_filename (base, name, NULL);
+    }
+
+  parent = g_path_get_dirname (file);
+  if (app_root != NULL && !_stw_path_is_inside (parent, app_root))
+    {
+      g_propagate_error (error, outside_root_error (argument, app_root));
+      return NULL;
+    }
+  if (!g_file_test (parent, G_FILE_TEST_IS_DIR))
+    {
+      g_propagate_error (error, stw_error_new_literal ("FILE_NOT_FOUND", _("The directory does not exist")));
+      return NULL;
+    }
+  return g_steal_pointer (&file);
+}
+
 /* --- StwSurface ---------------------------------------------------------- */
 
 /**
@@ -490,6 +603,8 @@ struct _StwSurface
   gboolean        world_pending;
   GPtrArray      *world_waiters;
   gulong          world_handlers[3];
+
+  GMainContext   *context;     /* thread-default when made */
 };
 
 G_DEFINE_FINAL_TYPE (StwSurface, stw_surface, G_TYPE_OBJECT)
@@ -531,6 +646,7 @@ stw_surface_finalize (GObject *object)
   g_free (self->cdp_session_id);
   g_free (self->subframe_id);
   g_ptr_array_unref (self->world_waiters);
+  g_main_context_unref (self->context);
   G_OBJECT_CLASS (stw_surface_parent_class)->finalize (object);
 }
 
@@ -548,6 +664,7 @@ stw_surface_init (StwSurface *self)
 {
   g_weak_ref_init (&self->session, NULL);
   self->world_waiters = g_ptr_array_new ();
+  self->context = g_main_context_ref_thread_default ();
 }
 
 StwSurface *
@@ -1469,4 +1586,39 @@ stw_surface_capture_screenshot_finish (StwSurface    *self,
   g_return_val_if_fail (g_task_is_valid (result, self), NULL);
   g_return_val_if_fail (g_task_get_source_tag (G_TASK (result)) == stw_surface_capture_screenshot_async, NULL);
   return g_task_propagate_pointer (G_TASK (result), error);
+}
+
+/**
+ * stw_surface_capture_screenshot_sync:
+ * @self: a #StwSurface
+ * @options: (nullable): what to capture and how; %NULL for the viewport as PNG
+ * @cancellable: (nullable): a #GCancellable
+ * @error: where to put the failure
+ *
+ * Blocking [method@Stagewright.Surface.capture_screenshot_async], for
+ * scripts and test harnesses. It iterates the main context that was
+ * thread-default when the surface was made (its session's) until the
+ * image arrives (see "Blocking calls" in the architecture guide).
+ *
+ * Returns: (transfer full): the encoded image
+ *
+ * Since: 1.0
+ */
+GBytes *
+stw_surface_capture_screenshot_sync (StwSurface                 *self,
+                                     const StwScreenshotOptions *options,
+                                     GCancellable               *cancellable,
+                                     GError                    **error)
+{
+  StwSyncCall call;
+  GBytes *image;
+
+  g_return_val_if_fail (STW_IS_SURFACE (self), NULL);
+
+  if (!_stw_sync_call_init (&call, self->context))
+    return NULL;
+  stw_surface_capture_screenshot_async (self, options, cancellable, _stw_sync_call_callback, &call);
+  image = stw_surface_capture_screenshot_finish (self, _stw_sync_call_wait (&call), error);
+  _stw_sync_call_clear (&call);
+  return image;
 }

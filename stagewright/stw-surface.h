@@ -81,6 +81,14 @@ gboolean stw_image_get_size (GBytes *image,
                              guint  *width,
                              guint  *height);
 
+STW_AVAILABLE_IN_1_0
+char    *stw_screenshot_resolve_path (const char      *app_root,
+                                      const char      *screenshot_dir,
+                                      const char      *path,
+                                      const char      *dir,
+                                      StwImageFormat   format,
+                                      GError         **error);
+
 #define STW_TYPE_SURFACE (stw_surface_get_type ())
 STW_AVAILABLE_IN_1_0
 G_DECLARE_FINAL_TYPE (StwSurface, stw_surface, STW, SURFACE, GObject)
@@ -124,5 +132,10 @@ STW_AVAILABLE_IN_1_0
 GBytes  *stw_surface_capture_screenshot_finish (StwSurface    *self,
                                                 GAsyncResult  *result,
                                                 GError       **error);
+STW_AVAILABLE_IN_1_0
+GBytes  *stw_surface_capture_screenshot_sync   (StwSurface                 *self,
+                                                const StwScreenshotOptions *options,
+                                                GCancellable               *cancellable,
+                                                GError                    **error);
 
 G_END_DECLS

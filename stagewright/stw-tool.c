@@ -37,6 +37,8 @@ typedef struct
   char             **error_codes;
   gboolean           destructive_hint;
   gboolean           idempotent_hint;
+  StwToolProfileFlags profiles;
+  StwSessionRequirement session_requirement;
 } StwToolPrivate;
 
 G_DEFINE_TYPE_WITH_PRIVATE (StwTool, stw_tool, G_TYPE_OBJECT)
@@ -53,6 +55,8 @@ enum {
   PROP_ERROR_CODES,
   PROP_DESTRUCTIVE_HINT,
   PROP_IDEMPOTENT_HINT,
+  PROP_PROFILES,
+  PROP_SESSION_REQUIREMENT,
   N_PROPS
 };
 
@@ -138,6 +142,12 @@ stw_tool_get_property (GObject    *object,
     case PROP_IDEMPOTENT_HINT:
       g_value_set_boolean (value, priv->idempotent_hint);
       break;
+    case PROP_PROFILES:
+      g_value_set_flags (value, priv->profiles);
+      break;
+    case PROP_SESSION_REQUIREMENT:
+      g_value_set_enum (value, priv->session_requirement);
+      break;
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
     }
@@ -183,6 +193,12 @@ stw_tool_set_property (GObject      *object,
       break;
     case PROP_IDEMPOTENT_HINT:
       priv->idempotent_hint = g_value_get_boolean (value);
+      break;
+    case PROP_PROFILES:
+      priv->profiles = g_value_get_flags (value);
+      break;
+    case PROP_SESSION_REQUIREMENT:
+      priv->session_requirement = g_value_get_enum (value);
       break;
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
@@ -284,12 +300,41 @@ stw_tool_class_init (StwToolClass *klass)
   properties[PROP_IDEMPOTENT_HINT] = g_param_spec_boolean ("idempotent-hint", NULL, NULL,
                                                            FALSE, flags);
 
+  /**
+   * StwTool:profiles:
+   *
+   * The tool profiles (`--tool-profile`) that show the tool. Eval tools
+   * follow the eval policy instead; tools the profiles do not govern keep
+   * the default, every profile.
+   *
+   * Since: 1.0
+   */
+  properties[PROP_PROFILES] = g_param_spec_flags ("profiles", NULL, NULL,
+                                                  STW_TYPE_TOOL_PROFILE_FLAGS,
+                                                  STW_TOOL_PROFILE_FLAGS_ALL, flags);
+
+  /**
+   * StwTool:session-requirement:
+   *
+   * Whether the tool acts on a session. For tools that do, the dispatcher
+   * resolves the session before invoking them (see #StwSessionRequirement)
+   * and their input schema must offer a `sessionId` string.
+   *
+   * Since: 1.0
+   */
+  properties[PROP_SESSION_REQUIREMENT] = g_param_spec_enum ("session-requirement", NULL, NULL,
+                                                            STW_TYPE_SESSION_REQUIREMENT,
+                                                            STW_SESSION_REQUIREMENT_NONE, flags);
+
   g_object_class_install_properties (object_class, N_PROPS, properties);
 }
 
 static void
 stw_tool_init (StwTool *self)
 {
+  StwToolPrivate *priv = stw_tool_get_instance_private (self);
+
+  priv->profiles = STW_TOOL_PROFILE_FLAGS_ALL;
 }
 
 #define PRIV(self) ((StwToolPrivate *) stw_tool_get_instance_private (self))
@@ -507,6 +552,59 @@ stw_tool_get_open_world_hint (StwTool *self)
 {
   g_return_val_if_fail (STW_IS_TOOL (self), FALSE);
   return FALSE;
+}
+
+/**
+ * stw_tool_get_profiles:
+ * @self: a #StwTool
+ *
+ * Returns: the profiles that show the tool
+ *
+ * Since: 1.0
+ */
+StwToolProfileFlags
+stw_tool_get_profiles (StwTool *self)
+{
+  g_return_val_if_fail (STW_IS_TOOL (self), STW_TOOL_PROFILE_FLAGS_ALL);
+  return PRIV (self)->profiles;
+}
+
+/**
+ * stw_tool_is_in_profile:
+ * @self: a #StwTool
+ * @profile: a tool profile
+ *
+ * Whether @profile shows the tool, by its [property@Stagewright.Tool:profiles].
+ * The eval policy, which governs eval tools, is the dispatcher's business
+ * (see [method@Stagewright.Dispatcher.is_tool_visible]).
+ *
+ * Returns: %TRUE if the tool belongs to @profile
+ *
+ * Since: 1.0
+ */
+gboolean
+stw_tool_is_in_profile (StwTool        *self,
+                        StwToolProfile  profile)
+{
+  g_return_val_if_fail (STW_IS_TOOL (self), FALSE);
+  g_return_val_if_fail ((guint) profile <= STW_TOOL_PROFILE_FULL, FALSE);
+
+  return (PRIV (self)->profiles & (1u << profile)) != 0;
+}
+
+/**
+ * stw_tool_get_session_requirement:
+ * @self: a #StwTool
+ *
+ * Returns: whether the tool acts on a session
+ *
+ * Since: 1.0
+ */
+StwSessionRequirement
+stw_tool_get_session_requirement (StwTool *self)
+{
+  g_return_val_if_fail (STW_IS_TOOL (self), STW_SESSION_REQUIREMENT_NONE);
+  return PRIV (self)->session_requirement;
 }
 
 /**

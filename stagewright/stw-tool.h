@@ -71,6 +71,13 @@ gboolean stw_tool_get_idempotent_hint (StwTool *self);
 STW_AVAILABLE_IN_1_0
 gboolean stw_tool_get_open_world_hint (StwTool *self);
 STW_AVAILABLE_IN_1_0
+StwToolProfileFlags stw_tool_get_profiles (StwTool *self);
+STW_AVAILABLE_IN_1_0
+gboolean stw_tool_is_in_profile (StwTool *self,
+                                 StwToolProfile profile);
+STW_AVAILABLE_IN_1_0
+StwSessionRequirement stw_tool_get_session_requirement (StwTool *self);
+STW_AVAILABLE_IN_1_0
 JsonObject *stw_tool_to_manifest (StwTool *self);
 STW_AVAILABLE_IN_1_0
 void stw_tool_invoke (StwTool *self,

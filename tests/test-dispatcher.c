@@ -630,23 +630,54 @@ static const char * const essential_names[] = {
   "electron_scroll_into_view", "electron_get_text", "electron_get_value", "electron_get_state",
   "electron_exists", "electron_wait_for_selector", "electron_wait_for_state",
   "electron_expect_text", "electron_expect_value", "electron_expect_visible",
-  "electron_expect_state", "electron_expect_count", "electron_expect_url",
+  "electron_expect_state", "electron_expect_count", "electron_expect_url", NULL
 };
 static const char * const testing_only_names[] = {
   "electron_hover", "electron_drag", "electron_drop_file", "electron_keyboard_type",
   "electron_type_into_editor", "electron_press_sequence", "electron_set_files",
-  "electron_assert_pattern",
+  "electron_assert_pattern", NULL
 };
 static const char * const debug_only_names[] = {
   "electron_doctor", "electron_inject", "electron_discover_running", "electron_force_kill",
-  "electron_console_logs", "electron_dialog_handler",
+  "electron_console_logs", "electron_dialog_handler", NULL
 };
 static const char * const testing_and_debug_names[] = {
   "electron_attach", "electron_windows_list", "electron_switch_window", "electron_surfaces_list",
   "electron_switch_surface", "electron_detach", "electron_get_attribute", "electron_get_bbox",
   "electron_get_computed_style", "electron_focused_element", "electron_elements_list",
-  "electron_wait", "electron_wait_for_event", "electron_screenshot",
+  "electron_wait", "electron_wait_for_event", "electron_screenshot", NULL
 };
+
+/* The flags a tool of the contract belongs to; ungoverned names, all. */
+static StwToolProfileFlags
+contract_profiles (const char *name)
+{
+  if (g_strv_contains (essential_names, name))
+    return STW_TOOL_PROFILE_FLAGS_ALL;
+  if (g_strv_contains (testing_only_names, name))
+    return STW_TOOL_PROFILE_FLAGS_TESTING | STW_TOOL_PROFILE_FLAGS_FULL;
+  if (g_strv_contains (debug_only_names, name))
+    return STW_TOOL_PROFILE_FLAGS_DEBUG | STW_TOOL_PROFILE_FLAGS_FULL;
+  if (g_strv_contains (testing_and_debug_names, name))
+    return STW_TOOL_PROFILE_FLAGS_TESTING | STW_TOOL_PROFILE_FLAGS_DEBUG | STW_TOOL_PROFILE_FLAGS_FULL;
+  return STW_TOOL_PROFILE_FLAGS_ALL;
+}
+
+/* A test tool named like a tool of the contract, in the contract's profiles. */
+static TestTool *
+test_tool_new_like (const char *name)
+{
+  g_autoptr(StwSchema) schema = stw_schema_new_from_string (open_schema, NULL);
+  TestTool *tool = g_object_new (TEST_TYPE_TOOL,
+                                 "name", name,
+                                 "description", "Stands in for a tool of the contract.",
+                                 "operation-type", STW_OPERATION_QUERY,
+                                 "input-schema", schema,
+                                 "profiles", contract_profiles (name),
+                                 NULL);
+  tool->mode = TEST_MODE_ECHO;
+  return tool;
+}
 
 static guint
 count_in_profile (StwToolProfile       profile,
@@ -656,17 +687,20 @@ count_in_profile (StwToolProfile       profile,
   guint n = 0;
 
   for (gsize i = 0; i < n_names; i++)
-    n += stw_tool_profile_contains (profile, names[i]) ? 1 : 0;
+    {
+      g_autoptr(TestTool) tool = test_tool_new_like (names[i]);
+      n += stw_tool_is_in_profile (STW_TOOL (tool), profile) ? 1 : 0;
+    }
   return n;
 }
 
 static guint
 profile_size (StwToolProfile profile)
 {
-  return count_in_profile (profile, essential_names, G_N_ELEMENTS (essential_names)) +
-         count_in_profile (profile, testing_only_names, G_N_ELEMENTS (testing_only_names)) +
-         count_in_profile (profile, debug_only_names, G_N_ELEMENTS (debug_only_names)) +
-         count_in_profile (profile, testing_and_debug_names, G_N_ELEMENTS (testing_and_debug_names));
+  return count_in_profile (profile, essential_names, G_N_ELEMENTS (essential_names) - 1) +
+         count_in_profile (profile, testing_only_names, G_N_ELEMENTS (testing_only_names) - 1) +
+         count_in_profile (profile, debug_only_names, G_N_ELEMENTS (debug_only_names) - 1) +
+         count_in_profile (profile, testing_and_debug_names, G_N_ELEMENTS (testing_and_debug_names) - 1);
 }
 
 static void
@@ -684,9 +718,15 @@ test_profiles_contract (void)
     { STW_TOOL_PROFILE_DEBUG, "debug", 47, FALSE, TRUE },
     { STW_TOOL_PROFILE_FULL, "full", 55, TRUE, TRUE },
   };
+  g_autoptr(TestTool) ungoverned = test_tool_new ("myplugin_tool", TEST_MODE_ECHO);
+  g_autoptr(StwToolProvider) core = stw_core_tool_provider_new ();
+  g_autoptr(GList) core_tools = stw_tool_provider_list_tools (core);
 
   g_assert_cmpuint (G_N_ELEMENTS (essential_names) + G_N_ELEMENTS (testing_only_names) +
-                    G_N_ELEMENTS (debug_only_names) + G_N_ELEMENTS (testing_and_debug_names), ==, 55);
+                    G_N_ELEMENTS (debug_only_names) + G_N_ELEMENTS (testing_and_debug_names) - 4, ==, 55);
+
+  /* A tool is in the profiles its flags name, and by default in all. */
+  g_assert_cmpuint (stw_tool_get_profiles (STW_TOOL (ungoverned)), ==, STW_TOOL_PROFILE_FLAGS_ALL);
 
   for (guint i = 0; i < G_N_ELEMENTS (profiles); i++)
     {
@@ -699,17 +739,26 @@ test_profiles_contract (void)
 
       g_assert_cmpuint (profile_size (profiles[i].profile), ==, profiles[i].size);
       g_assert_cmpuint (count_in_profile (profiles[i].profile, essential_names,
-                                          G_N_ELEMENTS (essential_names)), ==, 27);
+                                          G_N_ELEMENTS (essential_names) - 1), ==, 27);
       g_assert_cmpuint (count_in_profile (profiles[i].profile, testing_only_names,
-                                          G_N_ELEMENTS (testing_only_names)),
-                        ==, profiles[i].testing_only ? G_N_ELEMENTS (testing_only_names) : 0);
+                                          G_N_ELEMENTS (testing_only_names) - 1),
+                        ==, profiles[i].testing_only ? G_N_ELEMENTS (testing_only_names) - 1 : 0);
       g_assert_cmpuint (count_in_profile (profiles[i].profile, debug_only_names,
-                                          G_N_ELEMENTS (debug_only_names)),
-                        ==, profiles[i].debug_only ? G_N_ELEMENTS (debug_only_names) : 0);
+                                          G_N_ELEMENTS (debug_only_names) - 1),
+                        ==, profiles[i].debug_only ? G_N_ELEMENTS (debug_only_names) - 1 : 0);
 
-      /* Tools the profiles do not govern are in every profile. */
-      g_assert_true (stw_tool_profile_contains (profiles[i].profile, "myplugin_tool"));
-      g_assert_true (stw_tool_profile_contains (profiles[i].profile, "electron_evaluate_main"));
+      g_assert_true (stw_tool_is_in_profile (STW_TOOL (ungoverned), profiles[i].profile));
+    }
+
+  /* The core tools carry the contract's membership themselves. */
+  g_assert_cmpuint (g_list_length (core_tools), >=, 15);
+  for (const GList *l = core_tools; l != NULL; l = l->next)
+    {
+      const char *name = stw_tool_get_name (l->data);
+
+      g_test_message ("core tool %s: profiles 0x%x", name, stw_tool_get_profiles (l->data));
+      g_assert_cmpuint (stw_tool_get_profiles (l->data), ==, contract_profiles (name));
+      g_assert_true (stw_tool_is_in_profile (l->data, STW_TOOL_PROFILE_FULL));
     }
 
   g_assert_false (stw_tool_profile_from_string ("FULL", NULL));
@@ -745,7 +794,8 @@ assert_listed (StwDispatcher *dispatcher,
 static void
 add_profile_fixture (StwDispatcher *dispatcher)
 {
-  /* Stand-ins named like core tools: visibility goes by name. */
+  /* Stand-ins for core tools, in the profiles of the contract; the others
+   * keep the default, every profile. */
   static const char * const names[] = {
     "zz_plugin_tool", "electron_launch", "electron_status", "electron_doctor", "electron_hover",
     "electron_inject", "aa_app_tool",
@@ -753,7 +803,7 @@ add_profile_fixture (StwDispatcher *dispatcher)
 
   for (guint i = 0; i < G_N_ELEMENTS (names); i++)
     {
-      g_autoptr(TestTool) tool = test_tool_new (names[i], TEST_MODE_ECHO);
+      g_autoptr(TestTool) tool = test_tool_new_like (names[i]);
       add_tool (dispatcher, tool);
     }
   {

@@ -4,10 +4,15 @@
  */
 #include "config.h"
 
+#include <gio/gunixinputstream.h>
+#include <gio/gunixoutputstream.h>
+#include <glib-unix.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "stagewright.h"
 #include "stw-json-private.h"
+#include "stw-mcp-server-private.h"
 #include "stw-test-utils.h"
 
 /* Mirrors DRAIN_GRACE_MS in stw-mcp-server.c. */
@@ -1657,6 +1662,365 @@ test_cancel_run (void)
   g_assert_false (stw_test_client_has_response (client, "1"));
 }
 
+/* Strict JSON {{{1 */
+
+/* Lines json-glib 1.6 accepts and RFC 8259 refuses: each gets -32700 and
+ * nothing of it is acted on (the ping inside is not answered). */
+static void
+test_strict_json (void)
+{
+  g_autoptr(StwTestClient) client = stw_test_client_new ();
+  static const char * const lines[] = {
+#define PING "\"jsonrpc\":\"2.0\",\"id\":7,\"method\":\"ping\""
+    "{" PING "} // comment",
+    "/* comment */ {" PING "}",
+    "{" PING ", /* comment */ \"params\":{}}",
+    "# comment\n",
+    "{'jsonrpc':'2.0','id':7,'method':'ping'}",
+    "{\"jsonrpc\":\"2.0\",\"id\":0x7,\"method\":\"ping\"}",
+    "{\"jsonrpc\":\"2.0\",\"id\":07,\"method\":\"ping\"}",
+    "{" PING ",\"params\":{\"a\":NaN}}",
+    "{" PING ",\"params\":{\"a\":Infinity}}",
+    "{" PING ",\"params\":{\"a\":-Infinity}}",
+    "{" PING ",\"params\":{\"a\":-01}}",
+    "{" PING ",\"params\":{\"a\":.5}}",
+    "{" PING ",\"params\":{\"a\":1.}}",
+    "{" PING ",\"params\":{\"a\":1e}}",
+    "{" PING ",\"params\":{\"a\":1.5e+}}",
+    "{" PING ",\"params\":{\"a\":+1}}",
+    "{" PING ",\"params\":{\"a\":True}}",
+    "{" PING ",\"params\":{\"a\":undefined}}",
+    "{" PING ",\"params\":{\"a\":\"tab\there\"}}",
+    "{" PING ",\"params\":{\"a\":\"\\x41\"}}",
+    "{" PING ",\"params\":{\"a\":1,,\"b\":2}}",
+    "{" PING ",\"params\":{a:1}}",
+    "{" PING ",\"params\":[1 2]}",
+    "{" PING ",}",
+    "{" PING "}{\"jsonrpc\":\"2.0\",\"id\":8,\"method\":\"ping\"}",
+    "{" PING "} {\"jsonrpc\":\"2.0\",\"id\":8,\"method\":\"ping\"}",
+    "{" PING "}]",
+    "{" PING "}x",
+    "{" PING "} null",
+    "\f{" PING "}",
+    "\v{" PING "}",
+    "\xc2\xa0{" PING "}",
+    "\xef\xbb\xbf{" PING "}",
+#undef PING
+  };
+
+  stw_test_client_initialize (client);
+  for (guint i = 0; i < G_N_ELEMENTS (lines); i++)
+    {
+      g_autofree char *escaped = g_strescape (lines[i], NULL);
+
+      g_test_message ("%s", escaped);
+      /* One error, the flush's answer, and nothing for ids 7 or 8. */
+      expect_error (client, lines[i], "null", -32700);
+      g_assert_false (stw_test_client_has_response (client, "7"));
+      g_assert_false (stw_test_client_has_response (client, "8"));
+    }
+
+  /* What RFC 8259 allows is served: JSON whitespace around the value,
+   * every number form, every escape. */
+  {
+    g_autoptr(JsonObject) response = NULL;
+
+    stw_test_client_send_line (client, " \t{\"jsonrpc\":\"2.0\",\"id\":9,\"method\":\"ping\",\"params\":"
+                               "{\"a\":[-0,0.5,-1.5e-3,1E+2,2e2,123456789012345678901234567890],"
+                               "\"b\":\"\\\"\\\\\\/\\b\\f\\n\\r\\t\\u00e9\\ud83d\\ude00\",\"c\":{},\"d\":[],"
+                               "\"e\":[true,false,null]}}\t \r");
+    response = stw_test_client_wait_response (client, "9");
+    stw_test_assert_result (response, "9");
+  }
+  stw_test_client_flush (client);
+  g_assert_cmpuint (stw_test_client_get_n_queued (client), ==, 0);
+}
+
+/* Issue 7 item 8: a message holding more values than the bound is refused
+ * before a tree is built, and the server keeps serving. */
+static void
+test_too_many_values (void)
+{
+  g_autoptr(StwTestClient) client = stw_test_client_new ();
+  g_autoptr(GString) line = g_string_new ("{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"ping\",\"params\":{\"a\":[");
+  g_autoptr(JsonObject) response = NULL;
+  JsonObject *error;
+
+  for (gsize i = 0; i < STW_JSON_MAX_VALUES; i++)
+    g_string_append (line, "0,");
+  g_string_append (line, "0]}}");
+  stw_test_client_send_line (client, line->str);
+  response = stw_test_client_wait_response (client, "null");
+  error = stw_test_assert_error (response, "null", -32600);
+  g_assert_nonnull (strstr (json_object_get_string_member (error, "message"), "too large"));
+  g_assert_false (stw_test_client_has_response (client, "1"));
+
+  /* Empty objects cost more than numbers: fewer of them are refused. */
+  g_string_assign (line, "{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"ping\",\"params\":{\"a\":[");
+  for (gsize i = 0; i < STW_JSON_MAX_VALUES / 6; i++)
+    g_string_append (line, "{},");
+  g_string_append (line, "{}]}}");
+  expect_error (client, line->str, "null", -32600);
+  g_assert_false (stw_test_client_has_response (client, "2"));
+
+  stw_test_client_initialize (client);
+}
+
+/* The stdio framing with a client that never reads {{{1 */
+
+typedef struct
+{
+  gboolean  done;
+  GError   *error;
+} RunResult;
+
+static void
+on_serve_done (GObject      *object,
+               GAsyncResult *result,
+               gpointer      user_data)
+{
+  RunResult *run = user_data;
+
+  stw_mcp_server_run_finish (STW_MCP_SERVER (object), result, &run->error);
+  run->done = TRUE;
+}
+
+static gboolean
+count_tick (gpointer user_data)
+{
+  (*(guint *) user_data)++;
+  return G_SOURCE_CONTINUE;
+}
+
+static void
+test_unread_output (void)
+{
+  g_autoptr(StwDispatcher) dispatcher = stw_dispatcher_new ();
+  g_autoptr(StwMcpServer) server = stw_mcp_server_new (dispatcher);
+  g_autoptr(GString) requests = g_string_new (NULL);
+  g_autoptr(GInputStream) input = NULL;
+  g_autoptr(GOutputStream) output = NULL;
+  g_autoptr(StwMcpFraming) framing = NULL;
+  g_autofree char *big_id = g_strnfill (100 * 1024, 'x');
+  g_autoptr(GError) error = NULL;
+  RunResult run = { 0 };
+  guint ticks = 0;
+  guint tick_id;
+  gint64 start = g_get_monotonic_time ();
+  int fds[2];
+
+  /* Every ping echoes a 100 KiB id: 40 of them are 4 MiB of answers. */
+  for (guint i = 0; i < 40; i++)
+    g_string_append_printf (requests, "{\"jsonrpc\":\"2.0\",\"id\":\"%s%u\",\"method\":\"ping\"}\n",
+                            big_id, i);
+  input = g_memory_input_stream_new_from_data (g_memdup2 (requests->str, requests->len),
+                                               (gssize) requests->len, g_free);
+
+  /* A pipe whose reading end nobody reads. */
+  g_assert_true (g_unix_open_pipe (fds, FD_CLOEXEC, &error));
+  g_assert_no_error (error);
+  g_assert_true (g_unix_set_fd_nonblocking (fds[1], TRUE, &error));
+  output = g_unix_output_stream_new (fds[1], TRUE);
+
+  framing = _stw_mcp_stdio_framing_new (input, output);
+  _stw_mcp_stdio_framing_set_max_queued (STW_MCP_STDIO_FRAMING (framing), 1024 * 1024);
+  _stw_mcp_server_serve_async (server, framing, NULL, on_serve_done, &run);
+
+  /* The main loop is never blocked by the writes. */
+  tick_id = g_timeout_add (5, count_tick, &ticks);
+  while (!run.done && elapsed_ms_since (start) < stw_test_timeout_ms (5000))
+    g_main_context_iteration (NULL, TRUE);
+  g_source_remove (tick_id);
+
+  g_assert_true (run.done);
+  g_assert_error (run.error, G_IO_ERROR, G_IO_ERROR_NO_SPACE);
+  g_assert_nonnull (strstr (run.error->message, "stopped reading"));
+  g_test_message ("dropped after %" G_GINT64_FORMAT " ms, %u ticks", elapsed_ms_since (start), ticks);
+  g_clear_error (&run.error);
+  close (fds[0]);
+}
+
+/* The stagewright program {{{1 */
+
+static const char *
+stagewright_bin (void)
+{
+  const char *bin = g_getenv ("STAGEWRIGHT_BIN");
+
+  if (bin == NULL)
+    g_test_skip ("STAGEWRIGHT_BIN is not set (run through make check)");
+  return bin;
+}
+
+static gboolean
+wait_check_timeout (GSubprocess *process,
+                    guint        timeout_ms)
+{
+  gint64 start = g_get_monotonic_time ();
+
+  while (g_subprocess_get_identifier (process) != NULL &&
+         elapsed_ms_since (start) < timeout_ms)
+    g_main_context_iteration (NULL, FALSE), g_usleep (2000);
+  if (g_subprocess_get_identifier (process) != NULL)
+    {
+      g_subprocess_force_exit (process);
+      g_subprocess_wait (process, NULL, NULL);
+      return FALSE;
+    }
+  g_subprocess_wait (process, NULL, NULL);
+  return TRUE;
+}
+
+static void
+run_refused (const char * const *argv,
+             const char         *name)
+{
+  g_autoptr(GSubprocess) process = NULL;
+  g_autofree char *out = NULL;
+  g_autofree char *err = NULL;
+  g_autoptr(GError) error = NULL;
+
+  process = g_subprocess_newv (argv, G_SUBPROCESS_FLAGS_STDIN_PIPE | G_SUBPROCESS_FLAGS_STDOUT_PIPE |
+                               G_SUBPROCESS_FLAGS_STDERR_PIPE, &error);
+  g_assert_no_error (error);
+  g_subprocess_communicate_utf8 (process, NULL, NULL, &out, &err, &error);
+  g_assert_no_error (error);
+  g_test_message ("%s", err);
+  g_assert_true (g_subprocess_get_if_exited (process));
+  g_assert_cmpint (g_subprocess_get_exit_status (process), ==, 2);
+  g_assert_cmpstr (out, ==, "");
+  g_assert_true (g_str_has_prefix (err, "stagewright: "));
+  g_assert_nonnull (strstr (err, name));
+  g_assert_nonnull (strstr (err, "not available"));
+}
+
+static void
+test_program_plugin_refused (void)
+{
+  const char *bin = stagewright_bin ();
+
+  if (bin == NULL)
+    return;
+  run_refused ((const char * const[]) { bin, "--plugin", "trace", NULL }, "--plugin trace");
+  run_refused ((const char * const[]) { bin, "--plugin=/usr/lib/x.so", NULL }, "/usr/lib/x.so");
+  run_refused ((const char * const[]) { bin, "--plugin-config", "trace={\"a\":1}", NULL }, "--plugin-config trace");
+  run_refused ((const char * const[]) { bin, "tools", "--plugin", "trace", NULL }, "trace");
+}
+
+static void
+close_stdin (gpointer user_data)
+{
+  close (STDIN_FILENO);
+}
+
+static void
+test_program_stdin_closed (void)
+{
+  const char *bin = stagewright_bin ();
+  g_autoptr(GSubprocessLauncher) launcher = NULL;
+  g_autoptr(GSubprocess) process = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autoptr(GBytes) err = NULL;
+  g_autofree char *err_text = NULL;
+
+  if (bin == NULL)
+    return;
+  launcher = g_subprocess_launcher_new (G_SUBPROCESS_FLAGS_STDOUT_SILENCE | G_SUBPROCESS_FLAGS_STDERR_PIPE);
+  g_subprocess_launcher_set_child_setup (launcher, close_stdin, NULL, NULL);
+  process = g_subprocess_launcher_spawn (launcher, &error, bin, NULL);
+  g_assert_no_error (error);
+
+  /* It used to read its own eventfd (descriptor 0) for ever. */
+  g_assert_true (wait_check_timeout (process, stw_test_timeout_ms (5000)));
+  g_assert_true (g_subprocess_get_if_exited (process));
+  g_assert_cmpint (g_subprocess_get_exit_status (process), ==, 1);
+  err = g_input_stream_read_bytes (g_subprocess_get_stderr_pipe (process), 4096, NULL, &error);
+  g_assert_no_error (error);
+  err_text = g_strndup (g_bytes_get_data (err, NULL), g_bytes_get_size (err));
+  g_test_message ("%s", err_text);
+  g_assert_nonnull (strstr (err_text, "stdin is closed"));
+}
+
+static gsize
+vm_rss_kib (const char *pid)
+{
+  g_autofree char *path = g_strdup_printf ("/proc/%s/status", pid);
+  g_autofree char *status = NULL;
+  const char *line;
+
+  if (!g_file_get_contents (path, &status, NULL, NULL) ||
+      (line = strstr (status, "\nVmRSS:")) == NULL)
+    return 0;
+  return (gsize) g_ascii_strtoull (line + 8, NULL, 10);
+}
+
+/* A client that never reads stdout: the server does not block and does not
+ * grow beyond its queue bound (64 MiB); it drops the client and exits. */
+static void
+test_program_stdout_unread (void)
+{
+  const char *bin = stagewright_bin ();
+  g_autoptr(GSubprocessLauncher) launcher = NULL;
+  g_autoptr(GSubprocess) process = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autoptr(GFileIOStream) io = NULL;
+  g_autoptr(GFile) file = NULL;
+  g_autoptr(GBytes) err = NULL;
+  g_autofree char *big_id = g_strnfill (4 * 1024 * 1024, 'x');
+  g_autofree char *err_text = NULL;
+  g_autofree char *pid = NULL;
+  gsize max_rss = 0;
+  gint64 start;
+  GOutputStream *out;
+
+  if (bin == NULL)
+    return;
+
+  /* 20 pings with 4 MiB ids: 80 MiB of answers. */
+  file = g_file_new_tmp ("stw-unread-XXXXXX.jsonl", &io, &error);
+  g_assert_no_error (error);
+  out = g_io_stream_get_output_stream (G_IO_STREAM (io));
+  for (guint i = 0; i < 20; i++)
+    {
+      g_autofree char *line = g_strdup_printf ("{\"jsonrpc\":\"2.0\",\"id\":\"%s%u\",\"method\":\"ping\"}\n",
+                                               big_id, i);
+      g_output_stream_write_all (out, line, strlen (line), NULL, NULL, &error);
+      g_assert_no_error (error);
+    }
+  g_io_stream_close (G_IO_STREAM (io), NULL, &error);
+  g_assert_no_error (error);
+
+  launcher = g_subprocess_launcher_new (G_SUBPROCESS_FLAGS_STDOUT_PIPE | G_SUBPROCESS_FLAGS_STDERR_PIPE);
+  g_subprocess_launcher_set_stdin_file_path (launcher, g_file_peek_path (file));
+  process = g_subprocess_launcher_spawn (launcher, &error, bin, NULL);
+  g_assert_no_error (error);
+  pid = g_strdup (g_subprocess_get_identifier (process));
+
+  start = g_get_monotonic_time ();
+  while (g_subprocess_get_identifier (process) != NULL &&
+         elapsed_ms_since (start) < stw_test_timeout_ms (10000))
+    {
+      max_rss = MAX (max_rss, vm_rss_kib (pid));
+      g_main_context_iteration (NULL, FALSE);
+      g_usleep (5000);
+    }
+  g_assert_true (wait_check_timeout (process, 100));
+  g_file_delete (file, NULL, NULL);
+
+  g_test_message ("exited after %" G_GINT64_FORMAT " ms; highest RSS seen %" G_GSIZE_FORMAT " KiB",
+                  elapsed_ms_since (start), max_rss);
+  g_assert_true (g_subprocess_get_if_exited (process));
+  g_assert_cmpint (g_subprocess_get_exit_status (process), ==, 1);
+  /* The 64 MiB queue, the line being read and the binary: well below the
+   * 80 MiB of answers on top of that. */
+  g_assert_cmpuint (max_rss, <, 160 * 1024);
+  err = g_input_stream_read_bytes (g_subprocess_get_stderr_pipe (process), 4096, NULL, &error);
+  g_assert_no_error (error);
+  err_text = g_strndup (g_bytes_get_data (err, NULL), g_bytes_get_size (err));
+  g_test_message ("%s", err_text);
+  g_assert_nonnull (strstr (err_text, "stopped reading"));
+}
+
 /* main {{{1 */
 
 int
@@ -1707,6 +2071,12 @@ main (int   argc,
   g_test_add_func ("/mcp-server/eof/abandon", test_eof_abandon);
   g_test_add_func ("/mcp-server/eof/output-closed", test_output_closed);
   g_test_add_func ("/mcp-server/cancel-run", test_cancel_run);
+  g_test_add_func ("/mcp-server/jsonrpc/strict-json", test_strict_json);
+  g_test_add_func ("/mcp-server/jsonrpc/too-many-values", test_too_many_values);
+  g_test_add_func ("/mcp-server/framing/unread-output", test_unread_output);
+  g_test_add_func ("/mcp-server/program/plugin-refused", test_program_plugin_refused);
+  g_test_add_func ("/mcp-server/program/stdin-closed", test_program_stdin_closed);
+  g_test_add_func ("/mcp-server/program/stdout-unread", test_program_stdout_unread);
 
   return g_test_run ();
 }

@@ -15,6 +15,7 @@
 
 #include <gio/gunixinputstream.h>
 #include <gio/gunixoutputstream.h>
+#include <glib/gstdio.h>
 #include <signal.h>
 #include <string.h>
 #include <unistd.h>
@@ -190,15 +191,15 @@ have_app (void)
   return TRUE;
 }
 
-static JsonObject *
+static StwLaunchOptions *
 launch_options (const char *fixture)
 {
-  JsonObject *options = json_object_new ();
+  StwLaunchOptions *options = stw_launch_options_new ();
   g_autofree char *electron = g_test_build_filename (G_TEST_DIST, "fixtures", "electron", NULL);
   g_autofree char *main = g_test_build_filename (G_TEST_DIST, "fixtures", fixture, NULL);
 
-  json_object_set_string_member (options, "executablePath", electron);
-  json_object_set_string_member (options, "main", main);
+  stw_launch_options_set_executable_path (options, electron);
+  stw_launch_options_set_main (options, main);
   return options;
 }
 
@@ -206,7 +207,7 @@ static StwSession *
 launch (StwSessionManager *manager,
         const char        *fixture)
 {
-  g_autoptr(JsonObject) options = launch_options (fixture);
+  g_autoptr(StwLaunchOptions) options = launch_options (fixture);
   g_autoptr(GAsyncResult) result = NULL;
   g_autoptr(GError) error = NULL;
   Wait wait = { 0 };
@@ -960,6 +961,71 @@ test_options_from_json (void)
 }
 
 static void
+test_screenshot_path (void)
+{
+  g_autofree char *root = g_dir_make_tmp ("stw-root-XXXXXX", NULL);
+  g_autofree char *outside = g_dir_make_tmp ("stw-outside-XXXXXX", NULL);
+  g_autofree char *link = g_build_filename (root, "escape", NULL);
+  g_autofree char *shots = g_build_filename (root, ".stagewright", "screenshots", NULL);
+  g_autofree char *file = NULL;
+  g_autofree char *parent = NULL;
+  g_autofree char *in_tmp = NULL;
+  g_autoptr(GError) error = NULL;
+  JsonObject *details;
+  GStatBuf st;
+
+  /* With a root and no screenshot dir: <root>/.stagewright/screenshots, 0700. */
+  file = stw_screenshot_resolve_path (root, NULL, NULL, NULL, STW_IMAGE_FORMAT_JPEG, &error);
+  g_assert_no_error (error);
+  parent = g_path_get_dirname (file);
+  g_assert_cmpstr (parent, ==, shots);
+  g_assert_true (g_str_has_suffix (file, ".jpg"));
+  g_assert_cmpint (g_stat (shots, &st), ==, 0);
+  g_assert_cmpint (st.st_mode & 0777, ==, 0700);
+
+  /* A configured dir outside the root, directly or through a symlink. */
+  g_assert_null (stw_screenshot_resolve_path (root, outside, NULL, NULL, STW_IMAGE_FORMAT_PNG, &error));
+  g_assert_error (error, STW_ERROR, STW_ERROR_BAD_ARGUMENT);
+  details = stw_error_get_details (error);
+  g_assert_nonnull (details);
+  g_assert_cmpstr (json_object_get_string_member (details, "argument"), ==, "screenshot_dir");
+  g_clear_error (&error);
+  g_assert_cmpint (symlink (outside, link), ==, 0);
+  g_assert_null (stw_screenshot_resolve_path (root, link, NULL, NULL, STW_IMAGE_FORMAT_PNG, &error));
+  g_assert_error (error, STW_ERROR, STW_ERROR_BAD_ARGUMENT);
+  g_clear_error (&error);
+  g_clear_pointer (&file, g_free);
+  file = g_build_filename (link, "x.png", NULL);
+  g_assert_null (stw_screenshot_resolve_path (root, NULL, file, NULL, STW_IMAGE_FORMAT_PNG, &error));
+  g_assert_error (error, STW_ERROR, STW_ERROR_BAD_ARGUMENT);
+  g_clear_error (&error);
+
+  /* The argument rules. */
+  g_assert_null (stw_screenshot_resolve_path (NULL, NULL, "/tmp/a.png", "/tmp", STW_IMAGE_FORMAT_PNG, &error));
+  g_assert_error (error, STW_ERROR, STW_ERROR_BAD_ARGUMENT);
+  g_clear_error (&error);
+  g_assert_null (stw_screenshot_resolve_path (NULL, NULL, NULL, "relative", STW_IMAGE_FORMAT_PNG, &error));
+  g_assert_error (error, STW_ERROR, STW_ERROR_ABSOLUTE_PATH_REQUIRED);
+  g_clear_error (&error);
+  g_assert_null (stw_screenshot_resolve_path (NULL, NULL, NULL, "/no/such/dir", STW_IMAGE_FORMAT_PNG, &error));
+  g_assert_error (error, STW_ERROR, STW_ERROR_FILE_NOT_FOUND);
+  g_clear_error (&error);
+
+  /* No root: the configured dir, else the temporary directory. */
+  in_tmp = stw_screenshot_resolve_path (NULL, NULL, NULL, NULL, STW_IMAGE_FORMAT_PNG, &error);
+  g_assert_no_error (error);
+  g_assert_true (g_str_has_prefix (in_tmp, g_get_tmp_dir ()));
+
+  g_assert_cmpint (g_unlink (link), ==, 0);
+  g_assert_cmpint (g_rmdir (shots), ==, 0);
+  g_clear_pointer (&parent, g_free);
+  parent = g_path_get_dirname (shots);
+  g_assert_cmpint (g_rmdir (parent), ==, 0);
+  g_assert_cmpint (g_rmdir (root), ==, 0);
+  g_assert_cmpint (g_rmdir (outside), ==, 0);
+}
+
+static void
 test_image_size (void)
 {
   static const guchar jpeg[] = {
@@ -994,6 +1060,7 @@ main (int    argc,
 
   g_test_add_func ("/surface/options-from-json", test_options_from_json);
   g_test_add_func ("/surface/image-size", test_image_size);
+  g_test_add_func ("/surface/screenshot-path", test_screenshot_path);
   g_test_add ("/surface/fake/world-cached", Fake, NULL, fake_setup, test_fake_world_cached, fake_teardown);
   g_test_add ("/surface/fake/garbage", Fake, NULL, fake_setup, test_fake_garbage, fake_teardown);
   g_test_add ("/surface/fake/drop-mid-screenshot", Fake, NULL, fake_setup, test_fake_drop, fake_teardown);

@@ -1,4 +1,4 @@
-/* stw-core-tools.h: the core tool families, built into the library
+/* stw-core-tools.h: what the core tool families share (private to tools/)
  *
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */
@@ -11,36 +11,48 @@ G_BEGIN_DECLS
 typedef void (*StwToolSpecFunc) (StwTool       *tool,
                                  StwInvocation *invocation);
 
+/* Profile membership as the contract lists it: a tool of the essential
+ * profile is in every profile, full has every core tool. */
+#define STW_IN_ESSENTIAL        STW_TOOL_PROFILE_FLAGS_ALL
+#define STW_IN_TESTING          (STW_TOOL_PROFILE_FLAGS_TESTING | STW_TOOL_PROFILE_FLAGS_FULL)
+#define STW_IN_DEBUG            (STW_TOOL_PROFILE_FLAGS_DEBUG | STW_TOOL_PROFILE_FLAGS_FULL)
+#define STW_IN_TESTING_AND_DEBUG (STW_TOOL_PROFILE_FLAGS_TESTING | STW_TOOL_PROFILE_FLAGS_DEBUG | \
+                                  STW_TOOL_PROFILE_FLAGS_FULL)
+
 /* A core tool, as data. `errors` lists the codes the tool returns,
- * space-separated (tests/test-error-codes.py reads these lists). */
+ * space-separated (tests/test-error-codes.py reads these lists).
+ * `profiles` is mandatory (one of the STW_IN_* above); `session` says
+ * whether the dispatcher resolves a session for the tool
+ * (stw_invocation_get_session()). */
 typedef struct
 {
-  const char       *name;
-  const char       *title;
-  const char       *description;
-  const char       *input_schema;
-  StwOperationType  operation_type;
-  StwEvalTarget     eval_target;
-  gboolean          destructive;
-  gboolean          idempotent;
-  const char       *errors;
-  StwToolSpecFunc   invoke;
+  const char           *name;
+  const char           *title;
+  const char           *description;
+  const char           *input_schema;
+  StwOperationType      operation_type;
+  StwEvalTarget         eval_target;
+  gboolean              destructive;
+  gboolean              idempotent;
+  const char           *errors;
+  StwToolProfileFlags   profiles;
+  StwSessionRequirement session;
+  StwToolSpecFunc       invoke;
 } StwToolSpec;
 
 StwTool *stw_tool_new_from_spec (const StwToolSpec *spec);
-void     stw_core_tools_add_specs (StwDispatcher     *dispatcher,
+void     stw_core_tools_add_specs (StwToolProvider   *provider,
                                    const StwToolSpec *specs,
                                    gsize              n_specs);
 
-void     stw_core_tools_add_status (StwDispatcher *dispatcher);
-void     stw_core_tools_add_lifecycle (StwDispatcher *dispatcher);
-void     stw_core_tools_add_windows (StwDispatcher *dispatcher);
-void     stw_core_tools_add_observe (StwDispatcher *dispatcher);
+/* One per family; stw-core-provider.c calls them. */
+void     stw_core_tools_add_status (StwToolProvider *provider);
+void     stw_core_tools_add_lifecycle (StwToolProvider *provider);
+void     stw_core_tools_add_windows (StwToolProvider *provider);
+void     stw_core_tools_add_observe (StwToolProvider *provider);
 
-/* Shared by the families: the session a call names (or the only one),
- * recorded on the invocation for _meta.session_id. */
-StwSession *stw_tools_resolve_session (StwInvocation  *invocation,
-                                       GError        **error);
+/* Shared adapter code (stw-tool-spec.c), not a family's: the window
+ * entries of launch/attach and windows_list answers. */
 JsonArray  *stw_tools_windows_json (StwSession *session);
 JsonObject *stw_tools_window_json (StwSession *session,
                                    StwSurface *window,

@@ -48,6 +48,9 @@ stw_tool_new_from_spec (const StwToolSpec *spec)
 
   g_return_val_if_fail (spec != NULL && spec->invoke != NULL, NULL);
 
+  if (spec->profiles == 0)
+    g_error ("Core tool %s names no tool profile", spec->name);
+
   schema = stw_schema_new_from_string (spec->input_schema, &error);
   if (schema == NULL)
     g_error ("Core tool %s has an invalid input schema: %s", spec->name, error->message);
@@ -66,13 +69,15 @@ stw_tool_new_from_spec (const StwToolSpec *spec)
                        "error-codes", codes,
                        "destructive-hint", spec->destructive,
                        "idempotent-hint", spec->idempotent,
+                       "profiles", spec->profiles,
+                       "session-requirement", spec->session,
                        NULL);
   tool->spec = spec;
   return STW_TOOL (tool);
 }
 
 void
-stw_core_tools_add_specs (StwDispatcher     *dispatcher,
+stw_core_tools_add_specs (StwToolProvider   *provider,
                           const StwToolSpec *specs,
                           gsize              n_specs)
 {
@@ -81,12 +86,41 @@ stw_core_tools_add_specs (StwDispatcher     *dispatcher,
       g_autoptr(StwTool) tool = stw_tool_new_from_spec (&specs[i]);
       g_autoptr(GError) error = NULL;
 
-      if (stw_dispatcher_add_tool (dispatcher, tool, &error))
-        continue;
-      /* Adding twice is the caller's mistake; failing validation is ours. */
-      if (g_error_matches (error, G_IO_ERROR, G_IO_ERROR_EXISTS))
-        g_critical ("Core tool %s: %s", specs[i].name, error->message);
-      else
+      /* Two families naming one tool is a bug of ours. */
+      if (!stw_tool_provider_add_tool (provider, tool, &error))
         g_error ("Core tool %s: %s", specs[i].name, error->message);
     }
+}
+
+/* --- shared adapter code ------------------------------------------------- */
+
+JsonObject *
+stw_tools_window_json (StwSession *session,
+                       StwSurface *window,
+                       guint       index)
+{
+  JsonObject *object = json_object_new ();
+  StwSurface *active = stw_session_get_active_window (session);
+
+  json_object_set_string_member (object, "id", stw_surface_get_window_id (window));
+  json_object_set_int_member (object, "index", index);
+  json_object_set_string_member (object, "title", stw_surface_get_title (window) ? stw_surface_get_title (window) : "");
+  if (stw_surface_get_url (window) != NULL)
+    json_object_set_string_member (object, "url", stw_surface_get_url (window));
+  json_object_set_string_member (object, "target_id", stw_surface_get_target_id (window));
+  json_object_set_boolean_member (object, "visible", TRUE);
+  json_object_set_boolean_member (object, "focused", active == window);
+  return object;
+}
+
+JsonArray *
+stw_tools_windows_json (StwSession *session)
+{
+  g_autoptr(GList) windows = stw_session_list_windows (session);
+  JsonArray *array = json_array_new ();
+  guint index = 0;
+
+  for (const GList *l = windows; l != NULL; l = l->next)
+    json_array_add_object_element (array, stw_tools_window_json (session, l->data, index++));
+  return array;
 }

@@ -9,7 +9,6 @@
 #include "config.h"
 
 #include <glib/gi18n-lib.h>
-#include <libsoup/soup.h>
 #include <string.h>
 
 #include "stw-cdp-websocket.h"
@@ -20,72 +19,22 @@
 
 #define SESSION_ID_PROPERTY "\"sessionId\":{\"type\":\"string\",\"minLength\":1,\"description\":\"Which session; omit when only one is live.\"}"
 
-StwSession *
-stw_tools_resolve_session (StwInvocation  *invocation,
-                           GError        **error)
-{
-  StwDispatcher *dispatcher = stw_invocation_get_dispatcher (invocation);
-  const char *session_id = json_object_get_string_member_with_default (stw_invocation_get_arguments (invocation),
-                                                                       "sessionId", NULL);
-  StwSession *session;
-
-  session = stw_session_manager_resolve (stw_dispatcher_get_session_manager (dispatcher), session_id, error);
-  if (session != NULL)
-    stw_invocation_set_session_id (invocation, stw_session_get_id (session));
-  return session;
-}
-
-JsonObject *
-stw_tools_window_json (StwSession *session,
-                       StwSurface *window,
-                       guint       index)
-{
-  JsonObject *object = json_object_new ();
-  StwSurface *active = stw_session_get_active_window (session);
-
-  json_object_set_string_member (object, "id", stw_surface_get_window_id (window));
-  json_object_set_int_member (object, "index", index);
-  json_object_set_string_member (object, "title", stw_surface_get_title (window) ? stw_surface_get_title (window) : "");
-  if (stw_surface_get_url (window) != NULL)
-    json_object_set_string_member (object, "url", stw_surface_get_url (window));
-  json_object_set_string_member (object, "target_id", stw_surface_get_target_id (window));
-  json_object_set_boolean_member (object, "visible", TRUE);
-  json_object_set_boolean_member (object, "focused", active == window);
-  return object;
-}
-
-JsonArray *
-stw_tools_windows_json (StwSession *session)
-{
-  g_autoptr(GList) windows = stw_session_list_windows (session);
-  JsonArray *array = json_array_new ();
-  guint index = 0;
-
-  for (const GList *l = windows; l != NULL; l = l->next)
-    json_array_add_object_element (array, stw_tools_window_json (session, l->data, index++));
-  return array;
-}
-
 static void
-return_session (StwInvocation *invocation,
-                StwSession    *session,
-                gboolean       launched)
+return_session (StwInvocation    *invocation,
+                StwSession       *session,
+                StwLaunchOptions *launched)
 {
   g_autoptr(JsonObject) payload = json_object_new ();
-  JsonObject *args = stw_invocation_get_arguments (invocation);
 
   stw_invocation_set_session_id (invocation, stw_session_get_id (session));
   json_object_set_string_member (payload, "session_id", stw_session_get_id (session));
   json_object_set_string_member (payload, "transport", stw_session_get_transport_name (session));
   json_object_set_array_member (payload, "windows", stw_tools_windows_json (session));
-  if (launched)
+  if (launched != NULL)
     {
-      gboolean has_main = json_object_has_member (args, "main");
       json_object_set_boolean_member (payload, "renderer_ready", stw_session_is_renderer_ready (session));
-      json_object_set_string_member (payload, "runtime_source",
-                                     json_object_has_member (args, "executablePath") ? "explicit"
-                                     : json_object_has_member (args, "runtime") ? "project" : "default");
-      json_object_set_string_member (payload, "launch_mode", has_main ? "development" : "packaged");
+      json_object_set_string_member (payload, "runtime_source", stw_launch_options_get_runtime_source (launched));
+      json_object_set_string_member (payload, "launch_mode", stw_launch_options_get_launch_mode (launched));
       if (stw_session_get_pid (session) > 0)
         json_object_set_int_member (payload, "pid", stw_session_get_pid (session));
     }
@@ -103,6 +52,7 @@ on_launched (GObject      *object,
   g_autoptr(StwInvocation) invocation = user_data;
   g_autoptr(StwSession) session = NULL;
   g_autoptr(GError) error = NULL;
+  StwLaunchOptions *options = g_object_get_data (G_OBJECT (invocation), "stw-launch-options");
 
   session = stw_session_manager_launch_finish (STW_SESSION_MANAGER (object), result, &error);
   if (session == NULL)
@@ -116,39 +66,28 @@ on_launched (GObject      *object,
       stw_session_force_kill (session);
       return;
     }
-  return_session (invocation, session, TRUE);
+  return_session (invocation, session, options);
 }
 
+/* A thin adapter: every launch rule is the library's (StwLaunchOptions,
+ * stw_session_manager_launch_async), so C and Python callers get the same. */
 static void
 launch_invoke (StwTool       *tool,
                StwInvocation *invocation)
 {
   StwDispatcher *dispatcher = stw_invocation_get_dispatcher (invocation);
-  JsonObject *args = stw_invocation_get_arguments (invocation);
-  const char *runtime = json_object_get_string_member_with_default (args, "runtime", NULL);
-  const char *store = json_object_get_string_member_with_default (args, "credentialStore", NULL);
+  g_autoptr(GError) error = NULL;
+  g_autoptr(StwLaunchOptions) options = NULL;
 
-  if (runtime != NULL && (!json_object_has_member (args, "main") || stw_dispatcher_get_app_root (dispatcher) == NULL))
+  options = stw_launch_options_new_from_json_object (stw_invocation_get_arguments (invocation), &error);
+  if (options == NULL)
     {
-      stw_invocation_return_error_literal (invocation, "BAD_ARGUMENT",
-                                           _("runtime \"project\" needs main and a server started with --app-root"));
+      stw_invocation_return_error (invocation, error);
       return;
     }
-  if (store != NULL && json_object_has_member (args, "main"))
-    {
-      stw_invocation_return_error_literal (invocation, "BAD_ARGUMENT",
-                                           _("credentialStore applies to packaged launches (executablePath without main)"));
-      return;
-    }
-  if (json_object_get_boolean_member_with_default (args, "instrumentNative", FALSE))
-    {
-      stw_invocation_return_error_literal (invocation, "NOT_IMPLEMENTED",
-                                           _("Native instrumentation is not available in this version"));
-      return;
-    }
-
+  g_object_set_data_full (G_OBJECT (invocation), "stw-launch-options", g_object_ref (options), g_object_unref);
   stw_invocation_report_progress (invocation, 0, 0, "launching");
-  stw_session_manager_launch_async (stw_dispatcher_get_session_manager (dispatcher), args,
+  stw_session_manager_launch_async (stw_dispatcher_get_session_manager (dispatcher), options,
                                     stw_invocation_get_cancellable (invocation), on_launched,
                                     g_object_ref (invocation));
 }
@@ -171,7 +110,7 @@ answer_attached (StwInvocation *invocation,
       stw_session_detach (session, NULL);
       return;
     }
-  return_session (invocation, session, FALSE);
+  return_session (invocation, session, NULL);
 }
 
 static void
@@ -234,9 +173,9 @@ detach_invoke (StwTool       *tool,
 {
   g_autoptr(GError) error = NULL;
   g_autoptr(JsonObject) payload = json_object_new ();
-  StwSession *session = stw_tools_resolve_session (invocation, &error);
+  StwSession *session = stw_invocation_get_session (invocation);
 
-  if (session == NULL || !stw_session_detach (session, &error))
+  if (!stw_session_detach (session, &error))
     {
       stw_invocation_return_error (invocation, error);
       return;
@@ -271,15 +210,9 @@ static void
 stop_invoke (StwTool       *tool,
              StwInvocation *invocation)
 {
-  g_autoptr(GError) error = NULL;
-  StwSession *session = stw_tools_resolve_session (invocation, &error);
+  StwSession *session = stw_invocation_get_session (invocation);
   JsonObject *args = stw_invocation_get_arguments (invocation);
 
-  if (session == NULL)
-    {
-      stw_invocation_return_error (invocation, error);
-      return;
-    }
   /* Stopping is not cancellable: a half-stopped app is worse than either. */
   stw_session_stop_async (session, (guint) json_object_get_int_member_with_default (args, "timeoutMs", 10000),
                           NULL, on_stopped, g_object_ref (invocation));
@@ -289,15 +222,9 @@ static void
 force_kill_invoke (StwTool       *tool,
                    StwInvocation *invocation)
 {
-  g_autoptr(GError) error = NULL;
   g_autoptr(JsonObject) payload = json_object_new ();
-  StwSession *session = stw_tools_resolve_session (invocation, &error);
+  StwSession *session = stw_invocation_get_session (invocation);
 
-  if (session == NULL)
-    {
-      stw_invocation_return_error (invocation, error);
-      return;
-    }
   stw_session_force_kill (session);
   json_object_set_string_member (payload, "session_id", stw_invocation_get_session_id (invocation));
   json_object_set_boolean_member (payload, "killed", TRUE);
@@ -337,14 +264,8 @@ static void
 info_invoke (StwTool       *tool,
              StwInvocation *invocation)
 {
-  g_autoptr(GError) error = NULL;
-  StwSession *session = stw_tools_resolve_session (invocation, &error);
+  StwSession *session = stw_invocation_get_session (invocation);
 
-  if (session == NULL)
-    {
-      stw_invocation_return_error (invocation, error);
-      return;
-    }
   stw_session_get_info_async (session, stw_invocation_get_cancellable (invocation), on_info,
                               g_object_ref (invocation));
 }
@@ -354,11 +275,8 @@ info_invoke (StwTool       *tool,
 typedef struct
 {
   StwInvocation *invocation;
-  SoupSession   *http;
-  JsonArray     *targets;
-  JsonArray     *ports;
   char          *host;
-  guint          outstanding;
+  GArray        *ports;
   gint64         started_us;
 } Discover;
 
@@ -366,119 +284,72 @@ static void
 discover_free (Discover *discover)
 {
   g_object_unref (discover->invocation);
-  g_object_unref (discover->http);
-  json_array_unref (discover->targets);
-  json_array_unref (discover->ports);
   g_free (discover->host);
+  g_array_unref (discover->ports);
   g_free (discover);
 }
 
-typedef struct
-{
-  Discover *discover;
-  guint     port;
-} Probe;
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (Discover, discover_free)
 
 static void
-discover_done (Discover *discover)
+on_discovered (GObject      *object,
+               GAsyncResult *result,
+               gpointer      user_data)
 {
-  g_autoptr(JsonObject) payload = json_object_new ();
-  JsonObject *scanned = json_object_new ();
+  g_autoptr(Discover) discover = user_data;
+  g_autoptr(GError) error = NULL;
+  g_autoptr(JsonArray) targets = NULL;
+  g_autoptr(JsonObject) payload = NULL;
+  JsonObject *scanned;
+  JsonArray *ports;
 
+  targets = stw_session_manager_discover_finish (STW_SESSION_MANAGER (object), result, &error);
+  if (targets == NULL)
+    {
+      stw_invocation_return_error (discover->invocation, error);
+      return;
+    }
+  payload = json_object_new ();
+  scanned = json_object_new ();
+  ports = json_array_new ();
+  for (guint i = 0; i < discover->ports->len; i++)
+    json_array_add_int_element (ports, g_array_index (discover->ports, guint, i));
   json_object_set_string_member (scanned, "host", discover->host);
-  json_object_set_array_member (scanned, "ports", json_array_ref (discover->ports));
+  json_object_set_array_member (scanned, "ports", ports);
   json_object_set_int_member (scanned, "elapsed_ms", (g_get_monotonic_time () - discover->started_us) / 1000);
-  json_object_set_int_member (payload, "count", json_array_get_length (discover->targets));
-  json_object_set_array_member (payload, "targets", json_array_ref (discover->targets));
+  json_object_set_array_member (payload, "targets", json_array_ref (targets));
+  json_object_set_int_member (payload, "count", json_array_get_length (targets));
   json_object_set_object_member (payload, "scanned", scanned);
   stw_invocation_return_value (discover->invocation, payload);
-  discover_free (discover);
-}
-
-static void
-on_probe (GObject      *object,
-          GAsyncResult *result,
-          gpointer      user_data)
-{
-  Probe *probe = user_data;
-  Discover *discover = probe->discover;
-  g_autoptr(GBytes) body = soup_session_send_and_read_finish (SOUP_SESSION (object), result, NULL);
-  gsize size = 0;
-  const char *data = body ? g_bytes_get_data (body, &size) : NULL;
-  g_autoptr(JsonNode) node = NULL;
-
-  /* A failed probe is just "nothing there"; bodies are capped. */
-  if (data != NULL && size <= 4096 && (node = stw_json_parse (data, (gssize) size, NULL)) != NULL &&
-      JSON_NODE_HOLDS_OBJECT (node))
-    {
-      JsonObject *version = json_node_get_object (node);
-      const char *url = json_object_get_string_member_with_default (version, "webSocketDebuggerUrl", NULL);
-
-      if (url != NULL && stw_url_is_loopback (url))
-        {
-          JsonObject *target = json_object_new ();
-          const char *browser = json_object_get_string_member_with_default (version, "Browser", NULL);
-
-          json_object_set_string_member (target, "targetId", url);
-          json_object_set_int_member (target, "port", probe->port);
-          if (browser != NULL)
-            json_object_set_string_member (target, "appName", browser);
-          else
-            json_object_set_null_member (target, "appName");
-          json_object_set_null_member (target, "pid");
-          json_array_add_object_element (discover->targets, target);
-        }
-    }
-
-  g_free (probe);
-  if (--discover->outstanding == 0)
-    discover_done (discover);
 }
 
 static void
 discover_invoke (StwTool       *tool,
                  StwInvocation *invocation)
 {
+  StwDispatcher *dispatcher = stw_invocation_get_dispatcher (invocation);
   JsonObject *args = stw_invocation_get_arguments (invocation);
   Discover *discover = g_new0 (Discover, 1);
-  guint timeout_ms = (guint) json_object_get_int_member_with_default (args, "timeoutMs", 300);
-  const char *host = json_object_get_string_member_with_default (args, "host", "127.0.0.1");
+  JsonArray *ports = json_object_has_member (args, "ports") ? json_object_get_array_member (args, "ports") : NULL;
 
   discover->invocation = g_object_ref (invocation);
-  discover->targets = json_array_new ();
-  discover->host = g_strdup (host);
+  discover->host = g_strdup (json_object_get_string_member_with_default (args, "host", "127.0.0.1"));
   discover->started_us = g_get_monotonic_time ();
-  discover->http = soup_session_new_with_options ("timeout", MAX (1u, (timeout_ms + 999) / 1000),
-                                                  "max-conns-per-host", 64, NULL);
-  if (json_object_has_member (args, "ports"))
-    discover->ports = json_array_ref (json_object_get_array_member (args, "ports"));
-  else
+  discover->ports = g_array_new (FALSE, FALSE, sizeof (guint));
+  /* The schema bounds every port (1..65535) before this narrowing. */
+  for (guint i = 0; ports != NULL && i < json_array_get_length (ports); i++)
     {
-      discover->ports = json_array_new ();
-      for (int port = 9222; port <= 9225; port++)
-        json_array_add_int_element (discover->ports, port);
+      guint port = (guint) json_array_get_int_element (ports, i);
+      g_array_append_val (discover->ports, port);
     }
+  if (ports == NULL)
+    for (guint port = 9222; port <= 9225; port++)
+      g_array_append_val (discover->ports, port);
 
-  discover->outstanding = json_array_get_length (discover->ports);
-  if (discover->outstanding == 0)
-    {
-      discover_done (discover);
-      return;
-    }
-  for (guint i = 0; i < json_array_get_length (discover->ports); i++)
-    {
-      Probe *probe = g_new0 (Probe, 1);
-      g_autofree char *url = NULL;
-      g_autoptr(SoupMessage) message = NULL;
-
-      probe->discover = discover;
-      probe->port = (guint) json_array_get_int_element (discover->ports, i);
-      url = g_strdup_printf ("http://%s:%u/json/version",
-                             g_str_equal (host, "::1") ? "[::1]" : "127.0.0.1", probe->port);
-      message = soup_message_new ("GET", url);
-      soup_session_send_and_read_async (discover->http, message, G_PRIORITY_DEFAULT,
-                                        stw_invocation_get_cancellable (invocation), on_probe, probe);
-    }
+  stw_session_manager_discover_async (stw_dispatcher_get_session_manager (dispatcher), discover->host,
+                                      (const guint *) discover->ports->data, discover->ports->len,
+                                      (guint) json_object_get_int_member_with_default (args, "timeoutMs", 0),
+                                      stw_invocation_get_cancellable (invocation), on_discovered, discover);
 }
 
 static const StwToolSpec lifecycle_specs[] = {
@@ -508,24 +379,29 @@ static const StwToolSpec lifecycle_specs[] = {
     .operation_type = STW_OPERATION_COMMAND,
     .errors = "ALREADY_RUNNING ABSOLUTE_PATH_REQUIRED FILE_NOT_FOUND FUSES_BLOCK_LAUNCH SINGLE_INSTANCE_LOCK "
               "LAUNCH_FAILED LAUNCH_TIMEOUT TRANSPORT_UNSUPPORTED NOT_IMPLEMENTED",
+    .profiles = STW_IN_ESSENTIAL,
     .invoke = launch_invoke,
   },
   {
     .name = "electron_attach",
     .title = "Attach over CDP",
     .description = "Attach to a running app's DevTools endpoint on this machine: port (and host) or a loopback "
-                   "ws:// cdpUrl. pid lets electron_stop SIGKILL an app that ignores the close. "
+                   "ws:// cdpUrl. pid lets electron_stop SIGKILL an app that ignores the close; it must own the "
+                   "endpoint (BAD_ARGUMENT otherwise). "
                    "Returns: {session_id, transport, windows[], capabilities}.",
     .input_schema =
       "{\"type\":\"object\",\"additionalProperties\":false,\"properties\":{"
       "\"port\":{\"type\":\"integer\",\"minimum\":1,\"maximum\":65535},"
       "\"host\":{\"enum\":[\"127.0.0.1\",\"localhost\",\"::1\"]},"
       "\"cdpUrl\":{\"type\":\"string\",\"minLength\":1},"
-      "\"pid\":{\"type\":\"integer\",\"minimum\":1},"
+      "\"pid\":{\"type\":\"integer\",\"minimum\":1,\"maximum\":4194304,\"description\":\"The app's process, "
+      "proven to own the endpoint (its listening socket, or an ancestor in its session); lets electron_stop "
+      "SIGKILL it.\"},"
       "\"timeoutMs\":{\"type\":\"integer\",\"minimum\":1,\"maximum\":60000},"
       "\"allowMultiple\":{\"type\":\"boolean\",\"default\":false}}}",
     .operation_type = STW_OPERATION_COMMAND,
     .errors = "ALREADY_RUNNING TRANSPORT_UNSUPPORTED CDP_DISCONNECTED CDP_TIMEOUT",
+    .profiles = STW_IN_TESTING_AND_DEBUG,
     .invoke = attach_invoke,
   },
   {
@@ -536,10 +412,12 @@ static const StwToolSpec lifecycle_specs[] = {
                    "Returns: {session_id, transport, windows[], capabilities}.",
     .input_schema =
       "{\"type\":\"object\",\"additionalProperties\":false,\"required\":[\"pid\"],\"properties\":{"
-      "\"pid\":{\"type\":\"integer\",\"minimum\":1},"
+      "\"pid\":{\"type\":\"integer\",\"minimum\":1,\"maximum\":4194304,\"description\":\"A process that "
+      "handles SIGUSR1 (Node, Electron); any other is refused.\"},"
       "\"timeoutMs\":{\"type\":\"integer\",\"minimum\":1,\"maximum\":60000,\"default\":10000}}}",
     .operation_type = STW_OPERATION_COMMAND,
     .errors = "INJECT_FAILED ALREADY_RUNNING TRANSPORT_UNSUPPORTED",
+    .profiles = STW_IN_DEBUG,
     .invoke = inject_invoke,
   },
   {
@@ -550,6 +428,8 @@ static const StwToolSpec lifecycle_specs[] = {
     .input_schema = "{\"type\":\"object\",\"additionalProperties\":false,\"properties\":{" SESSION_ID_PROPERTY "}}",
     .operation_type = STW_OPERATION_COMMAND,
     .errors = "NOT_RUNNING TRANSPORT_UNSUPPORTED",
+    .profiles = STW_IN_TESTING_AND_DEBUG,
+    .session = STW_SESSION_REQUIREMENT_REQUIRED,
     .invoke = detach_invoke,
   },
   {
@@ -564,6 +444,8 @@ static const StwToolSpec lifecycle_specs[] = {
     .operation_type = STW_OPERATION_COMMAND,
     .destructive = TRUE,
     .errors = "NOT_RUNNING",
+    .profiles = STW_IN_ESSENTIAL,
+    .session = STW_SESSION_REQUIREMENT_REQUIRED,
     .invoke = stop_invoke,
   },
   {
@@ -575,6 +457,8 @@ static const StwToolSpec lifecycle_specs[] = {
     .operation_type = STW_OPERATION_COMMAND,
     .destructive = TRUE,
     .errors = "NOT_RUNNING",
+    .profiles = STW_IN_DEBUG,
+    .session = STW_SESSION_REQUIREMENT_REQUIRED,
     .invoke = force_kill_invoke,
   },
   {
@@ -587,12 +471,15 @@ static const StwToolSpec lifecycle_specs[] = {
     .operation_type = STW_OPERATION_QUERY,
     .idempotent = TRUE,
     .errors = "NOT_RUNNING CDP_DISCONNECTED CDP_TIMEOUT TRANSPORT_UNSUPPORTED",
+    .profiles = STW_IN_ESSENTIAL,
+    .session = STW_SESSION_REQUIREMENT_REQUIRED,
     .invoke = info_invoke,
   },
   {
     .name = "electron_discover_running",
     .title = "Find DevTools endpoints",
-    .description = "Probe loopback ports for DevTools endpoints (GET /json/version, body capped at 4 KiB). "
+    .description = "Probe loopback ports for DevTools endpoints (GET /json/version, body capped at 4 KiB; "
+                   "pid is the listening process when visible). "
                    "Returns: {targets[{targetId, port, appName, pid}], count, scanned{host, ports, elapsed_ms}}.",
     .input_schema =
       "{\"type\":\"object\",\"additionalProperties\":false,\"properties\":{"
@@ -602,12 +489,13 @@ static const StwToolSpec lifecycle_specs[] = {
     .operation_type = STW_OPERATION_QUERY,
     .idempotent = TRUE,
     .errors = "",
+    .profiles = STW_IN_DEBUG,
     .invoke = discover_invoke,
   },
 };
 
 void
-stw_core_tools_add_lifecycle (StwDispatcher *dispatcher)
+stw_core_tools_add_lifecycle (StwToolProvider *provider)
 {
-  stw_core_tools_add_specs (dispatcher, lifecycle_specs, G_N_ELEMENTS (lifecycle_specs));
+  stw_core_tools_add_specs (provider, lifecycle_specs, G_N_ELEMENTS (lifecycle_specs));
 }

@@ -5,14 +5,12 @@
 #include "config.h"
 
 #include <glib/gi18n-lib.h>
-#include <errno.h>
 #include <glib/gstdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "stw-core-tools.h"
 #include "stw-error-registry.h"
-#include "stw-session-private.h"
 
 typedef struct
 {
@@ -87,83 +85,30 @@ pick_window (StwSession  *session,
   return stw_session_find_window (session, id, title, (int) MIN (index, G_MAXINT), error);
 }
 
-/* BAD_ARGUMENT for a path outside --app-root, naming the argument. */
-static GError *
-outside_root_error (const char *field,
-                    const char *app_root)
-{
-  GError *error = stw_error_new ("BAD_ARGUMENT", _("The screenshot %s lies outside the server's --app-root"), field);
-  g_autoptr(JsonObject) details = json_object_new ();
-
-  json_object_set_string_member (details, "argument", field);
-  json_object_set_string_member (details, "rule", "inside --app-root, symlinks resolved");
-  json_object_set_string_member (details, "app_root", app_root);
-  stw_error_set_details (error, details);
-  return error;
-}
-
-/* Where a screenshot without path or dir goes: the server's
- * --screenshot-dir (inside --app-root when that is set), else
- * <app-root>/.stagewright/screenshots (made 0700), else the temporary
- * directory. Nothing is written outside the app root when there is one. */
-static char *
-default_dir (StwDispatcher  *dispatcher,
-             GError        **error)
-{
-  const char *app_root = stw_dispatcher_get_app_root (dispatcher);
-  const char *configured = stw_dispatcher_get_screenshot_dir (dispatcher);
-  g_autofree char *dir = NULL;
-
-  if (app_root == NULL)
-    return g_strdup (configured ? configured : g_get_tmp_dir ());
-
-  if (configured != NULL)
-    dir = g_strdup (configured);
-  else
-    {
-      dir = g_build_filename (app_root, ".stagewright", "screenshots", NULL);
-      if (g_mkdir_with_parents (dir, 0700) != 0)
-        {
-          int saved = errno;
-          g_propagate_error (error, stw_error_new ("FILE_NOT_FOUND", _("Cannot create %s: %s"),
-                                                   dir, g_strerror (saved)));
-          return NULL;
-        }
-    }
-  if (g_file_test (dir, G_FILE_TEST_IS_DIR) && !_stw_path_is_inside (dir, app_root))
-    {
-      g_propagate_error (error, outside_root_error (configured ? "screenshot_dir" : "default directory", app_root));
-      return NULL;
-    }
-  return g_steal_pointer (&dir);
-}
-
 static void
 screenshot_invoke (StwTool       *tool,
                    StwInvocation *invocation)
 {
   StwDispatcher *dispatcher = stw_invocation_get_dispatcher (invocation);
   JsonObject *args = stw_invocation_get_arguments (invocation);
-  const char *path = json_object_get_string_member_with_default (args, "path", NULL);
-  const char *dir = json_object_get_string_member_with_default (args, "dir", NULL);
   const char *format = json_object_get_string_member_with_default (args, "format", "png");
-  const char *app_root = stw_dispatcher_get_app_root (dispatcher);
   g_autoptr(GError) error = NULL;
   g_autoptr(Screenshot) shot = NULL;
   g_autoptr(StwScreenshotOptions) options = NULL;
-  g_autofree char *parent = NULL;
+  g_autofree char *file = NULL;
   StwSession *session;
   StwSurface *window;
   StwSurface *active;
 
-  if (path != NULL && dir != NULL)
+  file = stw_screenshot_resolve_path (stw_dispatcher_get_app_root (dispatcher),
+                                      stw_dispatcher_get_screenshot_dir (dispatcher),
+                                      json_object_get_string_member_with_default (args, "path", NULL),
+                                      json_object_get_string_member_with_default (args, "dir", NULL),
+                                      g_str_equal (format, "jpeg") ? STW_IMAGE_FORMAT_JPEG : STW_IMAGE_FORMAT_PNG,
+                                      &error);
+  if (file == NULL)
     {
-      stw_invocation_return_error_literal (invocation, "BAD_ARGUMENT", _("Give path or dir, not both"));
-      return;
-    }
-  if ((path != NULL && !g_path_is_absolute (path)) || (dir != NULL && !g_path_is_absolute (dir)))
-    {
-      stw_invocation_return_error_literal (invocation, "ABSOLUTE_PATH_REQUIRED", NULL);
+      stw_invocation_return_error (invocation, error);
       return;
     }
   if (json_object_has_member (args, "ref"))
@@ -180,8 +125,8 @@ screenshot_invoke (StwTool       *tool,
       return;
     }
 
-  session = stw_tools_resolve_session (invocation, &error);
-  if (session == NULL || (window = pick_window (session, args, &error)) == NULL)
+  session = stw_invocation_get_session (invocation);
+  if ((window = pick_window (session, args, &error)) == NULL)
     {
       stw_invocation_return_error (invocation, error);
       return;
@@ -198,33 +143,7 @@ screenshot_invoke (StwTool       *tool,
   shot = g_new0 (Screenshot, 1);
   shot->invocation = g_object_ref (invocation);
   shot->format = g_strdup (format);
-  if (path != NULL)
-    shot->path = g_strdup (path);
-  else
-    {
-      g_autofree char *uuid = g_uuid_string_random ();
-      g_autofree char *name = g_strdup_printf ("stagewright-%s.%s", uuid, g_str_equal (format, "jpeg") ? "jpg" : "png");
-      g_autofree char *base = dir ? g_strdup (dir) : default_dir (dispatcher, &error);
-
-      if (base == NULL)
-        {
-          stw_invocation_return_error (invocation, error);
-          return;
-        }
-      shot->path = g_build_filename (base, name, NULL);
-    }
-  parent = g_path_get_dirname (shot->path);
-  if (app_root != NULL && !_stw_path_is_inside (parent, app_root))
-    {
-      g_autoptr(GError) outside = outside_root_error (path ? "path" : dir ? "dir" : "screenshot_dir", app_root);
-      stw_invocation_return_error (invocation, outside);
-      return;
-    }
-  if (!g_file_test (parent, G_FILE_TEST_IS_DIR))
-    {
-      stw_invocation_return_error_literal (invocation, "FILE_NOT_FOUND", _("The directory does not exist"));
-      return;
-    }
+  shot->path = g_steal_pointer (&file);
 
   stw_surface_capture_screenshot_async (window, options, stw_invocation_get_cancellable (invocation),
                                         on_captured, g_steal_pointer (&shot));
@@ -257,12 +176,14 @@ static const StwToolSpec observe_specs[] = {
     .operation_type = STW_OPERATION_SCREENSHOT,
     .errors = "NOT_RUNNING ABSOLUTE_PATH_REQUIRED FILE_NOT_FOUND REF_NOT_FOUND SELECTOR_NO_MATCH "
               "SURFACE_UNSUPPORTED TRANSPORT_UNSUPPORTED CDP_DISCONNECTED CDP_TIMEOUT",
+    .profiles = STW_IN_TESTING_AND_DEBUG,
+    .session = STW_SESSION_REQUIREMENT_REQUIRED,
     .invoke = screenshot_invoke,
   },
 };
 
 void
-stw_core_tools_add_observe (StwDispatcher *dispatcher)
+stw_core_tools_add_observe (StwToolProvider *provider)
 {
-  stw_core_tools_add_specs (dispatcher, observe_specs, G_N_ELEMENTS (observe_specs));
+  stw_core_tools_add_specs (provider, observe_specs, G_N_ELEMENTS (observe_specs));
 }

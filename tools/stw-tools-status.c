@@ -351,6 +351,7 @@ static const StwToolSpec status_specs[] = {
     .operation_type = STW_OPERATION_QUERY,
     .idempotent = TRUE,
     .errors = "",
+    .profiles = STW_IN_ESSENTIAL,
     .invoke = status_invoke,
   },
   {
@@ -364,12 +365,13 @@ static const StwToolSpec status_specs[] = {
     .operation_type = STW_OPERATION_QUERY,
     .idempotent = TRUE,
     .errors = "",
+    .profiles = STW_IN_DEBUG,
     .invoke = doctor_invoke,
   },
 };
 
 void
-stw_core_tools_add_status (StwDispatcher *dispatcher)
+stw_core_tools_add_status (StwToolProvider *provider)
 {
-  stw_core_tools_add_specs (dispatcher, status_specs, G_N_ELEMENTS (status_specs));
+  stw_core_tools_add_specs (provider, status_specs, G_N_ELEMENTS (status_specs));
 }

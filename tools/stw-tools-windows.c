@@ -39,14 +39,8 @@ static void
 windows_list_invoke (StwTool       *tool,
                      StwInvocation *invocation)
 {
-  g_autoptr(GError) error = NULL;
-  StwSession *session = stw_tools_resolve_session (invocation, &error);
+  StwSession *session = stw_invocation_get_session (invocation);
 
-  if (session == NULL)
-    {
-      stw_invocation_return_error (invocation, error);
-      return;
-    }
   /* Titles change as pages load: read them fresh. */
   stw_session_refresh_surfaces_async (session, stw_invocation_get_cancellable (invocation),
                                       on_windows_refreshed, g_object_ref (invocation));
@@ -59,13 +53,12 @@ switch_window_invoke (StwTool       *tool,
   g_autoptr(GError) error = NULL;
   g_autoptr(JsonObject) payload = json_object_new ();
   JsonObject *args = stw_invocation_get_arguments (invocation);
-  StwSession *session = stw_tools_resolve_session (invocation, &error);
+  StwSession *session = stw_invocation_get_session (invocation);
   g_autoptr(GList) windows = NULL;
   StwSurface *active;
   guint index = 0;
 
-  if (session == NULL ||
-      !stw_session_switch_window (session,
+  if (!stw_session_switch_window (session,
                                   json_object_get_string_member_with_default (args, "targetId", NULL),
                                   json_object_get_string_member_with_default (args, "windowTitle", NULL),
                                   (int) json_object_get_int_member_with_default (args, "index", -1),
@@ -149,14 +142,8 @@ static void
 surfaces_list_invoke (StwTool       *tool,
                       StwInvocation *invocation)
 {
-  g_autoptr(GError) error = NULL;
-  StwSession *session = stw_tools_resolve_session (invocation, &error);
+  StwSession *session = stw_invocation_get_session (invocation);
 
-  if (session == NULL)
-    {
-      stw_invocation_return_error (invocation, error);
-      return;
-    }
   stw_session_refresh_surfaces_async (session, stw_invocation_get_cancellable (invocation),
                                       on_refreshed, g_object_ref (invocation));
 }
@@ -168,11 +155,10 @@ switch_surface_invoke (StwTool       *tool,
   g_autoptr(GError) error = NULL;
   g_autoptr(JsonObject) payload = json_object_new ();
   JsonObject *args = stw_invocation_get_arguments (invocation);
-  StwSession *session = stw_tools_resolve_session (invocation, &error);
+  StwSession *session = stw_invocation_get_session (invocation);
   StwSurface *active;
 
-  if (session == NULL ||
-      !stw_session_switch_surface (session, json_object_get_string_member (args, "surfaceId"), &error))
+  if (!stw_session_switch_surface (session, json_object_get_string_member (args, "surfaceId"), &error))
     {
       stw_invocation_return_error (invocation, error);
       return;
@@ -194,6 +180,8 @@ static const StwToolSpec windows_specs[] = {
     .operation_type = STW_OPERATION_WINDOW_INFO,
     .idempotent = TRUE,
     .errors = "NOT_RUNNING",
+    .profiles = STW_IN_TESTING_AND_DEBUG,
+    .session = STW_SESSION_REQUIREMENT_REQUIRED,
     .invoke = windows_list_invoke,
   },
   {
@@ -210,6 +198,8 @@ static const StwToolSpec windows_specs[] = {
     .operation_type = STW_OPERATION_COMMAND,
     .idempotent = TRUE,
     .errors = "NOT_RUNNING REF_NOT_FOUND TRANSPORT_UNSUPPORTED",
+    .profiles = STW_IN_TESTING_AND_DEBUG,
+    .session = STW_SESSION_REQUIREMENT_REQUIRED,
     .invoke = switch_window_invoke,
   },
   {
@@ -223,6 +213,8 @@ static const StwToolSpec windows_specs[] = {
     .operation_type = STW_OPERATION_WINDOW_INFO,
     .idempotent = TRUE,
     .errors = "NOT_RUNNING TRANSPORT_UNSUPPORTED",
+    .profiles = STW_IN_TESTING_AND_DEBUG,
+    .session = STW_SESSION_REQUIREMENT_REQUIRED,
     .invoke = surfaces_list_invoke,
   },
   {
@@ -236,12 +228,14 @@ static const StwToolSpec windows_specs[] = {
     .operation_type = STW_OPERATION_COMMAND,
     .idempotent = TRUE,
     .errors = "NOT_RUNNING SURFACE_NOT_FOUND SURFACE_CLOSED SURFACE_UNSUPPORTED TRANSPORT_UNSUPPORTED",
+    .profiles = STW_IN_TESTING_AND_DEBUG,
+    .session = STW_SESSION_REQUIREMENT_REQUIRED,
     .invoke = switch_surface_invoke,
   },
 };
 
 void
-stw_core_tools_add_windows (StwDispatcher *dispatcher)
+stw_core_tools_add_windows (StwToolProvider *provider)
 {
-  stw_core_tools_add_specs (dispatcher, windows_specs, G_N_ELEMENTS (windows_specs));
+  stw_core_tools_add_specs (provider, windows_specs, G_N_ELEMENTS (windows_specs));
 }

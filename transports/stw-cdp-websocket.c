@@ -9,6 +9,7 @@
 
 #include "stw-cdp-websocket.h"
 #include "stw-error-registry.h"
+#include "stw-http-private.h"
 #include "stw-transport-private.h"
 
 /**
@@ -24,6 +25,8 @@
  * is not something this library does. `localhost` is connected to as
  * 127.0.0.1, and no `Origin` header is sent, because the DevTools server
  * refuses both a non-IP `Host` and any `Origin` (field notes §6.15).
+ * The endpoint is contacted directly: no proxy from the environment, and
+ * a handshake answered with a redirect fails rather than being followed.
  *
  * Messages up to 512 MiB are accepted. libsoup
  * would otherwise close the whole connection (code 1009) on the first
@@ -220,22 +223,6 @@ stw_cdp_websocket_init (StwCdpWebsocket *self)
 
 /* --- loopback check ------------------------------------------------------ */
 
-static gboolean
-host_is_loopback (const char *host)
-{
-  g_autoptr(GInetAddress) address = NULL;
-
-  if (host == NULL || *host == '\0')
-    return FALSE;
-  if (g_ascii_strcasecmp (host, "localhost") == 0)
-    return TRUE;
-
-  /* IP literals only: anything else would need a resolver whose answer we
-   * do not control. */
-  address = g_inet_address_new_from_string (host);
-  return address != NULL && g_inet_address_get_is_loopback (address);
-}
-
 /**
  * stw_url_is_loopback:
  * @url: a URL
@@ -254,7 +241,7 @@ stw_url_is_loopback (const char *url)
   g_return_val_if_fail (url != NULL, FALSE);
 
   uri = g_uri_parse (url, G_URI_FLAGS_NONE, NULL);
-  return uri != NULL && host_is_loopback (g_uri_get_host (uri));
+  return uri != NULL && _stw_http_host_is_loopback (g_uri_get_host (uri));
 }
 
 /* --- connecting ---------------------------------------------------------- */
@@ -352,58 +339,6 @@ websocket_connect_cb (GObject      *source,
   g_task_return_pointer (task, self, g_object_unref);
 }
 
-/* The URL to connect to, rebuilt from the parts that were checked, so what
- * was judged loopback is exactly what libsoup connects to. */
-static GUri *
-make_connect_uri (const char  *url,
-                  GError     **error)
-{
-  g_autoptr(GUri) uri = NULL;
-  g_autoptr(GError) local_error = NULL;
-  const char *scheme;
-  const char *host;
-
-  uri = g_uri_parse (url, G_URI_FLAGS_NONE, &local_error);
-  if (uri == NULL)
-    {
-      g_propagate_error (error,
-                         stw_error_new ("BAD_ARGUMENT", "Not a valid DevTools URL: %s (%s)",
-                                        url, local_error->message));
-      return NULL;
-    }
-
-  scheme = g_uri_get_scheme (uri);
-  if (g_ascii_strcasecmp (scheme, "ws") != 0 && g_ascii_strcasecmp (scheme, "wss") != 0)
-    {
-      g_propagate_error (error,
-                         stw_error_new ("BAD_ARGUMENT",
-                                        "A DevTools WebSocket URL starts with ws:// or wss://: %s",
-                                        url));
-      return NULL;
-    }
-
-  host = g_uri_get_host (uri);
-  if (!host_is_loopback (host))
-    {
-      g_propagate_error (error,
-                         stw_error_new ("BAD_ARGUMENT",
-                                        "Only loopback DevTools endpoints (127.0.0.0/8, ::1, "
-                                        "localhost) can be attached to: %s",
-                                        url));
-      return NULL;
-    }
-
-  /* The DevTools server refuses a Host that is neither an IP nor
-   * "localhost"; connecting to the IP also keeps the resolver (and
-   * "localhost" → ::1 first) out of it. */
-  if (g_ascii_strcasecmp (host, "localhost") == 0)
-    host = "127.0.0.1";
-
-  return g_uri_build (G_URI_FLAGS_NONE, scheme, NULL, host, g_uri_get_port (uri),
-                      *g_uri_get_path (uri) ? g_uri_get_path (uri) : "/",
-                      g_uri_get_query (uri), NULL);
-}
-
 /**
  * stw_cdp_websocket_connect_async:
  * @url: a `ws://` or `wss://` URL on this machine
@@ -436,7 +371,7 @@ stw_cdp_websocket_connect_async (const char          *url,
   task = g_task_new (NULL, cancellable, callback, user_data);
   g_task_set_source_tag (task, stw_cdp_websocket_connect_async);
 
-  uri = make_connect_uri (url, &error);
+  uri = _stw_http_loopback_uri (url, "ws", "wss", &error);
   if (uri == NULL)
     {
       g_task_return_error (task, g_steal_pointer (&error));
@@ -464,11 +399,9 @@ stw_cdp_websocket_connect_async (const char          *url,
   g_source_set_callback (data->timeout_source, connect_timeout_cb, data, NULL);
   g_source_attach (data->timeout_source, g_task_get_context (task));
 
-  /* Loopback only: no proxy, whatever the environment says. */
-  data->session = soup_session_new ();
-  soup_session_set_proxy_resolver (data->session, NULL);
-
-  message = soup_message_new_from_uri (SOUP_METHOD_GET, uri);
+  /* The loopback policy (stw-http.c): no proxy, no redirect. */
+  data->session = _stw_http_session_new ();
+  message = _stw_http_message_new (uri);
   soup_session_websocket_connect_async (data->session, message,
                                         NULL /* no Origin: §6.15 */, NULL,
                                         G_PRIORITY_DEFAULT, data->cancellable,

@@ -759,7 +759,7 @@ _stw_transport_receive (StwTransport *self,
   if (priv->closed)
     return;
 
-  root = stw_json_parse (data, (gssize) length, &error);
+  root = stw_json_parse_bounded (data, (gssize) length, STW_JSON_MAX_VALUES_CDP, &error);
   if (root == NULL)
     {
       g_debug ("Ignoring a CDP message of %" G_GSIZE_FORMAT " bytes that does not parse: %s",

@@ -70,8 +70,8 @@ class Wait(Stagewright.Tool):
             return GLib.SOURCE_REMOVE
 
         source.set_callback(done)
-        # The thread-default context: the server's main loop here, and the
-        # private context of Dispatcher.call_json_sync() in scripts and tests.
+        # The thread-default context: the one the dispatcher belongs to and
+        # that its blocking calls iterate, here the server's main loop.
         source.attach(GLib.MainContext.get_thread_default())
         # The client cancelled, or the operation timeout fired: stop working.
         # (Gio.Cancellable.connect is g_cancellable_connect(): it also runs

@@ -33,7 +33,7 @@ const skip = electronSkipReason() ?? demoAppSkipReason() ?? false;
 
 function test (name, options, fn) {
   if (typeof options === 'function') [fn, options] = [options, {}];
-  return nodeTest(name, { timeout: 90000, ...options, skip: skip || options.skip }, fn);
+  return nodeTest(name, { timeout: 180000, ...options, skip: skip || options.skip }, fn);
 }
 
 const CYCLES = 20;

@@ -1,0 +1,98 @@
+/* stw-mcp-connection-private.h: one MCP client of a StwMcpServer
+ *
+ * A connection is what the server knows of one client: whether it is
+ * initialized, the protocol version it negotiated, the log level it asked
+ * for and the calls it has in flight. It reads JSON-RPC messages from its
+ * framing (refusing what is not a JSON-RPC object), hands each to the
+ * server's method table, and writes answers back through the framing. The
+ * stdio transport has one connection; the Streamable HTTP transport will
+ * have one per MCP session.
+ *
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+#pragma once
+
+#include <json-glib/json-glib.h>
+
+#include "stw-invocation.h"
+#include "stw-mcp-framing-private.h"
+#include "stw-mcp-server.h"
+
+G_BEGIN_DECLS
+
+/* JSON-RPC and MCP error codes. */
+enum {
+  STW_RPC_PARSE_ERROR = -32700,
+  STW_RPC_INVALID_REQUEST = -32600,
+  STW_RPC_METHOD_NOT_FOUND = -32601,
+  STW_RPC_INVALID_PARAMS = -32602,
+  STW_RPC_INTERNAL_ERROR = -32603,
+  STW_RPC_RESOURCE_NOT_FOUND = -32002,
+};
+
+#define STW_TYPE_MCP_CONNECTION (stw_mcp_connection_get_type ())
+G_DECLARE_FINAL_TYPE (StwMcpConnection, stw_mcp_connection, STW, MCP_CONNECTION, GObject)
+
+StwMcpConnection *_stw_mcp_connection_new          (StwMcpServer        *server,
+                                                    StwMcpFraming       *framing);
+StwMcpFraming    *_stw_mcp_connection_get_framing  (StwMcpConnection    *self);
+
+/* Serves until the input ends (calls in flight then get a grace period and
+ * queued answers are written), the client is dropped, or @cancellable
+ * fires (at once: calls in flight are cancelled, none answered). */
+void              _stw_mcp_connection_serve_async  (StwMcpConnection    *self,
+                                                    GCancellable        *cancellable,
+                                                    GAsyncReadyCallback  callback,
+                                                    gpointer             user_data);
+gboolean          _stw_mcp_connection_serve_finish (StwMcpConnection    *self,
+                                                    GAsyncResult        *result,
+                                                    GError             **error);
+gboolean          _stw_mcp_connection_is_serving   (StwMcpConnection    *self);
+
+/* Session state. */
+gboolean          _stw_mcp_connection_is_initialized     (StwMcpConnection *self);
+void              _stw_mcp_connection_set_initialized    (StwMcpConnection *self,
+                                                          const char       *protocol_version);
+const char       *_stw_mcp_connection_get_protocol_version (StwMcpConnection *self);
+/* notifications/initialized received after initialize. */
+gboolean          _stw_mcp_connection_is_ready           (StwMcpConnection *self);
+void              _stw_mcp_connection_set_ready          (StwMcpConnection *self);
+/* Index into the MCP log levels, most verbose (debug) first. */
+void              _stw_mcp_connection_set_log_threshold  (StwMcpConnection *self,
+                                                          guint             threshold);
+gboolean          _stw_mcp_connection_wants_log          (StwMcpConnection *self,
+                                                          guint             level);
+
+/* Sending; @result, @data and @params are taken. */
+void              _stw_mcp_connection_send_result        (StwMcpConnection *self,
+                                                          JsonNode         *id,
+                                                          JsonObject       *result);
+void              _stw_mcp_connection_send_error         (StwMcpConnection *self,
+                                                          JsonNode         *id,
+                                                          int               code,
+                                                          const char       *message,
+                                                          JsonObject       *data);
+void              _stw_mcp_connection_send_notification  (StwMcpConnection *self,
+                                                          const char       *method,
+                                                          JsonObject       *params);
+
+/* Calls in flight, by the JSON text of their request id. */
+gboolean          _stw_mcp_connection_has_call           (StwMcpConnection *self,
+                                                          const char       *key);
+guint             _stw_mcp_connection_get_n_calls        (StwMcpConnection *self);
+/* Returns: (transfer none): the cancellable of the new call. */
+GCancellable     *_stw_mcp_connection_add_call           (StwMcpConnection *self,
+                                                          const char       *key,
+                                                          JsonNode         *id,
+                                                          JsonNode         *progress_token,
+                                                          StwInvocation    *invocation);
+/* Returns: (transfer none) (nullable): the request id, NULL once the call
+ * was removed (serving stopped meanwhile). */
+JsonNode         *_stw_mcp_connection_get_call_id        (StwMcpConnection *self,
+                                                          const char       *key);
+void              _stw_mcp_connection_remove_call        (StwMcpConnection *self,
+                                                          const char       *key);
+void              _stw_mcp_connection_cancel_call        (StwMcpConnection *self,
+                                                          const char       *key);
+
+G_END_DECLS

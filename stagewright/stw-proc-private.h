@@ -1,0 +1,26 @@
+/* stw-proc-private.h: which processes we may signal
+ *
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+#pragma once
+
+#include <gio/gio.h>
+
+G_BEGIN_DECLS
+
+/* PID_MAX_LIMIT of 64-bit Linux: no pid is ever this large. */
+#define STW_PID_LIMIT 4194304
+
+gboolean _stw_proc_check_pid_range     (gint64       pid,
+                                        GError     **error);
+GPid     _stw_proc_find_listener       (guint        port);
+gboolean _stw_proc_check_endpoint_pid  (GPid         pid,
+                                        guint        port,
+                                        GError     **error);
+gboolean _stw_proc_catches_signal      (GPid         pid,
+                                        int          signo);
+gboolean _stw_proc_check_signal_caught (GPid         pid,
+                                        int          signo,
+                                        GError     **error);
+
+G_END_DECLS

@@ -1,0 +1,358 @@
+/* stw-proc.c: which processes we may signal
+ *
+ * The rule, in one place: the server signals a process it launched (its
+ * StwProcess, by process group), or a process proven to be the endpoint's
+ * own: it owns the listening socket of the port we are connected to
+ * (/proc/net/tcp{,6} LISTEN inode ↔ /proc/<pid>/fd/N → socket:[inode]),
+ * or it is an ancestor of that process in the same session (real Electron
+ * listens in its main process; a wrapper or a split main process is its
+ * parent). Never the server itself or the processes that started it, never
+ * pid 1, and never judged by a name: packaged apps are called `code` or
+ * `slack`, and argv[0] is whatever the process chose.
+ *
+ * SIGUSR1 (inject) additionally goes only to a process that catches it
+ * (SigCgt in /proc/<pid>/status: Node and Electron install a handler); to
+ * any other process it would be fatal.
+ *
+ * These checks read /proc at the moment of the decision; they never
+ * choose a process to signal, they only refuse.
+ *
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+#include "config.h"
+
+#include <glib/gi18n-lib.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "stw-error-registry.h"
+#include "stw-proc-private.h"
+
+#define ENDPOINT_RULE "only a process that owns the endpoint's listening socket, or its ancestor in the same " \
+                      "session, may be given (never this server, its ancestors or pid 1)"
+
+static GError *
+pid_error (const char *rule,
+           const char *format,
+           ...) G_GNUC_PRINTF (2, 3);
+
+static GError *
+pid_error (const char *rule,
+           const char *format,
+           ...)
+{
+  g_autoptr(JsonObject) details = json_object_new ();
+  g_autofree char *message = NULL;
+  GError *error;
+  va_list args;
+
+  va_start (args, format);
+  message = g_strdup_vprintf (format, args);
+  va_end (args);
+  error = stw_error_new_literal ("BAD_ARGUMENT", message);
+  json_object_set_string_member (details, "argument", "pid");
+  json_object_set_string_member (details, "rule", rule);
+  stw_error_set_details (error, details);
+  return error;
+}
+
+static gint64
+pid_max (void)
+{
+  g_autofree char *text = NULL;
+  gint64 value;
+
+  if (!g_file_get_contents ("/proc/sys/kernel/pid_max", &text, NULL, NULL))
+    return STW_PID_LIMIT;
+  value = g_ascii_strtoll (text, NULL, 10);
+  return value > 1 && value <= STW_PID_LIMIT ? value : STW_PID_LIMIT;
+}
+
+/**
+ * _stw_proc_check_pid_range:
+ * @pid: a pid as the caller gave it, before any narrowing
+ * @error: `BAD_ARGUMENT`
+ *
+ * Returns: whether @pid can name a process at all (1 … pid_max - 1);
+ *   4294967297 is not 1
+ */
+gboolean
+_stw_proc_check_pid_range (gint64   pid,
+                           GError **error)
+{
+  gint64 limit = pid_max ();
+
+  if (pid >= 1 && pid < limit)
+    return TRUE;
+  g_propagate_error (error, pid_error ("a pid is an integer from 1 to pid_max - 1",
+                                       _("pid %" G_GINT64_FORMAT " is not a process id (1 to %" G_GINT64_FORMAT ")"),
+                                       pid, limit - 1));
+  return FALSE;
+}
+
+/* ppid and session of @pid from /proc/<pid>/stat; FALSE when it is gone. */
+static gboolean
+read_stat (GPid  pid,
+           GPid *ppid,
+           GPid *session)
+{
+  g_autofree char *path = g_strdup_printf ("/proc/%d/stat", (int) pid);
+  g_autofree char *text = NULL;
+  const char *tail;
+  char state;
+  int parent, group, sid;
+
+  if (!g_file_get_contents (path, &text, NULL, NULL))
+    return FALSE;
+  /* comm may hold spaces and parentheses: the fields start after the last ')'. */
+  tail = strrchr (text, ')');
+  if (tail == NULL || sscanf (tail + 1, " %c %d %d %d", &state, &parent, &group, &sid) != 4)
+    return FALSE;
+  *ppid = parent;
+  *session = sid;
+  return TRUE;
+}
+
+/* Inodes of the sockets listening on @port (IPv4 and IPv6, any address). */
+static GHashTable *
+listening_inodes (guint port)
+{
+  const char *tables[] = { "/proc/net/tcp", "/proc/net/tcp6" };
+  GHashTable *inodes = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
+
+  for (guint t = 0; t < G_N_ELEMENTS (tables); t++)
+    {
+      g_autofree char *text = NULL;
+      g_auto(GStrv) lines = NULL;
+
+      if (!g_file_get_contents (tables[t], &text, NULL, NULL))
+        continue;
+      lines = g_strsplit (text, "\n", -1);
+      for (guint i = 1; lines[i] != NULL; i++)
+        {
+          unsigned int local_port, state;
+          unsigned long inode;
+
+          /* sl local_address rem_address st tx:rx tr:when retrnsmt uid timeout inode */
+          if (sscanf (lines[i], " %*u: %*[0-9A-Fa-f]:%x %*[0-9A-Fa-f]:%*x %x %*x:%*x %*x:%*x %*x %*u %*u %lu",
+                      &local_port, &state, &inode) == 3 &&
+              local_port == port && state == 0x0A /* TCP_LISTEN */ && inode != 0)
+            g_hash_table_add (inodes, g_strdup_printf ("socket:[%lu]", inode));
+        }
+    }
+  return inodes;
+}
+
+static gboolean
+holds_any_socket (GPid        pid,
+                  GHashTable *inodes)
+{
+  g_autofree char *path = g_strdup_printf ("/proc/%d/fd", (int) pid);
+  g_autoptr(GDir) dir = g_dir_open (path, 0, NULL);
+  const char *name;
+
+  while (dir != NULL && (name = g_dir_read_name (dir)) != NULL)
+    {
+      g_autofree char *link = g_build_filename (path, name, NULL);
+      g_autofree char *target = g_file_read_link (link, NULL);
+
+      if (target != NULL && g_hash_table_contains (inodes, target))
+        return TRUE;
+    }
+  return FALSE;
+}
+
+/* Every process holding one of @inodes (several with SO_REUSEPORT or a
+ * socket inherited across fork). */
+static GArray *
+socket_holders (GHashTable *inodes)
+{
+  GArray *holders = g_array_new (FALSE, FALSE, sizeof (GPid));
+  g_autoptr(GDir) proc = NULL;
+  const char *name;
+
+  if (g_hash_table_size (inodes) == 0 || (proc = g_dir_open ("/proc", 0, NULL)) == NULL)
+    return holders;
+  while ((name = g_dir_read_name (proc)) != NULL)
+    {
+      char *end = NULL;
+      gint64 pid = g_ascii_strtoll (name, &end, 10);
+
+      if (end == name || *end != '\0' || pid <= 0 || pid > G_MAXINT)
+        continue;
+      if (holds_any_socket ((GPid) pid, inodes))
+        {
+          GPid holder = (GPid) pid;
+          g_array_append_val (holders, holder);
+        }
+    }
+  return holders;
+}
+
+/**
+ * _stw_proc_find_listener:
+ * @port: a TCP port
+ *
+ * Returns: a process listening on @port, 0 when none is visible (another
+ *   user's process is not, unless we are root)
+ */
+GPid
+_stw_proc_find_listener (guint port)
+{
+  g_autoptr(GHashTable) inodes = listening_inodes (port);
+  g_autoptr(GArray) holders = socket_holders (inodes);
+
+  return holders->len > 0 ? g_array_index (holders, GPid, 0) : 0;
+}
+
+/* Whether @pid is this process or one of those that started it. */
+static gboolean
+is_self_or_ancestor (GPid pid)
+{
+  GPid current = getpid ();
+
+  for (guint hops = 0; current > 0 && hops < 4096; hops++)
+    {
+      GPid parent, session;
+
+      if (current == pid)
+        return TRUE;
+      if (current == 1 || !read_stat (current, &parent, &session))
+        return FALSE;
+      current = parent;
+    }
+  return FALSE;
+}
+
+/* Whether @pid is @holder or an ancestor of it in @holder's session. */
+static gboolean
+is_holder_or_ancestor (GPid pid,
+                       GPid holder)
+{
+  GPid current = holder;
+  GPid parent, holder_session, session;
+
+  if (!read_stat (holder, &parent, &holder_session))
+    return FALSE;
+  for (guint hops = 0; current > 1 && hops < 4096; hops++)
+    {
+      if (!read_stat (current, &parent, &session) || session != holder_session)
+        return FALSE;
+      if (current == pid)
+        return TRUE;
+      current = parent;
+    }
+  return FALSE;
+}
+
+/**
+ * _stw_proc_check_endpoint_pid:
+ * @pid: the pid a caller says is the endpoint's
+ * @port: the TCP port of the endpoint we are connected to
+ * @error: `BAD_ARGUMENT`, with the rule in its details
+ *
+ * Whether @pid may be signalled on behalf of the endpoint on @port: it
+ * holds the socket listening on @port, or it is an ancestor of such a
+ * process in the same session; and it is neither pid 1 nor this server
+ * nor an ancestor of this server.
+ *
+ * Returns: %TRUE when @pid is proven to be the endpoint's own
+ */
+gboolean
+_stw_proc_check_endpoint_pid (GPid     pid,
+                              guint    port,
+                              GError **error)
+{
+  g_autoptr(GHashTable) inodes = NULL;
+  g_autoptr(GArray) holders = NULL;
+
+  if (!_stw_proc_check_pid_range (pid, error))
+    return FALSE;
+  if (pid == 1 || is_self_or_ancestor (pid))
+    {
+      g_propagate_error (error, pid_error (ENDPOINT_RULE, _("pid %d is this server or one of its ancestors"),
+                                           (int) pid));
+      return FALSE;
+    }
+
+  inodes = listening_inodes (port);
+  holders = socket_holders (inodes);
+  for (guint i = 0; i < holders->len; i++)
+    if (is_holder_or_ancestor (pid, g_array_index (holders, GPid, i)))
+      return TRUE;
+
+  {
+    GError *refused = pid_error (ENDPOINT_RULE,
+                                 _("Process %d does not own the endpoint on port %u"), (int) pid, port);
+    if (holders->len > 0)
+      {
+        JsonObject *details = stw_error_get_details (refused);
+        json_object_set_int_member (details, "endpoint_pid", g_array_index (holders, GPid, 0));
+      }
+    g_propagate_error (error, refused);
+  }
+  return FALSE;
+}
+
+/**
+ * _stw_proc_catches_signal:
+ * @pid: a process
+ * @signo: a signal number
+ *
+ * Returns: whether @pid has a handler for @signo (its SigCgt bit), that
+ *   is, whether the signal would not kill it
+ */
+gboolean
+_stw_proc_catches_signal (GPid pid,
+                          int  signo)
+{
+  g_autofree char *path = g_strdup_printf ("/proc/%d/status", (int) pid);
+  g_autofree char *text = NULL;
+  const char *line;
+  guint64 mask;
+
+  if (signo < 1 || signo > 64 || !g_file_get_contents (path, &text, NULL, NULL))
+    return FALSE;
+  line = strstr (text, "\nSigCgt:");
+  if (line == NULL)
+    return FALSE;
+  mask = g_ascii_strtoull (line + strlen ("\nSigCgt:"), NULL, 16);
+  return (mask >> (signo - 1)) & 1;
+}
+
+/**
+ * _stw_proc_check_signal_caught:
+ * @pid: a process
+ * @signo: the signal to send
+ * @error: `BAD_ARGUMENT`, with the rule in its details
+ *
+ * The rule before a signal that is fatal by default: @pid exists, is not
+ * this server or its ancestor or pid 1, and catches @signo.
+ *
+ * Returns: %TRUE when @signo may be sent to @pid
+ */
+gboolean
+_stw_proc_check_signal_caught (GPid     pid,
+                               int      signo,
+                               GError **error)
+{
+  const char *rule = "only a process that installed a handler for the signal (SigCgt) is signalled; "
+                     "to any other it would be fatal";
+
+  if (!_stw_proc_check_pid_range (pid, error))
+    return FALSE;
+  if (pid == 1 || is_self_or_ancestor (pid))
+    {
+      g_propagate_error (error, pid_error (rule, _("pid %d is this server or one of its ancestors"), (int) pid));
+      return FALSE;
+    }
+  if (!_stw_proc_catches_signal (pid, signo))
+    {
+      g_propagate_error (error, pid_error (rule, _("Process %d does not handle %s; it would die of it"),
+                                           (int) pid, g_strsignal (signo)));
+      return FALSE;
+    }
+  return TRUE;
+}

@@ -1,0 +1,992 @@
+/* test-launch.c: launching apps, and what a launch may not do
+ *
+ * Every refusal is checked by its effect, not only its code: the
+ * executable of a refused launch is a script that leaves a marker file
+ * when it runs, so "refused" means "nothing ran". Launches that run use the
+ * Electron stand-in (tests/fixtures/electron) on headless Chromium, each
+ * with a private short TMPDIR, so the processes and directories a test
+ * made are found by that path alone (in /proc and on disk) — never by a
+ * process name, and nothing here signals a process.
+ *
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <glib/gstdio.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "stw-error-registry.h"
+#include "stw-session-private.h"
+
+static char *electron;   /* the stand-in */
+static char *demo_app;
+
+/* --- helpers ------------------------------------------------------------- */
+
+typedef struct
+{
+  gboolean    done;
+  StwSession *session;
+  GError     *error;
+} Result;
+
+static void
+on_launched (GObject      *object,
+             GAsyncResult *result,
+             gpointer      user_data)
+{
+  Result *r = user_data;
+
+  r->session = stw_session_manager_launch_finish (STW_SESSION_MANAGER (object), result, &r->error);
+  r->done = TRUE;
+}
+
+static StwSession *
+launch (StwSessionManager  *manager,
+        StwLaunchOptions   *options,
+        GError            **error)
+{
+  Result r = { 0 };
+
+  stw_session_manager_launch_async (manager, options, NULL, on_launched, &r);
+  while (!r.done)
+    g_main_context_iteration (NULL, TRUE);
+  if (r.error != NULL)
+    g_propagate_error (error, r.error);
+  return r.session;
+}
+
+static StwLaunchOptions *
+options_from_json (const char *json)
+{
+  g_autoptr(GError) error = NULL;
+  StwLaunchOptions *options = stw_launch_options_new_from_json (json, &error);
+
+  g_assert_no_error (error);
+  return options;
+}
+
+static gboolean
+on_timeout (gpointer user_data)
+{
+  *(gboolean *) user_data = TRUE;
+  return G_SOURCE_REMOVE;
+}
+
+static void
+spin (guint ms)
+{
+  gboolean done = FALSE;
+
+  g_timeout_add (ms, on_timeout, &done);
+  while (!done)
+    g_main_context_iteration (NULL, TRUE);
+}
+
+/* A private, short (11 bytes) directory: the TMPDIR of one test. */
+static char *
+make_scratch (void)
+{
+  char *dir = g_strdup ("/tmp/XXXXXX");
+
+  g_assert_nonnull (g_mkdtemp_full (dir, 0700));
+  return dir;
+}
+
+static int
+rm_tree (const char *path)
+{
+  g_autofree char *command = g_strdup_printf ("rm -rf -- '%s'", path);
+  return system (command);
+}
+
+static void
+write_script (const char *path,
+              const char *body)
+{
+  g_autoptr(GError) error = NULL;
+
+  g_file_set_contents (path, body, -1, &error);
+  g_assert_no_error (error);
+  g_assert_cmpint (g_chmod (path, 0755), ==, 0);
+}
+
+/* A script that leaves @marker when it runs, and then exits. */
+static char *
+marker_script (const char *dir,
+               const char *name,
+               const char *marker)
+{
+  char *path = g_build_filename (dir, name, NULL);
+  g_autofree char *body = g_strdup_printf ("#!/bin/sh\ntouch '%s'\nexit 3\n", marker);
+
+  write_script (path, body);
+  return path;
+}
+
+/* How many live processes carry @needle in their command line or
+ * environment: the processes a test launched (their profile and TMPDIR lie
+ * in its scratch directory). */
+static guint
+processes_with (const char *needle)
+{
+  g_autoptr(GDir) dir = g_dir_open ("/proc", 0, NULL);
+  const char *name;
+  guint count = 0;
+
+  while ((name = g_dir_read_name (dir)) != NULL)
+    {
+      static const char * const files[] = { "cmdline", "environ" };
+      g_autofree char *stat_path = NULL;
+      g_autofree char *stat = NULL;
+      const char *paren;
+
+      if (!g_ascii_isdigit (name[0]) || atoi (name) == getpid ())
+        continue;
+      stat_path = g_build_filename ("/proc", name, "stat", NULL);
+      if (!g_file_get_contents (stat_path, &stat, NULL, NULL) ||
+          (paren = strrchr (stat, ')')) == NULL || paren[2] == 'Z' || paren[2] == 'X')
+        continue;
+      for (guint i = 0; i < G_N_ELEMENTS (files); i++)
+        {
+          g_autofree char *path = g_build_filename ("/proc", name, files[i], NULL);
+          g_autofree char *contents = NULL;
+          gsize length = 0;
+
+          if (!g_file_get_contents (path, &contents, &length, NULL))
+            continue;
+          for (gsize at = 0; at < length; at += strlen (contents + at) + 1)
+            if (strstr (contents + at, needle) != NULL)
+              {
+                count++;
+                i = G_N_ELEMENTS (files);
+                break;
+              }
+        }
+    }
+  return count;
+}
+
+static guint
+entries_in (const char *path)
+{
+  g_autoptr(GDir) dir = g_dir_open (path, 0, NULL);
+  guint count = 0;
+
+  while (dir != NULL && g_dir_read_name (dir) != NULL)
+    count++;
+  return count;
+}
+
+/* Nothing of what a test launched in @scratch is left: no process, and
+ * no directory but what the test made itself (@keep entries). */
+static void
+assert_nothing_left (const char *scratch,
+                     guint       keep)
+{
+  gint64 deadline = g_get_monotonic_time () + 5 * G_USEC_PER_SEC;
+
+  while ((processes_with (scratch) > 0 || entries_in (scratch) > keep) &&
+         g_get_monotonic_time () < deadline)
+    spin (50);
+  g_assert_cmpuint (processes_with (scratch), ==, 0);
+  g_assert_cmpuint (entries_in (scratch), ==, keep);
+}
+
+static void
+assert_refused (StwLaunchOptions *options,
+                StwSessionManager *manager,
+                const char       *code,
+                const char       *argument,
+                const char       *marker)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(StwSession) session = launch (manager, options, &error);
+  JsonObject *details;
+
+  g_assert_null (session);
+  g_assert_nonnull (error);
+  g_test_message ("%s: %s", stw_error_get_code_name (error), error->message);
+  g_assert_cmpstr (stw_error_get_code_name (error), ==, code);
+  if (argument != NULL)
+    {
+      details = stw_error_get_details (error);
+      g_assert_nonnull (details);
+      g_assert_cmpstr (json_object_get_string_member_with_default (details, "argument", NULL), ==, argument);
+      g_assert_nonnull (json_object_get_string_member_with_default (details, "rule", NULL));
+    }
+  if (marker != NULL)
+    g_assert_false (g_file_test (marker, G_FILE_TEST_EXISTS));
+  g_assert_null (stw_session_manager_list_sessions (STW_SESSION_MANAGER (manager)));
+}
+
+/* Whether anything listens on TCP @port on a non-loopback address. */
+static gboolean
+listens_off_loopback (guint port)
+{
+  static const char * const tables[] = { "/proc/net/tcp", "/proc/net/tcp6" };
+
+  for (guint t = 0; t < G_N_ELEMENTS (tables); t++)
+    {
+      g_autofree char *contents = NULL;
+      g_auto(GStrv) lines = NULL;
+
+      if (!g_file_get_contents (tables[t], &contents, NULL, NULL))
+        continue;
+      lines = g_strsplit (contents, "\n", -1);
+      for (guint i = 1; lines[i] != NULL; i++)
+        {
+          char local[64], remote[64], state[8];
+          char *colon;
+
+          if (sscanf (lines[i], "%*s %63s %63s %7s", local, remote, state) != 3 || strcmp (state, "0A") != 0)
+            continue;
+          colon = strrchr (local, ':');
+          if (colon == NULL || (guint) strtoul (colon + 1, NULL, 16) != port)
+            continue;
+          *colon = '\0';
+          /* 127.x.x.x is 7F in the low byte (little-endian); ::1 ends in 01000000. */
+          if (strlen (local) == 8 && g_str_has_suffix (local, "7F"))
+            continue;
+          if (g_str_equal (local, "00000000000000000000000001000000"))
+            continue;
+          return TRUE;
+        }
+    }
+  return FALSE;
+}
+
+/* Every TCP listener of the processes carrying @needle is on loopback. */
+static guint
+count_listeners_of (const char *needle,
+                    gboolean    loopback)
+{
+  g_autoptr(GHashTable) inodes = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
+  g_autoptr(GDir) proc = g_dir_open ("/proc", 0, NULL);
+  const char *name;
+  guint count = 0;
+  static const char * const tables[] = { "/proc/net/tcp", "/proc/net/tcp6" };
+
+  while ((name = g_dir_read_name (proc)) != NULL)
+    {
+      g_autofree char *cmdline_path = g_build_filename ("/proc", name, "cmdline", NULL);
+      g_autofree char *fd_path = g_build_filename ("/proc", name, "fd", NULL);
+      g_autofree char *cmdline = NULL;
+      g_autoptr(GDir) fds = NULL;
+      gsize length = 0;
+      gboolean ours = FALSE;
+      const char *fd;
+
+      if (!g_ascii_isdigit (name[0]) || !g_file_get_contents (cmdline_path, &cmdline, &length, NULL))
+        continue;
+      for (gsize at = 0; at < length && !ours; at += strlen (cmdline + at) + 1)
+        ours = strstr (cmdline + at, needle) != NULL;
+      if (!ours || (fds = g_dir_open (fd_path, 0, NULL)) == NULL)
+        continue;
+      while ((fd = g_dir_read_name (fds)) != NULL)
+        {
+          g_autofree char *link_path = g_build_filename (fd_path, fd, NULL);
+          g_autofree char *target = g_file_read_link (link_path, NULL);
+          if (target != NULL && g_str_has_prefix (target, "socket:["))
+            g_hash_table_add (inodes, g_strndup (target + 8, strlen (target) - 9));
+        }
+    }
+
+  for (guint t = 0; t < G_N_ELEMENTS (tables); t++)
+    {
+      g_autofree char *contents = NULL;
+      g_auto(GStrv) lines = NULL;
+
+      if (!g_file_get_contents (tables[t], &contents, NULL, NULL))
+        continue;
+      lines = g_strsplit (contents, "\n", -1);
+      for (guint i = 1; lines[i] != NULL; i++)
+        {
+          char local[64], state[8], inode[32];
+          char *colon;
+          gboolean is_loopback;
+
+          if (sscanf (lines[i], "%*s %63s %*s %7s %*s %*s %*s %*s %*s %31s", local, state, inode) != 3 ||
+              strcmp (state, "0A") != 0 || !g_hash_table_contains (inodes, inode))
+            continue;
+          colon = strrchr (local, ':');
+          *colon = '\0';
+          is_loopback = (strlen (local) == 8 && g_str_has_suffix (local, "7F")) ||
+                        g_str_equal (local, "00000000000000000000000001000000");
+          if (is_loopback == loopback)
+            count++;
+        }
+    }
+  return count;
+}
+
+static void
+on_stopped (GObject      *object,
+            GAsyncResult *result,
+            gpointer      user_data)
+{
+  g_autoptr(GError) error = NULL;
+
+  g_assert_true (stw_session_stop_finish (STW_SESSION (object), result, NULL, &error));
+  g_assert_no_error (error);
+  *(gboolean *) user_data = TRUE;
+}
+
+static void
+stop (StwSession *session)
+{
+  gboolean done = FALSE;
+
+  stw_session_stop_async (session, 5000, NULL, on_stopped, &done);
+  while (!done)
+    g_main_context_iteration (NULL, TRUE);
+}
+
+static void
+on_info (GObject      *object,
+         GAsyncResult *result,
+         gpointer      user_data)
+{
+  g_autoptr(GError) error = NULL;
+
+  *(JsonObject **) user_data = stw_session_get_info_finish (STW_SESSION (object), result, &error);
+  g_assert_no_error (error);
+}
+
+static JsonObject *
+get_info (StwSession *session)
+{
+  JsonObject *info = NULL;
+
+  stw_session_get_info_async (session, NULL, on_info, &info);
+  while (info == NULL)
+    g_main_context_iteration (NULL, TRUE);
+  return info;
+}
+
+/* --- options ------------------------------------------------------------- */
+
+static void
+test_options_json (void)
+{
+  g_autoptr(StwLaunchOptions) options = NULL;
+  g_autoptr(GError) error = NULL;
+  g_auto(GStrv) env = NULL;
+  static const char * const bad[] = {
+    "[1]", "{\"main\": 1}", "{\"args\": [\"a\", 2]}", "{\"env\": {\"A\": 1}}",
+    "{\"timeoutMs\": 4294967296}", "{\"timeoutMs\": 0}", "{\"readyTimeoutMs\": 60001}",
+    "{\"allowMultiple\": \"yes\"}", "{\"mian\": \"/x\"}",
+  };
+
+  options = options_from_json ("{\"executablePath\": \"/bin/true\", \"args\": [\"a\", \"b\"], "
+                               "\"env\": {\"A\": \"1\", \"B\": \"x=y\"}, \"timeoutMs\": 1500, "
+                               "\"allowMultiple\": true, \"pipe\": true, \"credentialStore\": \"system\"}");
+  g_assert_cmpstr (stw_launch_options_get_executable_path (options), ==, "/bin/true");
+  g_assert_null (stw_launch_options_get_main (options));
+  g_assert_cmpstrv (stw_launch_options_get_args (options), ((const char *[]) { "a", "b", NULL }));
+  env = stw_launch_options_dup_env (options);
+  g_assert_cmpstrv (env, ((const char *[]) { "A=1", "B=x=y", NULL }));
+  g_assert_cmpuint (stw_launch_options_get_timeout (options), ==, 1500);
+  g_assert_cmpuint (stw_launch_options_get_ready_timeout (options), ==, 5000);
+  g_assert_true (stw_launch_options_get_allow_multiple (options));
+  g_assert_true (stw_launch_options_get_pipe (options));
+  g_assert_cmpstr (stw_launch_options_get_credential_store (options), ==, "system");
+  g_assert_cmpstr (stw_launch_options_get_runtime_source (options), ==, "explicit");
+  g_assert_cmpstr (stw_launch_options_get_launch_mode (options), ==, "packaged");
+  g_clear_object (&options);
+
+  /* Properties are the same values. */
+  options = g_object_new (STW_TYPE_LAUNCH_OPTIONS, "main", "/app", "ready-timeout", 0,
+                          "env", (const char *[]) { "K=V", NULL }, NULL);
+  g_assert_cmpuint (stw_launch_options_get_ready_timeout (options), ==, 0);
+  g_assert_cmpstr (stw_launch_options_get_launch_mode (options), ==, "development");
+  g_assert_cmpstr (stw_launch_options_get_runtime_source (options), ==, "default");
+  g_clear_object (&options);
+
+  for (guint i = 0; i < G_N_ELEMENTS (bad); i++)
+    {
+      g_clear_error (&error);
+      options = stw_launch_options_new_from_json (bad[i], &error);
+      g_assert_null (options);
+      g_assert_cmpstr (stw_error_get_code_name (error), ==, "BAD_ARGUMENT");
+    }
+}
+
+/* --- refusals: nothing runs ---------------------------------------------- */
+
+static void
+test_refuse_switches (void)
+{
+  g_autofree char *scratch = make_scratch ();
+  g_autofree char *marker = g_build_filename (scratch, "ran", NULL);
+  g_autofree char *exe = marker_script (scratch, "app.sh", marker);
+  g_autoptr(StwSessionManager) manager = stw_session_manager_new ();
+  static const char * const refused[] = {
+    "--inspect=0.0.0.0:9229", "--inspect", "--inspect-brk=0", "--inspect-port=0.0.0.0:9229",
+    "--inspect-publish-uid=http", "-inspect", "--INSPECT_BRK", "--renderer-cmd-prefix=/tmp/x.sh",
+    "--utility-cmd-prefix=gdb", "--gpu-launcher=/tmp/x", "--browser-subprocess-path=/tmp/x",
+    "--ppapi-plugin-launcher=/tmp/x", "--remote-debugging-port=9222",
+    "--remote-debugging-address=0.0.0.0", "--remote-debugging-pipe", "--js-flags=--allow-natives-syntax",
+    "--remote-allow-origins=*", "--wait-for-debugger", "--zygote-cmd-prefix=x", "--debug-brk",
+  };
+
+  for (guint i = 0; i < G_N_ELEMENTS (refused); i++)
+    {
+      g_autoptr(StwLaunchOptions) options = stw_launch_options_new ();
+
+      stw_launch_options_set_executable_path (options, exe);
+      stw_launch_options_set_args (options, (const char *[]) { "--enable-logging", refused[i], NULL });
+      g_test_message ("refused: %s", refused[i]);
+      assert_refused (options, manager, "BAD_ARGUMENT", "args[1]", marker);
+    }
+  /* The inspector was never opened anywhere, let alone on every interface. */
+  g_assert_false (listens_off_loopback (9229));
+
+  /* The control: what is allowed does run (and exits: LAUNCH_FAILED). */
+  {
+    g_autoptr(StwLaunchOptions) options = stw_launch_options_new ();
+    g_autoptr(GError) error = NULL;
+    g_autoptr(StwSession) session = NULL;
+
+    stw_launch_options_set_executable_path (options, exe);
+    stw_launch_options_set_args (options, (const char *[]) { "--no-sandbox", "--enable-logging", NULL });
+    session = launch (manager, options, &error);
+    g_assert_cmpstr (stw_error_get_code_name (error), ==, "LAUNCH_FAILED");
+    g_assert_true (g_file_test (marker, G_FILE_TEST_EXISTS));
+  }
+  g_unlink (marker);
+  assert_nothing_left (scratch, 1);
+  rm_tree (scratch);
+}
+
+static void
+test_refuse_app_root (void)
+{
+  g_autofree char *scratch = make_scratch ();
+  g_autofree char *root = g_build_filename (scratch, "root", NULL);
+  g_autofree char *outside = g_build_filename (scratch, "outside", NULL);
+  g_autofree char *marker = g_build_filename (scratch, "ran", NULL);
+  g_autofree char *outside_marker = g_build_filename (scratch, "outside-ran", NULL);
+  g_autofree char *exe = NULL;
+  g_autofree char *outside_exe = NULL;
+  g_autofree char *outside_file = g_build_filename (outside, "app.js", NULL);
+  g_autofree char *link = g_build_filename (root, "escape", NULL);
+  g_autofree char *app = g_build_filename (root, "app", NULL);
+  g_autofree char *bin = g_build_filename (root, "node_modules", ".bin", NULL);
+  g_autofree char *runtime = g_build_filename (bin, "electron", NULL);
+  g_autofree char *profile = g_build_filename (outside, "profile", NULL);
+  g_autofree char *user_data_dir = g_strconcat ("--user-data-dir=", profile, NULL);
+  g_autofree char *log_file = g_strconcat ("--some-switch=", outside_file, NULL);
+  g_autofree char *linked = g_build_filename (link, "app.js", NULL);
+  g_autofree char *inside_profile = g_build_filename (root, "profile", NULL);
+  g_autofree char *inside_switch = g_strconcat ("--user-data-dir=", inside_profile, NULL);
+  g_autofree char *file_url = g_strconcat ("file://", outside_file, NULL);
+  g_autoptr(StwSessionManager) manager = stw_session_manager_new ();
+  struct { const char *args[3]; const char *cwd; } cases[] = {
+    { { outside_file, NULL }, NULL },
+    { { user_data_dir, NULL }, NULL },
+    { { log_file, NULL }, NULL },
+    { { linked, NULL }, NULL },
+    { { file_url, NULL }, NULL },
+    { { "app.js", NULL }, outside },
+    { { "../outside/app.js", NULL }, root },
+  };
+
+  g_assert_cmpint (g_mkdir_with_parents (bin, 0700), ==, 0);
+  g_assert_cmpint (g_mkdir (app, 0700), ==, 0);
+  g_assert_cmpint (g_mkdir (outside, 0700), ==, 0);
+  g_assert_true (g_file_set_contents (outside_file, "", 0, NULL));
+  g_assert_cmpint (symlink (outside, link), ==, 0);
+  exe = marker_script (root, "app.sh", marker);
+  outside_exe = marker_script (outside, "electron", outside_marker);
+  g_assert_cmpint (symlink (outside_exe, runtime), ==, 0);
+  stw_session_manager_set_app_root (manager, root);
+
+  for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
+    {
+      g_autoptr(StwLaunchOptions) options = stw_launch_options_new ();
+
+      stw_launch_options_set_executable_path (options, exe);
+      stw_launch_options_set_args (options, cases[i].args);
+      stw_launch_options_set_cwd (options, cases[i].cwd);
+      g_test_message ("refused: %s (cwd %s)", cases[i].args[0], cases[i].cwd);
+      assert_refused (options, manager, "BAD_ARGUMENT", cases[i].cwd == outside ? "cwd" : "args[0]", marker);
+    }
+  g_assert_false (g_file_test (profile, G_FILE_TEST_EXISTS));
+
+  /* An executable or a main outside the root. */
+  {
+    g_autoptr(StwLaunchOptions) options = stw_launch_options_new ();
+    stw_launch_options_set_executable_path (options, outside_exe);
+    assert_refused (options, manager, "BAD_ARGUMENT", "executablePath", outside_marker);
+  }
+  /* The discovered runtime: node_modules/.bin/electron links outside. */
+  {
+    g_autoptr(StwLaunchOptions) options = stw_launch_options_new ();
+    stw_launch_options_set_main (options, app);
+    assert_refused (options, manager, "BAD_ARGUMENT", "runtime", outside_marker);
+  }
+  {
+    g_autoptr(StwLaunchOptions) options = stw_launch_options_new ();
+    stw_launch_options_set_main (options, app);
+    stw_launch_options_set_runtime (options, "project");
+    assert_refused (options, manager, "BAD_ARGUMENT", "runtime", outside_marker);
+  }
+
+  /* The control: paths inside the root, URLs and plain words pass. */
+  {
+    g_autoptr(StwLaunchOptions) options = stw_launch_options_new ();
+    g_autoptr(GError) error = NULL;
+    g_autoptr(StwSession) session = NULL;
+
+    stw_launch_options_set_executable_path (options, exe);
+    stw_launch_options_set_cwd (options, root);
+    stw_launch_options_set_args (options, (const char *[]) { inside_switch, "https://example.com/", "app.sh", NULL });
+    session = launch (manager, options, &error);
+    g_assert_cmpstr (stw_error_get_code_name (error), ==, "LAUNCH_FAILED");
+    g_assert_true (g_file_test (marker, G_FILE_TEST_EXISTS));
+    g_assert_false (g_file_test (outside_marker, G_FILE_TEST_EXISTS));
+  }
+  g_unlink (marker);
+  assert_nothing_left (scratch, 2);
+  rm_tree (scratch);
+}
+
+static void
+test_refuse_env (void)
+{
+  g_autofree char *scratch = make_scratch ();
+  g_autofree char *marker = g_build_filename (scratch, "ran", NULL);
+  g_autofree char *exe = marker_script (scratch, "app.sh", marker);
+  g_autofree char *bash_env_marker = g_build_filename (scratch, "bash-env-ran", NULL);
+  g_autofree char *bash_env = marker_script (scratch, "bash-env.sh", bash_env_marker);
+  g_autofree char *coverage = g_build_filename (scratch, "coverage", NULL);
+  g_autofree char *dump = g_build_filename (scratch, "env.txt", NULL);
+  g_autofree char *dumper = g_build_filename (scratch, "dump.sh", NULL);
+  g_autofree char *dumper_body = g_strdup_printf ("#!/bin/bash\nenv > '%s'\nexit 3\n", dump);
+  g_autoptr(StwSessionManager) manager = stw_session_manager_new ();
+  g_autoptr(StwLaunchOptions) options = stw_launch_options_new ();
+  g_autoptr(GError) error = NULL;
+  g_autoptr(StwSession) session = NULL;
+  g_autofree char *env_text = NULL;
+  static const char * const denied[] = {
+    "NODE_OPTIONS", "NODE_V8_COVERAGE", "NODE_PATH", "NODE_REPL_EXTERNAL_MODULE", "BASH_ENV", "ENV",
+    "LD_PRELOAD", "ld_library_path", "DYLD_INSERT_LIBRARIES", "ELECTRON_RUN_AS_NODE", "", "A=B",
+    "BASH_FUNC_ls%%", "NODE_EXTRA_CA_CERTS",
+  };
+  JsonArray *keys;
+
+  stw_launch_options_set_executable_path (options, exe);
+  for (guint i = 0; i < G_N_ELEMENTS (denied); i++)
+    stw_launch_options_setenv (options, denied[i], coverage);
+  stw_launch_options_setenv (options, "HARMLESS", "1");
+  stw_launch_options_setenv (options, "NODE_ENV", "production");
+  stw_launch_options_setenv (options, "ELECTRON_ENABLE_LOGGING", "1");
+  session = launch (manager, options, &error);
+  g_assert_null (session);
+  g_assert_cmpstr (stw_error_get_code_name (error), ==, "BAD_ARGUMENT");
+  keys = json_object_get_array_member (stw_error_get_details (error), "denied_env_keys");
+  g_assert_cmpuint (json_array_get_length (keys), ==, G_N_ELEMENTS (denied));
+  for (guint i = 0; i < G_N_ELEMENTS (denied); i++)
+    g_assert_cmpstr (json_array_get_string_element (keys, i), ==, denied[i]);
+  g_assert_false (g_file_test (marker, G_FILE_TEST_EXISTS));
+  g_clear_error (&error);
+  g_clear_object (&options);
+
+  /* The server's own environment loses the same keys on the way. */
+  write_script (dumper, dumper_body);
+  g_setenv ("BASH_ENV", bash_env, TRUE);
+  g_setenv ("NODE_V8_COVERAGE", coverage, TRUE);
+  g_setenv ("NODE_OPTIONS", "--require /nonexistent.js", TRUE);
+  g_setenv ("STW_TEST_HARMLESS", "kept", TRUE);
+  options = stw_launch_options_new ();
+  stw_launch_options_set_executable_path (options, dumper);
+  session = launch (manager, options, &error);
+  g_unsetenv ("BASH_ENV");
+  g_unsetenv ("NODE_V8_COVERAGE");
+  g_unsetenv ("NODE_OPTIONS");
+  g_unsetenv ("STW_TEST_HARMLESS");
+  g_assert_cmpstr (stw_error_get_code_name (error), ==, "LAUNCH_FAILED");
+  g_assert_true (g_file_get_contents (dump, &env_text, NULL, NULL));
+  g_assert_nonnull (strstr (env_text, "STW_TEST_HARMLESS=kept"));
+  g_assert_null (strstr (env_text, "BASH_ENV="));
+  g_assert_null (strstr (env_text, "NODE_V8_COVERAGE="));
+  g_assert_null (strstr (env_text, "NODE_OPTIONS="));
+  g_assert_false (g_file_test (bash_env_marker, G_FILE_TEST_EXISTS));
+  g_assert_false (g_file_test (coverage, G_FILE_TEST_EXISTS));
+  g_unlink (dump);
+  assert_nothing_left (scratch, 3);
+  rm_tree (scratch);
+}
+
+static char *
+subst (const char *text,
+       const char *exe,
+       const char *dir)
+{
+  g_auto(GStrv) a = g_strsplit (text, "@EXE@", -1);
+  g_autofree char *b = g_strjoinv (exe, a);
+  g_auto(GStrv) c = g_strsplit (b, "@DIR@", -1);
+
+  return g_strjoinv (dir, c);
+}
+
+static void
+test_refuse_rules (void)
+{
+  g_autofree char *scratch = make_scratch ();
+  g_autofree char *marker = g_build_filename (scratch, "ran", NULL);
+  g_autofree char *exe = marker_script (scratch, "app.sh", marker);
+  g_autoptr(StwSessionManager) manager = stw_session_manager_new ();
+  struct { const char *json; const char *code; } cases[] = {
+    { "{\"main\": \"@DIR@\", \"runtime\": \"project\"}", "BAD_ARGUMENT" },
+    { "{\"main\": \"@DIR@\", \"executablePath\": \"@EXE@\", \"credentialStore\": \"testing\"}", "BAD_ARGUMENT" },
+    { "{\"executablePath\": \"@EXE@\", \"credentialStore\": \"keyring\"}", "BAD_ARGUMENT" },
+    { "{\"main\": \"@DIR@\", \"executablePath\": \"@EXE@\", \"instrumentNative\": true}", "NOT_IMPLEMENTED" },
+    { "{}", "BAD_ARGUMENT" },
+    { "{\"executablePath\": \"app.sh\"}", "ABSOLUTE_PATH_REQUIRED" },
+    { "{\"executablePath\": \"@DIR@/none\"}", "FILE_NOT_FOUND" },
+  };
+
+  for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
+    {
+      g_autofree char *json = subst (cases[i].json, exe, scratch);
+      g_autoptr(StwLaunchOptions) options = options_from_json (json);
+      g_test_message ("%s", json);
+      assert_refused (options, manager, cases[i].code, NULL, marker);
+    }
+  assert_nothing_left (scratch, 1);
+  rm_tree (scratch);
+}
+
+/* The app announces a DevTools endpoint on every interface: we never
+ * connect to it, and what started is gone. */
+static void
+test_refuse_non_loopback_endpoint (void)
+{
+  g_autofree char *scratch = make_scratch ();
+  g_autofree char *exe = g_build_filename (scratch, "app.sh", NULL);
+  g_autoptr(StwSessionManager) manager = stw_session_manager_new ();
+  g_autoptr(StwLaunchOptions) options = stw_launch_options_new ();
+  g_autoptr(GError) error = NULL;
+  g_autoptr(StwSession) session = NULL;
+
+  g_setenv ("TMPDIR", scratch, TRUE);
+  write_script (exe, "#!/bin/sh\necho 'DevTools listening on ws://0.0.0.0:9/devtools/browser/x' >&2\nexec sleep 60\n");
+  stw_launch_options_set_executable_path (options, exe);
+  session = launch (manager, options, &error);
+  g_assert_null (session);
+  g_assert_cmpstr (stw_error_get_code_name (error), ==, "LAUNCH_FAILED");
+  g_assert_cmpstr (json_object_get_string_member (stw_error_get_details (error), "rule"), ==,
+                   "loopback endpoints only");
+  assert_nothing_left (scratch, 1);
+  g_unsetenv ("TMPDIR");
+  rm_tree (scratch);
+}
+
+/* --- the stand-in --------------------------------------------------------- */
+
+/* Defect 3: a packaged launch (executable and app dir) gets a main process. */
+static void
+test_executable_only (void)
+{
+  g_autofree char *scratch = make_scratch ();
+  g_autoptr(StwSessionManager) manager = stw_session_manager_new ();
+  g_autoptr(StwLaunchOptions) options = stw_launch_options_new ();
+  g_autoptr(GError) error = NULL;
+  g_autoptr(StwSession) session = NULL;
+  g_autoptr(JsonObject) info = NULL;
+  g_autoptr(JsonObject) caps = NULL;
+  JsonObject *versions;
+
+  g_setenv ("TMPDIR", scratch, TRUE);
+  stw_launch_options_set_executable_path (options, electron);
+  stw_launch_options_set_args (options, (const char *[]) { demo_app, NULL });
+  session = launch (manager, options, &error);
+  g_assert_no_error (error);
+  g_assert_true (stw_session_has_main_process (session));
+  caps = _stw_session_capabilities (session);
+  g_assert_true (json_object_get_boolean_member (caps, "mainEval"));
+  g_assert_false (json_object_has_member (caps, "notes"));
+
+  info = get_info (session);
+  versions = json_object_get_object_member (info, "versions");
+  g_assert_cmpstr (json_object_get_string_member (versions, "electron"), ==, "0.0.0-standin");
+  g_assert_nonnull (json_object_get_string_member (versions, "chrome"));
+  g_assert_cmpstr (json_object_get_string_member (json_object_get_object_member (info, "app"), "name"), ==,
+                   "Stagewright Notes");
+
+  /* Every endpoint the app listens on is on loopback. */
+  g_assert_cmpuint (count_listeners_of (scratch, TRUE), >=, 2);
+  g_assert_cmpuint (count_listeners_of (scratch, FALSE), ==, 0);
+
+  stop (session);
+  assert_nothing_left (scratch, 0);
+  g_unsetenv ("TMPDIR");
+  rm_tree (scratch);
+}
+
+/* A binary that refuses --inspect (fuse off): packaged launches still
+ * work, without main-process operations and saying why; a launch with
+ * main cannot work and says so. */
+static void
+test_no_inspector (void)
+{
+  g_autofree char *scratch = make_scratch ();
+  g_autoptr(StwSessionManager) manager = stw_session_manager_new ();
+  g_autoptr(StwLaunchOptions) options = stw_launch_options_new ();
+  g_autoptr(GError) error = NULL;
+  g_autoptr(StwSession) session = NULL;
+  g_autoptr(JsonObject) caps = NULL;
+  JsonObject *notes;
+
+  g_setenv ("TMPDIR", scratch, TRUE);
+  stw_launch_options_set_executable_path (options, electron);
+  stw_launch_options_set_args (options, (const char *[]) { demo_app, NULL });
+  stw_launch_options_setenv (options, "ELECTRON_STANDIN_NO_INSPECT", "1");
+  session = launch (manager, options, &error);
+  g_assert_no_error (error);
+  g_assert_false (stw_session_has_main_process (session));
+  caps = _stw_session_capabilities (session);
+  g_assert_false (json_object_get_boolean_member (caps, "mainEval"));
+  g_assert_true (json_object_get_boolean_member (caps, "rendererEval"));
+  notes = json_object_get_object_member (caps, "notes");
+  g_assert_nonnull (notes);
+  g_assert_nonnull (strstr (json_object_get_string_member (notes, "mainEval"), "EnableNodeCliInspectArguments"));
+  stop (session);
+  g_clear_object (&session);
+  g_clear_object (&options);
+  assert_nothing_left (scratch, 0);
+
+  options = stw_launch_options_new ();
+  stw_launch_options_set_executable_path (options, electron);
+  stw_launch_options_set_main (options, demo_app);
+  stw_launch_options_setenv (options, "ELECTRON_STANDIN_NO_INSPECT", "1");
+  session = launch (manager, options, &error);
+  g_assert_null (session);
+  g_assert_cmpstr (stw_error_get_code_name (error), ==, "FUSES_BLOCK_LAUNCH");
+  assert_nothing_left (scratch, 0);
+  g_unsetenv ("TMPDIR");
+  rm_tree (scratch);
+}
+
+/* Defect 4: a long TMPDIR does not break launch. */
+static void
+test_long_tmpdir (gconstpointer data)
+{
+  guint length = GPOINTER_TO_UINT (data);
+  g_autofree char *scratch = make_scratch ();
+  g_autoptr(GString) long_dir = g_string_new (scratch);
+  g_autoptr(StwSessionManager) manager = stw_session_manager_new ();
+  g_autoptr(StwLaunchOptions) options = stw_launch_options_new ();
+  g_autoptr(GError) error = NULL;
+  g_autoptr(StwSession) session = NULL;
+  g_autoptr(JsonObject) info = NULL;
+  const char *user_data;
+
+  g_string_append (long_dir, "/");
+  while (long_dir->len < length)
+    g_string_append_c (long_dir, 'd');
+  g_assert_cmpint (g_mkdir (long_dir->str, 0700), ==, 0);
+  g_setenv ("TMPDIR", long_dir->str, TRUE);
+
+  stw_launch_options_set_executable_path (options, electron);
+  stw_launch_options_set_main (options, demo_app);
+  session = launch (manager, options, &error);
+  g_assert_no_error (error);
+  g_assert_true (stw_session_has_main_process (session));
+  info = get_info (session);
+  user_data = json_object_get_string_member (json_object_get_object_member (info, "app"), "user_data_path");
+  g_test_message ("TMPDIR of %u bytes: profile in %s", length, user_data);
+  /* The fallback is a private directory in /tmp. */
+  {
+    g_autofree char *root = g_path_get_dirname (user_data);
+    GStatBuf st;
+    g_assert_cmpint (g_stat (root, &st), ==, 0);
+    g_assert_cmpint (st.st_mode & 0777, ==, 0700);
+    stop (session);
+    g_assert_false (g_file_test (root, G_FILE_TEST_EXISTS));
+  }
+  g_assert_cmpuint (entries_in (long_dir->str), ==, 0);
+  g_unsetenv ("TMPDIR");
+  rm_tree (scratch);
+}
+
+/* --- cancel, time out, count in flight ----------------------------------- */
+
+static gboolean
+cancel_cb (gpointer user_data)
+{
+  g_cancellable_cancel (user_data);
+  return G_SOURCE_REMOVE;
+}
+
+static void
+test_cancel (void)
+{
+  g_autofree char *scratch = make_scratch ();
+  g_autoptr(StwSessionManager) manager = stw_session_manager_new ();
+  g_autoptr(StwLaunchOptions) options = stw_launch_options_new ();
+  g_autoptr(GCancellable) cancellable = g_cancellable_new ();
+  Result r = { 0 };
+
+  g_setenv ("TMPDIR", scratch, TRUE);
+  stw_launch_options_set_executable_path (options, electron);
+  stw_launch_options_set_main (options, demo_app);
+  stw_session_manager_launch_async (manager, options, cancellable, on_launched, &r);
+  /* Mid-launch: the stand-in runs, Chromium is starting. */
+  while (processes_with (scratch) == 0)
+    spin (10);
+  g_timeout_add (150, cancel_cb, cancellable);
+  while (!r.done)
+    g_main_context_iteration (NULL, TRUE);
+  g_assert_null (r.session);
+  g_assert_error (r.error, G_IO_ERROR, G_IO_ERROR_CANCELLED);
+  g_clear_error (&r.error);
+  assert_nothing_left (scratch, 0);
+  g_assert_null (stw_session_manager_list_sessions (manager));
+  g_unsetenv ("TMPDIR");
+  rm_tree (scratch);
+}
+
+static void
+test_timeout (void)
+{
+  g_autofree char *scratch = make_scratch ();
+  g_autoptr(StwSessionManager) manager = stw_session_manager_new ();
+  g_autoptr(StwLaunchOptions) options = stw_launch_options_new ();
+  g_autoptr(GError) error = NULL;
+  g_autoptr(StwSession) session = NULL;
+
+  g_setenv ("TMPDIR", scratch, TRUE);
+  stw_launch_options_set_executable_path (options, electron);
+  stw_launch_options_set_main (options, demo_app);
+  stw_launch_options_set_timeout (options, 200);
+  session = launch (manager, options, &error);
+  g_assert_null (session);
+  g_assert_cmpstr (stw_error_get_code_name (error), ==, "LAUNCH_TIMEOUT");
+  assert_nothing_left (scratch, 0);
+  g_unsetenv ("TMPDIR");
+  rm_tree (scratch);
+}
+
+/* Item 7: twenty launches at once, made before any of them finished. */
+static void
+test_concurrent_cap (void)
+{
+  g_autofree char *scratch = make_scratch ();
+  g_autofree char *exe = g_build_filename (scratch, "slow.sh", NULL);
+  g_autoptr(StwSessionManager) manager = stw_session_manager_new ();
+  g_autoptr(StwLaunchOptions) options = stw_launch_options_new ();
+  g_autoptr(GCancellable) cancellable = g_cancellable_new ();
+  Result results[20] = { { 0 } };
+  guint refused = 0, cancelled = 0;
+
+  g_setenv ("TMPDIR", scratch, TRUE);
+  /* Never announces an endpoint: every launch stays in flight. */
+  write_script (exe, "#!/bin/sh\nexec sleep 60\n");
+  stw_launch_options_set_executable_path (options, exe);
+  stw_launch_options_set_allow_multiple (options, TRUE);
+  stw_launch_options_set_timeout (options, 60000);
+  for (guint i = 0; i < G_N_ELEMENTS (results); i++)
+    stw_session_manager_launch_async (manager, options, cancellable, on_launched, &results[i]);
+  spin (300);
+  for (guint i = 0; i < G_N_ELEMENTS (results); i++)
+    if (results[i].done)
+      {
+        g_assert_cmpstr (stw_error_get_code_name (results[i].error), ==, "ALREADY_RUNNING");
+        refused++;
+      }
+  g_assert_cmpuint (refused, ==, G_N_ELEMENTS (results) - STW_MAX_SESSIONS);
+  {
+    /* Each app, and the guard that would clean up after it. */
+    g_autofree char *app_switch = g_strconcat ("TMPDIR=", scratch, "/stagewright-", NULL);
+    g_assert_cmpuint (processes_with (app_switch), ==, STW_MAX_SESSIONS);
+    g_assert_cmpuint (processes_with (scratch), ==, 2 * STW_MAX_SESSIONS);
+  }
+
+  /* Cancelled, every one of them is gone at once, directories included. */
+  g_cancellable_cancel (cancellable);
+  for (guint i = 0; i < G_N_ELEMENTS (results); i++)
+    {
+      while (!results[i].done)
+        g_main_context_iteration (NULL, TRUE);
+      if (g_error_matches (results[i].error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
+        cancelled++;
+      g_clear_error (&results[i].error);
+      g_assert_null (results[i].session);
+    }
+  g_assert_cmpuint (cancelled, ==, STW_MAX_SESSIONS);
+  assert_nothing_left (scratch, 1);
+
+  /* The slots are free again: the single-app rule, twenty times at once. */
+  g_clear_object (&options);
+  options = stw_launch_options_new ();
+  stw_launch_options_set_executable_path (options, electron);
+  stw_launch_options_set_main (options, demo_app);
+  memset (results, 0, sizeof results);
+  for (guint i = 0; i < G_N_ELEMENTS (results); i++)
+    stw_session_manager_launch_async (manager, options, NULL, on_launched, &results[i]);
+  {
+    StwSession *winner = NULL;
+    refused = 0;
+    for (guint i = 0; i < G_N_ELEMENTS (results); i++)
+      {
+        while (!results[i].done)
+          g_main_context_iteration (NULL, TRUE);
+        if (results[i].session != NULL)
+          {
+            g_assert_null (winner);
+            winner = results[i].session;
+          }
+        else
+          {
+            g_assert_cmpstr (stw_error_get_code_name (results[i].error), ==, "ALREADY_RUNNING");
+            g_clear_error (&results[i].error);
+            refused++;
+          }
+      }
+    g_assert_nonnull (winner);
+    g_assert_cmpuint (refused, ==, G_N_ELEMENTS (results) - 1);
+    g_assert_cmpuint (g_list_length (stw_session_manager_list_sessions (manager)), ==, 1);
+    stop (winner);
+    g_object_unref (winner);
+  }
+  assert_nothing_left (scratch, 1);
+  g_unsetenv ("TMPDIR");
+  rm_tree (scratch);
+}
+
+int
+main (int    argc,
+      char **argv)
+{
+  int status;
+
+  g_test_init (&argc, &argv, NULL);
+  electron = g_test_build_filename (G_TEST_DIST, "fixtures", "electron", NULL);
+  demo_app = g_test_build_filename (G_TEST_DIST, "fixtures", "demo-app", NULL);
+
+  g_test_add_func ("/launch/options/json", test_options_json);
+  g_test_add_func ("/launch/refuse/switches", test_refuse_switches);
+  g_test_add_func ("/launch/refuse/app-root", test_refuse_app_root);
+  g_test_add_func ("/launch/refuse/env", test_refuse_env);
+  g_test_add_func ("/launch/refuse/rules", test_refuse_rules);
+  g_test_add_func ("/launch/refuse/non-loopback-endpoint", test_refuse_non_loopback_endpoint);
+  g_test_add_func ("/launch/standin/executable-only", test_executable_only);
+  g_test_add_func ("/launch/standin/no-inspector", test_no_inspector);
+  g_test_add_data_func ("/launch/standin/tmpdir-46", GUINT_TO_POINTER (46), test_long_tmpdir);
+  g_test_add_data_func ("/launch/standin/tmpdir-80", GUINT_TO_POINTER (80), test_long_tmpdir);
+  g_test_add_func ("/launch/cancel", test_cancel);
+  g_test_add_func ("/launch/timeout", test_timeout);
+  g_test_add_func ("/launch/concurrent", test_concurrent_cap);
+
+  status = g_test_run ();
+  g_free (electron);
+  g_free (demo_app);
+  return status;
+}
