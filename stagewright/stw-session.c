@@ -27,8 +27,10 @@
  * started), attached over CDP, or injected into through the Node
  * inspector. A session follows the app's targets through
  * `Target.setAutoAttach {flatten: true}`: every page, out-of-process
- * iframe and webview becomes a #StwSurface; same-process iframes join
+ * iframe and webview becomes a [class@Stagewright.Surface]; same-process iframes join
  * when surfaces are refreshed.
+ *
+ * Since: 1.0
  */
 struct _StwSession
 {
@@ -156,6 +158,8 @@ stw_session_class_init (StwSessionClass *klass)
    * @window: the window's page surface
    *
    * A window opened.
+   *
+   * Since: 1.0
    */
   signals[WINDOW_ADDED] = g_signal_new ("window-added", G_TYPE_FROM_CLASS (klass),
                                         G_SIGNAL_RUN_LAST, 0, NULL, NULL, NULL,
@@ -166,6 +170,8 @@ stw_session_class_init (StwSessionClass *klass)
    * @window: the window's page surface, now closed
    *
    * A window closed.
+   *
+   * Since: 1.0
    */
   signals[WINDOW_REMOVED] = g_signal_new ("window-removed", G_TYPE_FROM_CLASS (klass),
                                           G_SIGNAL_RUN_LAST, 0, NULL, NULL, NULL,
@@ -175,6 +181,8 @@ stw_session_class_init (StwSessionClass *klass)
    * @self: the session
    *
    * The app went away (exited, crashed, or its connection dropped).
+   *
+   * Since: 1.0
    */
   signals[EXITED] = g_signal_new ("exited", G_TYPE_FROM_CLASS (klass),
                                   G_SIGNAL_RUN_LAST, 0, NULL, NULL, NULL,
@@ -674,7 +682,9 @@ _stw_session_start_async (StwSession          *self,
   g_autoptr(JsonObject) auto_attach = json_object_new ();
   Start *start = g_new0 (Start, 1);
   GTask *window_task;
+  GTask *attach_task;
 
+  g_task_set_source_tag (task, _stw_session_start_async);
   start->ready_timeout_ms = ready_timeout_ms;
   g_task_set_task_data (task, start, (GDestroyNotify) start_free);
 
@@ -696,6 +706,7 @@ _stw_session_start_async (StwSession          *self,
 
   /* The first window: already attached, or awaited. */
   window_task = g_task_new (self, cancellable, on_first_window, g_object_ref (task));
+  g_task_set_source_tag (window_task, _stw_session_start_async);
   if (first_live_window (self) != NULL)
     g_task_return_boolean (window_task, TRUE);
   else
@@ -715,9 +726,11 @@ _stw_session_start_async (StwSession          *self,
   json_object_set_boolean_member (auto_attach, "autoAttach", TRUE);
   json_object_set_boolean_member (auto_attach, "waitForDebuggerOnStart", FALSE);
   json_object_set_boolean_member (auto_attach, "flatten", TRUE);
+  /* Nobody waits for this one: failures show as no window. */
+  attach_task = g_task_new (self, cancellable, NULL, NULL);
+  g_task_set_source_tag (attach_task, _stw_session_start_async);
   stw_transport_call_async (self->browser, "Target.setAutoAttach", auto_attach, NULL, 0,
-                            cancellable, on_auto_attach_set,
-                            g_task_new (self, cancellable, NULL, NULL));
+                            cancellable, on_auto_attach_set, attach_task);
 }
 
 gboolean
@@ -725,6 +738,9 @@ _stw_session_start_finish (StwSession    *self,
                            GAsyncResult  *result,
                            GError       **error)
 {
+  g_return_val_if_fail (g_task_is_valid (result, self), FALSE);
+  g_return_val_if_fail (g_task_get_source_tag (G_TASK (result)) == _stw_session_start_async, FALSE);
+
   return g_task_propagate_boolean (G_TASK (result), error);
 }
 
@@ -773,6 +789,8 @@ evaluate_params (const char *expression,
  * Evaluates @expression in the Node main process, with `require` available
  * (the inspector's command-line API). Sessions without a main process
  * (plain Chromium, or attached over CDP) fail with `TRANSPORT_UNSUPPORTED`.
+ *
+ * Since: 1.0
  */
 void
 stw_session_evaluate_main_async (StwSession          *self,
@@ -811,12 +829,17 @@ stw_session_evaluate_main_async (StwSession          *self,
  * @error: where to put the failure
  *
  * Returns: (transfer full): the value, by JSON
+ *
+ * Since: 1.0
  */
 JsonNode *
 stw_session_evaluate_main_finish (StwSession    *self,
                                   GAsyncResult  *result,
                                   GError       **error)
 {
+  g_return_val_if_fail (g_task_is_valid (result, self), NULL);
+  g_return_val_if_fail (g_task_get_source_tag (G_TASK (result)) == stw_session_evaluate_main_async, NULL);
+
   return g_task_propagate_pointer (G_TASK (result), error);
 }
 
@@ -843,8 +866,14 @@ on_isolated_evaluated (GObject      *object,
  * @callback: called with the value
  * @user_data: data for @callback
  *
- * Evaluates @expression in the active surface. Frames are reached through
- * an isolated world of their own, so the app's globals cannot interfere.
+ * Evaluates agent-supplied @expression in the active surface. A window,
+ * webview or out-of-process frame evaluates it in its main world, where
+ * the app's globals are; a same-process frame, which a flat CDP session
+ * reaches only through an execution context of its own, in the surface's
+ * isolated world. (The library's own page-side code always runs in the
+ * isolated world; see [class@Stagewright.Surface].)
+ *
+ * Since: 1.0
  */
 void
 stw_session_evaluate_renderer_async (StwSession          *self,
@@ -854,7 +883,8 @@ stw_session_evaluate_renderer_async (StwSession          *self,
                                      gpointer             user_data)
 {
   GTask *task = g_task_new (self, cancellable, callback, user_data);
-  StwSurface *surface = stw_session_get_active_surface (self);
+
+  g_task_set_source_tag (task, stw_session_evaluate_renderer_async);  StwSurface *surface = stw_session_get_active_surface (self);
   g_autoptr(JsonObject) params = NULL;
 
   if (!self->running)
@@ -897,12 +927,17 @@ stw_session_evaluate_renderer_async (StwSession          *self,
  * @error: where to put the failure
  *
  * Returns: (transfer full): the value, by JSON
+ *
+ * Since: 1.0
  */
 JsonNode *
 stw_session_evaluate_renderer_finish (StwSession    *self,
                                       GAsyncResult  *result,
                                       GError       **error)
 {
+  g_return_val_if_fail (g_task_is_valid (result, self), NULL);
+  g_return_val_if_fail (g_task_get_source_tag (G_TASK (result)) == stw_session_evaluate_renderer_async, NULL);
+
   return g_task_propagate_pointer (G_TASK (result), error);
 }
 
@@ -1022,6 +1057,8 @@ stw_session_refresh_surfaces_sync (StwSession    *self,
  * @self: a #StwSession
  *
  * Returns: (transfer container) (element-type StwSurface): the live windows, in opening order
+ *
+ * Since: 1.0
  */
 GList *
 stw_session_list_windows (StwSession *self)
@@ -1061,6 +1098,8 @@ append_tree (StwSession *self,
  *
  * Returns: (transfer container) (element-type StwSurface): the live
  *   surfaces, parents before their children
+ *
+ * Since: 1.0
  */
 GList *
 stw_session_list_surfaces (StwSession *self)
@@ -1088,6 +1127,8 @@ stw_session_list_surfaces (StwSession *self)
  * @self: a #StwSession
  *
  * Returns: (transfer none) (nullable): the window later calls act on
+ *
+ * Since: 1.0
  */
 StwSurface *
 stw_session_get_active_window (StwSession *self)
@@ -1102,6 +1143,8 @@ stw_session_get_active_window (StwSession *self)
  * @self: a #StwSession
  *
  * Returns: (transfer none) (nullable): the surface page operations act on
+ *
+ * Since: 1.0
  */
 StwSurface *
 stw_session_get_active_surface (StwSession *self)
@@ -1124,6 +1167,8 @@ stw_session_get_active_surface (StwSession *self)
  * window.
  *
  * Returns: (transfer none) (nullable): the window's page surface
+ *
+ * Since: 1.0
  */
 StwSurface *
 stw_session_find_window (StwSession  *self,
@@ -1177,13 +1222,15 @@ stw_session_find_window (StwSession  *self,
  * @window_id: (nullable): a window id (wins over the others)
  * @title: (nullable): an exact window title
  * @index: a 0-based index among live windows, or -1
- * @error: as stw_session_find_window()
+ * @error: as [method@Stagewright.Session.find_window]
  *
  * Makes a window the active one (Stagewright's target, not the OS focus);
  * its page becomes the active surface. With no criterion, the first
  * window.
  *
  * Returns: %TRUE on success
+ *
+ * Since: 1.0
  */
 gboolean
 stw_session_switch_window (StwSession  *self,
@@ -1206,13 +1253,15 @@ stw_session_switch_window (StwSession  *self,
 /**
  * stw_session_switch_surface:
  * @self: a #StwSession
- * @surface_id: a surface id from stw_session_list_surfaces()
+ * @surface_id: a surface id from [method@Stagewright.Session.list_surfaces]
  * @error: `SURFACE_NOT_FOUND` (never seen) or `SURFACE_CLOSED`
  *
  * Makes a surface the target of page operations; its window becomes the
  * active window.
  *
  * Returns: %TRUE on success
+ *
+ * Since: 1.0
  */
 gboolean
 stw_session_switch_surface (StwSession  *self,
@@ -1260,6 +1309,8 @@ stw_session_switch_surface (StwSession  *self,
  * @self: a #StwSession
  *
  * Returns: (transfer none): the session id
+ *
+ * Since: 1.0
  */
 const char *
 stw_session_get_id (StwSession *self)
@@ -1273,6 +1324,8 @@ stw_session_get_id (StwSession *self)
  * @self: a #StwSession
  *
  * Returns: (transfer none): `cdp` or `injector`
+ *
+ * Since: 1.0
  */
 const char *
 stw_session_get_transport_name (StwSession *self)
@@ -1286,6 +1339,8 @@ stw_session_get_transport_name (StwSession *self)
  * @self: a #StwSession
  *
  * Returns: whether the server launched the app (and so owns its processes)
+ *
+ * Since: 1.0
  */
 gboolean
 stw_session_is_owned (StwSession *self)
@@ -1299,6 +1354,8 @@ stw_session_is_owned (StwSession *self)
  * @self: a #StwSession
  *
  * Returns: whether the app is still there
+ *
+ * Since: 1.0
  */
 gboolean
 stw_session_is_running (StwSession *self)
@@ -1312,6 +1369,8 @@ stw_session_is_running (StwSession *self)
  * @self: a #StwSession
  *
  * Returns: whether main-process operations are possible
+ *
+ * Since: 1.0
  */
 gboolean
 stw_session_has_main_process (StwSession *self)
@@ -1325,6 +1384,8 @@ stw_session_has_main_process (StwSession *self)
  * @self: a #StwSession
  *
  * Returns: whether the first window showed meaningful content at launch
+ *
+ * Since: 1.0
  */
 gboolean
 stw_session_is_renderer_ready (StwSession *self)
@@ -1338,6 +1399,8 @@ stw_session_is_renderer_ready (StwSession *self)
  * @self: a #StwSession
  *
  * Returns: the app's main process id, or 0 when unknown
+ *
+ * Since: 1.0
  */
 GPid
 stw_session_get_pid (StwSession *self)
@@ -1493,6 +1556,8 @@ on_main_info (GObject      *object,
  * app's name, version and paths from its main process; for plain Chromium
  * the browser's versions only, and for a plain Node process (injected) its
  * own versions only (`app` is null in both).
+ *
+ * Since: 1.0
  */
 void
 stw_session_get_info_async (StwSession          *self,
@@ -1501,7 +1566,8 @@ stw_session_get_info_async (StwSession          *self,
                             gpointer             user_data)
 {
   GTask *task = g_task_new (self, cancellable, callback, user_data);
-  JsonObject *info = json_object_new ();
+
+  g_task_set_source_tag (task, stw_session_get_info_async);  JsonObject *info = json_object_new ();
 
   json_object_set_null_member (info, "app");
   g_task_set_task_data (task, info, (GDestroyNotify) json_object_unref);
@@ -1526,12 +1592,17 @@ stw_session_get_info_async (StwSession          *self,
  * @error: where to put the failure
  *
  * Returns: (transfer full): `{versions, app, protocol_version}`
+ *
+ * Since: 1.0
  */
 JsonObject *
 stw_session_get_info_finish (StwSession    *self,
                              GAsyncResult  *result,
                              GError       **error)
 {
+  g_return_val_if_fail (g_task_is_valid (result, self), NULL);
+  g_return_val_if_fail (g_task_get_source_tag (G_TASK (result)) == stw_session_get_info_async, NULL);
+
   return g_task_propagate_pointer (G_TASK (result), error);
 }
 
@@ -1716,6 +1787,8 @@ on_unowned_wait (gpointer user_data)
  * and SIGKILLs the process group (`escalated`) and removes the temporary
  * directories. Attached apps are closed through the browser; with a pid
  * they are SIGKILLed when they ignore it.
+ *
+ * Since: 1.0
  */
 void
 stw_session_stop_async (StwSession          *self,
@@ -1725,7 +1798,8 @@ stw_session_stop_async (StwSession          *self,
                         gpointer             user_data)
 {
   GTask *task = g_task_new (self, cancellable, callback, user_data);
-  Stop *stop = g_new0 (Stop, 1);
+
+  g_task_set_source_tag (task, stw_session_stop_async);  Stop *stop = g_new0 (Stop, 1);
 
   stop->timeout_ms = timeout_ms;
   g_task_set_task_data (task, stop, g_free);
@@ -1766,6 +1840,8 @@ stw_session_stop_async (StwSession          *self,
  * @error: where to put a failure
  *
  * Returns: %TRUE when stopped
+ *
+ * Since: 1.0
  */
 gboolean
 stw_session_stop_finish (StwSession    *self,
@@ -1773,7 +1849,12 @@ stw_session_stop_finish (StwSession    *self,
                          gboolean      *escalated,
                          GError       **error)
 {
-  Stop *stop = g_task_get_task_data (G_TASK (result));
+  Stop *stop;
+
+  g_return_val_if_fail (g_task_is_valid (result, self), FALSE);
+  g_return_val_if_fail (g_task_get_source_tag (G_TASK (result)) == stw_session_stop_async, FALSE);
+
+  stop = g_task_get_task_data (G_TASK (result));
 
   if (escalated != NULL)
     *escalated = stop->escalated;
@@ -1823,6 +1904,8 @@ stw_session_stop_sync (StwSession  *self,
  * @self: a #StwSession
  *
  * SIGKILLs the app now (the whole group when owned) and ends the session.
+ *
+ * Since: 1.0
  */
 void
 stw_session_force_kill (StwSession *self)
@@ -1855,6 +1938,8 @@ stw_session_force_kill (StwSession *self)
  * Lets go of an attached or injected app without touching it.
  *
  * Returns: %TRUE when detached
+ *
+ * Since: 1.0
  */
 gboolean
 stw_session_detach (StwSession  *self,
