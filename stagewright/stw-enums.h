@@ -122,6 +122,40 @@ typedef enum
 } StwSessionRequirement;
 
 /**
+ * StwSurfaceKind:
+ * @STW_SURFACE_KIND_WINDOW: a window's page
+ * @STW_SURFACE_KIND_FRAME: an iframe (same process or out of process)
+ * @STW_SURFACE_KIND_WEBVIEW: a `<webview>` guest
+ * @STW_SURFACE_KIND_OTHER: anything else that renders
+ *
+ * What a [class@Stagewright.Surface] is.
+ *
+ * Since: 1.0
+ */
+typedef enum
+{
+  STW_SURFACE_KIND_WINDOW,
+  STW_SURFACE_KIND_FRAME,
+  STW_SURFACE_KIND_WEBVIEW,
+  STW_SURFACE_KIND_OTHER,
+} StwSurfaceKind;
+
+/**
+ * StwImageFormat:
+ * @STW_IMAGE_FORMAT_PNG: PNG, lossless
+ * @STW_IMAGE_FORMAT_JPEG: JPEG, with a quality setting
+ *
+ * How a screenshot is encoded.
+ *
+ * Since: 1.0
+ */
+typedef enum
+{
+  STW_IMAGE_FORMAT_PNG,
+  STW_IMAGE_FORMAT_JPEG,
+} StwImageFormat;
+
+/**
  * StwError:
  * @STW_ERROR_NOT_RUNNING: no live session
  * @STW_ERROR_ALREADY_RUNNING: a session already runs, or the session cap is reached

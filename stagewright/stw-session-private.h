@@ -1,4 +1,4 @@
-/* stw-session-private.h: session internals shared with the tools
+/* stw-session-private.h: session internals shared inside the library
  *
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */
@@ -31,9 +31,25 @@ gboolean      _stw_session_start_finish (StwSession    *self,
                                          GAsyncResult  *result,
                                          GError       **error);
 StwTransport *_stw_session_get_browser  (StwSession *self);
-const char   *_stw_surface_get_cdp_session_id (StwSurface *self);
 JsonObject   *_stw_session_capabilities (StwSession *self);
 gboolean      _stw_path_is_inside (const char *path,
                                    const char *root);
+
+/* The surface table, for stw-targets.c. */
+GPtrArray    *_stw_session_get_surfaces    (StwSession *self);
+StwSurface   *_stw_session_find_surface_by (StwSession *self,
+                                            const char *target_id,
+                                            const char *cdp_session_id,
+                                            const char *subframe_id);
+StwSurface   *_stw_session_add_surface     (StwSession     *self,
+                                            StwSurfaceKind  kind,
+                                            StwSurface     *parent,
+                                            const char     *target_id,
+                                            const char     *cdp_session_id,
+                                            const char     *subframe_id,
+                                            const char     *title,
+                                            const char     *url);
+void          _stw_session_close_surface   (StwSession *self,
+                                            StwSurface *surface);
 
 G_END_DECLS

@@ -11,208 +11,12 @@
 #include "stw-error-registry.h"
 #include "stw-json-private.h"
 #include "stw-session-private.h"
+#include "stw-surface-private.h"
+#include "stw-targets-private.h"
 #include "stw-sync-private.h"
 
 #define READY_POLL_MS 10
 #define QUIT_REQUEST_MS 1000
-
-/* Readiness as the reference defines it: the document is parsed and shows
- * something meaningful — text, or a control, image or landmark. */
-static const char ready_expression[] =
-  "(() => {"
-  " if (document.readyState === 'loading' || !document.body) return false;"
-  " const text = (document.body.innerText || '').trim();"
-  " if (text.length > 0) return true;"
-  " return !!document.querySelector('button,input,select,textarea,a[href],[role],img,svg,canvas,"
-  "table,h1,h2,h3,h4,h5,h6,[data-testid]');"
-  "})()";
-
-/* --- StwSurface ---------------------------------------------------------- */
-
-/**
- * StwSurface:
- *
- * Something that renders in a session: a window's page, an iframe, a
- * `<webview>`. Its id is opaque, lives as long as the session and is never
- * reused; a closed surface stays known (as closed) so a stale id fails
- * with `SURFACE_CLOSED` rather than `SURFACE_NOT_FOUND`.
- */
-struct _StwSurface
-{
-  GObject        parent_instance;
-  char          *id;
-  StwSurfaceKind kind;
-  char          *parent_id;
-  char          *window_id;
-  char          *title;
-  char          *url;
-  char          *target_id;
-  char          *cdp_session_id;
-  char          *frame_id;
-  gboolean       closed;
-};
-
-G_DEFINE_FINAL_TYPE (StwSurface, stw_surface, G_TYPE_OBJECT)
-
-static void
-stw_surface_finalize (GObject *object)
-{
-  StwSurface *self = STW_SURFACE (object);
-
-  g_free (self->id);
-  g_free (self->parent_id);
-  g_free (self->window_id);
-  g_free (self->title);
-  g_free (self->url);
-  g_free (self->target_id);
-  g_free (self->cdp_session_id);
-  g_free (self->frame_id);
-  G_OBJECT_CLASS (stw_surface_parent_class)->finalize (object);
-}
-
-static void
-stw_surface_class_init (StwSurfaceClass *klass)
-{
-  G_OBJECT_CLASS (klass)->finalize = stw_surface_finalize;
-}
-
-static void
-stw_surface_init (StwSurface *self)
-{
-}
-
-/**
- * stw_surface_get_id:
- * @self: a #StwSurface
- *
- * Returns: (transfer none): the surface's id
- */
-const char *
-stw_surface_get_id (StwSurface *self)
-{
-  g_return_val_if_fail (STW_IS_SURFACE (self), NULL);
-  return self->id;
-}
-
-/**
- * stw_surface_get_kind:
- * @self: a #StwSurface
- *
- * Returns: what the surface is
- */
-StwSurfaceKind
-stw_surface_get_kind (StwSurface *self)
-{
-  g_return_val_if_fail (STW_IS_SURFACE (self), STW_SURFACE_KIND_OTHER);
-  return self->kind;
-}
-
-/**
- * stw_surface_get_parent_id:
- * @self: a #StwSurface
- *
- * Returns: (transfer none) (nullable): the id of the surface it is embedded in
- */
-const char *
-stw_surface_get_parent_id (StwSurface *self)
-{
-  g_return_val_if_fail (STW_IS_SURFACE (self), NULL);
-  return self->parent_id;
-}
-
-/**
- * stw_surface_get_window_id:
- * @self: a #StwSurface
- *
- * Returns: (transfer none) (nullable): the id of the window it belongs to
- */
-const char *
-stw_surface_get_window_id (StwSurface *self)
-{
-  g_return_val_if_fail (STW_IS_SURFACE (self), NULL);
-  return self->window_id;
-}
-
-/**
- * stw_surface_get_title:
- * @self: a #StwSurface
- *
- * Returns: (transfer none) (nullable): the title
- */
-const char *
-stw_surface_get_title (StwSurface *self)
-{
-  g_return_val_if_fail (STW_IS_SURFACE (self), NULL);
-  return self->title;
-}
-
-/**
- * stw_surface_get_url:
- * @self: a #StwSurface
- *
- * Returns: (transfer none) (nullable): the URL
- */
-const char *
-stw_surface_get_url (StwSurface *self)
-{
-  g_return_val_if_fail (STW_IS_SURFACE (self), NULL);
-  return self->url;
-}
-
-/**
- * stw_surface_get_target_id:
- * @self: a #StwSurface
- *
- * Returns: (transfer none) (nullable): the DevTools target id
- */
-const char *
-stw_surface_get_target_id (StwSurface *self)
-{
-  g_return_val_if_fail (STW_IS_SURFACE (self), NULL);
-  return self->target_id;
-}
-
-/**
- * stw_surface_is_closed:
- * @self: a #StwSurface
- *
- * Returns: whether the surface closed or detached
- */
-gboolean
-stw_surface_is_closed (StwSurface *self)
-{
-  g_return_val_if_fail (STW_IS_SURFACE (self), TRUE);
-  return self->closed;
-}
-
-/**
- * stw_surface_kind_to_string:
- * @kind: a #StwSurfaceKind
- *
- * Returns: (transfer none): `window`, `frame`, `webview` or `other`
- */
-const char *
-stw_surface_kind_to_string (StwSurfaceKind kind)
-{
-  switch (kind)
-    {
-    case STW_SURFACE_KIND_WINDOW:
-      return "window";
-    case STW_SURFACE_KIND_FRAME:
-      return "frame";
-    case STW_SURFACE_KIND_WEBVIEW:
-      return "webview";
-    case STW_SURFACE_KIND_OTHER:
-    default:
-      return "other";
-    }
-}
-
-const char *
-_stw_surface_get_cdp_session_id (StwSurface *self)
-{
-  return self->cdp_session_id;
-}
 
 /* --- StwSession ---------------------------------------------------------- */
 
@@ -223,8 +27,10 @@ _stw_surface_get_cdp_session_id (StwSurface *self)
  * started), attached over CDP, or injected into through the Node
  * inspector. A session follows the app's targets through
  * `Target.setAutoAttach {flatten: true}`: every page, out-of-process
- * iframe and webview becomes a #StwSurface; same-process iframes join
+ * iframe and webview becomes a [class@Stagewright.Surface]; same-process iframes join
  * when surfaces are refreshed.
+ *
+ * Since: 1.0
  */
 struct _StwSession
 {
@@ -232,7 +38,7 @@ struct _StwSession
 
   char              *id;
   char              *transport_name;
-  StwSessionManager *manager;     /* weak */
+  GWeakRef           manager;
   StwProcess        *process;     /* owned launches only */
   StwTransport      *browser;
   StwTransport      *inspector;
@@ -265,6 +71,7 @@ enum {
 static guint signals[N_SIGNALS];
 
 static void session_exited (StwSession *self);
+static void mark_ended (StwSession *self);
 
 static void
 weak_ref_free (gpointer data)
@@ -297,6 +104,10 @@ stw_session_dispose (GObject *object)
 {
   StwSession *self = STW_SESSION (object);
 
+  /* A disposed session (its manager went away) is not running, whatever
+   * the app does next. */
+  if (self->running)
+    mark_ended (self);
   destroy_source (&self->first_window_timeout);
   if (self->browser != NULL)
     g_signal_handlers_disconnect_by_data (self->browser, self);
@@ -328,6 +139,7 @@ stw_session_finalize (GObject *object)
   g_free (self->active_window_id);
   g_free (self->active_surface_id);
   g_ptr_array_unref (self->surfaces);
+  g_weak_ref_clear (&self->manager);
   g_main_context_unref (self->context);
   G_OBJECT_CLASS (stw_session_parent_class)->finalize (object);
 }
@@ -346,6 +158,8 @@ stw_session_class_init (StwSessionClass *klass)
    * @window: the window's page surface
    *
    * A window opened.
+   *
+   * Since: 1.0
    */
   signals[WINDOW_ADDED] = g_signal_new ("window-added", G_TYPE_FROM_CLASS (klass),
                                         G_SIGNAL_RUN_LAST, 0, NULL, NULL, NULL,
@@ -356,6 +170,8 @@ stw_session_class_init (StwSessionClass *klass)
    * @window: the window's page surface, now closed
    *
    * A window closed.
+   *
+   * Since: 1.0
    */
   signals[WINDOW_REMOVED] = g_signal_new ("window-removed", G_TYPE_FROM_CLASS (klass),
                                           G_SIGNAL_RUN_LAST, 0, NULL, NULL, NULL,
@@ -365,6 +181,8 @@ stw_session_class_init (StwSessionClass *klass)
    * @self: the session
    *
    * The app went away (exited, crashed, or its connection dropped).
+   *
+   * Since: 1.0
    */
   signals[EXITED] = g_signal_new ("exited", G_TYPE_FROM_CLASS (klass),
                                   G_SIGNAL_RUN_LAST, 0, NULL, NULL, NULL,
@@ -375,6 +193,7 @@ static void
 stw_session_init (StwSession *self)
 {
   self->surfaces = g_ptr_array_new_with_free_func (g_object_unref);
+  g_weak_ref_init (&self->manager, NULL);
   self->running = TRUE;
   self->context = g_main_context_ref_thread_default ();
 }
@@ -386,31 +205,45 @@ find_surface (StwSession *self,
   for (guint i = 0; i < self->surfaces->len; i++)
     {
       StwSurface *surface = g_ptr_array_index (self->surfaces, i);
-      if (g_strcmp0 (surface->id, id) == 0)
+      if (g_strcmp0 (stw_surface_get_id (surface), id) == 0)
         return surface;
     }
   return NULL;
 }
 
-static StwSurface *
-find_surface_by (StwSession *self,
-                 const char *target_id,
-                 const char *cdp_session_id,
-                 const char *frame_id)
+/* A live surface: by target (and, for a same-process frame, its frame
+ * id), or the target surface reached through a CDP session. */
+StwSurface *
+_stw_session_find_surface_by (StwSession *self,
+                              const char *target_id,
+                              const char *cdp_session_id,
+                              const char *subframe_id)
 {
   for (guint i = 0; i < self->surfaces->len; i++)
     {
       StwSurface *surface = g_ptr_array_index (self->surfaces, i);
-      if (surface->closed)
+      if (stw_surface_is_closed (surface))
         continue;
-      if (target_id != NULL && g_strcmp0 (surface->target_id, target_id) == 0 &&
-          (frame_id == NULL || g_strcmp0 (surface->frame_id, frame_id) == 0))
+      if (target_id != NULL && g_strcmp0 (stw_surface_get_target_id (surface), target_id) == 0 &&
+          (subframe_id == NULL || g_strcmp0 (_stw_surface_get_subframe_id (surface), subframe_id) == 0))
         return surface;
-      if (cdp_session_id != NULL && g_strcmp0 (surface->cdp_session_id, cdp_session_id) == 0 &&
-          surface->kind != STW_SURFACE_KIND_FRAME)
+      if (cdp_session_id != NULL && g_strcmp0 (stw_surface_get_cdp_session_id (surface), cdp_session_id) == 0 &&
+          stw_surface_get_kind (surface) != STW_SURFACE_KIND_FRAME)
         return surface;
     }
   return NULL;
+}
+
+GPtrArray *
+_stw_session_get_surfaces (StwSession *self)
+{
+  return self->surfaces;
+}
+
+static gboolean
+is_live_window (StwSurface *surface)
+{
+  return !stw_surface_is_closed (surface) && stw_surface_get_kind (surface) == STW_SURFACE_KIND_WINDOW;
 }
 
 static StwSurface *
@@ -419,7 +252,7 @@ first_live_window (StwSession *self)
   for (guint i = 0; i < self->surfaces->len; i++)
     {
       StwSurface *surface = g_ptr_array_index (self->surfaces, i);
-      if (!surface->closed && surface->kind == STW_SURFACE_KIND_WINDOW)
+      if (is_live_window (surface))
         return surface;
     }
   return NULL;
@@ -430,10 +263,12 @@ set_active (StwSession *self,
             StwSurface *window,
             StwSurface *surface)
 {
+  if (surface == NULL)
+    surface = window;
   g_free (self->active_window_id);
-  self->active_window_id = window ? g_strdup (window->id) : NULL;
+  self->active_window_id = window ? g_strdup (stw_surface_get_id (window)) : NULL;
   g_free (self->active_surface_id);
-  self->active_surface_id = surface ? g_strdup (surface->id) : (window ? g_strdup (window->id) : NULL);
+  self->active_surface_id = surface ? g_strdup (stw_surface_get_id (surface)) : NULL;
 }
 
 /* When the active window or surface closes, fall back deterministically to
@@ -444,65 +279,61 @@ repair_active (StwSession *self)
   StwSurface *window = self->active_window_id ? find_surface (self, self->active_window_id) : NULL;
   StwSurface *surface = self->active_surface_id ? find_surface (self, self->active_surface_id) : NULL;
 
-  if (window == NULL || window->closed)
+  if (window == NULL || stw_surface_is_closed (window))
     {
       set_active (self, first_live_window (self), NULL);
       return;
     }
-  if (surface == NULL || surface->closed)
+  if (surface == NULL || stw_surface_is_closed (surface))
     set_active (self, window, NULL);
 }
 
-static void
-close_surface (StwSession *self,
-               StwSurface *surface)
+void
+_stw_session_close_surface (StwSession *self,
+                            StwSurface *surface)
 {
-  if (surface->closed)
+  if (stw_surface_is_closed (surface))
     return;
-  surface->closed = TRUE;
+  _stw_surface_set_closed (surface);
 
   /* Frames and guests of a closed page close with it. */
   for (guint i = 0; i < self->surfaces->len; i++)
     {
       StwSurface *child = g_ptr_array_index (self->surfaces, i);
-      if (!child->closed && g_strcmp0 (child->parent_id, surface->id) == 0)
-        close_surface (self, child);
+      if (!stw_surface_is_closed (child) && _stw_surface_get_parent (child) == surface)
+        _stw_session_close_surface (self, child);
     }
 
-  if (surface->kind == STW_SURFACE_KIND_WINDOW)
+  if (stw_surface_get_kind (surface) == STW_SURFACE_KIND_WINDOW)
     g_signal_emit (self, signals[WINDOW_REMOVED], 0, surface);
   repair_active (self);
 }
 
-static StwSurface *
-add_surface (StwSession     *self,
-             StwSurfaceKind  kind,
-             StwSurface     *parent,
-             const char     *target_id,
-             const char     *cdp_session_id,
-             const char     *frame_id,
-             const char     *title,
-             const char     *url)
+StwSurface *
+_stw_session_add_surface (StwSession     *self,
+                          StwSurfaceKind  kind,
+                          StwSurface     *parent,
+                          const char     *target_id,
+                          const char     *cdp_session_id,
+                          const char     *subframe_id,
+                          const char     *title,
+                          const char     *url)
 {
-  StwSurface *surface = g_object_new (STW_TYPE_SURFACE, NULL);
+  g_autofree char *id = g_strdup_printf ("%s-s%u", self->id, ++self->next_surface);
+  g_autofree char *window_id = NULL;
+  StwSurface *surface;
 
-  surface->id = g_strdup_printf ("%s-s%u", self->id, ++self->next_surface);
-  surface->kind = kind;
-  surface->parent_id = parent ? g_strdup (parent->id) : NULL;
-  surface->target_id = g_strdup (target_id);
-  surface->cdp_session_id = g_strdup (cdp_session_id);
-  surface->frame_id = g_strdup (frame_id);
-  surface->title = g_strdup (title);
-  surface->url = g_strdup (url);
   if (kind == STW_SURFACE_KIND_WINDOW)
-    surface->window_id = g_strdup_printf ("%s-w%u", self->id, ++self->next_window);
+    window_id = g_strdup_printf ("%s-w%u", self->id, ++self->next_window);
   else if (parent != NULL)
-    surface->window_id = g_strdup (parent->window_id);
+    window_id = g_strdup (stw_surface_get_window_id (parent));
+  surface = _stw_surface_new (self, self->browser, id, kind, parent, window_id, target_id,
+                              cdp_session_id, subframe_id, title, url);
   g_ptr_array_add (self->surfaces, surface);
 
   if (kind == STW_SURFACE_KIND_WINDOW)
     {
-      g_debug ("Session %s: window %s attached", self->id, surface->window_id);
+      g_debug ("Session %s: window %s attached", self->id, window_id);
       if (self->active_window_id == NULL)
         set_active (self, surface, NULL);
       g_signal_emit (self, signals[WINDOW_ADDED], 0, surface);
@@ -521,98 +352,6 @@ json_string (JsonObject *object,
              const char *member)
 {
   return object ? json_object_get_string_member_with_default (object, member, NULL) : NULL;
-}
-
-static void
-on_attached (StwTransport *transport,
-             const char   *method,
-             JsonObject   *params,
-             const char   *parent_session_id,
-             StwSession   *self)
-{
-  JsonObject *info = json_object_get_object_member (params, "targetInfo");
-  const char *cdp_session = json_string (params, "sessionId");
-  const char *type = json_string (info, "type");
-  const char *target_id = json_string (info, "targetId");
-  StwSurface *parent = NULL;
-  StwSurfaceKind kind;
-  g_autoptr(JsonObject) auto_attach = NULL;
-
-  if (cdp_session == NULL || type == NULL || target_id == NULL)
-    return;
-
-  if (g_str_equal (type, "page"))
-    kind = STW_SURFACE_KIND_WINDOW;
-  else if (g_str_equal (type, "iframe"))
-    kind = STW_SURFACE_KIND_FRAME;
-  else if (g_str_equal (type, "webview"))
-    kind = STW_SURFACE_KIND_WEBVIEW;
-  else
-    {
-      /* Browser UI, workers and the like are not surfaces. */
-      if (json_object_get_boolean_member_with_default (params, "waitingForDebugger", FALSE))
-        stw_transport_send_notification (transport, "Runtime.runIfWaitingForDebugger", NULL, cdp_session);
-      return;
-    }
-
-  if (parent_session_id != NULL)
-    parent = find_surface_by (self, NULL, parent_session_id, NULL);
-  if (find_surface_by (self, target_id, NULL, NULL) == NULL)
-    add_surface (self, kind, parent, target_id, cdp_session, NULL,
-                 json_string (info, "title"), json_string (info, "url"));
-
-  /* Follow the page's own out-of-process frames and guests. */
-  auto_attach = json_object_new ();
-  json_object_set_boolean_member (auto_attach, "autoAttach", TRUE);
-  json_object_set_boolean_member (auto_attach, "waitForDebuggerOnStart", FALSE);
-  json_object_set_boolean_member (auto_attach, "flatten", TRUE);
-  stw_transport_send_notification (transport, "Target.setAutoAttach", auto_attach, cdp_session);
-  if (json_object_get_boolean_member_with_default (params, "waitingForDebugger", FALSE))
-    stw_transport_send_notification (transport, "Runtime.runIfWaitingForDebugger", NULL, cdp_session);
-}
-
-static void
-on_detached (StwTransport *transport,
-             const char   *method,
-             JsonObject   *params,
-             const char   *session_id,
-             StwSession   *self)
-{
-  StwSurface *surface = find_surface_by (self, NULL, json_string (params, "sessionId"), NULL);
-
-  if (surface != NULL)
-    close_surface (self, surface);
-}
-
-static void
-on_target_destroyed (StwTransport *transport,
-                     const char   *method,
-                     JsonObject   *params,
-                     const char   *session_id,
-                     StwSession   *self)
-{
-  StwSurface *surface = find_surface_by (self, json_string (params, "targetId"), NULL, NULL);
-
-  if (surface != NULL)
-    close_surface (self, surface);
-}
-
-static void
-on_target_info_changed (StwTransport *transport,
-                        const char   *method,
-                        JsonObject   *params,
-                        const char   *session_id,
-                        StwSession   *self)
-{
-  JsonObject *info = json_object_get_object_member (params, "targetInfo");
-  StwSurface *surface = find_surface_by (self, json_string (info, "targetId"), NULL, NULL);
-
-  if (surface == NULL)
-    return;
-  g_free (surface->title);
-  surface->title = g_strdup (json_string (info, "title"));
-  g_free (surface->url);
-  surface->url = g_strdup (json_string (info, "url"));
 }
 
 static void
@@ -643,18 +382,13 @@ on_debugger_waiting (StwProcess *process,
     stw_transport_close (self->inspector);
 }
 
+/* Every surface closes and a pending first-window wait fails. */
 static void
-session_exited (StwSession *self)
+mark_ended (StwSession *self)
 {
-  if (!self->running)
-    return;
   self->running = FALSE;
-
   for (guint i = 0; i < self->surfaces->len; i++)
-    {
-      StwSurface *surface = g_ptr_array_index (self->surfaces, i);
-      surface->closed = TRUE;
-    }
+    _stw_surface_set_closed (g_ptr_array_index (self->surfaces, i));
   if (self->first_window_task != NULL)
     {
       GTask *task = take_first_window_task (self);
@@ -662,11 +396,21 @@ session_exited (StwSession *self)
                                "%s", _("The app exited before its first window appeared"));
       g_object_unref (task);
     }
+}
 
+static void
+session_exited (StwSession *self)
+{
+  if (!self->running)
+    return;
+  self->running = FALSE;
+
+  mark_ended (self);
+
+  /* The manager forgets the session from its own handler: the one removal
+   * path, which holds no pointer to a manager that may be gone. */
   g_object_ref (self);
   g_signal_emit (self, signals[EXITED], 0);
-  if (self->manager != NULL)
-    stw_session_manager_remove (self->manager, self);
   g_object_unref (self);
 }
 
@@ -675,10 +419,7 @@ connect_transports (StwSession *self)
 {
   if (self->browser != NULL)
     {
-      g_signal_connect (self->browser, "event::Target.attachedToTarget", G_CALLBACK (on_attached), self);
-      g_signal_connect (self->browser, "event::Target.detachedFromTarget", G_CALLBACK (on_detached), self);
-      g_signal_connect (self->browser, "event::Target.targetDestroyed", G_CALLBACK (on_target_destroyed), self);
-      g_signal_connect (self->browser, "event::Target.targetInfoChanged", G_CALLBACK (on_target_info_changed), self);
+      _stw_targets_connect (self, self->browser);
       g_signal_connect (self->browser, "closed", G_CALLBACK (on_transport_closed), self);
     }
   if (self->inspector != NULL)
@@ -700,7 +441,7 @@ _stw_session_new_launched (StwSessionManager *manager,
   StwSession *self = g_object_new (STW_TYPE_SESSION, NULL);
 
   self->id = g_strdup (id);
-  self->manager = manager;
+  g_weak_ref_set (&self->manager, manager);
   self->transport_name = g_strdup ("cdp");
   self->process = g_object_ref (process);
   self->browser = browser ? g_object_ref (browser) : NULL;
@@ -722,7 +463,7 @@ _stw_session_new_attached (StwSessionManager *manager,
   StwSession *self = g_object_new (STW_TYPE_SESSION, NULL);
 
   self->id = g_strdup (id);
-  self->manager = manager;
+  g_weak_ref_set (&self->manager, manager);
   self->transport_name = g_strdup (transport_name);
   self->browser = browser ? g_object_ref (browser) : NULL;
   self->inspector = inspector ? g_object_ref (inspector) : NULL;
@@ -791,7 +532,7 @@ on_ready_evaluated (GObject      *object,
   Start *start = g_task_get_task_data (task);
   g_autoptr(JsonNode) value = NULL;
 
-  value = stw_session_evaluate_renderer_finish (self, result, NULL);
+  value = _stw_surface_call_script_finish (STW_SURFACE (object), result, NULL);
   if (value != NULL && JSON_NODE_HOLDS_VALUE (value) &&
       json_node_get_value_type (value) == G_TYPE_BOOLEAN && json_node_get_boolean (value))
     {
@@ -816,16 +557,37 @@ on_ready_evaluated (GObject      *object,
   poll_ready (g_steal_pointer (&task));
 }
 
+/* Runs js/ready.js in the active window's isolated world. */
+static void
+check_ready (GTask *task)
+{
+  StwSession *self = g_task_get_source_object (task);
+  StwSurface *window = stw_session_get_active_window (self);
+
+  if (window == NULL)
+    {
+      if (!self->running)
+        {
+          g_task_return_new_error (task, STW_ERROR, STW_ERROR_LAUNCH_FAILED,
+                                   "%s", _("The app exited while its window was loading"));
+          g_object_unref (task);
+        }
+      else
+        start_done (task);
+      return;
+    }
+  _stw_surface_call_script_async (window, STW_SCRIPT_READY, NULL, g_task_get_cancellable (task),
+                                  on_ready_evaluated, task);
+}
+
 static gboolean
 on_ready_timer (gpointer user_data)
 {
   GTask *task = user_data;
-  StwSession *self = g_task_get_source_object (task);
   Start *start = g_task_get_task_data (task);
 
   g_clear_pointer (&start->timer, g_source_unref);
-  stw_session_evaluate_renderer_async (self, ready_expression, g_task_get_cancellable (task),
-                                       on_ready_evaluated, task);
+  check_ready (task);
   return G_SOURCE_REMOVE;
 }
 
@@ -845,7 +607,6 @@ on_first_window (GObject      *object,
                  gpointer      user_data)
 {
   g_autoptr(GTask) task = user_data;
-  StwSession *self = g_task_get_source_object (task);
   Start *start = g_task_get_task_data (task);
   g_autoptr(GError) error = NULL;
 
@@ -855,11 +616,8 @@ on_first_window (GObject      *object,
       return;
     }
 
-  GCancellable *cancellable = g_task_get_cancellable (task);
-
   start->ready_deadline_us = g_get_monotonic_time () + (gint64) start->ready_timeout_ms * 1000;
-  stw_session_evaluate_renderer_async (self, ready_expression, cancellable,
-                                       on_ready_evaluated, g_steal_pointer (&task));
+  check_ready (g_steal_pointer (&task));
 }
 
 static gboolean
@@ -924,7 +682,9 @@ _stw_session_start_async (StwSession          *self,
   g_autoptr(JsonObject) auto_attach = json_object_new ();
   Start *start = g_new0 (Start, 1);
   GTask *window_task;
+  GTask *attach_task;
 
+  g_task_set_source_tag (task, _stw_session_start_async);
   start->ready_timeout_ms = ready_timeout_ms;
   g_task_set_task_data (task, start, (GDestroyNotify) start_free);
 
@@ -946,6 +706,7 @@ _stw_session_start_async (StwSession          *self,
 
   /* The first window: already attached, or awaited. */
   window_task = g_task_new (self, cancellable, on_first_window, g_object_ref (task));
+  g_task_set_source_tag (window_task, _stw_session_start_async);
   if (first_live_window (self) != NULL)
     g_task_return_boolean (window_task, TRUE);
   else
@@ -965,9 +726,11 @@ _stw_session_start_async (StwSession          *self,
   json_object_set_boolean_member (auto_attach, "autoAttach", TRUE);
   json_object_set_boolean_member (auto_attach, "waitForDebuggerOnStart", FALSE);
   json_object_set_boolean_member (auto_attach, "flatten", TRUE);
+  /* Nobody waits for this one: failures show as no window. */
+  attach_task = g_task_new (self, cancellable, NULL, NULL);
+  g_task_set_source_tag (attach_task, _stw_session_start_async);
   stw_transport_call_async (self->browser, "Target.setAutoAttach", auto_attach, NULL, 0,
-                            cancellable, on_auto_attach_set,
-                            g_task_new (self, cancellable, NULL, NULL));
+                            cancellable, on_auto_attach_set, attach_task);
 }
 
 gboolean
@@ -975,22 +738,13 @@ _stw_session_start_finish (StwSession    *self,
                            GAsyncResult  *result,
                            GError       **error)
 {
+  g_return_val_if_fail (g_task_is_valid (result, self), FALSE);
+  g_return_val_if_fail (g_task_get_source_tag (G_TASK (result)) == _stw_session_start_async, FALSE);
+
   return g_task_propagate_boolean (G_TASK (result), error);
 }
 
 /* --- evaluation ---------------------------------------------------------- */
-
-static GError *
-exception_error (JsonObject *reply)
-{
-  JsonObject *details = json_object_get_object_member (reply, "exceptionDetails");
-  JsonObject *exception = details ? json_object_get_object_member (details, "exception") : NULL;
-  const char *text = json_string (exception, "description");
-
-  if (text == NULL)
-    text = json_string (details, "text");
-  return stw_error_new ("EVAL_RUNTIME_ERROR", "%s", text ? text : "The evaluated code threw");
-}
 
 static void
 on_evaluated (GObject      *object,
@@ -1000,26 +754,14 @@ on_evaluated (GObject      *object,
   g_autoptr(GTask) task = user_data;
   g_autoptr(JsonObject) reply = NULL;
   g_autoptr(GError) error = NULL;
-  JsonObject *remote;
+  JsonNode *value;
 
   reply = stw_transport_call_finish (STW_TRANSPORT (object), result, &error);
-  if (reply == NULL)
-    {
-      g_task_return_error (task, g_steal_pointer (&error));
-      return;
-    }
-  if (json_object_has_member (reply, "exceptionDetails"))
-    {
-      g_task_return_error (task, exception_error (reply));
-      return;
-    }
-
-  remote = json_object_get_object_member (reply, "result");
-  if (remote != NULL && json_object_has_member (remote, "value"))
-    g_task_return_pointer (task, json_node_copy (json_object_get_member (remote, "value")),
-                           (GDestroyNotify) json_node_unref);
+  value = reply ? _stw_remote_value (reply, &error) : NULL;
+  if (value == NULL)
+    g_task_return_error (task, g_steal_pointer (&error));
   else
-    g_task_return_pointer (task, json_node_new (JSON_NODE_NULL), (GDestroyNotify) json_node_unref);
+    g_task_return_pointer (task, value, (GDestroyNotify) json_node_unref);
 }
 
 static JsonObject *
@@ -1047,6 +789,8 @@ evaluate_params (const char *expression,
  * Evaluates @expression in the Node main process, with `require` available
  * (the inspector's command-line API). Sessions without a main process
  * (plain Chromium, or attached over CDP) fail with `TRANSPORT_UNSUPPORTED`.
+ *
+ * Since: 1.0
  */
 void
 stw_session_evaluate_main_async (StwSession          *self,
@@ -1085,52 +829,33 @@ stw_session_evaluate_main_async (StwSession          *self,
  * @error: where to put the failure
  *
  * Returns: (transfer full): the value, by JSON
+ *
+ * Since: 1.0
  */
 JsonNode *
 stw_session_evaluate_main_finish (StwSession    *self,
                                   GAsyncResult  *result,
                                   GError       **error)
 {
+  g_return_val_if_fail (g_task_is_valid (result, self), NULL);
+  g_return_val_if_fail (g_task_get_source_tag (G_TASK (result)) == stw_session_evaluate_main_async, NULL);
+
   return g_task_propagate_pointer (G_TASK (result), error);
 }
 
-typedef struct
-{
-  char *expression;
-  char *cdp_session;
-} FrameEval;
-
 static void
-frame_eval_free (FrameEval *eval)
-{
-  g_free (eval->expression);
-  g_free (eval->cdp_session);
-  g_free (eval);
-}
-
-static void
-on_world_created (GObject      *object,
-                  GAsyncResult *result,
-                  gpointer      user_data)
+on_isolated_evaluated (GObject      *object,
+                       GAsyncResult *result,
+                       gpointer      user_data)
 {
   g_autoptr(GTask) task = user_data;
-  FrameEval *eval = g_task_get_task_data (task);
-  g_autoptr(JsonObject) reply = NULL;
-  g_autoptr(JsonObject) params = NULL;
   g_autoptr(GError) error = NULL;
+  JsonNode *value = _stw_surface_evaluate_isolated_finish (STW_SURFACE (object), result, &error);
 
-  reply = stw_transport_call_finish (STW_TRANSPORT (object), result, &error);
-  if (reply == NULL)
-    {
-      g_task_return_error (task, g_steal_pointer (&error));
-      return;
-    }
-
-  params = evaluate_params (eval->expression, FALSE);
-  json_object_set_int_member (params, "contextId",
-                              json_object_get_int_member_with_default (reply, "executionContextId", 0));
-  stw_transport_call_async (STW_TRANSPORT (object), "Runtime.evaluate", params, eval->cdp_session, 0,
-                            g_task_get_cancellable (task), on_evaluated, g_object_ref (task));
+  if (value == NULL)
+    g_task_return_error (task, g_steal_pointer (&error));
+  else
+    g_task_return_pointer (task, value, (GDestroyNotify) json_node_unref);
 }
 
 /**
@@ -1141,8 +866,14 @@ on_world_created (GObject      *object,
  * @callback: called with the value
  * @user_data: data for @callback
  *
- * Evaluates @expression in the active surface. Frames are reached through
- * an isolated world of their own, so the app's globals cannot interfere.
+ * Evaluates agent-supplied @expression in the active surface. A window,
+ * webview or out-of-process frame evaluates it in its main world, where
+ * the app's globals are; a same-process frame, which a flat CDP session
+ * reaches only through an execution context of its own, in the surface's
+ * isolated world. (The library's own page-side code always runs in the
+ * isolated world; see [class@Stagewright.Surface].)
+ *
+ * Since: 1.0
  */
 void
 stw_session_evaluate_renderer_async (StwSession          *self,
@@ -1152,7 +883,8 @@ stw_session_evaluate_renderer_async (StwSession          *self,
                                      gpointer             user_data)
 {
   GTask *task = g_task_new (self, cancellable, callback, user_data);
-  StwSurface *surface = stw_session_get_active_surface (self);
+
+  g_task_set_source_tag (task, stw_session_evaluate_renderer_async);  StwSurface *surface = stw_session_get_active_surface (self);
   g_autoptr(JsonObject) params = NULL;
 
   if (!self->running)
@@ -1175,23 +907,16 @@ stw_session_evaluate_renderer_async (StwSession          *self,
       return;
     }
 
-  if (surface->frame_id != NULL)
+  /* A same-process frame has no main world of its own that a flat CDP
+   * session reaches by default: it is evaluated in its isolated world. */
+  if (_stw_surface_get_subframe_id (surface) != NULL)
     {
-      FrameEval *eval = g_new0 (FrameEval, 1);
-
-      eval->expression = g_strdup (expression);
-      eval->cdp_session = g_strdup (surface->cdp_session_id);
-      g_task_set_task_data (task, eval, (GDestroyNotify) frame_eval_free);
-      params = json_object_new ();
-      json_object_set_string_member (params, "frameId", surface->frame_id);
-      json_object_set_string_member (params, "worldName", "stagewright");
-      stw_transport_call_async (self->browser, "Page.createIsolatedWorld", params,
-                                surface->cdp_session_id, 0, cancellable, on_world_created, task);
+      _stw_surface_evaluate_isolated_async (surface, expression, cancellable, on_isolated_evaluated, task);
       return;
     }
 
   params = evaluate_params (expression, FALSE);
-  stw_transport_call_async (self->browser, "Runtime.evaluate", params, surface->cdp_session_id, 0,
+  stw_transport_call_async (self->browser, "Runtime.evaluate", params, stw_surface_get_cdp_session_id (surface), 0,
                             cancellable, on_evaluated, task);
 }
 
@@ -1202,137 +927,34 @@ stw_session_evaluate_renderer_async (StwSession          *self,
  * @error: where to put the failure
  *
  * Returns: (transfer full): the value, by JSON
+ *
+ * Since: 1.0
  */
 JsonNode *
 stw_session_evaluate_renderer_finish (StwSession    *self,
                                       GAsyncResult  *result,
                                       GError       **error)
 {
+  g_return_val_if_fail (g_task_is_valid (result, self), NULL);
+  g_return_val_if_fail (g_task_get_source_tag (G_TASK (result)) == stw_session_evaluate_renderer_async, NULL);
+
   return g_task_propagate_pointer (G_TASK (result), error);
 }
 
 /* --- surfaces ------------------------------------------------------------ */
 
 static void
-collect_frames (StwSession *self,
-                StwSurface *page,
-                JsonObject *frame_tree,
-                GPtrArray  *seen)
-{
-  JsonArray *children = json_object_has_member (frame_tree, "childFrames")
-                        ? json_object_get_array_member (frame_tree, "childFrames") : NULL;
-
-  for (guint i = 0; children != NULL && i < json_array_get_length (children); i++)
-    {
-      JsonObject *child = json_array_get_object_element (children, i);
-      JsonObject *frame = json_object_get_object_member (child, "frame");
-      const char *frame_id = json_string (frame, "id");
-      StwSurface *surface;
-
-      if (frame_id == NULL)
-        continue;
-      surface = find_surface_by (self, page->target_id, NULL, frame_id);
-      if (surface == NULL)
-        surface = add_surface (self, STW_SURFACE_KIND_FRAME, page, page->target_id,
-                               page->cdp_session_id, frame_id,
-                               json_string (frame, "name"), json_string (frame, "url"));
-      else
-        {
-          g_free (surface->url);
-          surface->url = g_strdup (json_string (frame, "url"));
-        }
-      g_ptr_array_add (seen, surface);
-      collect_frames (self, surface, child, seen);
-    }
-}
-
-typedef struct
-{
-  guint      outstanding;
-  GPtrArray *seen;
-  GPtrArray *pages;
-} Refresh;
-
-static void
-refresh_free (Refresh *refresh)
-{
-  g_ptr_array_unref (refresh->seen);
-  g_ptr_array_unref (refresh->pages);
-  g_free (refresh);
-}
-
-static void refresh_done (GTask *task);
-
-typedef struct
-{
-  GTask      *task;
-  StwSurface *page;
-} FrameTreeCall;
-
-static void
-on_frame_tree (GObject      *object,
-               GAsyncResult *result,
-               gpointer      user_data)
-{
-  FrameTreeCall *call = user_data;
-  g_autoptr(GTask) task = call->task;
-  g_autoptr(StwSurface) page = call->page;
-  StwSession *self = g_task_get_source_object (task);
-  Refresh *refresh = g_task_get_task_data (task);
-  g_autoptr(JsonObject) reply = NULL;
-
-  g_free (call);
-  reply = stw_transport_call_finish (STW_TRANSPORT (object), result, NULL);
-  if (reply != NULL && json_object_has_member (reply, "frameTree") && !page->closed)
-    collect_frames (self, page, json_object_get_object_member (reply, "frameTree"), refresh->seen);
-
-  refresh_done (task);
-}
-
-static void
-refresh_done (GTask *task)
-{
-  StwSession *self = g_task_get_source_object (task);
-  Refresh *refresh = g_task_get_task_data (task);
-
-  if (--refresh->outstanding > 0)
-    return;
-
-  /* Same-process frames that are gone from every tree are closed. */
-  for (guint i = 0; i < self->surfaces->len; i++)
-    {
-      StwSurface *surface = g_ptr_array_index (self->surfaces, i);
-      if (!surface->closed && surface->frame_id != NULL &&
-          !g_ptr_array_find (refresh->seen, surface, NULL))
-        close_surface (self, surface);
-    }
-  g_task_return_boolean (task, TRUE);
-}
-
-static void
-on_targets (GObject      *object,
-            GAsyncResult *result,
-            gpointer      user_data)
+on_targets_refreshed (GObject      *object,
+                      GAsyncResult *result,
+                      gpointer      user_data)
 {
   g_autoptr(GTask) task = user_data;
-  StwSession *self = g_task_get_source_object (task);
-  g_autoptr(JsonObject) reply = stw_transport_call_finish (STW_TRANSPORT (object), result, NULL);
-  JsonArray *infos = reply && json_object_has_member (reply, "targetInfos")
-                     ? json_object_get_array_member (reply, "targetInfos") : NULL;
+  g_autoptr(GError) error = NULL;
 
-  for (guint i = 0; infos != NULL && i < json_array_get_length (infos); i++)
-    {
-      JsonObject *info = json_array_get_object_element (infos, i);
-      StwSurface *surface = info ? find_surface_by (self, json_string (info, "targetId"), NULL, NULL) : NULL;
-
-      if (surface == NULL || surface->frame_id != NULL)
-        continue;
-      g_free (surface->title);
-      surface->title = g_strdup (json_string (info, "title"));
-      g_free (surface->url);
-      surface->url = g_strdup (json_string (info, "url"));
-    }
-  refresh_done (task);
+  if (_stw_targets_refresh_finish (STW_SESSION (object), result, &error))
+    g_task_return_boolean (task, TRUE);
+  else
+    g_task_return_error (task, g_steal_pointer (&error));
 }
 
 /**
@@ -1343,7 +965,12 @@ on_targets (GObject      *object,
  * @user_data: data for @callback
  *
  * Reads every window's frame tree, so same-process iframes are surfaces
- * too (out-of-process ones are followed as they attach).
+ * too (out-of-process ones are followed as they attach), and the titles
+ * and URLs of every target. Fails with `NOT_RUNNING` once the app is gone
+ * and `TRANSPORT_UNSUPPORTED` when the session reaches the main process
+ * only.
+ *
+ * Since: 1.0
  */
 void
 stw_session_refresh_surfaces_async (StwSession          *self,
@@ -1351,43 +978,26 @@ stw_session_refresh_surfaces_async (StwSession          *self,
                                     GAsyncReadyCallback  callback,
                                     gpointer             user_data)
 {
-  GTask *task = g_task_new (self, cancellable, callback, user_data);
-  Refresh *refresh = g_new0 (Refresh, 1);
+  GTask *task;
 
-  refresh->seen = g_ptr_array_new ();
-  refresh->pages = g_ptr_array_new_with_free_func (g_object_unref);
-  g_task_set_task_data (task, refresh, (GDestroyNotify) refresh_free);
+  g_return_if_fail (STW_IS_SESSION (self));
 
-  if (!self->running || self->browser == NULL)
+  task = g_task_new (self, cancellable, callback, user_data);
+  g_task_set_source_tag (task, stw_session_refresh_surfaces_async);
+  if (!self->running)
     {
-      g_task_return_boolean (task, TRUE);
+      g_task_return_error (task, stw_error_new_literal ("NOT_RUNNING", NULL));
       g_object_unref (task);
       return;
     }
-
-  for (guint i = 0; i < self->surfaces->len; i++)
+  if (self->browser == NULL)
     {
-      StwSurface *surface = g_ptr_array_index (self->surfaces, i);
-      if (!surface->closed && surface->frame_id == NULL &&
-          (surface->kind == STW_SURFACE_KIND_WINDOW || surface->kind == STW_SURFACE_KIND_WEBVIEW ||
-           surface->kind == STW_SURFACE_KIND_FRAME))
-        g_ptr_array_add (refresh->pages, g_object_ref (surface));
+      g_task_return_error (task, stw_error_new_literal ("TRANSPORT_UNSUPPORTED",
+                                                        _("This session reaches the main process only")));
+      g_object_unref (task);
+      return;
     }
-
-  /* Titles and URLs as the browser knows them now, then the frame trees. */
-  refresh->outstanding = refresh->pages->len + 1;
-  stw_transport_call_async (self->browser, "Target.getTargets", NULL, NULL, 5000, cancellable,
-                            on_targets, g_object_ref (task));
-  for (guint i = 0; i < refresh->pages->len; i++)
-    {
-      FrameTreeCall *call = g_new0 (FrameTreeCall, 1);
-
-      call->task = g_object_ref (task);
-      call->page = g_object_ref (g_ptr_array_index (refresh->pages, i));
-      stw_transport_call_async (self->browser, "Page.getFrameTree", NULL, call->page->cdp_session_id,
-                                5000, cancellable, on_frame_tree, call);
-    }
-  g_object_unref (task);
+  _stw_targets_refresh_async (self, self->browser, cancellable, on_targets_refreshed, task);
 }
 
 /**
@@ -1397,13 +1007,49 @@ stw_session_refresh_surfaces_async (StwSession          *self,
  * @error: where to put a failure
  *
  * Returns: %TRUE when the surfaces are current
+ *
+ * Since: 1.0
  */
 gboolean
 stw_session_refresh_surfaces_finish (StwSession    *self,
                                      GAsyncResult  *result,
                                      GError       **error)
 {
+  g_return_val_if_fail (g_task_is_valid (result, self), FALSE);
+  g_return_val_if_fail (g_task_get_source_tag (G_TASK (result)) == stw_session_refresh_surfaces_async, FALSE);
   return g_task_propagate_boolean (G_TASK (result), error);
+}
+
+/**
+ * stw_session_refresh_surfaces_sync:
+ * @self: a #StwSession
+ * @cancellable: (nullable): a #GCancellable
+ * @error: where to put a failure
+ *
+ * Blocking [method@Stagewright.Session.refresh_surfaces_async]; it
+ * iterates the main context that was thread-default when the session was
+ * made (see "Blocking calls" in the architecture guide).
+ *
+ * Returns: %TRUE when the surfaces are current
+ *
+ * Since: 1.0
+ */
+gboolean
+stw_session_refresh_surfaces_sync (StwSession    *self,
+                                   GCancellable  *cancellable,
+                                   GError       **error)
+{
+  StwSyncCall call;
+  gboolean ok;
+
+  g_return_val_if_fail (STW_IS_SESSION (self), FALSE);
+
+  if (!_stw_sync_call_init (&call, self->context))
+    return FALSE;
+  stw_session_refresh_surfaces_async (self, cancellable, _stw_sync_call_callback, &call);
+  ok = stw_session_refresh_surfaces_finish (self, _stw_sync_call_wait (&call), error);
+  _stw_sync_call_clear (&call);
+  return ok;
 }
 
 /**
@@ -1411,6 +1057,8 @@ stw_session_refresh_surfaces_finish (StwSession    *self,
  * @self: a #StwSession
  *
  * Returns: (transfer container) (element-type StwSurface): the live windows, in opening order
+ *
+ * Since: 1.0
  */
 GList *
 stw_session_list_windows (StwSession *self)
@@ -1422,7 +1070,7 @@ stw_session_list_windows (StwSession *self)
   for (guint i = 0; i < self->surfaces->len; i++)
     {
       StwSurface *surface = g_ptr_array_index (self->surfaces, i);
-      if (!surface->closed && surface->kind == STW_SURFACE_KIND_WINDOW)
+      if (is_live_window (surface))
         windows = g_list_prepend (windows, surface);
     }
   return g_list_reverse (windows);
@@ -1436,7 +1084,7 @@ append_tree (StwSession *self,
   for (guint i = 0; i < self->surfaces->len; i++)
     {
       StwSurface *surface = g_ptr_array_index (self->surfaces, i);
-      if (!surface->closed && g_strcmp0 (surface->parent_id, parent->id) == 0)
+      if (!stw_surface_is_closed (surface) && _stw_surface_get_parent (surface) == parent)
         {
           *list = g_list_prepend (*list, surface);
           append_tree (self, surface, list);
@@ -1450,6 +1098,8 @@ append_tree (StwSession *self,
  *
  * Returns: (transfer container) (element-type StwSurface): the live
  *   surfaces, parents before their children
+ *
+ * Since: 1.0
  */
 GList *
 stw_session_list_surfaces (StwSession *self)
@@ -1461,10 +1111,10 @@ stw_session_list_surfaces (StwSession *self)
   for (guint i = 0; i < self->surfaces->len; i++)
     {
       StwSurface *surface = g_ptr_array_index (self->surfaces, i);
-      StwSurface *parent = surface->parent_id ? find_surface (self, surface->parent_id) : NULL;
+      StwSurface *parent = _stw_surface_get_parent (surface);
 
       /* Roots: windows, and anything whose parent we never saw. */
-      if (surface->closed || (parent != NULL && !parent->closed))
+      if (stw_surface_is_closed (surface) || (parent != NULL && !stw_surface_is_closed (parent)))
         continue;
       list = g_list_prepend (list, surface);
       append_tree (self, surface, &list);
@@ -1477,6 +1127,8 @@ stw_session_list_surfaces (StwSession *self)
  * @self: a #StwSession
  *
  * Returns: (transfer none) (nullable): the window later calls act on
+ *
+ * Since: 1.0
  */
 StwSurface *
 stw_session_get_active_window (StwSession *self)
@@ -1491,6 +1143,8 @@ stw_session_get_active_window (StwSession *self)
  * @self: a #StwSession
  *
  * Returns: (transfer none) (nullable): the surface page operations act on
+ *
+ * Since: 1.0
  */
 StwSurface *
 stw_session_get_active_surface (StwSession *self)
@@ -1513,6 +1167,8 @@ stw_session_get_active_surface (StwSession *self)
  * window.
  *
  * Returns: (transfer none) (nullable): the window's page surface
+ *
+ * Since: 1.0
  */
 StwSurface *
 stw_session_find_window (StwSession  *self,
@@ -1544,8 +1200,9 @@ stw_session_find_window (StwSession  *self,
       StwSurface *window = l->data;
 
       if (window_id != NULL
-          ? (g_strcmp0 (window->window_id, window_id) == 0 || g_strcmp0 (window->target_id, window_id) == 0)
-          : title != NULL ? g_strcmp0 (window->title, title) == 0
+          ? (g_strcmp0 (stw_surface_get_window_id (window), window_id) == 0 ||
+             g_strcmp0 (stw_surface_get_target_id (window), window_id) == 0)
+          : title != NULL ? g_strcmp0 (stw_surface_get_title (window), title) == 0
           : index >= 0 ? i == index
           : TRUE)
         return window;
@@ -1565,13 +1222,15 @@ stw_session_find_window (StwSession  *self,
  * @window_id: (nullable): a window id (wins over the others)
  * @title: (nullable): an exact window title
  * @index: a 0-based index among live windows, or -1
- * @error: as stw_session_find_window()
+ * @error: as [method@Stagewright.Session.find_window]
  *
  * Makes a window the active one (Stagewright's target, not the OS focus);
  * its page becomes the active surface. With no criterion, the first
  * window.
  *
  * Returns: %TRUE on success
+ *
+ * Since: 1.0
  */
 gboolean
 stw_session_switch_window (StwSession  *self,
@@ -1594,13 +1253,15 @@ stw_session_switch_window (StwSession  *self,
 /**
  * stw_session_switch_surface:
  * @self: a #StwSession
- * @surface_id: a surface id from stw_session_list_surfaces()
+ * @surface_id: a surface id from [method@Stagewright.Session.list_surfaces]
  * @error: `SURFACE_NOT_FOUND` (never seen) or `SURFACE_CLOSED`
  *
  * Makes a surface the target of page operations; its window becomes the
  * active window.
  *
  * Returns: %TRUE on success
+ *
+ * Since: 1.0
  */
 gboolean
 stw_session_switch_surface (StwSession  *self,
@@ -1621,7 +1282,7 @@ stw_session_switch_surface (StwSession  *self,
       g_propagate_error (error, missing);
       return FALSE;
     }
-  if (surface->closed)
+  if (stw_surface_is_closed (surface))
     {
       GError *closed = stw_error_new ("SURFACE_CLOSED", _("Surface %s has closed"), surface_id);
       stw_error_add_next_action (closed, "electron_surfaces_list()");
@@ -1629,12 +1290,12 @@ stw_session_switch_surface (StwSession  *self,
       return FALSE;
     }
 
-  window = surface->kind == STW_SURFACE_KIND_WINDOW ? surface : NULL;
+  window = stw_surface_get_kind (surface) == STW_SURFACE_KIND_WINDOW ? surface : NULL;
   for (guint i = 0; window == NULL && i < self->surfaces->len; i++)
     {
       StwSurface *candidate = g_ptr_array_index (self->surfaces, i);
-      if (candidate->kind == STW_SURFACE_KIND_WINDOW &&
-          g_strcmp0 (candidate->window_id, surface->window_id) == 0)
+      if (stw_surface_get_kind (candidate) == STW_SURFACE_KIND_WINDOW &&
+          g_strcmp0 (stw_surface_get_window_id (candidate), stw_surface_get_window_id (surface)) == 0)
         window = candidate;
     }
   set_active (self, window, surface);
@@ -1648,6 +1309,8 @@ stw_session_switch_surface (StwSession  *self,
  * @self: a #StwSession
  *
  * Returns: (transfer none): the session id
+ *
+ * Since: 1.0
  */
 const char *
 stw_session_get_id (StwSession *self)
@@ -1661,6 +1324,8 @@ stw_session_get_id (StwSession *self)
  * @self: a #StwSession
  *
  * Returns: (transfer none): `cdp` or `injector`
+ *
+ * Since: 1.0
  */
 const char *
 stw_session_get_transport_name (StwSession *self)
@@ -1674,6 +1339,8 @@ stw_session_get_transport_name (StwSession *self)
  * @self: a #StwSession
  *
  * Returns: whether the server launched the app (and so owns its processes)
+ *
+ * Since: 1.0
  */
 gboolean
 stw_session_is_owned (StwSession *self)
@@ -1687,6 +1354,8 @@ stw_session_is_owned (StwSession *self)
  * @self: a #StwSession
  *
  * Returns: whether the app is still there
+ *
+ * Since: 1.0
  */
 gboolean
 stw_session_is_running (StwSession *self)
@@ -1700,6 +1369,8 @@ stw_session_is_running (StwSession *self)
  * @self: a #StwSession
  *
  * Returns: whether main-process operations are possible
+ *
+ * Since: 1.0
  */
 gboolean
 stw_session_has_main_process (StwSession *self)
@@ -1713,6 +1384,8 @@ stw_session_has_main_process (StwSession *self)
  * @self: a #StwSession
  *
  * Returns: whether the first window showed meaningful content at launch
+ *
+ * Since: 1.0
  */
 gboolean
 stw_session_is_renderer_ready (StwSession *self)
@@ -1726,6 +1399,8 @@ stw_session_is_renderer_ready (StwSession *self)
  * @self: a #StwSession
  *
  * Returns: the app's main process id, or 0 when unknown
+ *
+ * Since: 1.0
  */
 GPid
 stw_session_get_pid (StwSession *self)
@@ -1737,8 +1412,31 @@ stw_session_get_pid (StwSession *self)
 JsonObject *
 _stw_session_capabilities (StwSession *self)
 {
-  JsonObject *caps = json_object_new ();
-  gboolean renderer = self->browser != NULL;
+  return stw_session_get_capabilities (self);
+}
+
+/**
+ * stw_session_get_capabilities:
+ * @self: a #StwSession
+ *
+ * What the session can do: `mainEval`, `rendererEval`, `interaction`,
+ * `surfaces`, `owned`, and `notes` saying why a capability is missing
+ * when that is known.
+ *
+ * Returns: (transfer full): the capabilities, as `electron_info` shows them
+ *
+ * Since: 1.0
+ */
+JsonObject *
+stw_session_get_capabilities (StwSession *self)
+{
+  JsonObject *caps;
+  gboolean renderer;
+
+  g_return_val_if_fail (STW_IS_SESSION (self), NULL);
+
+  caps = json_object_new ();
+  renderer = self->browser != NULL;
 
   json_object_set_boolean_member (caps, "mainEval", stw_session_has_main_process (self));
   json_object_set_boolean_member (caps, "rendererEval", renderer);
@@ -1858,6 +1556,8 @@ on_main_info (GObject      *object,
  * app's name, version and paths from its main process; for plain Chromium
  * the browser's versions only, and for a plain Node process (injected) its
  * own versions only (`app` is null in both).
+ *
+ * Since: 1.0
  */
 void
 stw_session_get_info_async (StwSession          *self,
@@ -1866,7 +1566,8 @@ stw_session_get_info_async (StwSession          *self,
                             gpointer             user_data)
 {
   GTask *task = g_task_new (self, cancellable, callback, user_data);
-  JsonObject *info = json_object_new ();
+
+  g_task_set_source_tag (task, stw_session_get_info_async);  JsonObject *info = json_object_new ();
 
   json_object_set_null_member (info, "app");
   g_task_set_task_data (task, info, (GDestroyNotify) json_object_unref);
@@ -1891,154 +1592,56 @@ stw_session_get_info_async (StwSession          *self,
  * @error: where to put the failure
  *
  * Returns: (transfer full): `{versions, app, protocol_version}`
+ *
+ * Since: 1.0
  */
 JsonObject *
 stw_session_get_info_finish (StwSession    *self,
                              GAsyncResult  *result,
                              GError       **error)
 {
+  g_return_val_if_fail (g_task_is_valid (result, self), NULL);
+  g_return_val_if_fail (g_task_get_source_tag (G_TASK (result)) == stw_session_get_info_async, NULL);
+
   return g_task_propagate_pointer (G_TASK (result), error);
 }
 
 /* --- screenshots --------------------------------------------------------- */
 
-typedef struct
-{
-  char       *cdp_session;
-  JsonObject *capture;     /* Page.captureScreenshot params */
-} Shot;
-
 static void
-shot_free (Shot *shot)
-{
-  g_free (shot->cdp_session);
-  g_clear_pointer (&shot->capture, json_object_unref);
-  g_free (shot);
-}
-
-static void
-on_captured (GObject      *object,
-             GAsyncResult *result,
-             gpointer      user_data)
+on_surface_captured (GObject      *object,
+                     GAsyncResult *result,
+                     gpointer      user_data)
 {
   g_autoptr(GTask) task = user_data;
-  g_autoptr(JsonObject) reply = NULL;
   g_autoptr(GError) error = NULL;
-  const char *data;
-  guchar *bytes;
-  gsize length = 0;
+  GBytes *image = stw_surface_capture_screenshot_finish (STW_SURFACE (object), result, &error);
 
-  reply = stw_transport_call_finish (STW_TRANSPORT (object), result, &error);
-  if (reply == NULL)
-    {
-      g_task_return_error (task, g_steal_pointer (&error));
-      return;
-    }
-  data = json_string (reply, "data");
-  if (data == NULL)
-    {
-      g_task_return_error (task, stw_error_new ("INTERNAL_ERROR", _("The browser returned no image")));
-      return;
-    }
-  bytes = g_base64_decode (data, &length);
-  g_task_return_pointer (task, g_bytes_new_take (bytes, length), (GDestroyNotify) g_bytes_unref);
-}
-
-static void
-capture (GTask *task)
-{
-  StwSession *self = g_task_get_source_object (task);
-  Shot *shot = g_task_get_task_data (task);
-  GCancellable *cancellable = g_task_get_cancellable (task);
-
-  stw_transport_call_async (self->browser, "Page.captureScreenshot", shot->capture, shot->cdp_session,
-                            30000, cancellable, on_captured, task);
-}
-
-static void
-set_clip (JsonObject *capture,
-          double      x,
-          double      y,
-          double      width,
-          double      height)
-{
-  JsonObject *clip = json_object_new ();
-
-  json_object_set_double_member (clip, "x", x);
-  json_object_set_double_member (clip, "y", y);
-  json_object_set_double_member (clip, "width", MAX (width, 1.0));
-  json_object_set_double_member (clip, "height", MAX (height, 1.0));
-  json_object_set_int_member (clip, "scale", 1);
-  json_object_set_object_member (capture, "clip", clip);
-}
-
-static void
-on_layout_metrics (GObject      *object,
-                   GAsyncResult *result,
-                   gpointer      user_data)
-{
-  GTask *task = user_data;
-  Shot *shot = g_task_get_task_data (task);
-  g_autoptr(JsonObject) reply = stw_transport_call_finish (STW_TRANSPORT (object), result, NULL);
-  JsonObject *size = reply && json_object_has_member (reply, "cssContentSize")
-                     ? json_object_get_object_member (reply, "cssContentSize") : NULL;
-
-  if (size != NULL)
-    {
-      set_clip (shot->capture, 0, 0, json_object_get_double_member_with_default (size, "width", 1),
-                json_object_get_double_member_with_default (size, "height", 1));
-      json_object_set_boolean_member (shot->capture, "captureBeyondViewport", TRUE);
-    }
-  capture (task);
-}
-
-static void
-on_element_box (GObject      *object,
-                GAsyncResult *result,
-                gpointer      user_data)
-{
-  GTask *task = user_data;
-  StwSession *self = g_task_get_source_object (task);
-  Shot *shot = g_task_get_task_data (task);
-  g_autoptr(GError) error = NULL;
-  g_autoptr(JsonNode) box = stw_session_evaluate_renderer_finish (self, result, &error);
-  JsonObject *rect;
-
-  if (box == NULL)
-    {
-      g_task_return_error (task, g_steal_pointer (&error));
-      g_object_unref (task);
-      return;
-    }
-  if (!JSON_NODE_HOLDS_OBJECT (box))
-    {
-      GError *missing = stw_error_new ("SELECTOR_NO_MATCH", _("No element matches the selector"));
-      stw_error_add_next_action (missing, "electron_snapshot()");
-      g_task_return_error (task, missing);
-      g_object_unref (task);
-      return;
-    }
-  rect = json_node_get_object (box);
-  set_clip (shot->capture,
-            json_object_get_double_member_with_default (rect, "x", 0),
-            json_object_get_double_member_with_default (rect, "y", 0),
-            json_object_get_double_member_with_default (rect, "width", 1),
-            json_object_get_double_member_with_default (rect, "height", 1));
-  capture (task);
+  if (image == NULL)
+    g_task_return_error (task, g_steal_pointer (&error));
+  else
+    g_task_return_pointer (task, image, (GDestroyNotify) g_bytes_unref);
 }
 
 /**
  * stw_session_capture_screenshot_async:
  * @self: a #StwSession
  * @window: (nullable): the window to capture; %NULL for the active one
- * @options: `format` (`png`|`jpeg`), `quality` (jpeg), `fullPage`,
- *   `clip {x, y, width, height}` (CSS pixels), `selector` (crop to the
- *   element, on the window's own page)
+ * @options: (nullable): `format` (`png`|`jpeg`), `quality` (jpeg),
+ *   `fullPage`, `clip {x, y, width, height}` (CSS pixels), `selector`
+ *   (crop to the element, on the window's own page); see
+ *   [ctor@Stagewright.ScreenshotOptions.new_from_json]
  * @cancellable: (nullable): a #GCancellable
  * @callback: called with the encoded image
  * @user_data: data for @callback
  *
- * Captures a window's pixels through `Page.captureScreenshot`.
+ * A convenience for [method@Stagewright.Surface.capture_screenshot_async]
+ * on a window of this session. Fails with `NOT_RUNNING`,
+ * `TRANSPORT_UNSUPPORTED` (no renderer connection), `REF_NOT_FOUND` (no
+ * such live window) or `BAD_ARGUMENT` (@options), besides the surface's
+ * own errors.
+ *
+ * Since: 1.0
  */
 void
 stw_session_capture_screenshot_async (StwSession          *self,
@@ -2048,73 +1651,34 @@ stw_session_capture_screenshot_async (StwSession          *self,
                                       GAsyncReadyCallback  callback,
                                       gpointer             user_data)
 {
-  GTask *task = g_task_new (self, cancellable, callback, user_data);
-  Shot *shot = g_new0 (Shot, 1);
-  const char *format = json_string (options, "format");
-  const char *selector = json_string (options, "selector");
+  g_autoptr(StwScreenshotOptions) shot_options = NULL;
+  g_autoptr(GError) error = NULL;
+  GTask *task;
 
-  g_task_set_task_data (task, shot, (GDestroyNotify) shot_free);
+  g_return_if_fail (STW_IS_SESSION (self));
+  g_return_if_fail (window == NULL || STW_IS_SURFACE (window));
+
+  task = g_task_new (self, cancellable, callback, user_data);
+  g_task_set_source_tag (task, stw_session_capture_screenshot_async);
 
   if (window == NULL)
     window = stw_session_get_active_window (self);
-  if (!self->running || self->browser == NULL || window == NULL || window->closed)
+  if (!self->running)
+    error = stw_error_new_literal ("NOT_RUNNING", NULL);
+  else if (self->browser == NULL)
+    error = stw_error_new_literal ("TRANSPORT_UNSUPPORTED", _("This session has no renderer connection"));
+  else if (window == NULL || stw_surface_is_closed (window) || !g_ptr_array_find (self->surfaces, window, NULL))
+    error = stw_error_new ("REF_NOT_FOUND", _("No such window"));
+  else
+    shot_options = options ? stw_screenshot_options_new_from_json (options, &error) : stw_screenshot_options_new ();
+
+  if (error != NULL)
     {
-      g_task_return_error (task, self->running && self->browser == NULL
-                                 ? stw_error_new_literal ("TRANSPORT_UNSUPPORTED", _("This session has no renderer connection"))
-                                 : self->running ? stw_error_new ("REF_NOT_FOUND", _("No such window"))
-                                                 : stw_error_new_literal ("NOT_RUNNING", NULL));
+      g_task_return_error (task, g_steal_pointer (&error));
       g_object_unref (task);
       return;
     }
-
-  shot->cdp_session = g_strdup (window->cdp_session_id);
-  shot->capture = json_object_new ();
-  json_object_set_string_member (shot->capture, "format", g_strcmp0 (format, "jpeg") == 0 ? "jpeg" : "png");
-  if (g_strcmp0 (format, "jpeg") == 0 && json_object_has_member (options, "quality"))
-    json_object_set_int_member (shot->capture, "quality", json_object_get_int_member (options, "quality"));
-
-  if (json_object_has_member (options, "clip"))
-    {
-      JsonObject *clip = json_object_get_object_member (options, "clip");
-      set_clip (shot->capture,
-                json_object_get_double_member_with_default (clip, "x", 0),
-                json_object_get_double_member_with_default (clip, "y", 0),
-                json_object_get_double_member_with_default (clip, "width", 1),
-                json_object_get_double_member_with_default (clip, "height", 1));
-    }
-  else if (selector != NULL)
-    {
-      g_autofree char *quoted = NULL;
-      g_autofree char *expression = NULL;
-      g_autoptr(JsonNode) node = json_node_new (JSON_NODE_VALUE);
-      StwSurface *previous = stw_session_get_active_surface (self);
-      g_autofree char *previous_id = previous ? g_strdup (previous->id) : NULL;
-
-      json_node_set_string (node, selector);
-      quoted = stw_json_to_string (node, NULL);
-      expression = g_strdup_printf ("(() => { const e = document.querySelector(%s); if (!e) return null;"
-                                    " e.scrollIntoView({block: 'center', inline: 'center'});"
-                                    " const r = e.getBoundingClientRect();"
-                                    " return {x: r.x, y: r.y, width: r.width, height: r.height}; })()",
-                                    quoted);
-      /* The crop is measured on the window's own page. */
-      set_active (self, window, NULL);
-      stw_session_evaluate_renderer_async (self, expression, cancellable, on_element_box, task);
-      if (previous_id != NULL)
-        {
-          StwSurface *restore = find_surface (self, previous_id);
-          set_active (self, find_surface (self, self->active_window_id), restore);
-        }
-      return;
-    }
-  else if (json_object_get_boolean_member_with_default (options, "fullPage", FALSE))
-    {
-      stw_transport_call_async (self->browser, "Page.getLayoutMetrics", NULL, shot->cdp_session, 0,
-                                cancellable, on_layout_metrics, task);
-      return;
-    }
-
-  capture (task);
+  stw_surface_capture_screenshot_async (window, shot_options, cancellable, on_surface_captured, task);
 }
 
 /**
@@ -2124,13 +1688,53 @@ stw_session_capture_screenshot_async (StwSession          *self,
  * @error: where to put the failure
  *
  * Returns: (transfer full): the encoded image
+ *
+ * Since: 1.0
  */
 GBytes *
 stw_session_capture_screenshot_finish (StwSession    *self,
                                        GAsyncResult  *result,
                                        GError       **error)
 {
+  g_return_val_if_fail (g_task_is_valid (result, self), NULL);
+  g_return_val_if_fail (g_task_get_source_tag (G_TASK (result)) == stw_session_capture_screenshot_async, NULL);
   return g_task_propagate_pointer (G_TASK (result), error);
+}
+
+/**
+ * stw_session_capture_screenshot_sync:
+ * @self: a #StwSession
+ * @window: (nullable): the window to capture; %NULL for the active one
+ * @options: (nullable): as for [method@Stagewright.Session.capture_screenshot_async]
+ * @cancellable: (nullable): a #GCancellable
+ * @error: where to put the failure
+ *
+ * Blocking [method@Stagewright.Session.capture_screenshot_async]; it
+ * iterates the main context that was thread-default when the session was
+ * made.
+ *
+ * Returns: (transfer full): the encoded image
+ *
+ * Since: 1.0
+ */
+GBytes *
+stw_session_capture_screenshot_sync (StwSession    *self,
+                                     StwSurface    *window,
+                                     JsonObject    *options,
+                                     GCancellable  *cancellable,
+                                     GError       **error)
+{
+  StwSyncCall call;
+  GBytes *image;
+
+  g_return_val_if_fail (STW_IS_SESSION (self), NULL);
+
+  if (!_stw_sync_call_init (&call, self->context))
+    return NULL;
+  stw_session_capture_screenshot_async (self, window, options, cancellable, _stw_sync_call_callback, &call);
+  image = stw_session_capture_screenshot_finish (self, _stw_sync_call_wait (&call), error);
+  _stw_sync_call_clear (&call);
+  return image;
 }
 
 /* --- stop ---------------------------------------------------------------- */
@@ -2183,6 +1787,8 @@ on_unowned_wait (gpointer user_data)
  * and SIGKILLs the process group (`escalated`) and removes the temporary
  * directories. Attached apps are closed through the browser; with a pid
  * they are SIGKILLed when they ignore it.
+ *
+ * Since: 1.0
  */
 void
 stw_session_stop_async (StwSession          *self,
@@ -2192,7 +1798,8 @@ stw_session_stop_async (StwSession          *self,
                         gpointer             user_data)
 {
   GTask *task = g_task_new (self, cancellable, callback, user_data);
-  Stop *stop = g_new0 (Stop, 1);
+
+  g_task_set_source_tag (task, stw_session_stop_async);  Stop *stop = g_new0 (Stop, 1);
 
   stop->timeout_ms = timeout_ms;
   g_task_set_task_data (task, stop, g_free);
@@ -2233,6 +1840,8 @@ stw_session_stop_async (StwSession          *self,
  * @error: where to put a failure
  *
  * Returns: %TRUE when stopped
+ *
+ * Since: 1.0
  */
 gboolean
 stw_session_stop_finish (StwSession    *self,
@@ -2240,7 +1849,12 @@ stw_session_stop_finish (StwSession    *self,
                          gboolean      *escalated,
                          GError       **error)
 {
-  Stop *stop = g_task_get_task_data (G_TASK (result));
+  Stop *stop;
+
+  g_return_val_if_fail (g_task_is_valid (result, self), FALSE);
+  g_return_val_if_fail (g_task_get_source_tag (G_TASK (result)) == stw_session_stop_async, FALSE);
+
+  stop = g_task_get_task_data (G_TASK (result));
 
   if (escalated != NULL)
     *escalated = stop->escalated;
@@ -2290,11 +1904,18 @@ stw_session_stop_sync (StwSession  *self,
  * @self: a #StwSession
  *
  * SIGKILLs the app now (the whole group when owned) and ends the session.
+ *
+ * Since: 1.0
  */
 void
 stw_session_force_kill (StwSession *self)
 {
   g_return_if_fail (STW_IS_SESSION (self));
+
+  /* Ended (or disposed with its manager): the pid may belong to someone
+   * else by now. */
+  if (!self->running)
+    return;
 
   g_object_ref (self);
   if (self->process != NULL)
@@ -2317,6 +1938,8 @@ stw_session_force_kill (StwSession *self)
  * Lets go of an attached or injected app without touching it.
  *
  * Returns: %TRUE when detached
+ *
+ * Since: 1.0
  */
 gboolean
 stw_session_detach (StwSession  *self,

@@ -11,50 +11,11 @@
 #include <gio/gio.h>
 #include <json-glib/json-glib.h>
 
+#include "stw-surface.h"
 #include "stw-launch-options.h"
 #include "stw-version-macros.h"
 
 G_BEGIN_DECLS
-
-/**
- * StwSurfaceKind:
- * @STW_SURFACE_KIND_WINDOW: a window's page
- * @STW_SURFACE_KIND_FRAME: an iframe (same process or out of process)
- * @STW_SURFACE_KIND_WEBVIEW: a `<webview>` guest
- * @STW_SURFACE_KIND_OTHER: anything else that renders
- *
- * What a surface is.
- */
-typedef enum
-{
-  STW_SURFACE_KIND_WINDOW,
-  STW_SURFACE_KIND_FRAME,
-  STW_SURFACE_KIND_WEBVIEW,
-  STW_SURFACE_KIND_OTHER,
-} StwSurfaceKind;
-
-#define STW_TYPE_SURFACE (stw_surface_get_type ())
-STW_AVAILABLE_IN_1_0
-G_DECLARE_FINAL_TYPE (StwSurface, stw_surface, STW, SURFACE, GObject)
-
-STW_AVAILABLE_IN_1_0
-const char *stw_surface_get_id (StwSurface *self);
-STW_AVAILABLE_IN_1_0
-StwSurfaceKind stw_surface_get_kind (StwSurface *self);
-STW_AVAILABLE_IN_1_0
-const char *stw_surface_get_parent_id (StwSurface *self);
-STW_AVAILABLE_IN_1_0
-const char *stw_surface_get_window_id (StwSurface *self);
-STW_AVAILABLE_IN_1_0
-const char *stw_surface_get_title (StwSurface *self);
-STW_AVAILABLE_IN_1_0
-const char *stw_surface_get_url (StwSurface *self);
-STW_AVAILABLE_IN_1_0
-const char *stw_surface_get_target_id (StwSurface *self);
-STW_AVAILABLE_IN_1_0
-gboolean stw_surface_is_closed (StwSurface *self);
-STW_AVAILABLE_IN_1_0
-const char *stw_surface_kind_to_string (StwSurfaceKind kind);
 
 #define STW_TYPE_SESSION (stw_session_get_type ())
 STW_AVAILABLE_IN_1_0
@@ -108,6 +69,12 @@ gboolean stw_session_refresh_surfaces_finish (StwSession *self,
                                               GAsyncResult *result,
                                               GError **error);
 STW_AVAILABLE_IN_1_0
+gboolean stw_session_refresh_surfaces_sync (StwSession *self,
+                                            GCancellable *cancellable,
+                                            GError **error);
+STW_AVAILABLE_IN_1_0
+JsonObject *stw_session_get_capabilities (StwSession *self);
+STW_AVAILABLE_IN_1_0
 void stw_session_evaluate_main_async (StwSession *self,
                                       const char *expression,
                                       GCancellable *cancellable,
@@ -147,6 +114,12 @@ STW_AVAILABLE_IN_1_0
 GBytes *stw_session_capture_screenshot_finish (StwSession *self,
                                                GAsyncResult *result,
                                                GError **error);
+STW_AVAILABLE_IN_1_0
+GBytes *stw_session_capture_screenshot_sync (StwSession *self,
+                                             StwSurface *window,
+                                             JsonObject *options,
+                                             GCancellable *cancellable,
+                                             GError **error);
 STW_AVAILABLE_IN_1_0
 void stw_session_stop_async (StwSession *self,
                              guint timeout_ms,

@@ -211,7 +211,8 @@ def list_windows_has_the_titled_window():
     assert [w.get_title() for w in windows] == [DEMO_TITLE], [w.get_title() for w in windows]
     window = windows[0]
     assert window.get_kind() == Stagewright.SurfaceKind.WINDOW
-    assert Stagewright.Surface.kind_to_string(window.get_kind()) == 'window'
+    assert Stagewright.SurfaceKind.to_string(window.get_kind()) == 'window'
+    assert Stagewright.surface_kind_to_string(Stagewright.SurfaceKind.FRAME) == 'frame'
     assert window.get_window_id().startswith(session.get_id() + '-w'), window.get_window_id()
     assert window.get_parent_id() is None
     assert re.match(r'^[0-9A-F]{32}$', window.get_target_id()), window.get_target_id()
@@ -315,6 +316,54 @@ def capture_screenshot_async_gives_a_png():
 
 
 @test
+def surface_screenshots_blocking_and_async():
+    session = state['session']
+    window = session.get_active_window()
+    assert window.dup_session() is session
+    assert window.get_frame_id() == window.get_target_id()
+    assert window.get_cdp_session_id()
+    caps = to_python(window.get_capabilities())
+    assert caps == {'snapshot': True, 'interaction': True, 'rendererEval': True}, caps
+    assert window.get_origin_relation() is None
+    # The viewport, blocking.
+    image = window.capture_screenshot_sync(None, None)
+    width, height = png_size(image.get_data())
+    ok, w, h = Stagewright.image_get_size(image)
+    assert ok and (w, h) == (width, height) and width > 0 and height > 0, (ok, w, h, width, height)
+    # A clip, asynchronously.
+    options = Stagewright.ScreenshotOptions.new()
+    options.set_clip(5, 6, 70, 30)
+    clipped = run_async(lambda done: window.capture_screenshot_async(options, None, done),
+                        lambda source, result: source.capture_screenshot_finish(result))
+    assert png_size(clipped.get_data()) == (70, 30)
+    # An element, as JPEG, blocking.
+    options = Stagewright.ScreenshotOptions.new()
+    options.set_selector('#add')
+    options.set_format(Stagewright.ImageFormat.JPEG)
+    options.set_quality(60)
+    element = window.capture_screenshot_sync(options, None)
+    assert element.get_data()[:2] == b'\xff\xd8'
+    ok, w, h = Stagewright.image_get_size(element)
+    assert ok and 0 < w < width and 0 < h < height, (w, h)
+    options.set_selector('#no-such-element')
+    expect_error('SELECTOR_NO_MATCH', window.capture_screenshot_sync, options, None)
+    # Frames are captured through their window; their origin relation is known.
+    assert session.refresh_surfaces_sync(None) is True
+    frames = [s for s in session.list_surfaces() if s.get_kind() == Stagewright.SurfaceKind.FRAME]
+    relations = {f.get_origin_relation() for f in frames}
+    assert {'same-origin', 'cross-origin'} <= relations, relations
+    expect_error('SURFACE_UNSUPPORTED', frames[0].capture_screenshot_sync, None, None)
+    # The session's convenience, blocking, and its JSON options refused typed.
+    data = session.capture_screenshot_sync(None, None, None).get_data()
+    assert png_size(data) == (width, height)
+    bad = Json.Object.new()
+    bad.set_string_member('format', 'gif')
+    expect_error('BAD_ARGUMENT', session.capture_screenshot_sync, None, bad, None)
+    caps = to_python(session.get_capabilities())
+    assert caps['mainEval'] is True and caps['owned'] is True, caps
+
+
+@test
 def switch_window_errors():
     session = state['session']
     expect_error('REF_NOT_FOUND', session.switch_window, None, 'No such window', -1)
@@ -407,6 +456,27 @@ def window_added_signal_and_force_kill():
     finally:
         if session.is_running():
             session.stop_sync(2000)
+
+
+@test
+def session_kept_after_its_manager_is_dropped():
+    # Defect 2: a session outlives its manager. force_kill must neither
+    # crash nor log a critical (criticals are fatal here), and the disposed
+    # session is not running.
+    manager = Stagewright.SessionManager.new()
+    session = manager.launch_sync(launch_options(DEMO_APP), None)
+    pid = session.get_pid()
+    window = session.get_active_window()
+    assert session.is_running() and alive(pid)
+    del manager
+    import gc
+    gc.collect()
+    assert not session.is_running()
+    session.force_kill()
+    assert not session.is_running()
+    assert window.is_closed()
+    assert spin(lambda: not alive(pid) and group_members(pid) == [], 10000), group_members(pid)
+    expect_error('NOT_RUNNING', window.capture_screenshot_sync, None, None)
 
 
 @test

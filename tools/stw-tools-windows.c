@@ -7,7 +7,7 @@
 #include <glib/gi18n-lib.h>
 
 #include "stw-core-tools.h"
-#include "stw-session-private.h"
+#include "stw-error-registry.h"
 
 #define SESSION_ID_PROPERTY "\"sessionId\":{\"type\":\"string\",\"minLength\":1}"
 
@@ -82,9 +82,7 @@ surface_json (StwSession *session,
               StwSurface *surface)
 {
   JsonObject *object = json_object_new ();
-  JsonObject *caps = json_object_new ();
   StwSurface *active = stw_session_get_active_surface (session);
-  StwSurface *parent = NULL;
 
   json_object_set_string_member (object, "id", stw_surface_get_id (surface));
   json_object_set_string_member (object, "kind", stw_surface_kind_to_string (stw_surface_get_kind (surface)));
@@ -96,38 +94,9 @@ surface_json (StwSession *session,
   if (stw_surface_get_url (surface) != NULL)
     json_object_set_string_member (object, "url", stw_surface_get_url (surface));
   json_object_set_boolean_member (object, "active", surface == active);
-  json_object_set_boolean_member (caps, "snapshot", TRUE);
-  json_object_set_boolean_member (caps, "interaction", TRUE);
-  json_object_set_boolean_member (caps, "rendererEval", TRUE);
-  json_object_set_object_member (object, "capabilities", caps);
-
-  /* How the surface's origin relates to its parent's. */
-  if (stw_surface_get_parent_id (surface) != NULL)
-    {
-      g_autoptr(GList) all = stw_session_list_surfaces (session);
-      for (const GList *l = all; l != NULL; l = l->next)
-        if (g_strcmp0 (stw_surface_get_id (l->data), stw_surface_get_parent_id (surface)) == 0)
-          parent = l->data;
-    }
-  if (parent != NULL && stw_surface_get_url (surface) != NULL && stw_surface_get_url (parent) != NULL)
-    {
-      g_autoptr(GUri) child_uri = g_uri_parse (stw_surface_get_url (surface), G_URI_FLAGS_NONE, NULL);
-      g_autoptr(GUri) parent_uri = g_uri_parse (stw_surface_get_url (parent), G_URI_FLAGS_NONE, NULL);
-      const char *relation = "opaque";
-
-      /* about:blank and about:srcdoc frames inherit their parent's origin. */
-      if (g_str_has_prefix (stw_surface_get_url (surface), "about:blank") ||
-          g_str_equal (stw_surface_get_url (surface), "about:srcdoc"))
-        relation = "same-origin";
-      else if (child_uri != NULL && parent_uri != NULL &&
-               g_strcmp0 (g_uri_get_scheme (child_uri), "data") != 0 &&
-               g_strcmp0 (g_uri_get_scheme (child_uri), "about") != 0)
-        relation = (g_strcmp0 (g_uri_get_scheme (child_uri), g_uri_get_scheme (parent_uri)) == 0 &&
-                    g_strcmp0 (g_uri_get_host (child_uri), g_uri_get_host (parent_uri)) == 0 &&
-                    g_uri_get_port (child_uri) == g_uri_get_port (parent_uri))
-                   ? "same-origin" : "cross-origin";
-      json_object_set_string_member (object, "originRelation", relation);
-    }
+  json_object_set_object_member (object, "capabilities", stw_surface_get_capabilities (surface));
+  if (stw_surface_get_origin_relation (surface) != NULL)
+    json_object_set_string_member (object, "originRelation", stw_surface_get_origin_relation (surface));
   return object;
 }
 
@@ -140,10 +109,20 @@ on_refreshed (GObject      *object,
   StwSession *session = STW_SESSION (object);
   g_autoptr(JsonObject) payload = json_object_new ();
   g_autoptr(GList) surfaces = NULL;
-  JsonArray *array = json_array_new ();
+  g_autoptr(GError) error = NULL;
+  JsonArray *array;
   StwSurface *active;
 
-  stw_session_refresh_surfaces_finish (session, result, NULL);
+  /* The library decides what a session without renderer connection
+   * answers (TRANSPORT_UNSUPPORTED); other failures leave the surfaces
+   * as they were known. */
+  if (!stw_session_refresh_surfaces_finish (session, result, &error) &&
+      g_error_matches (error, STW_ERROR, STW_ERROR_TRANSPORT_UNSUPPORTED))
+    {
+      stw_invocation_return_error (invocation, error);
+      return;
+    }
+  array = json_array_new ();
   surfaces = stw_session_list_surfaces (session);
   for (const GList *l = surfaces; l != NULL; l = l->next)
     json_array_add_object_element (array, surface_json (session, l->data));
@@ -165,12 +144,6 @@ surfaces_list_invoke (StwTool       *tool,
 {
   StwSession *session = stw_invocation_get_session (invocation);
 
-  if (_stw_session_get_browser (session) == NULL)
-    {
-      stw_invocation_return_error_literal (invocation, "TRANSPORT_UNSUPPORTED",
-                                           _("This session reaches the main process only"));
-      return;
-    }
   stw_session_refresh_surfaces_async (session, stw_invocation_get_cancellable (invocation),
                                       on_refreshed, g_object_ref (invocation));
 }

@@ -1,0 +1,17 @@
+// ready.js: whether a document is ready to be driven, as the reference
+// defines it: parsed, and showing something meaningful (text, or a control,
+// image or landmark).
+//
+// Runs in Stagewright's isolated world through Runtime.callFunctionOn; the
+// app's own globals are not visible here and cannot interfere.
+//
+// SPDX-License-Identifier: LGPL-2.1-or-later
+(function ready() {
+  if (document.readyState === 'loading' || !document.body)
+    return false;
+  const text = (document.body.innerText || '').trim();
+  if (text.length > 0)
+    return true;
+  return !!document.querySelector('button,input,select,textarea,a[href],[role],img,svg,canvas,' +
+                                  'table,h1,h2,h3,h4,h5,h6,[data-testid]');
+})

@@ -1,0 +1,1624 @@
+/* stw-surface.c: something that renders in a session, and its page operations
+ *
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <glib/gi18n-lib.h>
+#include <string.h>
+
+#include "stw-error-registry.h"
+#include "stw-session-private.h"
+#include "stw-surface-private.h"
+#include "stw-sync-private.h"
+
+#define SCRIPT_RESOURCE_PREFIX "/org/stagewright/core/js/"
+#define WORLD_NAME "stagewright"
+#define CAPTURE_TIMEOUT_MS 30000
+
+GResource *stw_get_resource (void);
+
+/* --- StwScreenshotOptions ------------------------------------------------ */
+
+struct _StwScreenshotOptions
+{
+  StwImageFormat format;
+  int            quality;     /* -1: the browser's default */
+  gboolean       has_clip;
+  double         clip[4];     /* x, y, width, height (CSS pixels) */
+  char          *selector;
+  gboolean       full_page;
+};
+
+G_DEFINE_BOXED_TYPE (StwScreenshotOptions, stw_screenshot_options,
+                     stw_screenshot_options_copy, stw_screenshot_options_free)
+
+/**
+ * stw_screenshot_options_new:
+ *
+ * Options for the visible viewport, as PNG.
+ *
+ * Returns: (transfer full): new options
+ *
+ * Since: 1.0
+ */
+StwScreenshotOptions *
+stw_screenshot_options_new (void)
+{
+  StwScreenshotOptions *options = g_new0 (StwScreenshotOptions, 1);
+
+  options->format = STW_IMAGE_FORMAT_PNG;
+  options->quality = -1;
+  return options;
+}
+
+/**
+ * stw_screenshot_options_copy:
+ * @options: a #StwScreenshotOptions
+ *
+ * Returns: (transfer full): a copy of @options
+ *
+ * Since: 1.0
+ */
+StwScreenshotOptions *
+stw_screenshot_options_copy (const StwScreenshotOptions *options)
+{
+  StwScreenshotOptions *copy;
+
+  g_return_val_if_fail (options != NULL, NULL);
+
+  copy = g_memdup2 (options, sizeof *options);
+  copy->selector = g_strdup (options->selector);
+  return copy;
+}
+
+/**
+ * stw_screenshot_options_free:
+ * @options: (transfer full): a #StwScreenshotOptions
+ *
+ * Frees @options.
+ *
+ * Since: 1.0
+ */
+void
+stw_screenshot_options_free (StwScreenshotOptions *options)
+{
+  if (options == NULL)
+    return;
+  g_free (options->selector);
+  g_free (options);
+}
+
+/**
+ * stw_screenshot_options_set_format:
+ * @options: a #StwScreenshotOptions
+ * @format: the encoding
+ *
+ * Sets the encoding (PNG by default).
+ *
+ * Since: 1.0
+ */
+void
+stw_screenshot_options_set_format (StwScreenshotOptions *options,
+                                   StwImageFormat        format)
+{
+  g_return_if_fail (options != NULL);
+  g_return_if_fail (format == STW_IMAGE_FORMAT_PNG || format == STW_IMAGE_FORMAT_JPEG);
+  options->format = format;
+}
+
+/**
+ * stw_screenshot_options_get_format:
+ * @options: a #StwScreenshotOptions
+ *
+ * Returns: the encoding
+ *
+ * Since: 1.0
+ */
+StwImageFormat
+stw_screenshot_options_get_format (const StwScreenshotOptions *options)
+{
+  g_return_val_if_fail (options != NULL, STW_IMAGE_FORMAT_PNG);
+  return options->format;
+}
+
+/**
+ * stw_screenshot_options_set_quality:
+ * @options: a #StwScreenshotOptions
+ * @quality: 0…100, or -1 for the browser's default; JPEG only
+ *
+ * Sets the JPEG quality.
+ *
+ * Since: 1.0
+ */
+void
+stw_screenshot_options_set_quality (StwScreenshotOptions *options,
+                                    int                   quality)
+{
+  g_return_if_fail (options != NULL);
+  g_return_if_fail (quality >= -1 && quality <= 100);
+  options->quality = quality;
+}
+
+/**
+ * stw_screenshot_options_get_quality:
+ * @options: a #StwScreenshotOptions
+ *
+ * Returns: the JPEG quality, or -1 for the browser's default
+ *
+ * Since: 1.0
+ */
+int
+stw_screenshot_options_get_quality (const StwScreenshotOptions *options)
+{
+  g_return_val_if_fail (options != NULL, -1);
+  return options->quality;
+}
+
+/**
+ * stw_screenshot_options_set_clip:
+ * @options: a #StwScreenshotOptions
+ * @x: left edge, CSS pixels from the viewport's
+ * @y: top edge
+ * @width: width (> 0)
+ * @height: height (> 0)
+ *
+ * Captures only this rectangle of the page. A clip, a selector and a full
+ * page exclude each other; the last one set wins.
+ *
+ * Since: 1.0
+ */
+void
+stw_screenshot_options_set_clip (StwScreenshotOptions *options,
+                                 double                x,
+                                 double                y,
+                                 double                width,
+                                 double                height)
+{
+  g_return_if_fail (options != NULL);
+  g_return_if_fail (width > 0 && height > 0);
+
+  options->has_clip = TRUE;
+  options->clip[0] = x;
+  options->clip[1] = y;
+  options->clip[2] = width;
+  options->clip[3] = height;
+  g_clear_pointer (&options->selector, g_free);
+  options->full_page = FALSE;
+}
+
+/**
+ * stw_screenshot_options_get_clip:
+ * @options: a #StwScreenshotOptions
+ * @x: (out) (optional): the left edge
+ * @y: (out) (optional): the top edge
+ * @width: (out) (optional): the width
+ * @height: (out) (optional): the height
+ *
+ * Returns: whether a clip is set
+ *
+ * Since: 1.0
+ */
+gboolean
+stw_screenshot_options_get_clip (const StwScreenshotOptions *options,
+                                 double                     *x,
+                                 double                     *y,
+                                 double                     *width,
+                                 double                     *height)
+{
+  g_return_val_if_fail (options != NULL, FALSE);
+
+  if (x != NULL)
+    *x = options->clip[0];
+  if (y != NULL)
+    *y = options->clip[1];
+  if (width != NULL)
+    *width = options->clip[2];
+  if (height != NULL)
+    *height = options->clip[3];
+  return options->has_clip;
+}
+
+/**
+ * stw_screenshot_options_set_selector:
+ * @options: a #StwScreenshotOptions
+ * @selector: (nullable): a CSS selector
+ *
+ * Crops the capture to the first element matching @selector, scrolled
+ * into view first.
+ *
+ * Since: 1.0
+ */
+void
+stw_screenshot_options_set_selector (StwScreenshotOptions *options,
+                                     const char           *selector)
+{
+  g_return_if_fail (options != NULL);
+
+  g_free (options->selector);
+  options->selector = g_strdup (selector);
+  if (selector != NULL)
+    {
+      options->has_clip = FALSE;
+      options->full_page = FALSE;
+    }
+}
+
+/**
+ * stw_screenshot_options_get_selector:
+ * @options: a #StwScreenshotOptions
+ *
+ * Returns: (transfer none) (nullable): the element's selector
+ *
+ * Since: 1.0
+ */
+const char *
+stw_screenshot_options_get_selector (const StwScreenshotOptions *options)
+{
+  g_return_val_if_fail (options != NULL, NULL);
+  return options->selector;
+}
+
+/**
+ * stw_screenshot_options_set_full_page:
+ * @options: a #StwScreenshotOptions
+ * @full_page: whether to capture the whole scrollable page
+ *
+ * Captures the whole page rather than the viewport.
+ *
+ * Since: 1.0
+ */
+void
+stw_screenshot_options_set_full_page (StwScreenshotOptions *options,
+                                      gboolean              full_page)
+{
+  g_return_if_fail (options != NULL);
+
+  options->full_page = !!full_page;
+  if (full_page)
+    {
+      options->has_clip = FALSE;
+      g_clear_pointer (&options->selector, g_free);
+    }
+}
+
+/**
+ * stw_screenshot_options_get_full_page:
+ * @options: a #StwScreenshotOptions
+ *
+ * Returns: whether the whole page is captured
+ *
+ * Since: 1.0
+ */
+gboolean
+stw_screenshot_options_get_full_page (const StwScreenshotOptions *options)
+{
+  g_return_val_if_fail (options != NULL, FALSE);
+  return options->full_page;
+}
+
+/**
+ * stw_screenshot_options_new_from_json:
+ * @object: `{format?: "png"|"jpeg", quality?, fullPage?, clip?: {x, y,
+ *   width, height}, selector?}` (the `electron_screenshot` arguments;
+ *   other members are ignored)
+ * @error: `BAD_ARGUMENT` when a member has the wrong type or value, or
+ *   when a selector is combined with a clip or a full page
+ *
+ * Reads options from JSON.
+ *
+ * Returns: (transfer full) (nullable): the options
+ *
+ * Since: 1.0
+ */
+StwScreenshotOptions *
+stw_screenshot_options_new_from_json (JsonObject  *object,
+                                      GError     **error)
+{
+  g_autoptr(StwScreenshotOptions) options = stw_screenshot_options_new ();
+  JsonNode *node;
+
+  g_return_val_if_fail (object != NULL, NULL);
+
+#define BAD(field, ...) \
+  G_STMT_START { \
+    GError *bad = stw_error_new ("BAD_ARGUMENT", __VA_ARGS__); \
+    g_autoptr(JsonObject) details = json_object_new (); \
+    json_object_set_string_member (details, "field", field); \
+    stw_error_set_details (bad, details); \
+    g_propagate_error (error, bad); \
+    return NULL; \
+  } G_STMT_END
+
+  if ((node = json_object_get_member (object, "format")) != NULL)
+    {
+      const char *format = JSON_NODE_HOLDS_VALUE (node) && json_node_get_value_type (node) == G_TYPE_STRING
+                           ? json_node_get_string (node) : NULL;
+      if (g_strcmp0 (format, "png") == 0)
+        options->format = STW_IMAGE_FORMAT_PNG;
+      else if (g_strcmp0 (format, "jpeg") == 0)
+        options->format = STW_IMAGE_FORMAT_JPEG;
+      else
+        BAD ("format", _("format must be png or jpeg"));
+    }
+  if ((node = json_object_get_member (object, "quality")) != NULL)
+    {
+      if (!JSON_NODE_HOLDS_VALUE (node) || json_node_get_value_type (node) != G_TYPE_INT64 ||
+          json_node_get_int (node) < 0 || json_node_get_int (node) > 100)
+        BAD ("quality", _("quality must be an integer from 0 to 100"));
+      options->quality = (int) json_node_get_int (node);
+    }
+  if ((node = json_object_get_member (object, "selector")) != NULL)
+    {
+      if (!JSON_NODE_HOLDS_VALUE (node) || json_node_get_value_type (node) != G_TYPE_STRING ||
+          *json_node_get_string (node) == '\0')
+        BAD ("selector", _("selector must be a non-empty string"));
+      if (json_object_has_member (object, "fullPage") || json_object_has_member (object, "clip"))
+        BAD ("selector", _("fullPage and clip apply to window captures, not element crops"));
+      options->selector = g_strdup (json_node_get_string (node));
+    }
+  if ((node = json_object_get_member (object, "fullPage")) != NULL)
+    {
+      if (!JSON_NODE_HOLDS_VALUE (node) || json_node_get_value_type (node) != G_TYPE_BOOLEAN)
+        BAD ("fullPage", _("fullPage must be a boolean"));
+      options->full_page = json_node_get_boolean (node);
+    }
+  if ((node = json_object_get_member (object, "clip")) != NULL)
+    {
+      static const char *const names[] = { "x", "y", "width", "height" };
+      JsonObject *clip = JSON_NODE_HOLDS_OBJECT (node) ? json_node_get_object (node) : NULL;
+
+      if (clip == NULL)
+        BAD ("clip", _("clip must be an object {x, y, width, height}"));
+      for (guint i = 0; i < G_N_ELEMENTS (names); i++)
+        {
+          JsonNode *member = json_object_get_member (clip, names[i]);
+          GType type = member && JSON_NODE_HOLDS_VALUE (member) ? json_node_get_value_type (member) : G_TYPE_INVALID;
+
+          if (type != G_TYPE_INT64 && type != G_TYPE_DOUBLE)
+            BAD ("clip", _("clip needs numbers x, y, width and height"));
+          options->clip[i] = json_node_get_double (member);
+        }
+      if (options->clip[2] <= 0 || options->clip[3] <= 0)
+        BAD ("clip", _("clip width and height must be positive"));
+      options->has_clip = TRUE;
+      options->full_page = FALSE;
+    }
+#undef BAD
+
+  return g_steal_pointer (&options);
+}
+
+/**
+ * stw_image_get_size:
+ * @image: an encoded image
+ * @width: (out) (optional): its width in pixels
+ * @height: (out) (optional): its height in pixels
+ *
+ * Reads the dimensions from a PNG (IHDR) or JPEG (SOF*n*) header.
+ *
+ * Returns: %TRUE when @image starts like a PNG or a JPEG and its size
+ *   could be read
+ *
+ * Since: 1.0
+ */
+gboolean
+stw_image_get_size (GBytes *image,
+                    guint  *width,
+                    guint  *height)
+{
+  const guchar *data;
+  gsize length = 0;
+  guint w = 0, h = 0;
+  gboolean found = FALSE;
+
+  g_return_val_if_fail (image != NULL, FALSE);
+
+  data = g_bytes_get_data (image, &length);
+  if (length >= 24 && memcmp (data, "\x89PNG\r\n\x1a\n", 8) == 0 && memcmp (data + 12, "IHDR", 4) == 0)
+    {
+      w = (guint) data[16] << 24 | (guint) data[17] << 16 | (guint) data[18] << 8 | data[19];
+      h = (guint) data[20] << 24 | (guint) data[21] << 16 | (guint) data[22] << 8 | data[23];
+      found = TRUE;
+    }
+  else if (length >= 4 && data[0] == 0xFF && data[1] == 0xD8)
+    {
+      gsize i = 2;
+
+      while (!found && i + 9 < length && data[i] == 0xFF)
+        {
+          guint marker = data[i + 1];
+          guint segment = (guint) data[i + 2] << 8 | data[i + 3];
+
+          if (marker >= 0xC0 && marker <= 0xCF && marker != 0xC4 && marker != 0xC8 && marker != 0xCC)
+            {
+              h = (guint) data[i + 5] << 8 | data[i + 6];
+              w = (guint) data[i + 7] << 8 | data[i + 8];
+              found = TRUE;
+            }
+          i += 2 + segment;
+        }
+    }
+  if (found && width != NULL)
+    *width = w;
+  if (found && height != NULL)
+    *height = h;
+  return found;
+}
+
+/* --- where screenshots go -------------------------------------------------- */
+
+/* BAD_ARGUMENT for a path outside the app root, naming the argument. */
+static GError *
+outside_root_error (const char *argument,
+                    const char *app_root)
+{
+  GError *error = stw_error_new ("BAD_ARGUMENT", _("The screenshot %s lies outside the server's --app-root"), argument);
+  g_autoptr(JsonObject) details = json_object_new ();
+
+  json_object_set_string_member (details, "argument", argument);
+  json_object_set_string_member (details, "rule", "inside --app-root, symlinks resolved");
+  json_object_set_string_member (details, "app_root", app_root);
+  stw_error_set_details (error, details);
+  return error;
+}
+
+/**
+ * stw_screenshot_resolve_path:
+ * @app_root: (nullable): the directory every file must lie in (the
+ *   server's `--app-root`)
+ * @screenshot_dir: (nullable): the configured screenshot directory (the
+ *   server's `--screenshot-dir`)
+ * @path: (nullable): an absolute file path the caller asked for
+ * @dir: (nullable): an absolute directory the caller asked for
+ * @format: the encoding, for the file name's extension
+ * @error: `BAD_ARGUMENT` (both @path and @dir, or a path outside
+ *   @app_root once symlinks are resolved, with `details` naming the
+ *   argument), `ABSOLUTE_PATH_REQUIRED` or `FILE_NOT_FOUND` (the directory
+ *   does not exist or cannot be made)
+ *
+ * Decides where a screenshot is written, by the rule of
+ * `electron_screenshot`: @path, else a new file in @dir, else in
+ * @screenshot_dir, else in `<app-root>/.stagewright/screenshots` (made
+ * with mode 0700) when there is an app root, else in the temporary
+ * directory. With an app root, nothing lies outside it.
+ *
+ * Returns: (transfer full) (type filename) (nullable): the file to write
+ *
+ * Since: 1.0
+ */
+char *
+stw_screenshot_resolve_path (const char      *app_root,
+                             const char      *screenshot_dir,
+                             const char      *path,
+                             const char      *dir,
+                             StwImageFormat   format,
+                             GError         **error)
+{
+  g_autofree char *file = NULL;
+  g_autofree char *parent = NULL;
+  const char *argument = path ? "path" : dir ? "dir" : "screenshot_dir";
+
+  g_return_val_if_fail (error == NULL || *error == NULL, NULL);
+
+  if (path != NULL && dir != NULL)
+    {
+      g_propagate_error (error, stw_error_new_literal ("BAD_ARGUMENT", _("Give path or dir, not both")));
+      return NULL;
+    }
+  if ((path != NULL && !g_path_is_absolute (path)) || (dir != NULL && !g_path_is_absolute (dir)))
+    {
+      g_propagate_error (error, stw_error_new_literal ("ABSOLUTE_PATH_REQUIRED", NULL));
+      return NULL;
+    }
+
+  if (path != NULL)
+    file = g_strdup (path);
+  else
+    {
+      g_autofree char *uuid = g_uuid_string_random ();
+      g_autofree char *name = g_strdup_printf ("stagewright-%s.%s", uuid,
+                                               format == STW_IMAGE_FORMAT_JPEG ? "jpg" : "png");
+      g_autofree char *base = NULL;
+
+      if (dir != NULL)
+        base = g_strdup (dir);
+      else if (screenshot_dir != NULL)
+        base = g_strdup (screenshot_dir);
+      else if (app_root != NULL)
+        {
+          /* Never the shared temporary directory when there is a root. */
+          base = g_build_filename (app_root, ".stagewright", "screenshots", NULL);
+          argument = "default directory";
+          if (g_mkdir_with_parents (base, 0700) != 0)
+            {
+              int saved = errno;
+              g_propagate_error (error, stw_error_new ("FILE_NOT_FOUND", _("Cannot create %s: %s"),
+                                                       base, g_strerror (saved)));
+              return NULL;
+            }
+        }
+      else
+        base = g_strdup (g_get_tmp_dir ());
+      file = g_build_filename (base, name, NULL);
+    }
+
+  parent = g_path_get_dirname (file);
+  if (app_root != NULL && !_stw_path_is_inside (parent, app_root))
+    {
+      g_propagate_error (error, outside_root_error (argument, app_root));
+      return NULL;
+    }
+  if (!g_file_test (parent, G_FILE_TEST_IS_DIR))
+    {
+      g_propagate_error (error, stw_error_new_literal ("FILE_NOT_FOUND", _("The directory does not exist")));
+      return NULL;
+    }
+  return g_steal_pointer (&file);
+}
+
+/* --- StwSurface ---------------------------------------------------------- */
+
+/**
+ * StwSurface:
+ *
+ * Something that renders in a session: a window's page, an iframe, a
+ * `<webview>`. Its id is opaque, lives as long as the session and is never
+ * reused; a closed surface stays known (as closed) so a stale id fails
+ * with `SURFACE_CLOSED` rather than `SURFACE_NOT_FOUND`.
+ *
+ * Page operations are methods of the surface; the
+ * [class@Stagewright.Session] offers conveniences that act on its active
+ * surface. The page-side code they run (from the library's resources)
+ * runs in an isolated world of the surface's frame, which the app's own
+ * scripts cannot see or break; its execution context is created on first
+ * use and reused until the frame navigates.
+ *
+ * A surface knows its session weakly: keeping a surface does not keep the
+ * session (or the app) alive.
+ *
+ * Since: 1.0
+ */
+struct _StwSurface
+{
+  GObject         parent_instance;
+
+  GWeakRef        session;
+  StwTransport   *transport;
+  StwSurface     *parent;
+  char           *id;
+  StwSurfaceKind  kind;
+  char           *window_id;
+  char           *title;
+  char           *url;
+  char           *target_id;
+  char           *cdp_session_id;
+  char           *subframe_id;
+  gboolean        closed;
+
+  /* The isolated world: its context id (0: none), the calls waiting while
+   * it is being made, and the transport events that invalidate it. */
+  gint64          world_id;
+  gboolean        world_pending;
+  GPtrArray      *world_waiters;
+  gulong          world_handlers[3];
+
+  GMainContext   *context;     /* thread-default when made */
+};
+
+G_DEFINE_FINAL_TYPE (StwSurface, stw_surface, G_TYPE_OBJECT)
+
+static void
+disconnect_world_handlers (StwSurface *self)
+{
+  for (guint i = 0; i < G_N_ELEMENTS (self->world_handlers); i++)
+    if (self->world_handlers[i] != 0)
+      {
+        g_signal_handler_disconnect (self->transport, self->world_handlers[i]);
+        self->world_handlers[i] = 0;
+      }
+}
+
+static void
+stw_surface_dispose (GObject *object)
+{
+  StwSurface *self = STW_SURFACE (object);
+
+  if (self->transport != NULL)
+    disconnect_world_handlers (self);
+  g_clear_object (&self->transport);
+  g_clear_object (&self->parent);
+  G_OBJECT_CLASS (stw_surface_parent_class)->dispose (object);
+}
+
+static void
+stw_surface_finalize (GObject *object)
+{
+  StwSurface *self = STW_SURFACE (object);
+
+  g_weak_ref_clear (&self->session);
+  g_free (self->id);
+  g_free (self->window_id);
+  g_free (self->title);
+  g_free (self->url);
+  g_free (self->target_id);
+  g_free (self->cdp_session_id);
+  g_free (self->subframe_id);
+  g_ptr_array_unref (self->world_waiters);
+  g_main_context_unref (self->context);
+  G_OBJECT_CLASS (stw_surface_parent_class)->finalize (object);
+}
+
+static void
+stw_surface_class_init (StwSurfaceClass *klass)
+{
+  GObjectClass *object_class = G_OBJECT_CLASS (klass);
+
+  object_class->dispose = stw_surface_dispose;
+  object_class->finalize = stw_surface_finalize;
+}
+
+static void
+stw_surface_init (StwSurface *self)
+{
+  g_weak_ref_init (&self->session, NULL);
+  self->world_waiters = g_ptr_array_new ();
+  self->context = g_main_context_ref_thread_default ();
+}
+
+StwSurface *
+_stw_surface_new (StwSession     *session,
+                  StwTransport   *transport,
+                  const char     *id,
+                  StwSurfaceKind  kind,
+                  StwSurface     *parent,
+                  const char     *window_id,
+                  const char     *target_id,
+                  const char     *cdp_session_id,
+                  const char     *subframe_id,
+                  const char     *title,
+                  const char     *url)
+{
+  StwSurface *self = g_object_new (STW_TYPE_SURFACE, NULL);
+
+  g_weak_ref_set (&self->session, session);
+  self->transport = transport ? g_object_ref (transport) : NULL;
+  self->parent = parent ? g_object_ref (parent) : NULL;
+  self->id = g_strdup (id);
+  self->kind = kind;
+  self->window_id = g_strdup (window_id);
+  self->target_id = g_strdup (target_id);
+  self->cdp_session_id = g_strdup (cdp_session_id);
+  self->subframe_id = g_strdup (subframe_id);
+  self->title = g_strdup (title);
+  self->url = g_strdup (url);
+  return self;
+}
+
+void
+_stw_surface_set_title (StwSurface *self,
+                        const char *title)
+{
+  g_free (self->title);
+  self->title = g_strdup (title);
+}
+
+void
+_stw_surface_set_url (StwSurface *self,
+                      const char *url)
+{
+  g_free (self->url);
+  self->url = g_strdup (url);
+}
+
+void
+_stw_surface_set_closed (StwSurface *self)
+{
+  self->closed = TRUE;
+  self->world_id = 0;
+  if (self->transport != NULL)
+    disconnect_world_handlers (self);
+}
+
+const char *
+_stw_surface_get_subframe_id (StwSurface *self)
+{
+  return self->subframe_id;
+}
+
+StwSurface *
+_stw_surface_get_parent (StwSurface *self)
+{
+  return self->parent;
+}
+
+gint64
+_stw_surface_get_world_id (StwSurface *self)
+{
+  return self->world_id;
+}
+
+/**
+ * stw_surface_get_id:
+ * @self: a #StwSurface
+ *
+ * Returns: (transfer none): the surface's id
+ *
+ * Since: 1.0
+ */
+const char *
+stw_surface_get_id (StwSurface *self)
+{
+  g_return_val_if_fail (STW_IS_SURFACE (self), NULL);
+  return self->id;
+}
+
+/**
+ * stw_surface_get_kind:
+ * @self: a #StwSurface
+ *
+ * Returns: what the surface is
+ *
+ * Since: 1.0
+ */
+StwSurfaceKind
+stw_surface_get_kind (StwSurface *self)
+{
+  g_return_val_if_fail (STW_IS_SURFACE (self), STW_SURFACE_KIND_OTHER);
+  return self->kind;
+}
+
+/**
+ * stw_surface_get_parent_id:
+ * @self: a #StwSurface
+ *
+ * Returns: (transfer none) (nullable): the id of the surface it is embedded in
+ *
+ * Since: 1.0
+ */
+const char *
+stw_surface_get_parent_id (StwSurface *self)
+{
+  g_return_val_if_fail (STW_IS_SURFACE (self), NULL);
+  return self->parent ? self->parent->id : NULL;
+}
+
+/**
+ * stw_surface_get_window_id:
+ * @self: a #StwSurface
+ *
+ * Returns: (transfer none) (nullable): the id of the window it belongs to
+ *
+ * Since: 1.0
+ */
+const char *
+stw_surface_get_window_id (StwSurface *self)
+{
+  g_return_val_if_fail (STW_IS_SURFACE (self), NULL);
+  return self->window_id;
+}
+
+/**
+ * stw_surface_get_title:
+ * @self: a #StwSurface
+ *
+ * Returns: (transfer none) (nullable): the title
+ *
+ * Since: 1.0
+ */
+const char *
+stw_surface_get_title (StwSurface *self)
+{
+  g_return_val_if_fail (STW_IS_SURFACE (self), NULL);
+  return self->title;
+}
+
+/**
+ * stw_surface_get_url:
+ * @self: a #StwSurface
+ *
+ * Returns: (transfer none) (nullable): the URL
+ *
+ * Since: 1.0
+ */
+const char *
+stw_surface_get_url (StwSurface *self)
+{
+  g_return_val_if_fail (STW_IS_SURFACE (self), NULL);
+  return self->url;
+}
+
+/**
+ * stw_surface_get_target_id:
+ * @self: a #StwSurface
+ *
+ * Returns: (transfer none) (nullable): the DevTools target id (for a
+ *   same-process frame, its page's)
+ *
+ * Since: 1.0
+ */
+const char *
+stw_surface_get_target_id (StwSurface *self)
+{
+  g_return_val_if_fail (STW_IS_SURFACE (self), NULL);
+  return self->target_id;
+}
+
+/**
+ * stw_surface_get_frame_id:
+ * @self: a #StwSurface
+ *
+ * The DevTools frame id of the surface's document: a same-process frame's
+ * own, or the main frame of a page, out-of-process frame or webview (whose
+ * id is its target id).
+ *
+ * Returns: (transfer none) (nullable): the frame id
+ *
+ * Since: 1.0
+ */
+const char *
+stw_surface_get_frame_id (StwSurface *self)
+{
+  g_return_val_if_fail (STW_IS_SURFACE (self), NULL);
+  return self->subframe_id ? self->subframe_id : self->target_id;
+}
+
+/**
+ * stw_surface_get_cdp_session_id:
+ * @self: a #StwSurface
+ *
+ * Returns: (transfer none) (nullable): the flat CDP session the surface is
+ *   reached through (a same-process frame shares its page's)
+ *
+ * Since: 1.0
+ */
+const char *
+stw_surface_get_cdp_session_id (StwSurface *self)
+{
+  g_return_val_if_fail (STW_IS_SURFACE (self), NULL);
+  return self->cdp_session_id;
+}
+
+/**
+ * stw_surface_is_closed:
+ * @self: a #StwSurface
+ *
+ * Returns: whether the surface closed or detached
+ *
+ * Since: 1.0
+ */
+gboolean
+stw_surface_is_closed (StwSurface *self)
+{
+  g_return_val_if_fail (STW_IS_SURFACE (self), TRUE);
+  return self->closed;
+}
+
+/**
+ * stw_surface_dup_session:
+ * @self: a #StwSurface
+ *
+ * Returns: (transfer full) (nullable): the session the surface belongs
+ *   to, or %NULL once the session is gone
+ *
+ * Since: 1.0
+ */
+StwSession *
+stw_surface_dup_session (StwSurface *self)
+{
+  g_return_val_if_fail (STW_IS_SURFACE (self), NULL);
+  return g_weak_ref_get (&self->session);
+}
+
+/**
+ * stw_surface_get_capabilities:
+ * @self: a #StwSurface
+ *
+ * What page operations the surface supports now: `snapshot`,
+ * `interaction` and `rendererEval` (all false once it closed).
+ *
+ * Returns: (transfer full): `{snapshot, interaction, rendererEval}`
+ *
+ * Since: 1.0
+ */
+JsonObject *
+stw_surface_get_capabilities (StwSurface *self)
+{
+  JsonObject *caps;
+  gboolean live;
+
+  g_return_val_if_fail (STW_IS_SURFACE (self), NULL);
+
+  caps = json_object_new ();
+  live = !self->closed && self->transport != NULL;
+  json_object_set_boolean_member (caps, "snapshot", live);
+  json_object_set_boolean_member (caps, "interaction", live);
+  json_object_set_boolean_member (caps, "rendererEval", live);
+  return caps;
+}
+
+/**
+ * stw_surface_get_origin_relation:
+ * @self: a #StwSurface
+ *
+ * How the surface's origin relates to the surface it is embedded in:
+ * `same-origin` (including `about:blank` and `about:srcdoc` frames, which
+ * inherit their parent's origin), `cross-origin`, or `opaque` (`data:`
+ * URLs and anything that does not parse).
+ *
+ * Returns: (transfer none) (nullable): the relation, or %NULL for a
+ *   surface without a parent (or whose URLs are unknown)
+ *
+ * Since: 1.0
+ */
+const char *
+stw_surface_get_origin_relation (StwSurface *self)
+{
+  g_autoptr(GUri) child_uri = NULL;
+  g_autoptr(GUri) parent_uri = NULL;
+
+  g_return_val_if_fail (STW_IS_SURFACE (self), NULL);
+
+  if (self->parent == NULL || self->url == NULL || self->parent->url == NULL)
+    return NULL;
+  if (g_str_has_prefix (self->url, "about:blank") || g_str_equal (self->url, "about:srcdoc"))
+    return "same-origin";
+
+  child_uri = g_uri_parse (self->url, G_URI_FLAGS_NONE, NULL);
+  parent_uri = g_uri_parse (self->parent->url, G_URI_FLAGS_NONE, NULL);
+  if (child_uri == NULL || parent_uri == NULL ||
+      g_strcmp0 (g_uri_get_scheme (child_uri), "data") == 0 ||
+      g_strcmp0 (g_uri_get_scheme (child_uri), "about") == 0)
+    return "opaque";
+  return g_strcmp0 (g_uri_get_scheme (child_uri), g_uri_get_scheme (parent_uri)) == 0 &&
+         g_strcmp0 (g_uri_get_host (child_uri), g_uri_get_host (parent_uri)) == 0 &&
+         g_uri_get_port (child_uri) == g_uri_get_port (parent_uri)
+         ? "same-origin" : "cross-origin";
+}
+
+/**
+ * stw_surface_kind_to_string:
+ * @kind: a #StwSurfaceKind
+ *
+ * Returns: (transfer none): `window`, `frame`, `webview` or `other`
+ *
+ * Since: 1.0
+ */
+const char *
+stw_surface_kind_to_string (StwSurfaceKind kind)
+{
+  switch (kind)
+    {
+    case STW_SURFACE_KIND_WINDOW:
+      return "window";
+    case STW_SURFACE_KIND_FRAME:
+      return "frame";
+    case STW_SURFACE_KIND_WEBVIEW:
+      return "webview";
+    case STW_SURFACE_KIND_OTHER:
+    default:
+      return "other";
+    }
+}
+
+/* --- the isolated world -------------------------------------------------- */
+
+/* Why a surface cannot run page operations now, or NULL. */
+static GError *
+check_usable (StwSurface *self)
+{
+  g_autoptr(StwSession) session = g_weak_ref_get (&self->session);
+
+  if (session == NULL || !stw_session_is_running (session))
+    return stw_error_new_literal ("NOT_RUNNING", NULL);
+  if (self->transport == NULL)
+    return stw_error_new_literal ("TRANSPORT_UNSUPPORTED", _("This session has no renderer connection"));
+  if (self->closed)
+    {
+      GError *closed = stw_error_new ("SURFACE_CLOSED", _("Surface %s has closed"), self->id);
+      stw_error_add_next_action (closed, "electron_surfaces_list()");
+      return closed;
+    }
+  return NULL;
+}
+
+static const char *
+json_string (JsonObject *object,
+             const char *member)
+{
+  return object ? json_object_get_string_member_with_default (object, member, NULL) : NULL;
+}
+
+static void
+drop_world (StwSurface *self)
+{
+  if (self->world_id != 0)
+    g_debug ("Surface %s: isolated world %" G_GINT64_FORMAT " gone", self->id, self->world_id);
+  self->world_id = 0;
+}
+
+static void
+on_context_destroyed (StwTransport *transport,
+                      const char   *method,
+                      JsonObject   *params,
+                      const char   *session_id,
+                      StwSurface   *self)
+{
+  if (g_strcmp0 (session_id, self->cdp_session_id) == 0 &&
+      json_object_get_int_member_with_default (params, "executionContextId", -1) == self->world_id)
+    drop_world (self);
+}
+
+static void
+on_contexts_cleared (StwTransport *transport,
+                     const char   *method,
+                     JsonObject   *params,
+                     const char   *session_id,
+                     StwSurface   *self)
+{
+  if (g_strcmp0 (session_id, self->cdp_session_id) == 0)
+    drop_world (self);
+}
+
+static void
+on_frame_navigated (StwTransport *transport,
+                    const char   *method,
+                    JsonObject   *params,
+                    const char   *session_id,
+                    StwSurface   *self)
+{
+  JsonObject *frame = json_object_get_object_member (params, "frame");
+
+  if (g_strcmp0 (session_id, self->cdp_session_id) == 0 &&
+      g_strcmp0 (json_string (frame, "id"), stw_surface_get_frame_id (self)) == 0)
+    drop_world (self);
+}
+
+typedef struct
+{
+  char       *method;      /* Runtime.evaluate or Runtime.callFunctionOn */
+  JsonObject *params;      /* without executionContextId */
+  gint64      world_id;    /* the context the call went to */
+  gboolean    retried;
+} WorldCall;
+
+static void
+world_call_free (WorldCall *call)
+{
+  g_free (call->method);
+  json_object_unref (call->params);
+  g_free (call);
+}
+
+static void ensure_world (GTask *task);
+
+static gboolean
+is_stale_context (const GError *error)
+{
+  /* Chromium's words when a context id no longer exists (the frame
+   * navigated, or the world went with its document). */
+  return error->domain == STW_CDP_ERROR && error->message != NULL &&
+         (strstr (error->message, "Cannot find context") != NULL ||
+          strstr (error->message, "Cannot find execution context") != NULL);
+}
+
+JsonNode *
+_stw_remote_value (JsonObject  *reply,
+                   GError     **error)
+{
+  JsonObject *remote;
+
+  if (json_object_has_member (reply, "exceptionDetails"))
+    {
+      JsonObject *details = json_object_get_object_member (reply, "exceptionDetails");
+      JsonObject *exception = details ? json_object_get_object_member (details, "exception") : NULL;
+      const char *text = json_string (exception, "description");
+
+      if (text == NULL)
+        text = json_string (details, "text");
+      g_propagate_error (error, stw_error_new ("EVAL_RUNTIME_ERROR", "%s", text ? text : "The evaluated code threw"));
+      return NULL;
+    }
+
+  remote = json_object_has_member (reply, "result") ? json_object_get_object_member (reply, "result") : NULL;
+  if (remote != NULL && json_object_has_member (remote, "value"))
+    return json_node_copy (json_object_get_member (remote, "value"));
+  return json_node_new (JSON_NODE_NULL);
+}
+
+static void
+on_world_called (GObject      *object,
+                 GAsyncResult *result,
+                 gpointer      user_data)
+{
+  g_autoptr(GTask) task = user_data;
+  StwSurface *self = g_task_get_source_object (task);
+  WorldCall *call = g_task_get_task_data (task);
+  g_autoptr(JsonObject) reply = NULL;
+  g_autoptr(GError) error = NULL;
+  JsonNode *value;
+
+  reply = stw_transport_call_finish (STW_TRANSPORT (object), result, &error);
+  if (reply == NULL)
+    {
+      if (is_stale_context (error) && !call->retried && !self->closed)
+        {
+          /* Gone between our last look and this call: make a new one, once. */
+          call->retried = TRUE;
+          if (self->world_id == call->world_id)
+            drop_world (self);
+          ensure_world (g_steal_pointer (&task));
+          return;
+        }
+      g_task_return_error (task, g_steal_pointer (&error));
+      return;
+    }
+
+  value = _stw_remote_value (reply, &error);
+  if (value == NULL)
+    g_task_return_error (task, g_steal_pointer (&error));
+  else
+    g_task_return_pointer (task, value, (GDestroyNotify) json_node_unref);
+}
+
+static void
+call_in_world (GTask *task)
+{
+  StwSurface *self = g_task_get_source_object (task);
+  WorldCall *call = g_task_get_task_data (task);
+  g_autoptr(JsonObject) params = json_object_new ();
+  GError *unusable = check_usable (self);
+
+  if (unusable != NULL)
+    {
+      g_task_return_error (task, unusable);
+      g_object_unref (task);
+      return;
+    }
+
+  {
+    g_autoptr(GList) members = json_object_get_members (call->params);
+    for (const GList *l = members; l != NULL; l = l->next)
+      json_object_set_member (params, l->data, json_node_copy (json_object_get_member (call->params, l->data)));
+  }
+  call->world_id = self->world_id;
+  /* The same thing under two names. */
+  json_object_set_int_member (params, g_str_equal (call->method, "Runtime.evaluate") ? "contextId" : "executionContextId",
+                              self->world_id);
+  stw_transport_call_async (self->transport, call->method, params, self->cdp_session_id, 0,
+                            g_task_get_cancellable (task), on_world_called, task);
+}
+
+static void
+on_world_created (GObject      *object,
+                  GAsyncResult *result,
+                  gpointer      user_data)
+{
+  g_autoptr(StwSurface) self = user_data;
+  g_autoptr(JsonObject) reply = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autoptr(GPtrArray) waiters = NULL;
+
+  reply = stw_transport_call_finish (STW_TRANSPORT (object), result, &error);
+  self->world_pending = FALSE;
+  waiters = g_steal_pointer (&self->world_waiters);
+  self->world_waiters = g_ptr_array_new ();
+
+  if (reply != NULL && json_object_get_int_member_with_default (reply, "executionContextId", 0) <= 0)
+    error = stw_error_new ("INTERNAL_ERROR", _("The browser made no isolated world"));
+  if (error == NULL)
+    {
+      self->world_id = json_object_get_int_member (reply, "executionContextId");
+      g_debug ("Surface %s: isolated world %" G_GINT64_FORMAT, self->id, self->world_id);
+    }
+
+  for (guint i = 0; i < waiters->len; i++)
+    {
+      GTask *task = g_ptr_array_index (waiters, i);
+
+      if (error != NULL)
+        {
+          g_task_return_error (task, g_error_copy (error));
+          g_object_unref (task);
+        }
+      else
+        call_in_world (task);
+    }
+}
+
+/* Runs the task's call in the isolated world, making the world first when
+ * none is cached; calls that arrive while it is being made wait for it. */
+static void
+ensure_world (GTask *task)
+{
+  StwSurface *self = g_task_get_source_object (task);
+  g_autoptr(JsonObject) params = NULL;
+  GError *unusable = check_usable (self);
+
+  if (unusable != NULL)
+    {
+      g_task_return_error (task, unusable);
+      g_object_unref (task);
+      return;
+    }
+  if (self->world_id != 0)
+    {
+      call_in_world (task);
+      return;
+    }
+
+  g_ptr_array_add (self->world_waiters, task);
+  if (self->world_pending)
+    return;
+  self->world_pending = TRUE;
+
+  if (self->world_handlers[0] == 0)
+    {
+      /* Navigations announce themselves through the Page domain. */
+      stw_transport_send_notification (self->transport, "Page.enable", NULL, self->cdp_session_id);
+      self->world_handlers[0] = g_signal_connect (self->transport, "event::Runtime.executionContextDestroyed",
+                                                  G_CALLBACK (on_context_destroyed), self);
+      self->world_handlers[1] = g_signal_connect (self->transport, "event::Runtime.executionContextsCleared",
+                                                  G_CALLBACK (on_contexts_cleared), self);
+      self->world_handlers[2] = g_signal_connect (self->transport, "event::Page.frameNavigated",
+                                                  G_CALLBACK (on_frame_navigated), self);
+    }
+
+  params = json_object_new ();
+  json_object_set_string_member (params, "frameId", stw_surface_get_frame_id (self));
+  json_object_set_string_member (params, "worldName", WORLD_NAME);
+  /* Not tied to any one caller: a cancelled call must not fail the others
+   * waiting for the same world. */
+  stw_transport_call_async (self->transport, "Page.createIsolatedWorld", params, self->cdp_session_id, 0,
+                            NULL, on_world_created, g_object_ref (self));
+}
+
+static void
+start_world_call (StwSurface          *self,
+                  const char          *method,
+                  JsonObject          *params,
+                  gpointer             source_tag,
+                  GCancellable        *cancellable,
+                  GAsyncReadyCallback  callback,
+                  gpointer             user_data)
+{
+  GTask *task = g_task_new (self, cancellable, callback, user_data);
+  WorldCall *call = g_new0 (WorldCall, 1);
+
+  g_task_set_source_tag (task, source_tag);
+  call->method = g_strdup (method);
+  call->params = json_object_ref (params);
+  json_object_set_boolean_member (call->params, "returnByValue", TRUE);
+  json_object_set_boolean_member (call->params, "awaitPromise", TRUE);
+  g_task_set_task_data (task, call, (GDestroyNotify) world_call_free);
+  ensure_world (task);
+}
+
+void
+_stw_surface_call_script_async (StwSurface          *self,
+                                const char          *script,
+                                JsonArray           *args,
+                                GCancellable        *cancellable,
+                                GAsyncReadyCallback  callback,
+                                gpointer             user_data)
+{
+  g_autofree char *path = g_strconcat (SCRIPT_RESOURCE_PREFIX, script, NULL);
+  g_autoptr(GBytes) source = g_resource_lookup_data (stw_get_resource (), path, G_RESOURCE_LOOKUP_FLAGS_NONE, NULL);
+  g_autoptr(JsonObject) params = json_object_new ();
+  JsonArray *call_args = json_array_new ();
+
+  /* A missing script is a packaging bug, not a runtime condition. */
+  g_return_if_fail (source != NULL);
+
+  json_object_set_string_member (params, "functionDeclaration", g_bytes_get_data (source, NULL));
+  for (guint i = 0; args != NULL && i < json_array_get_length (args); i++)
+    {
+      JsonObject *arg = json_object_new ();
+      json_object_set_member (arg, "value", json_node_copy (json_array_get_element (args, i)));
+      json_array_add_object_element (call_args, arg);
+    }
+  json_object_set_array_member (params, "arguments", call_args);
+  start_world_call (self, "Runtime.callFunctionOn", params, _stw_surface_call_script_async,
+                    cancellable, callback, user_data);
+}
+
+JsonNode *
+_stw_surface_call_script_finish (StwSurface    *self,
+                                 GAsyncResult  *result,
+                                 GError       **error)
+{
+  g_return_val_if_fail (g_task_is_valid (result, self), NULL);
+  g_return_val_if_fail (g_task_get_source_tag (G_TASK (result)) == _stw_surface_call_script_async, NULL);
+  return g_task_propagate_pointer (G_TASK (result), error);
+}
+
+void
+_stw_surface_evaluate_isolated_async (StwSurface          *self,
+                                      const char          *expression,
+                                      GCancellable        *cancellable,
+                                      GAsyncReadyCallback  callback,
+                                      gpointer             user_data)
+{
+  g_autoptr(JsonObject) params = json_object_new ();
+
+  json_object_set_string_member (params, "expression", expression);
+  start_world_call (self, "Runtime.evaluate", params, _stw_surface_evaluate_isolated_async,
+                    cancellable, callback, user_data);
+}
+
+JsonNode *
+_stw_surface_evaluate_isolated_finish (StwSurface    *self,
+                                       GAsyncResult  *result,
+                                       GError       **error)
+{
+  g_return_val_if_fail (g_task_is_valid (result, self), NULL);
+  g_return_val_if_fail (g_task_get_source_tag (G_TASK (result)) == _stw_surface_evaluate_isolated_async, NULL);
+  return g_task_propagate_pointer (G_TASK (result), error);
+}
+
+/* --- screenshots --------------------------------------------------------- */
+
+static void
+on_captured (GObject      *object,
+             GAsyncResult *result,
+             gpointer      user_data)
+{
+  g_autoptr(GTask) task = user_data;
+  g_autoptr(JsonObject) reply = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autoptr(GBytes) image = NULL;
+  const char *data;
+  guchar *bytes;
+  gsize length = 0;
+
+  reply = stw_transport_call_finish (STW_TRANSPORT (object), result, &error);
+  if (reply == NULL)
+    {
+      g_task_return_error (task, g_steal_pointer (&error));
+      return;
+    }
+  data = json_string (reply, "data");
+  if (data == NULL)
+    {
+      g_task_return_error (task, stw_error_new ("INTERNAL_ERROR", _("The browser returned no image")));
+      return;
+    }
+  bytes = g_base64_decode (data, &length);
+  image = g_bytes_new_take (bytes, length);
+  if (!stw_image_get_size (image, NULL, NULL))
+    {
+      g_task_return_error (task, stw_error_new ("INTERNAL_ERROR", _("The browser returned something that is not an image")));
+      return;
+    }
+  g_task_return_pointer (task, g_steal_pointer (&image), (GDestroyNotify) g_bytes_unref);
+}
+
+static void
+capture (GTask *task)
+{
+  StwSurface *self = g_task_get_source_object (task);
+  JsonObject *params = g_task_get_task_data (task);
+  GError *unusable = check_usable (self);
+
+  if (unusable != NULL)
+    {
+      g_task_return_error (task, unusable);
+      g_object_unref (task);
+      return;
+    }
+  stw_transport_call_async (self->transport, "Page.captureScreenshot", params, self->cdp_session_id,
+                            CAPTURE_TIMEOUT_MS, g_task_get_cancellable (task), on_captured, task);
+}
+
+static void
+set_clip (JsonObject *params,
+          double      x,
+          double      y,
+          double      width,
+          double      height)
+{
+  JsonObject *clip = json_object_new ();
+
+  json_object_set_double_member (clip, "x", x);
+  json_object_set_double_member (clip, "y", y);
+  json_object_set_double_member (clip, "width", MAX (width, 1.0));
+  json_object_set_double_member (clip, "height", MAX (height, 1.0));
+  json_object_set_int_member (clip, "scale", 1);
+  json_object_set_object_member (params, "clip", clip);
+}
+
+static void
+on_layout_metrics (GObject      *object,
+                   GAsyncResult *result,
+                   gpointer      user_data)
+{
+  GTask *task = user_data;
+  JsonObject *params = g_task_get_task_data (task);
+  g_autoptr(JsonObject) reply = NULL;
+  g_autoptr(GError) error = NULL;
+  JsonObject *size;
+
+  reply = stw_transport_call_finish (STW_TRANSPORT (object), result, &error);
+  if (reply == NULL)
+    {
+      g_task_return_error (task, g_steal_pointer (&error));
+      g_object_unref (task);
+      return;
+    }
+  size = json_object_has_member (reply, "cssContentSize") ? json_object_get_object_member (reply, "cssContentSize") : NULL;
+  if (size != NULL)
+    {
+      set_clip (params, 0, 0, json_object_get_double_member_with_default (size, "width", 1),
+                json_object_get_double_member_with_default (size, "height", 1));
+      json_object_set_boolean_member (params, "captureBeyondViewport", TRUE);
+    }
+  capture (task);
+}
+
+static void
+on_element_box (GObject      *object,
+                GAsyncResult *result,
+                gpointer      user_data)
+{
+  GTask *task = user_data;
+  JsonObject *params = g_task_get_task_data (task);
+  g_autoptr(GError) error = NULL;
+  g_autoptr(JsonNode) box = _stw_surface_call_script_finish (STW_SURFACE (object), result, &error);
+  JsonObject *rect;
+
+  if (box == NULL)
+    {
+      g_task_return_error (task, g_steal_pointer (&error));
+      g_object_unref (task);
+      return;
+    }
+  if (!JSON_NODE_HOLDS_OBJECT (box))
+    {
+      GError *missing = stw_error_new ("SELECTOR_NO_MATCH", _("No element matches the selector"));
+      stw_error_add_next_action (missing, "electron_snapshot()");
+      g_task_return_error (task, missing);
+      g_object_unref (task);
+      return;
+    }
+  rect = json_node_get_object (box);
+  set_clip (params,
+            json_object_get_double_member_with_default (rect, "x", 0),
+            json_object_get_double_member_with_default (rect, "y", 0),
+            json_object_get_double_member_with_default (rect, "width", 1),
+            json_object_get_double_member_with_default (rect, "height", 1));
+  capture (task);
+}
+
+/**
+ * stw_surface_capture_screenshot_async:
+ * @self: a #StwSurface: a window or webview
+ * @options: (nullable): what to capture and how; %NULL for the viewport as PNG
+ * @cancellable: (nullable): a #GCancellable
+ * @callback: called with the encoded image
+ * @user_data: data for @callback
+ *
+ * Captures the surface's pixels through `Page.captureScreenshot`: the
+ * viewport, the full page, a clip, or one element (measured by a
+ * page-side script in the isolated world, after scrolling it into view).
+ *
+ * Fails with `NOT_RUNNING` once the session ended, `SURFACE_CLOSED` when
+ * the surface closed, `SURFACE_UNSUPPORTED` for a frame (capture its
+ * window with a clip instead), `SELECTOR_NO_MATCH`, `CDP_DISCONNECTED` or
+ * `CDP_TIMEOUT`.
+ *
+ * Since: 1.0
+ */
+void
+stw_surface_capture_screenshot_async (StwSurface                 *self,
+                                      const StwScreenshotOptions *options,
+                                      GCancellable               *cancellable,
+                                      GAsyncReadyCallback         callback,
+                                      gpointer                    user_data)
+{
+  g_autoptr(StwScreenshotOptions) defaults = NULL;
+  GTask *task;
+  JsonObject *params;
+  GError *unusable;
+
+  g_return_if_fail (STW_IS_SURFACE (self));
+  g_return_if_fail (cancellable == NULL || G_IS_CANCELLABLE (cancellable));
+
+  task = g_task_new (self, cancellable, callback, user_data);
+  g_task_set_source_tag (task, stw_surface_capture_screenshot_async);
+
+  if (options == NULL)
+    options = defaults = stw_screenshot_options_new ();
+
+  unusable = check_usable (self);
+  if (unusable == NULL && self->kind == STW_SURFACE_KIND_FRAME)
+    unusable = stw_error_new ("SURFACE_UNSUPPORTED",
+                              _("A frame is captured through its window: capture the window with a clip"));
+  if (unusable != NULL)
+    {
+      g_task_return_error (task, unusable);
+      g_object_unref (task);
+      return;
+    }
+
+  params = json_object_new ();
+  g_task_set_task_data (task, params, (GDestroyNotify) json_object_unref);
+  json_object_set_string_member (params, "format", options->format == STW_IMAGE_FORMAT_JPEG ? "jpeg" : "png");
+  if (options->format == STW_IMAGE_FORMAT_JPEG && options->quality >= 0)
+    json_object_set_int_member (params, "quality", options->quality);
+
+  if (options->has_clip)
+    set_clip (params, options->clip[0], options->clip[1], options->clip[2], options->clip[3]);
+  else if (options->selector != NULL)
+    {
+      g_autoptr(JsonArray) args = json_array_new ();
+
+      json_array_add_string_element (args, options->selector);
+      _stw_surface_call_script_async (self, STW_SCRIPT_ELEMENT_BOX, args, cancellable, on_element_box, task);
+      return;
+    }
+  else if (options->full_page)
+    {
+      stw_transport_call_async (self->transport, "Page.getLayoutMetrics", NULL, self->cdp_session_id, 0,
+                                cancellable, on_layout_metrics, task);
+      return;
+    }
+  capture (task);
+}
+
+/**
+ * stw_surface_capture_screenshot_finish:
+ * @self: a #StwSurface
+ * @result: the result given to the callback
+ * @error: where to put the failure
+ *
+ * Returns: (transfer full): the encoded image; its size is
+ *   [func@Stagewright.image_get_size]'s
+ *
+ * Since: 1.0
+ */
+GBytes *
+stw_surface_capture_screenshot_finish (StwSurface    *self,
+                                       GAsyncResult  *result,
+                                       GError       **error)
+{
+  g_return_val_if_fail (STW_IS_SURFACE (self), NULL);
+  g_return_val_if_fail (g_task_is_valid (result, self), NULL);
+  g_return_val_if_fail (g_task_get_source_tag (G_TASK (result)) == stw_surface_capture_screenshot_async, NULL);
+  return g_task_propagate_pointer (G_TASK (result), error);
+}
+
+/**
+ * stw_surface_capture_screenshot_sync:
+ * @self: a #StwSurface
+ * @options: (nullable): what to capture and how; %NULL for the viewport as PNG
+ * @cancellable: (nullable): a #GCancellable
+ * @error: where to put the failure
+ *
+ * Blocking [method@Stagewright.Surface.capture_screenshot_async], for
+ * scripts and test harnesses. It iterates the main context that was
+ * thread-default when the surface was made (its session's) until the
+ * image arrives (see "Blocking calls" in the architecture guide).
+ *
+ * Returns: (transfer full): the encoded image
+ *
+ * Since: 1.0
+ */
+GBytes *
+stw_surface_capture_screenshot_sync (StwSurface                 *self,
+                                     const StwScreenshotOptions *options,
+                                     GCancellable               *cancellable,
+                                     GError                    **error)
+{
+  StwSyncCall call;
+  GBytes *image;
+
+  g_return_val_if_fail (STW_IS_SURFACE (self), NULL);
+
+  if (!_stw_sync_call_init (&call, self->context))
+    return NULL;
+  stw_surface_capture_screenshot_async (self, options, cancellable, _stw_sync_call_callback, &call);
+  image = stw_surface_capture_screenshot_finish (self, _stw_sync_call_wait (&call), error);
+  _stw_sync_call_clear (&call);
+  return image;
+}

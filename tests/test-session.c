@@ -1,0 +1,1086 @@
+/* test-session.c: StwSession and StwSurface, against real Chromium through
+ * the Electron stand-in, and against a scripted fake browser for faults
+ *
+ * The real half launches the demo app (tests/fixtures/demo-app) on the
+ * stand-in (tests/fixtures/electron, on Debian's headless Chromium) once and
+ * runs its cases in order on that session: windows, surfaces, screenshots of
+ * a window, an element and a clip, the isolated world, stop. The fake half
+ * speaks CDP over a pipe pair (StwCdpPipe) and injects faults: garbage image
+ * data, a connection dropped in the middle of a screenshot, a cancellation
+ * mid-way, a stale execution context.
+ *
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+#include "config.h"
+
+#include <gio/gunixinputstream.h>
+#include <gio/gunixoutputstream.h>
+#include <glib/gstdio.h>
+#include <signal.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "stw-session-private.h"
+#include "stw-surface-private.h"
+#include "stw-test-utils.h"
+
+#define DEMO_TITLE "Stagewright Notes"
+/* A 1×1 PNG. */
+#define TINY_PNG "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg=="
+
+/* --- waiting for an async result ------------------------------------------ */
+
+typedef struct
+{
+  GAsyncResult *result;
+} Wait;
+
+static void
+on_result (GObject      *object,
+           GAsyncResult *result,
+           gpointer      user_data)
+{
+  Wait *wait = user_data;
+
+  wait->result = g_object_ref (result);
+}
+
+/* Iterates the default context until the callback ran; fails the test
+ * instead of hanging. The caller owns the result. */
+static GAsyncResult *
+wait_result (Wait  *wait,
+             guint  timeout_ms)
+{
+  gint64 deadline = g_get_monotonic_time () + (gint64) stw_test_timeout_ms (timeout_ms) * 1000;
+
+  while (wait->result == NULL)
+    {
+      g_assert_cmpint (g_get_monotonic_time (), <, deadline);
+      g_main_context_iteration (NULL, FALSE);
+      if (wait->result == NULL)
+        g_usleep (1000);
+    }
+  return g_steal_pointer (&wait->result);
+}
+
+static void
+spin_until (gboolean (*predicate) (gpointer),
+            gpointer   data,
+            guint      timeout_ms)
+{
+  gint64 deadline = g_get_monotonic_time () + (gint64) stw_test_timeout_ms (timeout_ms) * 1000;
+
+  while (!predicate (data))
+    {
+      g_assert_cmpint (g_get_monotonic_time (), <, deadline);
+      g_main_context_iteration (NULL, FALSE);
+      g_usleep (1000);
+    }
+}
+
+static GBytes *
+capture_surface (StwSurface                 *surface,
+                 const StwScreenshotOptions *options,
+                 GCancellable               *cancellable,
+                 GError                    **error)
+{
+  Wait wait = { 0 };
+  g_autoptr(GAsyncResult) result = NULL;
+
+  stw_surface_capture_screenshot_async (surface, options, cancellable, on_result, &wait);
+  result = wait_result (&wait, 30000);
+  return stw_surface_capture_screenshot_finish (surface, result, error);
+}
+
+static JsonNode *
+call_script (StwSurface  *surface,
+             const char  *script,
+             JsonArray   *args,
+             GError     **error)
+{
+  Wait wait = { 0 };
+  g_autoptr(GAsyncResult) result = NULL;
+
+  _stw_surface_call_script_async (surface, script, args, NULL, on_result, &wait);
+  result = wait_result (&wait, 10000);
+  return _stw_surface_call_script_finish (surface, result, error);
+}
+
+static JsonNode *
+evaluate_isolated (StwSurface  *surface,
+                   const char  *expression,
+                   GError     **error)
+{
+  Wait wait = { 0 };
+  g_autoptr(GAsyncResult) result = NULL;
+
+  _stw_surface_evaluate_isolated_async (surface, expression, NULL, on_result, &wait);
+  result = wait_result (&wait, 10000);
+  return _stw_surface_evaluate_isolated_finish (surface, result, error);
+}
+
+static JsonNode *
+evaluate_main_world (StwSession  *session,
+                     const char  *expression,
+                     GError     **error)
+{
+  Wait wait = { 0 };
+  g_autoptr(GAsyncResult) result = NULL;
+
+  stw_session_evaluate_renderer_async (session, expression, NULL, on_result, &wait);
+  result = wait_result (&wait, 10000);
+  return stw_session_evaluate_renderer_finish (session, result, error);
+}
+
+static void
+assert_png (GBytes *image,
+            guint   width,
+            guint   height)
+{
+  const guchar *data;
+  gsize length = 0;
+  guint w = 0, h = 0;
+
+  g_assert_nonnull (image);
+  data = g_bytes_get_data (image, &length);
+  g_assert_cmpuint (length, >, 24);
+  g_assert_cmpmem (data, 8, "\x89PNG\r\n\x1a\n", 8);
+  g_assert_cmpmem (data + 12, 4, "IHDR", 4);
+  g_assert_true (stw_image_get_size (image, &w, &h));
+  /* The header, read by hand, agrees with the library. */
+  g_assert_cmpuint (w, ==, (guint) data[16] << 24 | (guint) data[17] << 16 | (guint) data[18] << 8 | data[19]);
+  g_assert_cmpuint (h, ==, (guint) data[20] << 24 | (guint) data[21] << 16 | (guint) data[22] << 8 | data[23]);
+  if (width > 0)
+    g_assert_cmpuint (w, ==, width);
+  if (height > 0)
+    g_assert_cmpuint (h, ==, height);
+}
+
+/* Gone, or a zombie nobody reaped yet. */
+static gboolean
+process_gone (gpointer data)
+{
+  g_autofree char *path = g_strdup_printf ("/proc/%d/stat", GPOINTER_TO_INT (data));
+  g_autofree char *stat = NULL;
+  const char *paren;
+
+  if (!g_file_get_contents (path, &stat, NULL, NULL))
+    return TRUE;
+  paren = strrchr (stat, ')');
+  return paren != NULL && (paren[2] == 'Z' || paren[2] == 'X');
+}
+
+/* --- the real app --------------------------------------------------------- */
+
+static struct
+{
+  StwSessionManager *manager;
+  StwSession        *session;
+  char              *skip;
+} app;
+
+static gboolean
+have_app (void)
+{
+  if (app.skip != NULL)
+    {
+      g_test_skip (app.skip);
+      return FALSE;
+    }
+  g_assert_nonnull (app.session);
+  return TRUE;
+}
+
+static StwLaunchOptions *
+launch_options (const char *fixture)
+{
+  StwLaunchOptions *options = stw_launch_options_new ();
+  g_autofree char *electron = g_test_build_filename (G_TEST_DIST, "fixtures", "electron", NULL);
+  g_autofree char *main = g_test_build_filename (G_TEST_DIST, "fixtures", fixture, NULL);
+
+  stw_launch_options_set_executable_path (options, electron);
+  stw_launch_options_set_main (options, main);
+  return options;
+}
+
+static StwSession *
+launch (StwSessionManager *manager,
+        const char        *fixture)
+{
+  g_autoptr(StwLaunchOptions) options = launch_options (fixture);
+  g_autoptr(GAsyncResult) result = NULL;
+  g_autoptr(GError) error = NULL;
+  Wait wait = { 0 };
+  StwSession *session;
+
+  stw_session_manager_launch_async (manager, options, NULL, on_result, &wait);
+  result = wait_result (&wait, 60000);
+  session = stw_session_manager_launch_finish (manager, result, &error);
+  g_assert_no_error (error);
+  return session;
+}
+
+static void
+test_launch (void)
+{
+  g_autofree char *electron = g_test_build_filename (G_TEST_DIST, "fixtures", "electron", NULL);
+  g_autoptr(GList) windows = NULL;
+
+  if (!g_file_test (electron, G_FILE_TEST_IS_EXECUTABLE) ||
+      !g_file_test ("/usr/lib/chromium/chromium", G_FILE_TEST_IS_EXECUTABLE))
+    {
+      app.skip = g_strdup ("the Electron stand-in or Chromium is missing");
+      g_test_skip (app.skip);
+      return;
+    }
+
+  app.manager = stw_session_manager_new ();
+  app.session = launch (app.manager, "demo-app");
+  g_assert_true (stw_session_is_running (app.session));
+  g_assert_true (stw_session_is_owned (app.session));
+  g_assert_true (stw_session_is_renderer_ready (app.session));
+  g_assert_cmpint (stw_session_get_pid (app.session), >, 0);
+
+  windows = stw_session_list_windows (app.session);
+  g_assert_cmpuint (g_list_length (windows), ==, 1);
+  g_assert_cmpstr (stw_surface_get_title (windows->data), ==, DEMO_TITLE);
+  g_assert_true (stw_session_get_active_window (app.session) == windows->data);
+  g_assert_true (stw_session_get_active_surface (app.session) == windows->data);
+}
+
+static gboolean
+has_http_frame (gpointer data)
+{
+  StwSession *session = data;
+  Wait wait = { 0 };
+  g_autoptr(GAsyncResult) result = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autoptr(GList) surfaces = NULL;
+
+  stw_session_refresh_surfaces_async (session, NULL, on_result, &wait);
+  result = wait_result (&wait, 10000);
+  g_assert_true (stw_session_refresh_surfaces_finish (session, result, &error));
+  g_assert_no_error (error);
+  surfaces = stw_session_list_surfaces (session);
+  for (const GList *l = surfaces; l != NULL; l = l->next)
+    if (g_str_has_prefix (stw_surface_get_url (l->data) ? stw_surface_get_url (l->data) : "", "http://127.0.0.1:"))
+      return TRUE;
+  return FALSE;
+}
+
+static void
+test_surfaces (void)
+{
+  g_autoptr(GList) surfaces = NULL;
+  g_autoptr(StwSession) owner = NULL;
+  g_autoptr(JsonObject) caps = NULL;
+  StwSurface *window;
+  StwSurface *blank = NULL;
+  StwSurface *remote = NULL;
+
+  if (!have_app ())
+    return;
+
+  /* The page of another origin loads after the window. */
+  spin_until (has_http_frame, app.session, 15000);
+  surfaces = stw_session_list_surfaces (app.session);
+  window = surfaces->data;
+  g_assert_cmpint (stw_surface_get_kind (window), ==, STW_SURFACE_KIND_WINDOW);
+  g_assert_cmpstr (stw_surface_kind_to_string (stw_surface_get_kind (window)), ==, "window");
+  g_assert_true (G_TYPE_IS_ENUM (STW_TYPE_SURFACE_KIND));
+  g_assert_null (stw_surface_get_parent_id (window));
+  g_assert_null (stw_surface_get_origin_relation (window));
+  /* A page's frame is its target. */
+  g_assert_cmpstr (stw_surface_get_frame_id (window), ==, stw_surface_get_target_id (window));
+  g_assert_nonnull (stw_surface_get_cdp_session_id (window));
+  owner = stw_surface_dup_session (window);
+  g_assert_true (owner == app.session);
+  caps = stw_surface_get_capabilities (window);
+  g_assert_true (json_object_get_boolean_member (caps, "rendererEval"));
+  g_assert_true (json_object_get_boolean_member (caps, "snapshot"));
+  g_assert_true (json_object_get_boolean_member (caps, "interaction"));
+
+  for (const GList *l = surfaces->next; l != NULL; l = l->next)
+    {
+      StwSurface *surface = l->data;
+      const char *url = stw_surface_get_url (surface);
+
+      g_assert_cmpint (stw_surface_get_kind (surface), ==, STW_SURFACE_KIND_FRAME);
+      g_assert_cmpstr (stw_surface_get_window_id (surface), ==, stw_surface_get_window_id (window));
+      g_assert_cmpstr (stw_surface_get_parent_id (surface), ==, stw_surface_get_id (window));
+      g_assert_nonnull (stw_surface_get_frame_id (surface));
+      if (g_str_has_prefix (url ? url : "", "about:blank"))
+        blank = surface;
+      else if (g_str_has_prefix (url ? url : "", "http://127.0.0.1:"))
+        remote = surface;
+    }
+  g_assert_nonnull (blank);
+  g_assert_nonnull (remote);
+  g_assert_cmpstr (stw_surface_get_origin_relation (blank), ==, "same-origin");
+  g_assert_cmpstr (stw_surface_get_origin_relation (remote), ==, "cross-origin");
+}
+
+static void
+test_screenshot_window (void)
+{
+  g_autoptr(GBytes) image = NULL;
+  g_autoptr(GBytes) jpeg = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autoptr(JsonNode) viewport = NULL;
+  g_autoptr(StwScreenshotOptions) options = stw_screenshot_options_new ();
+  StwSurface *window;
+  JsonArray *size;
+  guint width = 0, height = 0;
+
+  if (!have_app ())
+    return;
+
+  window = stw_session_get_active_window (app.session);
+  viewport = evaluate_main_world (app.session,
+                                  "[Math.round(innerWidth * devicePixelRatio), Math.round(innerHeight * devicePixelRatio)]",
+                                  &error);
+  g_assert_no_error (error);
+  size = json_node_get_array (viewport);
+
+  image = capture_surface (window, NULL, NULL, &error);
+  g_assert_no_error (error);
+  assert_png (image, (guint) json_array_get_int_element (size, 0), (guint) json_array_get_int_element (size, 1));
+
+  stw_screenshot_options_set_format (options, STW_IMAGE_FORMAT_JPEG);
+  stw_screenshot_options_set_quality (options, 40);
+  jpeg = capture_surface (window, options, NULL, &error);
+  g_assert_no_error (error);
+  g_assert_cmpmem (g_bytes_get_data (jpeg, NULL), 2, "\xff\xd8", 2);
+  g_assert_true (stw_image_get_size (jpeg, &width, &height));
+  g_assert_cmpuint (width, ==, (guint) json_array_get_int_element (size, 0));
+  g_assert_cmpuint (height, ==, (guint) json_array_get_int_element (size, 1));
+}
+
+static void
+test_screenshot_clip (void)
+{
+  g_autoptr(GBytes) image = NULL;
+  g_autoptr(GBytes) full = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autoptr(StwScreenshotOptions) options = stw_screenshot_options_new ();
+  g_autoptr(JsonNode) scroll = NULL;
+  StwSurface *window;
+  guint width = 0, height = 0;
+
+  if (!have_app ())
+    return;
+
+  window = stw_session_get_active_window (app.session);
+  stw_screenshot_options_set_clip (options, 10, 20, 120, 45);
+  image = capture_surface (window, options, NULL, &error);
+  g_assert_no_error (error);
+  assert_png (image, 120, 45);
+
+  stw_screenshot_options_set_full_page (options, TRUE);
+  g_assert_false (stw_screenshot_options_get_clip (options, NULL, NULL, NULL, NULL));
+  full = capture_surface (window, options, NULL, &error);
+  g_assert_no_error (error);
+  scroll = evaluate_main_world (app.session, "document.documentElement.scrollHeight", &error);
+  g_assert_no_error (error);
+  g_assert_true (stw_image_get_size (full, &width, &height));
+  g_assert_cmpint (ABS ((gint64) height - json_node_get_int (scroll)), <=, 1);
+}
+
+static void
+test_screenshot_element (void)
+{
+  g_autoptr(GBytes) image = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autoptr(StwScreenshotOptions) options = stw_screenshot_options_new ();
+  g_autoptr(JsonNode) box = NULL;
+  g_autoptr(GList) surfaces = NULL;
+  StwSurface *window;
+  JsonObject *rect;
+  guint width = 0, height = 0;
+
+  if (!have_app ())
+    return;
+
+  window = stw_session_get_active_window (app.session);
+  stw_screenshot_options_set_selector (options, "#add");
+  image = capture_surface (window, options, NULL, &error);
+  g_assert_no_error (error);
+  /* The element's own box, measured after the capture scrolled it into view. */
+  box = evaluate_main_world (app.session,
+                             "(() => { const r = document.querySelector('#add').getBoundingClientRect();"
+                             " return {width: r.width, height: r.height}; })()", &error);
+  g_assert_no_error (error);
+  rect = json_node_get_object (box);
+  g_assert_true (stw_image_get_size (image, &width, &height));
+  assert_png (image, 0, 0);
+  g_assert_cmpfloat (ABS (width - MAX (json_object_get_double_member (rect, "width"), 1.0)), <=, 1.0);
+  g_assert_cmpfloat (ABS (height - MAX (json_object_get_double_member (rect, "height"), 1.0)), <=, 1.0);
+
+  /* Nothing matches. */
+  g_clear_pointer (&image, g_bytes_unref);
+  stw_screenshot_options_set_selector (options, "#no-such-element");
+  image = capture_surface (window, options, NULL, &error);
+  g_assert_error (error, STW_ERROR, STW_ERROR_SELECTOR_NO_MATCH);
+  g_assert_null (image);
+  g_clear_error (&error);
+
+  /* A frame is captured through its window. */
+  surfaces = stw_session_list_surfaces (app.session);
+  g_assert_nonnull (surfaces->next);
+  image = capture_surface (surfaces->next->data, NULL, NULL, &error);
+  g_assert_error (error, STW_ERROR, STW_ERROR_SURFACE_UNSUPPORTED);
+  g_assert_null (image);
+}
+
+static gboolean
+world_dropped (gpointer data)
+{
+  return _stw_surface_get_world_id (data) == 0;
+}
+
+static gboolean
+ready_again (gpointer data)
+{
+  g_autoptr(JsonNode) value = call_script (data, STW_SCRIPT_READY, NULL, NULL);
+
+  return value != NULL && JSON_NODE_HOLDS_VALUE (value) && json_node_get_boolean (value);
+}
+
+static void
+test_isolated_world (void)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(JsonNode) first = NULL;
+  g_autoptr(JsonNode) second = NULL;
+  g_autoptr(JsonNode) seen = NULL;
+  g_autoptr(JsonNode) after = NULL;
+  g_autoptr(JsonObject) reload = NULL;
+  g_autoptr(GAsyncResult) result = NULL;
+  Wait wait = { 0 };
+  StwSurface *window;
+  gint64 world;
+
+  if (!have_app ())
+    return;
+
+  window = stw_session_get_active_window (app.session);
+  first = call_script (window, STW_SCRIPT_READY, NULL, &error);
+  g_assert_no_error (error);
+  g_assert_true (json_node_get_boolean (first));
+  world = _stw_surface_get_world_id (window);
+  g_assert_cmpint (world, >, 0);
+
+  /* Reused: the second call goes to the same context. */
+  second = evaluate_isolated (window, "window.__stwProbe = 'isolated'; document.title", &error);
+  g_assert_no_error (error);
+  g_assert_cmpstr (json_node_get_string (second), ==, DEMO_TITLE);
+  g_assert_cmpint (_stw_surface_get_world_id (window), ==, world);
+
+  /* The app's main world sees nothing of it. */
+  seen = evaluate_main_world (app.session, "typeof window.__stwProbe", &error);
+  g_assert_no_error (error);
+  g_assert_cmpstr (json_node_get_string (seen), ==, "undefined");
+
+  /* A reload takes the world with the document; the next call makes a new one. */
+  stw_transport_call_async (_stw_session_get_browser (app.session), "Page.reload", NULL,
+                            stw_surface_get_cdp_session_id (window), 0, NULL, on_result, &wait);
+  result = wait_result (&wait, 10000);
+  reload = stw_transport_call_finish (_stw_session_get_browser (app.session), result, &error);
+  g_assert_no_error (error);
+  spin_until (world_dropped, window, 10000);
+  spin_until (ready_again, window, 10000);
+  g_assert_cmpint (_stw_surface_get_world_id (window), >, 0);
+  g_assert_cmpint (_stw_surface_get_world_id (window), !=, world);
+  after = evaluate_isolated (window, "typeof window.__stwProbe", &error);
+  g_assert_no_error (error);
+  g_assert_cmpstr (json_node_get_string (after), ==, "undefined");
+}
+
+static void
+test_stop (void)
+{
+  g_autoptr(GAsyncResult) result = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autoptr(GBytes) image = NULL;
+  g_autoptr(StwSurface) window = NULL;
+  Wait wait = { 0 };
+  gboolean escalated = TRUE;
+  GPid pid;
+
+  if (!have_app ())
+    return;
+
+  window = g_object_ref (stw_session_get_active_window (app.session));
+  pid = stw_session_get_pid (app.session);
+  stw_session_stop_async (app.session, 5000, NULL, on_result, &wait);
+  result = wait_result (&wait, 20000);
+  g_assert_true (stw_session_stop_finish (app.session, result, &escalated, &error));
+  g_assert_no_error (error);
+  g_assert_false (escalated);
+  g_assert_false (stw_session_is_running (app.session));
+  g_assert_true (stw_surface_is_closed (window));
+  g_assert_null (stw_session_manager_list_sessions (app.manager));
+  spin_until (process_gone, GINT_TO_POINTER (pid), 10000);
+
+  image = capture_surface (window, NULL, NULL, &error);
+  g_assert_error (error, STW_ERROR, STW_ERROR_NOT_RUNNING);
+  g_assert_null (image);
+
+  g_clear_object (&result);
+  g_clear_object (&app.session);
+  /* The surface outlives its session, which it knew only weakly. */
+  g_assert_null (stw_surface_dup_session (window));
+}
+
+/* Defect 2: a session kept after its manager went away. */
+static void
+test_manager_dropped (void)
+{
+  StwSessionManager *manager;
+  g_autoptr(StwSession) session = NULL;
+  GPid pid;
+
+  if (app.skip != NULL)
+    {
+      g_test_skip (app.skip);
+      return;
+    }
+
+  manager = stw_session_manager_new ();
+  session = launch (manager, "demo-app");
+  pid = stw_session_get_pid (session);
+  g_assert_true (stw_session_is_running (session));
+
+  /* Criticals are fatal in this program: a use after free of the manager
+   * would abort here. */
+  g_object_unref (manager);
+  g_assert_false (stw_session_is_running (session));
+  stw_session_force_kill (session);
+  g_assert_false (stw_session_is_running (session));
+  g_assert_null (stw_session_get_active_window (session));
+  spin_until (process_gone, GINT_TO_POINTER (pid), 10000);
+}
+
+/* --- the fake browser ----------------------------------------------------- */
+
+typedef enum
+{
+  SHOT_REPLY,          /* a tiny PNG */
+  SHOT_GARBAGE,        /* data that is no image */
+  SHOT_DROP,           /* the connection goes */
+  SHOT_HOLD,           /* no reply until told */
+} ShotMode;
+
+typedef struct
+{
+  StwTransport      *transport;
+  StwSession        *session;
+  GOutputStream     *to_client;
+  GInputStream      *from_client;
+  GString           *buffer;
+  guchar             chunk[4096];
+  GCancellable      *reading;
+  GHashTable        *counts;       /* method → number of requests */
+  ShotMode           shot_mode;
+  gint64             held_id;      /* a held captureScreenshot */
+  guint              stale_replies;  /* callFunctionOn answers "Cannot find context" */
+  gint64             next_world;
+} Fake;
+
+static void
+fake_send (Fake       *fake,
+           const char *format,
+           ...) G_GNUC_PRINTF (2, 3);
+
+static void
+fake_send (Fake       *fake,
+           const char *format,
+           ...)
+{
+  g_autofree char *text = NULL;
+  va_list args;
+
+  if (fake->to_client == NULL)
+    return;
+  va_start (args, format);
+  text = g_strdup_vprintf (format, args);
+  va_end (args);
+  /* The pipe framing: one JSON message, then NUL. */
+  g_assert_true (g_output_stream_write_all (fake->to_client, text, strlen (text) + 1, NULL, NULL, NULL));
+}
+
+static void
+fake_drop (Fake *fake)
+{
+  g_clear_object (&fake->to_client);
+}
+
+static guint
+fake_count (Fake       *fake,
+            const char *method)
+{
+  return GPOINTER_TO_UINT (g_hash_table_lookup (fake->counts, method));
+}
+
+static void
+fake_handle (Fake       *fake,
+             JsonObject *request)
+{
+  gint64 id = json_object_get_int_member_with_default (request, "id", 0);
+  const char *method = json_object_get_string_member_with_default (request, "method", "");
+  const char *session = json_object_get_string_member_with_default (request, "sessionId", NULL);
+
+  g_hash_table_insert (fake->counts, g_strdup (method), GUINT_TO_POINTER (fake_count (fake, method) + 1));
+
+  if (g_str_equal (method, "Target.setAutoAttach") && session == NULL)
+    {
+      fake_send (fake, "{\"id\":%" G_GINT64_FORMAT ",\"result\":{}}", id);
+      fake_send (fake, "{\"method\":\"Target.attachedToTarget\",\"params\":{\"sessionId\":\"S1\","
+                       "\"targetInfo\":{\"targetId\":\"T1\",\"type\":\"page\",\"title\":\"Fake\","
+                       "\"url\":\"about:blank\"},\"waitingForDebugger\":false}}");
+    }
+  else if (g_str_equal (method, "Page.createIsolatedWorld"))
+    fake_send (fake, "{\"id\":%" G_GINT64_FORMAT ",\"result\":{\"executionContextId\":%" G_GINT64_FORMAT "}}",
+               id, ++fake->next_world);
+  else if (g_str_equal (method, "Runtime.callFunctionOn") && fake->stale_replies > 0)
+    {
+      fake->stale_replies--;
+      fake_send (fake, "{\"id\":%" G_GINT64_FORMAT ",\"error\":{\"code\":-32000,"
+                       "\"message\":\"Cannot find context with specified id\"}}", id);
+    }
+  else if (g_str_equal (method, "Runtime.callFunctionOn"))
+    {
+      /* ready.js answers true; element-box.js a box. */
+      JsonArray *args = json_object_has_member (json_object_get_object_member (request, "params"), "arguments")
+                        ? json_object_get_array_member (json_object_get_object_member (request, "params"), "arguments")
+                        : NULL;
+      if (args != NULL && json_array_get_length (args) > 0)
+        fake_send (fake, "{\"id\":%" G_GINT64_FORMAT ",\"result\":{\"result\":{\"type\":\"object\","
+                         "\"value\":{\"x\":1,\"y\":2,\"width\":3,\"height\":4}}}}", id);
+      else
+        fake_send (fake, "{\"id\":%" G_GINT64_FORMAT ",\"result\":{\"result\":{\"type\":\"boolean\",\"value\":true}}}", id);
+    }
+  else if (g_str_equal (method, "Target.getTargets"))
+    fake_send (fake, "{\"id\":%" G_GINT64_FORMAT ",\"result\":{\"targetInfos\":[{\"targetId\":\"T1\","
+                     "\"type\":\"page\",\"title\":\"Fake\",\"url\":\"about:blank\"}]}}", id);
+  else if (g_str_equal (method, "Page.getFrameTree"))
+    fake_send (fake, "{\"id\":%" G_GINT64_FORMAT ",\"result\":{\"frameTree\":{\"frame\":{\"id\":\"T1\"}}}}", id);
+  else if (g_str_equal (method, "Page.captureScreenshot"))
+    {
+      switch (fake->shot_mode)
+        {
+        case SHOT_REPLY:
+          fake_send (fake, "{\"id\":%" G_GINT64_FORMAT ",\"result\":{\"data\":\"" TINY_PNG "\"}}", id);
+          break;
+        case SHOT_GARBAGE:
+          fake_send (fake, "{\"id\":%" G_GINT64_FORMAT ",\"result\":{\"data\":\"Z2FyYmFnZSBub3QgYW4gaW1hZ2U=\"}}", id);
+          break;
+        case SHOT_DROP:
+          fake_drop (fake);
+          break;
+        case SHOT_HOLD:
+        default:
+          fake->held_id = id;
+          break;
+        }
+    }
+  else
+    fake_send (fake, "{\"id\":%" G_GINT64_FORMAT ",\"result\":{}}", id);
+}
+
+static void
+on_fake_read (GObject      *object,
+              GAsyncResult *result,
+              gpointer      user_data)
+{
+  Fake *fake = user_data;
+  gssize n = g_input_stream_read_finish (G_INPUT_STREAM (object), result, NULL);
+  const char *nul;
+
+  if (n <= 0)
+    return;
+  g_string_append_len (fake->buffer, (const char *) fake->chunk, n);
+  while ((nul = memchr (fake->buffer->str, '\0', fake->buffer->len)) != NULL)
+    {
+      gsize length = (gsize) (nul - fake->buffer->str);
+      g_autoptr(JsonNode) node = stw_test_parse (fake->buffer->str);
+
+      fake_handle (fake, json_node_get_object (node));
+      g_string_erase (fake->buffer, 0, (gssize) length + 1);
+    }
+  g_input_stream_read_async (fake->from_client, fake->chunk, sizeof fake->chunk, G_PRIORITY_DEFAULT,
+                             fake->reading, on_fake_read, fake);
+}
+
+static void
+fake_setup (Fake          *fake,
+            gconstpointer  data)
+{
+  int to_client[2], from_client[2];
+  g_autoptr(GInputStream) client_in = NULL;
+  g_autoptr(GOutputStream) client_out = NULL;
+  g_autoptr(GAsyncResult) result = NULL;
+  g_autoptr(GError) error = NULL;
+  Wait wait = { 0 };
+
+  g_assert_cmpint (pipe (to_client), ==, 0);
+  g_assert_cmpint (pipe (from_client), ==, 0);
+  client_in = g_unix_input_stream_new (to_client[0], TRUE);
+  client_out = g_unix_output_stream_new (from_client[1], TRUE);
+  fake->to_client = g_unix_output_stream_new (to_client[1], TRUE);
+  fake->from_client = g_unix_input_stream_new (from_client[0], TRUE);
+  fake->buffer = g_string_new (NULL);
+  fake->reading = g_cancellable_new ();
+  fake->counts = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
+  g_input_stream_read_async (fake->from_client, fake->chunk, sizeof fake->chunk, G_PRIORITY_DEFAULT,
+                             fake->reading, on_fake_read, fake);
+
+  fake->transport = stw_cdp_pipe_new (client_in, client_out);
+  fake->session = _stw_session_new_attached (NULL, "fake-1", "cdp", fake->transport, NULL, 0);
+  _stw_session_start_async (fake->session, 2000, 0, NULL, on_result, &wait);
+  result = wait_result (&wait, 5000);
+  g_assert_true (_stw_session_start_finish (fake->session, result, &error));
+  g_assert_no_error (error);
+  g_assert_true (stw_session_is_renderer_ready (fake->session));
+  g_assert_nonnull (stw_session_get_active_window (fake->session));
+}
+
+static void
+fake_teardown (Fake          *fake,
+               gconstpointer  data)
+{
+  if (stw_session_is_running (fake->session))
+    stw_session_force_kill (fake->session);
+  g_clear_object (&fake->session);
+  g_clear_object (&fake->transport);
+  g_cancellable_cancel (fake->reading);
+  /* Let the cancelled read come back before its buffer goes. */
+  for (guint i = 0; i < 50; i++)
+    g_main_context_iteration (NULL, FALSE);
+  g_clear_object (&fake->reading);
+  fake_drop (fake);
+  g_clear_object (&fake->from_client);
+  g_string_free (fake->buffer, TRUE);
+  g_hash_table_unref (fake->counts);
+}
+
+static void
+test_fake_world_cached (Fake          *fake,
+                        gconstpointer  data)
+{
+  StwSurface *window = stw_session_get_active_window (fake->session);
+  g_autoptr(StwScreenshotOptions) options = stw_screenshot_options_new ();
+  g_autoptr(GBytes) image = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autoptr(JsonNode) value = NULL;
+  gint64 world = _stw_surface_get_world_id (window);
+
+  /* The readiness check made the world; the element crop reuses it. */
+  g_assert_cmpint (world, >, 0);
+  g_assert_cmpuint (fake_count (fake, "Page.createIsolatedWorld"), ==, 1);
+  stw_screenshot_options_set_selector (options, "#x");
+  image = capture_surface (window, options, NULL, &error);
+  g_assert_no_error (error);
+  assert_png (image, 1, 1);
+  g_assert_cmpuint (fake_count (fake, "Page.createIsolatedWorld"), ==, 1);
+  g_assert_cmpint (_stw_surface_get_world_id (window), ==, world);
+
+  /* A stale context is made again, once, and the call retried. */
+  fake->stale_replies = 1;
+  value = call_script (window, STW_SCRIPT_READY, NULL, &error);
+  g_assert_no_error (error);
+  g_assert_true (json_node_get_boolean (value));
+  g_assert_cmpuint (fake_count (fake, "Page.createIsolatedWorld"), ==, 2);
+  g_assert_cmpint (_stw_surface_get_world_id (window), !=, world);
+  g_clear_pointer (&value, json_node_unref);
+
+  /* Twice stale is an error, not a loop. */
+  fake->stale_replies = 2;
+  value = call_script (window, STW_SCRIPT_READY, NULL, &error);
+  g_assert_error (error, STW_CDP_ERROR, STW_CDP_ERROR_SERVER_ERROR);
+  g_assert_null (value);
+  g_assert_cmpuint (fake_count (fake, "Page.createIsolatedWorld"), ==, 3);
+  g_clear_error (&error);
+
+  /* Navigation drops the world. */
+  world = _stw_surface_get_world_id (window);
+  g_assert_cmpint (world, >, 0);
+  fake_send (fake, "{\"method\":\"Page.frameNavigated\",\"sessionId\":\"S1\",\"params\":{\"frame\":{\"id\":\"OTHER\"}}}");
+  fake_send (fake, "{\"method\":\"Page.frameNavigated\",\"sessionId\":\"S2\",\"params\":{\"frame\":{\"id\":\"T1\"}}}");
+  fake_send (fake, "{\"method\":\"Page.frameNavigated\",\"sessionId\":\"S1\",\"params\":{\"frame\":{\"id\":\"T1\"}}}");
+  spin_until (world_dropped, window, 2000);
+  value = call_script (window, STW_SCRIPT_READY, NULL, &error);
+  g_assert_no_error (error);
+  g_assert_cmpuint (fake_count (fake, "Page.createIsolatedWorld"), ==, 4);
+  g_assert_cmpint (_stw_surface_get_world_id (window), >, world);
+
+  /* So does the context's own end. */
+  world = _stw_surface_get_world_id (window);
+  fake_send (fake, "{\"method\":\"Runtime.executionContextDestroyed\",\"sessionId\":\"S1\","
+                   "\"params\":{\"executionContextId\":%" G_GINT64_FORMAT "}}", world);
+  spin_until (world_dropped, window, 2000);
+}
+
+static void
+test_fake_garbage (Fake          *fake,
+                   gconstpointer  data)
+{
+  StwSurface *window = stw_session_get_active_window (fake->session);
+  g_autoptr(GBytes) image = NULL;
+  g_autoptr(GError) error = NULL;
+
+  fake->shot_mode = SHOT_GARBAGE;
+  image = capture_surface (window, NULL, NULL, &error);
+  g_assert_error (error, STW_ERROR, STW_ERROR_INTERNAL_ERROR);
+  g_assert_null (image);
+  g_clear_error (&error);
+  g_assert_true (stw_session_is_running (fake->session));
+
+  fake->shot_mode = SHOT_REPLY;
+  image = capture_surface (window, NULL, NULL, &error);
+  g_assert_no_error (error);
+  assert_png (image, 1, 1);
+}
+
+static void
+test_fake_drop (Fake          *fake,
+                gconstpointer  data)
+{
+  StwSurface *window = stw_session_get_active_window (fake->session);
+  g_autoptr(GBytes) image = NULL;
+  g_autoptr(GError) error = NULL;
+
+  fake->shot_mode = SHOT_DROP;
+  image = capture_surface (window, NULL, NULL, &error);
+  g_assert_error (error, STW_ERROR, STW_ERROR_CDP_DISCONNECTED);
+  g_assert_null (image);
+  g_clear_error (&error);
+  g_assert_false (stw_session_is_running (fake->session));
+  g_assert_true (stw_surface_is_closed (window));
+
+  image = capture_surface (window, NULL, NULL, &error);
+  g_assert_error (error, STW_ERROR, STW_ERROR_NOT_RUNNING);
+}
+
+static gboolean
+is_held (gpointer data)
+{
+  return ((Fake *) data)->held_id != 0;
+}
+
+static void
+test_fake_cancel (Fake          *fake,
+                  gconstpointer  data)
+{
+  StwSurface *window = stw_session_get_active_window (fake->session);
+  g_autoptr(GCancellable) cancellable = g_cancellable_new ();
+  g_autoptr(GAsyncResult) result = NULL;
+  g_autoptr(GBytes) image = NULL;
+  g_autoptr(GError) error = NULL;
+  Wait wait = { 0 };
+
+  fake->shot_mode = SHOT_HOLD;
+  stw_surface_capture_screenshot_async (window, NULL, cancellable, on_result, &wait);
+  spin_until (is_held, fake, 2000);
+  g_cancellable_cancel (cancellable);
+  result = wait_result (&wait, 2000);
+  image = stw_surface_capture_screenshot_finish (window, result, &error);
+  g_assert_error (error, G_IO_ERROR, G_IO_ERROR_CANCELLED);
+  g_assert_null (image);
+  g_clear_error (&error);
+
+  /* The late reply is dropped; the session carries on. */
+  fake_send (fake, "{\"id\":%" G_GINT64_FORMAT ",\"result\":{\"data\":\"" TINY_PNG "\"}}", fake->held_id);
+  fake->shot_mode = SHOT_REPLY;
+  image = capture_surface (window, NULL, NULL, &error);
+  g_assert_no_error (error);
+  assert_png (image, 1, 1);
+  g_assert_true (stw_session_is_running (fake->session));
+}
+
+static void
+test_fake_closed_surface (Fake          *fake,
+                          gconstpointer  data)
+{
+  g_autoptr(StwSurface) window = g_object_ref (stw_session_get_active_window (fake->session));
+  g_autoptr(GBytes) image = NULL;
+  g_autoptr(GError) error = NULL;
+
+  fake_send (fake, "{\"method\":\"Target.detachedFromTarget\",\"params\":{\"sessionId\":\"S1\",\"targetId\":\"T1\"}}");
+  while (!stw_surface_is_closed (window))
+    g_main_context_iteration (NULL, TRUE);
+  image = capture_surface (window, NULL, NULL, &error);
+  g_assert_error (error, STW_ERROR, STW_ERROR_SURFACE_CLOSED);
+  g_assert_null (stw_session_get_active_window (fake->session));
+}
+
+static void
+test_options_from_json (void)
+{
+  static const char *const bad[] = {
+    "{\"format\":\"gif\"}",
+    "{\"quality\":101}",
+    "{\"quality\":\"high\"}",
+    "{\"selector\":\"\"}",
+    "{\"selector\":\"#a\",\"fullPage\":true}",
+    "{\"selector\":\"#a\",\"clip\":{\"x\":0,\"y\":0,\"width\":1,\"height\":1}}",
+    "{\"clip\":{\"x\":0,\"y\":0,\"width\":0,\"height\":1}}",
+    "{\"clip\":{\"x\":0,\"y\":0,\"width\":1}}",
+    "{\"fullPage\":1}",
+  };
+  g_autoptr(JsonNode) good = stw_test_parse ("{\"format\":\"jpeg\",\"quality\":30,"
+                                             "\"clip\":{\"x\":1,\"y\":2.5,\"width\":3,\"height\":4},"
+                                             "\"path\":\"/ignored\"}");
+  g_autoptr(StwScreenshotOptions) options = NULL;
+  g_autoptr(StwScreenshotOptions) copy = NULL;
+  g_autoptr(GError) error = NULL;
+  double x, y, width, height;
+
+  for (guint i = 0; i < G_N_ELEMENTS (bad); i++)
+    {
+      g_autoptr(JsonNode) node = stw_test_parse (bad[i]);
+      g_autoptr(StwScreenshotOptions) refused = stw_screenshot_options_new_from_json (json_node_get_object (node), &error);
+
+      g_assert_null (refused);
+      g_assert_error (error, STW_ERROR, STW_ERROR_BAD_ARGUMENT);
+      g_clear_error (&error);
+    }
+
+  options = stw_screenshot_options_new_from_json (json_node_get_object (good), &error);
+  g_assert_no_error (error);
+  copy = stw_screenshot_options_copy (options);
+  g_assert_cmpint (stw_screenshot_options_get_format (copy), ==, STW_IMAGE_FORMAT_JPEG);
+  g_assert_cmpint (stw_screenshot_options_get_quality (copy), ==, 30);
+  g_assert_true (stw_screenshot_options_get_clip (copy, &x, &y, &width, &height));
+  g_assert_cmpfloat (y, ==, 2.5);
+  g_assert_cmpfloat (height, ==, 4);
+  g_assert_null (stw_screenshot_options_get_selector (copy));
+  stw_screenshot_options_set_selector (copy, "#b");
+  g_assert_false (stw_screenshot_options_get_clip (copy, NULL, NULL, NULL, NULL));
+  g_assert_true (G_TYPE_IS_BOXED (STW_TYPE_SCREENSHOT_OPTIONS));
+}
+
+static void
+test_screenshot_path (void)
+{
+  g_autofree char *root = g_dir_make_tmp ("stw-root-XXXXXX", NULL);
+  g_autofree char *outside = g_dir_make_tmp ("stw-outside-XXXXXX", NULL);
+  g_autofree char *link = g_build_filename (root, "escape", NULL);
+  g_autofree char *shots = g_build_filename (root, ".stagewright", "screenshots", NULL);
+  g_autofree char *file = NULL;
+  g_autofree char *parent = NULL;
+  g_autofree char *in_tmp = NULL;
+  g_autoptr(GError) error = NULL;
+  JsonObject *details;
+  GStatBuf st;
+
+  /* With a root and no screenshot dir: <root>/.stagewright/screenshots, 0700. */
+  file = stw_screenshot_resolve_path (root, NULL, NULL, NULL, STW_IMAGE_FORMAT_JPEG, &error);
+  g_assert_no_error (error);
+  parent = g_path_get_dirname (file);
+  g_assert_cmpstr (parent, ==, shots);
+  g_assert_true (g_str_has_suffix (file, ".jpg"));
+  g_assert_cmpint (g_stat (shots, &st), ==, 0);
+  g_assert_cmpint (st.st_mode & 0777, ==, 0700);
+
+  /* A configured dir outside the root, directly or through a symlink. */
+  g_assert_null (stw_screenshot_resolve_path (root, outside, NULL, NULL, STW_IMAGE_FORMAT_PNG, &error));
+  g_assert_error (error, STW_ERROR, STW_ERROR_BAD_ARGUMENT);
+  details = stw_error_get_details (error);
+  g_assert_nonnull (details);
+  g_assert_cmpstr (json_object_get_string_member (details, "argument"), ==, "screenshot_dir");
+  g_clear_error (&error);
+  g_assert_cmpint (symlink (outside, link), ==, 0);
+  g_assert_null (stw_screenshot_resolve_path (root, link, NULL, NULL, STW_IMAGE_FORMAT_PNG, &error));
+  g_assert_error (error, STW_ERROR, STW_ERROR_BAD_ARGUMENT);
+  g_clear_error (&error);
+  g_clear_pointer (&file, g_free);
+  file = g_build_filename (link, "x.png", NULL);
+  g_assert_null (stw_screenshot_resolve_path (root, NULL, file, NULL, STW_IMAGE_FORMAT_PNG, &error));
+  g_assert_error (error, STW_ERROR, STW_ERROR_BAD_ARGUMENT);
+  g_clear_error (&error);
+
+  /* The argument rules. */
+  g_assert_null (stw_screenshot_resolve_path (NULL, NULL, "/tmp/a.png", "/tmp", STW_IMAGE_FORMAT_PNG, &error));
+  g_assert_error (error, STW_ERROR, STW_ERROR_BAD_ARGUMENT);
+  g_clear_error (&error);
+  g_assert_null (stw_screenshot_resolve_path (NULL, NULL, NULL, "relative", STW_IMAGE_FORMAT_PNG, &error));
+  g_assert_error (error, STW_ERROR, STW_ERROR_ABSOLUTE_PATH_REQUIRED);
+  g_clear_error (&error);
+  g_assert_null (stw_screenshot_resolve_path (NULL, NULL, NULL, "/no/such/dir", STW_IMAGE_FORMAT_PNG, &error));
+  g_assert_error (error, STW_ERROR, STW_ERROR_FILE_NOT_FOUND);
+  g_clear_error (&error);
+
+  /* No root: the configured dir, else the temporary directory. */
+  in_tmp = stw_screenshot_resolve_path (NULL, NULL, NULL, NULL, STW_IMAGE_FORMAT_PNG, &error);
+  g_assert_no_error (error);
+  g_assert_true (g_str_has_prefix (in_tmp, g_get_tmp_dir ()));
+
+  g_assert_cmpint (g_unlink (link), ==, 0);
+  g_assert_cmpint (g_rmdir (shots), ==, 0);
+  g_clear_pointer (&parent, g_free);
+  parent = g_path_get_dirname (shots);
+  g_assert_cmpint (g_rmdir (parent), ==, 0);
+  g_assert_cmpint (g_rmdir (root), ==, 0);
+  g_assert_cmpint (g_rmdir (outside), ==, 0);
+}
+
+static void
+test_image_size (void)
+{
+  static const guchar jpeg[] = {
+    0xFF, 0xD8, 0xFF, 0xE0, 0x00, 0x04, 0x00, 0x00,
+    0xFF, 0xC0, 0x00, 0x0B, 0x08, 0x01, 0x2C, 0x02, 0x58, 0x01, 0x01, 0x11, 0x00,
+  };
+  g_autoptr(GBytes) png = NULL;
+  g_autoptr(GBytes) jpg = g_bytes_new_static (jpeg, sizeof jpeg);
+  g_autoptr(GBytes) garbage = g_bytes_new_static ("\x89PNG", 4);
+  guchar *data;
+  gsize length = 0;
+  guint width = 0, height = 0;
+
+  data = g_base64_decode (TINY_PNG, &length);
+  png = g_bytes_new_take (data, length);
+  g_assert_true (stw_image_get_size (png, &width, &height));
+  g_assert_cmpuint (width, ==, 1);
+  g_assert_cmpuint (height, ==, 1);
+  g_assert_true (stw_image_get_size (jpg, &width, &height));
+  g_assert_cmpuint (width, ==, 600);
+  g_assert_cmpuint (height, ==, 300);
+  g_assert_false (stw_image_get_size (garbage, NULL, NULL));
+}
+
+int
+main (int    argc,
+      char **argv)
+{
+  int status;
+
+  stw_test_init (&argc, &argv);
+
+  g_test_add_func ("/surface/options-from-json", test_options_from_json);
+  g_test_add_func ("/surface/image-size", test_image_size);
+  g_test_add_func ("/surface/screenshot-path", test_screenshot_path);
+  g_test_add ("/surface/fake/world-cached", Fake, NULL, fake_setup, test_fake_world_cached, fake_teardown);
+  g_test_add ("/surface/fake/garbage", Fake, NULL, fake_setup, test_fake_garbage, fake_teardown);
+  g_test_add ("/surface/fake/drop-mid-screenshot", Fake, NULL, fake_setup, test_fake_drop, fake_teardown);
+  g_test_add ("/surface/fake/cancel-mid-screenshot", Fake, NULL, fake_setup, test_fake_cancel, fake_teardown);
+  g_test_add ("/surface/fake/closed-surface", Fake, NULL, fake_setup, test_fake_closed_surface, fake_teardown);
+  g_test_add_func ("/session/1-launch", test_launch);
+  g_test_add_func ("/session/2-surfaces", test_surfaces);
+  g_test_add_func ("/session/3-screenshot-window", test_screenshot_window);
+  g_test_add_func ("/session/4-screenshot-clip", test_screenshot_clip);
+  g_test_add_func ("/session/5-screenshot-element", test_screenshot_element);
+  g_test_add_func ("/session/6-isolated-world", test_isolated_world);
+  g_test_add_func ("/session/7-stop", test_stop);
+  g_test_add_func ("/session/8-manager-dropped", test_manager_dropped);
+
+  status = g_test_run ();
+
+  if (app.session != NULL && stw_session_is_running (app.session))
+    stw_session_force_kill (app.session);
+  g_clear_object (&app.session);
+  g_clear_object (&app.manager);
+  g_free (app.skip);
+  return status;
+}
