@@ -31,7 +31,6 @@ gboolean      _stw_session_start_finish (StwSession    *self,
                                          GAsyncResult  *result,
                                          GError       **error);
 StwTransport *_stw_session_get_browser  (StwSession *self);
-JsonObject   *_stw_session_capabilities (StwSession *self);
 gboolean      _stw_path_is_inside (const char *path,
                                    const char *root);
 

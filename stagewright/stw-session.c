@@ -1409,12 +1409,6 @@ stw_session_get_pid (StwSession *self)
   return self->pid;
 }
 
-JsonObject *
-_stw_session_capabilities (StwSession *self)
-{
-  return stw_session_get_capabilities (self);
-}
-
 /**
  * stw_session_get_capabilities:
  * @self: a #StwSession

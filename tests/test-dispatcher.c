@@ -2210,16 +2210,18 @@ on_launched (GObject      *source,
 static StwSession *
 launch_chromium (StwDispatcher *dispatcher)
 {
-  g_autoptr(JsonObject) options = object_from (
+  g_autoptr(GError) error = NULL;
+  g_autoptr(StwLaunchOptions) options = stw_launch_options_new_from_json (
     "{\"executablePath\": \"" CHROMIUM "\", \"pipe\": true, \"allowMultiple\": true,"
     " \"timeoutMs\": 60000,"
     " \"args\": [\"--headless\", \"--disable-gpu\", \"--no-first-run\","
     "          \"--disable-background-networking\", \"--disable-component-update\","
-    "          \"--disable-sync\", \"data:text/html,<title>Session</title><h1>Session</h1>\"]}");
+    "          \"--disable-sync\", \"data:text/html,<title>Session</title><h1>Session</h1>\"]}", &error);
   Launched launched = { 0 };
   gboolean timed_out = FALSE;
   GSource *watchdog = g_timeout_source_new_seconds (90);
 
+  g_assert_no_error (error);
   stw_session_manager_launch_async (stw_dispatcher_get_session_manager (dispatcher), options, NULL,
                                     on_launched, &launched);
   g_source_set_callback (watchdog, on_watchdog, &timed_out, NULL);

@@ -14,8 +14,6 @@
 #include "stw-cdp-websocket.h"
 #include "stw-core-tools.h"
 #include "stw-error-registry.h"
-#include "stw-json-private.h"
-#include "stw-session-private.h"
 
 #define SESSION_ID_PROPERTY "\"sessionId\":{\"type\":\"string\",\"minLength\":1,\"description\":\"Which session; omit when only one is live.\"}"
 
@@ -38,7 +36,7 @@ return_session (StwInvocation    *invocation,
       if (stw_session_get_pid (session) > 0)
         json_object_set_int_member (payload, "pid", stw_session_get_pid (session));
     }
-  json_object_set_object_member (payload, "capabilities", _stw_session_capabilities (session));
+  json_object_set_object_member (payload, "capabilities", stw_session_get_capabilities (session));
   stw_invocation_return_value (invocation, payload);
 }
 
@@ -256,7 +254,7 @@ on_info (GObject      *object,
   /* Code signatures are a macOS notion; Linux packages are signed by their repository. */
   json_object_set_string_member (signature, "status", "unsupported");
   json_object_set_object_member (info, "signature", signature);
-  json_object_set_object_member (info, "capabilities", _stw_session_capabilities (session));
+  json_object_set_object_member (info, "capabilities", stw_session_get_capabilities (session));
   stw_invocation_return_value (invocation, info);
 }
 
