@@ -575,6 +575,13 @@ append_double (GString *out,
       g_string_append (out, "null");
       return;
     }
+  /* Nor does it keep the sign of zero: "-0" reads back as the integer 0,
+   * and JSON.stringify writes 0. */
+  if (value == 0)
+    {
+      g_string_append_c (out, '0');
+      return;
+    }
 
   /* Shortest of %.15g..%.17g that reads back exactly: 0.1 stays 0.1. */
   for (int precision = 15; precision <= 17; precision++)

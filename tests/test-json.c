@@ -234,6 +234,20 @@ test_repairs (void)
   g_assert_cmpfloat (json_array_get_double_element (numbers, 1), <, -9.2e18);
 }
 
+/* Found by the json fuzz target: -0.0 was written "-0", which reads back
+ * as the integer 0, so writing was not a fixed point. */
+static void
+test_negative_zero (void)
+{
+  g_autoptr(JsonNode) node = stw_json_parse ("[-0.0,-0,0.0,-0e5]", -1, NULL);
+  g_autofree char *text = stw_json_to_string (node, NULL);
+  g_autoptr(JsonNode) again = stw_json_parse (text, -1, NULL);
+  g_autofree char *text_again = stw_json_to_string (again, NULL);
+
+  g_assert_cmpstr (text, ==, "[0,0,0,0]");
+  g_assert_cmpstr (text_again, ==, text);
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -248,6 +262,7 @@ main (int   argc,
   g_test_add_func ("/json/depth", test_depth);
   g_test_add_func ("/json/bounded", test_bounded);
   g_test_add_func ("/json/repairs", test_repairs);
+  g_test_add_func ("/json/negative-zero", test_negative_zero);
 
   return g_test_run ();
 }
