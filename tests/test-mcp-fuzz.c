@@ -9,11 +9,20 @@
  * JSON-RPC frame (the test client checks each one) and the server must keep
  * answering ping.
  *
+ * /mcp-fuzz/tool-calls sends thousands of tools/call requests to the real
+ * core tools with hostile arguments drawn from each tool's own schema
+ * (wrong types, out-of-range and wrapping integers, traversal and device
+ * paths, debugger and code-loading switches, dangerous environment keys),
+ * a fifth of them mutated byte-wise, bounded in time (STW_FUZZ_SECONDS),
+ * then ping; no process may have been started.
+ *
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */
 #include "config.h"
 
+#include <glib/gstdio.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "stagewright.h"
 #include "stw-json-private.h"
@@ -667,6 +676,261 @@ send_random_line (Fuzz  *fuzz,
   send_line (fuzz, line);
 }
 
+static void check_still_serving (StwTestClient *client);
+
+/* Tool calls with hostile arguments {{{1 */
+
+/* Values for each argument name of the core tools. Hostile, but never
+ * able to reach outside: no pid that names a process (a wrong type only:
+ * kill(-1) or a wrapped 4294967297 would signal real ones), no port that
+ * may be open (another test's Chromium), no executable that exists, no
+ * host off this machine. The app root is an empty directory and PATH is
+ * empty, so nothing is found to run either. */
+typedef struct
+{
+  const char         *name;
+  const char * const *values;
+  guint               n_values;
+} ArgumentPool;
+
+static const char * const pool_pid[] = {
+  "\"1\"", "true", "1.5", "[]", "{}", "null", "\"-1\"", "\"4294967297\"", "1e400",
+};
+static const char * const pool_port[] = {
+  "0", "-1", "65536", "70000", "4294967297", "1e400", "\"9222\"", "1.5", "null", "1", "[1]",
+};
+static const char * const pool_ports[] = {
+  "[]", "[0]", "[1]", "[65536,-1]", "[\"9222\"]", "1", "null", "[1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1]",
+};
+static const char * const pool_host[] = {
+  "\"\"", "\"127.0.0.1\"", "\"::1\"", "\"[::1]\"", "\"localhost\"", "\"0.0.0.0\"",
+  "\"10.255.255.1\"", "\"127.0.0.1:1\"", "\"127.0.0.1 \"", "\"\\u0000\"", "1", "null",
+};
+static const char * const pool_url[] = {
+  "\"ws://127.0.0.1:1/devtools/browser/x\"", "\"ws://10.255.255.1:1/x\"", "\"http://127.0.0.1:1/\"",
+  "\"file:///etc/passwd\"", "\"\"", "\"ws://[::1]:1/\"", "\"ws://127.0.0.1:99999/\"",
+  "\"ws://user:pw@127.0.0.1:1/\"", "\"javascript:alert(1)\"", "7",
+};
+static const char * const pool_path[] = {
+  "\"/nonexistent/stw-fuzz\"", "\"\"", "\"relative/app.js\"", "\"/\"", "\"/dev/null\"",
+  "\"../../../../../etc/passwd\"", "\"/proc/self/mem\"", "\"/dev/zero\"", "\"a\\u0000b\"",
+  "\"~/x\"", "\"$HOME/x\"", "\"C:\\\\x\"", "1", "[]", "null",
+};
+static const char * const pool_args[] = {
+  "[]", "[\"--inspect=0.0.0.0:9229\"]", "[\"--renderer-cmd-prefix=/nonexistent/sh\"]",
+  "[\"--user-data-dir=/nonexistent\"]", "[\"--remote-debugging-port=1\"]", "[\"--js-flags=--x\"]",
+  "[\"/nonexistent/app\"]", "[1,2]", "[\"\\u0000\"]", "[\"--gpu-launcher=/x\",\"--no-sandbox\"]",
+  "\"--x\"", "{}",
+};
+static const char * const pool_env[] = {
+  "{}", "{\"LD_PRELOAD\":\"/nonexistent.so\"}", "{\"NODE_OPTIONS\":\"--require /x\"}",
+  "{\"\":\"x\"}", "{\"A=B\":\"c\"}", "{\"X\":1}", "{\"BASH_ENV\":\"/x\"}",
+  "{\"ELECTRON_RUN_AS_NODE\":\"1\"}", "{\"NODE_V8_COVERAGE\":\"/tmp\"}", "[]", "\"X=1\"",
+};
+static const char * const pool_timeout[] = {
+  "0", "1", "5", "50", "-1", "4294967296", "1e400", "\"10\"", "1.5", "null",
+};
+static const char * const pool_index[] = {
+  "0", "1", "-1", "4294967296", "9223372036854775808", "1e400", "\"0\"", "1.5", "null",
+};
+static const char * const pool_session[] = {
+  "\"s1\"", "\"\"", "\"../x\"", "\"\\u0000\"", "1", "null", "[]",
+};
+static const char * const pool_any[] = {
+  "null", "true", "false", "0", "-1", "1.5", "1e400", "9223372036854775808", "\"\"", "\"x\"",
+  "\"png\"", "\"jpeg\"", "\"webp\"", "\"keychain\"", "\"node\"", "\"electron\"", "[]", "{}",
+  "{\"x\":0,\"y\":0,\"width\":1e400,\"height\":-1}", "{\"x\":\"a\"}", "[[[[[[[[]]]]]]]]",
+  "{\"__proto__\":{\"a\":1}}", "\"$(touch /tmp/stw-fuzz)\"", "\"%s%n\"",
+};
+
+#define POOL(name, array) { name, array, G_N_ELEMENTS (array) }
+static const ArgumentPool argument_pools[] = {
+  POOL ("pid", pool_pid), POOL ("port", pool_port), POOL ("ports", pool_ports),
+  POOL ("host", pool_host), POOL ("cdpUrl", pool_url), POOL ("main", pool_path),
+  POOL ("executablePath", pool_path), POOL ("cwd", pool_path), POOL ("path", pool_path),
+  POOL ("dir", pool_path), POOL ("args", pool_args), POOL ("env", pool_env),
+  POOL ("timeoutMs", pool_timeout), POOL ("readyTimeoutMs", pool_timeout),
+  POOL ("index", pool_index), POOL ("windowIndex", pool_index), POOL ("quality", pool_index),
+  POOL ("ref", pool_index), POOL ("sessionId", pool_session), POOL ("surfaceId", pool_session),
+  POOL ("targetId", pool_session), POOL ("windowId", pool_session),
+};
+#undef POOL
+
+/* Names whose values are never random: a random pid, port or host could
+ * reach a real process. */
+static gboolean
+is_guarded (const char *name)
+{
+  return g_str_equal (name, "pid") || g_str_equal (name, "port") || g_str_equal (name, "ports") ||
+         g_str_equal (name, "host") || g_str_equal (name, "cdpUrl");
+}
+
+static void
+append_hostile_argument (Fuzz       *fuzz,
+                         GString    *out,
+                         const char *name)
+{
+  ArgumentPool pool = { name, pool_any, G_N_ELEMENTS (pool_any) };
+
+  for (guint i = 0; i < G_N_ELEMENTS (argument_pools); i++)
+    if (g_str_equal (argument_pools[i].name, name))
+      pool = argument_pools[i];
+
+  if (!is_guarded (name) && chance (fuzz, 15))
+    append_value (fuzz, out, 2);
+  else
+    g_string_append (out, pool.values[pick (fuzz, pool.n_values)]);
+}
+
+/* A few byte-wise mutations that keep the line one line. */
+static void
+mutate_line (Fuzz    *fuzz,
+             GString *line)
+{
+  static const char bytes[] = "{}[]\",:0123456789-.eEtfn\\ \x01\xff";
+  guint n = 1 + pick (fuzz, 3);
+
+  for (guint i = 0; i < n && line->len > 0; i++)
+    {
+      gsize at = pick (fuzz, (guint) line->len);
+
+      switch (pick (fuzz, 3))
+        {
+        case 0:
+          line->str[at] = bytes[pick (fuzz, sizeof bytes - 1)];
+          break;
+        case 1:
+          g_string_insert_c (line, (gssize) at, bytes[pick (fuzz, sizeof bytes - 1)]);
+          break;
+        default:
+          {
+            gsize want = 1 + pick (fuzz, 8);
+            g_string_erase (line, (gssize) at, (gssize) MIN (want, line->len - at));
+          }
+          break;
+        }
+    }
+}
+
+static guint
+count_children (void)
+{
+  g_autoptr(GDir) proc = g_dir_open ("/proc", 0, NULL);
+  g_autofree char *ppid_line = g_strdup_printf ("\nPPid:\t%d\n", (int) getpid ());
+  const char *name;
+  guint n = 0;
+
+  /* Only looked at, never signalled. */
+  while (proc != NULL && (name = g_dir_read_name (proc)) != NULL)
+    {
+      g_autofree char *path = NULL;
+      g_autofree char *status = NULL;
+
+      if (!g_ascii_isdigit (name[0]))
+        continue;
+      path = g_build_filename ("/proc", name, "status", NULL);
+      if (g_file_get_contents (path, &status, NULL, NULL) && strstr (status, ppid_line) != NULL)
+        n++;
+    }
+  return n;
+}
+
+static void
+test_fuzz_tool_calls (void)
+{
+  g_autoptr(StwTestClient) client = stw_test_client_new ();
+  g_autoptr(Fuzz) fuzz = fuzz_new (client);
+  StwDispatcher *dispatcher = stw_test_client_get_dispatcher (client);
+  g_autoptr(GPtrArray) tools = g_ptr_array_new_with_free_func ((GDestroyNotify) json_object_unref);
+  g_autofree char *root = g_dir_make_tmp ("stw-fuzz-root-XXXXXX", NULL);
+  g_autofree char *old_path = g_strdup (g_getenv ("PATH"));
+  guint seconds = env_uint ("STW_FUZZ_SECONDS", 15);
+  gint64 deadline = g_get_monotonic_time () + (gint64) seconds * G_USEC_PER_SEC;
+  guint children_before = count_children ();
+  guint n_calls = 0;
+  guint n_mutated = 0;
+
+  g_assert_nonnull (root);
+  /* Nothing to run and nowhere to write: an empty app root, an empty PATH,
+   * and calls that end within the backstop. */
+  stw_dispatcher_set_app_root (dispatcher, root);
+  stw_dispatcher_set_screenshot_dir (dispatcher, root);
+  stw_dispatcher_set_operation_timeout_ms (dispatcher, 2000);
+  g_setenv ("PATH", root, TRUE);
+
+  {
+    g_autoptr(GList) list = stw_dispatcher_list_tools (dispatcher);
+
+    for (const GList *l = list; l != NULL; l = l->next)
+      if (g_str_has_prefix (stw_tool_get_name (l->data), "electron_"))
+        g_ptr_array_add (tools, stw_tool_to_manifest (l->data));
+  }
+  g_assert_cmpuint (tools->len, >=, 10);
+
+  stw_test_client_initialize (client);
+  for (guint i = 0; i < fuzz->iterations && g_get_monotonic_time () < deadline; i++)
+    {
+      JsonObject *manifest = g_ptr_array_index (tools, pick (fuzz, tools->len));
+      JsonObject *schema = json_object_get_object_member (manifest, "inputSchema");
+      JsonObject *properties = json_object_has_member (schema, "properties")
+                               ? json_object_get_object_member (schema, "properties") : NULL;
+      g_autoptr(GList) names = properties ? json_object_get_members (properties) : NULL;
+      g_autoptr(GString) line = g_string_new (NULL);
+      gboolean first = TRUE;
+
+      g_string_append_printf (line, "{\"jsonrpc\":\"2.0\",\"id\":\"t-%u\",\"method\":\"tools/call\","
+                              "\"params\":{\"name\":\"%s\",\"arguments\":{",
+                              i, json_object_get_string_member (manifest, "name"));
+      for (const GList *l = names; l != NULL; l = l->next)
+        {
+          if (!chance (fuzz, 50))
+            continue;
+          g_string_append_printf (line, "%s\"%s\":", first ? "" : ",", (const char *) l->data);
+          append_hostile_argument (fuzz, line, l->data);
+          first = FALSE;
+        }
+      if (chance (fuzz, 10))
+        {
+          g_string_append_printf (line, "%s\"%s\":", first ? "" : ",", PICK (fuzz, keys));
+          append_value (fuzz, line, 2);
+        }
+      g_string_append (line, "}}}");
+
+      /* Mutated lines never touch a guarded value's meaning: a mutation
+       * of a guarded tool's call is dropped rather than sent. */
+      if (chance (fuzz, 20) && strstr (line->str, "\"pid\"") == NULL && strstr (line->str, "\"port") == NULL &&
+          strstr (line->str, "\"host\"") == NULL && strstr (line->str, "\"cdpUrl\"") == NULL)
+        {
+          mutate_line (fuzz, line);
+          n_mutated++;
+        }
+      send_line (fuzz, line);
+      n_calls++;
+      if (i % FLUSH_EVERY == FLUSH_EVERY - 1)
+        {
+          stw_test_client_flush (client);
+          stw_test_client_clear (client);
+        }
+    }
+
+  check_still_serving (client);
+  g_test_message ("%u tool calls (%u mutated) to %u tools", n_calls, n_mutated, tools->len);
+  g_assert_cmpuint (n_calls, >, 100);
+
+  /* Nothing was started, and nothing was written into the root. */
+  g_assert_cmpuint (count_children (), <=, children_before);
+  {
+    g_autoptr(GDir) dir = g_dir_open (root, 0, NULL);
+    const char *entry = dir ? g_dir_read_name (dir) : NULL;
+
+    if (entry != NULL)
+      g_error ("A tool call wrote %s into the app root", entry);
+  }
+
+  g_setenv ("PATH", old_path, TRUE);
+  g_rmdir (root);
+}
+
 static void
 check_still_serving (StwTestClient *client)
 {
@@ -832,6 +1096,7 @@ main (int   argc,
   g_test_add_func ("/mcp-fuzz/lines", test_fuzz_lines);
   g_test_add_func ("/mcp-fuzz/uninitialized", test_fuzz_uninitialized);
   g_test_add_func ("/mcp-fuzz/chunks", test_fuzz_chunks);
+  g_test_add_func ("/mcp-fuzz/tool-calls", test_fuzz_tool_calls);
 
   return g_test_run ();
 }
