@@ -32,7 +32,7 @@ struct _StwMcpStdioFraming
 
   GQueue         outq;          /* GBytes, each a whole line */
   GBytes        *writing;       /* the line being written */
-  gsize          queued_bytes;  /* in outq and writing */
+  gsize          queued_bytes;  /* in outq, behind the line being written */
   gsize          max_queued;
   gboolean       output_failed;
 };
@@ -47,7 +47,7 @@ clear_output (StwMcpStdioFraming *self)
 {
   while (!g_queue_is_empty (&self->outq))
     g_bytes_unref (g_queue_pop_head (&self->outq));
-  self->queued_bytes = self->writing ? g_bytes_get_size (self->writing) : 0;
+  self->queued_bytes = 0;
 }
 
 /* --- input --------------------------------------------------------------- */
@@ -165,8 +165,6 @@ on_written (GObject      *object,
   g_autoptr(StwMcpStdioFraming) self = user_data;
   g_autoptr(GError) error = NULL;
 
-  if (self->writing != NULL)
-    self->queued_bytes -= g_bytes_get_size (self->writing);
   g_clear_pointer (&self->writing, g_bytes_unref);
   if (!g_output_stream_write_all_finish (G_OUTPUT_STREAM (object), result, NULL, &error))
     {
@@ -198,6 +196,7 @@ write_next (StwMcpStdioFraming *self)
 
   self->writing = g_queue_pop_head (&self->outq);
   data = g_bytes_get_data (self->writing, &size);
+  self->queued_bytes -= size;
   /* Not cancelled when serving stops: answers already queued still go out. */
   g_output_stream_write_all_async (self->output, data, size, G_PRIORITY_DEFAULT,
                                    NULL, on_written, g_object_ref (self));
@@ -223,7 +222,9 @@ stw_mcp_stdio_framing_send (StwMcpFraming *framing,
   if (self->output_failed)
     return;
 
-  if (self->queued_bytes + length + 1 > self->max_queued)
+  /* What waits behind the line being written is bounded; one answer
+   * bigger than the bound still goes to a client that reads. */
+  if (self->queued_bytes > 0 && self->queued_bytes + length + 1 > self->max_queued)
     {
       g_autoptr(GError) error = NULL;
 

@@ -1840,6 +1840,48 @@ test_unread_output (void)
   close (fds[0]);
 }
 
+/* The bound is on what waits behind unread output: one answer bigger than
+ * the bound still goes to a client that reads, and so does what follows. */
+static void
+test_big_answer_reading_client (void)
+{
+  g_autoptr(StwDispatcher) dispatcher = stw_dispatcher_new ();
+  g_autoptr(StwMcpServer) server = stw_mcp_server_new (dispatcher);
+  g_autoptr(GString) requests = g_string_new (NULL);
+  g_autoptr(GInputStream) input = NULL;
+  g_autoptr(GOutputStream) output = g_memory_output_stream_new_resizable ();
+  g_autoptr(StwMcpFraming) framing = NULL;
+  g_autofree char *big_id = g_strnfill (64 * 1024, 'y');
+  g_auto(GStrv) lines = NULL;
+  RunResult run = { 0 };
+  gint64 start = g_get_monotonic_time ();
+
+  g_string_append_printf (requests, "{\"jsonrpc\":\"2.0\",\"id\":\"%s\",\"method\":\"ping\"}\n", big_id);
+  for (guint i = 0; i < 3; i++)
+    g_string_append_printf (requests, "{\"jsonrpc\":\"2.0\",\"id\":%u,\"method\":\"ping\"}\n", i);
+  input = g_memory_input_stream_new_from_data (g_memdup2 (requests->str, requests->len),
+                                               (gssize) requests->len, g_free);
+
+  framing = _stw_mcp_stdio_framing_new (input, output);
+  _stw_mcp_stdio_framing_set_max_queued (STW_MCP_STDIO_FRAMING (framing), 1024);
+  _stw_mcp_server_serve_async (server, framing, NULL, on_serve_done, &run);
+  while (!run.done && elapsed_ms_since (start) < stw_test_timeout_ms (5000))
+    g_main_context_iteration (NULL, TRUE);
+
+  g_assert_true (run.done);
+  g_assert_no_error (run.error);
+  g_output_stream_close (output, NULL, NULL);
+  {
+    g_autofree char *text = g_strndup (g_memory_output_stream_get_data (G_MEMORY_OUTPUT_STREAM (output)),
+                                       g_memory_output_stream_get_data_size (G_MEMORY_OUTPUT_STREAM (output)));
+    lines = g_strsplit (text, "\n", -1);
+  }
+  /* Four answers and the empty rest after the last newline. */
+  g_assert_cmpuint (g_strv_length (lines), ==, 5);
+  g_assert_nonnull (strstr (lines[0], big_id));
+  g_assert_cmpstr (lines[3], ==, "{\"id\":2,\"result\":{},\"jsonrpc\":\"2.0\"}");
+}
+
 /* The stagewright program {{{1 */
 
 static const char *
@@ -2074,6 +2116,7 @@ main (int   argc,
   g_test_add_func ("/mcp-server/jsonrpc/strict-json", test_strict_json);
   g_test_add_func ("/mcp-server/jsonrpc/too-many-values", test_too_many_values);
   g_test_add_func ("/mcp-server/framing/unread-output", test_unread_output);
+  g_test_add_func ("/mcp-server/framing/big-answer", test_big_answer_reading_client);
   g_test_add_func ("/mcp-server/program/plugin-refused", test_program_plugin_refused);
   g_test_add_func ("/mcp-server/program/stdin-closed", test_program_stdin_closed);
   g_test_add_func ("/mcp-server/program/stdout-unread", test_program_stdout_unread);
