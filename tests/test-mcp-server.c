@@ -15,7 +15,7 @@
 #include "stw-mcp-server-private.h"
 #include "stw-test-utils.h"
 
-/* Mirrors DRAIN_GRACE_MS in stw-mcp-server.c. */
+/* Mirrors DRAIN_GRACE_MS in stw-mcp-connection.c. */
 #define DRAIN_GRACE_MS 3000
 
 /* Helpers {{{1 */
@@ -682,8 +682,7 @@ static void
 test_framing_too_large (void)
 {
   g_autoptr(StwTestClient) client = stw_test_client_new ();
-  /* MAX_LINE_BYTES in stw-mcp-server.c is 64 MiB. */
-  gsize size = 64 * 1024 * 1024 + 100 * 1024;
+  gsize size = STW_MCP_MAX_MESSAGE_BYTES + 100 * 1024;
   g_autofree char *line = NULL;
   gint64 start;
 
