@@ -73,9 +73,12 @@ test_refused_utf8 (void)
   for (guint i = 0; i < G_N_ELEMENTS (texts); i++)
     assert_refused (texts[i], -1, JSON_PARSER_ERROR, JSON_PARSER_ERROR_INVALID_DATA);
 
-  /* A NUL byte, in a string or outside one. */
-  assert_refused ("\"a\0b\"", 5, JSON_PARSER_ERROR, JSON_PARSER_ERROR_INVALID_DATA);
-  assert_refused ("[1]\0", 4, JSON_PARSER_ERROR, JSON_PARSER_ERROR_INVALID_DATA);
+  /* Outside strings too. */
+  assert_refused ("\xff", -1, JSON_PARSER_ERROR, JSON_PARSER_ERROR_INVALID_DATA);
+  assert_refused ("[1,\xc3]", -1, JSON_PARSER_ERROR, JSON_PARSER_ERROR_INVALID_DATA);
+  /* A NUL byte is valid UTF-8 but not JSON, in a string or outside one. */
+  assert_refused ("\"a\0b\"", 5, JSON_PARSER_ERROR, JSON_PARSER_ERROR_PARSE);
+  assert_refused ("[1]\0", 4, JSON_PARSER_ERROR, JSON_PARSER_ERROR_PARSE);
 }
 
 /* What RFC 8259 allows reads exactly as json-glib reads it. */

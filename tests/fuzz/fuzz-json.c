@@ -3,8 +3,8 @@
  * Oracle: what stw_json_parse() accepts, stw_json_to_string() writes as
  * JSON that it accepts again, and writing that again gives the same text
  * (a fixed point: non-finite numbers become null once, doubles are
- * written in their shortest exact form); nothing crashes, leaks or takes
- * unbounded time or memory.
+ * written in their shortest exact form); nothing it accepts is invalid
+ * UTF-8; nothing crashes, leaks or takes unbounded time or memory.
  *
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */
@@ -34,6 +34,10 @@ LLVMFuzzerTestOneInput (const uint8_t *data,
       g_assert_nonnull (error);
       return 0;
     }
+
+  /* UTF-8 is checked string by string, not in a pass of its own. */
+  if (!g_utf8_validate_len ((const char *) data, size, NULL))
+    g_error ("stw_json_parse accepted invalid UTF-8");
 
   text = stw_json_to_string (node, &length);
   again = stw_json_parse (text, (gssize) length, &error);
