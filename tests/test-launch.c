@@ -839,8 +839,9 @@ test_cancel (void)
   stw_launch_options_set_main (options, demo_app);
   stw_session_manager_launch_async (manager, options, cancellable, on_launched, &r);
   /* Mid-launch: the stand-in runs, Chromium is starting. */
-  while (processes_with (scratch) == 0)
+  while (processes_with (scratch) == 0 && !r.done)
     spin (10);
+  g_assert_false (r.done);
   g_timeout_add (150, cancel_cb, cancellable);
   while (!r.done)
     g_main_context_iteration (NULL, TRUE);
@@ -853,10 +854,13 @@ test_cancel (void)
   rm_tree (scratch);
 }
 
+/* An app that never opens a window: the launch times out with the app
+ * running (its endpoints are known by then), and nothing of it stays. */
 static void
 test_timeout (void)
 {
   g_autofree char *scratch = make_scratch ();
+  g_autofree char *crash_app = g_test_build_filename (G_TEST_DIST, "fixtures", "crash-app", NULL);
   g_autoptr(StwSessionManager) manager = stw_session_manager_new ();
   g_autoptr(StwLaunchOptions) options = stw_launch_options_new ();
   g_autoptr(GError) error = NULL;
@@ -864,8 +868,9 @@ test_timeout (void)
 
   g_setenv ("TMPDIR", scratch, TRUE);
   stw_launch_options_set_executable_path (options, electron);
-  stw_launch_options_set_main (options, demo_app);
-  stw_launch_options_set_timeout (options, 200);
+  stw_launch_options_set_main (options, crash_app);
+  stw_launch_options_set_args (options, (const char *[]) { "--no-window", NULL });
+  stw_launch_options_set_timeout (options, 2000);
   session = launch (manager, options, &error);
   g_assert_null (session);
   g_assert_cmpstr (stw_error_get_code_name (error), ==, "LAUNCH_TIMEOUT");
@@ -952,7 +957,10 @@ test_concurrent_cap (void)
       }
     g_assert_nonnull (winner);
     g_assert_cmpuint (refused, ==, G_N_ELEMENTS (results) - 1);
-    g_assert_cmpuint (g_list_length (stw_session_manager_list_sessions (manager)), ==, 1);
+    {
+      g_autoptr(GList) sessions = stw_session_manager_list_sessions (manager);
+      g_assert_cmpuint (g_list_length (sessions), ==, 1);
+    }
     stop (winner);
     g_object_unref (winner);
   }
