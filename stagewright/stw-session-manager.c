@@ -623,6 +623,8 @@ prepare_launch (StwSessionManager  *self,
   if (launch->spec.executable == NULL &&
       (launch->spec.executable = find_electron (self, launch->spec.main, runtime != NULL, error)) == NULL)
     return FALSE;
+  if (launch->spec.main != NULL && !_stw_launcher_check_fuses (launch->spec.executable, error))
+    return FALSE;
 
   /* Like the reference's packaged launch: a test keychain unless the
    * caller chose a store or a --password-store. */

@@ -774,6 +774,41 @@ test_no_inspector (void)
   rm_tree (scratch);
 }
 
+/* The reference's preflight: a binary whose fuse wire says the inspector
+ * switches are off is refused before it runs (it never does). */
+static void
+test_fuse_preflight (void)
+{
+  g_autofree char *scratch = make_scratch ();
+  g_autofree char *marker = g_build_filename (scratch, "ran", NULL);
+  g_autoptr(StwSessionManager) manager = stw_session_manager_new ();
+  static const char * const wires[] = { "1110", "1111" };
+
+  for (guint i = 0; i < G_N_ELEMENTS (wires); i++)
+    {
+      g_autofree char *exe = g_strdup_printf ("%s/electron-%u", scratch, i);
+      g_autofree char *body = g_strdup_printf ("#!/bin/sh\n# dL7pKGdnNz796PbbjQWNKmHXBZaB9tsX\001\010%s1111\n"
+                                               "touch '%s'\nexit 3\n", wires[i], marker);
+      g_autoptr(StwLaunchOptions) options = stw_launch_options_new ();
+      g_autoptr(GError) error = NULL;
+      g_autoptr(StwSession) session = NULL;
+
+      write_script (exe, body);
+      stw_launch_options_set_executable_path (options, exe);
+      stw_launch_options_set_main (options, demo_app);
+      if (i == 0)
+        {
+          assert_refused (options, manager, "FUSES_BLOCK_LAUNCH", NULL, marker);
+          continue;
+        }
+      /* The fuse on: it runs (and, being no Electron, exits). */
+      session = launch (manager, options, &error);
+      g_assert_cmpstr (stw_error_get_code_name (error), ==, "LAUNCH_FAILED");
+      g_assert_true (g_file_test (marker, G_FILE_TEST_EXISTS));
+    }
+  rm_tree (scratch);
+}
+
 /* Defect 4: a long TMPDIR does not break launch. */
 static void
 test_long_tmpdir (gconstpointer data)
@@ -987,6 +1022,7 @@ main (int    argc,
   g_test_add_func ("/launch/refuse/non-loopback-endpoint", test_refuse_non_loopback_endpoint);
   g_test_add_func ("/launch/standin/executable-only", test_executable_only);
   g_test_add_func ("/launch/standin/no-inspector", test_no_inspector);
+  g_test_add_func ("/launch/refuse/fuse", test_fuse_preflight);
   g_test_add_data_func ("/launch/standin/tmpdir-46", GUINT_TO_POINTER (46), test_long_tmpdir);
   g_test_add_data_func ("/launch/standin/tmpdir-80", GUINT_TO_POINTER (80), test_long_tmpdir);
   g_test_add_func ("/launch/cancel", test_cancel);
