@@ -609,6 +609,38 @@ on_launch_cancelled (GCancellable *cancellable,
   fail_launch (task, g_error_new_literal (G_IO_ERROR, G_IO_ERROR_CANCELLED, _("The launch was cancelled")));
 }
 
+static void
+check_fuses_in_thread (GTask        *task,
+                       gpointer      source_object,
+                       gpointer      task_data,
+                       GCancellable *cancellable)
+{
+  GError *error = NULL;
+
+  if (_stw_launcher_check_fuses (task_data, &error))
+    g_task_return_boolean (task, TRUE);
+  else
+    g_task_return_error (task, error);
+}
+
+static void
+on_fuses_checked (GObject      *object,
+                  GAsyncResult *result,
+                  gpointer      user_data)
+{
+  GTask *task = user_data;
+  Launch *launch = g_task_get_task_data (task);
+  GError *error = NULL;
+
+  if (!g_task_propagate_boolean (G_TASK (result), &error))
+    {
+      fail_launch (task, error);
+      g_object_unref (task);
+      return;
+    }
+  stw_process_launch_async (&launch->spec, g_task_get_cancellable (task), on_process_launched, task);
+}
+
 /* The checks that need no process, in the reference's order. */
 static gboolean
 prepare_launch (StwSessionManager  *self,
@@ -667,8 +699,6 @@ prepare_launch (StwSessionManager  *self,
     return FALSE;
   if (launch->spec.executable == NULL &&
       (launch->spec.executable = find_electron (self, launch->spec.main, runtime != NULL, error)) == NULL)
-    return FALSE;
-  if (launch->spec.main != NULL && !_stw_launcher_check_fuses (launch->spec.executable, error))
     return FALSE;
 
   /* Like the reference's packaged launch: a test keychain unless the
@@ -760,6 +790,17 @@ stw_session_manager_launch_async (StwSessionManager   *self,
       launch->cancellable = g_object_ref (cancellable);
       /* Never fires here: prepare_launch ran, and the launcher checks first. */
       launch->cancelled_id = g_signal_connect (cancellable, "cancelled", G_CALLBACK (on_launch_cancelled), task);
+    }
+
+  /* The reference's fuse preflight for an app run by its runtime: it may
+   * read a 200 MB binary once, so not on the main loop. */
+  if (launch->spec.main != NULL)
+    {
+      g_autoptr(GTask) check = g_task_new (self, cancellable, on_fuses_checked, task);
+      g_task_set_source_tag (check, check_fuses_in_thread);
+      g_task_set_task_data (check, g_strdup (launch->spec.executable), g_free);
+      g_task_run_in_thread (check, check_fuses_in_thread);
+      return;
     }
   stw_process_launch_async (&launch->spec, cancellable, on_process_launched, task);
 }
