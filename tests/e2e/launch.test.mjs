@@ -230,3 +230,17 @@ test('twenty concurrent launches: one app without allowMultiple', async (t) => {
   ok(await server.call('electron_stop', {}));
   await assertNothingLeft(tmpdir, 'stop');
 });
+
+test('twenty concurrent launches with allowMultiple: the cap counts launches in flight; timed out, nothing is left',
+  async (t) => {
+    const { server, tmpdir } = await privateServer(t);
+    // Never announces an endpoint: every admitted launch stays in flight until its timeout.
+    const slow = path.join(tmpdir, 'slow.sh');
+    fs.writeFileSync(slow, '#!/bin/sh\nexec sleep 60\n', { mode: 0o755 });
+    const results = await Promise.all(Array.from({ length: 20 },
+      () => server.call('electron_launch', { executablePath: slow, allowMultiple: true, timeoutMs: 3000 })));
+    const codes = results.map((r) => r.code).sort();
+    assert.deepEqual(codes, [...Array(4).fill('ALREADY_RUNNING'), ...Array(16).fill('LAUNCH_TIMEOUT')]);
+    assert.equal(ok(await server.call('electron_status', {})).active_sessions, 0);
+    await assertNothingLeft(tmpdir, 'timed-out launches');
+  });
