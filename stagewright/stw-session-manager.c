@@ -409,8 +409,7 @@ launch_release_slot (Launch *launch)
 static void
 launch_free (Launch *launch)
 {
-  if (launch->manager != NULL)
-    launch_release_slot (launch);
+  launch_release_slot (launch);
   stw_launch_spec_clear (&launch->spec);
   g_free (launch->id);
   g_clear_object (&launch->process);
