@@ -122,7 +122,12 @@ _stw_confine_path (const char  *root,
 
 /* Switches that make Chromium or Node run another program, or open a
  * debugger or a DevTools endpoint the server does not own. Matched after
- * the dashes, lower-cased, with '_' as '-' (Node accepts both). */
+ * the dashes, lower-cased, with '_' as '-' (Node accepts both).
+ *
+ * --no-sandbox is allowed: it runs nothing else and opens nothing; it
+ * only weakens the app's own isolation from the web content it loads,
+ * which the caller chose. Containers without user namespaces need it
+ * (the server passes it itself when running as root). */
 static const char *
 switch_rule (const char *name)
 {

@@ -64,6 +64,8 @@ void          stw_process_kill             (StwProcess           *self);
 gboolean      stw_env_key_is_denied        (const char           *key);
 
 char         *_stw_launcher_make_temp_root (GError              **error);
+gboolean      _stw_launcher_check_fuses    (const char           *executable,
+                                            GError              **error);
 
 void          _stw_launch_options_get_env  (StwLaunchOptions     *self,
                                             GPtrArray           **keys,

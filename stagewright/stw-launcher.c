@@ -554,6 +554,85 @@ _stw_launcher_make_temp_root (GError **error)
   return NULL;
 }
 
+/* Electron's fuse wire (@electron/fuses): the sentinel, a version byte,
+ * a length byte, then one byte per fuse ('0' off, '1' on, 'r' removed). */
+#define FUSE_SENTINEL "dL7pKGdnNz796PbbjQWNKmHXBZaB9tsX"
+#define FUSE_NODE_CLI_INSPECT 3
+
+G_LOCK_DEFINE_STATIC (fuse_cache);
+static GHashTable *fuse_cache;   /* "path dev ino size mtime" → GINT (1 refuses) */
+
+static gboolean
+binary_refuses_inspect (const char *executable)
+{
+  g_autoptr(GMappedFile) mapped = NULL;
+  GStatBuf st;
+  g_autofree char *key = NULL;
+  gpointer cached;
+  gboolean refuses = FALSE;
+
+  if (g_stat (executable, &st) != 0)
+    return FALSE;
+  key = g_strdup_printf ("%s %lu %lu %lld %lld", executable, (gulong) st.st_dev, (gulong) st.st_ino,
+                         (long long) st.st_size, (long long) st.st_mtime);
+  G_LOCK (fuse_cache);
+  if (fuse_cache == NULL)
+    fuse_cache = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
+  cached = g_hash_table_lookup (fuse_cache, key);
+  G_UNLOCK (fuse_cache);
+  if (cached != NULL)
+    return GPOINTER_TO_INT (cached) == 2;
+
+  /* Read-only and once per binary: a mapping, one search. */
+  mapped = g_mapped_file_new (executable, FALSE, NULL);
+  if (mapped != NULL)
+    {
+      const char *contents = g_mapped_file_get_contents (mapped);
+      gsize length = g_mapped_file_get_length (mapped);
+      const char *wire = contents ? memmem (contents, length, FUSE_SENTINEL, strlen (FUSE_SENTINEL)) : NULL;
+
+      if (wire != NULL)
+        {
+          gsize at = (gsize) (wire - contents) + strlen (FUSE_SENTINEL);
+          if (at + 2 + FUSE_NODE_CLI_INSPECT < length &&
+              (guchar) contents[at + 1] > FUSE_NODE_CLI_INSPECT)
+            refuses = contents[at + 2 + FUSE_NODE_CLI_INSPECT] == '0' ||
+                      contents[at + 2 + FUSE_NODE_CLI_INSPECT] == 'r';
+        }
+    }
+
+  G_LOCK (fuse_cache);
+  g_hash_table_replace (fuse_cache, g_steal_pointer (&key), GINT_TO_POINTER (refuses ? 2 : 1));
+  G_UNLOCK (fuse_cache);
+  return refuses;
+}
+
+/**
+ * _stw_launcher_check_fuses:
+ * @executable: the runtime that would run an app's main script
+ * @error: `FUSES_BLOCK_LAUNCH`
+ *
+ * The reference's preflight: an Electron whose EnableNodeCliInspectArguments
+ * fuse is off cannot give us its main process, so a launch with `main` is
+ * refused before anything runs. (A binary without a fuse wire passes; the
+ * launch itself still notices a missing inspector.)
+ */
+gboolean
+_stw_launcher_check_fuses (const char  *executable,
+                           GError     **error)
+{
+  GError *blocked;
+
+  if (!binary_refuses_inspect (executable))
+    return TRUE;
+  blocked = stw_error_new ("FUSES_BLOCK_LAUNCH", _("%s has its EnableNodeCliInspectArguments fuse off: "
+                                                   "its main process cannot be driven"), executable);
+  stw_error_set_hint (blocked, _("Launch it packaged (executablePath without main), attach over CDP, "
+                                 "or use a development build."));
+  g_propagate_error (error, blocked);
+  return FALSE;
+}
+
 static void
 guard_setup (gpointer user_data)
 {

@@ -418,12 +418,23 @@ typedef struct
   StwSession    *session;
   guint          connecting;
   GError        *error;
+  GCancellable  *cancellable;
+  gulong         cancelled_id;
+  gboolean       done;          /* answered: later callbacks only clean up */
 } Launch;
 
-/* The launch no longer counts as in flight (it became a session, or failed). */
+/* The launch no longer counts as in flight (it became a session, or
+ * failed), and a cancel no longer concerns it. */
 static void
 launch_release_slot (Launch *launch)
 {
+  launch->done = TRUE;
+  if (launch->cancelled_id != 0)
+    {
+      /* Not g_cancellable_disconnect(): this may run inside the handler. */
+      g_signal_handler_disconnect (launch->cancellable, launch->cancelled_id);
+      launch->cancelled_id = 0;
+    }
   if (launch->manager == NULL)
     return;
   launch->manager->launching--;
@@ -433,14 +444,14 @@ launch_release_slot (Launch *launch)
 static void
 launch_free (Launch *launch)
 {
-  if (launch->manager != NULL)
-    launch_release_slot (launch);
+  launch_release_slot (launch);
   stw_launch_spec_clear (&launch->spec);
   g_free (launch->id);
   g_clear_object (&launch->process);
   g_clear_object (&launch->browser);
   g_clear_object (&launch->inspector);
   g_clear_object (&launch->session);
+  g_clear_object (&launch->cancellable);
   g_clear_error (&launch->error);
   g_free (launch);
 }
@@ -470,6 +481,8 @@ on_session_started (GObject      *object,
   Launch *launch = g_task_get_task_data (task);
   g_autoptr(GError) error = NULL;
 
+  if (launch->done)
+    return;   /* cancelled meanwhile: the app is killed already */
   if (!_stw_session_start_finish (STW_SESSION (object), result, &error))
     {
       fail_launch (task, stw_error_new (stw_error_get_code_name (error), "%s", error->message));
@@ -492,6 +505,11 @@ start_session (GTask *task)
   StwSessionManager *self = g_task_get_source_object (task);
   Launch *launch = g_task_get_task_data (task);
 
+  if (launch->done)
+    {
+      g_object_unref (task);
+      return;
+    }
   if (launch->error != NULL)
     {
       fail_launch (task, g_steal_pointer (&launch->error));
@@ -516,7 +534,9 @@ on_endpoint_connected (GObject      *object,
   StwTransport *transport;
 
   transport = stw_cdp_websocket_connect_finish (result, &error);
-  if (transport == NULL && launch->error == NULL)
+  if (transport == NULL && launch->error == NULL && g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
+    launch->error = g_error_copy (error);
+  else if (transport == NULL && launch->error == NULL)
     launch->error = stw_error_new ("LAUNCH_FAILED", _("Cannot connect to the app's DevTools endpoint: %s"),
                                    error->message);
   else if (transport != NULL)
@@ -544,8 +564,16 @@ on_process_launched (GObject      *object,
   const char *inspector_url;
 
   launch->process = stw_process_launch_finish (result, &error);
-  if (launch->process == NULL)
+  if (launch->process == NULL || launch->done)
     {
+      if (launch->process != NULL)
+        stw_process_kill (launch->process);
+      if (launch->done)
+        {
+          g_clear_error (&error);
+          g_object_unref (task);
+          return;
+        }
       launch_release_slot (launch);
       g_task_return_error (task, error);
       g_object_unref (task);
@@ -597,6 +625,54 @@ on_process_launched (GObject      *object,
     }
   if (--launch->connecting == 0)
     start_session (task);
+}
+
+/* The process launch and the connects watch the cancellable themselves;
+ * the session's start-up (waiting for the first window) may not, so a
+ * cancel answers here at once and kills what started. Cancel from the
+ * thread that launched. */
+static void
+on_launch_cancelled (GCancellable *cancellable,
+                     gpointer      user_data)
+{
+  GTask *task = user_data;
+  Launch *launch = g_task_get_task_data (task);
+
+  if (launch->done || launch->session == NULL)
+    return;
+  fail_launch (task, g_error_new_literal (G_IO_ERROR, G_IO_ERROR_CANCELLED, _("The launch was cancelled")));
+}
+
+static void
+check_fuses_in_thread (GTask        *task,
+                       gpointer      source_object,
+                       gpointer      task_data,
+                       GCancellable *cancellable)
+{
+  GError *error = NULL;
+
+  if (_stw_launcher_check_fuses (task_data, &error))
+    g_task_return_boolean (task, TRUE);
+  else
+    g_task_return_error (task, error);
+}
+
+static void
+on_fuses_checked (GObject      *object,
+                  GAsyncResult *result,
+                  gpointer      user_data)
+{
+  GTask *task = user_data;
+  Launch *launch = g_task_get_task_data (task);
+  GError *error = NULL;
+
+  if (!g_task_propagate_boolean (G_TASK (result), &error))
+    {
+      fail_launch (task, error);
+      g_object_unref (task);
+      return;
+    }
+  stw_process_launch_async (&launch->spec, g_task_get_cancellable (task), on_process_launched, task);
 }
 
 /* The checks that need no process, in the reference's order. */
@@ -743,6 +819,23 @@ stw_session_manager_launch_async (StwSessionManager   *self,
   self->launching++;
   g_set_weak_pointer (&launch->manager, self);
   launch->id = next_session_id (self, "app");
+  if (cancellable != NULL)
+    {
+      launch->cancellable = g_object_ref (cancellable);
+      /* Never fires here: prepare_launch ran, and the launcher checks first. */
+      launch->cancelled_id = g_signal_connect (cancellable, "cancelled", G_CALLBACK (on_launch_cancelled), task);
+    }
+
+  /* The reference's fuse preflight for an app run by its runtime: it may
+   * read a 200 MB binary once, so not on the main loop. */
+  if (launch->spec.main != NULL)
+    {
+      g_autoptr(GTask) check = g_task_new (self, cancellable, on_fuses_checked, task);
+      g_task_set_source_tag (check, check_fuses_in_thread);
+      g_task_set_task_data (check, g_strdup (launch->spec.executable), g_free);
+      g_task_run_in_thread (check, check_fuses_in_thread);
+      return;
+    }
   stw_process_launch_async (&launch->spec, cancellable, on_process_launched, task);
 }
 

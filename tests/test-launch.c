@@ -131,8 +131,18 @@ marker_script (const char *dir,
 /* How many live processes carry @needle in their command line or
  * environment: the processes a test launched (their profile and TMPDIR lie
  * in its scratch directory). */
+static guint processes_with_both (const char *needle, const char *also);
+
 static guint
 processes_with (const char *needle)
+{
+  return processes_with_both (needle, NULL);
+}
+
+/* … and, when @also is given, @also somewhere in the same process. */
+static guint
+processes_with_both (const char *needle,
+                     const char *also)
 {
   g_autoptr(GDir) dir = g_dir_open ("/proc", 0, NULL);
   const char *name;
@@ -156,16 +166,20 @@ processes_with (const char *needle)
           g_autofree char *path = g_build_filename ("/proc", name, files[i], NULL);
           g_autofree char *contents = NULL;
           gsize length = 0;
+          gboolean found = FALSE, found_also = also == NULL;
 
           if (!g_file_get_contents (path, &contents, &length, NULL))
             continue;
           for (gsize at = 0; at < length; at += strlen (contents + at) + 1)
-            if (strstr (contents + at, needle) != NULL)
-              {
-                count++;
-                i = G_N_ELEMENTS (files);
-                break;
-              }
+            {
+              found |= strstr (contents + at, needle) != NULL;
+              found_also |= also != NULL && strstr (contents + at, also) != NULL;
+            }
+          if (found && found_also)
+            {
+              count++;
+              break;
+            }
         }
     }
   return count;
@@ -774,6 +788,41 @@ test_no_inspector (void)
   rm_tree (scratch);
 }
 
+/* The reference's preflight: a binary whose fuse wire says the inspector
+ * switches are off is refused before it runs (it never does). */
+static void
+test_fuse_preflight (void)
+{
+  g_autofree char *scratch = make_scratch ();
+  g_autofree char *marker = g_build_filename (scratch, "ran", NULL);
+  g_autoptr(StwSessionManager) manager = stw_session_manager_new ();
+  static const char * const wires[] = { "1110", "1111" };
+
+  for (guint i = 0; i < G_N_ELEMENTS (wires); i++)
+    {
+      g_autofree char *exe = g_strdup_printf ("%s/electron-%u", scratch, i);
+      g_autofree char *body = g_strdup_printf ("#!/bin/sh\n# dL7pKGdnNz796PbbjQWNKmHXBZaB9tsX\001\010%s1111\n"
+                                               "touch '%s'\nexit 3\n", wires[i], marker);
+      g_autoptr(StwLaunchOptions) options = stw_launch_options_new ();
+      g_autoptr(GError) error = NULL;
+      g_autoptr(StwSession) session = NULL;
+
+      write_script (exe, body);
+      stw_launch_options_set_executable_path (options, exe);
+      stw_launch_options_set_main (options, demo_app);
+      if (i == 0)
+        {
+          assert_refused (options, manager, "FUSES_BLOCK_LAUNCH", NULL, marker);
+          continue;
+        }
+      /* The fuse on: it runs (and, being no Electron, exits). */
+      session = launch (manager, options, &error);
+      g_assert_cmpstr (stw_error_get_code_name (error), ==, "LAUNCH_FAILED");
+      g_assert_true (g_file_test (marker, G_FILE_TEST_EXISTS));
+    }
+  rm_tree (scratch);
+}
+
 /* Defect 4: a long TMPDIR does not break launch. */
 static void
 test_long_tmpdir (gconstpointer data)
@@ -839,8 +888,9 @@ test_cancel (void)
   stw_launch_options_set_main (options, demo_app);
   stw_session_manager_launch_async (manager, options, cancellable, on_launched, &r);
   /* Mid-launch: the stand-in runs, Chromium is starting. */
-  while (processes_with (scratch) == 0)
+  while (processes_with (scratch) == 0 && !r.done)
     spin (10);
+  g_assert_false (r.done);
   g_timeout_add (150, cancel_cb, cancellable);
   while (!r.done)
     g_main_context_iteration (NULL, TRUE);
@@ -853,10 +903,51 @@ test_cancel (void)
   rm_tree (scratch);
 }
 
+/* An app that never opens a window: the launch times out with the app
+ * running (its endpoints are known by then), and nothing of it stays. */
+/* Cancelled while the session waits for a first window that never comes
+ * (the endpoints are known, the app runs): answered at once, nothing left. */
+static void
+test_cancel_waiting_for_window (void)
+{
+  g_autofree char *scratch = make_scratch ();
+  g_autofree char *crash_app = g_test_build_filename (G_TEST_DIST, "fixtures", "crash-app", NULL);
+  g_autoptr(StwSessionManager) manager = stw_session_manager_new ();
+  g_autoptr(StwLaunchOptions) options = stw_launch_options_new ();
+  g_autoptr(GCancellable) cancellable = g_cancellable_new ();
+  Result r = { 0 };
+  gint64 cancelled_at;
+
+  g_setenv ("TMPDIR", scratch, TRUE);
+  stw_launch_options_set_executable_path (options, electron);
+  stw_launch_options_set_main (options, crash_app);
+  stw_launch_options_set_args (options, (const char *[]) { "--no-window", NULL });
+  stw_launch_options_set_timeout (options, 60000);
+  stw_session_manager_launch_async (manager, options, cancellable, on_launched, &r);
+  /* Chromium runs (its command line names the profile in our scratch dir). */
+  while (processes_with_both (scratch, "--type=") == 0 && !r.done)
+    spin (20);
+  spin (1500);
+  if (r.done)
+    g_test_message ("ended early: %s", r.error ? r.error->message : "a session");
+  g_assert_false (r.done);
+  cancelled_at = g_get_monotonic_time ();
+  g_cancellable_cancel (cancellable);
+  while (!r.done)
+    g_main_context_iteration (NULL, TRUE);
+  g_assert_cmpint (g_get_monotonic_time () - cancelled_at, <, G_USEC_PER_SEC);
+  g_assert_error (r.error, G_IO_ERROR, G_IO_ERROR_CANCELLED);
+  g_clear_error (&r.error);
+  assert_nothing_left (scratch, 0);
+  g_unsetenv ("TMPDIR");
+  rm_tree (scratch);
+}
+
 static void
 test_timeout (void)
 {
   g_autofree char *scratch = make_scratch ();
+  g_autofree char *crash_app = g_test_build_filename (G_TEST_DIST, "fixtures", "crash-app", NULL);
   g_autoptr(StwSessionManager) manager = stw_session_manager_new ();
   g_autoptr(StwLaunchOptions) options = stw_launch_options_new ();
   g_autoptr(GError) error = NULL;
@@ -864,8 +955,9 @@ test_timeout (void)
 
   g_setenv ("TMPDIR", scratch, TRUE);
   stw_launch_options_set_executable_path (options, electron);
-  stw_launch_options_set_main (options, demo_app);
-  stw_launch_options_set_timeout (options, 200);
+  stw_launch_options_set_main (options, crash_app);
+  stw_launch_options_set_args (options, (const char *[]) { "--no-window", NULL });
+  stw_launch_options_set_timeout (options, 2000);
   session = launch (manager, options, &error);
   g_assert_null (session);
   g_assert_cmpstr (stw_error_get_code_name (error), ==, "LAUNCH_TIMEOUT");
@@ -952,7 +1044,10 @@ test_concurrent_cap (void)
       }
     g_assert_nonnull (winner);
     g_assert_cmpuint (refused, ==, G_N_ELEMENTS (results) - 1);
-    g_assert_cmpuint (g_list_length (stw_session_manager_list_sessions (manager)), ==, 1);
+    {
+      g_autoptr(GList) sessions = stw_session_manager_list_sessions (manager);
+      g_assert_cmpuint (g_list_length (sessions), ==, 1);
+    }
     stop (winner);
     g_object_unref (winner);
   }
@@ -979,10 +1074,12 @@ main (int    argc,
   g_test_add_func ("/launch/refuse/non-loopback-endpoint", test_refuse_non_loopback_endpoint);
   g_test_add_func ("/launch/standin/executable-only", test_executable_only);
   g_test_add_func ("/launch/standin/no-inspector", test_no_inspector);
+  g_test_add_func ("/launch/refuse/fuse", test_fuse_preflight);
   g_test_add_data_func ("/launch/standin/tmpdir-46", GUINT_TO_POINTER (46), test_long_tmpdir);
   g_test_add_data_func ("/launch/standin/tmpdir-80", GUINT_TO_POINTER (80), test_long_tmpdir);
   g_test_add_func ("/launch/cancel", test_cancel);
   g_test_add_func ("/launch/timeout", test_timeout);
+  g_test_add_func ("/launch/cancel-waiting-for-window", test_cancel_waiting_for_window);
   g_test_add_func ("/launch/concurrent", test_concurrent_cap);
 
   status = g_test_run ();

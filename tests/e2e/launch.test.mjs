@@ -1,0 +1,246 @@
+// launch.test.mjs: electron_launch over MCP — refusals checked by their
+// effect, defects 3 and 4, and a launch cancelled or timed out by the
+// client or the backstop leaving nothing behind.
+//
+// SPDX-License-Identifier: LGPL-2.1-or-later
+//
+// Each server runs with a private short TMPDIR, so the processes and
+// directories it made are found by that path alone.
+//
+// Run by hand:
+//   node --test --test-reporter=tap --test-concurrency=1 tests/e2e/launch.test.mjs
+
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import path from 'node:path';
+import { test as nodeTest } from 'node:test';
+
+import {
+  DEMO_APP,
+  ELECTRON,
+  STANDIN_DIR,
+  demoAppSkipReason,
+  electronSkipReason,
+  failsWith,
+  launchArgs,
+  ok,
+  shortTempDir,
+  sleep,
+  standinElectronVersion,
+  startServer,
+  survivors,
+  tempRoots,
+  waitUntil,
+} from './lib/lifecycle-harness.mjs';
+
+const skip = electronSkipReason() ?? demoAppSkipReason() ?? false;
+
+function test (name, options, fn) {
+  if (typeof options === 'function') [fn, options] = [options, {}];
+  return nodeTest(name, { timeout: 90000, ...options, skip: skip || options.skip }, fn);
+}
+
+/** A server with its own TMPDIR, removed after the test. */
+async function privateServer (t, { args = [], env = {} } = {}) {
+  const tmpdir = env.TMPDIR ?? shortTempDir();
+  t.after(() => fs.rmSync(tmpdir, { recursive: true, force: true, maxRetries: 5, retryDelay: 100 }));
+  const server = await startServer(t, { args, env: { ...env, TMPDIR: tmpdir } });
+  return { server, tmpdir };
+}
+
+/** Nothing the server launched is left: no process, no temporary root. */
+async function assertNothingLeft (tmpdir, what) {
+  const clean = () => survivors({ needles: [tmpdir] }).length === 0 && tempRoots(tmpdir).length === 0;
+  await waitUntil(clean, 5000, 50);
+  assert.deepEqual(survivors({ needles: [tmpdir] }).map((p) => p.cmdline), [], `${what}: no process left`);
+  assert.deepEqual(tempRoots(tmpdir), [], `${what}: no temporary root left`);
+}
+
+/** Anything listening on TCP `port` off loopback (0.0.0.0, ::, a real address). */
+function listensOffLoopback (port) {
+  for (const table of ['/proc/net/tcp', '/proc/net/tcp6']) {
+    for (const line of fs.readFileSync(table, 'utf8').split('\n').slice(1)) {
+      const fields = line.trim().split(/\s+/);
+      if (fields.length < 4 || fields[3] !== '0A') continue;
+      const [address, hexPort] = fields[1].split(':');
+      if (parseInt(hexPort, 16) !== port) continue;
+      if (address.length === 8 && address.endsWith('7F')) continue;
+      if (address === '00000000000000000000000001000000') continue;
+      return true;
+    }
+  }
+  return false;
+}
+
+test('switches that open a debugger or run a program are refused, and nothing runs', async (t) => {
+  const { server, tmpdir } = await privateServer(t);
+  const marker = path.join(tmpdir, 'ran');
+  const script = path.join(tmpdir, 'prefix.sh');
+  fs.writeFileSync(script, `#!/bin/sh\ntouch '${marker}'\nexec "$@"\n`, { mode: 0o755 });
+
+  for (const arg of ['--inspect=0.0.0.0:9229', '--inspect-brk', `--renderer-cmd-prefix=${script}`,
+    `--utility-cmd-prefix=${script}`, `--gpu-launcher=${script}`, `--browser-subprocess-path=${script}`,
+    '--remote-debugging-port=9222', '--remote-debugging-address=0.0.0.0', '--js-flags=--expose-gc']) {
+    const refused = failsWith(await server.call('electron_launch', launchArgs(DEMO_APP, { args: [arg] })),
+      'BAD_ARGUMENT', arg);
+    assert.equal(refused.details.argument, 'args[0]');
+    assert.equal(typeof refused.details.rule, 'string');
+  }
+  assert.equal(fs.existsSync(marker), false, 'no prefix script ran');
+  assert.equal(listensOffLoopback(9229), false, 'no inspector on every interface');
+  assert.equal(ok(await server.call('electron_status', {})).active_sessions, 0);
+  await assertNothingLeft(tmpdir, 'refused switches');
+});
+
+test('--app-root: args, switches and cwd outside the root are refused; nothing is written outside', async (t) => {
+  const scratch = shortTempDir();
+  t.after(() => fs.rmSync(scratch, { recursive: true, force: true }));
+  const root = path.join(scratch, 'root');
+  const outside = path.join(scratch, 'outside');
+  fs.mkdirSync(root);
+  fs.mkdirSync(outside);
+  // The runtime lies inside the root too (a symlink to the stand-in would
+  // resolve outside): its wrapper, next to a link to the stand-in's code.
+  const electron = path.join(root, 'electron');
+  fs.copyFileSync(ELECTRON, electron);
+  fs.chmodSync(electron, 0o755);
+  fs.symlinkSync(STANDIN_DIR, path.join(root, 'electron-standin'));
+  fs.cpSync(DEMO_APP, path.join(root, 'app'), { recursive: true });
+  fs.cpSync(DEMO_APP, path.join(outside, 'app'), { recursive: true });
+  fs.symlinkSync(outside, path.join(root, 'escape'));
+  const { server, tmpdir } = await privateServer(t, { args: ['--app-root', root] });
+  const inside = { executablePath: electron, main: path.join(root, 'app') };
+
+  const cases = [
+    [{ args: [path.join(outside, 'app')] }, 'args[0]'],
+    [{ args: [path.join(root, 'escape', 'app')] }, 'args[0]'],
+    [{ args: [`--user-data-dir=${path.join(outside, 'profile')}`] }, 'args[0]'],
+    [{ args: ['--enable-logging', `--log-file=${path.join(outside, 'chrome.log')}`] }, 'args[1]'],
+    [{ cwd: outside }, 'cwd'],
+  ];
+  for (const [extra, argument] of cases) {
+    const refused = failsWith(await server.call('electron_launch', { ...inside, ...extra }), 'BAD_ARGUMENT',
+      JSON.stringify(extra));
+    assert.equal(refused.details.argument, argument);
+    assert.equal(refused.details.rule, 'inside --app-root');
+  }
+  // Packaged: the app directory as a positional argument, outside the root.
+  failsWith(await server.call('electron_launch', { executablePath: electron, args: [path.join(outside, 'app')] }),
+    'BAD_ARGUMENT');
+  assert.deepEqual(fs.readdirSync(outside).sort(), ['app'], 'nothing was written outside the root');
+  assert.equal(ok(await server.call('electron_status', {})).active_sessions, 0);
+  await assertNothingLeft(tmpdir, 'refused paths');
+});
+
+test('environment: every refused key is listed, and none reaches the app', async (t) => {
+  const { server, tmpdir } = await privateServer(t);
+  const coverage = path.join(tmpdir, 'coverage');
+  const refused = failsWith(await server.call('electron_launch', launchArgs(DEMO_APP, {
+    env: { NODE_V8_COVERAGE: coverage, BASH_ENV: '/tmp/x.sh', ENV: '/tmp/x.sh', '': 'x', 'A=B': 'c',
+           NODE_OPTIONS: '--require /x.js', DYLD_INSERT_LIBRARIES: 'x', NODE_ENV: 'production', HARMLESS: '1' },
+  })), 'BAD_ARGUMENT');
+  assert.deepEqual([...refused.details.denied_env_keys].sort(),
+    ['', 'A=B', 'BASH_ENV', 'DYLD_INSERT_LIBRARIES', 'ENV', 'NODE_OPTIONS', 'NODE_V8_COVERAGE']);
+  assert.equal(fs.existsSync(coverage), false);
+  await assertNothingLeft(tmpdir, 'refused environment');
+
+  // The server's own environment: NODE_V8_COVERAGE would make the app's
+  // Node write coverage files; the app never sees it.
+  const { server: second, tmpdir: tmp2 } = await privateServer(t, { env: { NODE_V8_COVERAGE: coverage } });
+  const launch = ok(await second.call('electron_launch', launchArgs(DEMO_APP)));
+  const main = ok(await second.call('electron_info', {}));
+  assert.ok(main.versions.node, 'the main process answers');
+  ok(await second.call('electron_stop', { sessionId: launch.session_id }));
+  assert.equal(fs.existsSync(coverage), false, 'no coverage was written');
+  await assertNothingLeft(tmp2, 'inherited environment');
+});
+
+test('defect 3: an executable-only launch has a main process and real versions', async (t) => {
+  const { server, tmpdir } = await privateServer(t);
+  const launch = ok(await server.call('electron_launch', { executablePath: ELECTRON, args: [DEMO_APP] }));
+  assert.equal(launch.launch_mode, 'packaged');
+  assert.equal(launch.capabilities.mainEval, true);
+  const info = ok(await server.call('electron_info', {}));
+  assert.equal(info.versions.electron, standinElectronVersion());
+  assert.equal(info.app.name, 'Stagewright Notes');
+  ok(await server.call('electron_stop', {}));
+  await assertNothingLeft(tmpdir, 'stop');
+});
+
+test('defect 3: a binary refusing --inspect launches without mainEval and says why; with main, FUSES_BLOCK_LAUNCH',
+  async (t) => {
+    const { server, tmpdir } = await privateServer(t);
+    const env = { ELECTRON_STANDIN_NO_INSPECT: '1' };
+    const launch = ok(await server.call('electron_launch', { executablePath: ELECTRON, args: [DEMO_APP], env }));
+    assert.equal(launch.capabilities.mainEval, false);
+    assert.equal(launch.capabilities.rendererEval, true);
+    assert.match(launch.capabilities.notes.mainEval, /inspector/);
+    assert.ok(launch.windows.length >= 1);
+    ok(await server.call('electron_stop', {}));
+    await assertNothingLeft(tmpdir, 'stop');
+
+    failsWith(await server.call('electron_launch', launchArgs(DEMO_APP, { env })), 'FUSES_BLOCK_LAUNCH');
+    await assertNothingLeft(tmpdir, 'FUSES_BLOCK_LAUNCH');
+  });
+
+test('defect 4: an 80-byte TMPDIR does not break launch', async (t) => {
+  const base = shortTempDir();
+  t.after(() => fs.rmSync(base, { recursive: true, force: true }));
+  const long = path.join(base, 'd'.repeat(80 - base.length - 1));
+  assert.equal(long.length, 80);
+  fs.mkdirSync(long);
+  const { server } = await privateServer(t, { env: { TMPDIR: long } });
+  const launch = ok(await server.call('electron_launch', launchArgs(DEMO_APP)));
+  assert.equal(launch.capabilities.mainEval, true);
+  ok(await server.call('electron_stop', {}));
+  assert.deepEqual(fs.readdirSync(long), []);
+});
+
+test('notifications/cancelled mid-launch: the app is stopped and its directories removed at once', async (t) => {
+  const { server, tmpdir } = await privateServer(t);
+  const controller = new AbortController();
+  const call = server.call('electron_launch', launchArgs(DEMO_APP), { signal: controller.signal });
+  assert.ok(await waitUntil(() => survivors({ needles: [tmpdir] }).length > 0, 10000), 'the launch started');
+  await sleep(150);
+  controller.abort('test');
+  await assert.rejects(call);
+  await assertNothingLeft(tmpdir, 'cancelled launch');
+  assert.equal(ok(await server.call('electron_status', {})).active_sessions, 0);
+  // The slot is free again.
+  ok(await server.call('electron_launch', launchArgs(DEMO_APP)));
+  ok(await server.call('electron_stop', {}));
+  await assertNothingLeft(tmpdir, 'stop');
+});
+
+test('the operation backstop during a launch leaves nothing behind', async (t) => {
+  const { server, tmpdir } = await privateServer(t, { args: ['--operation-timeout-ms', '400'] });
+  failsWith(await server.call('electron_launch', launchArgs(DEMO_APP)), 'OPERATION_TIMEOUT');
+  await assertNothingLeft(tmpdir, 'backstop');
+  assert.equal(ok(await server.call('electron_status', {})).active_sessions, 0);
+});
+
+test('twenty concurrent launches: one app without allowMultiple', async (t) => {
+  const { server, tmpdir } = await privateServer(t);
+  const results = await Promise.all(Array.from({ length: 20 },
+    () => server.call('electron_launch', launchArgs(DEMO_APP))));
+  const launched = results.filter((r) => r.ok);
+  assert.equal(launched.length, 1, JSON.stringify(results.filter((r) => !r.ok).map((r) => r.code)));
+  for (const r of results.filter((r) => !r.ok)) assert.equal(r.code, 'ALREADY_RUNNING');
+  assert.equal(ok(await server.call('electron_status', {})).active_sessions, 1);
+  ok(await server.call('electron_stop', {}));
+  await assertNothingLeft(tmpdir, 'stop');
+});
+
+test('twenty concurrent launches with allowMultiple: the cap counts launches in flight; timed out, nothing is left',
+  async (t) => {
+    const { server, tmpdir } = await privateServer(t);
+    // Never announces an endpoint: every admitted launch stays in flight until its timeout.
+    const slow = path.join(tmpdir, 'slow.sh');
+    fs.writeFileSync(slow, '#!/bin/sh\nexec sleep 60\n', { mode: 0o755 });
+    const results = await Promise.all(Array.from({ length: 20 },
+      () => server.call('electron_launch', { executablePath: slow, allowMultiple: true, timeoutMs: 3000 })));
+    const codes = results.map((r) => r.code).sort();
+    assert.deepEqual(codes, [...Array(4).fill('ALREADY_RUNNING'), ...Array(16).fill('LAUNCH_TIMEOUT')]);
+    assert.equal(ok(await server.call('electron_status', {})).active_sessions, 0);
+    await assertNothingLeft(tmpdir, 'timed-out launches');
+  });
