@@ -19,6 +19,9 @@ gboolean _stw_proc_check_endpoint_pid  (GPid         pid,
                                         GError     **error);
 gboolean _stw_proc_catches_signal      (GPid         pid,
                                         int          signo);
+guint64  _stw_proc_get_start_time      (GPid         pid);
+gboolean _stw_proc_is_same             (GPid         pid,
+                                        guint64      start_time);
 gboolean _stw_proc_check_signal_caught (GPid         pid,
                                         int          signo,
                                         GError     **error);

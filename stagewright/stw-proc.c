@@ -323,6 +323,53 @@ _stw_proc_catches_signal (GPid pid,
 }
 
 /**
+ * _stw_proc_get_start_time:
+ * @pid: a process
+ *
+ * When @pid started, in clock ticks since boot (field 22 of
+ * `/proc/<pid>/stat`). With the pid it names one process for good: a pid
+ * that is reused belongs to a process that started later.
+ *
+ * Returns: the start time, or 0 when @pid does not exist (or is a zombie)
+ */
+guint64
+_stw_proc_get_start_time (GPid pid)
+{
+  g_autofree char *path = NULL;
+  g_autofree char *text = NULL;
+  g_auto(GStrv) fields = NULL;
+  const char *after;
+
+  if (pid <= 0)
+    return 0;
+  path = g_strdup_printf ("/proc/%d/stat", (int) pid);
+  if (!g_file_get_contents (path, &text, NULL, NULL) || (after = strrchr (text, ')')) == NULL)
+    return 0;
+  /* After the command name: state (field 3) … starttime (field 22). */
+  fields = g_strsplit (after + 1, " ", 0);
+  if (g_strv_length (fields) < 21 || g_str_equal (fields[1], "Z") || g_str_equal (fields[1], "X"))
+    return 0;
+  return g_ascii_strtoull (fields[20], NULL, 10);
+}
+
+/**
+ * _stw_proc_is_same:
+ * @pid: a process
+ * @start_time: what _stw_proc_get_start_time() said of it earlier
+ *
+ * Whether @pid still names the process it named then: the check before
+ * signalling a process we did not start, so a reused pid is never hit.
+ *
+ * Returns: %TRUE when the same process is still there
+ */
+gboolean
+_stw_proc_is_same (GPid    pid,
+                   guint64 start_time)
+{
+  return start_time != 0 && _stw_proc_get_start_time (pid) == start_time;
+}
+
+/**
  * _stw_proc_check_signal_caught:
  * @pid: a process
  * @signo: the signal to send

@@ -10,6 +10,7 @@
 
 #include "stw-error-registry.h"
 #include "stw-json-private.h"
+#include "stw-proc-private.h"
 #include "stw-session-private.h"
 #include "stw-surface-private.h"
 #include "stw-targets-private.h"
@@ -43,6 +44,7 @@ struct _StwSession
   StwTransport      *browser;
   StwTransport      *inspector;
   GPid               pid;
+  guint64            pid_start_time;  /* with pid: the one process proven at attach */
   gboolean           owned;
   gboolean           running;
   gboolean           renderer_ready;
@@ -392,8 +394,15 @@ mark_ended (StwSession *self)
   if (self->first_window_task != NULL)
     {
       GTask *task = take_first_window_task (self);
-      g_task_return_new_error (task, STW_ERROR, STW_ERROR_LAUNCH_FAILED,
-                               "%s", _("The app exited before its first window appeared"));
+
+      /* An app we attached to did not exit as far as we know: its
+       * connection went away. */
+      if (self->owned)
+        g_task_return_new_error (task, STW_ERROR, STW_ERROR_LAUNCH_FAILED,
+                                 "%s", _("The app exited before its first window appeared"));
+      else
+        g_task_return_new_error (task, STW_ERROR, STW_ERROR_CDP_DISCONNECTED,
+                                 "%s", _("The connection closed before the first window appeared"));
       g_object_unref (task);
     }
 }
@@ -403,13 +412,14 @@ session_exited (StwSession *self)
 {
   if (!self->running)
     return;
-  self->running = FALSE;
 
+  /* The first-window task may hold the last reference to the session:
+   * keep it alive until the signal has run. */
+  g_object_ref (self);
   mark_ended (self);
 
   /* The manager forgets the session from its own handler: the one removal
    * path, which holds no pointer to a manager that may be gone. */
-  g_object_ref (self);
   g_signal_emit (self, signals[EXITED], 0);
   g_object_unref (self);
 }
@@ -468,6 +478,7 @@ _stw_session_new_attached (StwSessionManager *manager,
   self->browser = browser ? g_object_ref (browser) : NULL;
   self->inspector = inspector ? g_object_ref (inspector) : NULL;
   self->pid = pid;
+  self->pid_start_time = _stw_proc_get_start_time (pid);
   connect_transports (self);
   return self;
 }
@@ -1759,7 +1770,7 @@ on_unowned_wait (gpointer user_data)
   Stop *stop = g_task_get_task_data (task);
 
   /* An attached app given with its pid: SIGKILL when it ignores the close. */
-  if (self->pid > 0 && kill (self->pid, 0) == 0)
+  if (self->pid > 0 && _stw_proc_is_same (self->pid, self->pid_start_time))
     {
       kill (self->pid, SIGKILL);
       stop->escalated = TRUE;
@@ -1914,8 +1925,8 @@ stw_session_force_kill (StwSession *self)
   g_object_ref (self);
   if (self->process != NULL)
     stw_process_kill (self->process);
-  else if (self->pid > 0)
-    kill (self->pid, SIGKILL);
+  else if (self->pid > 0 && _stw_proc_is_same (self->pid, self->pid_start_time))
+    kill (self->pid, SIGKILL);  /* never a process that took over the pid */
   if (self->inspector != NULL)
     stw_transport_close (self->inspector);
   if (self->browser != NULL)

@@ -67,3 +67,39 @@ test('inject refuses a process that would die of SIGUSR1, whatever its name; int
   failsWith(await server.call('electron_inject', { pid: 4294967297 }), 'BAD_ARGUMENT');
   failsWith(await server.call('electron_switch_window', { index: 4294967296 }), 'BAD_ARGUMENT');
 });
+
+// An endpoint that completes the WebSocket handshake and then closes, at once
+// or a little later: the first-window wait held the last reference to the
+// session, and ending it read freed memory (GLib criticals, an abort under
+// G_DEBUG=fatal-criticals). The attach answers CDP_DISCONNECTED, and the
+// server keeps serving. startServer() fails the test on any critical.
+for (const delayMs of [0, 200]) {
+  test(`attach to an endpoint that closes ${delayMs} ms after the handshake: CDP_DISCONNECTED, no critical`,
+       async (t) => {
+    const { createServer } = await import('node:http');
+    const { createHash } = await import('node:crypto');
+    const sockets = new Set();
+    const endpoint = createServer((request, response) => {
+      const port = endpoint.address().port;
+      response.end(JSON.stringify({ Browser: 'Chrome/1',
+                                    webSocketDebuggerUrl: `ws://127.0.0.1:${port}/devtools/browser/x` }));
+    });
+    endpoint.on('upgrade', (request, socket) => {
+      sockets.add(socket);
+      const accept = createHash('sha1')
+        .update(request.headers['sec-websocket-key'] + '258EAFA5-E914-47DA-95CA-C5AB0DC85B11').digest('base64');
+      socket.write('HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n' +
+                   `Sec-WebSocket-Accept: ${accept}\r\n\r\n`);
+      setTimeout(() => socket.destroy(), delayMs);
+    });
+    await new Promise((resolve) => endpoint.listen(0, '127.0.0.1', resolve));
+    t.after(() => { for (const socket of sockets) socket.destroy(); endpoint.close(); });
+    const server = await startServer(t, { env: { ...process.env, G_DEBUG: 'fatal-criticals' } });
+
+    const refused = failsWith(await server.call('electron_attach', { port: endpoint.address().port, timeoutMs: 3000 }),
+                              'CDP_DISCONNECTED');
+    assert.match(refused.error, /connection closed/i);
+    assert.equal(ok(await server.call('electron_status', {})).active_sessions, 0);
+    await server.client.ping();
+  });
+}
