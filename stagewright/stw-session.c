@@ -106,10 +106,10 @@ stw_session_dispose (GObject *object)
 {
   StwSession *self = STW_SESSION (object);
 
-  /* A disposed session (its manager went away) is not running, whatever
-   * the app does next. */
+  /* A disposed session is not running, whatever the app does next, and
+   * it ends the usual way: `exited` is how its manager forgets it. */
   if (self->running)
-    mark_ended (self);
+    session_exited (self);
   destroy_source (&self->first_window_timeout);
   if (self->browser != NULL)
     g_signal_handlers_disconnect_by_data (self->browser, self);

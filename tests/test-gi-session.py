@@ -480,6 +480,22 @@ def session_kept_after_its_manager_is_dropped():
 
 
 @test
+def a_disposed_session_ends_and_leaves_its_manager():
+    # Disposing a session ends it the usual way: not running, its app
+    # stopped, and the manager (through `exited`) no longer lists it.
+    manager = Stagewright.SessionManager.new()
+    session = manager.launch_sync(launch_options(DEMO_APP), None)
+    pid = session.get_pid()
+    exited = []
+    session.connect('exited', lambda *args: exited.append(True))
+    session.run_dispose()
+    assert not session.is_running()
+    assert exited == [True], exited
+    assert manager.list_sessions() == [], manager.list_sessions()
+    assert spin(lambda: not alive(pid) and group_members(pid) == [], 10000), group_members(pid)
+
+
+@test
 def attach_sync_and_detach_leave_the_app_running():
     tmpdir = tempfile.mkdtemp(prefix='stw-gi-')
     drain = None
