@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "stagewright.h"
+#include "stw-confine-private.h"
 #include "stw-json-private.h"
 
 #define EXIT_USAGE 2
@@ -82,6 +83,26 @@ check_directory (const char  *flag,
       return FALSE;
     }
   return TRUE;
+}
+
+/* --app-root confines what the server writes too: a screenshot directory
+ * outside it (or a symlink leading out) is refused at start, not at the
+ * first screenshot. */
+static gboolean
+check_screenshot_dir (const char  *app_root,
+                      const char  *screenshot_dir,
+                      GError     **error)
+{
+  g_autofree char *real = NULL;
+
+  if (app_root == NULL || screenshot_dir == NULL)
+    return TRUE;
+  real = _stw_confine_path (app_root, NULL, screenshot_dir, "--screenshot-dir", NULL);
+  if (real != NULL)
+    return TRUE;
+  g_set_error (error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
+               _("--screenshot-dir “%s” lies outside --app-root “%s”"), screenshot_dir, app_root);
+  return FALSE;
 }
 
 /* Plugins are loaded by a later release. Until then the flags fail
@@ -345,6 +366,7 @@ main (int   argc,
     }
   if (!check_directory ("--app-root", options.app_root, &error) ||
       !check_directory ("--screenshot-dir", options.screenshot_dir, &error) ||
+      !check_screenshot_dir (options.app_root, options.screenshot_dir, &error) ||
       !refuse_plugins (&options, &error))
     {
       g_printerr ("stagewright: %s\n", error->message);

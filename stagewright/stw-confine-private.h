@@ -19,7 +19,8 @@ gboolean    _stw_confine_args        (const char          *root,
                                       GError             **error);
 const char *_stw_confine_env_rule    (const char          *key,
                                       const char          *value);
-gboolean    _stw_confine_env         (GPtrArray           *keys,
+gboolean    _stw_confine_env         (const char          *root,
+                                      GPtrArray           *keys,
                                       GPtrArray           *values,
                                       GError             **error);
 

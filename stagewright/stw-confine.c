@@ -340,15 +340,46 @@ _stw_confine_env_rule (const char *key,
   return NULL;
 }
 
+/* A value names paths when a component of it (split at ':', ';' and ',',
+ * as PATH-like and list-valued variables are) is absolute, `~`-relative or
+ * a file URL; with a root, each of them must resolve inside it. PATH,
+ * HOME, TMPDIR, XDG_*, GIO_MODULE_DIR, CHROME_LOG_FILE and their relatives
+ * are all caught this way, without a list of names to keep up to date. */
+static gboolean
+env_value_is_inside (const char *root,
+                     const char *value)
+{
+  g_auto(GStrv) parts = g_strsplit_set (value, ":;,", -1);
+
+  for (guint i = 0; parts[i] != NULL; i++)
+    {
+      const char *part = parts[i];
+      g_autofree char *real = NULL;
+
+      if (g_str_equal (part, "file") && parts[i + 1] != NULL && g_str_has_prefix (parts[i + 1], "//"))
+        part = parts[++i] + 2;     /* file://PATH was split at its colon */
+      if (part[0] == '~')
+        return FALSE;              /* the app's HOME: never known to be inside */
+      if (part[0] != '/')
+        continue;
+      real = _stw_confine_path (root, NULL, part, "env", NULL);
+      if (real == NULL)
+        return FALSE;
+    }
+  return TRUE;
+}
+
 /**
  * _stw_confine_env:
+ * @root: (nullable): the --app-root: with one, paths in values are confined
  * @keys: (element-type utf8): the caller's keys
  * @values: (element-type utf8): their values (%NULL: not KEY=VALUE)
  * @error: `BAD_ARGUMENT` listing every refused key in
  *   `details.denied_env_keys` (and why, in `details.rules`)
  */
 gboolean
-_stw_confine_env (GPtrArray  *keys,
+_stw_confine_env (const char *root,
+                  GPtrArray  *keys,
                   GPtrArray  *values,
                   GError    **error)
 {
@@ -360,7 +391,11 @@ _stw_confine_env (GPtrArray  *keys,
   for (guint i = 0; i < keys->len; i++)
     {
       const char *key = g_ptr_array_index (keys, i);
-      const char *rule = _stw_confine_env_rule (key, g_ptr_array_index (values, i));
+      const char *value = g_ptr_array_index (values, i);
+      const char *rule = _stw_confine_env_rule (key, value);
+
+      if (rule == NULL && root != NULL && value != NULL && !env_value_is_inside (root, value))
+        rule = "with --app-root, every path in a value lies inside the root";
       if (rule != NULL)
         {
           json_array_add_string_element (denied, key);

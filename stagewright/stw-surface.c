@@ -514,7 +514,29 @@ stw_screenshot_resolve_path (const char      *app_root,
     }
 
   if (path != NULL)
-    file = g_strdup (path);
+    {
+      g_autofree char *lower = g_ascii_strdown (path, -1);
+      gboolean fits = format == STW_IMAGE_FORMAT_JPEG
+                      ? g_str_has_suffix (lower, ".jpg") || g_str_has_suffix (lower, ".jpeg")
+                      : g_str_has_suffix (lower, ".png");
+
+      /* A careless path must not turn the app's index.html or main.js
+       * into an image: the name says what the file holds. */
+      if (!fits)
+        {
+          GError *refused = stw_error_new ("BAD_ARGUMENT", _("The file name must end in %s for a %s screenshot"),
+                                           format == STW_IMAGE_FORMAT_JPEG ? ".jpg or .jpeg" : ".png",
+                                           format == STW_IMAGE_FORMAT_JPEG ? "JPEG" : "PNG");
+          g_autoptr(JsonObject) details = json_object_new ();
+
+          json_object_set_string_member (details, "argument", "path");
+          json_object_set_string_member (details, "rule", "the extension matches format");
+          stw_error_set_details (refused, details);
+          g_propagate_error (error, refused);
+          return NULL;
+        }
+      file = g_strdup (path);
+    }
   else
     {
       g_autofree char *uuid = g_uuid_string_random ();

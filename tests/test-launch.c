@@ -570,6 +570,71 @@ test_refuse_app_root (void)
   rm_tree (scratch);
 }
 
+/* With --app-root, an environment value that names a path outside the
+ * root is refused like an argument would be: PATH could pick another node
+ * or shell, HOME and the XDG and log variables would write outside. */
+static void
+test_refuse_env_paths (void)
+{
+  g_autofree char *scratch = make_scratch ();
+  g_autofree char *root = g_build_filename (scratch, "root", NULL);
+  g_autofree char *outside = g_build_filename (scratch, "outside", NULL);
+  g_autofree char *marker = g_build_filename (root, "ran", NULL);
+  g_autofree char *exe = NULL;
+  g_autofree char *path_value = NULL;
+  g_autofree char *log_url = NULL;
+  g_autofree char *inside_home = NULL;
+  g_autoptr(StwSessionManager) manager = stw_session_manager_new ();
+  static const char * const denied[] = { "PATH", "HOME", "GIO_MODULE_DIR", "CHROME_LOG_FILE", "XDG_CONFIG_HOME" };
+  JsonArray *keys;
+
+  g_assert_cmpint (g_mkdir (root, 0700), ==, 0);
+  g_assert_cmpint (g_mkdir (outside, 0700), ==, 0);
+  exe = marker_script (root, "app.sh", marker);
+  path_value = g_strdup_printf ("%s:/usr/bin:/bin", outside);
+  log_url = g_strdup_printf ("file://%s/chrome.log", outside);
+  inside_home = g_build_filename (root, "home", NULL);
+  stw_session_manager_set_app_root (manager, root);
+
+  {
+    g_autoptr(StwLaunchOptions) options = stw_launch_options_new ();
+    g_autoptr(GError) error = NULL;
+    g_autoptr(StwSession) session = NULL;
+
+    stw_launch_options_set_executable_path (options, exe);
+    stw_launch_options_setenv (options, "PATH", path_value);
+    stw_launch_options_setenv (options, "HOME", outside);
+    stw_launch_options_setenv (options, "GIO_MODULE_DIR", outside);
+    stw_launch_options_setenv (options, "CHROME_LOG_FILE", log_url);
+    stw_launch_options_setenv (options, "XDG_CONFIG_HOME", "~/.config");
+    stw_launch_options_setenv (options, "LANG", "C.UTF-8");
+    session = launch (manager, options, &error);
+    g_assert_null (session);
+    g_assert_cmpstr (stw_error_get_code_name (error), ==, "BAD_ARGUMENT");
+    keys = json_object_get_array_member (stw_error_get_details (error), "denied_env_keys");
+    g_assert_cmpuint (json_array_get_length (keys), ==, G_N_ELEMENTS (denied));
+    for (guint i = 0; i < G_N_ELEMENTS (denied); i++)
+      g_assert_cmpstr (json_array_get_string_element (keys, i), ==, denied[i]);
+    g_assert_false (g_file_test (marker, G_FILE_TEST_EXISTS));
+  }
+  /* The control: paths inside the root and plain values pass. */
+  {
+    g_autoptr(StwLaunchOptions) options = stw_launch_options_new ();
+    g_autoptr(GError) error = NULL;
+    g_autoptr(StwSession) session = NULL;
+
+    stw_launch_options_set_executable_path (options, exe);
+    stw_launch_options_setenv (options, "HOME", inside_home);
+    stw_launch_options_setenv (options, "LANG", "C.UTF-8");
+    session = launch (manager, options, &error);
+    g_assert_cmpstr (stw_error_get_code_name (error), ==, "LAUNCH_FAILED");
+    g_assert_true (g_file_test (marker, G_FILE_TEST_EXISTS));
+  }
+  g_assert_cmpuint (entries_in (outside), ==, 0);
+  assert_nothing_left (scratch, 2);
+  rm_tree (scratch);
+}
+
 static void
 test_refuse_env (void)
 {
@@ -1070,6 +1135,7 @@ main (int    argc,
   g_test_add_func ("/launch/refuse/switches", test_refuse_switches);
   g_test_add_func ("/launch/refuse/app-root", test_refuse_app_root);
   g_test_add_func ("/launch/refuse/env", test_refuse_env);
+  g_test_add_func ("/launch/refuse/env-paths", test_refuse_env_paths);
   g_test_add_func ("/launch/refuse/rules", test_refuse_rules);
   g_test_add_func ("/launch/refuse/non-loopback-endpoint", test_refuse_non_loopback_endpoint);
   g_test_add_func ("/launch/standin/executable-only", test_executable_only);

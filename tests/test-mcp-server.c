@@ -8,6 +8,7 @@
 #include <gio/gunixoutputstream.h>
 #include <glib-unix.h>
 #include <string.h>
+#include <glib/gstdio.h>
 #include <unistd.h>
 
 #include "stagewright.h"
@@ -1914,7 +1915,8 @@ wait_check_timeout (GSubprocess *process,
 
 static void
 run_refused (const char * const *argv,
-             const char         *name)
+             const char         *name,
+             const char         *reason)
 {
   g_autoptr(GSubprocess) process = NULL;
   g_autofree char *out = NULL;
@@ -1932,7 +1934,7 @@ run_refused (const char * const *argv,
   g_assert_cmpstr (out, ==, "");
   g_assert_true (g_str_has_prefix (err, "stagewright: "));
   g_assert_nonnull (strstr (err, name));
-  g_assert_nonnull (strstr (err, "not available"));
+  g_assert_nonnull (strstr (err, reason));
 }
 
 static void
@@ -1942,10 +1944,53 @@ test_program_plugin_refused (void)
 
   if (bin == NULL)
     return;
-  run_refused ((const char * const[]) { bin, "--plugin", "trace", NULL }, "--plugin trace");
-  run_refused ((const char * const[]) { bin, "--plugin=/usr/lib/x.so", NULL }, "/usr/lib/x.so");
-  run_refused ((const char * const[]) { bin, "--plugin-config", "trace={\"a\":1}", NULL }, "--plugin-config trace");
-  run_refused ((const char * const[]) { bin, "tools", "--plugin", "trace", NULL }, "trace");
+  run_refused ((const char * const[]) { bin, "--plugin", "trace", NULL }, "--plugin trace", "not available");
+  run_refused ((const char * const[]) { bin, "--plugin=/usr/lib/x.so", NULL }, "/usr/lib/x.so", "not available");
+  run_refused ((const char * const[]) { bin, "--plugin-config", "trace={\"a\":1}", NULL }, "--plugin-config trace", "not available");
+  run_refused ((const char * const[]) { bin, "tools", "--plugin", "trace", NULL }, "trace", "not available");
+}
+
+/* With --app-root the server writes screenshots inside it only: a
+ * --screenshot-dir outside, or a symlink leading out, is refused at start. */
+static void
+test_program_screenshot_dir_confined (void)
+{
+  const char *bin = stagewright_bin ();
+  g_autofree char *scratch = g_dir_make_tmp ("stw-XXXXXX", NULL);
+  g_autofree char *root = g_build_filename (scratch, "root", NULL);
+  g_autofree char *outside = g_build_filename (scratch, "outside", NULL);
+  g_autofree char *link = g_build_filename (root, "out", NULL);
+  g_autofree char *inside = g_build_filename (root, "shots", NULL);
+  g_autofree char *root_flag = g_strdup_printf ("--app-root=%s", root);
+  g_autofree char *outside_flag = g_strdup_printf ("--screenshot-dir=%s", outside);
+  g_autofree char *link_flag = g_strdup_printf ("--screenshot-dir=%s", link);
+  g_autofree char *inside_flag = g_strdup_printf ("--screenshot-dir=%s", inside);
+
+  g_assert_nonnull (bin);
+  g_assert_cmpint (g_mkdir (root, 0700), ==, 0);
+  g_assert_cmpint (g_mkdir (outside, 0700), ==, 0);
+  g_assert_cmpint (g_mkdir (inside, 0700), ==, 0);
+  g_assert_cmpint (symlink (outside, link), ==, 0);
+  run_refused ((const char * const[]) { bin, root_flag, outside_flag, NULL }, outside, "lies outside --app-root");
+  run_refused ((const char * const[]) { bin, root_flag, link_flag, NULL }, link, "lies outside --app-root");
+  /* The control: a directory inside starts the server (stdin at EOF ends it). */
+  {
+    g_autoptr(GError) error = NULL;
+    g_autoptr(GBytes) nothing = g_bytes_new (NULL, 0);
+    g_autoptr(GSubprocess) process = g_subprocess_newv ((const char * const[]) { bin, root_flag, inside_flag, NULL },
+                                                        G_SUBPROCESS_FLAGS_STDIN_PIPE |
+                                                        G_SUBPROCESS_FLAGS_STDOUT_SILENCE |
+                                                        G_SUBPROCESS_FLAGS_STDERR_SILENCE, &error);
+    g_assert_no_error (error);
+    g_subprocess_communicate (process, nothing, NULL, NULL, NULL, &error);
+    g_assert_no_error (error);
+    g_assert_cmpint (g_subprocess_get_exit_status (process), ==, 0);
+  }
+  g_unlink (link);
+  g_rmdir (inside);
+  g_rmdir (root);
+  g_rmdir (outside);
+  g_rmdir (scratch);
 }
 
 static void
@@ -2117,6 +2162,7 @@ main (int   argc,
   g_test_add_func ("/mcp-server/framing/unread-output", test_unread_output);
   g_test_add_func ("/mcp-server/framing/big-answer", test_big_answer_reading_client);
   g_test_add_func ("/mcp-server/program/plugin-refused", test_program_plugin_refused);
+  g_test_add_func ("/mcp-server/program/screenshot-dir-confined", test_program_screenshot_dir_confined);
   g_test_add_func ("/mcp-server/program/stdin-closed", test_program_stdin_closed);
   g_test_add_func ("/mcp-server/program/stdout-unread", test_program_stdout_unread);
 

@@ -1010,6 +1010,23 @@ test_screenshot_path (void)
   g_assert_null (stw_screenshot_resolve_path (NULL, NULL, NULL, "/no/such/dir", STW_IMAGE_FORMAT_PNG, &error));
   g_assert_error (error, STW_ERROR, STW_ERROR_FILE_NOT_FOUND);
   g_clear_error (&error);
+  /* The name says what the file holds: a careless path never turns the
+   * app's page or script into an image. */
+  g_assert_null (stw_screenshot_resolve_path (NULL, NULL, "/tmp/index.html", NULL, STW_IMAGE_FORMAT_PNG, &error));
+  g_assert_error (error, STW_ERROR, STW_ERROR_BAD_ARGUMENT);
+  g_assert_cmpstr (json_object_get_string_member (stw_error_get_details (error), "argument"), ==, "path");
+  g_clear_error (&error);
+  g_assert_null (stw_screenshot_resolve_path (NULL, NULL, "/tmp/shot.png", NULL, STW_IMAGE_FORMAT_JPEG, &error));
+  g_assert_error (error, STW_ERROR, STW_ERROR_BAD_ARGUMENT);
+  g_clear_error (&error);
+  {
+    g_autofree char *upper = stw_screenshot_resolve_path (NULL, NULL, "/tmp/SHOT.PNG", NULL, STW_IMAGE_FORMAT_PNG, &error);
+    g_autofree char *jpeg = stw_screenshot_resolve_path (NULL, NULL, "/tmp/shot.jpeg", NULL, STW_IMAGE_FORMAT_JPEG, &error);
+
+    g_assert_no_error (error);
+    g_assert_cmpstr (upper, ==, "/tmp/SHOT.PNG");
+    g_assert_cmpstr (jpeg, ==, "/tmp/shot.jpeg");
+  }
 
   /* No root: the configured dir, else the temporary directory. */
   in_tmp = stw_screenshot_resolve_path (NULL, NULL, NULL, NULL, STW_IMAGE_FORMAT_PNG, &error);

@@ -154,7 +154,7 @@ static const StwToolSpec observe_specs[] = {
     .name = "electron_screenshot",
     .title = "Screenshot",
     .description = "Capture a window (active, or windowId > windowTitle > windowIndex), its full page, a clip, or "
-                   "one element (selector) to a file: path > dir > the server's --screenshot-dir > <app-root>/.stagewright/screenshots "
+                   "one element (selector) to a file: path (ending in .png, or .jpg for jpeg) > dir > the server's --screenshot-dir > <app-root>/.stagewright/screenshots "
                    "(with --app-root) > the temporary directory. Bytes are never inlined. "
                    "Returns: {session_id, path, bytes, format, width?, height?}.",
     .input_schema =
