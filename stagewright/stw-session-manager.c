@@ -1186,6 +1186,7 @@ typedef struct
 {
   char  *id;
   GPid   pid;
+  GPid   holder;      /* the endpoint's listener, when pid is its ancestor */
   guint  timeout_ms;
 } Attach;
 
@@ -1235,6 +1236,8 @@ on_attach_connected (GObject      *object,
       return;
     }
   session = _stw_session_new_attached (self, attach->id, "cdp", browser, NULL, attach->pid);
+  if (attach->holder > 0 && attach->holder != attach->pid)
+    _stw_session_set_endpoint_holder (session, attach->holder);
   /* An attached app may have no window at all: a short first-window wait. */
   _stw_session_start_async (session, MIN (attach->timeout_ms, 2000), 0, g_task_get_cancellable (task),
                             on_attach_started, task);
@@ -1265,6 +1268,9 @@ attach_connect (GTask      *task,
           stw_error_add_next_action (error, "electron_discover_running()");
           goto fail;
         }
+      /* A wrapper or parent was named: killing it alone could leave the
+       * endpoint running, so its listener goes with it. */
+      attach->holder = _stw_proc_find_listener ((guint) port);
     }
   stw_cdp_websocket_connect_async (url, attach->timeout_ms, g_task_get_cancellable (task),
                                    on_attach_connected, task);

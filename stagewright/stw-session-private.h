@@ -31,6 +31,8 @@ gboolean      _stw_session_start_finish (StwSession    *self,
                                          GAsyncResult  *result,
                                          GError       **error);
 StwTransport *_stw_session_get_browser  (StwSession *self);
+void          _stw_session_set_endpoint_holder (StwSession *self,
+                                                GPid        holder);
 gboolean      _stw_path_is_inside (const char *path,
                                    const char *root);
 

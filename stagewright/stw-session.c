@@ -45,6 +45,8 @@ struct _StwSession
   StwTransport      *inspector;
   GPid               pid;
   guint64            pid_start_time;  /* with pid: the one process proven at attach */
+  GPid               holder;          /* the endpoint's listener, when pid is its ancestor */
+  guint64            holder_start_time;
   gboolean           owned;
   gboolean           running;
   gboolean           renderer_ready;
@@ -481,6 +483,31 @@ _stw_session_new_attached (StwSessionManager *manager,
   self->pid_start_time = _stw_proc_get_start_time (pid);
   connect_transports (self);
   return self;
+}
+
+/* The endpoint's listening process, when the pid given at attach is its
+ * ancestor (a wrapper, a split main process): stop and force_kill end it
+ * too, so killing the wrapper never leaves the app running. */
+void
+_stw_session_set_endpoint_holder (StwSession *self,
+                                  GPid        holder)
+{
+  self->holder = holder;
+  self->holder_start_time = _stw_proc_get_start_time (holder);
+}
+
+/* SIGKILLs the attached app's proven processes, never one that took over
+ * a pid since. Returns whether anything was signalled. */
+static gboolean
+kill_attached (StwSession *self)
+{
+  gboolean killed = FALSE;
+
+  if (self->pid > 0 && _stw_proc_is_same (self->pid, self->pid_start_time))
+    killed = kill (self->pid, SIGKILL) == 0;
+  if (self->holder > 0 && _stw_proc_is_same (self->holder, self->holder_start_time))
+    killed = (kill (self->holder, SIGKILL) == 0) || killed;
+  return killed;
 }
 
 StwTransport *
@@ -1770,11 +1797,8 @@ on_unowned_wait (gpointer user_data)
   Stop *stop = g_task_get_task_data (task);
 
   /* An attached app given with its pid: SIGKILL when it ignores the close. */
-  if (self->pid > 0 && _stw_proc_is_same (self->pid, self->pid_start_time))
-    {
-      kill (self->pid, SIGKILL);
-      stop->escalated = TRUE;
-    }
+  if (kill_attached (self))
+    stop->escalated = TRUE;
   g_task_return_boolean (task, TRUE);
   return G_SOURCE_REMOVE;
 }
@@ -1925,8 +1949,8 @@ stw_session_force_kill (StwSession *self)
   g_object_ref (self);
   if (self->process != NULL)
     stw_process_kill (self->process);
-  else if (self->pid > 0 && _stw_proc_is_same (self->pid, self->pid_start_time))
-    kill (self->pid, SIGKILL);  /* never a process that took over the pid */
+  else
+    kill_attached (self);
   if (self->inspector != NULL)
     stw_transport_close (self->inspector);
   if (self->browser != NULL)

@@ -50,6 +50,10 @@ test('attach {pid}: a bystander is refused and survives force_kill; the app\'s o
   const stopped = ok(await server.call('electron_stop', { timeoutMs: 3000 }));
   assert.equal(stopped.stopped, true);
   await waitUntil(() => !processAlive(standin.pid), 10000);
+  // Killing an ancestor alone could leave the endpoint running: its
+  // listener (the proven holder of the port) goes too.
+  assert.ok(await waitUntil(() => !processAlive(found.targets[0].pid), 10000),
+            'the listening browser process ended with its parent');
   assert.equal(processAlive(victim.pid), true, 'the bystander still lives');
 });
 
