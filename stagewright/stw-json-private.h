@@ -19,6 +19,13 @@ G_BEGIN_DECLS
 /* CDP answers (accessibility trees, DOM snapshots of large apps) are
  * bigger than any MCP request: ~340 MB at most. */
 #define STW_JSON_MAX_VALUES_CDP ((gsize) 4 << 20)
+/* An MCP message may hold at most one value per 8 bytes of its text (but
+ * always 16 Ki): json-glib spends ~80 bytes on each, so a message costs
+ * at most ~10 times its length, never the ~40 times a dense array of
+ * one-digit numbers would. */
+#define STW_JSON_BYTES_PER_VALUE 8
+#define STW_JSON_MIN_VALUES ((gsize) 16 << 10)
+gsize     stw_json_value_budget (gsize length);
 
 #define STW_JSON_ERROR (stw_json_error_quark ())
 

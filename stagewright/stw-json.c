@@ -497,6 +497,22 @@ fail:
 }
 
 /**
+ * stw_json_value_budget:
+ * @length: the length of a message's text, in bytes
+ *
+ * How many values (as stw_json_parse_bounded() counts them) a message of
+ * @length bytes may hold: what keeps the parsed tree a small multiple of
+ * the text.
+ *
+ * Returns: the budget, between %STW_JSON_MIN_VALUES and %STW_JSON_MAX_VALUES
+ */
+gsize
+stw_json_value_budget (gsize length)
+{
+  return CLAMP (length / STW_JSON_BYTES_PER_VALUE, STW_JSON_MIN_VALUES, STW_JSON_MAX_VALUES);
+}
+
+/**
  * stw_json_parse_bounded:
  * @data: the text
  * @length: its length, or -1 if NUL-terminated

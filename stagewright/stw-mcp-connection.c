@@ -327,7 +327,7 @@ on_message (const char *data,
   if (is_blank (data, length))
     return;
 
-  node = stw_json_parse_bounded (data, (gssize) length, STW_JSON_MAX_VALUES, &error);
+  node = stw_json_parse_bounded (data, (gssize) length, stw_json_value_budget (length), &error);
   if (node == NULL)
     {
       g_autofree char *text = NULL;
@@ -336,8 +336,10 @@ on_message (const char *data,
       if (g_error_matches (error, STW_JSON_ERROR, STW_JSON_ERROR_TOO_LARGE))
         {
           text = g_strdup_printf ("Message too large: more than %" G_GSIZE_FORMAT
-                                  " JSON values (arrays count 2, objects 6)",
-                                  (gsize) STW_JSON_MAX_VALUES);
+                                  " JSON values for %" G_GSIZE_FORMAT " bytes (arrays count 2, objects 6;"
+                                  " one value per %d bytes, at least %" G_GSIZE_FORMAT ")",
+                                  stw_json_value_budget (length), (gsize) length,
+                                  STW_JSON_BYTES_PER_VALUE, STW_JSON_MIN_VALUES);
           _stw_mcp_connection_send_error (self, NULL, STW_RPC_INVALID_REQUEST, text, NULL);
         }
       else

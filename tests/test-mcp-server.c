@@ -1763,6 +1763,35 @@ test_too_many_values (void)
   expect_error (client, line->str, "null", -32600);
   g_assert_false (stw_test_client_has_response (client, "2"));
 
+  /* Below the absolute bound but denser than one value per 8 bytes: a
+   * 600 KB line of 300,000 one-digit numbers would cost ~40 times its
+   * length as a tree, so it is refused too. */
+  g_string_assign (line, "{\"jsonrpc\":\"2.0\",\"id\":3,\"method\":\"ping\",\"params\":{\"a\":[");
+  for (gsize i = 0; i < 300000; i++)
+    g_string_append (line, "0,");
+  g_string_append (line, "0]}}");
+  expect_error (client, line->str, "null", -32600);
+  g_assert_false (stw_test_client_has_response (client, "3"));
+
+  /* The same number of values, each with the text to pay for it, and a
+   * small dense message (under the 16 Ki floor) are served. */
+  g_string_assign (line, "{\"jsonrpc\":\"2.0\",\"id\":4,\"method\":\"ping\",\"params\":{\"a\":[");
+  for (gsize i = 0; i < 300000; i++)
+    g_string_append (line, "\"value-000\",");
+  g_string_append (line, "0]}}");
+  stw_test_client_send_line (client, line->str);
+  g_clear_pointer (&response, json_object_unref);
+  response = stw_test_client_wait_response (client, "4");
+  stw_test_assert_result (response, "4");
+  g_string_assign (line, "{\"jsonrpc\":\"2.0\",\"id\":5,\"method\":\"ping\",\"params\":{\"a\":[");
+  for (gsize i = 0; i < 10000; i++)
+    g_string_append (line, "0,");
+  g_string_append (line, "0]}}");
+  stw_test_client_send_line (client, line->str);
+  g_clear_pointer (&response, json_object_unref);
+  response = stw_test_client_wait_response (client, "5");
+  stw_test_assert_result (response, "5");
+
   stw_test_client_initialize (client);
 }
 
