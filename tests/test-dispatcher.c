@@ -2330,6 +2330,14 @@ test_session_resolution (void)
     assert_resolved (windows, first);
     g_assert_cmpint (json_object_get_int_member (windows, "count"), ==, 1);
   }
+  /* Issue 7 item 9: the {ref} refusal of electron_screenshot leaked its
+   * error object on each call with a session (check-valgrind sees it). */
+  for (guint i = 0; i < 3; i++)
+    {
+      g_autoptr(JsonObject) refused = call (dispatcher, "electron_screenshot", "{\"ref\": 1}");
+
+      assert_code (refused, "REF_NOT_FOUND");
+    }
 
   /* Several live: BAD_ARGUMENT listing them, unless the call names one. */
   second = launch_chromium (dispatcher);
