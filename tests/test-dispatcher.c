@@ -12,6 +12,7 @@
 #include "stagewright.h"
 #include "stw-invocation-private.h"
 #include "stw-json-private.h"
+#include "stw-test-utils.h"
 
 /* A tool whose behaviour the test picks {{{1 */
 
@@ -252,20 +253,6 @@ count_logged (const char *needle)
   return n;
 }
 
-static JsonObject *
-object_from (const char *json)
-{
-  g_autoptr(GError) error = NULL;
-  g_autoptr(JsonNode) node = NULL;
-
-  if (json == NULL)
-    return NULL;
-  node = stw_json_parse (json, -1, &error);
-  g_assert_no_error (error);
-  g_assert_true (JSON_NODE_HOLDS_OBJECT (node));
-  return json_object_ref (json_node_get_object (node));
-}
-
 static StwDispatcher *
 dispatcher_with (TestTool *tool)
 {
@@ -296,7 +283,7 @@ call (StwDispatcher *dispatcher,
       const char    *name,
       const char    *arguments_json)
 {
-  g_autoptr(JsonObject) arguments = object_from (arguments_json);
+  g_autoptr(JsonObject) arguments = stw_test_json_object_from (arguments_json);
   g_autoptr(GError) error = NULL;
   JsonObject *envelope;
 
@@ -489,7 +476,7 @@ test_register_validation (void)
   static const char * const plugin_code[] = { "regtest.BROKEN", "WAIT_TIMEOUT", NULL };
   g_autofree char *name64 = g_strnfill (64, 'a');
   g_autofree char *name65 = g_strnfill (65, 'a');
-  g_autoptr(JsonObject) plugin_codes = object_from (
+  g_autoptr(JsonObject) plugin_codes = stw_test_json_object_from (
     "{\"BROKEN\": {\"http\": 500, \"retryable\": false, \"hint\": \"Broken.\"}}");
   guint n_added = 0;
 
@@ -1008,7 +995,7 @@ test_call_defaults (void)
     "\"label\":{\"type\":\"string\"}},\"additionalProperties\":false}",
     NULL, TEST_MODE_ECHO);
   g_autoptr(StwDispatcher) dispatcher = dispatcher_with (tool);
-  g_autoptr(JsonObject) arguments = object_from ("{\"label\": \"x\"}");
+  g_autoptr(JsonObject) arguments = stw_test_json_object_from ("{\"label\": \"x\"}");
   g_autoptr(JsonObject) envelope = NULL;
   g_autoptr(JsonObject) explicit = NULL;
   g_autoptr(GError) error = NULL;
@@ -1401,7 +1388,7 @@ test_call_signals (void)
   g_autoptr(TestTool) tool = test_tool_new ("echo_tool", TEST_MODE_ECHO);
   g_autoptr(StwDispatcher) dispatcher = dispatcher_with (tool);
   g_autoptr(StwInvocation) invocation = NULL;
-  g_autoptr(JsonObject) arguments = object_from ("{\"n\": 1}");
+  g_autoptr(JsonObject) arguments = stw_test_json_object_from ("{\"n\": 1}");
   CallRecorder recorder = { 0 };
   Outcome outcome = { 0 };
 
@@ -1567,7 +1554,7 @@ static void
 test_plugin_error_from_tool (void)
 {
   static const char * const codes[] = { "disptest.NOT_CAPTURING", NULL };
-  g_autoptr(JsonObject) plugin_codes = object_from (
+  g_autoptr(JsonObject) plugin_codes = stw_test_json_object_from (
     "{\"NOT_CAPTURING\": {\"http\": 409, \"retryable\": false, \"hint\": \"Start capturing first.\"}}");
   g_autoptr(StwDispatcher) dispatcher = stw_dispatcher_new ();
   g_autoptr(TestTool) tool = test_tool_new_full ("disptest_stop", STW_OPERATION_COMMAND,
@@ -2004,7 +1991,7 @@ test_provider_refused (void)
   {
     static const Refusal refusal = { "a code conflicts", 1, STW_ERROR_PLUGIN_MANIFEST_INVALID };
     g_autoptr(StwToolProvider) provider = test_provider_new ("conflicttest");
-    g_autoptr(JsonObject) other = object_from (
+    g_autoptr(JsonObject) other = stw_test_json_object_from (
       "{\"GONE\": {\"http\": 404, \"retryable\": true, \"hint\": \"Registered first.\"}}");
     guint http = 0;
 
