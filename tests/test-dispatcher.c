@@ -362,29 +362,7 @@ on_watchdog (gpointer user_data)
 static void
 iterate_until (const gboolean *flag)
 {
-  gboolean timed_out = FALSE;
-  GSource *watchdog = g_timeout_source_new (10000);
-
-  g_source_set_callback (watchdog, on_watchdog, &timed_out, NULL);
-  g_source_attach (watchdog, NULL);
-  while (!*flag && !timed_out)
-    g_main_context_iteration (NULL, TRUE);
-  g_source_destroy (watchdog);
-  g_source_unref (watchdog);
-  g_assert_false (timed_out);
-}
-
-static void
-iterate_for (guint ms)
-{
-  gboolean done = FALSE;
-  GSource *timer = g_timeout_source_new (ms);
-
-  g_source_set_callback (timer, on_watchdog, &done, NULL);
-  g_source_attach (timer, NULL);
-  while (!done)
-    g_main_context_iteration (NULL, TRUE);
-  g_source_unref (timer);
+  g_assert_true (stw_test_wait_until (flag, 10000));
 }
 
 /* Records the call signals. */
@@ -1229,7 +1207,7 @@ test_backstop (void)
   stw_invocation_return_value (tool->pending, late);
   stw_invocation_return_error_literal (tool->pending, "NOT_RUNNING", NULL);
   stw_invocation_report_progress (tool->pending, 1, 1, "ignored");
-  iterate_for (20);
+  stw_test_iterate_for (20);
   g_assert_true (stw_invocation_get_envelope (invocation) == recorder.envelope);
   g_assert_cmpstr (json_object_get_string_member (stw_invocation_get_envelope (invocation), "code"),
                    ==, "OPERATION_TIMEOUT");
@@ -1267,7 +1245,7 @@ test_backstop_sync (void)
   add_tool (dispatcher, fast);
   quick = call (dispatcher, "fast_tool", NULL);
   assert_ok (quick);
-  iterate_for (60);
+  stw_test_iterate_for (60);
 
   /* 0 disables the backstop. */
   stw_dispatcher_set_operation_timeout_ms (dispatcher, 0);
@@ -1314,7 +1292,7 @@ test_cancel_by_caller (void)
   g_assert_true (g_cancellable_is_cancelled (stw_invocation_get_cancellable (invocation)));
   stw_invocation_return_value (tool->pending, late);
   g_assert_null (stw_invocation_get_envelope (invocation));
-  iterate_for (20);
+  stw_test_iterate_for (20);
   g_assert_cmpuint (recorder.n_finished, ==, 0);
 
   g_clear_object (&tool->pending);
@@ -1355,7 +1333,7 @@ test_cancel_after_answer (void)
 
   /* Too late to matter. */
   g_cancellable_cancel (cancellable);
-  iterate_for (10);
+  stw_test_iterate_for (10);
   g_assert_false (g_cancellable_is_cancelled (stw_invocation_get_cancellable (invocation)));
   outcome_clear (&outcome);
 }
