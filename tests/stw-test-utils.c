@@ -1,4 +1,7 @@
-/* stw-test-utils.c: an in-process MCP client for StwMcpServer over pipe pairs
+/* stw-test-utils.c: what the GTest programs share
+ *
+ * An in-process MCP client for StwMcpServer over pipe pairs, JSON helpers,
+ * and fake CDP peers (see stw-test-utils.h).
  *
  * The shape of jsonrpc-glib's tests/test-server.c: two pipe pairs, the
  * server on one end of each and a client written here on the other, both on
@@ -20,6 +23,8 @@
 
 #include "stw-json-private.h"
 #include "stw-test-utils.h"
+#include "transports/stw-cdp-pipe.h"
+#include "transports/stw-cdp-websocket.h"
 
 #define READ_CHUNK 65536
 
@@ -57,6 +62,38 @@ stw_test_timeout_ms (guint base_ms)
   return (guint) MIN ((guint64) base_ms * scale, G_MAXUINT);
 }
 
+static gboolean
+set_flag_cb (gpointer data)
+{
+  *(gboolean *) data = TRUE;
+  return G_SOURCE_REMOVE;
+}
+
+gboolean
+stw_test_wait_until (const gboolean *flag,
+                     guint           timeout_ms)
+{
+  gboolean expired = FALSE;
+  GSource *source = g_timeout_source_new (timeout_ms);
+
+  g_source_set_callback (source, set_flag_cb, &expired, NULL);
+  g_source_attach (source, NULL);
+  while (!*flag && !expired)
+    g_main_context_iteration (NULL, TRUE);
+  g_source_destroy (source);
+  g_source_unref (source);
+
+  return *flag;
+}
+
+void
+stw_test_iterate_for (guint ms)
+{
+  gboolean never = FALSE;
+
+  stw_test_wait_until (&never, ms);
+}
+
 static void
 fail_with (const char *file,
            int         line,
@@ -75,6 +112,36 @@ stw_test_parse (const char *json)
   g_assert_no_error (error);
   g_assert_nonnull (node);
   return node;
+}
+
+JsonObject *
+stw_test_json_object_from (const char *json)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(JsonNode) node = NULL;
+
+  if (json == NULL)
+    return NULL;
+  node = stw_json_parse (json, -1, &error);
+  g_assert_no_error (error);
+  g_assert_true (JSON_NODE_HOLDS_OBJECT (node));
+  return json_object_ref (json_node_get_object (node));
+}
+
+char *
+stw_test_json_nested (guint       depth,
+                      const char *open,
+                      const char *inner,
+                      const char *close)
+{
+  GString *text = g_string_new (NULL);
+
+  for (guint i = 0; i < depth; i++)
+    g_string_append (text, open);
+  g_string_append (text, inner);
+  for (guint i = 0; i < depth; i++)
+    g_string_append (text, close);
+  return g_string_free (text, FALSE);
 }
 
 char *
@@ -1400,4 +1467,1010 @@ void
 stw_test_client_cancel_run (StwTestClient *self)
 {
   g_cancellable_cancel (self->run_cancellable);
+}
+
+/* Fake CDP peers {{{1 */
+
+struct _StwTestCdpPeer
+{
+  /* One message (a text or binary frame, or a pipe record). */
+  void (*send)  (StwTestCdpPeer *peer,
+                 const char     *data,
+                 gsize           length,
+                 gboolean        binary);
+  /* Raw bytes with no framing (pipe only: split records). */
+  void (*write_raw) (StwTestCdpPeer *peer,
+                     const char     *data,
+                     gsize           length);
+  /* Gone without a goodbye: no close frame, or end of file. */
+  void (*drop)  (StwTestCdpPeer *peer);
+  /* A WebSocket close frame with @code. */
+  void (*close) (StwTestCdpPeer *peer,
+                 gushort         code);
+
+  StwTestCdpHandler handler;
+  gpointer          handler_data;
+  GPtrArray        *methods;       /* every request's method, in arrival order */
+  GPtrArray        *raw_requests;  /* every request as received */
+  GList            *sources;       /* delayed replies, destroyed at teardown */
+};
+
+static void
+peer_init (StwTestCdpPeer *peer)
+{
+  peer->handler = stw_test_cdp_peer_script;
+  peer->methods = g_ptr_array_new_with_free_func (g_free);
+  peer->raw_requests = g_ptr_array_new_with_free_func (g_free);
+}
+
+static void
+peer_clear (StwTestCdpPeer *peer)
+{
+  for (GList *l = peer->sources; l != NULL; l = l->next)
+    {
+      g_source_destroy (l->data);
+      g_source_unref (l->data);
+    }
+  g_clear_pointer (&peer->sources, g_list_free);
+  g_clear_pointer (&peer->methods, g_ptr_array_unref);
+  g_clear_pointer (&peer->raw_requests, g_ptr_array_unref);
+}
+
+void
+stw_test_cdp_peer_set_handler (StwTestCdpPeer    *peer,
+                               StwTestCdpHandler  handler,
+                               gpointer           user_data)
+{
+  peer->handler = handler;
+  peer->handler_data = user_data;
+}
+
+void
+stw_test_cdp_peer_send_message (StwTestCdpPeer *peer,
+                                const char     *data,
+                                gsize           length,
+                                gboolean        binary)
+{
+  peer->send (peer, data, length, binary);
+}
+
+void
+stw_test_cdp_peer_send (StwTestCdpPeer *peer,
+                        const char     *text)
+{
+  peer->send (peer, text, strlen (text), FALSE);
+}
+
+void
+stw_test_cdp_peer_send_object (StwTestCdpPeer *peer,
+                               JsonObject     *object)
+{
+  g_autofree char *text = stw_json_object_to_string (object, NULL);
+
+  stw_test_cdp_peer_send (peer, text);
+}
+
+void
+stw_test_cdp_peer_send_printf (StwTestCdpPeer *peer,
+                               const char     *format,
+                               ...)
+{
+  g_autofree char *text = NULL;
+  va_list args;
+
+  va_start (args, format);
+  text = g_strdup_vprintf (format, args);
+  va_end (args);
+  stw_test_cdp_peer_send (peer, text);
+}
+
+void
+stw_test_cdp_peer_write_raw (StwTestCdpPeer *peer,
+                             const char     *data,
+                             gsize           length)
+{
+  g_assert_nonnull (peer->write_raw);
+  peer->write_raw (peer, data, length);
+}
+
+void
+stw_test_cdp_peer_drop (StwTestCdpPeer *peer)
+{
+  peer->drop (peer);
+}
+
+void
+stw_test_cdp_peer_close (StwTestCdpPeer *peer,
+                         gushort         code)
+{
+  peer->close (peer, code);
+}
+
+GPtrArray *
+stw_test_cdp_peer_get_methods (StwTestCdpPeer *peer)
+{
+  return peer->methods;
+}
+
+GPtrArray *
+stw_test_cdp_peer_get_requests (StwTestCdpPeer *peer)
+{
+  return peer->raw_requests;
+}
+
+guint
+stw_test_cdp_peer_count (StwTestCdpPeer *peer,
+                         const char     *method)
+{
+  guint n = 0;
+
+  for (guint i = 0; i < peer->methods->len; i++)
+    if (g_str_equal (g_ptr_array_index (peer->methods, i), method))
+      n++;
+  return n;
+}
+
+static JsonObject *
+make_echo (gint64      id,
+           const char *method,
+           JsonObject *params,
+           const char *session_id)
+{
+  JsonObject *reply = json_object_new ();
+  JsonObject *result = json_object_new ();
+
+  json_object_set_string_member (result, "method", method);
+  if (params != NULL)
+    json_object_set_object_member (result, "params", json_object_ref (params));
+  if (session_id != NULL)
+    json_object_set_string_member (result, "sessionId", session_id);
+  json_object_set_int_member (reply, "id", id);
+  json_object_set_object_member (reply, "result", result);
+  return reply;
+}
+
+typedef struct
+{
+  StwTestCdpPeer *peer;
+  char           *data;
+  gsize           length;
+  gboolean        raw;      /* written as is, not as one message */
+} DelayedReply;
+
+static void
+delayed_reply_free (gpointer data)
+{
+  DelayedReply *delayed = data;
+
+  g_free (delayed->data);
+  g_free (delayed);
+}
+
+static gboolean
+delayed_reply_cb (gpointer data)
+{
+  DelayedReply *delayed = data;
+
+  if (delayed->raw)
+    delayed->peer->write_raw (delayed->peer, delayed->data, delayed->length);
+  else
+    delayed->peer->send (delayed->peer, delayed->data, delayed->length, FALSE);
+  return G_SOURCE_REMOVE;
+}
+
+void
+stw_test_cdp_peer_send_later (StwTestCdpPeer *peer,
+                              guint           ms,
+                              const char     *data,
+                              gsize           length,
+                              gboolean        raw)
+{
+  DelayedReply *delayed = g_new0 (DelayedReply, 1);
+  GSource *source = g_timeout_source_new (ms);
+
+  delayed->peer = peer;
+  delayed->data = g_memdup2 (data, length);
+  delayed->length = length;
+  delayed->raw = raw;
+  g_source_set_callback (source, delayed_reply_cb, delayed, delayed_reply_free);
+  g_source_attach (source, NULL);
+  peer->sources = g_list_prepend (peer->sources, source);
+}
+
+static void
+send_garbage (StwTestCdpPeer *peer,
+              gint64          id)
+{
+  static const char invalid_utf8[] = { '{', '"', 'i', 'd', '"', ':', '1', ',', '"', 'x', '"', ':', '"',
+                                       (char) 0xff, (char) 0xfe, '"', '}' };
+  g_autoptr(GString) nested = g_string_new (NULL);
+
+  stw_test_cdp_peer_send (peer, "not json at all");
+  peer->send (peer, invalid_utf8, sizeof invalid_utf8, TRUE);
+  stw_test_cdp_peer_send_printf (peer, "{\"id\":%" G_GINT64_FORMAT ",\"result\":{\"a\":", id);
+  for (guint i = 0; i < 100000; i++)
+    g_string_append_c (nested, '[');
+  for (guint i = 0; i < 100000; i++)
+    g_string_append_c (nested, ']');
+  stw_test_cdp_peer_send (peer, nested->str);
+  stw_test_cdp_peer_send (peer, "42");
+  stw_test_cdp_peer_send (peer, "[{\"id\":1}]");
+  stw_test_cdp_peer_send (peer, "{\"neither\":\"id nor method\"}");
+  stw_test_cdp_peer_send (peer, "{\"id\":\"not a number\",\"result\":{}}");
+  stw_test_cdp_peer_send (peer, "{\"id\":987654321,\"result\":{}}");
+  stw_test_cdp_peer_send (peer, "{\"method\":42}");
+  stw_test_cdp_peer_send (peer, "");
+  peer->send (peer, "\0\0\0", 3, TRUE);
+}
+
+/* Every request is recorded, then handed to the handler. */
+static void
+peer_handle (StwTestCdpPeer *peer,
+             const char     *data,
+             gsize           length)
+{
+  g_autoptr(JsonNode) node = NULL;
+  JsonObject *request;
+
+  g_ptr_array_add (peer->raw_requests, g_strndup (data, length));
+  node = stw_json_parse (data, (gssize) length, NULL);
+  g_assert_nonnull (node);
+  request = json_node_get_object (node);
+  g_ptr_array_add (peer->methods, g_strdup (json_object_get_string_member (request, "method")));
+  peer->handler (peer, request, peer->handler_data);
+}
+
+/* The script: what the peer does is what the method says. */
+void
+stw_test_cdp_peer_script (StwTestCdpPeer *peer,
+                          JsonObject     *request,
+                          gpointer        user_data)
+{
+  g_autoptr(JsonObject) reply = NULL;
+  JsonObject *params = NULL;
+  const char *method;
+  const char *session_id = NULL;
+  gint64 id;
+
+  id = json_object_get_int_member (request, "id");
+  method = json_object_get_string_member (request, "method");
+  if (json_object_has_member (request, "params"))
+    params = json_object_get_object_member (request, "params");
+  if (json_object_has_member (request, "sessionId"))
+    session_id = json_object_get_string_member (request, "sessionId");
+
+  if (g_str_equal (method, "Test.noReply"))
+    return;
+
+  if (g_str_equal (method, "Test.delay"))
+    {
+      g_autofree char *text = NULL;
+
+      reply = make_echo (id, method, params, session_id);
+      text = stw_json_object_to_string (reply, NULL);
+      stw_test_cdp_peer_send_later (peer, (guint) json_object_get_int_member (params, "ms"),
+                                    text, strlen (text), FALSE);
+      return;
+    }
+
+  if (g_str_equal (method, "Test.error"))
+    {
+      if (params != NULL && json_object_has_member (params, "data"))
+        stw_test_cdp_peer_send_printf (peer,
+                                       "{\"id\":%" G_GINT64_FORMAT ",\"error\":{\"code\":-32602,"
+                                       "\"message\":\"Invalid parameters\",\"data\":\"%s\"}}",
+                                       id, json_object_get_string_member (params, "data"));
+      else
+        stw_test_cdp_peer_send_printf (peer,
+                                       "{\"id\":%" G_GINT64_FORMAT ",\"error\":{\"code\":-32601,"
+                                       "\"message\":\"'Test.error' wasn't found\"}}",
+                                       id);
+      return;
+    }
+
+  if (g_str_equal (method, "Test.drop"))
+    {
+      peer->drop (peer);
+      return;
+    }
+
+  if (g_str_equal (method, "Test.close"))
+    {
+      peer->close (peer, (gushort) json_object_get_int_member (params, "code"));
+      return;
+    }
+
+  if (g_str_equal (method, "Test.idless"))
+    {
+      /* What Chrome answers to `nan.0` in a message (field notes §6.21). */
+      stw_test_cdp_peer_send (peer,
+                              "{\"error\":{\"code\":-32700,"
+                              "\"message\":\"JSON: comma or map end expected at position 42\"}}");
+      return;
+    }
+
+  if (g_str_equal (method, "Test.garbage"))
+    send_garbage (peer, id);
+
+  if (g_str_equal (method, "Test.big"))
+    {
+      gsize size = (gsize) json_object_get_int_member (params, "size");
+      g_autoptr(GString) text = g_string_sized_new (size + 64);
+
+      g_string_append_printf (text, "{\"id\":%" G_GINT64_FORMAT ",\"result\":{\"data\":\"", id);
+      for (gsize i = 0; i < size; i++)
+        g_string_append_c (text, (char) ('a' + i % 26));
+      g_string_append (text, "\u00e9\u2713\"}}");
+      peer->send (peer, text->str, text->len, FALSE);
+      return;
+    }
+
+  if (g_str_equal (method, "Test.surrogate"))
+    {
+      stw_test_cdp_peer_send_printf (peer,
+                                     "{\"id\":%" G_GINT64_FORMAT ",\"result\":{"
+                                     "\"middle\":\"a\\ud800b\",\"end\":\"end\\udc00\","
+                                     "\"pair\":\"x\\ud83d\\ude00y\"}}",
+                                     id);
+      return;
+    }
+
+  if (g_str_equal (method, "Test.events"))
+    {
+      stw_test_cdp_peer_send (peer,
+                              "{\"method\":\"Target.attachedToTarget\","
+                              "\"params\":{\"sessionId\":\"S1\",\"waitingForDebugger\":false}}");
+      stw_test_cdp_peer_send (peer,
+                              "{\"method\":\"Page.loadEventFired\",\"params\":{\"timestamp\":1.5},"
+                              "\"sessionId\":\"S1\"}");
+      stw_test_cdp_peer_send (peer, "{\"method\":\"Runtime.consoleAPICalled\",\"sessionId\":\"S2\"}");
+      stw_test_cdp_peer_send (peer, "{\"method\":\"Nobody.listensToThis\",\"params\":{}}");
+    }
+
+  if (g_str_equal (method, "Test.split") && peer->write_raw != NULL)
+    {
+      /* One reply in three writes with pauses in between, the last write
+       * also carrying a whole event after the reply's terminator. */
+      g_autofree char *text = NULL;
+      g_autoptr(GString) tail = NULL;
+      gsize third;
+
+      reply = make_echo (id, method, params, session_id);
+      text = stw_json_object_to_string (reply, NULL);
+      third = strlen (text) / 3;
+      peer->write_raw (peer, text, third);
+      stw_test_cdp_peer_send_later (peer, 30, text + third, third, TRUE);
+      tail = g_string_new (text + 2 * third);
+      g_string_append_c (tail, '\0');
+      g_string_append (tail, "{\"method\":\"Test.afterSplit\",\"params\":{}}");
+      g_string_append_c (tail, '\0');
+      stw_test_cdp_peer_send_later (peer, 60, tail->str, tail->len, TRUE);
+      return;
+    }
+
+  if (g_str_equal (method, "Test.batch") && peer->write_raw != NULL)
+    {
+      /* Two events and the reply in one write. */
+      g_autofree char *text = NULL;
+      g_autoptr(GString) batch = g_string_new (NULL);
+
+      reply = make_echo (id, method, params, session_id);
+      text = stw_json_object_to_string (reply, NULL);
+      g_string_append (batch, "{\"method\":\"Test.first\",\"params\":{}}");
+      g_string_append_c (batch, '\0');
+      g_string_append (batch, "{\"method\":\"Test.second\",\"params\":{}}");
+      g_string_append_c (batch, '\0');
+      g_string_append (batch, text);
+      g_string_append_c (batch, '\0');
+      peer->write_raw (peer, batch->str, batch->len);
+      return;
+    }
+
+  g_clear_pointer (&reply, json_object_unref);
+  reply = make_echo (id, method, params, session_id);
+  stw_test_cdp_peer_send_object (peer, reply);
+}
+
+/* Fake CDP server over a WebSocket {{{2 */
+
+typedef struct
+{
+  StwTestCdpPeer           peer;
+  StwTestCdpServer        *server;
+  SoupWebsocketConnection *connection;
+} WsPeer;
+
+struct _StwTestCdpServer
+{
+  SoupServer *server;
+  char       *url;
+  guint16     port;
+  GPtrArray  *peers;        /* WsPeer */
+  guint       n_handshakes;
+  gboolean    saw_origin;
+  char       *host;         /* the Host header of the last handshake */
+};
+
+static void
+ws_peer_send (StwTestCdpPeer *peer,
+              const char     *data,
+              gsize           length,
+              gboolean        binary)
+{
+  WsPeer *self = (WsPeer *) peer;
+  g_autoptr(GBytes) bytes = g_bytes_new (data, length);
+
+  if (soup_websocket_connection_get_state (self->connection) != SOUP_WEBSOCKET_STATE_OPEN)
+    return;
+  soup_websocket_connection_send_message (self->connection,
+                                          binary ? SOUP_WEBSOCKET_DATA_BINARY : SOUP_WEBSOCKET_DATA_TEXT,
+                                          bytes);
+}
+
+/* Shut the TCP socket down under libsoup's feet: the client sees end of
+ * file with no close frame, as when the browser crashes. */
+static void
+ws_peer_drop (StwTestCdpPeer *peer)
+{
+  WsPeer *self = (WsPeer *) peer;
+  GIOStream *stream = soup_websocket_connection_get_io_stream (self->connection);
+  g_autoptr(GIOStream) base = NULL;
+  GSocketConnection *socket_connection = NULL;
+
+  if (G_IS_SOCKET_CONNECTION (stream))
+    socket_connection = G_SOCKET_CONNECTION (stream);
+  else if (g_object_class_find_property (G_OBJECT_GET_CLASS (stream), "base-iostream") != NULL)
+    {
+      g_object_get (stream, "base-iostream", &base, NULL);
+      if (G_IS_SOCKET_CONNECTION (base))
+        socket_connection = G_SOCKET_CONNECTION (base);
+    }
+  g_assert_nonnull (socket_connection);
+  g_socket_shutdown (g_socket_connection_get_socket (socket_connection), TRUE, TRUE, NULL);
+}
+
+static void
+ws_peer_close (StwTestCdpPeer *peer,
+               gushort         code)
+{
+  WsPeer *self = (WsPeer *) peer;
+
+  soup_websocket_connection_close (self->connection, code, code == 1000 ? NULL : "scripted close");
+}
+
+static void
+ws_peer_free (gpointer data)
+{
+  WsPeer *self = data;
+
+  g_signal_handlers_disconnect_by_data (self->connection, self);
+  if (soup_websocket_connection_get_state (self->connection) == SOUP_WEBSOCKET_STATE_OPEN)
+    soup_websocket_connection_close (self->connection, SOUP_WEBSOCKET_CLOSE_GOING_AWAY, NULL);
+  g_clear_object (&self->connection);
+  peer_clear (&self->peer);
+  g_free (self);
+}
+
+static void
+ws_peer_message_cb (SoupWebsocketConnection *connection,
+                    gint                     type,
+                    GBytes                  *message,
+                    gpointer                 user_data)
+{
+  gsize length = 0;
+  const char *data = g_bytes_get_data (message, &length);
+
+  peer_handle (user_data, data, length);
+}
+
+static void
+cdp_server_websocket_cb (SoupServer              *server,
+                         SoupServerMessage       *message,
+                         const char              *path,
+                         SoupWebsocketConnection *connection,
+                         gpointer                 user_data)
+{
+  StwTestCdpServer *self = user_data;
+  SoupMessageHeaders *headers = soup_server_message_get_request_headers (message);
+  WsPeer *peer = g_new0 (WsPeer, 1);
+
+  self->n_handshakes++;
+  if (soup_message_headers_get_one (headers, "Origin") != NULL)
+    self->saw_origin = TRUE;
+  g_free (self->host);
+  self->host = g_strdup (soup_message_headers_get_one (headers, "Host"));
+
+  peer_init (&peer->peer);
+  peer->peer.send = ws_peer_send;
+  peer->peer.drop = ws_peer_drop;
+  peer->peer.close = ws_peer_close;
+  peer->server = self;
+  peer->connection = g_object_ref (connection);
+  soup_websocket_connection_set_max_incoming_payload_size (connection, 0);
+  g_signal_connect (connection, "message", G_CALLBACK (ws_peer_message_cb), peer);
+  g_ptr_array_add (self->peers, peer);
+}
+
+StwTestCdpServer *
+stw_test_cdp_server_new (void)
+{
+  StwTestCdpServer *self = g_new0 (StwTestCdpServer, 1);
+  g_autoptr(GError) error = NULL;
+  GSList *uris;
+
+  self->peers = g_ptr_array_new_with_free_func (ws_peer_free);
+  self->server = soup_server_new (NULL, NULL);
+  soup_server_add_websocket_handler (self->server, "/devtools/browser",
+                                     NULL, NULL, cdp_server_websocket_cb, self, NULL);
+  soup_server_listen_local (self->server, 0, SOUP_SERVER_LISTEN_IPV4_ONLY, &error);
+  g_assert_no_error (error);
+
+  uris = soup_server_get_uris (self->server);
+  g_assert_nonnull (uris);
+  self->port = (guint16) g_uri_get_port (uris->data);
+  g_slist_free_full (uris, (GDestroyNotify) g_uri_unref);
+  self->url = g_strdup_printf ("ws://127.0.0.1:%u/devtools/browser/fake-%u", self->port, self->port);
+
+  return self;
+}
+
+void
+stw_test_cdp_server_kill (StwTestCdpServer *self)
+{
+  for (guint i = 0; i < self->peers->len; i++)
+    {
+      WsPeer *peer = g_ptr_array_index (self->peers, i);
+
+      if (soup_websocket_connection_get_state (peer->connection) == SOUP_WEBSOCKET_STATE_OPEN)
+        ws_peer_drop (&peer->peer);
+    }
+  soup_server_disconnect (self->server);
+}
+
+void
+stw_test_cdp_server_free (StwTestCdpServer *self)
+{
+  g_ptr_array_unref (self->peers);
+  soup_server_disconnect (self->server);
+  g_clear_object (&self->server);
+  /* Let the closing connections finish. */
+  stw_test_iterate_for (20);
+  g_free (self->host);
+  g_free (self->url);
+  g_free (self);
+}
+
+const char *
+stw_test_cdp_server_get_url (StwTestCdpServer *self)
+{
+  return self->url;
+}
+
+guint16
+stw_test_cdp_server_get_port (StwTestCdpServer *self)
+{
+  return self->port;
+}
+
+guint
+stw_test_cdp_server_get_n_handshakes (StwTestCdpServer *self)
+{
+  return self->n_handshakes;
+}
+
+gboolean
+stw_test_cdp_server_get_saw_origin (StwTestCdpServer *self)
+{
+  return self->saw_origin;
+}
+
+const char *
+stw_test_cdp_server_get_host (StwTestCdpServer *self)
+{
+  return self->host;
+}
+
+StwTestCdpPeer *
+stw_test_cdp_server_get_peer (StwTestCdpServer *self,
+                              guint             index)
+{
+  g_assert_cmpuint (index, <, self->peers->len);
+  return &((WsPeer *) g_ptr_array_index (self->peers, index))->peer;
+}
+
+SoupWebsocketConnection *
+stw_test_cdp_peer_get_connection (StwTestCdpPeer *peer)
+{
+  g_assert_true (peer->send == ws_peer_send);
+  return ((WsPeer *) peer)->connection;
+}
+
+typedef struct
+{
+  gboolean      done;
+  StwTransport *transport;
+  GError       *error;
+  gint64        started_us;
+  gint64        done_us;
+} Connect;
+
+static void
+connect_done_cb (GObject      *source,
+                 GAsyncResult *result,
+                 gpointer      user_data)
+{
+  Connect *connect = user_data;
+
+  g_assert_null (source);
+  connect->transport = stw_cdp_websocket_connect_finish (result, &connect->error);
+  connect->done = TRUE;
+  connect->done_us = g_get_monotonic_time ();
+}
+
+StwTransport *
+stw_test_cdp_connect (const char    *url,
+                      guint          timeout_ms,
+                      GCancellable  *cancellable,
+                      double        *elapsed_ms,
+                      GError       **error)
+{
+  Connect connect = { 0 };
+
+  connect.started_us = g_get_monotonic_time ();
+  stw_cdp_websocket_connect_async (url, timeout_ms, cancellable, connect_done_cb, &connect);
+  /* Never synchronously, even for a refused URL. */
+  g_assert_false (connect.done);
+  if (!stw_test_wait_until (&connect.done, stw_test_running_on_valgrind () ? 20000 * 20 : 20000))
+    g_error ("Connecting never completed");
+  if (elapsed_ms != NULL)
+    *elapsed_ms = (double) (connect.done_us - connect.started_us) / 1000.0;
+  if (connect.error != NULL)
+    g_propagate_error (error, connect.error);
+  return connect.transport;
+}
+
+StwTransport *
+stw_test_cdp_server_connect (StwTestCdpServer *self)
+{
+  g_autoptr(GError) error = NULL;
+  StwTransport *transport = stw_test_cdp_connect (self->url, 0, NULL, NULL, &error);
+
+  g_assert_no_error (error);
+  g_assert_true (STW_IS_CDP_WEBSOCKET (transport));
+  g_assert_false (stw_transport_is_closed (transport));
+  return transport;
+}
+
+/* Fake CDP peer over pipes {{{2 */
+
+typedef struct
+{
+  StwTestCdpPeer  peer;
+  GInputStream   *input;      /* what the transport writes */
+  GOutputStream  *output;     /* what the transport reads */
+  GCancellable   *cancellable;
+  GByteArray     *record;
+  GByteArray     *queued;     /* bytes waiting for the write in flight */
+  gboolean        writing;
+  gboolean        close_when_flushed;
+  guint           n_in_flight;
+  guint8          chunk[65536];
+} PipePeer;
+
+static void pipe_peer_flush (PipePeer *self);
+
+static void
+pipe_peer_write_cb (GObject      *source,
+                    GAsyncResult *result,
+                    gpointer      user_data)
+{
+  PipePeer *self = user_data;
+  g_autoptr(GError) error = NULL;
+
+  self->n_in_flight--;
+  self->writing = FALSE;
+  if (!g_output_stream_write_all_finish (G_OUTPUT_STREAM (source), result, NULL, &error))
+    return;
+  pipe_peer_flush (self);
+}
+
+static void
+pipe_peer_flush (PipePeer *self)
+{
+  GBytes *bytes;
+
+  if (self->writing || self->output == NULL)
+    return;
+  if (self->queued->len == 0)
+    {
+      if (self->close_when_flushed)
+        g_output_stream_close (self->output, NULL, NULL);
+      return;
+    }
+
+  bytes = g_byte_array_free_to_bytes (g_steal_pointer (&self->queued));
+  self->queued = g_byte_array_new ();
+  self->writing = TRUE;
+  self->n_in_flight++;
+  /* The GBytes rides along as the write's data. */
+  g_output_stream_write_all_async (self->output, g_bytes_get_data (bytes, NULL),
+                                   g_bytes_get_size (bytes), G_PRIORITY_DEFAULT,
+                                   self->cancellable, pipe_peer_write_cb, self);
+  g_object_set_data_full (G_OBJECT (self->output), "in-flight", bytes,
+                          (GDestroyNotify) g_bytes_unref);
+}
+
+static void
+pipe_peer_write_raw (StwTestCdpPeer *peer,
+                     const char     *data,
+                     gsize           length)
+{
+  PipePeer *self = (PipePeer *) peer;
+
+  g_byte_array_append (self->queued, (const guint8 *) data, (guint) length);
+  pipe_peer_flush (self);
+}
+
+static void
+pipe_peer_send (StwTestCdpPeer *peer,
+                const char     *data,
+                gsize           length,
+                gboolean        binary)
+{
+  pipe_peer_write_raw (peer, data, length);
+  pipe_peer_write_raw (peer, "", 1);
+}
+
+static void
+pipe_peer_drop (StwTestCdpPeer *peer)
+{
+  PipePeer *self = (PipePeer *) peer;
+
+  self->close_when_flushed = TRUE;
+  pipe_peer_flush (self);
+}
+
+static void
+pipe_peer_close (StwTestCdpPeer *peer,
+                 gushort         code)
+{
+  pipe_peer_drop (peer);
+}
+
+static void pipe_peer_read_next (PipePeer *self);
+
+static void
+pipe_peer_read_cb (GObject      *source,
+                   GAsyncResult *result,
+                   gpointer      user_data)
+{
+  PipePeer *self = user_data;
+  g_autoptr(GError) error = NULL;
+  gssize n = g_input_stream_read_finish (G_INPUT_STREAM (source), result, &error);
+  const guint8 *p = self->chunk;
+
+  self->n_in_flight--;
+  if (n <= 0)
+    return;
+
+  while (n > 0)
+    {
+      const guint8 *nul = memchr (p, '\0', (gsize) n);
+
+      if (nul == NULL)
+        {
+          g_byte_array_append (self->record, p, (guint) n);
+          break;
+        }
+      g_byte_array_append (self->record, p, (guint) (nul - p));
+      peer_handle (&self->peer, (const char *) self->record->data, self->record->len);
+      g_byte_array_set_size (self->record, 0);
+      n -= nul - p + 1;
+      p = nul + 1;
+    }
+
+  pipe_peer_read_next (self);
+}
+
+static void
+pipe_peer_read_next (PipePeer *self)
+{
+  self->n_in_flight++;
+  g_input_stream_read_async (self->input, self->chunk, sizeof self->chunk, G_PRIORITY_DEFAULT,
+                             self->cancellable, pipe_peer_read_cb, self);
+}
+
+StwTestCdpPeer *
+stw_test_cdp_peer_new_pipe (StwTransport **transport)
+{
+  int to_peer[2], from_peer[2];
+  g_autoptr(GError) error = NULL;
+  g_autoptr(GInputStream) client_in = NULL;
+  g_autoptr(GOutputStream) client_out = NULL;
+  PipePeer *peer = g_new0 (PipePeer, 1);
+
+  g_assert_nonnull (transport);
+  g_unix_open_pipe (to_peer, FD_CLOEXEC, &error);
+  g_assert_no_error (error);
+  g_unix_open_pipe (from_peer, FD_CLOEXEC, &error);
+  g_assert_no_error (error);
+  /* The peer shares the main loop with the client: its writes must not
+   * block either. */
+  g_unix_set_fd_nonblocking (to_peer[0], TRUE, NULL);
+  g_unix_set_fd_nonblocking (from_peer[1], TRUE, NULL);
+
+  peer_init (&peer->peer);
+  peer->peer.send = pipe_peer_send;
+  peer->peer.write_raw = pipe_peer_write_raw;
+  peer->peer.drop = pipe_peer_drop;
+  peer->peer.close = pipe_peer_close;
+  peer->input = g_unix_input_stream_new (to_peer[0], TRUE);
+  peer->output = g_unix_output_stream_new (from_peer[1], TRUE);
+  peer->cancellable = g_cancellable_new ();
+  peer->record = g_byte_array_new ();
+  peer->queued = g_byte_array_new ();
+  pipe_peer_read_next (peer);
+
+  client_in = g_unix_input_stream_new (from_peer[0], TRUE);
+  client_out = g_unix_output_stream_new (to_peer[1], TRUE);
+  *transport = stw_cdp_pipe_new (client_in, client_out);
+  g_assert_true (STW_IS_CDP_PIPE (*transport));
+  return &peer->peer;
+}
+
+guint
+stw_test_cdp_peer_get_n_in_flight (StwTestCdpPeer *peer)
+{
+  g_assert_true (peer->send == pipe_peer_send);
+  return ((PipePeer *) peer)->n_in_flight;
+}
+
+void
+stw_test_cdp_peer_free (StwTestCdpPeer *peer)
+{
+  PipePeer *self = (PipePeer *) peer;
+
+  g_assert_true (peer->send == pipe_peer_send);
+  g_cancellable_cancel (self->cancellable);
+  while (self->n_in_flight > 0)
+    g_main_context_iteration (NULL, TRUE);
+  g_clear_object (&self->input);
+  g_clear_object (&self->output);
+  g_clear_object (&self->cancellable);
+  g_byte_array_unref (self->record);
+  g_byte_array_unref (self->queued);
+  peer_clear (&self->peer);
+  g_free (self);
+}
+
+/* A fake browser {{{1 */
+
+struct _StwTestCdpBrowser
+{
+  StwTestCdpPeer  *peer;
+  StwTransport    *transport;
+  StwTestShotMode  shot_mode;
+  gint64           held_id;         /* a held captureScreenshot */
+  guint            stale_replies;   /* callFunctionOn answers "Cannot find context" */
+  gint64           next_world;
+};
+
+static void
+browser_handle (StwTestCdpPeer *peer,
+                JsonObject     *request,
+                gpointer        user_data)
+{
+  StwTestCdpBrowser *self = user_data;
+  gint64 id = json_object_get_int_member_with_default (request, "id", 0);
+  const char *method = json_object_get_string_member_with_default (request, "method", "");
+  const char *session = json_object_get_string_member_with_default (request, "sessionId", NULL);
+
+  if (g_str_equal (method, "Target.setAutoAttach") && session == NULL)
+    {
+      stw_test_cdp_peer_send_printf (peer, "{\"id\":%" G_GINT64_FORMAT ",\"result\":{}}", id);
+      stw_test_cdp_peer_send (peer, "{\"method\":\"Target.attachedToTarget\",\"params\":{\"sessionId\":\"S1\","
+                                    "\"targetInfo\":{\"targetId\":\"T1\",\"type\":\"page\",\"title\":\"Fake\","
+                                    "\"url\":\"about:blank\"},\"waitingForDebugger\":false}}");
+    }
+  else if (g_str_equal (method, "Page.createIsolatedWorld"))
+    stw_test_cdp_peer_send_printf (peer, "{\"id\":%" G_GINT64_FORMAT ",\"result\":{\"executionContextId\":%"
+                                         G_GINT64_FORMAT "}}", id, ++self->next_world);
+  else if (g_str_equal (method, "Runtime.callFunctionOn") && self->stale_replies > 0)
+    {
+      self->stale_replies--;
+      stw_test_cdp_peer_send_printf (peer, "{\"id\":%" G_GINT64_FORMAT ",\"error\":{\"code\":-32000,"
+                                           "\"message\":\"Cannot find context with specified id\"}}", id);
+    }
+  else if (g_str_equal (method, "Runtime.callFunctionOn"))
+    {
+      /* ready.js answers true; element-box.js a box. */
+      JsonArray *args = json_object_has_member (json_object_get_object_member (request, "params"), "arguments")
+                        ? json_object_get_array_member (json_object_get_object_member (request, "params"), "arguments")
+                        : NULL;
+      if (args != NULL && json_array_get_length (args) > 0)
+        stw_test_cdp_peer_send_printf (peer, "{\"id\":%" G_GINT64_FORMAT ",\"result\":{\"result\":{\"type\":\"object\","
+                                             "\"value\":{\"x\":1,\"y\":2,\"width\":3,\"height\":4}}}}", id);
+      else
+        stw_test_cdp_peer_send_printf (peer, "{\"id\":%" G_GINT64_FORMAT ",\"result\":{\"result\":"
+                                             "{\"type\":\"boolean\",\"value\":true}}}", id);
+    }
+  else if (g_str_equal (method, "Target.getTargets"))
+    stw_test_cdp_peer_send_printf (peer, "{\"id\":%" G_GINT64_FORMAT ",\"result\":{\"targetInfos\":[{\"targetId\":\"T1\","
+                                         "\"type\":\"page\",\"title\":\"Fake\",\"url\":\"about:blank\"}]}}", id);
+  else if (g_str_equal (method, "Page.getFrameTree"))
+    stw_test_cdp_peer_send_printf (peer, "{\"id\":%" G_GINT64_FORMAT ",\"result\":{\"frameTree\":"
+                                         "{\"frame\":{\"id\":\"T1\"}}}}", id);
+  else if (g_str_equal (method, "Page.captureScreenshot"))
+    {
+      switch (self->shot_mode)
+        {
+        case STW_TEST_SHOT_REPLY:
+          stw_test_cdp_peer_send_printf (peer, "{\"id\":%" G_GINT64_FORMAT ",\"result\":{\"data\":\""
+                                               STW_TEST_TINY_PNG "\"}}", id);
+          break;
+        case STW_TEST_SHOT_GARBAGE:
+          stw_test_cdp_peer_send_printf (peer, "{\"id\":%" G_GINT64_FORMAT ",\"result\":{\"data\":"
+                                               "\"Z2FyYmFnZSBub3QgYW4gaW1hZ2U=\"}}", id);
+          break;
+        case STW_TEST_SHOT_DROP:
+          stw_test_cdp_peer_drop (peer);
+          break;
+        case STW_TEST_SHOT_HOLD:
+        default:
+          self->held_id = id;
+          break;
+        }
+    }
+  else
+    stw_test_cdp_peer_send_printf (peer, "{\"id\":%" G_GINT64_FORMAT ",\"result\":{}}", id);
+}
+
+StwTestCdpBrowser *
+stw_test_cdp_browser_new (void)
+{
+  StwTestCdpBrowser *self = g_new0 (StwTestCdpBrowser, 1);
+
+  self->peer = stw_test_cdp_peer_new_pipe (&self->transport);
+  stw_test_cdp_peer_set_handler (self->peer, browser_handle, self);
+  return self;
+}
+
+void
+stw_test_cdp_browser_free (StwTestCdpBrowser *self)
+{
+  g_clear_object (&self->transport);
+  stw_test_cdp_peer_free (self->peer);
+  g_free (self);
+}
+
+StwTransport *
+stw_test_cdp_browser_get_transport (StwTestCdpBrowser *self)
+{
+  return self->transport;
+}
+
+StwTestCdpPeer *
+stw_test_cdp_browser_get_peer (StwTestCdpBrowser *self)
+{
+  return self->peer;
+}
+
+void
+stw_test_cdp_browser_set_shot_mode (StwTestCdpBrowser *self,
+                                    StwTestShotMode    mode)
+{
+  self->shot_mode = mode;
+}
+
+gint64
+stw_test_cdp_browser_get_held_id (StwTestCdpBrowser *self)
+{
+  return self->held_id;
+}
+
+void
+stw_test_cdp_browser_set_stale_replies (StwTestCdpBrowser *self,
+                                        guint              n)
+{
+  self->stale_replies = n;
 }

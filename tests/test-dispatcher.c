@@ -12,6 +12,7 @@
 #include "stagewright.h"
 #include "stw-invocation-private.h"
 #include "stw-json-private.h"
+#include "stw-test-utils.h"
 
 /* A tool whose behaviour the test picks {{{1 */
 
@@ -252,20 +253,6 @@ count_logged (const char *needle)
   return n;
 }
 
-static JsonObject *
-object_from (const char *json)
-{
-  g_autoptr(GError) error = NULL;
-  g_autoptr(JsonNode) node = NULL;
-
-  if (json == NULL)
-    return NULL;
-  node = stw_json_parse (json, -1, &error);
-  g_assert_no_error (error);
-  g_assert_true (JSON_NODE_HOLDS_OBJECT (node));
-  return json_object_ref (json_node_get_object (node));
-}
-
 static StwDispatcher *
 dispatcher_with (TestTool *tool)
 {
@@ -296,7 +283,7 @@ call (StwDispatcher *dispatcher,
       const char    *name,
       const char    *arguments_json)
 {
-  g_autoptr(JsonObject) arguments = object_from (arguments_json);
+  g_autoptr(JsonObject) arguments = stw_test_json_object_from (arguments_json);
   g_autoptr(GError) error = NULL;
   JsonObject *envelope;
 
@@ -375,29 +362,7 @@ on_watchdog (gpointer user_data)
 static void
 iterate_until (const gboolean *flag)
 {
-  gboolean timed_out = FALSE;
-  GSource *watchdog = g_timeout_source_new (10000);
-
-  g_source_set_callback (watchdog, on_watchdog, &timed_out, NULL);
-  g_source_attach (watchdog, NULL);
-  while (!*flag && !timed_out)
-    g_main_context_iteration (NULL, TRUE);
-  g_source_destroy (watchdog);
-  g_source_unref (watchdog);
-  g_assert_false (timed_out);
-}
-
-static void
-iterate_for (guint ms)
-{
-  gboolean done = FALSE;
-  GSource *timer = g_timeout_source_new (ms);
-
-  g_source_set_callback (timer, on_watchdog, &done, NULL);
-  g_source_attach (timer, NULL);
-  while (!done)
-    g_main_context_iteration (NULL, TRUE);
-  g_source_unref (timer);
+  g_assert_true (stw_test_wait_until (flag, 10000));
 }
 
 /* Records the call signals. */
@@ -489,7 +454,7 @@ test_register_validation (void)
   static const char * const plugin_code[] = { "regtest.BROKEN", "WAIT_TIMEOUT", NULL };
   g_autofree char *name64 = g_strnfill (64, 'a');
   g_autofree char *name65 = g_strnfill (65, 'a');
-  g_autoptr(JsonObject) plugin_codes = object_from (
+  g_autoptr(JsonObject) plugin_codes = stw_test_json_object_from (
     "{\"BROKEN\": {\"http\": 500, \"retryable\": false, \"hint\": \"Broken.\"}}");
   guint n_added = 0;
 
@@ -1008,7 +973,7 @@ test_call_defaults (void)
     "\"label\":{\"type\":\"string\"}},\"additionalProperties\":false}",
     NULL, TEST_MODE_ECHO);
   g_autoptr(StwDispatcher) dispatcher = dispatcher_with (tool);
-  g_autoptr(JsonObject) arguments = object_from ("{\"label\": \"x\"}");
+  g_autoptr(JsonObject) arguments = stw_test_json_object_from ("{\"label\": \"x\"}");
   g_autoptr(JsonObject) envelope = NULL;
   g_autoptr(JsonObject) explicit = NULL;
   g_autoptr(GError) error = NULL;
@@ -1242,7 +1207,7 @@ test_backstop (void)
   stw_invocation_return_value (tool->pending, late);
   stw_invocation_return_error_literal (tool->pending, "NOT_RUNNING", NULL);
   stw_invocation_report_progress (tool->pending, 1, 1, "ignored");
-  iterate_for (20);
+  stw_test_iterate_for (20);
   g_assert_true (stw_invocation_get_envelope (invocation) == recorder.envelope);
   g_assert_cmpstr (json_object_get_string_member (stw_invocation_get_envelope (invocation), "code"),
                    ==, "OPERATION_TIMEOUT");
@@ -1280,7 +1245,7 @@ test_backstop_sync (void)
   add_tool (dispatcher, fast);
   quick = call (dispatcher, "fast_tool", NULL);
   assert_ok (quick);
-  iterate_for (60);
+  stw_test_iterate_for (60);
 
   /* 0 disables the backstop. */
   stw_dispatcher_set_operation_timeout_ms (dispatcher, 0);
@@ -1327,7 +1292,7 @@ test_cancel_by_caller (void)
   g_assert_true (g_cancellable_is_cancelled (stw_invocation_get_cancellable (invocation)));
   stw_invocation_return_value (tool->pending, late);
   g_assert_null (stw_invocation_get_envelope (invocation));
-  iterate_for (20);
+  stw_test_iterate_for (20);
   g_assert_cmpuint (recorder.n_finished, ==, 0);
 
   g_clear_object (&tool->pending);
@@ -1368,7 +1333,7 @@ test_cancel_after_answer (void)
 
   /* Too late to matter. */
   g_cancellable_cancel (cancellable);
-  iterate_for (10);
+  stw_test_iterate_for (10);
   g_assert_false (g_cancellable_is_cancelled (stw_invocation_get_cancellable (invocation)));
   outcome_clear (&outcome);
 }
@@ -1401,7 +1366,7 @@ test_call_signals (void)
   g_autoptr(TestTool) tool = test_tool_new ("echo_tool", TEST_MODE_ECHO);
   g_autoptr(StwDispatcher) dispatcher = dispatcher_with (tool);
   g_autoptr(StwInvocation) invocation = NULL;
-  g_autoptr(JsonObject) arguments = object_from ("{\"n\": 1}");
+  g_autoptr(JsonObject) arguments = stw_test_json_object_from ("{\"n\": 1}");
   CallRecorder recorder = { 0 };
   Outcome outcome = { 0 };
 
@@ -1567,7 +1532,7 @@ static void
 test_plugin_error_from_tool (void)
 {
   static const char * const codes[] = { "disptest.NOT_CAPTURING", NULL };
-  g_autoptr(JsonObject) plugin_codes = object_from (
+  g_autoptr(JsonObject) plugin_codes = stw_test_json_object_from (
     "{\"NOT_CAPTURING\": {\"http\": 409, \"retryable\": false, \"hint\": \"Start capturing first.\"}}");
   g_autoptr(StwDispatcher) dispatcher = stw_dispatcher_new ();
   g_autoptr(TestTool) tool = test_tool_new_full ("disptest_stop", STW_OPERATION_COMMAND,
@@ -2004,7 +1969,7 @@ test_provider_refused (void)
   {
     static const Refusal refusal = { "a code conflicts", 1, STW_ERROR_PLUGIN_MANIFEST_INVALID };
     g_autoptr(StwToolProvider) provider = test_provider_new ("conflicttest");
-    g_autoptr(JsonObject) other = object_from (
+    g_autoptr(JsonObject) other = stw_test_json_object_from (
       "{\"GONE\": {\"http\": 404, \"retryable\": true, \"hint\": \"Registered first.\"}}");
     guint http = 0;
 

@@ -10,6 +10,7 @@
 
 #include "stagewright.h"
 #include "stw-json-private.h"
+#include "stw-test-utils.h"
 
 /* Helpers {{{1 */
 
@@ -35,18 +36,6 @@ assert_parse_fails (const char *json,
   g_assert_null (node);
   g_assert_nonnull (error);
   g_assert_true (error->domain == JSON_PARSER_ERROR);
-}
-
-/* Parses @json with plain json-glib: what any other JSON reader sees. */
-static JsonNode *
-reparse_with_json_glib (const char *json)
-{
-  g_autoptr(GError) error = NULL;
-  JsonNode *node = json_from_string (json, &error);
-
-  g_assert_no_error (error);
-  g_assert_nonnull (node);
-  return node;
 }
 
 static const char *
@@ -492,7 +481,7 @@ test_error_details_serialisable (void)
 
   envelope = stw_envelope_new_error (error, 1, NULL);
   text = stw_envelope_to_string (envelope);
-  reparsed = reparse_with_json_glib (text);
+  reparsed = stw_test_parse (text);
   got = json_object_get_object_member (json_node_get_object (reparsed), "details");
   g_assert_true (json_object_get_null_member (got, "ratio"));
   g_assert_true (json_object_get_null_member (got, "inf"));
@@ -525,7 +514,7 @@ test_to_string_one_line (void)
     g_assert_cmpuint (*p, >=, 0x20);
   g_assert_true (g_utf8_validate (text, -1, NULL));
 
-  reparsed = reparse_with_json_glib (text);
+  reparsed = stw_test_parse (text);
   object = json_node_get_object (reparsed);
   g_assert_cmpstr (json_object_get_string_member (object, "text"), ==, nasty);
   g_assert_cmpstr (json_object_get_string_member (object, "key\nwith newline"), ==, "v");
@@ -549,7 +538,7 @@ test_write_invalid_utf8 (void)
   json_object_set_string_member (object, "k\xfe", "v");
   text = stw_json_object_to_string (object, NULL);
   g_assert_true (g_utf8_validate (text, -1, NULL));
-  reparsed = reparse_with_json_glib (text);
+  reparsed = stw_test_parse (text);
   g_assert_cmpstr (json_object_get_string_member (json_node_get_object (reparsed), "s"),
                    ==, "a\xef\xbf\xbd" "b\xef\xbf\xbd");
 }
@@ -572,7 +561,7 @@ test_write_non_finite (void)
 
   text = stw_json_to_string (root, NULL);
   g_assert_cmpstr (text, ==, "[null,null,null,{\"nan\":null}]");
-  reparsed = reparse_with_json_glib (text);
+  reparsed = stw_test_parse (text);
   g_assert_true (JSON_NODE_HOLDS_ARRAY (reparsed));
 }
 
@@ -595,7 +584,7 @@ test_write_doubles (void)
       g_test_message ("%.17g -> %s", values[i], text);
 
       /* Valid JSON any reader accepts, and the same double comes back. */
-      reparsed = reparse_with_json_glib (text);
+      reparsed = stw_test_parse (text);
       g_assert_true (JSON_NODE_HOLDS_VALUE (reparsed));
       if (json_node_get_value_type (reparsed) == G_TYPE_INT64)
         g_assert_cmpfloat ((double) json_node_get_int (reparsed), ==, values[i]);
@@ -758,30 +747,14 @@ test_parse_surrogates (void)
   assert_parse_fails ("\"\\u12", -1);
 }
 
-static char *
-nested (guint       depth,
-        const char *open,
-        const char *inner,
-        const char *close)
-{
-  GString *text = g_string_new (NULL);
-
-  for (guint i = 0; i < depth; i++)
-    g_string_append (text, open);
-  g_string_append (text, inner);
-  for (guint i = 0; i < depth; i++)
-    g_string_append (text, close);
-  return g_string_free (text, FALSE);
-}
-
 static void
 test_parse_depth (void)
 {
-  g_autofree char *at_limit = nested (STW_JSON_MAX_DEPTH, "[", "1", "]");
-  g_autofree char *over = nested (STW_JSON_MAX_DEPTH + 1, "[", "1", "]");
-  g_autofree char *objects_over = nested (STW_JSON_MAX_DEPTH + 1, "{\"a\":", "1", "}");
-  g_autofree char *huge = nested (100000, "[", "", "]");
-  g_autofree char *huge_objects = nested (100000, "{\"k\":", "null", "}");
+  g_autofree char *at_limit = stw_test_json_nested (STW_JSON_MAX_DEPTH, "[", "1", "]");
+  g_autofree char *over = stw_test_json_nested (STW_JSON_MAX_DEPTH + 1, "[", "1", "]");
+  g_autofree char *objects_over = stw_test_json_nested (STW_JSON_MAX_DEPTH + 1, "{\"a\":", "1", "}");
+  g_autofree char *huge = stw_test_json_nested (100000, "[", "", "]");
+  g_autofree char *huge_objects = stw_test_json_nested (100000, "{\"k\":", "null", "}");
   g_autofree char *unclosed = g_strnfill (100000, '[');
   g_autoptr(JsonNode) node = NULL;
   g_autoptr(GError) error = NULL;

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "stw-json-private.h"
+#include "stw-test-utils.h"
 
 static void
 assert_refused (const char *text,
@@ -137,29 +138,13 @@ test_error_position (void)
   g_assert_nonnull (strstr (error->message, "leading zero"));
 }
 
-static char *
-repeat (const char *open,
-        guint       n,
-        const char *inner,
-        const char *close)
-{
-  GString *text = g_string_new (NULL);
-
-  for (guint i = 0; i < n; i++)
-    g_string_append (text, open);
-  g_string_append (text, inner);
-  for (guint i = 0; i < n; i++)
-    g_string_append (text, close);
-  return g_string_free (text, FALSE);
-}
-
 static void
 test_depth (void)
 {
-  g_autofree char *at_limit = repeat ("[", STW_JSON_MAX_DEPTH, "", "]");
-  g_autofree char *over = repeat ("[", STW_JSON_MAX_DEPTH + 1, "", "]");
-  g_autofree char *objects = repeat ("{\"a\":", STW_JSON_MAX_DEPTH + 1, "1", "}");
-  g_autofree char *huge = repeat ("[", 1000000, "", "]");
+  g_autofree char *at_limit = stw_test_json_nested (STW_JSON_MAX_DEPTH, "[", "", "]");
+  g_autofree char *over = stw_test_json_nested (STW_JSON_MAX_DEPTH + 1, "[", "", "]");
+  g_autofree char *objects = stw_test_json_nested (STW_JSON_MAX_DEPTH + 1, "{\"a\":", "1", "}");
+  g_autofree char *huge = stw_test_json_nested (1000000, "[", "", "]");
   g_autoptr(JsonNode) node = stw_json_parse (at_limit, -1, NULL);
   g_autoptr(GError) error = NULL;
 

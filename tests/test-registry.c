@@ -9,6 +9,7 @@
 
 #include "stagewright.h"
 #include "stw-json-private.h"
+#include "stw-test-utils.h"
 
 /* The registry is process-wide: every test registers plugin codes under a
  * plugin name of its own and leaves the registry as it found it. */
@@ -68,17 +69,6 @@ registry (void)
   return stw_error_registry_get_default ();
 }
 
-static JsonObject *
-object_from (const char *json)
-{
-  g_autoptr(GError) error = NULL;
-  g_autoptr(JsonNode) node = stw_json_parse (json, -1, &error);
-
-  g_assert_no_error (error);
-  g_assert_true (JSON_NODE_HOLDS_OBJECT (node));
-  return json_object_ref (json_node_get_object (node));
-}
-
 static void
 assert_registered (const char *name,
                    guint       http,
@@ -100,7 +90,7 @@ static void
 assert_refused (const char *plugin,
                 const char *codes_json)
 {
-  g_autoptr(JsonObject) codes = object_from (codes_json);
+  g_autoptr(JsonObject) codes = stw_test_json_object_from (codes_json);
   g_autoptr(GError) error = NULL;
   g_autoptr(GList) members = json_object_get_members (codes);
 
@@ -254,7 +244,7 @@ test_error_new_core (void)
 static void
 test_error_new_plugin (void)
 {
-  g_autoptr(JsonObject) codes = object_from (
+  g_autoptr(JsonObject) codes = stw_test_json_object_from (
     "{\"NOT_RECORDING\": {\"http\": 409, \"retryable\": false, \"hint\": \"Start a recording first.\"},"
     " \"WRITE_FAILED\": {\"http\": 500, \"retryable\": true, \"hint\": \"Check the disk.\"}}");
   g_autoptr(GError) error = NULL;
@@ -338,7 +328,7 @@ test_error_extras_copy (void)
 {
   g_autoptr(GError) error = stw_error_new_literal ("REF_NOT_FOUND", "ref 12 is stale");
   g_autoptr(GError) copy = NULL;
-  g_autoptr(JsonObject) details = object_from ("{\"ref\": 12, \"reason\": \"stale\", \"nested\": {\"a\": [1, 2]}}");
+  g_autoptr(JsonObject) details = stw_test_json_object_from ("{\"ref\": 12, \"reason\": \"stale\", \"nested\": {\"a\": [1, 2]}}");
   g_autoptr(JsonNode) refs_node = NULL;
   const char * const *actions;
   JsonObject *got_details;
@@ -392,7 +382,7 @@ test_error_propagate (void)
 {
   g_autoptr(GError) error = NULL;
   GError *inner = stw_error_new_literal ("BAD_ARGUMENT", "bad");
-  g_autoptr(JsonObject) details = object_from ("{\"issues\": []}");
+  g_autoptr(JsonObject) details = stw_test_json_object_from ("{\"issues\": []}");
 
   stw_error_set_details (inner, details);
   stw_error_add_next_action (inner, "fix it");
@@ -414,7 +404,7 @@ static const char valid_batch[] =
 static void
 test_plugin_register_valid (void)
 {
-  g_autoptr(JsonObject) codes = object_from (valid_batch);
+  g_autoptr(JsonObject) codes = stw_test_json_object_from (valid_batch);
   g_autoptr(GError) error = NULL;
 
   g_assert_true (stw_error_registry_register_plugin_codes (registry (), "a11y_test", codes, &error));
@@ -434,7 +424,7 @@ test_plugin_register_valid (void)
   g_clear_pointer (&codes, json_object_unref);
   assert_registered ("a11y_test.UNSUPPORTED", 409, FALSE, "Not on this transport.");
 
-  codes = object_from (valid_batch);
+  codes = stw_test_json_object_from (valid_batch);
   stw_error_registry_unregister_plugin_codes (registry (), "a11y_test", codes);
   g_assert_false (stw_error_registry_contains (registry (), "a11y_test.UNSUPPORTED"));
   g_assert_false (stw_error_registry_contains (registry (), "a11y_test.ENGINE_FAILED"));
@@ -445,8 +435,8 @@ test_plugin_register_valid (void)
 static void
 test_plugin_same_bare_code (void)
 {
-  g_autoptr(JsonObject) one = object_from ("{\"UNSUPPORTED\": {\"http\": 409, \"retryable\": false, \"hint\": \"one\"}}");
-  g_autoptr(JsonObject) two = object_from ("{\"UNSUPPORTED\": {\"http\": 501, \"retryable\": true, \"hint\": \"two\"}}");
+  g_autoptr(JsonObject) one = stw_test_json_object_from ("{\"UNSUPPORTED\": {\"http\": 409, \"retryable\": false, \"hint\": \"one\"}}");
+  g_autoptr(JsonObject) two = stw_test_json_object_from ("{\"UNSUPPORTED\": {\"http\": 501, \"retryable\": true, \"hint\": \"two\"}}");
 
   /* Two plugins may use the same bare code with different meanings. */
   g_assert_true (stw_error_registry_register_plugin_codes (registry (), "plug_one", one, NULL));
@@ -489,7 +479,7 @@ test_plugin_reserved_and_names (void)
 
   /* Digits and underscores after the first letter are fine, on both sides. */
   {
-    g_autoptr(JsonObject) codes = object_from ("{\"E2E_FAILED_3\": {\"http\": 500, \"retryable\": false, \"hint\": \"h\"}}");
+    g_autoptr(JsonObject) codes = stw_test_json_object_from ("{\"E2E_FAILED_3\": {\"http\": 500, \"retryable\": false, \"hint\": \"h\"}}");
 
     g_assert_true (stw_error_registry_register_plugin_codes (registry (), "p2_x", codes, NULL));
     g_assert_true (stw_error_registry_contains (registry (), "p2_x.E2E_FAILED_3"));
@@ -534,7 +524,7 @@ test_plugin_invalid_specs (void)
 
   /* The boundaries themselves are valid statuses. */
   {
-    g_autoptr(JsonObject) codes = object_from (
+    g_autoptr(JsonObject) codes = stw_test_json_object_from (
       "{\"LOW\": {\"http\": 100, \"retryable\": false, \"hint\": \"h\"},"
       " \"HIGH\": {\"http\": 599, \"retryable\": true, \"hint\": \"h\"}}");
 
@@ -549,7 +539,7 @@ test_plugin_invalid_specs (void)
 static void
 test_plugin_atomic (void)
 {
-  g_autoptr(JsonObject) first = object_from ("{\"KEPT\": {\"http\": 409, \"retryable\": false, \"hint\": \"kept\"}}");
+  g_autoptr(JsonObject) first = stw_test_json_object_from ("{\"KEPT\": {\"http\": 409, \"retryable\": false, \"hint\": \"kept\"}}");
   g_autoptr(JsonObject) conflicting = NULL;
   g_autoptr(GError) error = NULL;
 
@@ -566,7 +556,7 @@ test_plugin_atomic (void)
   /* One entry conflicting with a registered code: nothing new is
    * registered, and the registered code is untouched. */
   g_assert_true (stw_error_registry_register_plugin_codes (registry (), "atomic_test", first, NULL));
-  conflicting = object_from ("{\"FRESH\": {\"http\": 500, \"retryable\": true, \"hint\": \"fresh\"},"
+  conflicting = stw_test_json_object_from ("{\"FRESH\": {\"http\": 500, \"retryable\": true, \"hint\": \"fresh\"},"
                              " \"KEPT\": {\"http\": 410, \"retryable\": false, \"hint\": \"kept\"}}");
   g_assert_false (stw_error_registry_register_plugin_codes (registry (), "atomic_test", conflicting, &error));
   g_assert_error (error, STW_ERROR, STW_ERROR_PLUGIN_MANIFEST_INVALID);
@@ -583,9 +573,9 @@ test_plugin_atomic (void)
 static void
 test_plugin_refcount (void)
 {
-  g_autoptr(JsonObject) codes = object_from (valid_batch);
-  g_autoptr(JsonObject) copy = object_from (valid_batch);
-  g_autoptr(JsonObject) overlap = object_from (
+  g_autoptr(JsonObject) codes = stw_test_json_object_from (valid_batch);
+  g_autoptr(JsonObject) copy = stw_test_json_object_from (valid_batch);
+  g_autoptr(JsonObject) overlap = stw_test_json_object_from (
     "{\"UNSUPPORTED\": {\"http\": 409, \"retryable\": false, \"hint\": \"Not on this transport.\"},"
     " \"EXTRA\": {\"http\": 400, \"retryable\": false, \"hint\": \"Extra.\"}}");
 
@@ -628,12 +618,12 @@ test_plugin_conflict (void)
     "{\"CODE\": {\"http\": 409, \"retryable\": true, \"hint\": \"h\"}}",
     "{\"CODE\": {\"http\": 409, \"retryable\": false, \"hint\": \"h2\"}}",
   };
-  g_autoptr(JsonObject) codes = object_from ("{\"CODE\": {\"http\": 409, \"retryable\": false, \"hint\": \"h\"}}");
+  g_autoptr(JsonObject) codes = stw_test_json_object_from ("{\"CODE\": {\"http\": 409, \"retryable\": false, \"hint\": \"h\"}}");
 
   g_assert_true (stw_error_registry_register_plugin_codes (registry (), "conflict_test", codes, NULL));
   for (guint i = 0; i < G_N_ELEMENTS (variants); i++)
     {
-      g_autoptr(JsonObject) variant = object_from (variants[i]);
+      g_autoptr(JsonObject) variant = stw_test_json_object_from (variants[i]);
       g_autoptr(GError) error = NULL;
 
       g_assert_false (stw_error_registry_register_plugin_codes (registry (), "conflict_test", variant, &error));
@@ -649,9 +639,9 @@ test_plugin_conflict (void)
 static void
 test_plugin_list_order (void)
 {
-  g_autoptr(JsonObject) zeta = object_from ("{\"B\": {\"http\": 409, \"retryable\": false, \"hint\": \"h\"},"
+  g_autoptr(JsonObject) zeta = stw_test_json_object_from ("{\"B\": {\"http\": 409, \"retryable\": false, \"hint\": \"h\"},"
                                             " \"A\": {\"http\": 409, \"retryable\": false, \"hint\": \"h\"}}");
-  g_autoptr(JsonObject) alpha = object_from ("{\"Z\": {\"http\": 409, \"retryable\": false, \"hint\": \"h\"}}");
+  g_autoptr(JsonObject) alpha = stw_test_json_object_from ("{\"Z\": {\"http\": 409, \"retryable\": false, \"hint\": \"h\"}}");
   g_auto(GStrv) before = stw_error_registry_list_codes (registry ());
   g_auto(GStrv) listed = NULL;
   guint n_before = g_strv_length (before);
@@ -683,7 +673,7 @@ test_plugin_list_order (void)
 static void
 test_plugin_hint_outlives (void)
 {
-  g_autoptr(JsonObject) codes = object_from ("{\"GONE\": {\"http\": 409, \"retryable\": false, \"hint\": \"A hint that must survive.\"}}");
+  g_autoptr(JsonObject) codes = stw_test_json_object_from ("{\"GONE\": {\"http\": 409, \"retryable\": false, \"hint\": \"A hint that must survive.\"}}");
   g_autoptr(GError) error = NULL;
   const char *hint = NULL;
 
@@ -732,7 +722,7 @@ lookup_thread (gpointer data)
 static void
 test_plugin_lookup_race (void)
 {
-  RaceData race = { object_from (valid_batch), 0 };
+  RaceData race = { stw_test_json_object_from (valid_batch), 0 };
   GThread *reader = g_thread_new ("lookup", lookup_thread, &race);
 
   for (guint i = 0; i < 2000; i++)
@@ -765,7 +755,7 @@ register_thread (gpointer data)
 static void
 test_plugin_threads (void)
 {
-  g_autoptr(JsonObject) codes = object_from (valid_batch);
+  g_autoptr(JsonObject) codes = stw_test_json_object_from (valid_batch);
   GThread *threads[4];
 
   for (guint i = 0; i < G_N_ELEMENTS (threads); i++)

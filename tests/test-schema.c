@@ -11,6 +11,7 @@
 
 #include "stw-schema.h"
 #include "stw-json-private.h"
+#include "stw-test-utils.h"
 
 /* Helpers {{{1 */
 
@@ -23,23 +24,6 @@ schema_from (const char *json)
   g_assert_no_error (error);
   g_assert_nonnull (schema);
   return schema;
-}
-
-static JsonNode *
-parse (const char *json)
-{
-  g_autoptr(GError) error = NULL;
-  JsonNode *node = json_from_string (json, &error);
-
-  g_assert_no_error (error);
-  g_assert_nonnull (node);
-  return node;
-}
-
-static char *
-to_string (JsonNode *node)
-{
-  return stw_json_to_string (node, NULL);
 }
 
 static const char * const known_codes[] = {
@@ -137,7 +121,7 @@ static char *
 summarize (StwSchema  *schema,
            const char *instance_json)
 {
-  g_autoptr(JsonNode) instance = parse (instance_json);
+  g_autoptr(JsonNode) instance = stw_test_parse (instance_json);
 
   return summarize_node (schema, instance);
 }
@@ -155,7 +139,7 @@ static char *
 first_message (StwSchema  *schema,
                const char *instance_json)
 {
-  g_autoptr(JsonNode) instance = parse (instance_json);
+  g_autoptr(JsonNode) instance = stw_test_parse (instance_json);
   g_autoptr(JsonArray) issues = NULL;
 
   g_assert_false (stw_schema_validate (schema, instance, &issues));
@@ -207,9 +191,9 @@ static void
 test_construct_valid (void)
 {
   g_autoptr(StwSchema) schema = schema_from (tool_schema_json);
-  g_autoptr(JsonNode) expected = parse (tool_schema_json);
-  g_autofree char *expected_text = to_string (expected);
-  g_autofree char *actual_text = to_string (stw_schema_get_node (schema));
+  g_autoptr(JsonNode) expected = stw_test_parse (tool_schema_json);
+  g_autofree char *expected_text = stw_test_to_json (expected);
+  g_autofree char *actual_text = stw_test_to_json (stw_schema_get_node (schema));
   StwSchema *copy;
 
   /* get_node is the schema as given: tools/list shows what is validated. */
@@ -231,7 +215,7 @@ static void
 test_construct_node_ownership (void)
 {
   g_autoptr(JsonNode) mutable = json_node_new (JSON_NODE_OBJECT);
-  g_autoptr(JsonNode) sealed = parse ("{\"type\":\"string\"}");
+  g_autoptr(JsonNode) sealed = stw_test_parse ("{\"type\":\"string\"}");
   g_autoptr(StwSchema) from_mutable = NULL;
   g_autoptr(StwSchema) from_sealed = NULL;
   g_autofree char *text = NULL;
@@ -246,7 +230,7 @@ test_construct_node_ownership (void)
    * the one enforced. */
   json_object_set_string_member (object, "type", "string");
   json_object_set_int_member (object, "minLength", 100);
-  text = to_string (stw_schema_get_node (from_mutable));
+  text = stw_test_to_json (stw_schema_get_node (from_mutable));
   g_assert_cmpstr (text, ==, "{\"type\":\"integer\"}");
   assert_valid (from_mutable, "5");
   assert_summary (from_mutable, "\"x\"", "|invalid_type|integer");
@@ -863,7 +847,7 @@ test_union_any_of (void)
 {
   g_autoptr(StwSchema) schema = schema_from ("{\"anyOf\":[{\"type\":\"string\"},{\"type\":\"integer\",\"minimum\":1}]}");
   g_autoptr(StwSchema) untyped = schema_from ("{\"anyOf\":[{\"required\":[\"ref\"]},{\"required\":[\"selector\"]}]}");
-  g_autoptr(JsonNode) instance = parse ("{}");
+  g_autoptr(JsonNode) instance = stw_test_parse ("{}");
   g_autoptr(JsonArray) issues = NULL;
   JsonObject *issue;
 
@@ -894,8 +878,8 @@ test_union_one_of (void)
     schema_from ("{\"oneOf\":[{\"required\":[\"ref\"]},{\"required\":[\"selector\"]}]}");
   g_autoptr(StwSchema) typed = schema_from ("{\"oneOf\":[{\"const\":\"full\"},{\"const\":\"diff\"},"
                                             "{\"type\":\"integer\",\"minimum\":1}]}");
-  g_autoptr(JsonNode) both = parse ("{\"ref\":1,\"selector\":\"a\"}");
-  g_autoptr(JsonNode) neither = parse ("{}");
+  g_autoptr(JsonNode) both = stw_test_parse ("{\"ref\":1,\"selector\":\"a\"}");
+  g_autoptr(JsonNode) neither = stw_test_parse ("{}");
   g_autoptr(JsonArray) issues = NULL;
   JsonObject *issue;
 
@@ -965,8 +949,8 @@ static void
 test_issues_shape (void)
 {
   g_autoptr(StwSchema) schema = schema_from (tool_schema_json);
-  g_autoptr(JsonNode) instance = parse ("{\"ref\":1,\"clip\":{\"x\":0,\"y\":0,\"height\":1,\"width\":1,\"z\":0}}");
-  g_autoptr(JsonNode) missing = parse ("{\"ref\":1,\"clip\":{\"x\":0,\"y\":0,\"height\":1}}");
+  g_autoptr(JsonNode) instance = stw_test_parse ("{\"ref\":1,\"clip\":{\"x\":0,\"y\":0,\"height\":1,\"width\":1,\"z\":0}}");
+  g_autoptr(JsonNode) missing = stw_test_parse ("{\"ref\":1,\"clip\":{\"x\":0,\"y\":0,\"height\":1}}");
   g_autoptr(JsonArray) issues = NULL;
   g_autofree char *text = NULL;
 
@@ -989,8 +973,8 @@ static void
 test_issues_optional (void)
 {
   g_autoptr(StwSchema) schema = schema_from (tool_schema_json);
-  g_autoptr(JsonNode) good = parse ("{\"ref\":1}");
-  g_autoptr(JsonNode) bad = parse ("{\"ref\":\"1\"}");
+  g_autoptr(JsonNode) good = stw_test_parse ("{\"ref\":1}");
+  g_autoptr(JsonNode) bad = stw_test_parse ("{\"ref\":\"1\"}");
   JsonArray *issues = (JsonArray *) 0x1;
 
   g_assert_true (stw_schema_validate (schema, good, NULL));
@@ -1060,13 +1044,13 @@ static char *
 defaults_of (StwSchema  *schema,
              const char *instance_json)
 {
-  g_autoptr(JsonNode) instance = instance_json != NULL ? parse (instance_json) : NULL;
-  g_autofree char *before = instance != NULL ? to_string (instance) : NULL;
+  g_autoptr(JsonNode) instance = instance_json != NULL ? stw_test_parse (instance_json) : NULL;
+  g_autofree char *before = instance != NULL ? stw_test_to_json (instance) : NULL;
   g_autoptr(JsonNode) result = stw_schema_apply_defaults (schema, instance);
 
   if (instance != NULL)
     {
-      g_autofree char *after = to_string (instance);
+      g_autofree char *after = stw_test_to_json (instance);
 
       /* The input is never modified. */
       g_assert_cmpstr (before, ==, after);
@@ -1075,7 +1059,7 @@ defaults_of (StwSchema  *schema,
   if (result == NULL)
     return g_strdup ("NULL");
   g_assert_false (json_node_is_immutable (result));
-  return to_string (result);
+  return stw_test_to_json (result);
 }
 
 #define assert_defaults(schema, instance_json, expected) \
@@ -1137,10 +1121,10 @@ test_defaults_independent (void)
 {
   g_autoptr(StwSchema) schema =
     schema_from ("{\"properties\":{\"o\":{\"default\":{\"list\":[1,2]}},\"k\":{}}}");
-  g_autoptr(JsonNode) sealed = parse ("{\"k\":{\"deep\":[{\"s\":\"v\"}]}}");
+  g_autoptr(JsonNode) sealed = stw_test_parse ("{\"k\":{\"deep\":[{\"s\":\"v\"}]}}");
   g_autoptr(JsonNode) first = NULL;
   g_autoptr(JsonNode) second = NULL;
-  g_autofree char *schema_before = to_string (stw_schema_get_node (schema));
+  g_autofree char *schema_before = stw_test_to_json (stw_schema_get_node (schema));
   g_autofree char *schema_after = NULL;
   g_autofree char *input_after = NULL;
   g_autofree char *second_text = NULL;
@@ -1159,13 +1143,13 @@ test_defaults_independent (void)
                                  "s", "changed");
   json_array_add_int_element (json_object_get_array_member (json_object_get_object_member (json_node_get_object (first), "o"), "list"), 3);
 
-  input_after = to_string (sealed);
+  input_after = stw_test_to_json (sealed);
   g_assert_cmpstr (input_after, ==, "{\"k\":{\"deep\":[{\"s\":\"v\"}]}}");
-  schema_after = to_string (stw_schema_get_node (schema));
+  schema_after = stw_test_to_json (stw_schema_get_node (schema));
   g_assert_cmpstr (schema_after, ==, schema_before);
 
   second = stw_schema_apply_defaults (schema, sealed);
-  second_text = to_string (second);
+  second_text = stw_test_to_json (second);
   g_assert_cmpstr (second_text, ==, "{\"k\":{\"deep\":[{\"s\":\"v\"}]},\"o\":{\"list\":[1,2]}}");
 }
 
@@ -1286,7 +1270,7 @@ static const char valid_base_json[] =
 static JsonNode *
 mutated_instance (GRand *rand)
 {
-  JsonNode *instance = parse (valid_base_json);
+  JsonNode *instance = stw_test_parse (valid_base_json);
   guint n = (guint) g_rand_int_range (rand, 1, 4);
 
   for (guint i = 0; i < n; i++)
@@ -1319,13 +1303,13 @@ check_random_instance (StwSchema *schema,
                        gboolean   defaults_keep_valid,
                        guint     *n_valid)
 {
-  g_autofree char *before = to_string (instance);
+  g_autofree char *before = stw_test_to_json (instance);
   g_autofree char *after = NULL;
   g_autofree char *summary = summarize_node (schema, instance);
   g_autoptr(JsonNode) completed = stw_schema_apply_defaults (schema, instance);
 
   g_assert_nonnull (completed);   /* never NULL for a non-NULL instance */
-  after = to_string (instance);
+  after = stw_test_to_json (instance);
   g_assert_cmpstr (before, ==, after);
 
   if (strcmp (summary, "valid") == 0)
@@ -1628,7 +1612,7 @@ test_robustness_odd_nodes (void)
 
   copy = stw_schema_apply_defaults (any, empty_object);
   g_clear_pointer (&summary, g_free);
-  summary = to_string (copy);
+  summary = stw_test_to_json (copy);
   g_assert_cmpstr (summary, ==, "{\"a\":1}");
   g_clear_pointer (&copy, json_node_unref);
   copy = stw_schema_apply_defaults (any, empty_value);

@@ -5,9 +5,10 @@
  * stand-in (tests/fixtures/electron, on Debian's headless Chromium) once and
  * runs its cases in order on that session: windows, surfaces, screenshots of
  * a window, an element and a clip, the isolated world, stop. The fake half
- * speaks CDP over a pipe pair (StwCdpPipe) and injects faults: garbage image
- * data, a connection dropped in the middle of a screenshot, a cancellation
- * mid-way, a stale execution context.
+ * (StwTestCdpBrowser in stw-test-utils.c) speaks CDP over a pipe pair
+ * (StwCdpPipe) and injects faults: garbage image data, a connection dropped
+ * in the middle of a screenshot, a cancellation mid-way, a stale execution
+ * context.
  *
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */
@@ -25,8 +26,6 @@
 #include "stw-test-utils.h"
 
 #define DEMO_TITLE "Stagewright Notes"
-/* A 1×1 PNG. */
-#define TINY_PNG "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg=="
 
 /* --- waiting for an async result ------------------------------------------ */
 
@@ -563,180 +562,32 @@ test_manager_dropped (void)
 
 /* --- the fake browser ----------------------------------------------------- */
 
-typedef enum
-{
-  SHOT_REPLY,          /* a tiny PNG */
-  SHOT_GARBAGE,        /* data that is no image */
-  SHOT_DROP,           /* the connection goes */
-  SHOT_HOLD,           /* no reply until told */
-} ShotMode;
-
 typedef struct
 {
-  StwTransport      *transport;
+  StwTestCdpBrowser *browser;
+  StwTestCdpPeer    *peer;
   StwSession        *session;
-  GOutputStream     *to_client;
-  GInputStream      *from_client;
-  GString           *buffer;
-  guchar             chunk[4096];
-  GCancellable      *reading;
-  GHashTable        *counts;       /* method → number of requests */
-  ShotMode           shot_mode;
-  gint64             held_id;      /* a held captureScreenshot */
-  guint              stale_replies;  /* callFunctionOn answers "Cannot find context" */
-  gint64             next_world;
 } Fake;
-
-static void
-fake_send (Fake       *fake,
-           const char *format,
-           ...) G_GNUC_PRINTF (2, 3);
-
-static void
-fake_send (Fake       *fake,
-           const char *format,
-           ...)
-{
-  g_autofree char *text = NULL;
-  va_list args;
-
-  if (fake->to_client == NULL)
-    return;
-  va_start (args, format);
-  text = g_strdup_vprintf (format, args);
-  va_end (args);
-  /* The pipe framing: one JSON message, then NUL. */
-  g_assert_true (g_output_stream_write_all (fake->to_client, text, strlen (text) + 1, NULL, NULL, NULL));
-}
-
-static void
-fake_drop (Fake *fake)
-{
-  g_clear_object (&fake->to_client);
-}
 
 static guint
 fake_count (Fake       *fake,
             const char *method)
 {
-  return GPOINTER_TO_UINT (g_hash_table_lookup (fake->counts, method));
-}
-
-static void
-fake_handle (Fake       *fake,
-             JsonObject *request)
-{
-  gint64 id = json_object_get_int_member_with_default (request, "id", 0);
-  const char *method = json_object_get_string_member_with_default (request, "method", "");
-  const char *session = json_object_get_string_member_with_default (request, "sessionId", NULL);
-
-  g_hash_table_insert (fake->counts, g_strdup (method), GUINT_TO_POINTER (fake_count (fake, method) + 1));
-
-  if (g_str_equal (method, "Target.setAutoAttach") && session == NULL)
-    {
-      fake_send (fake, "{\"id\":%" G_GINT64_FORMAT ",\"result\":{}}", id);
-      fake_send (fake, "{\"method\":\"Target.attachedToTarget\",\"params\":{\"sessionId\":\"S1\","
-                       "\"targetInfo\":{\"targetId\":\"T1\",\"type\":\"page\",\"title\":\"Fake\","
-                       "\"url\":\"about:blank\"},\"waitingForDebugger\":false}}");
-    }
-  else if (g_str_equal (method, "Page.createIsolatedWorld"))
-    fake_send (fake, "{\"id\":%" G_GINT64_FORMAT ",\"result\":{\"executionContextId\":%" G_GINT64_FORMAT "}}",
-               id, ++fake->next_world);
-  else if (g_str_equal (method, "Runtime.callFunctionOn") && fake->stale_replies > 0)
-    {
-      fake->stale_replies--;
-      fake_send (fake, "{\"id\":%" G_GINT64_FORMAT ",\"error\":{\"code\":-32000,"
-                       "\"message\":\"Cannot find context with specified id\"}}", id);
-    }
-  else if (g_str_equal (method, "Runtime.callFunctionOn"))
-    {
-      /* ready.js answers true; element-box.js a box. */
-      JsonArray *args = json_object_has_member (json_object_get_object_member (request, "params"), "arguments")
-                        ? json_object_get_array_member (json_object_get_object_member (request, "params"), "arguments")
-                        : NULL;
-      if (args != NULL && json_array_get_length (args) > 0)
-        fake_send (fake, "{\"id\":%" G_GINT64_FORMAT ",\"result\":{\"result\":{\"type\":\"object\","
-                         "\"value\":{\"x\":1,\"y\":2,\"width\":3,\"height\":4}}}}", id);
-      else
-        fake_send (fake, "{\"id\":%" G_GINT64_FORMAT ",\"result\":{\"result\":{\"type\":\"boolean\",\"value\":true}}}", id);
-    }
-  else if (g_str_equal (method, "Target.getTargets"))
-    fake_send (fake, "{\"id\":%" G_GINT64_FORMAT ",\"result\":{\"targetInfos\":[{\"targetId\":\"T1\","
-                     "\"type\":\"page\",\"title\":\"Fake\",\"url\":\"about:blank\"}]}}", id);
-  else if (g_str_equal (method, "Page.getFrameTree"))
-    fake_send (fake, "{\"id\":%" G_GINT64_FORMAT ",\"result\":{\"frameTree\":{\"frame\":{\"id\":\"T1\"}}}}", id);
-  else if (g_str_equal (method, "Page.captureScreenshot"))
-    {
-      switch (fake->shot_mode)
-        {
-        case SHOT_REPLY:
-          fake_send (fake, "{\"id\":%" G_GINT64_FORMAT ",\"result\":{\"data\":\"" TINY_PNG "\"}}", id);
-          break;
-        case SHOT_GARBAGE:
-          fake_send (fake, "{\"id\":%" G_GINT64_FORMAT ",\"result\":{\"data\":\"Z2FyYmFnZSBub3QgYW4gaW1hZ2U=\"}}", id);
-          break;
-        case SHOT_DROP:
-          fake_drop (fake);
-          break;
-        case SHOT_HOLD:
-        default:
-          fake->held_id = id;
-          break;
-        }
-    }
-  else
-    fake_send (fake, "{\"id\":%" G_GINT64_FORMAT ",\"result\":{}}", id);
-}
-
-static void
-on_fake_read (GObject      *object,
-              GAsyncResult *result,
-              gpointer      user_data)
-{
-  Fake *fake = user_data;
-  gssize n = g_input_stream_read_finish (G_INPUT_STREAM (object), result, NULL);
-  const char *nul;
-
-  if (n <= 0)
-    return;
-  g_string_append_len (fake->buffer, (const char *) fake->chunk, n);
-  while ((nul = memchr (fake->buffer->str, '\0', fake->buffer->len)) != NULL)
-    {
-      gsize length = (gsize) (nul - fake->buffer->str);
-      g_autoptr(JsonNode) node = stw_test_parse (fake->buffer->str);
-
-      fake_handle (fake, json_node_get_object (node));
-      g_string_erase (fake->buffer, 0, (gssize) length + 1);
-    }
-  g_input_stream_read_async (fake->from_client, fake->chunk, sizeof fake->chunk, G_PRIORITY_DEFAULT,
-                             fake->reading, on_fake_read, fake);
+  return stw_test_cdp_peer_count (fake->peer, method);
 }
 
 static void
 fake_setup (Fake          *fake,
             gconstpointer  data)
 {
-  int to_client[2], from_client[2];
-  g_autoptr(GInputStream) client_in = NULL;
-  g_autoptr(GOutputStream) client_out = NULL;
   g_autoptr(GAsyncResult) result = NULL;
   g_autoptr(GError) error = NULL;
   Wait wait = { 0 };
 
-  g_assert_cmpint (pipe (to_client), ==, 0);
-  g_assert_cmpint (pipe (from_client), ==, 0);
-  client_in = g_unix_input_stream_new (to_client[0], TRUE);
-  client_out = g_unix_output_stream_new (from_client[1], TRUE);
-  fake->to_client = g_unix_output_stream_new (to_client[1], TRUE);
-  fake->from_client = g_unix_input_stream_new (from_client[0], TRUE);
-  fake->buffer = g_string_new (NULL);
-  fake->reading = g_cancellable_new ();
-  fake->counts = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
-  g_input_stream_read_async (fake->from_client, fake->chunk, sizeof fake->chunk, G_PRIORITY_DEFAULT,
-                             fake->reading, on_fake_read, fake);
-
-  fake->transport = stw_cdp_pipe_new (client_in, client_out);
-  fake->session = _stw_session_new_attached (NULL, "fake-1", "cdp", fake->transport, NULL, 0);
+  fake->browser = stw_test_cdp_browser_new ();
+  fake->peer = stw_test_cdp_browser_get_peer (fake->browser);
+  fake->session = _stw_session_new_attached (NULL, "fake-1", "cdp",
+                                             stw_test_cdp_browser_get_transport (fake->browser), NULL, 0);
   _stw_session_start_async (fake->session, 2000, 0, NULL, on_result, &wait);
   result = wait_result (&wait, 5000);
   g_assert_true (_stw_session_start_finish (fake->session, result, &error));
@@ -752,16 +603,7 @@ fake_teardown (Fake          *fake,
   if (stw_session_is_running (fake->session))
     stw_session_force_kill (fake->session);
   g_clear_object (&fake->session);
-  g_clear_object (&fake->transport);
-  g_cancellable_cancel (fake->reading);
-  /* Let the cancelled read come back before its buffer goes. */
-  for (guint i = 0; i < 50; i++)
-    g_main_context_iteration (NULL, FALSE);
-  g_clear_object (&fake->reading);
-  fake_drop (fake);
-  g_clear_object (&fake->from_client);
-  g_string_free (fake->buffer, TRUE);
-  g_hash_table_unref (fake->counts);
+  g_clear_pointer (&fake->browser, stw_test_cdp_browser_free);
 }
 
 static void
@@ -786,7 +628,7 @@ test_fake_world_cached (Fake          *fake,
   g_assert_cmpint (_stw_surface_get_world_id (window), ==, world);
 
   /* A stale context is made again, once, and the call retried. */
-  fake->stale_replies = 1;
+  stw_test_cdp_browser_set_stale_replies (fake->browser, 1);
   value = call_script (window, STW_SCRIPT_READY, NULL, &error);
   g_assert_no_error (error);
   g_assert_true (json_node_get_boolean (value));
@@ -795,7 +637,7 @@ test_fake_world_cached (Fake          *fake,
   g_clear_pointer (&value, json_node_unref);
 
   /* Twice stale is an error, not a loop. */
-  fake->stale_replies = 2;
+  stw_test_cdp_browser_set_stale_replies (fake->browser, 2);
   value = call_script (window, STW_SCRIPT_READY, NULL, &error);
   g_assert_error (error, STW_CDP_ERROR, STW_CDP_ERROR_SERVER_ERROR);
   g_assert_null (value);
@@ -805,9 +647,9 @@ test_fake_world_cached (Fake          *fake,
   /* Navigation drops the world. */
   world = _stw_surface_get_world_id (window);
   g_assert_cmpint (world, >, 0);
-  fake_send (fake, "{\"method\":\"Page.frameNavigated\",\"sessionId\":\"S1\",\"params\":{\"frame\":{\"id\":\"OTHER\"}}}");
-  fake_send (fake, "{\"method\":\"Page.frameNavigated\",\"sessionId\":\"S2\",\"params\":{\"frame\":{\"id\":\"T1\"}}}");
-  fake_send (fake, "{\"method\":\"Page.frameNavigated\",\"sessionId\":\"S1\",\"params\":{\"frame\":{\"id\":\"T1\"}}}");
+  stw_test_cdp_peer_send (fake->peer, "{\"method\":\"Page.frameNavigated\",\"sessionId\":\"S1\",\"params\":{\"frame\":{\"id\":\"OTHER\"}}}");
+  stw_test_cdp_peer_send (fake->peer, "{\"method\":\"Page.frameNavigated\",\"sessionId\":\"S2\",\"params\":{\"frame\":{\"id\":\"T1\"}}}");
+  stw_test_cdp_peer_send (fake->peer, "{\"method\":\"Page.frameNavigated\",\"sessionId\":\"S1\",\"params\":{\"frame\":{\"id\":\"T1\"}}}");
   spin_until (world_dropped, window, 2000);
   value = call_script (window, STW_SCRIPT_READY, NULL, &error);
   g_assert_no_error (error);
@@ -816,8 +658,8 @@ test_fake_world_cached (Fake          *fake,
 
   /* So does the context's own end. */
   world = _stw_surface_get_world_id (window);
-  fake_send (fake, "{\"method\":\"Runtime.executionContextDestroyed\",\"sessionId\":\"S1\","
-                   "\"params\":{\"executionContextId\":%" G_GINT64_FORMAT "}}", world);
+  stw_test_cdp_peer_send_printf (fake->peer, "{\"method\":\"Runtime.executionContextDestroyed\",\"sessionId\":\"S1\","
+                                 "\"params\":{\"executionContextId\":%" G_GINT64_FORMAT "}}", world);
   spin_until (world_dropped, window, 2000);
 }
 
@@ -829,14 +671,14 @@ test_fake_garbage (Fake          *fake,
   g_autoptr(GBytes) image = NULL;
   g_autoptr(GError) error = NULL;
 
-  fake->shot_mode = SHOT_GARBAGE;
+  stw_test_cdp_browser_set_shot_mode (fake->browser, STW_TEST_SHOT_GARBAGE);
   image = capture_surface (window, NULL, NULL, &error);
   g_assert_error (error, STW_ERROR, STW_ERROR_INTERNAL_ERROR);
   g_assert_null (image);
   g_clear_error (&error);
   g_assert_true (stw_session_is_running (fake->session));
 
-  fake->shot_mode = SHOT_REPLY;
+  stw_test_cdp_browser_set_shot_mode (fake->browser, STW_TEST_SHOT_REPLY);
   image = capture_surface (window, NULL, NULL, &error);
   g_assert_no_error (error);
   assert_png (image, 1, 1);
@@ -850,7 +692,7 @@ test_fake_drop (Fake          *fake,
   g_autoptr(GBytes) image = NULL;
   g_autoptr(GError) error = NULL;
 
-  fake->shot_mode = SHOT_DROP;
+  stw_test_cdp_browser_set_shot_mode (fake->browser, STW_TEST_SHOT_DROP);
   image = capture_surface (window, NULL, NULL, &error);
   g_assert_error (error, STW_ERROR, STW_ERROR_CDP_DISCONNECTED);
   g_assert_null (image);
@@ -865,7 +707,7 @@ test_fake_drop (Fake          *fake,
 static gboolean
 is_held (gpointer data)
 {
-  return ((Fake *) data)->held_id != 0;
+  return stw_test_cdp_browser_get_held_id (((Fake *) data)->browser) != 0;
 }
 
 static void
@@ -879,7 +721,7 @@ test_fake_cancel (Fake          *fake,
   g_autoptr(GError) error = NULL;
   Wait wait = { 0 };
 
-  fake->shot_mode = SHOT_HOLD;
+  stw_test_cdp_browser_set_shot_mode (fake->browser, STW_TEST_SHOT_HOLD);
   stw_surface_capture_screenshot_async (window, NULL, cancellable, on_result, &wait);
   spin_until (is_held, fake, 2000);
   g_cancellable_cancel (cancellable);
@@ -890,8 +732,9 @@ test_fake_cancel (Fake          *fake,
   g_clear_error (&error);
 
   /* The late reply is dropped; the session carries on. */
-  fake_send (fake, "{\"id\":%" G_GINT64_FORMAT ",\"result\":{\"data\":\"" TINY_PNG "\"}}", fake->held_id);
-  fake->shot_mode = SHOT_REPLY;
+  stw_test_cdp_peer_send_printf (fake->peer, "{\"id\":%" G_GINT64_FORMAT ",\"result\":{\"data\":\"" STW_TEST_TINY_PNG "\"}}",
+                                 stw_test_cdp_browser_get_held_id (fake->browser));
+  stw_test_cdp_browser_set_shot_mode (fake->browser, STW_TEST_SHOT_REPLY);
   image = capture_surface (window, NULL, NULL, &error);
   g_assert_no_error (error);
   assert_png (image, 1, 1);
@@ -906,7 +749,7 @@ test_fake_closed_surface (Fake          *fake,
   g_autoptr(GBytes) image = NULL;
   g_autoptr(GError) error = NULL;
 
-  fake_send (fake, "{\"method\":\"Target.detachedFromTarget\",\"params\":{\"sessionId\":\"S1\",\"targetId\":\"T1\"}}");
+  stw_test_cdp_peer_send (fake->peer, "{\"method\":\"Target.detachedFromTarget\",\"params\":{\"sessionId\":\"S1\",\"targetId\":\"T1\"}}");
   while (!stw_surface_is_closed (window))
     g_main_context_iteration (NULL, TRUE);
   image = capture_surface (window, NULL, NULL, &error);
@@ -1056,7 +899,7 @@ test_image_size (void)
   gsize length = 0;
   guint width = 0, height = 0;
 
-  data = g_base64_decode (TINY_PNG, &length);
+  data = g_base64_decode (STW_TEST_TINY_PNG, &length);
   png = g_bytes_new_take (data, length);
   g_assert_true (stw_image_get_size (png, &width, &height));
   g_assert_cmpuint (width, ==, 1);

@@ -2,10 +2,10 @@
  *
  * Most tests talk to a fake CDP peer whose behaviour the request's method
  * scripts (Test.noReply, Test.drop, Test.garbage, …): a SoupServer
- * WebSocket handler on 127.0.0.1, or the far end of two pipes. Two tests
- * drive a real headless Chromium, over the pipe and over its WebSocket,
- * and report the eval round trip; they are skipped when Chromium is not
- * installed.
+ * WebSocket handler on 127.0.0.1, or the far end of two pipes (both in
+ * stw-test-utils.c). Two tests drive a real headless Chromium, over the
+ * pipe and over its WebSocket, and report the eval round trip; they are
+ * skipped when Chromium is not installed.
  *
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */
@@ -24,6 +24,7 @@
 
 #include "stw-error-registry.h"
 #include "stw-json-private.h"
+#include "stw-test-utils.h"
 #include "transports/stw-cdp-pipe.h"
 #include "transports/stw-cdp-websocket.h"
 #include "transports/stw-transport.h"
@@ -33,19 +34,11 @@
 
 /* --- helpers ------------------------------------------------------------- */
 
-static gboolean
-running_on_valgrind (void)
-{
-  const char *preload = g_getenv ("LD_PRELOAD");
-
-  return preload != NULL && strstr (preload, "vgpreload") != NULL;
-}
-
 /* Deadlines for things that must happen; generous under valgrind. */
 static guint
 deadline_ms (guint ms)
 {
-  return running_on_valgrind () ? ms * 20 : ms;
+  return stw_test_running_on_valgrind () ? ms * 20 : ms;
 }
 
 static gboolean
@@ -53,46 +46,6 @@ set_flag_cb (gpointer data)
 {
   *(gboolean *) data = TRUE;
   return G_SOURCE_REMOVE;
-}
-
-/* Runs the default main context until *@flag or the deadline; returns *@flag. */
-static gboolean
-wait_until (const gboolean *flag,
-            guint           timeout_ms)
-{
-  gboolean expired = FALSE;
-  GSource *source = g_timeout_source_new (timeout_ms);
-
-  g_source_set_callback (source, set_flag_cb, &expired, NULL);
-  g_source_attach (source, NULL);
-  while (!*flag && !expired)
-    g_main_context_iteration (NULL, TRUE);
-  g_source_destroy (source);
-  g_source_unref (source);
-
-  return *flag;
-}
-
-static void
-iterate_for (guint ms)
-{
-  gboolean never = FALSE;
-
-  wait_until (&never, ms);
-}
-
-static JsonObject *
-parse_object (const char *json)
-{
-  g_autoptr(GError) error = NULL;
-  g_autoptr(JsonNode) node = NULL;
-
-  if (json == NULL)
-    return NULL;
-  node = stw_json_parse (json, -1, &error);
-  g_assert_no_error (error);
-  g_assert_true (JSON_NODE_HOLDS_OBJECT (node));
-  return json_object_ref (json_node_get_object (node));
 }
 
 static gboolean
@@ -177,7 +130,7 @@ call_start (StwTransport *transport,
             const char   *params_json,
             guint         timeout_ms)
 {
-  g_autoptr(JsonObject) params = parse_object (params_json);
+  g_autoptr(JsonObject) params = stw_test_json_object_from (params_json);
 
   return call_start_with (transport, method, params, NULL, timeout_ms, NULL);
 }
@@ -185,7 +138,7 @@ call_start (StwTransport *transport,
 static void
 call_wait (Call *call)
 {
-  if (!wait_until (&call->done, deadline_ms (10000)))
+  if (!stw_test_wait_until (&call->done, deadline_ms (10000)))
     g_error ("A call never completed");
 }
 
@@ -240,575 +193,6 @@ closed_watch_clear (ClosedWatch *watch)
   g_clear_error (&watch->error);
 }
 
-typedef struct
-{
-  gboolean      done;
-  StwTransport *transport;
-  GError       *error;
-  gint64        started_us;
-  gint64        done_us;
-} Connect;
-
-static void
-connect_done_cb (GObject      *source,
-                 GAsyncResult *result,
-                 gpointer      user_data)
-{
-  Connect *connect = user_data;
-
-  g_assert_null (source);
-  connect->transport = stw_cdp_websocket_connect_finish (result, &connect->error);
-  connect->done = TRUE;
-  connect->done_us = g_get_monotonic_time ();
-}
-
-static StwTransport *
-connect_sync (const char    *url,
-              guint          timeout_ms,
-              GCancellable  *cancellable,
-              double        *elapsed_ms,
-              GError       **error)
-{
-  Connect connect = { 0 };
-
-  connect.started_us = g_get_monotonic_time ();
-  stw_cdp_websocket_connect_async (url, timeout_ms, cancellable, connect_done_cb, &connect);
-  /* Never synchronously, even for a refused URL. */
-  g_assert_false (connect.done);
-  if (!wait_until (&connect.done, deadline_ms (20000)))
-    g_error ("Connecting never completed");
-  if (elapsed_ms != NULL)
-    *elapsed_ms = (double) (connect.done_us - connect.started_us) / 1000.0;
-  if (connect.error != NULL)
-    g_propagate_error (error, connect.error);
-  return connect.transport;
-}
-
-/* --- the scripted fake peer ---------------------------------------------- */
-
-typedef struct _Peer Peer;
-
-struct _Peer
-{
-  /* One message (a text or binary frame, or a pipe record). */
-  void (*send)  (Peer       *peer,
-                 const char *data,
-                 gsize       length,
-                 gboolean    binary);
-  /* Raw bytes with no framing (pipe only: split records). */
-  void (*write_raw) (Peer       *peer,
-                     const char *data,
-                     gsize       length);
-  /* Gone without a goodbye: no close frame, or end of file. */
-  void (*drop)  (Peer       *peer);
-  /* A WebSocket close frame with @code. */
-  void (*close) (Peer       *peer,
-                 gushort     code);
-
-  GPtrArray *methods;       /* every request's method, in arrival order */
-  GPtrArray *raw_requests;  /* every request as received */
-  GList     *sources;       /* delayed replies, destroyed at teardown */
-};
-
-static void
-peer_init (Peer *peer)
-{
-  peer->methods = g_ptr_array_new_with_free_func (g_free);
-  peer->raw_requests = g_ptr_array_new_with_free_func (g_free);
-}
-
-static void
-peer_clear (Peer *peer)
-{
-  for (GList *l = peer->sources; l != NULL; l = l->next)
-    {
-      g_source_destroy (l->data);
-      g_source_unref (l->data);
-    }
-  g_clear_pointer (&peer->sources, g_list_free);
-  g_clear_pointer (&peer->methods, g_ptr_array_unref);
-  g_clear_pointer (&peer->raw_requests, g_ptr_array_unref);
-}
-
-static void
-peer_send_text (Peer       *peer,
-                const char *text)
-{
-  peer->send (peer, text, strlen (text), FALSE);
-}
-
-static void
-peer_send_object (Peer       *peer,
-                  JsonObject *object)
-{
-  g_autofree char *text = stw_json_object_to_string (object, NULL);
-
-  peer_send_text (peer, text);
-}
-
-static void
-peer_send_printf (Peer       *peer,
-                  const char *format,
-                  ...) G_GNUC_PRINTF (2, 3);
-
-static void
-peer_send_printf (Peer       *peer,
-                  const char *format,
-                  ...)
-{
-  g_autofree char *text = NULL;
-  va_list args;
-
-  va_start (args, format);
-  text = g_strdup_vprintf (format, args);
-  va_end (args);
-  peer_send_text (peer, text);
-}
-
-static JsonObject *
-make_echo (gint64      id,
-           const char *method,
-           JsonObject *params,
-           const char *session_id)
-{
-  JsonObject *reply = json_object_new ();
-  JsonObject *result = json_object_new ();
-
-  json_object_set_string_member (result, "method", method);
-  if (params != NULL)
-    json_object_set_object_member (result, "params", json_object_ref (params));
-  if (session_id != NULL)
-    json_object_set_string_member (result, "sessionId", session_id);
-  json_object_set_int_member (reply, "id", id);
-  json_object_set_object_member (reply, "result", result);
-  return reply;
-}
-
-typedef struct
-{
-  Peer     *peer;
-  char     *data;
-  gsize     length;
-  gboolean  raw;      /* written as is, not as one message */
-} DelayedReply;
-
-static void
-delayed_reply_free (gpointer data)
-{
-  DelayedReply *delayed = data;
-
-  g_free (delayed->data);
-  g_free (delayed);
-}
-
-static gboolean
-delayed_reply_cb (gpointer data)
-{
-  DelayedReply *delayed = data;
-
-  if (delayed->raw)
-    delayed->peer->write_raw (delayed->peer, delayed->data, delayed->length);
-  else
-    delayed->peer->send (delayed->peer, delayed->data, delayed->length, FALSE);
-  return G_SOURCE_REMOVE;
-}
-
-static void
-peer_later (Peer       *peer,
-            guint       ms,
-            const char *data,
-            gsize       length,
-            gboolean    raw)
-{
-  DelayedReply *delayed = g_new0 (DelayedReply, 1);
-  GSource *source = g_timeout_source_new (ms);
-
-  delayed->peer = peer;
-  delayed->data = g_memdup2 (data, length);
-  delayed->length = length;
-  delayed->raw = raw;
-  g_source_set_callback (source, delayed_reply_cb, delayed, delayed_reply_free);
-  g_source_attach (source, NULL);
-  peer->sources = g_list_prepend (peer->sources, source);
-}
-
-static void
-send_garbage (Peer  *peer,
-              gint64 id)
-{
-  static const char invalid_utf8[] = { '{', '"', 'i', 'd', '"', ':', '1', ',', '"', 'x', '"', ':', '"',
-                                       (char) 0xff, (char) 0xfe, '"', '}' };
-  g_autoptr(GString) nested = g_string_new (NULL);
-
-  peer_send_text (peer, "not json at all");
-  peer->send (peer, invalid_utf8, sizeof invalid_utf8, TRUE);
-  peer_send_printf (peer, "{\"id\":%" G_GINT64_FORMAT ",\"result\":{\"a\":", id);
-  for (guint i = 0; i < 100000; i++)
-    g_string_append_c (nested, '[');
-  for (guint i = 0; i < 100000; i++)
-    g_string_append_c (nested, ']');
-  peer_send_text (peer, nested->str);
-  peer_send_text (peer, "42");
-  peer_send_text (peer, "[{\"id\":1}]");
-  peer_send_text (peer, "{\"neither\":\"id nor method\"}");
-  peer_send_text (peer, "{\"id\":\"not a number\",\"result\":{}}");
-  peer_send_text (peer, "{\"id\":987654321,\"result\":{}}");
-  peer_send_text (peer, "{\"method\":42}");
-  peer_send_text (peer, "");
-  peer->send (peer, "\0\0\0", 3, TRUE);
-}
-
-/* The script: what the peer does is what the method says. */
-static void
-peer_handle (Peer       *peer,
-             const char *data,
-             gsize       length)
-{
-  g_autoptr(JsonNode) node = NULL;
-  g_autoptr(JsonObject) reply = NULL;
-  JsonObject *request;
-  JsonObject *params = NULL;
-  const char *method;
-  const char *session_id = NULL;
-  gint64 id;
-
-  g_ptr_array_add (peer->raw_requests, g_strndup (data, length));
-  node = stw_json_parse (data, (gssize) length, NULL);
-  g_assert_nonnull (node);
-  request = json_node_get_object (node);
-  id = json_object_get_int_member (request, "id");
-  method = json_object_get_string_member (request, "method");
-  if (json_object_has_member (request, "params"))
-    params = json_object_get_object_member (request, "params");
-  if (json_object_has_member (request, "sessionId"))
-    session_id = json_object_get_string_member (request, "sessionId");
-  g_ptr_array_add (peer->methods, g_strdup (method));
-
-  if (g_str_equal (method, "Test.noReply"))
-    return;
-
-  if (g_str_equal (method, "Test.delay"))
-    {
-      g_autofree char *text = NULL;
-
-      reply = make_echo (id, method, params, session_id);
-      text = stw_json_object_to_string (reply, NULL);
-      peer_later (peer, (guint) json_object_get_int_member (params, "ms"), text, strlen (text), FALSE);
-      return;
-    }
-
-  if (g_str_equal (method, "Test.error"))
-    {
-      if (params != NULL && json_object_has_member (params, "data"))
-        peer_send_printf (peer,
-                          "{\"id\":%" G_GINT64_FORMAT ",\"error\":{\"code\":-32602,"
-                          "\"message\":\"Invalid parameters\",\"data\":\"%s\"}}",
-                          id, json_object_get_string_member (params, "data"));
-      else
-        peer_send_printf (peer,
-                          "{\"id\":%" G_GINT64_FORMAT ",\"error\":{\"code\":-32601,"
-                          "\"message\":\"'Test.error' wasn't found\"}}",
-                          id);
-      return;
-    }
-
-  if (g_str_equal (method, "Test.drop"))
-    {
-      peer->drop (peer);
-      return;
-    }
-
-  if (g_str_equal (method, "Test.close"))
-    {
-      peer->close (peer, (gushort) json_object_get_int_member (params, "code"));
-      return;
-    }
-
-  if (g_str_equal (method, "Test.idless"))
-    {
-      /* What Chrome answers to `nan.0` in a message (field notes §6.21). */
-      peer_send_text (peer,
-                      "{\"error\":{\"code\":-32700,"
-                      "\"message\":\"JSON: comma or map end expected at position 42\"}}");
-      return;
-    }
-
-  if (g_str_equal (method, "Test.garbage"))
-    send_garbage (peer, id);
-
-  if (g_str_equal (method, "Test.big"))
-    {
-      gsize size = (gsize) json_object_get_int_member (params, "size");
-      g_autoptr(GString) text = g_string_sized_new (size + 64);
-
-      g_string_append_printf (text, "{\"id\":%" G_GINT64_FORMAT ",\"result\":{\"data\":\"", id);
-      for (gsize i = 0; i < size; i++)
-        g_string_append_c (text, (char) ('a' + i % 26));
-      g_string_append (text, "\u00e9\u2713\"}}");
-      peer->send (peer, text->str, text->len, FALSE);
-      return;
-    }
-
-  if (g_str_equal (method, "Test.surrogate"))
-    {
-      peer_send_printf (peer,
-                        "{\"id\":%" G_GINT64_FORMAT ",\"result\":{"
-                        "\"middle\":\"a\\ud800b\",\"end\":\"end\\udc00\","
-                        "\"pair\":\"x\\ud83d\\ude00y\"}}",
-                        id);
-      return;
-    }
-
-  if (g_str_equal (method, "Test.events"))
-    {
-      peer_send_text (peer,
-                      "{\"method\":\"Target.attachedToTarget\","
-                      "\"params\":{\"sessionId\":\"S1\",\"waitingForDebugger\":false}}");
-      peer_send_text (peer,
-                      "{\"method\":\"Page.loadEventFired\",\"params\":{\"timestamp\":1.5},"
-                      "\"sessionId\":\"S1\"}");
-      peer_send_text (peer, "{\"method\":\"Runtime.consoleAPICalled\",\"sessionId\":\"S2\"}");
-      peer_send_text (peer, "{\"method\":\"Nobody.listensToThis\",\"params\":{}}");
-    }
-
-  if (g_str_equal (method, "Test.split") && peer->write_raw != NULL)
-    {
-      /* One reply in three writes with pauses in between, the last write
-       * also carrying a whole event after the reply's terminator. */
-      g_autofree char *text = NULL;
-      g_autoptr(GString) tail = NULL;
-      gsize third;
-
-      reply = make_echo (id, method, params, session_id);
-      text = stw_json_object_to_string (reply, NULL);
-      third = strlen (text) / 3;
-      peer->write_raw (peer, text, third);
-      peer_later (peer, 30, text + third, third, TRUE);
-      tail = g_string_new (text + 2 * third);
-      g_string_append_c (tail, '\0');
-      g_string_append (tail, "{\"method\":\"Test.afterSplit\",\"params\":{}}");
-      g_string_append_c (tail, '\0');
-      peer_later (peer, 60, tail->str, tail->len, TRUE);
-      return;
-    }
-
-  if (g_str_equal (method, "Test.batch") && peer->write_raw != NULL)
-    {
-      /* Two events and the reply in one write. */
-      g_autofree char *text = NULL;
-      g_autoptr(GString) batch = g_string_new (NULL);
-
-      reply = make_echo (id, method, params, session_id);
-      text = stw_json_object_to_string (reply, NULL);
-      g_string_append (batch, "{\"method\":\"Test.first\",\"params\":{}}");
-      g_string_append_c (batch, '\0');
-      g_string_append (batch, "{\"method\":\"Test.second\",\"params\":{}}");
-      g_string_append_c (batch, '\0');
-      g_string_append (batch, text);
-      g_string_append_c (batch, '\0');
-      peer->write_raw (peer, batch->str, batch->len);
-      return;
-    }
-
-  g_clear_pointer (&reply, json_object_unref);
-  reply = make_echo (id, method, params, session_id);
-  peer_send_object (peer, reply);
-}
-
-/* --- fake CDP server over a WebSocket ------------------------------------ */
-
-typedef struct _FakeServer FakeServer;
-
-typedef struct
-{
-  Peer                     peer;
-  FakeServer              *server;
-  SoupWebsocketConnection *connection;
-} WsPeer;
-
-struct _FakeServer
-{
-  SoupServer *server;
-  char       *url;
-  guint16     port;
-  GPtrArray  *peers;        /* WsPeer */
-  guint       n_handshakes;
-  gboolean    saw_origin;
-  char       *host;         /* the Host header of the last handshake */
-};
-
-static void
-ws_peer_send (Peer       *peer,
-              const char *data,
-              gsize       length,
-              gboolean    binary)
-{
-  WsPeer *self = (WsPeer *) peer;
-  g_autoptr(GBytes) bytes = g_bytes_new (data, length);
-
-  if (soup_websocket_connection_get_state (self->connection) != SOUP_WEBSOCKET_STATE_OPEN)
-    return;
-  soup_websocket_connection_send_message (self->connection,
-                                          binary ? SOUP_WEBSOCKET_DATA_BINARY : SOUP_WEBSOCKET_DATA_TEXT,
-                                          bytes);
-}
-
-/* Shut the TCP socket down under libsoup's feet: the client sees end of
- * file with no close frame, as when the browser crashes. */
-static void
-ws_peer_drop (Peer *peer)
-{
-  WsPeer *self = (WsPeer *) peer;
-  GIOStream *stream = soup_websocket_connection_get_io_stream (self->connection);
-  g_autoptr(GIOStream) base = NULL;
-  GSocketConnection *socket_connection = NULL;
-
-  if (G_IS_SOCKET_CONNECTION (stream))
-    socket_connection = G_SOCKET_CONNECTION (stream);
-  else if (g_object_class_find_property (G_OBJECT_GET_CLASS (stream), "base-iostream") != NULL)
-    {
-      g_object_get (stream, "base-iostream", &base, NULL);
-      if (G_IS_SOCKET_CONNECTION (base))
-        socket_connection = G_SOCKET_CONNECTION (base);
-    }
-  g_assert_nonnull (socket_connection);
-  g_socket_shutdown (g_socket_connection_get_socket (socket_connection), TRUE, TRUE, NULL);
-}
-
-static void
-ws_peer_close (Peer    *peer,
-               gushort  code)
-{
-  WsPeer *self = (WsPeer *) peer;
-
-  soup_websocket_connection_close (self->connection, code, code == 1000 ? NULL : "scripted close");
-}
-
-static void
-ws_peer_free (gpointer data)
-{
-  WsPeer *self = data;
-
-  g_signal_handlers_disconnect_by_data (self->connection, self);
-  if (soup_websocket_connection_get_state (self->connection) == SOUP_WEBSOCKET_STATE_OPEN)
-    soup_websocket_connection_close (self->connection, SOUP_WEBSOCKET_CLOSE_GOING_AWAY, NULL);
-  g_clear_object (&self->connection);
-  peer_clear (&self->peer);
-  g_free (self);
-}
-
-static void
-ws_peer_message_cb (SoupWebsocketConnection *connection,
-                    gint                     type,
-                    GBytes                  *message,
-                    gpointer                 user_data)
-{
-  gsize length = 0;
-  const char *data = g_bytes_get_data (message, &length);
-
-  peer_handle (user_data, data, length);
-}
-
-static void
-fake_server_websocket_cb (SoupServer              *server,
-                          SoupServerMessage       *message,
-                          const char              *path,
-                          SoupWebsocketConnection *connection,
-                          gpointer                 user_data)
-{
-  FakeServer *self = user_data;
-  SoupMessageHeaders *headers = soup_server_message_get_request_headers (message);
-  WsPeer *peer = g_new0 (WsPeer, 1);
-
-  self->n_handshakes++;
-  if (soup_message_headers_get_one (headers, "Origin") != NULL)
-    self->saw_origin = TRUE;
-  g_free (self->host);
-  self->host = g_strdup (soup_message_headers_get_one (headers, "Host"));
-
-  peer_init (&peer->peer);
-  peer->peer.send = ws_peer_send;
-  peer->peer.drop = ws_peer_drop;
-  peer->peer.close = ws_peer_close;
-  peer->server = self;
-  peer->connection = g_object_ref (connection);
-  soup_websocket_connection_set_max_incoming_payload_size (connection, 0);
-  g_signal_connect (connection, "message", G_CALLBACK (ws_peer_message_cb), peer);
-  g_ptr_array_add (self->peers, peer);
-}
-
-static FakeServer *
-fake_server_new (void)
-{
-  FakeServer *self = g_new0 (FakeServer, 1);
-  g_autoptr(GError) error = NULL;
-  GSList *uris;
-
-  self->peers = g_ptr_array_new_with_free_func (ws_peer_free);
-  self->server = soup_server_new (NULL, NULL);
-  soup_server_add_websocket_handler (self->server, "/devtools/browser",
-                                     NULL, NULL, fake_server_websocket_cb, self, NULL);
-  soup_server_listen_local (self->server, 0, SOUP_SERVER_LISTEN_IPV4_ONLY, &error);
-  g_assert_no_error (error);
-
-  uris = soup_server_get_uris (self->server);
-  g_assert_nonnull (uris);
-  self->port = (guint16) g_uri_get_port (uris->data);
-  g_slist_free_full (uris, (GDestroyNotify) g_uri_unref);
-  self->url = g_strdup_printf ("ws://127.0.0.1:%u/devtools/browser/fake-%u", self->port, self->port);
-
-  return self;
-}
-
-/* The server stops: every connection dropped, the port closed. */
-static void
-fake_server_kill (FakeServer *self)
-{
-  for (guint i = 0; i < self->peers->len; i++)
-    {
-      WsPeer *peer = g_ptr_array_index (self->peers, i);
-
-      if (soup_websocket_connection_get_state (peer->connection) == SOUP_WEBSOCKET_STATE_OPEN)
-        ws_peer_drop (&peer->peer);
-    }
-  soup_server_disconnect (self->server);
-}
-
-static void
-fake_server_free (FakeServer *self)
-{
-  g_ptr_array_unref (self->peers);
-  soup_server_disconnect (self->server);
-  g_clear_object (&self->server);
-  /* Let the closing connections finish. */
-  iterate_for (20);
-  g_free (self->host);
-  g_free (self->url);
-  g_free (self);
-}
-
-G_DEFINE_AUTOPTR_CLEANUP_FUNC (FakeServer, fake_server_free)
-
-static Peer *
-fake_server_get_peer (FakeServer *self,
-                      guint       index)
-{
-  g_assert_cmpuint (index, <, self->peers->len);
-  return &((WsPeer *) g_ptr_array_index (self->peers, index))->peer;
-}
-
-static StwTransport *
-fake_server_connect (FakeServer *self)
-{
-  g_autoptr(GError) error = NULL;
-  StwTransport *transport = connect_sync (self->url, 0, NULL, NULL, &error);
-
-  g_assert_no_error (error);
-  g_assert_true (STW_IS_CDP_WEBSOCKET (transport));
-  g_assert_false (stw_transport_is_closed (transport));
-  return transport;
-}
-
 /* --- the WebSocket tests ------------------------------------------------- */
 
 static void
@@ -851,28 +235,28 @@ test_url_loopback (void)
 static void
 test_websocket_echo (void)
 {
-  g_autoptr(FakeServer) server = fake_server_new ();
+  g_autoptr(StwTestCdpServer) server = stw_test_cdp_server_new ();
   g_autoptr(StwTransport) transport = NULL;
   g_autoptr(GError) error = NULL;
   g_autoptr(JsonObject) result = NULL;
-  g_autoptr(JsonObject) params = parse_object ("{\"expression\":\"1+1\",\"n\":1.5,\"deep\":{\"a\":[1,2,{\"b\":null}]}}");
+  g_autoptr(JsonObject) params = stw_test_json_object_from ("{\"expression\":\"1+1\",\"n\":1.5,\"deep\":{\"a\":[1,2,{\"b\":null}]}}");
   g_autoptr(Call) call = NULL;
-  g_autofree char *url = g_strdup_printf ("ws://localhost:%u/devtools/browser/x", server->port);
-  g_autofree char *expected_host = g_strdup_printf ("127.0.0.1:%u", server->port);
+  g_autofree char *url = g_strdup_printf ("ws://localhost:%u/devtools/browser/x", stw_test_cdp_server_get_port (server));
+  g_autofree char *expected_host = g_strdup_printf ("127.0.0.1:%u", stw_test_cdp_server_get_port (server));
   g_autoptr(GPtrArray) calls = g_ptr_array_new_with_free_func ((GDestroyNotify) call_free);
   g_autofree char *params_json = NULL;
-  Peer *peer;
+  StwTestCdpPeer *peer;
 
   g_test_summary ("Calls get their own replies; ids increase; params and sessionId are "
                   "sent as given; localhost is connected to as 127.0.0.1 and no Origin is sent");
 
-  transport = connect_sync (url, 0, NULL, NULL, &error);
+  transport = stw_test_cdp_connect (url, 0, NULL, NULL, &error);
   g_assert_no_error (error);
   g_assert_cmpstr (stw_cdp_websocket_get_url (STW_CDP_WEBSOCKET (transport)), ==, url);
-  g_assert_cmpuint (server->n_handshakes, ==, 1);
-  g_assert_false (server->saw_origin);
-  g_assert_cmpstr (server->host, ==, expected_host);
-  peer = fake_server_get_peer (server, 0);
+  g_assert_cmpuint (stw_test_cdp_server_get_n_handshakes (server), ==, 1);
+  g_assert_false (stw_test_cdp_server_get_saw_origin (server));
+  g_assert_cmpstr (stw_test_cdp_server_get_host (server), ==, expected_host);
+  peer = stw_test_cdp_server_get_peer (server, 0);
 
   /* Without params, with params, with a session. */
   result = call_sync (transport, "Browser.getVersion", NULL, &error);
@@ -915,10 +299,10 @@ test_websocket_echo (void)
   {
     gint64 last_id = 0;
 
-    g_assert_cmpuint (peer->raw_requests->len, ==, 52);
-    for (guint i = 0; i < peer->raw_requests->len; i++)
+    g_assert_cmpuint (stw_test_cdp_peer_get_requests (peer)->len, ==, 52);
+    for (guint i = 0; i < stw_test_cdp_peer_get_requests (peer)->len; i++)
       {
-        g_autoptr(JsonObject) request = parse_object (g_ptr_array_index (peer->raw_requests, i));
+        g_autoptr(JsonObject) request = stw_test_json_object_from (g_ptr_array_index (stw_test_cdp_peer_get_requests (peer), i));
         gint64 id = json_object_get_int_member (request, "id");
 
         g_assert_cmpint (id, >, last_id);
@@ -930,8 +314,8 @@ test_websocket_echo (void)
 static void
 test_websocket_timeout (void)
 {
-  g_autoptr(FakeServer) server = fake_server_new ();
-  g_autoptr(StwTransport) transport = fake_server_connect (server);
+  g_autoptr(StwTestCdpServer) server = stw_test_cdp_server_new ();
+  g_autoptr(StwTransport) transport = stw_test_cdp_server_connect (server);
   g_autoptr(Call) lost = NULL;
   g_autoptr(Call) lost_default = NULL;
   g_autoptr(GPtrArray) others = g_ptr_array_new_with_free_func ((GDestroyNotify) call_free);
@@ -986,8 +370,8 @@ check_dropped (const char *method,
                const char *params,
                gboolean    expect_error)
 {
-  g_autoptr(FakeServer) server = fake_server_new ();
-  g_autoptr(StwTransport) transport = fake_server_connect (server);
+  g_autoptr(StwTestCdpServer) server = stw_test_cdp_server_new ();
+  g_autoptr(StwTransport) transport = stw_test_cdp_server_connect (server);
   g_autoptr(GPtrArray) calls = g_ptr_array_new_with_free_func ((GDestroyNotify) call_free);
   g_autoptr(Call) trigger = NULL;
   g_autoptr(Call) late = NULL;
@@ -1035,7 +419,7 @@ check_dropped (const char *method,
 
   /* Closing again, and more time passing, emits nothing more. */
   stw_transport_close (transport);
-  iterate_for (50);
+  stw_test_iterate_for (50);
   g_assert_cmpuint (watch.n_closed, ==, 1);
   closed_watch_clear (&watch);
 }
@@ -1061,8 +445,8 @@ test_websocket_close_codes (void)
 static void
 test_websocket_garbage (void)
 {
-  g_autoptr(FakeServer) server = fake_server_new ();
-  g_autoptr(StwTransport) transport = fake_server_connect (server);
+  g_autoptr(StwTestCdpServer) server = stw_test_cdp_server_new ();
+  g_autoptr(StwTransport) transport = stw_test_cdp_server_connect (server);
   g_autoptr(GError) error = NULL;
   g_autoptr(JsonObject) result = NULL;
   ClosedWatch watch = { 0 };
@@ -1086,8 +470,8 @@ test_websocket_garbage (void)
 static void
 test_websocket_idless_error (void)
 {
-  g_autoptr(FakeServer) server = fake_server_new ();
-  g_autoptr(StwTransport) transport = fake_server_connect (server);
+  g_autoptr(StwTestCdpServer) server = stw_test_cdp_server_new ();
+  g_autoptr(StwTransport) transport = stw_test_cdp_server_connect (server);
   g_autoptr(GPtrArray) calls = g_ptr_array_new_with_free_func ((GDestroyNotify) call_free);
   g_autoptr(Call) trigger = NULL;
   g_autoptr(GError) error = NULL;
@@ -1141,8 +525,8 @@ check_big_string (JsonObject *result,
 static void
 test_websocket_big_frame (void)
 {
-  g_autoptr(FakeServer) server = fake_server_new ();
-  g_autoptr(StwTransport) transport = fake_server_connect (server);
+  g_autoptr(StwTestCdpServer) server = stw_test_cdp_server_new ();
+  g_autoptr(StwTransport) transport = stw_test_cdp_server_connect (server);
   g_autoptr(GError) error = NULL;
   g_autoptr(JsonObject) result = NULL;
   g_autofree char *params = g_strdup_printf ("{\"size\":%d}", BIG_SIZE);
@@ -1163,8 +547,8 @@ test_websocket_big_frame (void)
 static void
 test_websocket_surrogates (void)
 {
-  g_autoptr(FakeServer) server = fake_server_new ();
-  g_autoptr(StwTransport) transport = fake_server_connect (server);
+  g_autoptr(StwTestCdpServer) server = stw_test_cdp_server_new ();
+  g_autoptr(StwTransport) transport = stw_test_cdp_server_connect (server);
   g_autoptr(GError) error = NULL;
   g_autoptr(JsonObject) result = NULL;
 
@@ -1262,8 +646,8 @@ check_events (StwTransport *transport)
 static void
 test_websocket_events (void)
 {
-  g_autoptr(FakeServer) server = fake_server_new ();
-  g_autoptr(StwTransport) transport = fake_server_connect (server);
+  g_autoptr(StwTestCdpServer) server = stw_test_cdp_server_new ();
+  g_autoptr(StwTransport) transport = stw_test_cdp_server_connect (server);
 
   g_test_summary ("Events reach event::Method.name handlers only for their method, with "
                   "params (an empty object when absent) and sessionId");
@@ -1273,8 +657,8 @@ test_websocket_events (void)
 static void
 test_websocket_cdp_error (void)
 {
-  g_autoptr(FakeServer) server = fake_server_new ();
-  g_autoptr(StwTransport) transport = fake_server_connect (server);
+  g_autoptr(StwTestCdpServer) server = stw_test_cdp_server_new ();
+  g_autoptr(StwTransport) transport = stw_test_cdp_server_connect (server);
   g_autoptr(GError) error = NULL;
   g_autoptr(JsonObject) result = NULL;
 
@@ -1307,15 +691,15 @@ cancel_cb (gpointer data)
 static void
 test_websocket_cancel (void)
 {
-  g_autoptr(FakeServer) server = fake_server_new ();
-  g_autoptr(StwTransport) transport = fake_server_connect (server);
+  g_autoptr(StwTestCdpServer) server = stw_test_cdp_server_new ();
+  g_autoptr(StwTransport) transport = stw_test_cdp_server_connect (server);
   g_autoptr(GCancellable) cancelled = g_cancellable_new ();
   g_autoptr(GCancellable) cancellable = g_cancellable_new ();
-  g_autoptr(JsonObject) params = parse_object ("{\"ms\":150}");
+  g_autoptr(JsonObject) params = stw_test_json_object_from ("{\"ms\":150}");
   g_autoptr(Call) call = NULL;
   g_autoptr(GError) error = NULL;
   g_autoptr(JsonObject) result = NULL;
-  Peer *peer = fake_server_get_peer (server, 0);
+  StwTestCdpPeer *peer = stw_test_cdp_server_get_peer (server, 0);
 
   g_test_summary ("A cancelled call fails with G_IO_ERROR_CANCELLED and leaves the table; "
                   "its late reply is ignored");
@@ -1327,7 +711,7 @@ test_websocket_cancel (void)
   call_wait (call);
   g_assert_error (call->error, G_IO_ERROR, G_IO_ERROR_CANCELLED);
   g_clear_pointer (&call, call_free);
-  g_assert_cmpuint (peer->methods->len, ==, 0);
+  g_assert_cmpuint (stw_test_cdp_peer_get_methods (peer)->len, ==, 0);
 
   /* Cancelled in flight. */
   call = call_start_with (transport, "Test.delay", params, NULL, 0, cancellable);
@@ -1338,8 +722,8 @@ test_websocket_cancel (void)
   g_assert_cmpuint (stw_transport_get_n_pending (transport), ==, 0);
 
   /* The reply comes anyway, to nobody. */
-  iterate_for (250);
-  g_assert_cmpuint (peer->methods->len, ==, 1);
+  stw_test_iterate_for (250);
+  g_assert_cmpuint (stw_test_cdp_peer_get_methods (peer)->len, ==, 1);
   result = call_sync (transport, "Test.echo", NULL, &error);
   g_assert_no_error (error);
 }
@@ -1370,7 +754,7 @@ test_websocket_refused (void)
 
   for (guint i = 0; i < G_N_ELEMENTS (urls); i++)
     {
-      transport = connect_sync (urls[i], 0, NULL, NULL, &error);
+      transport = stw_test_cdp_connect (urls[i], 0, NULL, NULL, &error);
       g_assert_null (transport);
       assert_stw_error (error, "BAD_ARGUMENT");
       g_clear_error (&error);
@@ -1388,7 +772,7 @@ test_websocket_refused (void)
                          g_inet_socket_address_get_port (G_INET_SOCKET_ADDRESS (bound)));
   g_socket_close (socket, NULL);
 
-  transport = connect_sync (url, 5000, NULL, &elapsed, &error);
+  transport = stw_test_cdp_connect (url, 5000, NULL, &elapsed, &error);
   g_assert_null (transport);
   assert_stw_error (error, "CDP_DISCONNECTED");
   g_assert_true (error_is_retryable (error));
@@ -1425,7 +809,7 @@ test_websocket_connect_timeout (void)
   url = g_strdup_printf ("ws://127.0.0.1:%u/devtools/browser/silent",
                          g_inet_socket_address_get_port (G_INET_SOCKET_ADDRESS (bound)));
 
-  transport = connect_sync (url, 200, NULL, &elapsed, &error);
+  transport = stw_test_cdp_connect (url, 200, NULL, &elapsed, &error);
   g_assert_null (transport);
   assert_stw_error (error, "CDP_TIMEOUT");
   g_assert_nonnull (strstr (error->message, "200 ms"));
@@ -1434,7 +818,7 @@ test_websocket_connect_timeout (void)
   g_clear_error (&error);
 
   g_timeout_add (50, cancel_cb, cancellable);
-  transport = connect_sync (url, 5000, cancellable, &elapsed, &error);
+  transport = stw_test_cdp_connect (url, 5000, cancellable, &elapsed, &error);
   g_assert_null (transport);
   g_assert_error (error, G_IO_ERROR, G_IO_ERROR_CANCELLED);
   g_assert_cmpfloat (elapsed, <, deadline_ms (2000));
@@ -1445,10 +829,10 @@ test_websocket_connect_timeout (void)
 static void
 test_websocket_two_servers (void)
 {
-  g_autoptr(FakeServer) server_a = fake_server_new ();
-  g_autoptr(FakeServer) server_b = fake_server_new ();
-  g_autoptr(StwTransport) a = fake_server_connect (server_a);
-  g_autoptr(StwTransport) b = fake_server_connect (server_b);
+  g_autoptr(StwTestCdpServer) server_a = stw_test_cdp_server_new ();
+  g_autoptr(StwTestCdpServer) server_b = stw_test_cdp_server_new ();
+  g_autoptr(StwTransport) a = stw_test_cdp_server_connect (server_a);
+  g_autoptr(StwTransport) b = stw_test_cdp_server_connect (server_b);
   g_autoptr(Call) pending_a = NULL;
   g_autoptr(Call) pending_b = NULL;
   g_autoptr(GError) error = NULL;
@@ -1463,9 +847,9 @@ test_websocket_two_servers (void)
 
   pending_a = call_start (a, "Test.delay", "{\"ms\":200}", 10000);
   pending_b = call_start (b, "Test.delay", "{\"ms\":200}", 10000);
-  iterate_for (20);
+  stw_test_iterate_for (20);
 
-  fake_server_kill (server_a);
+  stw_test_cdp_server_kill (server_a);
   call_wait (pending_a);
   assert_stw_error (pending_a->error, "CDP_DISCONNECTED");
   g_assert_cmpuint (watch_a.n_closed, ==, 1);
@@ -1482,7 +866,7 @@ test_websocket_two_servers (void)
   g_assert_false (stw_transport_is_closed (b));
 
   /* The killed server's port is gone too. */
-  g_assert_null (connect_sync (server_a->url, 2000, NULL, NULL, &error));
+  g_assert_null (stw_test_cdp_connect (stw_test_cdp_server_get_url (server_a), 2000, NULL, NULL, &error));
   assert_stw_error (error, "CDP_DISCONNECTED");
 
   closed_watch_clear (&watch_a);
@@ -1496,20 +880,20 @@ wait_ws_closed (SoupWebsocketConnection *connection)
 
   while (soup_websocket_connection_get_state (connection) != SOUP_WEBSOCKET_STATE_CLOSED &&
          g_get_monotonic_time () < deadline)
-    iterate_for (5);
+    stw_test_iterate_for (5);
   g_assert_cmpint (soup_websocket_connection_get_state (connection), ==, SOUP_WEBSOCKET_STATE_CLOSED);
 }
 
 static void
 test_websocket_close (void)
 {
-  g_autoptr(FakeServer) server = fake_server_new ();
-  StwTransport *transport = fake_server_connect (server);
+  g_autoptr(StwTestCdpServer) server = stw_test_cdp_server_new ();
+  StwTransport *transport = stw_test_cdp_server_connect (server);
   StwTransport *second;
   g_autoptr(Call) pending = NULL;
   g_autoptr(Call) late = NULL;
   ClosedWatch watch = { 0 };
-  WsPeer *peer;
+  SoupWebsocketConnection *connection;
   GWeakRef weak;
 
   g_test_summary ("stw_transport_close() fails pending calls, emits ::closed once with no "
@@ -1517,7 +901,7 @@ test_websocket_close (void)
 
   g_signal_connect (transport, "closed", G_CALLBACK (on_transport_closed), &watch);
   pending = call_start (transport, "Test.noReply", NULL, 10000);
-  iterate_for (10);
+  stw_test_iterate_for (10);
 
   stw_transport_close (transport);
   g_assert_cmpuint (watch.n_closed, ==, 1);
@@ -1533,28 +917,28 @@ test_websocket_close (void)
   call_wait (late);
   assert_stw_error (late->error, "CDP_DISCONNECTED");
 
-  peer = g_ptr_array_index (server->peers, 0);
-  wait_ws_closed (peer->connection);
-  g_assert_cmpuint (soup_websocket_connection_get_close_code (peer->connection), ==,
+  connection = stw_test_cdp_peer_get_connection (stw_test_cdp_server_get_peer (server, 0));
+  wait_ws_closed (connection);
+  g_assert_cmpuint (soup_websocket_connection_get_close_code (connection), ==,
                     SOUP_WEBSOCKET_CLOSE_NORMAL);
   g_object_unref (transport);
   g_assert_cmpuint (watch.n_closed, ==, 1);
 
   /* An open transport with nothing pending: the last unref closes it. */
-  second = fake_server_connect (server);
+  second = stw_test_cdp_server_connect (server);
   g_weak_ref_init (&weak, second);
   g_object_unref (second);
   g_assert_null (g_weak_ref_get (&weak));
   g_weak_ref_clear (&weak);
-  peer = g_ptr_array_index (server->peers, 1);
-  wait_ws_closed (peer->connection);
+  connection = stw_test_cdp_peer_get_connection (stw_test_cdp_server_get_peer (server, 1));
+  wait_ws_closed (connection);
 }
 
 static void
 test_websocket_dispose_pending (void)
 {
-  g_autoptr(FakeServer) server = fake_server_new ();
-  StwTransport *transport = fake_server_connect (server);
+  g_autoptr(StwTestCdpServer) server = stw_test_cdp_server_new ();
+  StwTransport *transport = stw_test_cdp_server_connect (server);
   g_autoptr(Call) pending = NULL;
   ClosedWatch watch = { 0 };
   GWeakRef weak;
@@ -1580,19 +964,19 @@ test_websocket_dispose_pending (void)
    * once; valgrind checks that nothing leaks. */
   call_wait (pending);
   assert_stw_error (pending->error, "CDP_DISCONNECTED");
-  iterate_for (10);
+  stw_test_iterate_for (10);
 }
 
 static void
 test_websocket_contexts (void)
 {
-  g_autoptr(FakeServer) server = fake_server_new ();
-  g_autoptr(StwTransport) transport = fake_server_connect (server);
+  g_autoptr(StwTestCdpServer) server = stw_test_cdp_server_new ();
+  g_autoptr(StwTransport) transport = stw_test_cdp_server_connect (server);
   g_autoptr(GMainContext) context = g_main_context_new ();
   g_autoptr(Call) answered = NULL;
   g_autoptr(Call) timed_out = NULL;
   g_autoptr(Call) disconnected = NULL;
-  Peer *peer = fake_server_get_peer (server, 0);
+  StwTestCdpPeer *peer = stw_test_cdp_server_get_peer (server, 0);
 
   g_test_summary ("Each call completes in the thread-default main context it was made in, "
                   "whichever context reads the socket: replies, timeouts and disconnection");
@@ -1605,8 +989,8 @@ test_websocket_contexts (void)
 
   /* The socket is read from the default context: the replies arrive, but
    * the callbacks wait for their own context. */
-  iterate_for (100);
-  g_assert_cmpuint (peer->methods->len, ==, 3);
+  stw_test_iterate_for (100);
+  g_assert_cmpuint (stw_test_cdp_peer_get_methods (peer)->len, ==, 3);
   g_assert_false (answered->done);
   g_assert_false (timed_out->done);
   g_assert_cmpuint (stw_transport_get_n_pending (transport), ==, 2);
@@ -1618,7 +1002,7 @@ test_websocket_contexts (void)
   g_assert_false (disconnected->done);
 
   stw_transport_close (transport);
-  iterate_for (20);
+  stw_test_iterate_for (20);
   g_assert_false (disconnected->done);
   while (!disconnected->done)
     g_main_context_iteration (context, TRUE);
@@ -1628,12 +1012,12 @@ test_websocket_contexts (void)
 static void
 test_websocket_notification (void)
 {
-  g_autoptr(FakeServer) server = fake_server_new ();
-  g_autoptr(StwTransport) transport = fake_server_connect (server);
-  g_autoptr(JsonObject) params = parse_object ("{\"x\":1}");
+  g_autoptr(StwTestCdpServer) server = stw_test_cdp_server_new ();
+  g_autoptr(StwTransport) transport = stw_test_cdp_server_connect (server);
+  g_autoptr(JsonObject) params = stw_test_json_object_from ("{\"x\":1}");
   g_autoptr(GError) error = NULL;
   g_autoptr(JsonObject) result = NULL;
-  Peer *peer = fake_server_get_peer (server, 0);
+  StwTestCdpPeer *peer = stw_test_cdp_server_get_peer (server, 0);
 
   g_test_summary ("send_notification() sends without waiting; its reply and its error are "
                   "dropped");
@@ -1644,10 +1028,10 @@ test_websocket_notification (void)
   result = call_sync (transport, "Test.echo", NULL, &error);
   g_assert_no_error (error);
 
-  g_assert_cmpuint (peer->methods->len, ==, 3);
-  g_assert_cmpstr (g_ptr_array_index (peer->methods, 0), ==, "Runtime.runIfWaitingForDebugger");
+  g_assert_cmpuint (stw_test_cdp_peer_get_methods (peer)->len, ==, 3);
+  g_assert_cmpstr (g_ptr_array_index (stw_test_cdp_peer_get_methods (peer), 0), ==, "Runtime.runIfWaitingForDebugger");
   {
-    g_autoptr(JsonObject) request = parse_object (g_ptr_array_index (peer->raw_requests, 0));
+    g_autoptr(JsonObject) request = stw_test_json_object_from (g_ptr_array_index (stw_test_cdp_peer_get_requests (peer), 0));
 
     g_assert_true (json_object_has_member (request, "id"));
     g_assert_cmpstr (json_object_get_string_member (request, "sessionId"), ==, "S1");
@@ -1657,206 +1041,26 @@ test_websocket_notification (void)
   stw_transport_send_notification (transport, "Test.echo", NULL, NULL);
 }
 
-/* --- fake CDP peer over pipes -------------------------------------------- */
-
 typedef struct
 {
-  Peer           peer;
-  GInputStream  *input;      /* what the transport writes */
-  GOutputStream *output;     /* what the transport reads */
-  GCancellable  *cancellable;
-  GByteArray    *record;
-  GByteArray    *queued;     /* bytes waiting for the write in flight */
-  gboolean       writing;
-  gboolean       close_when_flushed;
-  guint          n_in_flight;
-  guint8         chunk[65536];
-} PipePeer;
-
-static void pipe_peer_flush (PipePeer *self);
-
-static void
-pipe_peer_write_cb (GObject      *source,
-                    GAsyncResult *result,
-                    gpointer      user_data)
-{
-  PipePeer *self = user_data;
-  g_autoptr(GError) error = NULL;
-
-  self->n_in_flight--;
-  self->writing = FALSE;
-  if (!g_output_stream_write_all_finish (G_OUTPUT_STREAM (source), result, NULL, &error))
-    return;
-  pipe_peer_flush (self);
-}
-
-static void
-pipe_peer_flush (PipePeer *self)
-{
-  GBytes *bytes;
-
-  if (self->writing || self->output == NULL)
-    return;
-  if (self->queued->len == 0)
-    {
-      if (self->close_when_flushed)
-        g_output_stream_close (self->output, NULL, NULL);
-      return;
-    }
-
-  bytes = g_byte_array_free_to_bytes (g_steal_pointer (&self->queued));
-  self->queued = g_byte_array_new ();
-  self->writing = TRUE;
-  self->n_in_flight++;
-  /* The GBytes rides along as the write's data. */
-  g_output_stream_write_all_async (self->output, g_bytes_get_data (bytes, NULL),
-                                   g_bytes_get_size (bytes), G_PRIORITY_DEFAULT,
-                                   self->cancellable, pipe_peer_write_cb, self);
-  g_object_set_data_full (G_OBJECT (self->output), "in-flight", bytes,
-                          (GDestroyNotify) g_bytes_unref);
-}
-
-static void
-pipe_peer_write_raw (Peer       *peer,
-                     const char *data,
-                     gsize       length)
-{
-  PipePeer *self = (PipePeer *) peer;
-
-  g_byte_array_append (self->queued, (const guint8 *) data, (guint) length);
-  pipe_peer_flush (self);
-}
-
-static void
-pipe_peer_send (Peer       *peer,
-                const char *data,
-                gsize       length,
-                gboolean    binary)
-{
-  pipe_peer_write_raw (peer, data, length);
-  pipe_peer_write_raw (peer, "", 1);
-}
-
-static void
-pipe_peer_drop (Peer *peer)
-{
-  PipePeer *self = (PipePeer *) peer;
-
-  self->close_when_flushed = TRUE;
-  pipe_peer_flush (self);
-}
-
-static void
-pipe_peer_close (Peer    *peer,
-                 gushort  code)
-{
-  pipe_peer_drop (peer);
-}
-
-static void pipe_peer_read_next (PipePeer *self);
-
-static void
-pipe_peer_read_cb (GObject      *source,
-                   GAsyncResult *result,
-                   gpointer      user_data)
-{
-  PipePeer *self = user_data;
-  g_autoptr(GError) error = NULL;
-  gssize n = g_input_stream_read_finish (G_INPUT_STREAM (source), result, &error);
-  const guint8 *p = self->chunk;
-
-  self->n_in_flight--;
-  if (n <= 0)
-    return;
-
-  while (n > 0)
-    {
-      const guint8 *nul = memchr (p, '\0', (gsize) n);
-
-      if (nul == NULL)
-        {
-          g_byte_array_append (self->record, p, (guint) n);
-          break;
-        }
-      g_byte_array_append (self->record, p, (guint) (nul - p));
-      peer_handle (&self->peer, (const char *) self->record->data, self->record->len);
-      g_byte_array_set_size (self->record, 0);
-      n -= nul - p + 1;
-      p = nul + 1;
-    }
-
-  pipe_peer_read_next (self);
-}
-
-static void
-pipe_peer_read_next (PipePeer *self)
-{
-  self->n_in_flight++;
-  g_input_stream_read_async (self->input, self->chunk, sizeof self->chunk, G_PRIORITY_DEFAULT,
-                             self->cancellable, pipe_peer_read_cb, self);
-}
-
-typedef struct
-{
-  PipePeer     *peer;
-  StwTransport *transport;
+  StwTestCdpPeer *peer;
+  StwTransport   *transport;
 } PipePair;
 
 static PipePair
 pipe_pair_new (void)
 {
-  int to_peer[2], from_peer[2];
-  g_autoptr(GError) error = NULL;
-  g_autoptr(GInputStream) client_in = NULL;
-  g_autoptr(GOutputStream) client_out = NULL;
   PipePair pair;
-  PipePeer *peer = g_new0 (PipePeer, 1);
 
-  g_unix_open_pipe (to_peer, FD_CLOEXEC, &error);
-  g_assert_no_error (error);
-  g_unix_open_pipe (from_peer, FD_CLOEXEC, &error);
-  g_assert_no_error (error);
-  /* The peer shares the main loop with the client: its writes must not
-   * block either. */
-  g_unix_set_fd_nonblocking (to_peer[0], TRUE, NULL);
-  g_unix_set_fd_nonblocking (from_peer[1], TRUE, NULL);
-
-  peer_init (&peer->peer);
-  peer->peer.send = pipe_peer_send;
-  peer->peer.write_raw = pipe_peer_write_raw;
-  peer->peer.drop = pipe_peer_drop;
-  peer->peer.close = pipe_peer_close;
-  peer->input = g_unix_input_stream_new (to_peer[0], TRUE);
-  peer->output = g_unix_output_stream_new (from_peer[1], TRUE);
-  peer->cancellable = g_cancellable_new ();
-  peer->record = g_byte_array_new ();
-  peer->queued = g_byte_array_new ();
-  pipe_peer_read_next (peer);
-
-  client_in = g_unix_input_stream_new (from_peer[0], TRUE);
-  client_out = g_unix_output_stream_new (to_peer[1], TRUE);
-  pair.peer = peer;
-  pair.transport = stw_cdp_pipe_new (client_in, client_out);
-  g_assert_true (STW_IS_CDP_PIPE (pair.transport));
+  pair.peer = stw_test_cdp_peer_new_pipe (&pair.transport);
   return pair;
 }
 
 static void
 pipe_pair_clear (PipePair *pair)
 {
-  PipePeer *peer = pair->peer;
-
   g_clear_object (&pair->transport);
-  g_cancellable_cancel (peer->cancellable);
-  while (peer->n_in_flight > 0)
-    g_main_context_iteration (NULL, TRUE);
-  g_clear_object (&peer->input);
-  g_clear_object (&peer->output);
-  g_clear_object (&peer->cancellable);
-  g_byte_array_unref (peer->record);
-  g_byte_array_unref (peer->queued);
-  peer_clear (&peer->peer);
-  g_free (peer);
+  g_clear_pointer (&pair->peer, stw_test_cdp_peer_free);
 }
 
 static void
@@ -1889,10 +1093,10 @@ test_pipe_echo (void)
                        ==, i);
     }
   /* In the order they were made. */
-  for (guint i = 1; i < pair.peer->peer.raw_requests->len; i++)
+  for (guint i = 1; i < stw_test_cdp_peer_get_requests (pair.peer)->len; i++)
     {
-      g_autoptr(JsonObject) a = parse_object (g_ptr_array_index (pair.peer->peer.raw_requests, i - 1));
-      g_autoptr(JsonObject) b = parse_object (g_ptr_array_index (pair.peer->peer.raw_requests, i));
+      g_autoptr(JsonObject) a = stw_test_json_object_from (g_ptr_array_index (stw_test_cdp_peer_get_requests (pair.peer), i - 1));
+      g_autoptr(JsonObject) b = stw_test_json_object_from (g_ptr_array_index (stw_test_cdp_peer_get_requests (pair.peer), i));
 
       g_assert_cmpint (json_object_get_int_member (a, "id") + 1, ==, json_object_get_int_member (b, "id"));
     }
@@ -1920,8 +1124,8 @@ test_pipe_split_records (void)
 
   split = call_start (pair.transport, "Test.split", "{\"pad\":\"0123456789012345678901234567890123456789\"}", 0);
   /* The first third is there, the rest is not. */
-  iterate_for (15);
-  g_assert_cmpuint (pair.peer->peer.methods->len, ==, 1);
+  stw_test_iterate_for (15);
+  g_assert_cmpuint (stw_test_cdp_peer_get_methods (pair.peer)->len, ==, 1);
   g_assert_false (split->done);
   call_wait (split);
   g_assert_no_error (split->error);
@@ -1989,7 +1193,7 @@ test_pipe_big (void)
     }
   for (guint i = 0; i < calls->len; i++)
     {
-      g_autoptr(JsonObject) request = parse_object (g_ptr_array_index (pair.peer->peer.raw_requests, i + 1));
+      g_autoptr(JsonObject) request = stw_test_json_object_from (g_ptr_array_index (stw_test_cdp_peer_get_requests (pair.peer), i + 1));
 
       g_assert_cmpint (json_object_has_member (request, "params"), ==, i % 2 == 0);
     }
@@ -2029,7 +1233,7 @@ test_pipe_eof (void)
   late = call_start (pair.transport, "Test.echo", NULL, 0);
   call_wait (late);
   assert_stw_error (late->error, "CDP_DISCONNECTED");
-  iterate_for (20);
+  stw_test_iterate_for (20);
   g_assert_cmpuint (watch.n_closed, ==, 1);
 
   closed_watch_clear (&watch);
@@ -2049,9 +1253,9 @@ test_pipe_close (void)
 
   g_signal_connect (pair.transport, "closed", G_CALLBACK (on_transport_closed), &watch);
   pending = call_start (pair.transport, "Test.noReply", NULL, 10000);
-  while (pair.peer->peer.methods->len == 0)
+  while (stw_test_cdp_peer_get_methods (pair.peer)->len == 0)
     g_main_context_iteration (NULL, TRUE);
-  n_before = pair.peer->n_in_flight;
+  n_before = stw_test_cdp_peer_get_n_in_flight (pair.peer);
   g_assert_cmpuint (n_before, ==, 1);
 
   stw_transport_close (pair.transport);
@@ -2063,9 +1267,9 @@ test_pipe_close (void)
   {
     gint64 deadline = g_get_monotonic_time () + deadline_ms (2000) * G_TIME_SPAN_MILLISECOND;
 
-    while (pair.peer->n_in_flight > 0 && g_get_monotonic_time () < deadline)
-      iterate_for (5);
-    g_assert_cmpuint (pair.peer->n_in_flight, ==, 0);
+    while (stw_test_cdp_peer_get_n_in_flight (pair.peer) > 0 && g_get_monotonic_time () < deadline)
+      stw_test_iterate_for (5);
+    g_assert_cmpuint (stw_test_cdp_peer_get_n_in_flight (pair.peer), ==, 0);
   }
 
   closed_watch_clear (&watch);
@@ -2228,7 +1432,7 @@ browser_launch (gboolean use_pipe)
       g_assert_nonnull (browser->ws_url);
       g_assert_true (g_str_has_prefix (browser->ws_url, "ws://127.0.0.1:"));
 
-      browser->transport = connect_sync (browser->ws_url, 10000, NULL, &elapsed, &error);
+      browser->transport = stw_test_cdp_connect (browser->ws_url, 10000, NULL, &elapsed, &error);
       g_assert_no_error (error);
       g_test_message ("websocket: connected in %.1f ms", elapsed);
     }
@@ -2251,18 +1455,18 @@ browser_close (Browser *browser)
   /* The reply may or may not make it out before the channel closes. */
   if (close_call->error != NULL)
     assert_stw_error (close_call->error, "CDP_DISCONNECTED");
-  g_assert_true (wait_until (&closed, deadline_ms (5000)));
+  g_assert_true (stw_test_wait_until (&closed, deadline_ms (5000)));
   g_assert_cmpuint (watch.n_closed, ==, 1);
   closed_watch_clear (&watch);
 
-  if (!wait_until (&browser->exited, 10000))
+  if (!stw_test_wait_until (&browser->exited, 10000))
     {
       g_test_message ("chromium did not exit after Browser.close; killing it");
       g_subprocess_force_exit (browser->process);
-      wait_until (&browser->exited, 5000);
+      stw_test_wait_until (&browser->exited, 5000);
     }
   g_assert_true (browser->exited);
-  g_assert_true (wait_until (&browser->stderr_done, 5000));
+  g_assert_true (stw_test_wait_until (&browser->stderr_done, 5000));
 
   /* Its helpers write to the profile for a moment after the browser exits
    * (field notes §6.9): wait for the group, then remove the directory. */
@@ -2271,11 +1475,11 @@ browser_close (Browser *browser)
       gint64 deadline = g_get_monotonic_time () + 3 * G_TIME_SPAN_SECOND;
 
       while (kill (-browser->pgid, 0) == 0 && g_get_monotonic_time () < deadline)
-        iterate_for (20);
+        stw_test_iterate_for (20);
       kill (-browser->pgid, SIGKILL);
     }
   for (guint i = 0; i < 50 && !remove_tree (browser->tmpdir); i++)
-    iterate_for (20);
+    stw_test_iterate_for (20);
   g_assert_false (g_file_test (browser->tmpdir, G_FILE_TEST_EXISTS));
 
   g_clear_object (&browser->transport);
@@ -2325,7 +1529,7 @@ measure_eval (StwTransport *transport,
             target_id = g_strdup (json_object_get_string_member (info, "targetId"));
         }
       if (target_id == NULL)
-        iterate_for (20);
+        stw_test_iterate_for (20);
     }
   g_assert_nonnull (target_id);
 
@@ -2364,7 +1568,7 @@ measure_eval (StwTransport *transport,
                   (double) samples[0] / 1000.0,
                   (double) samples[G_N_ELEMENTS (samples) * 95 / 100] / 1000.0,
                   (double) samples[G_N_ELEMENTS (samples) - 1] / 1000.0,
-                  running_on_valgrind () ? " (under valgrind)" : "");
+                  stw_test_running_on_valgrind () ? " (under valgrind)" : "");
 }
 
 static void
