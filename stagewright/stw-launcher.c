@@ -1052,6 +1052,7 @@ stw_process_wait_async (StwProcess          *self,
   GTask *task = g_task_new (self, cancellable, callback, user_data);
   Waiter *waiter = g_new0 (Waiter, 1);
 
+  g_task_set_source_tag (task, stw_process_wait_async);
   waiter->self = g_object_ref (self);
   waiter->deadline_us = g_get_monotonic_time () + (gint64) timeout_ms * 1000;
   g_task_set_task_data (task, waiter, (GDestroyNotify) waiter_free);
@@ -1066,6 +1067,8 @@ stw_process_wait_finish (StwProcess    *self,
                          GAsyncResult  *result,
                          GError       **error)
 {
+  g_return_val_if_fail (g_task_is_valid (result, self), FALSE);
+  g_return_val_if_fail (g_task_get_source_tag (G_TASK (result)) == stw_process_wait_async, FALSE);
   return g_task_propagate_boolean (G_TASK (result), error);
 }
 
@@ -1134,6 +1137,7 @@ stw_process_terminate_async (StwProcess          *self,
   GTask *task = g_task_new (self, NULL, callback, user_data);
   Waiter *waiter = g_new0 (Waiter, 1);
 
+  g_task_set_source_tag (task, stw_process_terminate_async);
   waiter->self = g_object_ref (self);
   waiter->deadline_us = g_get_monotonic_time () + (gint64) grace_ms * 1000;
   g_task_set_task_data (task, waiter, (GDestroyNotify) waiter_free);
@@ -1148,8 +1152,11 @@ stw_process_terminate_finish (StwProcess   *self,
                               GAsyncResult *result,
                               gboolean     *escalated)
 {
-  Waiter *waiter = g_task_get_task_data (G_TASK (result));
+  Waiter *waiter;
 
+  g_return_val_if_fail (g_task_is_valid (result, self), FALSE);
+  g_return_val_if_fail (g_task_get_source_tag (G_TASK (result)) == stw_process_terminate_async, FALSE);
+  waiter = g_task_get_task_data (G_TASK (result));
   if (escalated != NULL)
     *escalated = waiter->escalated;
   return g_task_propagate_boolean (G_TASK (result), NULL);

@@ -1725,6 +1725,7 @@ stw_session_manager_stop_all_async (StwSessionManager   *self,
   g_autoptr(GPtrArray) sessions = g_ptr_array_new_with_free_func (g_object_unref);
   guint *remaining = g_new0 (guint, 1);
 
+  g_task_set_source_tag (task, stw_session_manager_stop_all_async);
   for (guint i = 0; i < self->sessions->len; i++)
     g_ptr_array_add (sessions, g_object_ref (g_ptr_array_index (self->sessions, i)));
   g_task_set_task_data (task, remaining, g_free);
@@ -1758,5 +1759,7 @@ stw_session_manager_stop_all_finish (StwSessionManager  *self,
                                      GAsyncResult       *result,
                                      GError            **error)
 {
+  g_return_val_if_fail (g_task_is_valid (result, self), FALSE);
+  g_return_val_if_fail (g_task_get_source_tag (G_TASK (result)) == stw_session_manager_stop_all_async, FALSE);
   return g_task_propagate_boolean (G_TASK (result), error);
 }
