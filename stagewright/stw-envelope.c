@@ -22,6 +22,8 @@
  * The token estimate the contract uses: ceil(chars / 4), no tokenizer.
  *
  * Returns: the estimate
+ *
+ * Since: 1.0
  */
 gint64
 stw_estimate_tokens (gsize n_chars)
@@ -62,6 +64,8 @@ stamp_meta (JsonObject *envelope,
  * `_meta` are the envelope's and are not copied.
  *
  * Returns: (transfer full): the envelope
+ *
+ * Since: 1.0
  */
 JsonObject *
 stw_envelope_new_success (JsonObject *payload,
@@ -121,6 +125,8 @@ bounded_message (const char *message)
  * similar_refs?, details?, _meta }` with the registry's metadata.
  *
  * Returns: (transfer full): the envelope
+ *
+ * Since: 1.0
  */
 JsonObject *
 stw_envelope_new_error (const GError *error,
@@ -189,6 +195,8 @@ stw_envelope_new_error (const GError *error,
  * @envelope: an envelope
  *
  * Returns: the envelope's `ok`
+ *
+ * Since: 1.0
  */
 gboolean
 stw_envelope_is_ok (JsonObject *envelope)
@@ -205,6 +213,8 @@ stw_envelope_is_ok (JsonObject *envelope)
  * invalid numbers).
  *
  * Returns: (transfer full): the JSON text
+ *
+ * Since: 1.0
  */
 char *
 stw_envelope_to_string (JsonObject *envelope)

@@ -116,6 +116,8 @@ G_DEFINE_EXTENDED_ERROR (StwError, stw_error)
  * @code: a core #StwError
  *
  * Returns: (transfer none): the wire name of @code, e.g. `"NOT_RUNNING"`
+ *
+ * Since: 1.0
  */
 const char *
 stw_error_code_to_string (StwError code)
@@ -131,6 +133,8 @@ stw_error_code_to_string (StwError code)
  * @code: (out) (optional): the matching core code
  *
  * Returns: %TRUE if @code_name is a core code
+ *
+ * Since: 1.0
  */
 gboolean
 stw_error_code_from_string (const char *code_name,
@@ -159,6 +163,8 @@ stw_error_code_from_string (const char *code_name,
  * unregistered code.
  *
  * Returns: (transfer full): a new #GError
+ *
+ * Since: 1.0
  */
 GError *
 stw_error_new_literal (const char *code_name,
@@ -199,6 +205,8 @@ stw_error_new_literal (const char *code_name,
  * Like stw_error_new_literal() with a formatted message.
  *
  * Returns: (transfer full): a new #GError
+ *
+ * Since: 1.0
  */
 GError *
 stw_error_new (const char *code_name,
@@ -231,6 +239,8 @@ get_private (const GError *error)
  * meaning and are `INTERNAL_ERROR`.
  *
  * Returns: (transfer none): the wire code
+ *
+ * Since: 1.0
  */
 const char *
 stw_error_get_code_name (const GError *error)
@@ -253,6 +263,8 @@ stw_error_get_code_name (const GError *error)
  *
  * Language bindings pass a copy of the error, so this has no effect
  * there: Python and JavaScript tools use stw_invocation_return_error_json().
+ *
+ * Since: 1.0
  */
 void
 stw_error_set_hint (GError     *error,
@@ -270,6 +282,8 @@ stw_error_set_hint (GError     *error,
  * @error: any #GError
  *
  * Returns: (transfer none): the occurrence's hint or the registry's
+ *
+ * Since: 1.0
  */
 const char *
 stw_error_get_hint (const GError *error)
@@ -291,6 +305,8 @@ stw_error_get_hint (const GError *error)
  *
  * Language bindings pass a copy of the error, so this has no effect
  * there: Python and JavaScript tools use stw_invocation_return_error_json().
+ *
+ * Since: 1.0
  */
 void
 stw_error_set_details (GError     *error,
@@ -309,6 +325,8 @@ stw_error_set_details (GError     *error,
  * @error: any #GError
  *
  * Returns: (transfer none) (nullable): the details
+ *
+ * Since: 1.0
  */
 JsonObject *
 stw_error_get_details (const GError *error)
@@ -325,6 +343,8 @@ stw_error_get_details (const GError *error)
  *
  * Language bindings pass a copy of the error, so this has no effect
  * there: Python and JavaScript tools use stw_invocation_return_error_json().
+ *
+ * Since: 1.0
  */
 void
 stw_error_add_next_action (GError     *error,
@@ -348,6 +368,8 @@ stw_error_add_next_action (GError     *error,
  * @error: any #GError
  *
  * Returns: (transfer none) (nullable) (array zero-terminated=1): the next actions
+ *
+ * Since: 1.0
  */
 const char * const *
 stw_error_get_next_actions (const GError *error)
@@ -364,6 +386,8 @@ stw_error_get_next_actions (const GError *error)
  *
  * Language bindings pass a copy of the error, so this has no effect
  * there: Python and JavaScript tools use stw_invocation_return_error_json().
+ *
+ * Since: 1.0
  */
 void
 stw_error_set_similar_refs (GError    *error,
@@ -382,6 +406,8 @@ stw_error_set_similar_refs (GError    *error,
  * @error: any #GError
  *
  * Returns: (transfer none) (nullable): the similar refs
+ *
+ * Since: 1.0
  */
 JsonArray *
 stw_error_get_similar_refs (const GError *error)
@@ -450,6 +476,8 @@ stw_error_registry_init (StwErrorRegistry *self)
  * shared by every dispatcher in it.
  *
  * Returns: (transfer none): the registry
+ *
+ * Since: 1.0
  */
 StwErrorRegistry *
 stw_error_registry_get_default (void)
@@ -470,6 +498,8 @@ stw_error_registry_get_default (void)
  * @hint: (out) (optional) (transfer none): the default hint
  *
  * Returns: %TRUE if the code is registered
+ *
+ * Since: 1.0
  */
 gboolean
 stw_error_registry_lookup (StwErrorRegistry  *self,
@@ -517,6 +547,8 @@ stw_error_registry_lookup (StwErrorRegistry  *self,
  * @code_name: a wire code
  *
  * Returns: %TRUE if the code is registered
+ *
+ * Since: 1.0
  */
 gboolean
 stw_error_registry_contains (StwErrorRegistry *self,
@@ -539,6 +571,8 @@ compare_code_names (gconstpointer a,
  *
  * Returns: (transfer full): every registered code, core first, then plugin
  *   codes sorted
+ *
+ * Since: 1.0
  */
 char **
 stw_error_registry_list_codes (StwErrorRegistry *self)
@@ -589,6 +623,8 @@ is_identifier (const char *s,
  * Registers @plugin's codes as `<plugin>.BARE_CODE`, all or nothing.
  *
  * Returns: %TRUE if every code is now registered
+ *
+ * Since: 1.0
  */
 gboolean
 stw_error_registry_register_plugin_codes (StwErrorRegistry  *self,
@@ -693,6 +729,8 @@ stw_error_registry_register_plugin_codes (StwErrorRegistry  *self,
  *
  * Drops one reference to each of @plugin's codes; a code goes away with
  * its last reference.
+ *
+ * Since: 1.0
  */
 void
 stw_error_registry_unregister_plugin_codes (StwErrorRegistry *self,

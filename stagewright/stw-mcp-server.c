@@ -111,6 +111,8 @@ static GParamSpec *properties[N_PROPS];
  *
  * Sends `notifications/message` if the client asked for logs at @level or
  * more severe (`logging/setLevel`).
+ *
+ * Since: 1.0
  */
 void
 stw_mcp_server_send_log (StwMcpServer *self,
@@ -848,6 +850,8 @@ stw_mcp_server_init (StwMcpServer *self)
  * @dispatcher: the dispatcher to serve
  *
  * Returns: (transfer full): a new #StwMcpServer
+ *
+ * Since: 1.0
  */
 StwMcpServer *
 stw_mcp_server_new (StwDispatcher *dispatcher)
@@ -862,6 +866,8 @@ stw_mcp_server_new (StwDispatcher *dispatcher)
  * @self: a #StwMcpServer
  *
  * Returns: (transfer none): the dispatcher
+ *
+ * Since: 1.0
  */
 StwDispatcher *
 stw_mcp_server_get_dispatcher (StwMcpServer *self)
@@ -874,6 +880,8 @@ stw_mcp_server_get_dispatcher (StwMcpServer *self)
  * stw_mcp_server_set_page_size:
  * @self: a #StwMcpServer
  * @page_size: tools per `tools/list` page, at least 1
+ *
+ * Since: 1.0
  */
 void
 stw_mcp_server_set_page_size (StwMcpServer *self,
@@ -962,6 +970,8 @@ stw_mcp_server_run_async (StwMcpServer        *self,
  * @error: where to put an input error
  *
  * Returns: %TRUE if serving ended normally
+ *
+ * Since: 1.0
  */
 gboolean
 stw_mcp_server_run_finish (StwMcpServer  *self,

@@ -1813,6 +1813,8 @@ apply_defaults (SchemaNode *node,
  *   @error set to %G_IO_ERROR_INVALID_DATA, its message naming the JSON
  *   Pointer of the offending keyword (for example
  *   `#/properties/clip/properties/width/minimum`)
+ *
+ * Since: 1.0
  */
 StwSchema *
 stw_schema_new (JsonNode  *schema,
@@ -1856,6 +1858,8 @@ stw_schema_new (JsonNode  *schema,
  * Returns: (transfer full) (nullable): the compiled schema, or %NULL with
  *   @error set to %G_IO_ERROR_INVALID_DATA when @json is not JSON or not a
  *   valid schema
+ *
+ * Since: 1.0
  */
 StwSchema *
 stw_schema_new_from_string (const char  *json,
@@ -1885,6 +1889,8 @@ stw_schema_new_from_string (const char  *json,
  * Acquires a reference. Safe to call from any thread.
  *
  * Returns: (transfer full): @self
+ *
+ * Since: 1.0
  */
 StwSchema *
 stw_schema_ref (StwSchema *self)
@@ -1900,6 +1906,8 @@ stw_schema_ref (StwSchema *self)
  * @self: (transfer full): a #StwSchema
  *
  * Releases a reference; the last one frees the schema.
+ *
+ * Since: 1.0
  */
 void
 stw_schema_unref (StwSchema *self)
@@ -1922,6 +1930,8 @@ stw_schema_unref (StwSchema *self)
  * shows: an agent sees the very schema its arguments are validated against.
  *
  * Returns: (transfer none): the schema, an immutable (sealed) node
+ *
+ * Since: 1.0
  */
 JsonNode *
 stw_schema_get_node (StwSchema *self)
@@ -1979,6 +1989,8 @@ static gboolean schema_validate (StwSchema  *self,
  * by one with code `too_many_issues` and an empty `field`.
  *
  * Returns: %TRUE if @instance is valid (and @issues is set to %NULL)
+ *
+ * Since: 1.0
  */
 gboolean
 stw_schema_validate (StwSchema  *self,
@@ -2073,6 +2085,8 @@ schema_validate (StwSchema  *self,
  *
  * Returns: (transfer full) (nullable): the completed value; %NULL only when
  *   @instance is %NULL and the schema offers no starting value
+ *
+ * Since: 1.0
  */
 JsonNode *
 stw_schema_apply_defaults (StwSchema *self,

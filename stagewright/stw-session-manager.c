@@ -92,6 +92,8 @@ stw_session_manager_init (StwSessionManager *self)
  * stw_session_manager_new:
  *
  * Returns: (transfer full): a new #StwSessionManager
+ *
+ * Since: 1.0
  */
 StwSessionManager *
 stw_session_manager_new (void)
@@ -103,6 +105,8 @@ stw_session_manager_new (void)
  * stw_session_manager_set_app_root:
  * @self: a #StwSessionManager
  * @app_root: (nullable): the directory launch paths must lie in
+ *
+ * Since: 1.0
  */
 void
 stw_session_manager_set_app_root (StwSessionManager *self,
@@ -120,6 +124,8 @@ stw_session_manager_set_app_root (StwSessionManager *self,
  * @self: a #StwSessionManager
  *
  * Returns: (transfer container) (element-type StwSession): the live sessions
+ *
+ * Since: 1.0
  */
 GList *
 stw_session_manager_list_sessions (StwSessionManager *self)
@@ -139,6 +145,8 @@ stw_session_manager_list_sessions (StwSessionManager *self)
  * @session_id: a session id
  *
  * Returns: (transfer none) (nullable): the live session with that id
+ *
+ * Since: 1.0
  */
 StwSession *
 stw_session_manager_lookup (StwSessionManager *self,
@@ -166,6 +174,8 @@ stw_session_manager_lookup (StwSessionManager *self,
  * and `BAD_ARGUMENT` listing them when there are several.
  *
  * Returns: (transfer none) (nullable): the session
+ *
+ * Since: 1.0
  */
 StwSession *
 stw_session_manager_resolve (StwSessionManager  *self,
@@ -224,6 +234,8 @@ on_session_exited (StwSession        *session,
  * @session: a session
  *
  * Forgets @session (it ended).
+ *
+ * Since: 1.0
  */
 void
 stw_session_manager_remove (StwSessionManager *self,
@@ -865,6 +877,8 @@ launch_json_async (StwSessionManager   *self,
  * @error: where to put the failure
  *
  * Returns: (transfer full): the session
+ *
+ * Since: 1.0
  */
 StwSession *
 stw_session_manager_launch_finish (StwSessionManager  *self,
@@ -921,6 +935,8 @@ start_sync (StwSessionManager  *self,
  * launch ends.
  *
  * Returns: (transfer full) (nullable): the session
+ *
+ * Since: 1.0
  */
 StwSession *
 stw_session_manager_launch_sync (StwSessionManager  *self,
@@ -1333,6 +1349,8 @@ on_version_json (GObject      *object,
  * with `BAD_ARGUMENT` (details: `argument`, `rule`, and `endpoint_pid`
  * when the listener is visible) rather than attach without it, so a later
  * stop never signals a process the caller merely named.
+ *
+ * Since: 1.0
  */
 void
 stw_session_manager_attach_async (StwSessionManager   *self,
@@ -1401,6 +1419,8 @@ fail:
  * @error: where to put the failure
  *
  * Returns: (transfer full): the session
+ *
+ * Since: 1.0
  */
 StwSession *
 stw_session_manager_attach_finish (StwSessionManager  *self,
@@ -1423,6 +1443,8 @@ stw_session_manager_attach_finish (StwSessionManager  *self,
  * same blocking-call policy as [method@Stagewright.SessionManager.launch_sync].
  *
  * Returns: (transfer full) (nullable): the session
+ *
+ * Since: 1.0
  */
 StwSession *
 stw_session_manager_attach_sync (StwSessionManager  *self,
@@ -1627,6 +1649,8 @@ inject_poll (GTask *task)
  * its `SigCgt` mask, as Node and Electron install one): to any other
  * process the signal would be fatal, so it fails with `BAD_ARGUMENT`
  * instead. This server, its ancestors and pid 1 are never signalled.
+ *
+ * Since: 1.0
  */
 void
 stw_session_manager_inject_async (StwSessionManager   *self,
@@ -1680,6 +1704,8 @@ fail:
  * @error: where to put the failure
  *
  * Returns: (transfer full): the session
+ *
+ * Since: 1.0
  */
 StwSession *
 stw_session_manager_inject_finish (StwSessionManager  *self,
@@ -1714,6 +1740,8 @@ on_one_stopped (GObject      *object,
  * @user_data: data for @callback
  *
  * Stops owned apps and lets go of attached ones, all at once.
+ *
+ * Since: 1.0
  */
 void
 stw_session_manager_stop_all_async (StwSessionManager   *self,
@@ -1753,6 +1781,8 @@ stw_session_manager_stop_all_async (StwSessionManager   *self,
  * @error: where to put a failure
  *
  * Returns: %TRUE when every session ended
+ *
+ * Since: 1.0
  */
 gboolean
 stw_session_manager_stop_all_finish (StwSessionManager  *self,

@@ -490,6 +490,8 @@ stw_cdp_pipe_init (StwCdpPipe *self)
  * both streams.
  *
  * Returns: (transfer full) (type StwCdpPipe): a new transport
+ *
+ * Since: 1.0
  */
 StwTransport *
 stw_cdp_pipe_new (GInputStream  *input,

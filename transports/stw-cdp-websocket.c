@@ -232,6 +232,8 @@ stw_cdp_websocket_init (StwCdpWebsocket *self)
  * never resolved, so they are not loopback. The scheme is not checked.
  *
  * Returns: %TRUE if @url parses and its host is loopback
+ *
+ * Since: 1.0
  */
 gboolean
 stw_url_is_loopback (const char *url)
@@ -351,6 +353,8 @@ websocket_connect_cb (GObject      *source,
  * that is not `ws://`/`wss://` or not loopback (see stw_url_is_loopback()),
  * `CDP_TIMEOUT` when the endpoint does not complete the handshake in time,
  * and `CDP_DISCONNECTED` when it refuses or is unreachable.
+ *
+ * Since: 1.0
  */
 void
 stw_cdp_websocket_connect_async (const char          *url,
@@ -415,6 +419,8 @@ stw_cdp_websocket_connect_async (const char          *url,
  *
  * Returns: (transfer full) (type StwCdpWebsocket): the connected transport,
  *   or %NULL with @error set
+ *
+ * Since: 1.0
  */
 StwTransport *
 stw_cdp_websocket_connect_finish (GAsyncResult  *result,
@@ -432,6 +438,8 @@ stw_cdp_websocket_connect_finish (GAsyncResult  *result,
  *
  * Returns: (transfer none): the URL given to
  *   stw_cdp_websocket_connect_async()
+ *
+ * Since: 1.0
  */
 const char *
 stw_cdp_websocket_get_url (StwCdpWebsocket *self)

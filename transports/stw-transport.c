@@ -408,6 +408,8 @@ send_request (StwTransport *self,
  * %G_IO_ERROR_CANCELLED when @cancellable is cancelled (a reply that still
  * arrives is then dropped), and in %STW_CDP_ERROR when the peer answers
  * with an error.
+ *
+ * Since: 1.0
  */
 void
 stw_transport_call_async (StwTransport        *self,
@@ -478,6 +480,8 @@ stw_transport_call_async (StwTransport        *self,
  *
  * Returns: (transfer full): the reply's `result` object (immutable), or
  *   %NULL with @error set
+ *
+ * Since: 1.0
  */
 JsonObject *
 stw_transport_call_finish (StwTransport  *self,
@@ -502,6 +506,8 @@ stw_transport_call_finish (StwTransport  *self,
  * no client notifications, so the message still carries an id; its reply,
  * success or error, is dropped. Nothing is sent once the transport is
  * closed.
+ *
+ * Since: 1.0
  */
 void
 stw_transport_send_notification (StwTransport *self,
@@ -531,6 +537,8 @@ stw_transport_send_notification (StwTransport *self,
  * #StwTransport::closed is emitted (with a %NULL error) before this
  * returns; the callbacks of the failed calls run from their main contexts.
  * Closing a closed transport does nothing.
+ *
+ * Since: 1.0
  */
 void
 stw_transport_close (StwTransport *self)
@@ -555,6 +563,8 @@ stw_transport_close (StwTransport *self)
  *
  * Returns: %TRUE once the channel is gone; calls then fail at once with
  *   `CDP_DISCONNECTED`
+ *
+ * Since: 1.0
  */
 gboolean
 stw_transport_is_closed (StwTransport *self)
@@ -571,6 +581,8 @@ stw_transport_is_closed (StwTransport *self)
  * @self: a #StwTransport
  *
  * Returns: the timeout of calls made with a timeout of 0, in milliseconds
+ *
+ * Since: 1.0
  */
 guint
 stw_transport_get_default_timeout_ms (StwTransport *self)
@@ -589,6 +601,8 @@ stw_transport_get_default_timeout_ms (StwTransport *self)
  *   milliseconds; 0 restores the default (15 000)
  *
  * Applies to calls made from now on.
+ *
+ * Since: 1.0
  */
 void
 stw_transport_set_default_timeout_ms (StwTransport *self,
@@ -612,6 +626,8 @@ stw_transport_set_default_timeout_ms (StwTransport *self,
  * @self: a #StwTransport
  *
  * Returns: how many calls wait for their reply
+ *
+ * Since: 1.0
  */
 guint
 stw_transport_get_n_pending (StwTransport *self)
