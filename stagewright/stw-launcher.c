@@ -1195,11 +1195,13 @@ on_reap_poll (gpointer user_data)
 void
 stw_process_kill (StwProcess *self)
 {
-  if (self->pid <= 0)  /* never kill (0, …): that is our own group */
+  /* Never kill (0, …): that is our own group; and never a group known to
+   * be gone (its id may belong to someone else by now). */
+  if (self->pid <= 0 || self->cleaned)
     return;
   /* Also the stragglers of a leader that has exited already. */
   kill (-self->pid, SIGKILL);
-  if (self->cleaned || self->reaper != NULL)
+  if (self->reaper != NULL)
     return;
   self->reap_deadline_us = g_get_monotonic_time () + (gint64) GROUP_GONE_MAX_MS * 1000;
   self->reaper = g_timeout_source_new (GROUP_POLL_MS);
