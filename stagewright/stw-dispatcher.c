@@ -800,6 +800,7 @@ typedef struct
   gulong         cancelled_id;
   GSource       *backstop;
   GSource       *cancel_source;
+  gboolean       abandoned;        /* the tool was told at once */
 } Call;
 
 static void
@@ -906,10 +907,12 @@ on_cancel_idle (gpointer user_data)
   Call *call = g_task_get_task_data (task);
 
   g_clear_pointer (&call->cancel_source, g_source_unref);
-  if (stw_invocation_is_completed (call->invocation))
-    return G_SOURCE_REMOVE;
-
-  _stw_invocation_abandon (call->invocation);
+  if (!call->abandoned)
+    {
+      if (stw_invocation_is_completed (call->invocation))
+        return G_SOURCE_REMOVE;
+      _stw_invocation_abandon (call->invocation);
+    }
   g_task_return_new_error (task, G_IO_ERROR, G_IO_ERROR_CANCELLED, "The call was cancelled");
   g_object_unref (task);  /* the reference on_invocation_done would have dropped */
   return G_SOURCE_REMOVE;
@@ -930,6 +933,16 @@ on_caller_cancelled (GCancellable *cancellable,
   g_source_set_callback (source, on_cancel_idle, g_object_ref (task), g_object_unref);
   g_source_attach (source, g_task_get_context (task));
   call->cancel_source = source;
+
+  /* In the call's own context, the tool learns now, not after whatever
+   * else this iteration dispatches: a request read right behind the
+   * cancel (a new electron_launch) must find the cancelled launch's slot
+   * free. Its answer is dropped; the idle answers the caller. */
+  if (!stw_invocation_is_completed (call->invocation) && g_main_context_is_owner (g_task_get_context (task)))
+    {
+      call->abandoned = TRUE;
+      _stw_invocation_abandon (call->invocation);
+    }
 }
 
 static gboolean

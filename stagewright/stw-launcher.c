@@ -68,6 +68,9 @@ struct _StwProcess
   GCancellable   *cancellable;    /* stops the readers */
   GTask          *launch_task;
   GSource        *launch_timeout;
+  GSource        *reaper;         /* after a kill: removes the dirs once the group is gone */
+  gint64          reap_deadline_us;
+  GMainContext   *context;        /* thread-default when made */
   gboolean        exited;
   gboolean        cleaned;
   char           *display_problem;
@@ -233,8 +236,6 @@ finish_launch (StwProcess *self,
       /* A launch that failed leaves nothing behind, at once: the group is
        * killed now and the directories go as soon as it is gone. */
       stw_process_kill (self);
-      if (self->pid > 0 && !self->cleaned)
-        stw_process_terminate_async (self, 0, NULL, NULL);
       g_task_return_error (task, error);
     }
   else
@@ -648,13 +649,21 @@ start_guard (GPid         pgid,
    * would make it fail and skip every wait. */
   static const char script[] =
     "[ \"$1\" -gt 1 ] || exit 1;"
+    "g=$1; d=$2;"
+    /* kill -0 also succeeds for zombies, which a slow reaper (the app's
+     * children are reparented when it dies) may keep for seconds: a
+     * member is alive when its state is not Z (as group_has_live_members). */
+    "alive() { for f in /proc/[0-9]*/stat; do"
+    " read -r l < \"$f\" 2>/dev/null || continue; set -- ${l##*) };"
+    " [ \"$3\" = \"$g\" ] && [ \"$1\" != Z ] && [ \"$1\" != X ] && return 0;"
+    " done; return 1; };"
     "read -r word;"
     "[ \"$word\" = done ] && exit 0;"
-    "kill -TERM \"-$1\" 2>/dev/null;"
-    "i=0; while kill -0 \"-$1\" 2>/dev/null && [ $i -lt 20 ]; do sleep 0.1; i=$((i+1)); done;"
-    "kill -KILL \"-$1\" 2>/dev/null;"
-    "i=0; while kill -0 \"-$1\" 2>/dev/null && [ $i -lt 50 ]; do sleep 0.1; i=$((i+1)); done;"
-    "rm -rf -- \"$2\"";
+    "kill -TERM \"-$g\" 2>/dev/null;"
+    "i=0; while alive && [ $i -lt 20 ]; do sleep 0.1; i=$((i+1)); done;"
+    "kill -KILL \"-$g\" 2>/dev/null;"
+    "i=0; while alive && [ $i -lt 50 ]; do sleep 0.1; i=$((i+1)); done;"
+    "rm -rf -- \"$d\"";
   g_autoptr(GSubprocessLauncher) launcher = NULL;
   g_autoptr(GSubprocess) guard = NULL;
   g_autofree char *pgid_text = g_strdup_printf ("%d", (int) pgid);
@@ -686,6 +695,7 @@ stw_process_finalize (GObject *object)
 
   g_clear_object (&self->subprocess);
   g_clear_object (&self->cancellable);
+  g_clear_pointer (&self->context, g_main_context_unref);
   g_clear_object (&self->pipe_input);
   g_clear_object (&self->pipe_output);
   g_clear_pointer (&self->temp_root, g_free);
@@ -714,6 +724,7 @@ static void
 stw_process_init (StwProcess *self)
 {
   self->cancellable = g_cancellable_new ();
+  self->context = g_main_context_ref_thread_default ();
   g_queue_init (&self->log);
 }
 
@@ -1162,18 +1173,45 @@ stw_process_terminate_finish (StwProcess   *self,
   return g_task_propagate_boolean (G_TASK (result), NULL);
 }
 
+static gboolean
+on_reap_poll (gpointer user_data)
+{
+  StwProcess *self = user_data;
+
+  if (all_gone (self))
+    cleanup_after_exit (self);
+  else if (g_get_monotonic_time () < self->reap_deadline_us)
+    return G_SOURCE_CONTINUE;
+  else
+    g_warning ("Process group %d did not go away after SIGKILL", (int) self->pid);
+  /* Unkillable (D state): finalize hands it to the guard, which retries. */
+  g_clear_pointer (&self->reaper, g_source_unref);
+  return G_SOURCE_REMOVE;
+}
+
 /**
  * stw_process_kill:
  * @self: a #StwProcess
  *
- * SIGKILLs the whole group now. The temporary directories go once the
- * group is gone (by stw_process_terminate_async(), or by the guard).
+ * SIGKILLs the whole group now, and removes the temporary directories as
+ * soon as no member is left (polled on the thread-default context the
+ * process was made in; the poll keeps @self alive until then). This is
+ * the one way every failed, cancelled or abandoned launch ends, so none
+ * of them waits for the guard or for a graceful stop's timeouts.
  */
 void
 stw_process_kill (StwProcess *self)
 {
-  if (self->pid > 0 && !self->exited)
-    kill (-self->pid, SIGKILL);
-  else if (self->pid > 0)
-    kill (-self->pid, SIGKILL);  /* stragglers of an exited leader */
+  /* Never kill (0, …): that is our own group; and never a group known to
+   * be gone (its id may belong to someone else by now). */
+  if (self->pid <= 0 || self->cleaned)
+    return;
+  /* Also the stragglers of a leader that has exited already. */
+  kill (-self->pid, SIGKILL);
+  if (self->reaper != NULL)
+    return;
+  self->reap_deadline_us = g_get_monotonic_time () + (gint64) GROUP_GONE_MAX_MS * 1000;
+  self->reaper = g_timeout_source_new (GROUP_POLL_MS);
+  g_source_set_callback (self->reaper, on_reap_poll, g_object_ref (self), g_object_unref);
+  g_source_attach (self->reaper, self->context);
 }

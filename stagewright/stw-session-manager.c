@@ -639,10 +639,14 @@ on_process_launched (GObject      *object,
     start_session (task);
 }
 
-/* The process launch and the connects watch the cancellable themselves;
- * the session's start-up (waiting for the first window) may not, so a
- * cancel answers here at once and kills what started. Cancel from the
- * thread that launched. */
+/* A cancel is answered here, at once, whatever phase the launch is in
+ * (fuse check, waiting for the endpoints, connecting, waiting for the
+ * first window, readiness): the slot is free when the answer is given,
+ * and what started is killed (stw_process_kill() removes its directories
+ * as soon as the group is gone). The phases still in flight watch the
+ * cancellable too; their late callbacks see `done` and only clean up (a
+ * process that is still starting is killed by the launcher itself).
+ * Cancel from the thread that launched. */
 static void
 on_launch_cancelled (GCancellable *cancellable,
                      gpointer      user_data)
@@ -650,7 +654,7 @@ on_launch_cancelled (GCancellable *cancellable,
   GTask *task = user_data;
   Launch *launch = g_task_get_task_data (task);
 
-  if (launch->done || launch->session == NULL)
+  if (launch->done)
     return;
   fail_launch (task, g_error_new_literal (G_IO_ERROR, G_IO_ERROR_CANCELLED, _("The launch was cancelled")));
 }
@@ -678,6 +682,11 @@ on_fuses_checked (GObject      *object,
   Launch *launch = g_task_get_task_data (task);
   GError *error = NULL;
 
+  if (launch->done)
+    {
+      g_object_unref (task);   /* cancelled meanwhile, and answered */
+      return;
+    }
   if (!g_task_propagate_boolean (G_TASK (result), &error))
     {
       fail_launch (task, error);

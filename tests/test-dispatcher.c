@@ -1300,6 +1300,51 @@ test_cancel_by_caller (void)
   call_recorder_clear (&recorder);
 }
 
+typedef struct
+{
+  GCancellable  *cancellable;
+  StwInvocation *invocation;
+  gboolean       tool_knew;
+} CancelNow;
+
+static gboolean
+cancel_and_look (gpointer user_data)
+{
+  CancelNow *now = user_data;
+
+  g_cancellable_cancel (now->cancellable);
+  now->tool_knew = g_cancellable_is_cancelled (stw_invocation_get_cancellable (now->invocation));
+  return G_SOURCE_REMOVE;
+}
+
+/* Cancelled in the call's own context, the tool learns inside the cancel,
+ * before anything else runs: a request read right behind the cancel (a
+ * new launch) must not find the cancelled one still holding its slot. */
+static void
+test_cancel_reaches_tool_at_once (void)
+{
+  g_autoptr(TestTool) tool = test_tool_new ("hang_tool", TEST_MODE_NEVER);
+  g_autoptr(StwDispatcher) dispatcher = dispatcher_with (tool);
+  g_autoptr(StwInvocation) invocation = NULL;
+  g_autoptr(GCancellable) cancellable = g_cancellable_new ();
+  CancelNow now = { 0 };
+  Outcome outcome = { 0 };
+
+  invocation = stw_dispatcher_create_invocation (dispatcher, "hang_tool", NULL, NULL);
+  stw_dispatcher_invoke_async (dispatcher, invocation, cancellable, on_invoke_done, &outcome);
+  now.cancellable = cancellable;
+  now.invocation = invocation;
+  g_timeout_add (10, cancel_and_look, &now);
+  iterate_until (&outcome.done);
+
+  g_assert_true (now.tool_knew);
+  g_assert_error (outcome.error, G_IO_ERROR, G_IO_ERROR_CANCELLED);
+  g_assert_null (outcome.envelope);
+  g_assert_true (stw_invocation_is_completed (invocation));
+  g_clear_object (&tool->pending);
+  outcome_clear (&outcome);
+}
+
 static void
 test_cancel_before_start (void)
 {
@@ -2545,6 +2590,7 @@ main (int   argc,
   g_test_add_func ("/dispatcher/backstop/sync", test_backstop_sync);
   g_test_add_func ("/dispatcher/cancel/by-caller", test_cancel_by_caller);
   g_test_add_func ("/dispatcher/cancel/before-start", test_cancel_before_start);
+  g_test_add_func ("/dispatcher/cancel/reaches-tool-at-once", test_cancel_reaches_tool_at_once);
   g_test_add_func ("/dispatcher/cancel/after-answer", test_cancel_after_answer);
   g_test_add_func ("/dispatcher/call/remove-during-call", test_remove_during_call);
   g_test_add_func ("/dispatcher/call/signals", test_call_signals);

@@ -14,6 +14,7 @@
 
 #include <errno.h>
 #include <glib/gstdio.h>
+#include <libsoup/soup.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -95,6 +96,16 @@ make_scratch (void)
 
   g_assert_nonnull (g_mkdtemp_full (dir, 0700));
   return dir;
+}
+
+/* Bounds on how fast this process reacts stretch under valgrind (its
+ * preload library is the tell; valgrind.h is no build dependency). */
+static gint64
+scaled_ms (gint64 ms)
+{
+  const char *preload = g_getenv ("LD_PRELOAD");
+
+  return preload != NULL && strstr (preload, "vgpreload") != NULL ? 10 * ms : ms;
 }
 
 static int
@@ -209,6 +220,24 @@ assert_nothing_left (const char *scratch,
     spin (50);
   g_assert_cmpuint (processes_with (scratch), ==, 0);
   g_assert_cmpuint (entries_in (scratch), ==, keep);
+}
+
+/* … and all of it gone within @ms of @since (not only eventually). */
+static void
+assert_nothing_left_within (const char *scratch,
+                            guint       keep,
+                            gint64      since,
+                            gint64      ms)
+{
+  gint64 deadline = since + scaled_ms (3 * ms) * 1000;
+
+  while ((processes_with (scratch) > 0 || entries_in (scratch) > keep) &&
+         g_get_monotonic_time () < deadline)
+    spin (10);
+  g_test_message ("nothing left after %" G_GINT64_FORMAT " ms", (g_get_monotonic_time () - since) / 1000);
+  g_assert_cmpuint (processes_with (scratch), ==, 0);
+  g_assert_cmpuint (entries_in (scratch), ==, keep);
+  g_assert_cmpint (g_get_monotonic_time () - since, <, scaled_ms (ms) * 1000);
 }
 
 static void
@@ -1003,7 +1032,279 @@ test_cancel_waiting_for_window (void)
   g_assert_cmpint (g_get_monotonic_time () - cancelled_at, <, G_USEC_PER_SEC);
   g_assert_error (r.error, G_IO_ERROR, G_IO_ERROR_CANCELLED);
   g_clear_error (&r.error);
-  assert_nothing_left (scratch, 0);
+  /* Chromium's processes take a moment to die and leave zombies that are
+   * not ours to reap: nothing may wait for them (issue 7 item 6). */
+  assert_nothing_left_within (scratch, 0, cancelled_at, 1500);
+  g_unsetenv ("TMPDIR");
+  rm_tree (scratch);
+}
+
+/* --- cancel in every phase ----------------------------------------------- */
+
+/* Issue 7 item 6: a launch cancelled in any phase is answered at once, the
+ * in-flight slot is free when it is, and within 1.5 s no process of it and
+ * no directory is left (a normal stop takes about 0.2 s). The app is a
+ * script that announces a DevTools endpoint served by this test (a fake
+ * browser), so each phase is reached for certain and held for as long as
+ * the test likes: no timing guesses. */
+
+typedef enum
+{
+  PHASE_ENDPOINT,      /* the app announced nothing yet */
+  PHASE_CONNECTING,    /* the WebSocket handshake gets no answer */
+  PHASE_FIRST_WINDOW,  /* the browser answers, but no page ever attaches */
+  PHASE_READINESS,     /* a page attached; ready.js answers false forever */
+} Phase;
+
+static const char * const phase_names[] = { "endpoint", "connecting", "first-window", "readiness" };
+
+typedef struct
+{
+  Phase                    phase;
+  SoupServer              *server;
+  GSocket                 *silent;     /* PHASE_CONNECTING: accepts, never answers */
+  GSocket                 *accepted;
+  SoupWebsocketConnection *ws;
+  GHashTable              *counts;     /* method → requests seen */
+  gint64                   next_world;
+} FakeBrowser;
+
+static guint
+fake_count (FakeBrowser *fake,
+            const char  *method)
+{
+  return GPOINTER_TO_UINT (g_hash_table_lookup (fake->counts, method));
+}
+
+static void
+fake_send (FakeBrowser *fake,
+           const char  *format,
+           ...) G_GNUC_PRINTF (2, 3);
+
+static void
+fake_send (FakeBrowser *fake,
+           const char  *format,
+           ...)
+{
+  g_autofree char *text = NULL;
+  va_list args;
+
+  va_start (args, format);
+  text = g_strdup_vprintf (format, args);
+  va_end (args);
+  if (soup_websocket_connection_get_state (fake->ws) == SOUP_WEBSOCKET_STATE_OPEN)
+    soup_websocket_connection_send_text (fake->ws, text);
+}
+
+static void
+on_fake_message (SoupWebsocketConnection *ws,
+                 int                      type,
+                 GBytes                  *message,
+                 gpointer                 user_data)
+{
+  FakeBrowser *fake = user_data;
+  g_autofree char *text = g_strndup (g_bytes_get_data (message, NULL), g_bytes_get_size (message));
+  g_autoptr(JsonNode) node = json_from_string (text, NULL);
+  JsonObject *request = node ? json_node_get_object (node) : NULL;
+  gint64 id;
+  const char *method;
+  gboolean top;
+
+  g_assert_nonnull (request);
+  id = json_object_get_int_member_with_default (request, "id", 0);
+  method = json_object_get_string_member_with_default (request, "method", "");
+  top = !json_object_has_member (request, "sessionId");
+  g_hash_table_insert (fake->counts, g_strdup (method), GUINT_TO_POINTER (fake_count (fake, method) + 1));
+  if (id == 0)
+    return;
+
+  if (fake->phase == PHASE_READINESS && top && g_str_equal (method, "Target.setAutoAttach"))
+    {
+      fake_send (fake, "{\"id\":%" G_GINT64_FORMAT ",\"result\":{}}", id);
+      fake_send (fake, "{\"method\":\"Target.attachedToTarget\",\"params\":{\"sessionId\":\"S1\","
+                       "\"targetInfo\":{\"targetId\":\"T1\",\"type\":\"page\",\"title\":\"Fake\","
+                       "\"url\":\"data:text/html,\"},\"waitingForDebugger\":false}}");
+    }
+  else if (fake->phase == PHASE_READINESS && g_str_equal (method, "Page.createIsolatedWorld"))
+    fake_send (fake, "{\"id\":%" G_GINT64_FORMAT ",\"result\":{\"executionContextId\":%" G_GINT64_FORMAT "}}",
+               id, ++fake->next_world);
+  else if (fake->phase == PHASE_READINESS && g_str_equal (method, "Runtime.callFunctionOn"))
+    fake_send (fake, "{\"id\":%" G_GINT64_FORMAT ",\"result\":{\"result\":{\"type\":\"boolean\",\"value\":false}}}",
+               id);
+  else if (fake->phase == PHASE_READINESS && g_str_equal (method, "Target.getTargets"))
+    fake_send (fake, "{\"id\":%" G_GINT64_FORMAT ",\"result\":{\"targetInfos\":[{\"targetId\":\"T1\","
+                     "\"type\":\"page\",\"title\":\"Fake\",\"url\":\"data:text/html,\"}]}}", id);
+  else if (fake->phase == PHASE_READINESS && g_str_equal (method, "Page.getFrameTree"))
+    fake_send (fake, "{\"id\":%" G_GINT64_FORMAT ",\"result\":{\"frameTree\":{\"frame\":{\"id\":\"T1\"}}}}", id);
+  else
+    fake_send (fake, "{\"id\":%" G_GINT64_FORMAT ",\"result\":{}}", id);
+}
+
+static void
+on_fake_websocket (SoupServer              *server,
+                   SoupServerMessage       *message,
+                   const char              *path,
+                   SoupWebsocketConnection *ws,
+                   gpointer                 user_data)
+{
+  FakeBrowser *fake = user_data;
+
+  g_assert_null (fake->ws);
+  fake->ws = g_object_ref (ws);
+  g_signal_connect (ws, "message", G_CALLBACK (on_fake_message), fake);
+}
+
+/* Starts the fake browser; returns the port the app should announce. */
+static guint
+fake_browser_start (FakeBrowser *fake,
+                    Phase        phase)
+{
+  g_autoptr(GError) error = NULL;
+
+  fake->phase = phase;
+  fake->counts = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
+  if (phase == PHASE_CONNECTING)
+    {
+      g_autoptr(GInetAddress) loopback = g_inet_address_new_loopback (G_SOCKET_FAMILY_IPV4);
+      g_autoptr(GSocketAddress) address = g_inet_socket_address_new (loopback, 0);
+      g_autoptr(GSocketAddress) bound = NULL;
+
+      fake->silent = g_socket_new (G_SOCKET_FAMILY_IPV4, G_SOCKET_TYPE_STREAM, G_SOCKET_PROTOCOL_TCP, &error);
+      g_assert_no_error (error);
+      g_socket_set_blocking (fake->silent, FALSE);
+      g_assert_true (g_socket_bind (fake->silent, address, TRUE, &error));
+      g_assert_true (g_socket_listen (fake->silent, &error));
+      g_assert_no_error (error);
+      bound = g_socket_get_local_address (fake->silent, &error);
+      g_assert_no_error (error);
+      return g_inet_socket_address_get_port (G_INET_SOCKET_ADDRESS (bound));
+    }
+  if (phase == PHASE_ENDPOINT)
+    return 0;
+
+  fake->server = soup_server_new (NULL, NULL);
+  soup_server_add_websocket_handler (fake->server, "/devtools/browser/fake", NULL, NULL,
+                                     on_fake_websocket, fake, NULL);
+  g_assert_true (soup_server_listen_local (fake->server, 0, SOUP_SERVER_LISTEN_IPV4_ONLY, &error));
+  g_assert_no_error (error);
+  {
+    GSList *uris = soup_server_get_uris (fake->server);
+    guint port = (guint) g_uri_get_port (uris->data);
+    g_slist_free_full (uris, (GDestroyNotify) g_uri_unref);
+    return port;
+  }
+}
+
+/* Whether the launch is in @fake's phase (and will stay there). */
+static gboolean
+fake_browser_in_phase (FakeBrowser *fake,
+                       const char  *app_needle)
+{
+  switch (fake->phase)
+    {
+    case PHASE_ENDPOINT:
+      return processes_with (app_needle) > 0;
+    case PHASE_CONNECTING:
+      if (fake->accepted == NULL)
+        fake->accepted = g_socket_accept (fake->silent, NULL, NULL);
+      return fake->accepted != NULL;
+    case PHASE_FIRST_WINDOW:
+      return fake_count (fake, "Target.setAutoAttach") > 0;
+    case PHASE_READINESS:
+    default:
+      /* Polled more than once: the window is there and not ready. */
+      return fake_count (fake, "Runtime.callFunctionOn") >= 2;
+    }
+}
+
+static void
+fake_browser_stop (FakeBrowser *fake)
+{
+  if (fake->ws != NULL && soup_websocket_connection_get_state (fake->ws) == SOUP_WEBSOCKET_STATE_OPEN)
+    soup_websocket_connection_close (fake->ws, SOUP_WEBSOCKET_CLOSE_NORMAL, NULL);
+  g_clear_object (&fake->ws);
+  if (fake->server != NULL)
+    soup_server_disconnect (fake->server);
+  g_clear_object (&fake->server);
+  g_clear_object (&fake->accepted);
+  g_clear_object (&fake->silent);
+  g_clear_pointer (&fake->counts, g_hash_table_unref);
+}
+
+static void
+test_cancel_phase (gconstpointer data)
+{
+  Phase phase = GPOINTER_TO_UINT (data);
+  g_autofree char *scratch = make_scratch ();
+  g_autofree char *exe = g_build_filename (scratch, "app.sh", NULL);
+  g_autofree char *app_needle = g_strconcat ("TMPDIR=", scratch, "/stagewright-", NULL);
+  g_autofree char *body = NULL;
+  g_autoptr(StwSessionManager) manager = stw_session_manager_new ();
+  g_autoptr(StwLaunchOptions) options = stw_launch_options_new ();
+  g_autoptr(StwLaunchOptions) next = stw_launch_options_new ();
+  g_autoptr(GCancellable) cancellable = g_cancellable_new ();
+  g_autoptr(GError) error = NULL;
+  g_autoptr(StwSession) session = NULL;
+  FakeBrowser fake = { 0 };
+  Result r = { 0 };
+  gint64 deadline, cancelled_at, answered_at, clean_at;
+  guint port;
+
+  g_setenv ("TMPDIR", scratch, TRUE);
+  port = fake_browser_start (&fake, phase);
+  if (phase == PHASE_ENDPOINT)
+    body = g_strdup ("#!/bin/sh\nsleep 60 & sleep 60 & exec sleep 60\n");
+  else
+    body = g_strdup_printf ("#!/bin/sh\necho 'DevTools listening on ws://127.0.0.1:%u/devtools/browser/fake' >&2\n"
+                            "sleep 60 & sleep 60 & exec sleep 60\n", port);
+  write_script (exe, body);
+  stw_launch_options_set_executable_path (options, exe);
+  stw_launch_options_set_timeout (options, 60000);
+  stw_launch_options_set_ready_timeout (options, 60000);
+  stw_session_manager_launch_async (manager, options, cancellable, on_launched, &r);
+
+  deadline = g_get_monotonic_time () + 20 * G_USEC_PER_SEC;
+  while (!fake_browser_in_phase (&fake, app_needle) && !r.done && g_get_monotonic_time () < deadline)
+    spin (10);
+  g_assert_true (fake_browser_in_phase (&fake, app_needle));
+  spin (100);   /* well inside the phase */
+  if (r.done)
+    g_test_message ("ended early: %s", r.error ? r.error->message : "a session");
+  g_assert_false (r.done);
+  g_assert_cmpuint (processes_with (app_needle), >, 0);
+  g_assert_cmpuint (entries_in (scratch), ==, 2);   /* app.sh and the temporary root */
+
+  cancelled_at = g_get_monotonic_time ();
+  g_cancellable_cancel (cancellable);
+  while (!r.done)
+    g_main_context_iteration (NULL, TRUE);
+  answered_at = g_get_monotonic_time ();
+  g_assert_null (r.session);
+  g_assert_error (r.error, G_IO_ERROR, G_IO_ERROR_CANCELLED);
+  g_clear_error (&r.error);
+
+  /* The slot is free when the answer is given: a following launch passes
+   * the single-app rule (and fails on its path, which runs nothing). */
+  stw_launch_options_set_executable_path (next, "/nonexistent/stagewright-app");
+  session = launch (manager, next, &error);
+  g_assert_null (session);
+  g_assert_cmpstr (stw_error_get_code_name (error), ==, "FILE_NOT_FOUND");
+
+  /* Nothing left (the guard included), well before a graceful stop's
+   * timeouts could have run out. */
+  deadline = cancelled_at + scaled_ms (3000) * 1000;
+  while ((processes_with (scratch) > 0 || entries_in (scratch) > 1) && g_get_monotonic_time () < deadline)
+    spin (10);
+  clean_at = g_get_monotonic_time ();
+  g_test_message ("cancelled while %s: answered after %" G_GINT64_FORMAT " ms, nothing left after %"
+                  G_GINT64_FORMAT " ms", phase_names[phase], (answered_at - cancelled_at) / 1000,
+                  (clean_at - cancelled_at) / 1000);
+  g_assert_cmpuint (processes_with (scratch), ==, 0);
+  g_assert_cmpuint (entries_in (scratch), ==, 1);
+  g_assert_cmpint (answered_at - cancelled_at, <, scaled_ms (500) * 1000);
+  g_assert_cmpint (clean_at - cancelled_at, <, scaled_ms (1500) * 1000);
+
+  fake_browser_stop (&fake);
   g_unsetenv ("TMPDIR");
   rm_tree (scratch);
 }
@@ -1147,6 +1448,11 @@ main (int    argc,
   g_test_add_func ("/launch/timeout", test_timeout);
   g_test_add_func ("/launch/cancel-waiting-for-window", test_cancel_waiting_for_window);
   g_test_add_func ("/launch/concurrent", test_concurrent_cap);
+  for (guint i = 0; i < G_N_ELEMENTS (phase_names); i++)
+    {
+      g_autofree char *path = g_strdup_printf ("/launch/cancel-in/%s", phase_names[i]);
+      g_test_add_data_func (path, GUINT_TO_POINTER (i), test_cancel_phase);
+    }
 
   status = g_test_run ();
   g_free (electron);

@@ -9,6 +9,10 @@
 (function ready() {
   if (document.readyState === 'loading' || !document.body)
     return false;
+  // An empty page that was asked for (plain Chromium on about:blank) will
+  // never show more: waiting for content would only wait out the timeout.
+  if (location.href === 'about:blank' && document.readyState === 'complete')
+    return true;
   const text = (document.body.innerText || '').trim();
   if (text.length > 0)
     return true;
