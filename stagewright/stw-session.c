@@ -614,8 +614,13 @@ check_ready (GTask *task)
         start_done (task);
       return;
     }
-  _stw_surface_call_script_async (window, STW_SCRIPT_READY, NULL, g_task_get_cancellable (task),
-                                  on_ready_evaluated, task);
+  {
+    g_autoptr(JsonArray) args = json_array_new ();
+
+    json_array_add_string_element (args, stw_surface_get_url (window) ? stw_surface_get_url (window) : "");
+    _stw_surface_call_script_async (window, STW_SCRIPT_READY, args, g_task_get_cancellable (task),
+                                    on_ready_evaluated, task);
+  }
 }
 
 static gboolean

@@ -6,12 +6,15 @@
 // app's own globals are not visible here and cannot interfere.
 //
 // SPDX-License-Identifier: LGPL-2.1-or-later
-(function ready() {
+(function ready(targetUrl) {
   if (document.readyState === 'loading' || !document.body)
     return false;
   // An empty page that was asked for (plain Chromium on about:blank) will
   // never show more: waiting for content would only wait out the timeout.
-  if (location.href === 'about:blank' && document.readyState === 'complete')
+  // The browser's own idea of the target's URL tells it apart from the
+  // initial about:blank of a window whose navigation is still pending.
+  if (location.href === 'about:blank' && document.readyState === 'complete' &&
+      (!targetUrl || targetUrl === 'about:blank'))
     return true;
   const text = (document.body.innerText || '').trim();
   if (text.length > 0)
