@@ -2384,10 +2384,9 @@ browser_handle (StwTestCdpPeer *peer,
   else if (g_str_equal (method, "Runtime.callFunctionOn"))
     {
       /* ready.js answers true; element-box.js a box. */
-      JsonArray *args = json_object_has_member (json_object_get_object_member (request, "params"), "arguments")
-                        ? json_object_get_array_member (json_object_get_object_member (request, "params"), "arguments")
-                        : NULL;
-      if (args != NULL && json_array_get_length (args) > 0)
+      const char *function = json_object_get_string_member_with_default (
+        json_object_get_object_member (request, "params"), "functionDeclaration", "");
+      if (strstr (function, "function elementBox") != NULL)
         stw_test_cdp_peer_send_printf (peer, "{\"id\":%" G_GINT64_FORMAT ",\"result\":{\"result\":{\"type\":\"object\","
                                              "\"value\":{\"x\":1,\"y\":2,\"width\":3,\"height\":4}}}}", id);
       else
