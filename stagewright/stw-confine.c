@@ -143,8 +143,16 @@ switch_rule (const char *name)
     NULL
   };
 
+  static const char * const loaders[] = {
+    "require", "r", "import", "loader", "experimental-loader", "experimental-policy",
+    "env-file", "snapshot-blob", "openssl-config", "register-pepper-plugins",
+    NULL
+  };
+
   if (g_strv_contains (exact, name))
     return "runs another program or opens a debugger";
+  if (g_strv_contains (loaders, name))
+    return "loads code or configuration into the app's processes";
   if (g_str_has_suffix (name, "-cmd-prefix") || g_str_has_suffix (name, "-launcher"))
     return "runs another program";
   if (g_str_has_prefix (name, "inspect") || g_str_has_prefix (name, "remote-debugging-"))
@@ -161,6 +169,9 @@ switch_takes_path (const char *name)
     "disable-extensions-except", "ssl-key-log-file", "log-net-log", "net-log", "trace-startup-file",
     "enable-crash-reporter-dir", "homedir", "user-data", "app-path", "media-cache-dir",
     "diagnostics-dir", "metrics-dir", "trace-to-file-name", "profiling-file", "unsafely-treat-insecure-origin-as-secure",
+    /* Node's switches that write files */
+    "cpu-prof-dir", "heap-prof-dir", "diagnostic-dir", "redirect-warnings", "trace-event-file-pattern",
+    "report-directory", "report-dir", "tls-keylog", "icu-data-dir",
     NULL
   };
   return g_strv_contains (names, name);
@@ -205,10 +216,24 @@ confine_value (const char  *root,
   if (!known_path)
     {
       /* Any other switch: its value counts as a path when it names an
-       * existing file. */
+       * existing file, or when it (or a part of it, for values such as
+       * `/alias=/dir` or `a.so;b.so`) is an absolute path, existing or
+       * not: a file it would create lands there. */
       g_autofree char *absolute = g_path_is_absolute (path) ? g_strdup (path)
                                   : g_build_filename (base_dir ? base_dir : ".", path, NULL);
-      if (!g_file_test (absolute, G_FILE_TEST_EXISTS))
+      g_auto(GStrv) parts = g_strsplit_set (path, "=,;", -1);
+
+      for (guint i = 0; parts[i] != NULL; i++)
+        {
+          g_autofree char *part_real = NULL;
+
+          if (!g_path_is_absolute (parts[i]) || g_str_equal (parts[i], path))
+            continue;
+          part_real = _stw_confine_path (root, base_dir, parts[i], argument, error);
+          if (part_real == NULL)
+            return FALSE;
+        }
+      if (!g_path_is_absolute (path) && !g_file_test (absolute, G_FILE_TEST_EXISTS))
         return TRUE;
     }
 
@@ -226,7 +251,8 @@ confine_value (const char  *root,
  * Refuses switches that run another program or open a debugger (always),
  * and with @root, every path handed to the app that lies outside it:
  * positional arguments, values of switches known to take a path, and
- * values of any switch that name an existing file.
+ * values of any switch that are absolute paths (or hold them) or name an
+ * existing file.
  */
 gboolean
 _stw_confine_args (const char          *root,

@@ -475,6 +475,8 @@ test_refuse_switches (void)
     "--ppapi-plugin-launcher=/tmp/x", "--remote-debugging-port=9222",
     "--remote-debugging-address=0.0.0.0", "--remote-debugging-pipe", "--js-flags=--allow-natives-syntax",
     "--remote-allow-origins=*", "--wait-for-debugger", "--zygote-cmd-prefix=x", "--debug-brk",
+    "--require=/tmp/x.js", "-r", "--import=data:text/javascript,1", "--experimental-loader=/tmp/x.mjs",
+    "--env-file=/tmp/x.env", "--register-pepper-plugins=/tmp/x.so;application/x",
   };
 
   for (guint i = 0; i < G_N_ELEMENTS (refused); i++)
@@ -528,6 +530,10 @@ test_refuse_app_root (void)
   g_autofree char *inside_profile = g_build_filename (root, "profile", NULL);
   g_autofree char *inside_switch = g_strconcat ("--user-data-dir=", inside_profile, NULL);
   g_autofree char *file_url = g_strconcat ("file://", outside_file, NULL);
+  g_autofree char *new_dir = g_build_filename (outside, "not-yet", NULL);
+  g_autofree char *prof_dir = g_strconcat ("--cpu-prof-dir=", new_dir, NULL);
+  g_autofree char *unknown_new = g_strconcat ("--some-new-switch=", new_dir, NULL);
+  g_autofree char *alias = g_strconcat ("--file-url-path-alias=/gen=", outside, NULL);
   g_autoptr(StwSessionManager) manager = stw_session_manager_new ();
   struct { const char *args[3]; const char *cwd; } cases[] = {
     { { outside_file, NULL }, NULL },
@@ -537,6 +543,10 @@ test_refuse_app_root (void)
     { { file_url, NULL }, NULL },
     { { "app.js", NULL }, outside },
     { { "../outside/app.js", NULL }, root },
+    /* Paths that do not exist yet: a file the switch creates lands there. */
+    { { prof_dir, NULL }, NULL },
+    { { unknown_new, NULL }, NULL },
+    { { alias, NULL }, NULL },
   };
 
   g_assert_cmpint (g_mkdir_with_parents (bin, 0700), ==, 0);
