@@ -1242,21 +1242,36 @@ on_attach_started (GObject      *object,
 }
 
 static void
-on_attach_connected (GObject      *object,
-                     GAsyncResult *result,
-                     gpointer      user_data)
+on_attach_verified (GObject      *object,
+                    GAsyncResult *result,
+                    gpointer      user_data)
 {
   GTask *task = user_data;
   StwSessionManager *self = g_task_get_source_object (task);
   Attach *attach = g_task_get_task_data (task);
-  g_autoptr(StwTransport) browser = NULL;
+  StwTransport *browser = STW_TRANSPORT (object);
+  g_autoptr(JsonObject) reply = NULL;
   g_autoptr(StwSession) session = NULL;
-  GError *error = NULL;
+  g_autoptr(GError) error = NULL;
 
-  browser = stw_cdp_websocket_connect_finish (result, &error);
-  if (browser == NULL)
+  /* Any well-formed answer proves a DevTools peer, a CDP error included
+   * (a page endpoint may not know the Browser domain); silence or garbage
+   * does not: attaching would only move the timeout to the next call. */
+  reply = stw_transport_call_finish (browser, result, &error);
+  if (reply == NULL && !g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED) &&
+      error->domain != STW_CDP_ERROR)
     {
-      g_task_return_error (task, error);
+      stw_transport_close (browser);
+      g_task_return_error (task, stw_error_new ("CDP_DISCONNECTED",
+                                                _("The endpoint does not answer DevTools calls: %s"),
+                                                error->message));
+      g_object_unref (task);
+      return;
+    }
+  if (reply == NULL && error->domain != STW_CDP_ERROR)
+    {
+      stw_transport_close (browser);
+      g_task_return_error (task, g_steal_pointer (&error));
       g_object_unref (task);
       return;
     }
@@ -1266,6 +1281,28 @@ on_attach_connected (GObject      *object,
   /* An attached app may have no window at all: a short first-window wait. */
   _stw_session_start_async (session, MIN (attach->timeout_ms, 2000), 0, g_task_get_cancellable (task),
                             on_attach_started, task);
+}
+
+static void
+on_attach_connected (GObject      *object,
+                     GAsyncResult *result,
+                     gpointer      user_data)
+{
+  GTask *task = user_data;
+  Attach *attach = g_task_get_task_data (task);
+  g_autoptr(StwTransport) browser = NULL;
+  GError *error = NULL;
+
+  browser = stw_cdp_websocket_connect_finish (result, &error);
+  if (browser == NULL)
+    {
+      g_task_return_error (task, error);
+      g_object_unref (task);
+      return;
+    }
+  /* One round trip before the session exists (see on_attach_verified). */
+  stw_transport_call_async (browser, "Browser.getVersion", NULL, NULL, attach->timeout_ms,
+                            g_task_get_cancellable (task), on_attach_verified, task);
 }
 
 /* The one way into the endpoint: a pid given with the attach must be

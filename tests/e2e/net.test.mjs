@@ -107,3 +107,44 @@ for (const delayMs of [0, 200]) {
     await server.client.ping();
   });
 }
+
+// An endpoint that completes the handshake and then answers every DevTools
+// call with garbage (JSON with single quotes) or not at all: the attach is
+// refused after one round trip instead of succeeding with no window and
+// leaving the next call to time out.
+for (const mode of ['garbage', 'silent']) {
+  test(`attach to an endpoint that answers DevTools calls with ${mode}: CDP_DISCONNECTED`, async (t) => {
+    const { createServer } = await import('node:http');
+    const { createHash } = await import('node:crypto');
+    const sockets = new Set();
+    const endpoint = createServer((request, response) => {
+      const port = endpoint.address().port;
+      response.end(JSON.stringify({ Browser: 'Chrome/1',
+                                    webSocketDebuggerUrl: `ws://127.0.0.1:${port}/devtools/browser/x` }));
+    });
+    endpoint.on('upgrade', (request, socket) => {
+      sockets.add(socket);
+      socket.on('error', () => {});
+      const accept = createHash('sha1')
+        .update(request.headers['sec-websocket-key'] + '258EAFA5-E914-47DA-95CA-C5AB0DC85B11').digest('base64');
+      socket.write('HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n' +
+                   `Sec-WebSocket-Accept: ${accept}\r\n\r\n`);
+      socket.on('data', () => {
+        if (mode !== 'garbage') return;
+        const text = Buffer.from("{'id':1,'result':{}}");
+        socket.write(Buffer.concat([Buffer.from([0x81, text.length]), text]));
+      });
+    });
+    await new Promise((resolve) => endpoint.listen(0, '127.0.0.1', resolve));
+    t.after(() => { for (const socket of sockets) socket.destroy(); endpoint.close(); });
+    const server = await startServer(t);
+
+    const started = performance.now();
+    const refused = failsWith(await server.call('electron_attach', { port: endpoint.address().port, timeoutMs: 1500 }),
+                              'CDP_DISCONNECTED');
+    assert.match(refused.error, /does not answer DevTools calls/);
+    assert.ok(performance.now() - started < 6000, 'refused within the attach timeout');
+    assert.equal(ok(await server.call('electron_status', {})).active_sessions, 0);
+    await server.client.ping();
+  });
+}
