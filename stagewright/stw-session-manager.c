@@ -346,7 +346,8 @@ find_electron (StwSessionManager  *self,
                gboolean            project_only,
                GError            **error)
 {
-  g_autofree char *main_dir = g_file_test (main, G_FILE_TEST_IS_DIR) ? g_strdup (main) : g_path_get_dirname (main);
+  g_autofree char *main_dir = main == NULL ? NULL
+                              : g_file_test (main, G_FILE_TEST_IS_DIR) ? g_strdup (main) : g_path_get_dirname (main);
   const char *roots[] = { self->app_root, project_only ? NULL : main_dir };
   g_autofree char *found = NULL;
 
@@ -361,12 +362,41 @@ find_electron (StwSessionManager  *self,
     found = g_find_program_in_path ("electron");
   if (found == NULL)
     {
-      GError *missing = stw_error_new ("FILE_NOT_FOUND", _("No Electron runtime found for %s"), main);
+      GError *missing = main != NULL
+                        ? stw_error_new ("FILE_NOT_FOUND", _("No Electron runtime found for %s"), main)
+                        : stw_error_new_literal ("FILE_NOT_FOUND", _("No Electron runtime in the app root or on PATH"));
       stw_error_set_hint (missing, _("Pass executablePath, or install electron in the app (node_modules/.bin/electron)"));
       g_propagate_error (error, missing);
       return NULL;
     }
   return _stw_confine_path (self->app_root, NULL, found, "runtime", error);
+}
+
+/**
+ * stw_session_manager_find_runtime:
+ * @self: a #StwSessionManager
+ * @main: (nullable): an Electron app directory or entry script
+ * @error: where to put `FILE_NOT_FOUND`, or `BAD_ARGUMENT` when the runtime
+ *   found lies outside the app root
+ *
+ * The Electron executable a launch with @main and no `executablePath`
+ * would run: the app root's `node_modules/.bin/electron`, then one next to
+ * @main, then `electron` on `PATH`, confined to the app root (see
+ * [method@Stagewright.SessionManager.set_app_root]) like every other path.
+ *
+ * Returns: (transfer full) (nullable): the resolved path
+ *
+ * Since: 1.0
+ */
+char *
+stw_session_manager_find_runtime (StwSessionManager  *self,
+                                  const char         *main,
+                                  GError            **error)
+{
+  g_return_val_if_fail (STW_IS_SESSION_MANAGER (self), NULL);
+  g_return_val_if_fail (error == NULL || *error == NULL, NULL);
+
+  return find_electron (self, main, FALSE, error);
 }
 
 static guint

@@ -163,6 +163,10 @@ STW_AVAILABLE_IN_1_0
 void stw_session_manager_set_app_root (StwSessionManager *self,
                                        const char *app_root);
 STW_AVAILABLE_IN_1_0
+char *stw_session_manager_find_runtime (StwSessionManager *self,
+                                        const char *main,
+                                        GError **error);
+STW_AVAILABLE_IN_1_0
 void stw_session_manager_launch_async (StwSessionManager *self,
                                        StwLaunchOptions *options,
                                        GCancellable *cancellable,

@@ -2551,6 +2551,30 @@ test_core_doctor (void)
   g_assert_cmpstr (check_status (configured, "eval_policy"), ==, "warn");
   g_assert_false (json_object_get_boolean_member (configured, "doctor_ok"));
 
+  /* The runtime a launch would use is found the launch's way: one that
+   * links outside the root fails here as the launch would refuse it. */
+  {
+    g_autofree char *outside = g_dir_make_tmp ("stw-doctor-out-XXXXXX", NULL);
+    g_autofree char *bin = g_build_filename (app_root, "node_modules", ".bin", NULL);
+    g_autofree char *link = g_build_filename (bin, "electron", NULL);
+    g_autofree char *target = g_build_filename (outside, "electron", NULL);
+    g_autofree char *modules = g_build_filename (app_root, "node_modules", NULL);
+    g_autoptr(JsonObject) escaped = NULL;
+
+    g_assert_true (g_file_set_contents (target, "#!/bin/sh\nexit 0\n", -1, NULL));
+    g_assert_no_errno (g_chmod (target, 0700));
+    g_assert_no_errno (g_mkdir_with_parents (bin, 0700));
+    g_assert_no_errno (symlink (target, link));
+    escaped = call (dispatcher, "electron_doctor", NULL);
+    assert_doctor_shape (escaped);
+    g_assert_cmpstr (check_status (escaped, "electron"), ==, "fail");
+    g_assert_no_errno (g_unlink (link));
+    g_assert_no_errno (g_rmdir (bin));
+    g_assert_no_errno (g_rmdir (modules));
+    g_assert_no_errno (g_unlink (target));
+    g_assert_no_errno (g_rmdir (outside));
+  }
+
   /* Essential hides it; debug shows it. */
   stw_dispatcher_set_tool_profile (dispatcher, STW_TOOL_PROFILE_ESSENTIAL);
   hidden = call (dispatcher, "electron_doctor", NULL);

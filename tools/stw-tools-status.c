@@ -136,20 +136,6 @@ find_chromium (void)
   return NULL;
 }
 
-static char *
-find_electron (StwDispatcher *dispatcher)
-{
-  const char *app_root = stw_dispatcher_get_app_root (dispatcher);
-
-  if (app_root != NULL)
-    {
-      g_autofree char *local = g_build_filename (app_root, "node_modules", ".bin", "electron", NULL);
-      if (g_file_test (local, G_FILE_TEST_IS_EXECUTABLE))
-        return g_steal_pointer (&local);
-    }
-  return g_find_program_in_path ("electron");
-}
-
 static void
 check_directory (Doctor     *doctor,
                  const char *id,
@@ -187,7 +173,9 @@ doctor_finish (Doctor     *doctor,
   StwDispatcher *dispatcher = stw_invocation_get_dispatcher (doctor->invocation);
   g_autoptr(JsonObject) payload = json_object_new ();
   g_autofree char *chromium = find_chromium ();
-  g_autofree char *electron = find_electron (dispatcher);
+  g_autoptr(GError) runtime_error = NULL;
+  g_autofree char *electron = stw_session_manager_find_runtime (stw_dispatcher_get_session_manager (dispatcher),
+                                                                NULL, &runtime_error);
   StwEvalTarget eval = stw_dispatcher_get_allow_eval (dispatcher);
   const char *display = g_getenv ("DISPLAY");
   const char *wayland = g_getenv ("WAYLAND_DISPLAY");
@@ -208,6 +196,9 @@ doctor_finish (Doctor     *doctor,
       message = g_strdup_printf (_("Electron runtime at %s"), electron);
       add_check (doctor, "electron", "pass", message, NULL);
     }
+  else if (g_error_matches (runtime_error, STW_ERROR, STW_ERROR_BAD_ARGUMENT))
+    add_check (doctor, "electron", "fail", runtime_error->message,
+               _("The runtime launch would use lies outside --app-root; install electron inside the root"));
   else
     add_check (doctor, "electron", "warn", _("No Electron runtime on PATH or in the app root"),
                _("Pass executablePath to electron_launch, or install electron in the app root"));
