@@ -26,6 +26,8 @@ G_BEGIN_DECLS
 #define STW_JSON_BYTES_PER_VALUE 8
 #define STW_JSON_MIN_VALUES ((gsize) 16 << 10)
 gsize     stw_json_value_budget (gsize length);
+const char *stw_json_get_string (JsonObject *object,
+                                 const char *member);
 
 #define STW_JSON_ERROR (stw_json_error_quark ())
 

@@ -497,6 +497,23 @@ fail:
 }
 
 /**
+ * stw_json_get_string:
+ * @object: (nullable): an object from a peer's message
+ * @member: a member name
+ *
+ * A string member of a peer's object, when both are there.
+ *
+ * Returns: (nullable): the string, or %NULL when @object is %NULL or the
+ *   member is missing or not a string
+ */
+const char *
+stw_json_get_string (JsonObject *object,
+                     const char *member)
+{
+  return object ? json_object_get_string_member_with_default (object, member, NULL) : NULL;
+}
+
+/**
  * stw_json_value_budget:
  * @length: the length of a message's text, in bytes
  *

@@ -351,13 +351,6 @@ _stw_session_add_surface (StwSession     *self,
   return surface;
 }
 
-static const char *
-json_string (JsonObject *object,
-             const char *member)
-{
-  return object ? json_object_get_string_member_with_default (object, member, NULL) : NULL;
-}
-
 static void
 on_transport_closed (StwTransport *transport,
                      const GError *error,
@@ -1533,16 +1526,16 @@ on_browser_version (GObject      *object,
       json_object_set_object_member (info, "versions", versions);
     }
   /* The browser's own word wins for Chromium and V8. */
-  json_object_set_string_member (versions, "chrome_product", json_string (reply, "product"));
-  if (json_string (reply, "jsVersion") != NULL)
-    json_object_set_string_member (versions, "v8", json_string (reply, "jsVersion"));
+  json_object_set_string_member (versions, "chrome_product", stw_json_get_string (reply, "product"));
+  if (stw_json_get_string (reply, "jsVersion") != NULL)
+    json_object_set_string_member (versions, "v8", stw_json_get_string (reply, "jsVersion"));
   if (!json_object_has_member (versions, "chrome") || json_object_get_null_member (versions, "chrome"))
     {
-      const char *product = json_string (reply, "product");
+      const char *product = stw_json_get_string (reply, "product");
       const char *slash = product ? strchr (product, '/') : NULL;
       json_object_set_string_member (versions, "chrome", slash ? slash + 1 : product);
     }
-  json_object_set_string_member (info, "protocol_version", json_string (reply, "protocolVersion"));
+  json_object_set_string_member (info, "protocol_version", stw_json_get_string (reply, "protocolVersion"));
   g_task_return_pointer (task, json_object_ref (info), (GDestroyNotify) json_object_unref);
 }
 

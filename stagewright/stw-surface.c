@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "stw-error-registry.h"
+#include "stw-json-private.h"
 #include "stw-session-private.h"
 #include "stw-surface-private.h"
 #include "stw-sync-private.h"
@@ -1045,13 +1046,6 @@ check_usable (StwSurface *self)
   return NULL;
 }
 
-static const char *
-json_string (JsonObject *object,
-             const char *member)
-{
-  return object ? json_object_get_string_member_with_default (object, member, NULL) : NULL;
-}
-
 static void
 drop_world (StwSurface *self)
 {
@@ -1093,7 +1087,7 @@ on_frame_navigated (StwTransport *transport,
   JsonObject *frame = json_object_get_object_member (params, "frame");
 
   if (g_strcmp0 (session_id, self->cdp_session_id) == 0 &&
-      g_strcmp0 (json_string (frame, "id"), stw_surface_get_frame_id (self)) == 0)
+      g_strcmp0 (stw_json_get_string (frame, "id"), stw_surface_get_frame_id (self)) == 0)
     drop_world (self);
 }
 
@@ -1135,10 +1129,10 @@ _stw_remote_value (JsonObject  *reply,
     {
       JsonObject *details = json_object_get_object_member (reply, "exceptionDetails");
       JsonObject *exception = details ? json_object_get_object_member (details, "exception") : NULL;
-      const char *text = json_string (exception, "description");
+      const char *text = stw_json_get_string (exception, "description");
 
       if (text == NULL)
-        text = json_string (details, "text");
+        text = stw_json_get_string (details, "text");
       g_propagate_error (error, stw_error_new ("EVAL_RUNTIME_ERROR", "%s", text ? text : "The evaluated code threw"));
       return NULL;
     }
@@ -1400,7 +1394,7 @@ on_captured (GObject      *object,
       g_task_return_error (task, g_steal_pointer (&error));
       return;
     }
-  data = json_string (reply, "data");
+  data = stw_json_get_string (reply, "data");
   if (data == NULL)
     {
       g_task_return_error (task, stw_error_new ("INTERNAL_ERROR", _("The browser returned no image")));

@@ -9,16 +9,10 @@
  */
 #include "config.h"
 
+#include "stw-json-private.h"
 #include "stw-session-private.h"
 #include "stw-surface-private.h"
 #include "stw-targets-private.h"
-
-static const char *
-json_string (JsonObject *object,
-             const char *member)
-{
-  return object ? json_object_get_string_member_with_default (object, member, NULL) : NULL;
-}
 
 static void
 auto_attach (StwTransport *transport,
@@ -40,9 +34,9 @@ on_attached (StwTransport *transport,
              StwSession   *self)
 {
   JsonObject *info = json_object_get_object_member (params, "targetInfo");
-  const char *cdp_session = json_string (params, "sessionId");
-  const char *type = json_string (info, "type");
-  const char *target_id = json_string (info, "targetId");
+  const char *cdp_session = stw_json_get_string (params, "sessionId");
+  const char *type = stw_json_get_string (info, "type");
+  const char *target_id = stw_json_get_string (info, "targetId");
   StwSurface *parent = NULL;
   StwSurfaceKind kind;
 
@@ -67,7 +61,7 @@ on_attached (StwTransport *transport,
     parent = _stw_session_find_surface_by (self, NULL, parent_session_id, NULL);
   if (_stw_session_find_surface_by (self, target_id, NULL, NULL) == NULL)
     _stw_session_add_surface (self, kind, parent, target_id, cdp_session, NULL,
-                              json_string (info, "title"), json_string (info, "url"));
+                              stw_json_get_string (info, "title"), stw_json_get_string (info, "url"));
 
   /* Follow the page's own out-of-process frames and guests. */
   auto_attach (transport, cdp_session);
@@ -82,7 +76,7 @@ on_detached (StwTransport *transport,
              const char   *session_id,
              StwSession   *self)
 {
-  StwSurface *surface = _stw_session_find_surface_by (self, NULL, json_string (params, "sessionId"), NULL);
+  StwSurface *surface = _stw_session_find_surface_by (self, NULL, stw_json_get_string (params, "sessionId"), NULL);
 
   if (surface != NULL)
     _stw_session_close_surface (self, surface);
@@ -95,7 +89,7 @@ on_target_destroyed (StwTransport *transport,
                      const char   *session_id,
                      StwSession   *self)
 {
-  StwSurface *surface = _stw_session_find_surface_by (self, json_string (params, "targetId"), NULL, NULL);
+  StwSurface *surface = _stw_session_find_surface_by (self, stw_json_get_string (params, "targetId"), NULL, NULL);
 
   if (surface != NULL)
     _stw_session_close_surface (self, surface);
@@ -109,12 +103,12 @@ on_target_info_changed (StwTransport *transport,
                         StwSession   *self)
 {
   JsonObject *info = json_object_get_object_member (params, "targetInfo");
-  StwSurface *surface = _stw_session_find_surface_by (self, json_string (info, "targetId"), NULL, NULL);
+  StwSurface *surface = _stw_session_find_surface_by (self, stw_json_get_string (info, "targetId"), NULL, NULL);
 
   if (surface == NULL)
     return;
-  _stw_surface_set_title (surface, json_string (info, "title"));
-  _stw_surface_set_url (surface, json_string (info, "url"));
+  _stw_surface_set_title (surface, stw_json_get_string (info, "title"));
+  _stw_surface_set_url (surface, stw_json_get_string (info, "url"));
 }
 
 void
@@ -142,7 +136,7 @@ collect_frames (StwSession *self,
     {
       JsonObject *child = json_array_get_object_element (children, i);
       JsonObject *frame = json_object_get_object_member (child, "frame");
-      const char *frame_id = json_string (frame, "id");
+      const char *frame_id = stw_json_get_string (frame, "id");
       StwSurface *surface;
 
       if (frame_id == NULL)
@@ -151,9 +145,9 @@ collect_frames (StwSession *self,
       if (surface == NULL)
         surface = _stw_session_add_surface (self, STW_SURFACE_KIND_FRAME, page, stw_surface_get_target_id (page),
                                             stw_surface_get_cdp_session_id (page), frame_id,
-                                            json_string (frame, "name"), json_string (frame, "url"));
+                                            stw_json_get_string (frame, "name"), stw_json_get_string (frame, "url"));
       else
-        _stw_surface_set_url (surface, json_string (frame, "url"));
+        _stw_surface_set_url (surface, stw_json_get_string (frame, "url"));
       g_ptr_array_add (seen, surface);
       collect_frames (self, surface, child, seen);
     }
@@ -237,12 +231,12 @@ on_targets (GObject      *object,
   for (guint i = 0; infos != NULL && i < json_array_get_length (infos); i++)
     {
       JsonObject *info = json_array_get_object_element (infos, i);
-      StwSurface *surface = info ? _stw_session_find_surface_by (self, json_string (info, "targetId"), NULL, NULL) : NULL;
+      StwSurface *surface = info ? _stw_session_find_surface_by (self, stw_json_get_string (info, "targetId"), NULL, NULL) : NULL;
 
       if (surface == NULL || _stw_surface_get_subframe_id (surface) != NULL)
         continue;
-      _stw_surface_set_title (surface, json_string (info, "title"));
-      _stw_surface_set_url (surface, json_string (info, "url"));
+      _stw_surface_set_title (surface, stw_json_get_string (info, "title"));
+      _stw_surface_set_url (surface, stw_json_get_string (info, "url"));
     }
   refresh_done (task);
 }
