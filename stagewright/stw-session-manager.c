@@ -1288,20 +1288,15 @@ on_attach_verified (GObject      *object,
    * (a page endpoint may not know the Browser domain); silence or garbage
    * does not: attaching would only move the timeout to the next call. */
   reply = stw_transport_call_finish (browser, result, &error);
-  if (reply == NULL && !g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED) &&
-      error->domain != STW_CDP_ERROR)
-    {
-      stw_transport_close (browser);
-      g_task_return_error (task, stw_error_new ("CDP_DISCONNECTED",
-                                                _("The endpoint does not answer DevTools calls: %s"),
-                                                error->message));
-      g_object_unref (task);
-      return;
-    }
   if (reply == NULL && error->domain != STW_CDP_ERROR)
     {
       stw_transport_close (browser);
-      g_task_return_error (task, g_steal_pointer (&error));
+      if (g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
+        g_task_return_error (task, g_steal_pointer (&error));
+      else
+        g_task_return_error (task, stw_error_new ("CDP_DISCONNECTED",
+                                                  _("The endpoint does not answer DevTools calls: %s"),
+                                                  error->message));
       g_object_unref (task);
       return;
     }
