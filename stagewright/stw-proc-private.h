@@ -16,6 +16,7 @@ gboolean _stw_proc_check_pid_range     (gint64       pid,
 GPid     _stw_proc_find_listener       (guint        port);
 gboolean _stw_proc_check_endpoint_pid  (GPid         pid,
                                         guint        port,
+                                        GPid        *holder,
                                         GError     **error);
 gboolean _stw_proc_catches_signal      (GPid         pid,
                                         int          signo);

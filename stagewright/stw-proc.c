@@ -251,6 +251,8 @@ is_holder_or_ancestor (GPid pid,
  * _stw_proc_check_endpoint_pid:
  * @pid: the pid a caller says is the endpoint's
  * @port: the TCP port of the endpoint we are connected to
+ * @holder: (out) (optional): the listening process @pid was proven by
+ *   (@pid itself, or the descendant of it that holds the socket)
  * @error: `BAD_ARGUMENT`, with the rule in its details
  *
  * Whether @pid may be signalled on behalf of the endpoint on @port: it
@@ -263,6 +265,7 @@ is_holder_or_ancestor (GPid pid,
 gboolean
 _stw_proc_check_endpoint_pid (GPid     pid,
                               guint    port,
+                              GPid    *holder,
                               GError **error)
 {
   g_autoptr(GHashTable) inodes = NULL;
@@ -281,7 +284,11 @@ _stw_proc_check_endpoint_pid (GPid     pid,
   holders = socket_holders (inodes);
   for (guint i = 0; i < holders->len; i++)
     if (is_holder_or_ancestor (pid, g_array_index (holders, GPid, i)))
-      return TRUE;
+      {
+        if (holder != NULL)
+          *holder = g_array_index (holders, GPid, i);
+        return TRUE;
+      }
 
   {
     GError *refused = pid_error (ENDPOINT_RULE,

@@ -1350,14 +1350,14 @@ attach_connect (GTask      *task,
                                                    "to be its process"), url);
           goto fail;
         }
-      if (!_stw_proc_check_endpoint_pid (attach->pid, (guint) port, &error))
+      /* A wrapper or parent may be named: killing it alone could leave
+       * the endpoint running, so the listener it was proven by goes with
+       * it. */
+      if (!_stw_proc_check_endpoint_pid (attach->pid, (guint) port, &attach->holder, &error))
         {
           stw_error_add_next_action (error, "electron_discover_running()");
           goto fail;
         }
-      /* A wrapper or parent was named: killing it alone could leave the
-       * endpoint running, so its listener goes with it. */
-      attach->holder = _stw_proc_find_listener ((guint) port);
     }
   stw_cdp_websocket_connect_async (url, attach->timeout_ms, g_task_get_cancellable (task),
                                    on_attach_connected, task);

@@ -1017,8 +1017,8 @@ test_attach_ancestor_stop (void)
   listener = _stw_proc_find_listener (browser->port);
   g_assert_cmpint (listener, >, 0);
   g_assert_cmpint (listener, !=, browser->pid);
-  g_assert_true (_stw_proc_check_endpoint_pid (browser->pid, browser->port, NULL));
-  g_assert_true (_stw_proc_check_endpoint_pid (listener, browser->port, NULL));
+  g_assert_true (_stw_proc_check_endpoint_pid (browser->pid, browser->port, NULL, NULL));
+  g_assert_true (_stw_proc_check_endpoint_pid (listener, browser->port, NULL, NULL));
 
   stw_dispatcher_add_core_tools (dispatcher);
   args = g_strdup_printf ("{\"port\":%u,\"pid\":%d}", browser->port, (int) browser->pid);
