@@ -19,6 +19,7 @@
 #include "stw-dispatcher.h"
 #include "stw-core-provider.h"
 #include "stw-mcp-server.h"
+#include "stw-target.h"
 #include "stw-surface.h"
 #include "stw-launch-options.h"
 #include "stw-session.h"

@@ -5,6 +5,7 @@
 #pragma once
 
 #include "stw-launcher-private.h"
+#include "stw-refs-private.h"
 #include "stw-session.h"
 #include "stw-transport.h"
 
@@ -52,5 +53,10 @@ StwSurface   *_stw_session_add_surface     (StwSession     *self,
                                             const char     *url);
 void          _stw_session_close_surface   (StwSession *self,
                                             StwSurface *surface);
+/* Any surface ever seen, closed ones too; NULL when the id is unknown. */
+StwSurface   *_stw_session_lookup_surface  (StwSession *self,
+                                            const char *id);
+/* The session's refs (docs/page-ops.md). */
+StwRefTable  *_stw_session_get_refs        (StwSession *self);
 
 G_END_DECLS

@@ -57,6 +57,7 @@ struct _StwSession
   guint              next_window;
   char              *active_window_id;
   char              *active_surface_id;
+  StwRefTable       *refs;
 
   GTask             *first_window_task;
   GSource           *first_window_timeout;
@@ -143,6 +144,7 @@ stw_session_finalize (GObject *object)
   g_free (self->active_window_id);
   g_free (self->active_surface_id);
   g_ptr_array_unref (self->surfaces);
+  _stw_ref_table_free (self->refs);
   g_weak_ref_clear (&self->manager);
   g_main_context_unref (self->context);
   G_OBJECT_CLASS (stw_session_parent_class)->finalize (object);
@@ -197,6 +199,7 @@ static void
 stw_session_init (StwSession *self)
 {
   self->surfaces = g_ptr_array_new_with_free_func (g_object_unref);
+  self->refs = _stw_ref_table_new ();
   g_weak_ref_init (&self->manager, NULL);
   self->running = TRUE;
   self->context = g_main_context_ref_thread_default ();
@@ -299,6 +302,7 @@ _stw_session_close_surface (StwSession *self,
   if (stw_surface_is_closed (surface))
     return;
   _stw_surface_set_closed (surface);
+  _stw_ref_table_retire_surface (self->refs, stw_surface_get_id (surface));
 
   /* Frames and guests of a closed page close with it. */
   for (guint i = 0; i < self->surfaces->len; i++)
@@ -311,6 +315,19 @@ _stw_session_close_surface (StwSession *self,
   if (stw_surface_get_kind (surface) == STW_SURFACE_KIND_WINDOW)
     g_signal_emit (self, signals[WINDOW_REMOVED], 0, surface);
   repair_active (self);
+}
+
+StwRefTable *
+_stw_session_get_refs (StwSession *self)
+{
+  return self->refs;
+}
+
+StwSurface *
+_stw_session_lookup_surface (StwSession *self,
+                             const char *id)
+{
+  return find_surface (self, id);
 }
 
 StwSurface *

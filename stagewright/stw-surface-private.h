@@ -5,6 +5,7 @@
 #pragma once
 
 #include "stw-surface.h"
+#include "stw-target.h"
 #include "stw-transport.h"
 
 G_BEGIN_DECLS
@@ -49,6 +50,43 @@ void        _stw_surface_call_script_async  (StwSurface          *self,
 JsonNode   *_stw_surface_call_script_finish (StwSurface    *self,
                                              GAsyncResult  *result,
                                              GError       **error);
+
+/* Runs an op of the page-side module (docs/page-ops.md) with @args in the
+ * surface's isolated world: one round trip. A failure the op reports
+ * becomes a registry error with its code and details; @world_id (may be
+ * NULL) tells which world answered, for element keys. */
+void        _stw_surface_call_page_async    (StwSurface          *self,
+                                             const char          *op,
+                                             JsonObject          *args,
+                                             GCancellable        *cancellable,
+                                             GAsyncReadyCallback  callback,
+                                             gpointer             user_data);
+JsonNode   *_stw_surface_call_page_finish   (StwSurface    *self,
+                                             GAsyncResult  *result,
+                                             gint64        *world_id,
+                                             GError       **error);
+
+/* Runs a page op that takes an element (an `S.elementOp` of the module) on
+ * the element @target names (stw-element.c): a ref runs in its own
+ * surface, which may be a frame of this one, and moves or fails as
+ * docs/page-ops.md says. The answer's `target` becomes `{ref, role, name}`;
+ * @acted_on (may be NULL) gets the surface the op ran in. */
+void        _stw_surface_element_op_async  (StwSurface          *self,
+                                            const StwTarget     *target,
+                                            const char          *op,
+                                            JsonObject          *args,
+                                            GCancellable        *cancellable,
+                                            GAsyncReadyCallback  callback,
+                                            gpointer             user_data);
+JsonObject *_stw_surface_element_op_finish (StwSurface    *self,
+                                            GAsyncResult  *result,
+                                            StwSurface   **acted_on,
+                                            GError       **error);
+/* The ref of an element a page op described as `{key, fp, role, name}`
+ * (from world @world_id), made when it has none; 0 without a session. */
+guint       _stw_surface_bind_ref          (StwSurface *self,
+                                            gint64      world_id,
+                                            JsonObject *info);
 
 /* Evaluates an expression in the surface's isolated world (frames) — the
  * path of stw_session_evaluate_renderer_async() for a frame surface. */

@@ -20,6 +20,44 @@
 
 GResource *stw_get_resource (void);
 
+/* The page-side module (docs/page-ops.md): these files of js/, joined in
+ * this order, run once in every isolated world a surface makes. */
+static const char * const STW_PAGE_MODULE[] = {
+  "core.js",
+};
+
+/* The one function every page call runs: an op of the module, by name. */
+#define PAGE_CALL_FUNCTION "function (op, args) { return globalThis.__stagewright.call (op, args); }"
+
+static const char *
+page_module_source (void)
+{
+  static gsize once;
+  static char *source;
+
+  if (g_once_init_enter (&once))
+    {
+      GString *joined = g_string_new ("(() => {\nif (globalThis.__stagewright) return;\n");
+
+      for (guint i = 0; i < G_N_ELEMENTS (STW_PAGE_MODULE); i++)
+        {
+          g_autofree char *path = g_strconcat (SCRIPT_RESOURCE_PREFIX, STW_PAGE_MODULE[i], NULL);
+          g_autoptr(GBytes) part = g_resource_lookup_data (stw_get_resource (), path,
+                                                           G_RESOURCE_LOOKUP_FLAGS_NONE, NULL);
+
+          /* A missing part is a packaging bug, not a runtime condition. */
+          g_assert (part != NULL);
+          g_string_append_printf (joined, "// --- %s\n", STW_PAGE_MODULE[i]);
+          g_string_append_len (joined, g_bytes_get_data (part, NULL), g_bytes_get_size (part));
+          g_string_append_c (joined, '\n');
+        }
+      g_string_append (joined, "})();\n");
+      source = g_string_free (joined, FALSE);
+      g_once_init_leave (&once, 1);
+    }
+  return source;
+}
+
 /* --- StwScreenshotOptions ------------------------------------------------ */
 
 struct _StwScreenshotOptions
@@ -1206,29 +1244,15 @@ call_in_world (GTask *task)
                             g_task_get_cancellable (task), on_world_called, task);
 }
 
+/* Hands every call waiting for the world to it, or fails them. */
 static void
-on_world_created (GObject      *object,
-                  GAsyncResult *result,
-                  gpointer      user_data)
+flush_world_waiters (StwSurface   *self,
+                     const GError *error)
 {
-  g_autoptr(StwSurface) self = user_data;
-  g_autoptr(JsonObject) reply = NULL;
-  g_autoptr(GError) error = NULL;
-  g_autoptr(GPtrArray) waiters = NULL;
+  g_autoptr(GPtrArray) waiters = g_steal_pointer (&self->world_waiters);
 
-  reply = stw_transport_call_finish (STW_TRANSPORT (object), result, &error);
   self->world_pending = FALSE;
-  waiters = g_steal_pointer (&self->world_waiters);
   self->world_waiters = g_ptr_array_new ();
-
-  if (reply != NULL && json_object_get_int_member_with_default (reply, "executionContextId", 0) <= 0)
-    error = stw_error_new ("INTERNAL_ERROR", _("The browser made no isolated world"));
-  if (error == NULL)
-    {
-      self->world_id = json_object_get_int_member (reply, "executionContextId");
-      g_debug ("Surface %s: isolated world %" G_GINT64_FORMAT, self->id, self->world_id);
-    }
-
   for (guint i = 0; i < waiters->len; i++)
     {
       GTask *task = g_ptr_array_index (waiters, i);
@@ -1241,6 +1265,73 @@ on_world_created (GObject      *object,
       else
         call_in_world (task);
     }
+}
+
+static void
+on_module_installed (GObject      *object,
+                     GAsyncResult *result,
+                     gpointer      user_data)
+{
+  g_autoptr(StwSurface) self = user_data;
+  g_autoptr(JsonObject) reply = NULL;
+  g_autoptr(JsonNode) value = NULL;
+  g_autoptr(GError) error = NULL;
+
+  reply = stw_transport_call_finish (STW_TRANSPORT (object), result, &error);
+  if (reply != NULL)
+    value = _stw_remote_value (reply, &error);
+  if (error != NULL)
+    {
+      /* The world went (navigation) or the module threw: either way this
+       * world is of no use, and the next call makes a new one. */
+      g_debug ("Surface %s: page module not installed: %s", self->id, error->message);
+      self->world_id = 0;
+      /* A world that went meanwhile: the calls find that out themselves
+       * and make a new one. */
+      if (is_stale_context (error))
+        g_clear_error (&error);
+      else
+        {
+          g_clear_error (&error);
+          error = stw_error_new ("INTERNAL_ERROR", _("The page-side module could not be installed"));
+        }
+    }
+  flush_world_waiters (self, error);
+}
+
+static void
+on_world_created (GObject      *object,
+                  GAsyncResult *result,
+                  gpointer      user_data)
+{
+  g_autoptr(StwSurface) self = user_data;
+  g_autoptr(JsonObject) reply = NULL;
+  g_autoptr(JsonObject) params = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autofree char *expression = NULL;
+
+  reply = stw_transport_call_finish (STW_TRANSPORT (object), result, &error);
+  if (reply != NULL && json_object_get_int_member_with_default (reply, "executionContextId", 0) <= 0)
+    error = stw_error_new ("INTERNAL_ERROR", _("The browser made no isolated world"));
+  if (error != NULL)
+    {
+      flush_world_waiters (self, error);
+      return;
+    }
+
+  self->world_id = json_object_get_int_member (reply, "executionContextId");
+  g_debug ("Surface %s: isolated world %" G_GINT64_FORMAT, self->id, self->world_id);
+
+  /* The page-side module goes in before any call runs there, and learns
+   * which world it is so a key of another world is never taken for one
+   * of its own. */
+  expression = g_strdup_printf ("%s\nglobalThis.__stagewright.world = %" G_GINT64_FORMAT ";\n",
+                                page_module_source (), self->world_id);
+  params = json_object_new ();
+  json_object_set_string_member (params, "expression", expression);
+  json_object_set_int_member (params, "contextId", self->world_id);
+  stw_transport_call_async (self->transport, "Runtime.evaluate", params, self->cdp_session_id, 0,
+                            NULL, on_module_installed, g_object_ref (self));
 }
 
 /* Runs the task's call in the isolated world, making the world first when
@@ -1258,12 +1349,13 @@ ensure_world (GTask *task)
       g_object_unref (task);
       return;
     }
-  if (self->world_id != 0)
+  if (self->world_id != 0 && !self->world_pending)
     {
       call_in_world (task);
       return;
     }
 
+  /* Also while the page-side module is going into a new world. */
   g_ptr_array_add (self->world_waiters, task);
   if (self->world_pending)
     return;
@@ -1371,6 +1463,77 @@ _stw_surface_evaluate_isolated_finish (StwSurface    *self,
   g_return_val_if_fail (g_task_is_valid (result, self), NULL);
   g_return_val_if_fail (g_task_get_source_tag (G_TASK (result)) == _stw_surface_evaluate_isolated_async, NULL);
   return g_task_propagate_pointer (G_TASK (result), error);
+}
+
+/* A page op's answer: its value, or the registry error it failed with. */
+static JsonNode *
+page_answer (JsonNode  *value,
+             GError   **error)
+{
+  JsonObject *object = JSON_NODE_HOLDS_OBJECT (value) ? json_node_get_object (value) : NULL;
+  JsonObject *failure = object && json_object_has_member (object, "__error")
+                        ? json_object_get_object_member (object, "__error") : NULL;
+  const char *code;
+  GError *page_error;
+
+  if (failure == NULL)
+    return json_node_ref (value);
+
+  code = stw_json_get_string (failure, "code");
+  if (code == NULL || !stw_error_code_from_string (code, NULL))
+    code = "INTERNAL_ERROR";
+  page_error = stw_error_new (code, "%s", stw_json_get_string (failure, "message") ?: "");
+  if (json_object_has_member (failure, "details") &&
+      JSON_NODE_HOLDS_OBJECT (json_object_get_member (failure, "details")))
+    stw_error_set_details (page_error, json_object_get_object_member (failure, "details"));
+  g_propagate_error (error, page_error);
+  return NULL;
+}
+
+void
+_stw_surface_call_page_async (StwSurface          *self,
+                              const char          *op,
+                              JsonObject          *args,
+                              GCancellable        *cancellable,
+                              GAsyncReadyCallback  callback,
+                              gpointer             user_data)
+{
+  g_autoptr(JsonObject) params = json_object_new ();
+  JsonArray *call_args = json_array_new ();
+  JsonObject *arg;
+
+  json_object_set_string_member (params, "functionDeclaration", PAGE_CALL_FUNCTION);
+  arg = json_object_new ();
+  json_object_set_string_member (arg, "value", op);
+  json_array_add_object_element (call_args, arg);
+  arg = json_object_new ();
+  if (args != NULL)
+    json_object_set_object_member (arg, "value", json_object_ref (args));
+  else
+    json_object_set_object_member (arg, "value", json_object_new ());
+  json_array_add_object_element (call_args, arg);
+  json_object_set_array_member (params, "arguments", call_args);
+  start_world_call (self, "Runtime.callFunctionOn", params, _stw_surface_call_page_async,
+                    cancellable, callback, user_data);
+}
+
+JsonNode *
+_stw_surface_call_page_finish (StwSurface    *self,
+                               GAsyncResult  *result,
+                               gint64        *world_id,
+                               GError       **error)
+{
+  g_autoptr(JsonNode) value = NULL;
+
+  g_return_val_if_fail (g_task_is_valid (result, self), NULL);
+  g_return_val_if_fail (g_task_get_source_tag (G_TASK (result)) == _stw_surface_call_page_async, NULL);
+
+  if (world_id != NULL)
+    *world_id = ((WorldCall *) g_task_get_task_data (G_TASK (result)))->world_id;
+  value = g_task_propagate_pointer (G_TASK (result), error);
+  if (value == NULL)
+    return NULL;
+  return page_answer (value, error);
 }
 
 /* --- screenshots --------------------------------------------------------- */

@@ -1,0 +1,70 @@
+/* stw-refs-private.h: a session's refs, bound to elements by identity
+ *
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+#pragma once
+
+#include <json-glib/json-glib.h>
+
+G_BEGIN_DECLS
+
+/* One ref (docs/page-ops.md): the element it names is key @key of the
+ * isolated world @world_id of surface @surface_id. A gone ref stays gone:
+ * its number is never given to another element. */
+typedef struct
+{
+  guint     ref;
+  char     *surface_id;
+  gint64    world_id;
+  gint64    key;
+  char     *fingerprint;
+  char     *role;
+  char     *name;
+  gboolean  gone;
+} StwRef;
+
+typedef struct _StwRefTable StwRefTable;
+
+StwRefTable  *_stw_ref_table_new     (void);
+void          _stw_ref_table_free    (StwRefTable *table);
+
+/* The ref with that number, gone or not; NULL when it was never given. */
+const StwRef *_stw_ref_table_lookup  (StwRefTable *table,
+                                      guint        ref);
+/* The live ref of an element, or 0. */
+guint         _stw_ref_table_find    (StwRefTable *table,
+                                      const char  *surface_id,
+                                      gint64       world_id,
+                                      gint64       key);
+/* The element's ref, made when it has none; what it knows of the element
+ * (fingerprint, role, name) is refreshed. */
+guint         _stw_ref_table_bind    (StwRefTable *table,
+                                      const char  *surface_id,
+                                      gint64       world_id,
+                                      gint64       key,
+                                      const char  *fingerprint,
+                                      const char  *role,
+                                      const char  *name);
+/* Moves a live ref to another element of its surface (a replaced node
+ * whose fingerprint only one element has). */
+void          _stw_ref_table_rebind  (StwRefTable *table,
+                                      guint        ref,
+                                      gint64       world_id,
+                                      gint64       key);
+/* The element is gone: the ref is refused from now on. */
+void          _stw_ref_table_retire  (StwRefTable *table,
+                                      guint        ref);
+/* The live refs of a surface, in the order they were made (StwRef *,
+ * owned by the table). */
+GPtrArray    *_stw_ref_table_list    (StwRefTable *table,
+                                      const char  *surface_id);
+/* Up to @max live refs of @stale's surface that look like it, best first,
+ * as `[{ref, role, name}]`. */
+JsonArray    *_stw_ref_table_similar (StwRefTable  *table,
+                                      const StwRef *stale,
+                                      guint         max);
+/* Every ref of a surface is gone (it closed). */
+void          _stw_ref_table_retire_surface (StwRefTable *table,
+                                             const char  *surface_id);
+
+G_END_DECLS

@@ -1,0 +1,284 @@
+/* stw-refs.c: a session's refs, bound to elements by identity
+ *
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+#include "config.h"
+
+#include <string.h>
+
+#include "stw-refs-private.h"
+
+struct _StwRefTable
+{
+  GPtrArray  *refs;     /* StwRef *, index ref - 1: numbers are never reused */
+  GHashTable *live;     /* "surface world key" -> ref (GUINT_TO_POINTER) */
+};
+
+static char *
+element_id (const char *surface_id,
+            gint64      world_id,
+            gint64      key)
+{
+  return g_strdup_printf ("%s %" G_GINT64_FORMAT " %" G_GINT64_FORMAT, surface_id, world_id, key);
+}
+
+static void
+stw_ref_free (StwRef *ref)
+{
+  g_free (ref->surface_id);
+  g_free (ref->fingerprint);
+  g_free (ref->role);
+  g_free (ref->name);
+  g_free (ref);
+}
+
+StwRefTable *
+_stw_ref_table_new (void)
+{
+  StwRefTable *table = g_new0 (StwRefTable, 1);
+
+  table->refs = g_ptr_array_new_with_free_func ((GDestroyNotify) stw_ref_free);
+  table->live = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
+  return table;
+}
+
+void
+_stw_ref_table_free (StwRefTable *table)
+{
+  if (table == NULL)
+    return;
+  g_ptr_array_unref (table->refs);
+  g_hash_table_unref (table->live);
+  g_free (table);
+}
+
+static StwRef *
+get_ref (StwRefTable *table,
+         guint        ref)
+{
+  if (ref == 0 || ref > table->refs->len)
+    return NULL;
+  return g_ptr_array_index (table->refs, ref - 1);
+}
+
+const StwRef *
+_stw_ref_table_lookup (StwRefTable *table,
+                       guint        ref)
+{
+  g_return_val_if_fail (table != NULL, NULL);
+  return get_ref (table, ref);
+}
+
+guint
+_stw_ref_table_find (StwRefTable *table,
+                     const char  *surface_id,
+                     gint64       world_id,
+                     gint64       key)
+{
+  g_autofree char *id = element_id (surface_id, world_id, key);
+
+  g_return_val_if_fail (table != NULL, 0);
+  return GPOINTER_TO_UINT (g_hash_table_lookup (table->live, id));
+}
+
+static void
+set_string (char       **field,
+            const char  *value)
+{
+  if (g_strcmp0 (*field, value) != 0)
+    {
+      g_free (*field);
+      *field = g_strdup (value ? value : "");
+    }
+}
+
+guint
+_stw_ref_table_bind (StwRefTable *table,
+                     const char  *surface_id,
+                     gint64       world_id,
+                     gint64       key,
+                     const char  *fingerprint,
+                     const char  *role,
+                     const char  *name)
+{
+  g_autofree char *id = NULL;
+  StwRef *ref;
+  guint number;
+
+  g_return_val_if_fail (table != NULL, 0);
+  g_return_val_if_fail (surface_id != NULL && key > 0, 0);
+
+  id = element_id (surface_id, world_id, key);
+  number = GPOINTER_TO_UINT (g_hash_table_lookup (table->live, id));
+  if (number != 0)
+    ref = get_ref (table, number);
+  else
+    {
+      ref = g_new0 (StwRef, 1);
+      ref->ref = number = table->refs->len + 1;
+      ref->surface_id = g_strdup (surface_id);
+      ref->world_id = world_id;
+      ref->key = key;
+      g_ptr_array_add (table->refs, ref);
+      g_hash_table_insert (table->live, g_steal_pointer (&id), GUINT_TO_POINTER (number));
+    }
+  set_string (&ref->fingerprint, fingerprint);
+  set_string (&ref->role, role);
+  set_string (&ref->name, name);
+  return number;
+}
+
+static void
+unindex (StwRefTable *table,
+         StwRef      *ref)
+{
+  g_autofree char *id = element_id (ref->surface_id, ref->world_id, ref->key);
+
+  if (GPOINTER_TO_UINT (g_hash_table_lookup (table->live, id)) == ref->ref)
+    g_hash_table_remove (table->live, id);
+}
+
+void
+_stw_ref_table_rebind (StwRefTable *table,
+                       guint        number,
+                       gint64       world_id,
+                       gint64       key)
+{
+  StwRef *ref;
+  guint previous;
+
+  g_return_if_fail (table != NULL);
+  ref = get_ref (table, number);
+  g_return_if_fail (ref != NULL && !ref->gone);
+
+  unindex (table, ref);
+  /* The new element may already have had a ref of its own: it cannot
+   * name two things, so that one goes. */
+  previous = _stw_ref_table_find (table, ref->surface_id, world_id, key);
+  if (previous != 0 && previous != number)
+    _stw_ref_table_retire (table, previous);
+  ref->world_id = world_id;
+  ref->key = key;
+  g_hash_table_insert (table->live, element_id (ref->surface_id, world_id, key), GUINT_TO_POINTER (number));
+}
+
+void
+_stw_ref_table_retire (StwRefTable *table,
+                       guint        number)
+{
+  StwRef *ref;
+
+  g_return_if_fail (table != NULL);
+  ref = get_ref (table, number);
+  if (ref == NULL || ref->gone)
+    return;
+  unindex (table, ref);
+  ref->gone = TRUE;
+}
+
+void
+_stw_ref_table_retire_surface (StwRefTable *table,
+                               const char  *surface_id)
+{
+  g_return_if_fail (table != NULL);
+
+  for (guint i = 0; i < table->refs->len; i++)
+    {
+      StwRef *ref = g_ptr_array_index (table->refs, i);
+      if (!ref->gone && g_strcmp0 (ref->surface_id, surface_id) == 0)
+        _stw_ref_table_retire (table, ref->ref);
+    }
+}
+
+GPtrArray *
+_stw_ref_table_list (StwRefTable *table,
+                     const char  *surface_id)
+{
+  GPtrArray *list = g_ptr_array_new ();
+
+  g_return_val_if_fail (table != NULL, list);
+
+  for (guint i = 0; i < table->refs->len; i++)
+    {
+      StwRef *ref = g_ptr_array_index (table->refs, i);
+      if (!ref->gone && g_strcmp0 (ref->surface_id, surface_id) == 0)
+        g_ptr_array_add (list, ref);
+    }
+  return list;
+}
+
+/* How much a live ref looks like a stale one: same name first, then a
+ * name containing the other, then the same role; closer lengths first. */
+static int
+likeness (const StwRef *stale,
+          const StwRef *candidate)
+{
+  g_autofree char *a = g_utf8_casefold (stale->name ? stale->name : "", -1);
+  g_autofree char *b = g_utf8_casefold (candidate->name ? candidate->name : "", -1);
+  int score = 0;
+
+  if (*a != '\0' && g_str_equal (a, b))
+    score += 4000;
+  else if (*a != '\0' && *b != '\0' && (strstr (a, b) != NULL || strstr (b, a) != NULL))
+    score += 2000;
+  if (g_strcmp0 (stale->role, candidate->role) == 0)
+    score += 1000;
+  if (score == 0)
+    return -1;
+  return score - MIN (999, ABS ((int) strlen (a) - (int) strlen (b)));
+}
+
+typedef struct
+{
+  const StwRef *ref;
+  int           score;
+} Ranked;
+
+static int
+by_score (gconstpointer a,
+          gconstpointer b)
+{
+  const Ranked *x = a, *y = b;
+
+  if (x->score != y->score)
+    return y->score - x->score;
+  return (int) x->ref->ref - (int) y->ref->ref;
+}
+
+JsonArray *
+_stw_ref_table_similar (StwRefTable  *table,
+                        const StwRef *stale,
+                        guint         max)
+{
+  g_autoptr(GArray) ranked = g_array_new (FALSE, FALSE, sizeof (Ranked));
+  JsonArray *similar = json_array_new ();
+
+  g_return_val_if_fail (table != NULL && stale != NULL, similar);
+
+  for (guint i = 0; i < table->refs->len; i++)
+    {
+      StwRef *ref = g_ptr_array_index (table->refs, i);
+      Ranked item = { ref, 0 };
+
+      if (ref->gone || ref == stale || g_strcmp0 (ref->surface_id, stale->surface_id) != 0)
+        continue;
+      item.score = likeness (stale, ref);
+      /* Nothing in common is no suggestion. */
+      if (item.score < 0)
+        continue;
+      g_array_append_val (ranked, item);
+    }
+  g_array_sort (ranked, by_score);
+
+  for (guint i = 0; i < ranked->len && i < max; i++)
+    {
+      const StwRef *ref = g_array_index (ranked, Ranked, i).ref;
+      JsonObject *entry = json_object_new ();
+
+      json_object_set_int_member (entry, "ref", ref->ref);
+      json_object_set_string_member (entry, "role", ref->role);
+      json_object_set_string_member (entry, "name", ref->name);
+      json_array_add_object_element (similar, entry);
+    }
+  return similar;
+}
