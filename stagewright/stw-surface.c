@@ -800,6 +800,18 @@ _stw_surface_get_world_id (StwSurface *self)
   return self->world_id;
 }
 
+StwTransport *
+_stw_surface_get_transport (StwSurface *self)
+{
+  return self->transport;
+}
+
+GMainContext *
+_stw_surface_get_context (StwSurface *self)
+{
+  return self->context;
+}
+
 /**
  * stw_surface_get_id:
  * @self: a #StwSurface
