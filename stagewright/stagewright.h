@@ -21,6 +21,7 @@
 #include "stw-mcp-server.h"
 #include "stw-target.h"
 #include "stw-surface.h"
+#include "stw-actions.h"
 #include "stw-launch-options.h"
 #include "stw-session.h"
 #include "stw-transport.h"

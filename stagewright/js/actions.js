@@ -1,0 +1,381 @@
+// actions.js: what the interaction family asks of the page — actionability
+// and the point to press, filling, options, check state, files, scrolling.
+//
+// Pointer input itself is real (Input.* from the library); these ops only
+// prepare it and check its outcome. Points are CSS px in this frame's
+// viewport. See docs/page-ops.md.
+//
+// SPDX-License-Identifier: LGPL-2.1-or-later
+'use strict';
+
+(() => {
+  const S = globalThis.__stagewright;
+
+  // --- describing an element for a message --------------------------------
+
+  const label = (element) => {
+    if (!element || !element.tagName)
+      return 'nothing';
+    let text = element.tagName.toLowerCase();
+    if (element.id)
+      text += `#${element.id}`;
+    const classes = typeof element.className === 'string' ? element.className.trim().split(/\s+/).filter(Boolean) : [];
+    if (classes.length)
+      text += `.${classes.slice(0, 3).join('.')}`;
+    if (S.describe) {
+      const info = S.describe(element);
+      if (info && (info.role || info.name))
+        text += ` (${[info.role, info.name && JSON.stringify(info.name)].filter(Boolean).join(' ')})`;
+    }
+    return text;
+  };
+
+  // --- actionability ---------------------------------------------------------
+
+  const nextFrame = () => new Promise((resolve) => {
+    // rAF does not run in a hidden window: a timer backs it up.
+    const timer = setTimeout(resolve, 50);
+    requestAnimationFrame(() => { clearTimeout(timer); resolve(); });
+  });
+
+  const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
+
+  const isVisible = (element) => {
+    const rect = element.getBoundingClientRect();
+    if (rect.width <= 0 || rect.height <= 0)
+      return false;
+    if (element.checkVisibility)
+      return element.checkVisibility({ visibilityProperty: true });
+    return getComputedStyle(element).visibility !== 'hidden';
+  };
+
+  const isDisabled = (element) => {
+    try {
+      if (element.matches(':disabled'))
+        return true;
+    } catch (e) { /* not a form control */ }
+    return !!element.closest('[aria-disabled="true"]');
+  };
+
+  // Running animations and transitions on the element, inside it or on an
+  // ancestor: none, and its box cannot be moving.
+  const mayMove = (element) => {
+    const animations = document.getAnimations ? document.getAnimations() : [];
+    for (const animation of animations) {
+      if (animation.playState !== 'running')
+        continue;
+      const target = animation.effect && animation.effect.target;
+      if (target && (target === element || target.contains(element) || element.contains(target)))
+        return true;
+    }
+    return false;
+  };
+
+  const sameBox = (a, b) => a.x === b.x && a.y === b.y && a.width === b.width && a.height === b.height;
+
+  const isStable = async (element) => {
+    if (!mayMove(element))
+      return true;
+    const first = element.getBoundingClientRect();
+    await nextFrame();
+    const second = element.getBoundingClientRect();
+    return sameBox(first, second);
+  };
+
+  const fullyInView = (rect) =>
+    rect.top >= 0 && rect.left >= 0 && rect.bottom <= innerHeight && rect.right <= innerWidth;
+
+  // The element the pointer hits at (x, y), through shadow roots.
+  const hitAt = (x, y) => {
+    let hit = document.elementFromPoint(x, y);
+    for (;;) {
+      const shadow = hit && S.shadowRootOf(hit);
+      const inner = shadow ? shadow.elementFromPoint(x, y) : null;
+      if (!inner || inner === hit)
+        return hit;
+      hit = inner;
+    }
+  };
+
+  // Whether `node` is `element` or inside it, across shadow boundaries.
+  const composedWithin = (node, element) => {
+    for (let n = node; n; n = n.parentNode || n.host) {
+      if (n === element)
+        return true;
+    }
+    return false;
+  };
+
+  // The middle of the element's part inside the viewport.
+  const pointOf = (element) => {
+    const rect = element.getBoundingClientRect();
+    const left = Math.max(rect.left, 0);
+    const top = Math.max(rect.top, 0);
+    const right = Math.min(rect.right, innerWidth);
+    const bottom = Math.min(rect.bottom, innerHeight);
+    if (right <= left || bottom <= top)
+      return null;
+    return { x: (left + right) / 2, y: (top + bottom) / 2 };
+  };
+
+  // One look: null when the pointer can act on the element now, else
+  // [code, message, details].
+  const check = async (element, args) => {
+    if (!element.isConnected)
+      return ['SELECTOR_NO_MATCH', 'The element is no longer attached'];
+    if (!isVisible(element))
+      return ['ELEMENT_NOT_VISIBLE', `${label(element)} is not visible`];
+    if (args.enabled !== false && isDisabled(element))
+      return ['ELEMENT_DISABLED', `${label(element)} is disabled`];
+    if (!fullyInView(element.getBoundingClientRect()))
+      element.scrollIntoView({ block: 'center', inline: 'center', behavior: 'instant' });
+    if (!(await isStable(element)))
+      return ['ELEMENT_NOT_VISIBLE', `${label(element)} is not stable (it is moving)`];
+    const point = pointOf(element);
+    if (!point)
+      return ['ELEMENT_NOT_VISIBLE', `${label(element)} is outside the viewport`];
+    if (args.hit !== false) {
+      const hit = hitAt(point.x, point.y);
+      if (hit && !composedWithin(hit, element))
+        return ['ELEMENT_NOT_VISIBLE', `${label(element)} is covered by ${label(hit)}, which would receive the click`,
+          { covered_by: label(hit) }];
+    }
+    return null;
+  };
+
+  // Waits (at most args.waitMs) until the element can take the pointer,
+  // then answers the point. ELEMENT_DISABLED is final; the library calls
+  // again while its own budget lasts.
+  const prepare = async (element, args) => {
+    if (args.force) {
+      if (!fullyInView(element.getBoundingClientRect()))
+        element.scrollIntoView({ block: 'center', inline: 'center', behavior: 'instant' });
+      const point = pointOf(element);
+      if (!point)
+        S.fail('ELEMENT_NOT_VISIBLE', `${label(element)} has no visible box`);
+      return point;
+    }
+    const deadline = performance.now() + Math.max(0, args.waitMs || 0);
+    for (let attempt = 0; ; attempt++) {
+      const failure = await check(element, args);
+      if (!failure)
+        return pointOf(element);
+      if (failure[0] !== 'ELEMENT_NOT_VISIBLE' || performance.now() >= deadline)
+        S.fail(failure[0], failure[1], failure[2]);
+      // Polling, not spinning: a frame, then growing pauses.
+      await (attempt === 0 ? nextFrame() : sleep(Math.min(100, 20 * attempt)));
+    }
+  };
+
+  // --- check state -----------------------------------------------------------
+
+  const checkedOf = (element) => {
+    if (element instanceof HTMLInputElement && (element.type === 'checkbox' || element.type === 'radio'))
+      return element.checked;
+    const aria = element.getAttribute('aria-checked');
+    if (aria === 'true' || aria === 'false' || aria === 'mixed')
+      return aria === 'true';
+    const inner = element.querySelector && element.querySelector('input[type=checkbox], input[type=radio]');
+    if (element.tagName === 'LABEL' && element.control)
+      return checkedOf(element.control);
+    return inner ? inner.checked : null;
+  };
+
+  // pointer {force, waitMs, hit, checked?} → {x, y} to press, or
+  // {already: true} when the element is already in the `checked` state.
+  S.elementOp('pointer', async (args, element) => {
+    if (typeof args.checked === 'boolean') {
+      const state = checkedOf(element);
+      if (state === null)
+        S.fail('BAD_ARGUMENT', `${label(element)} is not a checkbox, radio or switch`);
+      if (state === args.checked)
+        return { already: true, checked: state };
+      if (!args.checked && element instanceof HTMLInputElement && element.type === 'radio')
+        S.fail('BAD_ARGUMENT', 'A radio button cannot be unchecked; check another one of its group');
+    }
+    const point = await prepare(element, args);
+    return { x: point.x, y: point.y };
+  });
+
+  S.elementOp('checked', (args, element) => ({ checked: checkedOf(element) }));
+
+  // --- text ------------------------------------------------------------------
+
+  const TEXT_INPUTS = new Set(['', 'text', 'search', 'email', 'password', 'tel', 'url', 'number']);
+  const contentOf = (element) => ('value' in element && !(element.isContentEditable) ? String(element.value) : element.textContent);
+
+  const editable = (element) => {
+    if (element instanceof HTMLTextAreaElement || element instanceof HTMLInputElement) {
+      if (element instanceof HTMLInputElement && ['checkbox', 'radio', 'file', 'button', 'submit', 'reset', 'image', 'hidden'].includes(element.type))
+        S.fail('BAD_ARGUMENT', `An input of type ${element.type} cannot be filled`);
+      if (element.readOnly)
+        S.fail('ELEMENT_DISABLED', `${label(element)} is read-only`);
+      return 'value';
+    }
+    if (element.isContentEditable)
+      return 'content';
+    S.fail('BAD_ARGUMENT', `${label(element)} is not an input, a textarea or contenteditable`);
+  };
+
+  const fire = (element, type, init) => {
+    const Event_ = type === 'input' ? InputEvent : Event;
+    element.dispatchEvent(new Event_(type, { bubbles: true, composed: type === 'input', ...init }));
+  };
+
+  // fill {text, force, waitMs} → {} once the content is the text; fails
+  // TYPE_NO_EFFECT when the element swallowed it (it neither changed nor
+  // holds the text after a short settle).
+  S.elementOp('fill', async (args, element) => {
+    const text = String(args.text ?? '');
+    const kind = editable(element);
+    if (!args.force) {
+      const deadline = performance.now() + Math.max(0, args.waitMs || 0);
+      for (;;) {
+        const failure = isDisabled(element) ? ['ELEMENT_DISABLED', `${label(element)} is disabled`]
+          : isVisible(element) ? null : ['ELEMENT_NOT_VISIBLE', `${label(element)} is not visible`];
+        if (!failure)
+          break;
+        if (failure[0] !== 'ELEMENT_NOT_VISIBLE' || performance.now() > deadline)
+          S.fail(failure[0], failure[1]);
+        await sleep(20);
+      }
+    }
+    const before = contentOf(element);
+    element.focus({ preventScroll: false });
+    if (kind === 'value') {
+      const proto = element instanceof HTMLTextAreaElement ? HTMLTextAreaElement.prototype : HTMLInputElement.prototype;
+      const setter = Object.getOwnPropertyDescriptor(proto, 'value').set;
+      if (element instanceof HTMLInputElement && !TEXT_INPUTS.has(element.type)) {
+        // date, colour, range…: the value is the text or the input refuses it.
+        setter.call(element, text);
+        if (text !== '' && element.value === '')
+          S.fail('BAD_ARGUMENT', `"${text.slice(0, 40)}" is not a valid value for an input of type ${element.type}`);
+      } else {
+        try { element.select(); } catch (e) { /* some types have no selection */ }
+        setter.call(element, text);
+      }
+      fire(element, 'input', { inputType: 'insertText', data: text });
+      fire(element, 'change');
+    } else {
+      const selection = element.ownerDocument.getSelection();
+      selection.selectAllChildren(element);
+      if (text === '')
+        document.execCommand('delete', false);
+      else
+        document.execCommand('insertText', false, text);
+    }
+    let after = contentOf(element);
+    if (after !== text && after === before) {
+      await sleep(10);
+      after = contentOf(element);
+      if (after !== text && after === before)
+        S.fail('TYPE_NO_EFFECT', `${label(element)} did not take the text (its content stayed the same)`);
+    }
+    return { changed: after !== before };
+  });
+
+  // focus {} → {}: for keyboard input into the element.
+  S.elementOp('focus', (args, element) => {
+    if (isDisabled(element))
+      S.fail('ELEMENT_DISABLED', `${label(element)} is disabled`);
+    element.focus();
+    return {};
+  });
+
+  // --- options ---------------------------------------------------------------
+
+  // select {values} → {selected: [option values]}; each value names an
+  // option by its value or, failing that, by its label.
+  S.elementOp('select', (args, element) => {
+    const select = element instanceof HTMLSelectElement ? element
+      : element.tagName === 'LABEL' && element.control instanceof HTMLSelectElement ? element.control : null;
+    if (!select)
+      S.fail('BAD_ARGUMENT', `${label(element)} is not a <select>`);
+    if (isDisabled(select))
+      S.fail('ELEMENT_DISABLED', `${label(select)} is disabled`);
+    const options = Array.from(select.options);
+    const wanted = Array.isArray(args.values) ? args.values.map(String) : [];
+    if (wanted.length > 1 && !select.multiple)
+      S.fail('BAD_ARGUMENT', `${label(select)} takes one option, not ${wanted.length}`);
+    const chosen = [];
+    for (const value of wanted) {
+      const norm = value.trim().replace(/\s+/g, ' ');
+      const option = options.find((o) => o.value === value) ||
+        options.find((o) => o.label.trim().replace(/\s+/g, ' ') === norm) ||
+        options.find((o) => o.label.trim().toLowerCase() === norm.toLowerCase());
+      if (!option)
+        S.fail('BAD_ARGUMENT', `${label(select)} has no option with value or label ${JSON.stringify(value)}`,
+          { options: options.slice(0, 50).map((o) => ({ value: o.value, label: o.label })) });
+      if (option.disabled)
+        S.fail('ELEMENT_DISABLED', `Option ${JSON.stringify(option.label)} is disabled`);
+      chosen.push(option);
+    }
+    select.focus();
+    for (const option of options)
+      option.selected = chosen.includes(option);
+    fire(select, 'input');
+    fire(select, 'change');
+    return { selected: chosen.map((o) => o.value) };
+  });
+
+  // --- files -----------------------------------------------------------------
+
+  // fileInput {} → {key}: the element is an <input type=file>; its key, so
+  // the library can hand the files to it through the DOM domain.
+  S.elementOp('fileInput', (args, element) => {
+    const input = element instanceof HTMLInputElement ? element
+      : element.tagName === 'LABEL' ? element.control : null;
+    if (!(input instanceof HTMLInputElement) || input.type !== 'file')
+      S.fail('BAD_ARGUMENT', `${label(element)} is not an <input type=file>`);
+    if (isDisabled(input))
+      S.fail('ELEMENT_DISABLED', `${label(input)} is disabled`);
+    if (args.count > 1 && !input.multiple)
+      S.fail('BAD_ARGUMENT', `${label(input)} takes one file, not ${args.count}`);
+    return { key: S.keyOf(input) };
+  });
+
+  // filesSet {} → {files}: what the input holds now.
+  S.elementOp('filesSet', (args, element) => {
+    const input = element instanceof HTMLInputElement ? element : element.control;
+    return { files: Array.from(input.files || []).map((f) => f.name) };
+  });
+
+  // drop {files: [{name, type, data (base64)}]} → {files, default_prevented}:
+  // dragenter, dragover and drop with a real DataTransfer holding the files.
+  S.elementOp('drop', (args, element) => {
+    const transfer = new DataTransfer();
+    for (const file of args.files || []) {
+      const binary = atob(file.data || '');
+      const bytes = new Uint8Array(binary.length);
+      for (let i = 0; i < binary.length; i++)
+        bytes[i] = binary.charCodeAt(i);
+      transfer.items.add(new File([bytes], file.name, { type: file.type || '' }));
+    }
+    if (!args.force && !isVisible(element))
+      S.fail('ELEMENT_NOT_VISIBLE', `${label(element)} is not visible`);
+    if (!fullyInView(element.getBoundingClientRect()))
+      element.scrollIntoView({ block: 'center', inline: 'center', behavior: 'instant' });
+    const point = pointOf(element) || { x: 0, y: 0 };
+    const init = { bubbles: true, cancelable: true, composed: true, clientX: point.x, clientY: point.y, dataTransfer: transfer };
+    element.dispatchEvent(new DragEvent('dragenter', init));
+    element.dispatchEvent(new DragEvent('dragover', init));
+    const drop = new DragEvent('drop', init);
+    element.dispatchEvent(drop);
+    return { files: Array.from(transfer.files).map((f) => f.name), default_prevented: drop.defaultPrevented };
+  });
+
+  // --- scrolling -------------------------------------------------------------
+
+  // scrollIntoView {} → {x, y}: centred when not fully in view.
+  S.elementOp('scrollIntoView', (args, element) => {
+    if (!fullyInView(element.getBoundingClientRect()))
+      element.scrollIntoView({ block: 'center', inline: 'center', behavior: 'instant' });
+    const point = pointOf(element);
+    if (!point)
+      S.fail('ELEMENT_NOT_VISIBLE', `${label(element)} has no visible box`);
+    return point;
+  });
+
+  // viewport {} → {width, height, scrollX, scrollY}
+  S.ops.viewport = () => ({ width: innerWidth, height: innerHeight, scrollX, scrollY });
+})();

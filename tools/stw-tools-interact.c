@@ -1,0 +1,496 @@
+/* stw-tools-interact.c: the interaction family — click, hover, drag, type,
+ * keys, clear, select, check, files, scroll
+ *
+ * Thin adapters over the StwSurface interaction methods (stw-actions.h):
+ * read the target and options, call the method on the active surface (a
+ * ref finds its own surface), answer its fields.
+ *
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+#include "config.h"
+
+#include <glib/gi18n-lib.h>
+
+#include "stagewright.h"
+#include "stw-core-tools.h"
+
+typedef JsonObject *(*FinishFunc) (StwSurface    *self,
+                                   GAsyncResult  *result,
+                                   GError       **error);
+
+typedef struct
+{
+  StwInvocation *invocation;
+  FinishFunc     finish;
+} Call;
+
+static void
+on_done (GObject      *object,
+         GAsyncResult *result,
+         gpointer      user_data)
+{
+  Call *call = user_data;
+  g_autoptr(JsonObject) payload = NULL;
+  g_autoptr(GError) error = NULL;
+
+  payload = call->finish (STW_SURFACE (object), result, &error);
+  if (payload == NULL)
+    stw_invocation_return_error (call->invocation, error);
+  else
+    {
+      json_object_set_string_member (payload, "session_id", stw_invocation_get_session_id (call->invocation));
+      stw_invocation_return_value (call->invocation, payload);
+    }
+  g_object_unref (call->invocation);
+  g_free (call);
+}
+
+static Call *
+call_new (StwInvocation *invocation,
+          FinishFunc     finish)
+{
+  Call *call = g_new0 (Call, 1);
+
+  call->invocation = g_object_ref (invocation);
+  call->finish = finish;
+  return call;
+}
+
+/* The surface, target and options every interaction takes; FALSE when the
+ * invocation was answered with an error. */
+static gboolean
+prepare (StwInvocation     *invocation,
+         gboolean           target_required,
+         StwSurface       **surface,
+         StwTarget        **target,
+         StwActionOptions **options)
+{
+  JsonObject *args = stw_invocation_get_arguments (invocation);
+  g_autoptr(GError) error = NULL;
+
+  *surface = stw_session_get_active_surface (stw_invocation_get_session (invocation));
+  if (*surface == NULL)
+    {
+      stw_invocation_return_error_literal (invocation, "NOT_RUNNING", _("The app has no window"));
+      return FALSE;
+    }
+  *target = stw_target_new_from_json (args, "ref", "selector", &error);
+  if (error == NULL && *target == NULL && target_required)
+    error = stw_error_new ("BAD_ARGUMENT", _("Give ref or selector"));
+  if (error == NULL)
+    *options = stw_action_options_new_from_json (args, &error);
+  if (error != NULL)
+    {
+      g_clear_pointer (target, stw_target_free);
+      stw_invocation_return_error (invocation, error);
+      return FALSE;
+    }
+  return TRUE;
+}
+
+/* A string array argument, or NULL. */
+static GStrv
+strv_arg (JsonObject *args,
+          const char *name)
+{
+  JsonArray *array = json_object_has_member (args, name) ? json_object_get_array_member (args, name) : NULL;
+  g_autoptr(GStrvBuilder) builder = g_strv_builder_new ();
+
+  for (guint i = 0; array != NULL && i < json_array_get_length (array); i++)
+    g_strv_builder_add (builder, json_array_get_string_element (array, i));
+  return g_strv_builder_end (builder);
+}
+
+#define PRELUDE(required) \
+  JsonObject *args G_GNUC_UNUSED = stw_invocation_get_arguments (invocation); \
+  GCancellable *cancellable = stw_invocation_get_cancellable (invocation); \
+  g_autoptr(StwTarget) target = NULL; \
+  g_autoptr(StwActionOptions) options = NULL; \
+  StwSurface *surface; \
+  if (!prepare (invocation, required, &surface, &target, &options)) \
+    return
+
+static void
+click_invoke (StwTool       *tool,
+              StwInvocation *invocation)
+{
+  PRELUDE (TRUE);
+  stw_surface_click_async (surface, target, options, cancellable, on_done,
+                           call_new (invocation, stw_surface_click_finish));
+}
+
+static void
+hover_invoke (StwTool       *tool,
+              StwInvocation *invocation)
+{
+  PRELUDE (TRUE);
+  stw_surface_hover_async (surface, target, options, cancellable, on_done,
+                           call_new (invocation, stw_surface_hover_finish));
+}
+
+static void
+drag_invoke (StwTool       *tool,
+             StwInvocation *invocation)
+{
+  g_autoptr(StwTarget) destination = NULL;
+  g_autoptr(GError) error = NULL;
+  PRELUDE (TRUE);
+
+  destination = stw_target_new_from_json (args, "targetRef", "targetSelector", &error);
+  if (error == NULL && destination == NULL)
+    error = stw_error_new ("BAD_ARGUMENT", _("Give targetRef or targetSelector"));
+  if (error != NULL)
+    {
+      stw_invocation_return_error (invocation, error);
+      return;
+    }
+  stw_surface_drag_async (surface, target, destination, options, cancellable, on_done,
+                          call_new (invocation, stw_surface_drag_finish));
+}
+
+static void
+type_invoke (StwTool       *tool,
+             StwInvocation *invocation)
+{
+  PRELUDE (TRUE);
+  stw_surface_fill_async (surface, target, json_object_get_string_member (args, "text"), options, cancellable,
+                          on_done, call_new (invocation, stw_surface_fill_finish));
+}
+
+static void
+keyboard_type_invoke (StwTool       *tool,
+                      StwInvocation *invocation)
+{
+  PRELUDE (FALSE);
+  stw_surface_type_text_async (surface, target, json_object_get_string_member (args, "text"), options, cancellable,
+                               on_done, call_new (invocation, stw_surface_type_text_finish));
+}
+
+static void
+type_into_editor_invoke (StwTool       *tool,
+                         StwInvocation *invocation)
+{
+  PRELUDE (TRUE);
+  stw_surface_type_into_editor_async (surface, target, json_object_get_string_member (args, "text"),
+                                      json_object_get_boolean_member_with_default (args, "replace", FALSE),
+                                      options, cancellable, on_done,
+                                      call_new (invocation, stw_surface_type_into_editor_finish));
+}
+
+static void
+key_invoke (StwTool       *tool,
+            StwInvocation *invocation)
+{
+  PRELUDE (FALSE);
+  stw_surface_press_key_async (surface, target, json_object_get_string_member (args, "key"), options, cancellable,
+                               on_done, call_new (invocation, stw_surface_press_key_finish));
+}
+
+static void
+press_sequence_invoke (StwTool       *tool,
+                       StwInvocation *invocation)
+{
+  g_auto(GStrv) keys = NULL;
+  PRELUDE (FALSE);
+
+  keys = strv_arg (args, "keys");
+  stw_surface_press_sequence_async (surface, target, (const char * const *) keys, options, cancellable,
+                                    on_done, call_new (invocation, stw_surface_press_sequence_finish));
+}
+
+static void
+clear_invoke (StwTool       *tool,
+              StwInvocation *invocation)
+{
+  PRELUDE (TRUE);
+  stw_surface_clear_async (surface, target, options, cancellable, on_done,
+                           call_new (invocation, stw_surface_clear_finish));
+}
+
+static void
+select_invoke (StwTool       *tool,
+               StwInvocation *invocation)
+{
+  g_auto(GStrv) values = NULL;
+  PRELUDE (TRUE);
+
+  values = strv_arg (args, "values");
+  stw_surface_select_options_async (surface, target, (const char * const *) values, options, cancellable,
+                                    on_done, call_new (invocation, stw_surface_select_options_finish));
+}
+
+static void
+check_invoke (StwTool       *tool,
+              StwInvocation *invocation)
+{
+  PRELUDE (TRUE);
+  stw_surface_set_checked_async (surface, target, TRUE, options, cancellable, on_done,
+                                 call_new (invocation, stw_surface_set_checked_finish));
+}
+
+static void
+uncheck_invoke (StwTool       *tool,
+                StwInvocation *invocation)
+{
+  PRELUDE (TRUE);
+  stw_surface_set_checked_async (surface, target, FALSE, options, cancellable, on_done,
+                                 call_new (invocation, stw_surface_set_checked_finish));
+}
+
+static void
+set_files_invoke (StwTool       *tool,
+                  StwInvocation *invocation)
+{
+  g_auto(GStrv) paths = NULL;
+  PRELUDE (TRUE);
+
+  paths = strv_arg (args, "paths");
+  stw_surface_set_files_async (surface, target, (const char * const *) paths,
+                               stw_dispatcher_get_app_root (stw_invocation_get_dispatcher (invocation)),
+                               options, cancellable, on_done, call_new (invocation, stw_surface_set_files_finish));
+}
+
+static void
+drop_file_invoke (StwTool       *tool,
+                  StwInvocation *invocation)
+{
+  g_auto(GStrv) paths = NULL;
+  PRELUDE (TRUE);
+
+  paths = strv_arg (args, "paths");
+  stw_surface_drop_files_async (surface, target, (const char * const *) paths,
+                                json_object_get_string_member_with_default (args, "mimeType", NULL),
+                                stw_dispatcher_get_app_root (stw_invocation_get_dispatcher (invocation)),
+                                options, cancellable, on_done, call_new (invocation, stw_surface_drop_files_finish));
+}
+
+static void
+scroll_invoke (StwTool       *tool,
+               StwInvocation *invocation)
+{
+  PRELUDE (FALSE);
+  stw_surface_scroll_async (surface, target,
+                            json_object_get_double_member_with_default (args, "dx", 0),
+                            json_object_get_double_member_with_default (args, "dy", 0),
+                            options, cancellable, on_done, call_new (invocation, stw_surface_scroll_finish));
+}
+
+static void
+scroll_into_view_invoke (StwTool       *tool,
+                         StwInvocation *invocation)
+{
+  PRELUDE (TRUE);
+  stw_surface_scroll_into_view_async (surface, target, options, cancellable, on_done,
+                                      call_new (invocation, stw_surface_scroll_into_view_finish));
+}
+
+/* Schema fragments: every tool takes sessionId and a target; pointer
+ * tools force and timeoutMs (clamped to 0…30000, so any integer is
+ * taken). */
+#define P_SESSION "\"sessionId\":{\"type\":\"string\"}"
+#define P_TARGET  "\"ref\":{\"type\":\"integer\"},\"selector\":{\"type\":\"string\"}"
+#define P_ACT     ",\"force\":{\"type\":\"boolean\"},\"timeoutMs\":{\"type\":\"integer\"}"
+#define SCHEMA(props) "{\"type\":\"object\",\"additionalProperties\":false,\"properties\":{" P_SESSION "," P_TARGET props "}}"
+#define SCHEMA_REQ(req, props) "{\"type\":\"object\",\"additionalProperties\":false,\"required\":[" req "],\"properties\":{" \
+                               P_SESSION "," P_TARGET props "}}"
+
+#define E_TARGET "REF_NOT_FOUND SELECTOR_NO_MATCH"
+#define E_POINTER E_TARGET " ELEMENT_NOT_VISIBLE ELEMENT_DISABLED"
+#define E_FILES "ABSOLUTE_PATH_REQUIRED FILE_NOT_FOUND BAD_ARGUMENT " E_TARGET " ELEMENT_DISABLED"
+
+static const StwToolSpec interact_specs[] = {
+  {
+    .name = "electron_click",
+    .title = "Click",
+    .description = "Real mouse click on ref/selector once visible, enabled, stable, uncovered (force skips). "
+                   "Returns {target, dialog?}.",
+    .input_schema = SCHEMA (P_ACT ",\"button\":{\"enum\":[\"left\",\"right\",\"middle\"]},"
+                            "\"clickCount\":{\"type\":\"integer\",\"minimum\":1,\"maximum\":3}"),
+    .operation_type = STW_OPERATION_COMMAND,
+    .errors = E_POINTER,
+    .profiles = STW_IN_ESSENTIAL,
+    .session = STW_SESSION_REQUIREMENT_REQUIRED,
+    .invoke = click_invoke,
+  },
+  {
+    .name = "electron_hover",
+    .title = "Hover",
+    .description = "Move the real mouse over ref/selector (checks as click). Returns {target}.",
+    .input_schema = SCHEMA (P_ACT),
+    .operation_type = STW_OPERATION_COMMAND,
+    .errors = E_POINTER,
+    .profiles = STW_IN_TESTING,
+    .session = STW_SESSION_REQUIREMENT_REQUIRED,
+    .invoke = hover_invoke,
+  },
+  {
+    .name = "electron_drag",
+    .title = "Drag",
+    .description = "Real mouse drag from ref/selector to targetRef/targetSelector. Returns {source, target}.",
+    .input_schema = SCHEMA (P_ACT ",\"targetRef\":{\"type\":\"integer\",\"minimum\":1},"
+                            "\"targetSelector\":{\"type\":\"string\",\"minLength\":1}"),
+    .operation_type = STW_OPERATION_COMMAND,
+    .errors = E_POINTER,
+    .profiles = STW_IN_TESTING,
+    .session = STW_SESSION_REQUIREMENT_REQUIRED,
+    .invoke = drag_invoke,
+  },
+  {
+    .name = "electron_type",
+    .title = "Fill",
+    .description = "Set an input/textarea/contenteditable to text in one step (fill). Returns {target}.",
+    .input_schema = SCHEMA_REQ ("\"text\"", P_ACT ",\"text\":{\"type\":\"string\",\"maxLength\":100000}"),
+    .operation_type = STW_OPERATION_COMMAND,
+    .errors = E_POINTER " TYPE_NO_EFFECT",
+    .profiles = STW_IN_ESSENTIAL,
+    .session = STW_SESSION_REQUIREMENT_REQUIRED,
+    .invoke = type_invoke,
+  },
+  {
+    .name = "electron_keyboard_type",
+    .title = "Type keys",
+    .description = "Type text with real keystrokes into ref/selector or the focused element. Returns {typed}.",
+    .input_schema = SCHEMA_REQ ("\"text\"", ",\"text\":{\"type\":\"string\",\"maxLength\":10000}"),
+    .operation_type = STW_OPERATION_COMMAND,
+    .errors = E_TARGET " ELEMENT_DISABLED",
+    .profiles = STW_IN_TESTING,
+    .session = STW_SESSION_REQUIREMENT_REQUIRED,
+    .invoke = keyboard_type_invoke,
+  },
+  {
+    .name = "electron_type_into_editor",
+    .title = "Type into editor",
+    .description = "Click a code editor (CodeMirror, Monaco…) and type with real keys; replace selects all first. "
+                   "Returns {target, typed, replaced}.",
+    .input_schema = SCHEMA_REQ ("\"text\"", ",\"timeoutMs\":{\"type\":\"integer\"},"
+                                "\"text\":{\"type\":\"string\",\"maxLength\":10000},\"replace\":{\"type\":\"boolean\"}"),
+    .operation_type = STW_OPERATION_COMMAND,
+    .errors = E_POINTER,
+    .profiles = STW_IN_TESTING,
+    .session = STW_SESSION_REQUIREMENT_REQUIRED,
+    .invoke = type_into_editor_invoke,
+  },
+  {
+    .name = "electron_key",
+    .title = "Press key",
+    .description = "Press a key or chord (Enter, Control+A) on ref/selector or the focused element. Returns {key}.",
+    .input_schema = SCHEMA_REQ ("\"key\"", ",\"key\":{\"type\":\"string\",\"minLength\":1,\"maxLength\":64}"),
+    .operation_type = STW_OPERATION_COMMAND,
+    .errors = "BAD_ARGUMENT " E_TARGET,
+    .profiles = STW_IN_ESSENTIAL,
+    .session = STW_SESSION_REQUIREMENT_REQUIRED,
+    .invoke = key_invoke,
+  },
+  {
+    .name = "electron_press_sequence",
+    .title = "Press keys",
+    .description = "Press keys/chords in order. Returns {keys}.",
+    .input_schema = SCHEMA_REQ ("\"keys\"", ",\"keys\":{\"type\":\"array\",\"minItems\":1,\"maxItems\":100,"
+                                "\"items\":{\"type\":\"string\",\"minLength\":1,\"maxLength\":64}}"),
+    .operation_type = STW_OPERATION_COMMAND,
+    .errors = "BAD_ARGUMENT " E_TARGET,
+    .profiles = STW_IN_TESTING,
+    .session = STW_SESSION_REQUIREMENT_REQUIRED,
+    .invoke = press_sequence_invoke,
+  },
+  {
+    .name = "electron_clear_input",
+    .title = "Clear",
+    .description = "Empty an input/textarea/contenteditable. Returns {target, cleared}.",
+    .input_schema = SCHEMA (P_ACT),
+    .operation_type = STW_OPERATION_COMMAND,
+    .errors = E_POINTER,
+    .profiles = STW_IN_ESSENTIAL,
+    .session = STW_SESSION_REQUIREMENT_REQUIRED,
+    .invoke = clear_invoke,
+  },
+  {
+    .name = "electron_select_option",
+    .title = "Select",
+    .description = "Choose <select> options by value or label. Returns {target, selected}.",
+    .input_schema = SCHEMA_REQ ("\"values\"", P_ACT ",\"values\":{\"type\":\"array\",\"minItems\":1,"
+                                "\"items\":{\"type\":\"string\"}}"),
+    .operation_type = STW_OPERATION_COMMAND,
+    .errors = "BAD_ARGUMENT " E_TARGET " ELEMENT_DISABLED",
+    .profiles = STW_IN_ESSENTIAL,
+    .session = STW_SESSION_REQUIREMENT_REQUIRED,
+    .invoke = select_invoke,
+  },
+  {
+    .name = "electron_check",
+    .title = "Check",
+    .description = "Check a checkbox/radio/switch by clicking (no-op if checked). Returns {target, checked}.",
+    .input_schema = SCHEMA (P_ACT),
+    .operation_type = STW_OPERATION_COMMAND,
+    .idempotent = TRUE,
+    .errors = E_POINTER,
+    .profiles = STW_IN_ESSENTIAL,
+    .session = STW_SESSION_REQUIREMENT_REQUIRED,
+    .invoke = check_invoke,
+  },
+  {
+    .name = "electron_uncheck",
+    .title = "Uncheck",
+    .description = "Uncheck a checkbox/switch by clicking (no-op if unchecked). Returns {target, checked}.",
+    .input_schema = SCHEMA (P_ACT),
+    .operation_type = STW_OPERATION_COMMAND,
+    .idempotent = TRUE,
+    .errors = E_POINTER,
+    .profiles = STW_IN_ESSENTIAL,
+    .session = STW_SESSION_REQUIREMENT_REQUIRED,
+    .invoke = uncheck_invoke,
+  },
+  {
+    .name = "electron_set_files",
+    .title = "Set files",
+    .description = "Give an <input type=file> files: absolute paths, ≤20, ≤50 MiB each. Returns {target, files}.",
+    .input_schema = SCHEMA_REQ ("\"paths\"", ",\"paths\":{\"type\":\"array\",\"minItems\":1,\"maxItems\":20,"
+                                "\"items\":{\"type\":\"string\"}}"),
+    .operation_type = STW_OPERATION_COMMAND,
+    .errors = E_FILES,
+    .profiles = STW_IN_TESTING,
+    .session = STW_SESSION_REQUIREMENT_REQUIRED,
+    .invoke = set_files_invoke,
+  },
+  {
+    .name = "electron_drop_file",
+    .title = "Drop files",
+    .description = "Drop files (absolute, ≤10, ≤5 MiB each) on ref/selector. Returns {target, files, default_prevented}.",
+    .input_schema = SCHEMA_REQ ("\"paths\"", ",\"paths\":{\"type\":\"array\",\"minItems\":1,\"maxItems\":10,"
+                                "\"items\":{\"type\":\"string\"}},\"mimeType\":{\"type\":\"string\"}"),
+    .operation_type = STW_OPERATION_COMMAND,
+    .errors = E_FILES,
+    .profiles = STW_IN_TESTING,
+    .session = STW_SESSION_REQUIREMENT_REQUIRED,
+    .invoke = drop_file_invoke,
+  },
+  {
+    .name = "electron_scroll",
+    .title = "Scroll",
+    .description = "Mouse wheel by dx/dy px over ref/selector (centred first) or the viewport. Returns {target} or {dx, dy}.",
+    .input_schema = SCHEMA (",\"dx\":{\"type\":\"number\"},\"dy\":{\"type\":\"number\"}"),
+    .operation_type = STW_OPERATION_COMMAND,
+    .errors = E_TARGET,
+    .profiles = STW_IN_ESSENTIAL,
+    .session = STW_SESSION_REQUIREMENT_REQUIRED,
+    .invoke = scroll_invoke,
+  },
+  {
+    .name = "electron_scroll_into_view",
+    .title = "Scroll into view",
+    .description = "Centre ref/selector in the viewport. Returns {target}.",
+    .input_schema = SCHEMA (""),
+    .operation_type = STW_OPERATION_COMMAND,
+    .idempotent = TRUE,
+    .errors = E_TARGET " ELEMENT_NOT_VISIBLE",
+    .profiles = STW_IN_ESSENTIAL,
+    .session = STW_SESSION_REQUIREMENT_REQUIRED,
+    .invoke = scroll_into_view_invoke,
+  },
+};
+
+void
+stw_core_tools_add_interact (StwToolProvider *provider)
+{
+  stw_core_tools_add_specs (provider, interact_specs, G_N_ELEMENTS (interact_specs));
+}
