@@ -25,6 +25,7 @@ GResource *stw_get_resource (void);
 static const char * const STW_PAGE_MODULE[] = {
   "core.js",
   "actions.js",
+  "read.js",
 };
 
 /* The one function every page call runs: an op of the module, by name. */
