@@ -690,6 +690,7 @@ on_frame_owner (GObject      *object,
   g_autoptr(JsonObject) reply = NULL;
   g_autoptr(JsonObject) params = json_object_new ();
   StwSurface *parent = _stw_surface_get_parent (locate->current);
+  GCancellable *cancellable;
   GError *error = NULL;
 
   reply = stw_transport_call_finish (STW_TRANSPORT (object), result, &error);
@@ -699,8 +700,9 @@ on_frame_owner (GObject      *object,
       return;
     }
   json_object_set_int_member (params, "backendNodeId", json_object_get_int_member_with_default (reply, "backendNodeId", 0));
+  cancellable = g_task_get_cancellable (task);
   stw_transport_call_async (_stw_surface_get_transport (parent), "DOM.getBoxModel", params,
-                            stw_surface_get_cdp_session_id (parent), 0, g_task_get_cancellable (task),
+                            stw_surface_get_cdp_session_id (parent), 0, cancellable,
                             on_owner_box, g_steal_pointer (&task));
 }
 

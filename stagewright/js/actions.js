@@ -217,6 +217,27 @@
     S.fail('BAD_ARGUMENT', `${label(element)} is not an input, a textarea or contenteditable`);
   };
 
+  // Whether the ancestors that clip their overflow leave nothing of the
+  // element to see: an editor's hidden textarea (CodeMirror 5's sits in a
+  // zero-height box). Setting its value is not typing.
+  const clippedAway = (element) => {
+    let rect = element.getBoundingClientRect();
+    let left = rect.left, top = rect.top, right = rect.right, bottom = rect.bottom;
+    for (let node = element.parentElement; node && node !== document.documentElement; node = node.parentElement) {
+      const style = getComputedStyle(node);
+      if (style.overflowX === 'visible' && style.overflowY === 'visible')
+        continue;
+      rect = node.getBoundingClientRect();
+      left = Math.max(left, rect.left);
+      top = Math.max(top, rect.top);
+      right = Math.min(right, rect.right);
+      bottom = Math.min(bottom, rect.bottom);
+      if (right - left < 1 || bottom - top < 1)
+        return true;
+    }
+    return false;
+  };
+
   const fire = (element, type, init) => {
     const Event_ = type === 'input' ? InputEvent : Event;
     element.dispatchEvent(new Event_(type, { bubbles: true, composed: type === 'input', ...init }));
@@ -240,6 +261,8 @@
         await sleep(20);
       }
     }
+    if (!args.force && kind === 'value' && clippedAway(element))
+      S.fail('TYPE_NO_EFFECT', `${label(element)} is hidden (clipped to nothing): setting its value is not typing`);
     const before = contentOf(element);
     element.focus({ preventScroll: false });
     if (kind === 'value') {
