@@ -360,10 +360,10 @@ _stw_input_add_chord (GPtrArray   *events,
   /* Shift makes a letter upper case; other modifiers make a shortcut,
    * which types nothing. */
   key = main_key.key;
-  if ((held & STW_INPUT_SHIFT) && main_key.text != NULL && strlen (main_key.text) == 1 &&
-      g_ascii_isalpha (main_key.text[0]))
+  if (main_key.text != NULL && strlen (main_key.text) == 1 && g_ascii_isalpha (main_key.text[0]))
     {
-      upper[0] = g_ascii_toupper (main_key.text[0]);
+      /* A letter key: Shift makes it upper case, whatever the chord said. */
+      upper[0] = (held & STW_INPUT_SHIFT) ? g_ascii_toupper (main_key.text[0]) : g_ascii_tolower (main_key.text[0]);
       upper[1] = '\0';
       key = upper;
       main_key.text = upper;
