@@ -635,17 +635,13 @@ on_pointer (GObject      *object,
   if (answer == NULL)
     {
       /* The page waited its slice; ask again while the budget lasts. */
-      if (g_error_matches (error, STW_ERROR, STW_ERROR_ELEMENT_NOT_VISIBLE) && time_left (action) &&
-          !g_task_return_error_if_cancelled (task))
+      if (g_error_matches (error, STW_ERROR, STW_ERROR_ELEMENT_NOT_VISIBLE) && time_left (action))
         {
           g_clear_error (&error);
-          run_pointer (task);
-          return;
-        }
-      if (g_task_had_error (task))
-        {
-          g_clear_error (&error);
-          g_object_unref (task);
+          if (g_task_return_error_if_cancelled (task))
+            g_object_unref (task);
+          else
+            run_pointer (task);
           return;
         }
       action_fail (task, error);
@@ -719,17 +715,13 @@ on_filled (GObject      *object,
   answer = _stw_surface_element_op_finish (STW_SURFACE (object), result, NULL, &error);
   if (answer == NULL)
     {
-      if (g_error_matches (error, STW_ERROR, STW_ERROR_ELEMENT_NOT_VISIBLE) && time_left (action) &&
-          !g_task_return_error_if_cancelled (task))
+      if (g_error_matches (error, STW_ERROR, STW_ERROR_ELEMENT_NOT_VISIBLE) && time_left (action))
         {
           g_clear_error (&error);
-          run_fill (task);
-          return;
-        }
-      if (g_task_had_error (task))
-        {
-          g_clear_error (&error);
-          g_object_unref (task);
+          if (g_task_return_error_if_cancelled (task))
+            g_object_unref (task);
+          else
+            run_fill (task);
           return;
         }
       action_fail (task, error);

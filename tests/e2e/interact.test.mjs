@@ -349,7 +349,7 @@ test('hostile arguments: every parameter', async () => {
   failsWith(await call('electron_drop_file', { selector: '#dropzone', paths: [] }), 'BAD_ARGUMENT');
 });
 
-test('cancellation: an aborted click on a covered button ends at once and the server stays usable', async () => {
+test('cancellation: the client aborts a click waiting on a covered button; the server keeps answering', async () => {
   const controller = new AbortController();
   let started = Date.now();
   setTimeout(() => controller.abort(), 300);
