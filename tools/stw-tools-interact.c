@@ -302,8 +302,7 @@ static const StwToolSpec interact_specs[] = {
   {
     .name = "electron_click",
     .title = "Click",
-    .description = "Real mouse click on ref/selector once visible, enabled, stable, uncovered (force skips). "
-                   "Returns {target, dialog?}.",
+    .description = "Real mouse click once visible, enabled, stable, uncovered (force skips checks). Returns {target, dialog?}.",
     .input_schema = SCHEMA (P_ACT ",\"button\":{\"enum\":[\"left\",\"right\",\"middle\"]},"
                             "\"clickCount\":{\"type\":\"integer\",\"minimum\":1,\"maximum\":3}"),
     .operation_type = STW_OPERATION_COMMAND,
@@ -315,7 +314,7 @@ static const StwToolSpec interact_specs[] = {
   {
     .name = "electron_hover",
     .title = "Hover",
-    .description = "Move the real mouse over ref/selector (checks as click). Returns {target}.",
+    .description = "Real mouse move over the element (checks as click). Returns {target}.",
     .input_schema = SCHEMA (P_ACT),
     .operation_type = STW_OPERATION_COMMAND,
     .errors = E_POINTER,
@@ -326,7 +325,7 @@ static const StwToolSpec interact_specs[] = {
   {
     .name = "electron_drag",
     .title = "Drag",
-    .description = "Real mouse drag from ref/selector to targetRef/targetSelector. Returns {source, target}.",
+    .description = "Real mouse drag to targetRef/targetSelector. Returns {source, target}.",
     .input_schema = SCHEMA (P_ACT ",\"targetRef\":{\"type\":\"integer\",\"minimum\":1},"
                             "\"targetSelector\":{\"type\":\"string\",\"minLength\":1}"),
     .operation_type = STW_OPERATION_COMMAND,
@@ -338,7 +337,7 @@ static const StwToolSpec interact_specs[] = {
   {
     .name = "electron_type",
     .title = "Fill",
-    .description = "Set an input/textarea/contenteditable to text in one step (fill). Returns {target}.",
+    .description = "Fill an input, textarea or contenteditable with text. Returns {target}.",
     .input_schema = SCHEMA_REQ ("\"text\"", P_ACT ",\"text\":{\"type\":\"string\",\"maxLength\":100000}"),
     .operation_type = STW_OPERATION_COMMAND,
     .errors = E_POINTER " TYPE_NO_EFFECT",
@@ -349,7 +348,7 @@ static const StwToolSpec interact_specs[] = {
   {
     .name = "electron_keyboard_type",
     .title = "Type keys",
-    .description = "Type text with real keystrokes into ref/selector or the focused element. Returns {typed}.",
+    .description = "Type text with real keys into the element, else the focus. Returns {typed}.",
     .input_schema = SCHEMA_REQ ("\"text\"", ",\"text\":{\"type\":\"string\",\"maxLength\":10000}"),
     .operation_type = STW_OPERATION_COMMAND,
     .errors = E_TARGET " ELEMENT_DISABLED",
@@ -360,8 +359,7 @@ static const StwToolSpec interact_specs[] = {
   {
     .name = "electron_type_into_editor",
     .title = "Type into editor",
-    .description = "Click a code editor (CodeMirror, Monaco…) and type with real keys; replace selects all first. "
-                   "Returns {target, typed, replaced}.",
+    .description = "Click a code editor, type real keys (replace: select all first). Returns {target, typed, replaced}.",
     .input_schema = SCHEMA_REQ ("\"text\"", ",\"timeoutMs\":{\"type\":\"integer\"},"
                                 "\"text\":{\"type\":\"string\",\"maxLength\":10000},\"replace\":{\"type\":\"boolean\"}"),
     .operation_type = STW_OPERATION_COMMAND,
@@ -373,7 +371,7 @@ static const StwToolSpec interact_specs[] = {
   {
     .name = "electron_key",
     .title = "Press key",
-    .description = "Press a key or chord (Enter, Control+A) on ref/selector or the focused element. Returns {key}.",
+    .description = "Press a key or chord (Enter, Control+A) on the element, else the focus. Returns {key}.",
     .input_schema = SCHEMA_REQ ("\"key\"", ",\"key\":{\"type\":\"string\",\"minLength\":1,\"maxLength\":64}"),
     .operation_type = STW_OPERATION_COMMAND,
     .errors = "BAD_ARGUMENT " E_TARGET,
@@ -396,7 +394,7 @@ static const StwToolSpec interact_specs[] = {
   {
     .name = "electron_clear_input",
     .title = "Clear",
-    .description = "Empty an input/textarea/contenteditable. Returns {target, cleared}.",
+    .description = "Empty an input. Returns {target, cleared}.",
     .input_schema = SCHEMA (P_ACT),
     .operation_type = STW_OPERATION_COMMAND,
     .errors = E_POINTER,
@@ -408,7 +406,7 @@ static const StwToolSpec interact_specs[] = {
     .name = "electron_select_option",
     .title = "Select",
     .description = "Choose <select> options by value or label. Returns {target, selected}.",
-    .input_schema = SCHEMA_REQ ("\"values\"", P_ACT ",\"values\":{\"type\":\"array\",\"minItems\":1,"
+    .input_schema = SCHEMA_REQ ("\"values\"", ",\"values\":{\"type\":\"array\",\"minItems\":1,"
                                 "\"items\":{\"type\":\"string\"}}"),
     .operation_type = STW_OPERATION_COMMAND,
     .errors = "BAD_ARGUMENT " E_TARGET " ELEMENT_DISABLED",
@@ -419,7 +417,7 @@ static const StwToolSpec interact_specs[] = {
   {
     .name = "electron_check",
     .title = "Check",
-    .description = "Check a checkbox/radio/switch by clicking (no-op if checked). Returns {target, checked}.",
+    .description = "Check (clicks only if unchecked). Returns {target, checked}.",
     .input_schema = SCHEMA (P_ACT),
     .operation_type = STW_OPERATION_COMMAND,
     .idempotent = TRUE,
@@ -431,7 +429,7 @@ static const StwToolSpec interact_specs[] = {
   {
     .name = "electron_uncheck",
     .title = "Uncheck",
-    .description = "Uncheck a checkbox/switch by clicking (no-op if unchecked). Returns {target, checked}.",
+    .description = "Uncheck (clicks only if checked). Returns {target, checked}.",
     .input_schema = SCHEMA (P_ACT),
     .operation_type = STW_OPERATION_COMMAND,
     .idempotent = TRUE,
@@ -443,7 +441,7 @@ static const StwToolSpec interact_specs[] = {
   {
     .name = "electron_set_files",
     .title = "Set files",
-    .description = "Give an <input type=file> files: absolute paths, ≤20, ≤50 MiB each. Returns {target, files}.",
+    .description = "Set a file input's files: absolute paths, <=20, <=50 MiB each. Returns {target, files}.",
     .input_schema = SCHEMA_REQ ("\"paths\"", ",\"paths\":{\"type\":\"array\",\"minItems\":1,\"maxItems\":20,"
                                 "\"items\":{\"type\":\"string\"}}"),
     .operation_type = STW_OPERATION_COMMAND,
@@ -455,7 +453,7 @@ static const StwToolSpec interact_specs[] = {
   {
     .name = "electron_drop_file",
     .title = "Drop files",
-    .description = "Drop files (absolute, ≤10, ≤5 MiB each) on ref/selector. Returns {target, files, default_prevented}.",
+    .description = "Drop files (absolute, <=10, <=5 MiB each) on the element. Returns {target, files, default_prevented}.",
     .input_schema = SCHEMA_REQ ("\"paths\"", ",\"paths\":{\"type\":\"array\",\"minItems\":1,\"maxItems\":10,"
                                 "\"items\":{\"type\":\"string\"}},\"mimeType\":{\"type\":\"string\"}"),
     .operation_type = STW_OPERATION_COMMAND,
@@ -467,7 +465,7 @@ static const StwToolSpec interact_specs[] = {
   {
     .name = "electron_scroll",
     .title = "Scroll",
-    .description = "Mouse wheel by dx/dy px over ref/selector (centred first) or the viewport. Returns {target} or {dx, dy}.",
+    .description = "Mouse wheel dx/dy px over the element (centred first), else the viewport. Returns {target} or {dx, dy}.",
     .input_schema = SCHEMA (",\"dx\":{\"type\":\"number\"},\"dy\":{\"type\":\"number\"}"),
     .operation_type = STW_OPERATION_COMMAND,
     .errors = E_TARGET,
@@ -478,7 +476,7 @@ static const StwToolSpec interact_specs[] = {
   {
     .name = "electron_scroll_into_view",
     .title = "Scroll into view",
-    .description = "Centre ref/selector in the viewport. Returns {target}.",
+    .description = "Centre the element in the viewport. Returns {target}.",
     .input_schema = SCHEMA (""),
     .operation_type = STW_OPERATION_COMMAND,
     .idempotent = TRUE,
