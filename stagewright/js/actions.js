@@ -23,9 +23,11 @@
     if (classes.length)
       text += `.${classes.slice(0, 3).join('.')}`;
     if (S.describe) {
-      const info = S.describe(element);
-      if (info && (info.role || info.name))
-        text += ` (${[info.role, info.name && JSON.stringify(info.name)].filter(Boolean).join(' ')})`;
+      // Role and name only when they say more than the tag does.
+      const info = S.describe(element) || {};
+      const role = ['generic', 'none', 'presentation'].includes(info.role) ? '' : info.role;
+      if (role || info.name)
+        text += ` (${[role, info.name && JSON.stringify(info.name)].filter(Boolean).join(' ')})`;
     }
     return text;
   };
