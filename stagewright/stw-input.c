@@ -467,13 +467,20 @@ _stw_input_add_wheel (GPtrArray *events,
 
 /* --- sending --------------------------------------------------------------- */
 
+/* At most this many input events are in flight: a long text is typed in a
+ * stream, and each event's reply timeout starts when it is sent, not when
+ * the whole text was queued. */
+#define SEND_WINDOW 32
+
 typedef struct
 {
   StwTransport *transport;
   char         *window_session;
   char         *frame_session;
   gulong        dialog_handler;
-  guint         pending;
+  GPtrArray    *events;
+  guint         next;        /* the next event to send */
+  guint         pending;     /* sent, not acknowledged */
   gboolean      done;
   JsonObject   *dialog;
 } Send;
@@ -484,6 +491,7 @@ send_free (Send *send)
   if (send->dialog_handler != 0)
     g_signal_handler_disconnect (send->transport, send->dialog_handler);
   g_clear_object (&send->transport);
+  g_clear_pointer (&send->events, g_ptr_array_unref);
   g_free (send->window_session);
   g_free (send->frame_session);
   g_clear_pointer (&send->dialog, json_object_unref);
@@ -532,6 +540,27 @@ on_dialog_opening (StwTransport *transport,
   send_complete (task, NULL);
 }
 
+static void on_input_acked (GObject      *object,
+                            GAsyncResult *result,
+                            gpointer      user_data);
+
+/* Fills the window of events in flight; one connection keeps them in
+ * order, and the renderer handles each before the next. */
+static void
+send_more (GTask *task)
+{
+  Send *send = g_task_get_task_data (task);
+
+  while (!send->done && send->next < send->events->len && send->pending < SEND_WINDOW)
+    {
+      StwInputEvent *event = g_ptr_array_index (send->events, send->next++);
+
+      send->pending++;
+      stw_transport_call_async (send->transport, event->method, event->params, send->window_session, 0,
+                                g_task_get_cancellable (task), on_input_acked, g_object_ref (task));
+    }
+}
+
 static void
 on_input_acked (GObject      *object,
                 GAsyncResult *result,
@@ -546,8 +575,10 @@ on_input_acked (GObject      *object,
   send->pending--;
   if (reply == NULL)
     send_complete (task, error);
-  else if (send->pending == 0)
+  else if (send->pending == 0 && send->next == send->events->len)
     send_complete (task, NULL);
+  else
+    send_more (task);
 }
 
 StwSurface *
@@ -590,16 +621,8 @@ _stw_input_send_async (StwSurface          *window,
   send->dialog_handler = g_signal_connect (transport, "event::Page.javascriptDialogOpening",
                                            G_CALLBACK (on_dialog_opening), task);
 
-  /* All at once: one connection keeps them in order, and the renderer
-   * handles each before the next. */
-  send->pending = events->len;
-  for (guint i = 0; i < events->len; i++)
-    {
-      StwInputEvent *event = g_ptr_array_index (events, i);
-
-      stw_transport_call_async (transport, event->method, event->params, send->window_session, 0,
-                                cancellable, on_input_acked, g_object_ref (task));
-    }
+  send->events = g_ptr_array_ref (events);
+  send_more (task);
 }
 
 gboolean
