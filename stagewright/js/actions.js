@@ -195,7 +195,12 @@
       if (!args.checked && element instanceof HTMLInputElement && element.type === 'radio')
         S.fail('BAD_ARGUMENT', 'A radio button cannot be unchecked; check another one of its group');
     }
-    const point = await prepare(element, args);
+    // A styled checkbox hides its input and shows its label: a person
+    // clicks the label.
+    let clicked = element;
+    if (typeof args.checked === 'boolean' && element.labels && element.labels.length && !isVisible(element))
+      clicked = Array.from(element.labels).find(isVisible) || element;
+    const point = await prepare(clicked, args);
     return { x: point.x, y: point.y };
   });
 

@@ -424,8 +424,17 @@ test('frames: clicks and typing land inside a same-origin and a cross-origin ifr
 
 // --- dialogs ------------------------------------------------------------------------------
 
-test('a click that opens alert() completes and reports the dialog (left open)', async () => {
-  await launchPage('dialog', [`--pages-dir=${OWN_PAGES}`]);
+test('extras: a styled checkbox is checked through its label; a click that opens alert() completes', async () => {
+  await launchPage('extras', [`--pages-dir=${OWN_PAGES}`]);
+  // The input is display:none; the label is what a person clicks.
+  assert.equal(ok(await call('electron_check', { selector: '#styled' })).checked, true);
+  assert.equal(ok(await call('electron_get_state', { selector: '#styled' })).state.checked, true);
+  assert.equal(ok(await call('electron_uncheck', { selector: '#styled' })).checked, false);
+  failsWith(await call('electron_click', { selector: '#styled', timeoutMs: 100 }), 'ELEMENT_NOT_VISIBLE');
+
+  // The alert holds the click's acknowledgement back: the click completes
+  // when the dialog opens and says so; the dialog stays open (the dialog
+  // tools handle it).
   const started = Date.now();
   const click = ok(await call('electron_click', { selector: '#alert' }));
   assert.ok(Date.now() - started < 5000);
@@ -441,7 +450,7 @@ test('--app-root: set_files and drop_file refuse a file outside the root', async
     ok(await rooted.call('electron_launch', launchArgs(PAGES_APP, { args: ['--page=forms'] })));
     const outside = path.join(scratch, 'outside.txt');
     fs.writeFileSync(outside, 'x');
-    const inside = path.join(OWN_PAGES, 'dialog.html');
+    const inside = path.join(OWN_PAGES, 'extras.html');
     failsWith(await rooted.call('electron_set_files', { selector: '#attachment', paths: [outside] }), 'BAD_ARGUMENT');
     failsWith(await rooted.call('electron_drop_file', { selector: '#dropzone', paths: [outside] }), 'BAD_ARGUMENT');
     const link = path.join(OWN_PAGES, '.stw-link-outside');
@@ -452,7 +461,7 @@ test('--app-root: set_files and drop_file refuse a file outside the root', async
     } finally {
       fs.rmSync(link, { force: true });
     }
-    assert.deepEqual(ok(await rooted.call('electron_set_files', { selector: '#attachment', paths: [inside] })).files, ['dialog.html']);
+    assert.deepEqual(ok(await rooted.call('electron_set_files', { selector: '#attachment', paths: [inside] })).files, ['extras.html']);
   } finally {
     await rooted.call('electron_stop', {}).catch(() => {});
     await rooted.close();
