@@ -64,6 +64,12 @@ gboolean    _stw_input_send_finish     (StwSurface    *window,
                                         JsonObject   **dialog,
                                         GError       **error);
 
+/* Whether the mouse is at (@x, @y) of @window's viewport: where the last
+ * input sent there left it. */
+gboolean    _stw_input_pointer_is_at   (StwSurface *window,
+                                        double      x,
+                                        double      y);
+
 /* The surface whose page session takes input for @surface: itself, or
  * for a frame the window (or webview) it is in. */
 StwSurface *_stw_input_window_of       (StwSurface *surface);

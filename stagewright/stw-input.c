@@ -465,6 +465,49 @@ _stw_input_add_wheel (GPtrArray *events,
   add_event (events, "Input.dispatchMouseEvent", params);
 }
 
+/* --- where the mouse is ----------------------------------------------------- */
+
+typedef struct
+{
+  double x, y;
+} Pointer;
+
+#define POINTER_KEY "stw-input-pointer"
+
+gboolean
+_stw_input_pointer_is_at (StwSurface *window,
+                          double      x,
+                          double      y)
+{
+  Pointer *pointer = g_object_get_data (G_OBJECT (window), POINTER_KEY);
+
+  return pointer != NULL && pointer->x == x && pointer->y == y;
+}
+
+/* Remembers where @events leave the mouse (or forgets it, when they might
+ * not all have been delivered). */
+static void
+track_pointer (StwSurface *window,
+               GPtrArray  *events,
+               gboolean    delivered)
+{
+  Pointer *pointer = NULL;
+
+  for (guint i = events->len; delivered && pointer == NULL && i > 0; i--)
+    {
+      StwInputEvent *event = g_ptr_array_index (events, i - 1);
+
+      if (g_str_equal (event->method, "Input.dispatchMouseEvent"))
+        {
+          pointer = g_new0 (Pointer, 1);
+          pointer->x = json_object_get_double_member (event->params, "x");
+          pointer->y = json_object_get_double_member (event->params, "y");
+        }
+    }
+  if (pointer != NULL || !delivered)
+    g_object_set_data_full (G_OBJECT (window), POINTER_KEY, pointer, g_free);
+}
+
 /* --- sending --------------------------------------------------------------- */
 
 /* At most this many input events are in flight: a long text is typed in a
@@ -510,6 +553,7 @@ send_complete (GTask  *task,
       return;
     }
   send->done = TRUE;
+  track_pointer (g_task_get_source_object (task), send->events, error == NULL);
   if (send->dialog_handler != 0)
     {
       g_signal_handler_disconnect (send->transport, send->dialog_handler);

@@ -531,14 +531,18 @@ send_events (GTask     *task,
 }
 
 static void
-add_click (GPtrArray *events,
-           Action    *action,
-           double     x,
-           double     y)
+add_click (GPtrArray  *events,
+           StwSurface *window,
+           Action     *action,
+           double      x,
+           double      y)
 {
   const char *button = action->options->button;
 
-  _stw_input_add_mouse (events, "mouseMoved", x, y, NULL, 0);
+  /* A person whose pointer is already there does not move it (and the
+   * move costs a renderer round of its own). */
+  if (!_stw_input_pointer_is_at (window, x, y))
+    _stw_input_add_mouse (events, "mouseMoved", x, y, NULL, 0);
   for (guint i = 1; i <= action->options->click_count; i++)
     {
       _stw_input_add_mouse (events, "mousePressed", x, y, button, (int) i);
@@ -551,6 +555,7 @@ send_pointer_input (GTask *task)
 {
   Action *action = g_task_get_task_data (task);
   g_autoptr(GPtrArray) events = _stw_input_events_new ();
+  StwSurface *window = _stw_input_window_of (action->acted_on);
 
   if (action->kind == ACTION_HOVER)
     _stw_input_add_mouse (events, "mouseMoved", action->x, action->y, NULL, 0);
@@ -571,7 +576,7 @@ send_pointer_input (GTask *task)
       Action clicking = { .options = &one };
       g_autoptr(GError) error = NULL;
 
-      add_click (events, &clicking, action->x, action->y);
+      add_click (events, window, &clicking, action->x, action->y);
       if (action->flag)
         _stw_input_add_chord (events, "Control+A", &error);
       if (action->flag && *action->text == '\0')
@@ -581,7 +586,7 @@ send_pointer_input (GTask *task)
       json_object_set_boolean_member (action->result, "replaced", action->flag);
     }
   else
-    add_click (events, action, action->x, action->y);
+    add_click (events, window, action, action->x, action->y);
   send_events (task, action->acted_on, events);
 }
 
