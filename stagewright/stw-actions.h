@@ -83,36 +83,36 @@ void        stw_surface_click_async (StwSurface             *self,
                                      const StwTarget        *target,
                                      const StwActionOptions *options,
                                      GCancellable           *cancellable,
-                                     GAsyncReadyCallback    callback,
-                                     gpointer               user_data);
+                                     GAsyncReadyCallback     callback,
+                                     gpointer                user_data);
 STW_AVAILABLE_IN_1_0
-JsonObject *stw_surface_click_finish (StwSurface   *self,
-                                       GAsyncResult *result,
-                                       GError       **error);
+JsonObject *stw_surface_click_finish (StwSurface    *self,
+                                      GAsyncResult  *result,
+                                      GError       **error);
 STW_AVAILABLE_IN_1_0
-JsonObject *stw_surface_click_sync (StwSurface             *self,
-                                     const StwTarget        *target,
-                                     const StwActionOptions *options,
-                                     GCancellable           *cancellable,
-                                     GError                 **error);
+JsonObject *stw_surface_click_sync (StwSurface              *self,
+                                    const StwTarget         *target,
+                                    const StwActionOptions  *options,
+                                    GCancellable            *cancellable,
+                                    GError                 **error);
 
 STW_AVAILABLE_IN_1_0
 void        stw_surface_hover_async (StwSurface             *self,
                                      const StwTarget        *target,
                                      const StwActionOptions *options,
                                      GCancellable           *cancellable,
-                                     GAsyncReadyCallback    callback,
-                                     gpointer               user_data);
+                                     GAsyncReadyCallback     callback,
+                                     gpointer                user_data);
 STW_AVAILABLE_IN_1_0
-JsonObject *stw_surface_hover_finish (StwSurface   *self,
-                                       GAsyncResult *result,
-                                       GError       **error);
+JsonObject *stw_surface_hover_finish (StwSurface    *self,
+                                      GAsyncResult  *result,
+                                      GError       **error);
 STW_AVAILABLE_IN_1_0
-JsonObject *stw_surface_hover_sync (StwSurface             *self,
-                                     const StwTarget        *target,
-                                     const StwActionOptions *options,
-                                     GCancellable           *cancellable,
-                                     GError                 **error);
+JsonObject *stw_surface_hover_sync (StwSurface              *self,
+                                    const StwTarget         *target,
+                                    const StwActionOptions  *options,
+                                    GCancellable            *cancellable,
+                                    GError                 **error);
 
 STW_AVAILABLE_IN_1_0
 void        stw_surface_drag_async (StwSurface             *self,
@@ -120,19 +120,19 @@ void        stw_surface_drag_async (StwSurface             *self,
                                     const StwTarget        *destination,
                                     const StwActionOptions *options,
                                     GCancellable           *cancellable,
-                                    GAsyncReadyCallback    callback,
-                                    gpointer               user_data);
+                                    GAsyncReadyCallback     callback,
+                                    gpointer                user_data);
 STW_AVAILABLE_IN_1_0
-JsonObject *stw_surface_drag_finish (StwSurface   *self,
-                                      GAsyncResult *result,
-                                      GError       **error);
+JsonObject *stw_surface_drag_finish (StwSurface    *self,
+                                     GAsyncResult  *result,
+                                     GError       **error);
 STW_AVAILABLE_IN_1_0
-JsonObject *stw_surface_drag_sync (StwSurface             *self,
-                                    const StwTarget        *source,
-                                    const StwTarget        *destination,
-                                    const StwActionOptions *options,
-                                    GCancellable           *cancellable,
-                                    GError                 **error);
+JsonObject *stw_surface_drag_sync (StwSurface              *self,
+                                   const StwTarget         *source,
+                                   const StwTarget         *destination,
+                                   const StwActionOptions  *options,
+                                   GCancellable            *cancellable,
+                                   GError                 **error);
 
 STW_AVAILABLE_IN_1_0
 void        stw_surface_fill_async (StwSurface             *self,
@@ -140,37 +140,37 @@ void        stw_surface_fill_async (StwSurface             *self,
                                     const char             *text,
                                     const StwActionOptions *options,
                                     GCancellable           *cancellable,
-                                    GAsyncReadyCallback    callback,
-                                    gpointer               user_data);
+                                    GAsyncReadyCallback     callback,
+                                    gpointer                user_data);
 STW_AVAILABLE_IN_1_0
-JsonObject *stw_surface_fill_finish (StwSurface   *self,
-                                      GAsyncResult *result,
-                                      GError       **error);
+JsonObject *stw_surface_fill_finish (StwSurface    *self,
+                                     GAsyncResult  *result,
+                                     GError       **error);
 STW_AVAILABLE_IN_1_0
-JsonObject *stw_surface_fill_sync (StwSurface             *self,
-                                    const StwTarget        *target,
-                                    const char             *text,
-                                    const StwActionOptions *options,
-                                    GCancellable           *cancellable,
-                                    GError                 **error);
+JsonObject *stw_surface_fill_sync (StwSurface              *self,
+                                   const StwTarget         *target,
+                                   const char              *text,
+                                   const StwActionOptions  *options,
+                                   GCancellable            *cancellable,
+                                   GError                 **error);
 
 STW_AVAILABLE_IN_1_0
 void        stw_surface_clear_async (StwSurface             *self,
                                      const StwTarget        *target,
                                      const StwActionOptions *options,
                                      GCancellable           *cancellable,
-                                     GAsyncReadyCallback    callback,
-                                     gpointer               user_data);
+                                     GAsyncReadyCallback     callback,
+                                     gpointer                user_data);
 STW_AVAILABLE_IN_1_0
-JsonObject *stw_surface_clear_finish (StwSurface   *self,
-                                       GAsyncResult *result,
-                                       GError       **error);
+JsonObject *stw_surface_clear_finish (StwSurface    *self,
+                                      GAsyncResult  *result,
+                                      GError       **error);
 STW_AVAILABLE_IN_1_0
-JsonObject *stw_surface_clear_sync (StwSurface             *self,
-                                     const StwTarget        *target,
-                                     const StwActionOptions *options,
-                                     GCancellable           *cancellable,
-                                     GError                 **error);
+JsonObject *stw_surface_clear_sync (StwSurface              *self,
+                                    const StwTarget         *target,
+                                    const StwActionOptions  *options,
+                                    GCancellable            *cancellable,
+                                    GError                 **error);
 
 STW_AVAILABLE_IN_1_0
 void        stw_surface_type_text_async (StwSurface             *self,
@@ -178,41 +178,41 @@ void        stw_surface_type_text_async (StwSurface             *self,
                                          const char             *text,
                                          const StwActionOptions *options,
                                          GCancellable           *cancellable,
-                                         GAsyncReadyCallback    callback,
-                                         gpointer               user_data);
+                                         GAsyncReadyCallback     callback,
+                                         gpointer                user_data);
 STW_AVAILABLE_IN_1_0
-JsonObject *stw_surface_type_text_finish (StwSurface   *self,
-                                           GAsyncResult *result,
-                                           GError       **error);
+JsonObject *stw_surface_type_text_finish (StwSurface    *self,
+                                          GAsyncResult  *result,
+                                          GError       **error);
 STW_AVAILABLE_IN_1_0
-JsonObject *stw_surface_type_text_sync (StwSurface             *self,
-                                         const StwTarget        *target,
-                                         const char             *text,
-                                         const StwActionOptions *options,
-                                         GCancellable           *cancellable,
-                                         GError                 **error);
+JsonObject *stw_surface_type_text_sync (StwSurface              *self,
+                                        const StwTarget         *target,
+                                        const char              *text,
+                                        const StwActionOptions  *options,
+                                        GCancellable            *cancellable,
+                                        GError                 **error);
 
 STW_AVAILABLE_IN_1_0
 void        stw_surface_type_into_editor_async (StwSurface             *self,
                                                 const StwTarget        *target,
                                                 const char             *text,
-                                                gboolean               replace,
+                                                gboolean                replace,
                                                 const StwActionOptions *options,
                                                 GCancellable           *cancellable,
-                                                GAsyncReadyCallback    callback,
-                                                gpointer               user_data);
+                                                GAsyncReadyCallback     callback,
+                                                gpointer                user_data);
 STW_AVAILABLE_IN_1_0
-JsonObject *stw_surface_type_into_editor_finish (StwSurface   *self,
-                                                  GAsyncResult *result,
-                                                  GError       **error);
+JsonObject *stw_surface_type_into_editor_finish (StwSurface    *self,
+                                                 GAsyncResult  *result,
+                                                 GError       **error);
 STW_AVAILABLE_IN_1_0
-JsonObject *stw_surface_type_into_editor_sync (StwSurface             *self,
-                                                const StwTarget        *target,
-                                                const char             *text,
-                                                gboolean               replace,
-                                                const StwActionOptions *options,
-                                                GCancellable           *cancellable,
-                                                GError                 **error);
+JsonObject *stw_surface_type_into_editor_sync (StwSurface              *self,
+                                               const StwTarget         *target,
+                                               const char              *text,
+                                               gboolean                 replace,
+                                               const StwActionOptions  *options,
+                                               GCancellable            *cancellable,
+                                               GError                 **error);
 
 STW_AVAILABLE_IN_1_0
 void        stw_surface_press_key_async (StwSurface             *self,
@@ -220,19 +220,19 @@ void        stw_surface_press_key_async (StwSurface             *self,
                                          const char             *key,
                                          const StwActionOptions *options,
                                          GCancellable           *cancellable,
-                                         GAsyncReadyCallback    callback,
-                                         gpointer               user_data);
+                                         GAsyncReadyCallback     callback,
+                                         gpointer                user_data);
 STW_AVAILABLE_IN_1_0
-JsonObject *stw_surface_press_key_finish (StwSurface   *self,
-                                           GAsyncResult *result,
-                                           GError       **error);
+JsonObject *stw_surface_press_key_finish (StwSurface    *self,
+                                          GAsyncResult  *result,
+                                          GError       **error);
 STW_AVAILABLE_IN_1_0
-JsonObject *stw_surface_press_key_sync (StwSurface             *self,
-                                         const StwTarget        *target,
-                                         const char             *key,
-                                         const StwActionOptions *options,
-                                         GCancellable           *cancellable,
-                                         GError                 **error);
+JsonObject *stw_surface_press_key_sync (StwSurface              *self,
+                                        const StwTarget         *target,
+                                        const char              *key,
+                                        const StwActionOptions  *options,
+                                        GCancellable            *cancellable,
+                                        GError                 **error);
 
 STW_AVAILABLE_IN_1_0
 void        stw_surface_press_sequence_async (StwSurface             *self,
@@ -240,19 +240,19 @@ void        stw_surface_press_sequence_async (StwSurface             *self,
                                               const char * const     *keys,
                                               const StwActionOptions *options,
                                               GCancellable           *cancellable,
-                                              GAsyncReadyCallback    callback,
-                                              gpointer               user_data);
+                                              GAsyncReadyCallback     callback,
+                                              gpointer                user_data);
 STW_AVAILABLE_IN_1_0
-JsonObject *stw_surface_press_sequence_finish (StwSurface   *self,
-                                                GAsyncResult *result,
-                                                GError       **error);
+JsonObject *stw_surface_press_sequence_finish (StwSurface    *self,
+                                               GAsyncResult  *result,
+                                               GError       **error);
 STW_AVAILABLE_IN_1_0
-JsonObject *stw_surface_press_sequence_sync (StwSurface             *self,
-                                              const StwTarget        *target,
-                                              const char * const     *keys,
-                                              const StwActionOptions *options,
-                                              GCancellable           *cancellable,
-                                              GError                 **error);
+JsonObject *stw_surface_press_sequence_sync (StwSurface              *self,
+                                             const StwTarget         *target,
+                                             const char * const      *keys,
+                                             const StwActionOptions  *options,
+                                             GCancellable            *cancellable,
+                                             GError                 **error);
 
 STW_AVAILABLE_IN_1_0
 void        stw_surface_select_options_async (StwSurface             *self,
@@ -260,39 +260,39 @@ void        stw_surface_select_options_async (StwSurface             *self,
                                               const char * const     *values,
                                               const StwActionOptions *options,
                                               GCancellable           *cancellable,
-                                              GAsyncReadyCallback    callback,
-                                              gpointer               user_data);
+                                              GAsyncReadyCallback     callback,
+                                              gpointer                user_data);
 STW_AVAILABLE_IN_1_0
-JsonObject *stw_surface_select_options_finish (StwSurface   *self,
-                                                GAsyncResult *result,
-                                                GError       **error);
+JsonObject *stw_surface_select_options_finish (StwSurface    *self,
+                                               GAsyncResult  *result,
+                                               GError       **error);
 STW_AVAILABLE_IN_1_0
-JsonObject *stw_surface_select_options_sync (StwSurface             *self,
-                                              const StwTarget        *target,
-                                              const char * const     *values,
-                                              const StwActionOptions *options,
-                                              GCancellable           *cancellable,
-                                              GError                 **error);
+JsonObject *stw_surface_select_options_sync (StwSurface              *self,
+                                             const StwTarget         *target,
+                                             const char * const      *values,
+                                             const StwActionOptions  *options,
+                                             GCancellable            *cancellable,
+                                             GError                 **error);
 
 STW_AVAILABLE_IN_1_0
 void        stw_surface_set_checked_async (StwSurface             *self,
                                            const StwTarget        *target,
-                                           gboolean               checked,
+                                           gboolean                checked,
                                            const StwActionOptions *options,
                                            GCancellable           *cancellable,
-                                           GAsyncReadyCallback    callback,
-                                           gpointer               user_data);
+                                           GAsyncReadyCallback     callback,
+                                           gpointer                user_data);
 STW_AVAILABLE_IN_1_0
-JsonObject *stw_surface_set_checked_finish (StwSurface   *self,
-                                             GAsyncResult *result,
-                                             GError       **error);
+JsonObject *stw_surface_set_checked_finish (StwSurface    *self,
+                                            GAsyncResult  *result,
+                                            GError       **error);
 STW_AVAILABLE_IN_1_0
-JsonObject *stw_surface_set_checked_sync (StwSurface             *self,
-                                           const StwTarget        *target,
-                                           gboolean               checked,
-                                           const StwActionOptions *options,
-                                           GCancellable           *cancellable,
-                                           GError                 **error);
+JsonObject *stw_surface_set_checked_sync (StwSurface              *self,
+                                          const StwTarget         *target,
+                                          gboolean                 checked,
+                                          const StwActionOptions  *options,
+                                          GCancellable            *cancellable,
+                                          GError                 **error);
 
 STW_AVAILABLE_IN_1_0
 void        stw_surface_set_files_async (StwSurface             *self,
@@ -301,20 +301,20 @@ void        stw_surface_set_files_async (StwSurface             *self,
                                          const char             *app_root,
                                          const StwActionOptions *options,
                                          GCancellable           *cancellable,
-                                         GAsyncReadyCallback    callback,
-                                         gpointer               user_data);
+                                         GAsyncReadyCallback     callback,
+                                         gpointer                user_data);
 STW_AVAILABLE_IN_1_0
-JsonObject *stw_surface_set_files_finish (StwSurface   *self,
-                                           GAsyncResult *result,
-                                           GError       **error);
+JsonObject *stw_surface_set_files_finish (StwSurface    *self,
+                                          GAsyncResult  *result,
+                                          GError       **error);
 STW_AVAILABLE_IN_1_0
-JsonObject *stw_surface_set_files_sync (StwSurface             *self,
-                                         const StwTarget        *target,
-                                         const char * const     *paths,
-                                         const char             *app_root,
-                                         const StwActionOptions *options,
-                                         GCancellable           *cancellable,
-                                         GError                 **error);
+JsonObject *stw_surface_set_files_sync (StwSurface              *self,
+                                        const StwTarget         *target,
+                                        const char * const      *paths,
+                                        const char              *app_root,
+                                        const StwActionOptions  *options,
+                                        GCancellable            *cancellable,
+                                        GError                 **error);
 
 STW_AVAILABLE_IN_1_0
 void        stw_surface_drop_files_async (StwSurface             *self,
@@ -324,60 +324,60 @@ void        stw_surface_drop_files_async (StwSurface             *self,
                                           const char             *app_root,
                                           const StwActionOptions *options,
                                           GCancellable           *cancellable,
-                                          GAsyncReadyCallback    callback,
-                                          gpointer               user_data);
+                                          GAsyncReadyCallback     callback,
+                                          gpointer                user_data);
 STW_AVAILABLE_IN_1_0
-JsonObject *stw_surface_drop_files_finish (StwSurface   *self,
-                                            GAsyncResult *result,
-                                            GError       **error);
+JsonObject *stw_surface_drop_files_finish (StwSurface    *self,
+                                           GAsyncResult  *result,
+                                           GError       **error);
 STW_AVAILABLE_IN_1_0
-JsonObject *stw_surface_drop_files_sync (StwSurface             *self,
-                                          const StwTarget        *target,
-                                          const char * const     *paths,
-                                          const char             *mime_type,
-                                          const char             *app_root,
-                                          const StwActionOptions *options,
-                                          GCancellable           *cancellable,
-                                          GError                 **error);
+JsonObject *stw_surface_drop_files_sync (StwSurface              *self,
+                                         const StwTarget         *target,
+                                         const char * const      *paths,
+                                         const char              *mime_type,
+                                         const char              *app_root,
+                                         const StwActionOptions  *options,
+                                         GCancellable            *cancellable,
+                                         GError                 **error);
 
 STW_AVAILABLE_IN_1_0
 void        stw_surface_scroll_async (StwSurface             *self,
                                       const StwTarget        *target,
-                                      double                 dx,
-                                      double                 dy,
+                                      double                  dx,
+                                      double                  dy,
                                       const StwActionOptions *options,
                                       GCancellable           *cancellable,
-                                      GAsyncReadyCallback    callback,
-                                      gpointer               user_data);
+                                      GAsyncReadyCallback     callback,
+                                      gpointer                user_data);
 STW_AVAILABLE_IN_1_0
-JsonObject *stw_surface_scroll_finish (StwSurface   *self,
-                                        GAsyncResult *result,
-                                        GError       **error);
+JsonObject *stw_surface_scroll_finish (StwSurface    *self,
+                                       GAsyncResult  *result,
+                                       GError       **error);
 STW_AVAILABLE_IN_1_0
-JsonObject *stw_surface_scroll_sync (StwSurface             *self,
-                                      const StwTarget        *target,
-                                      double                 dx,
-                                      double                 dy,
-                                      const StwActionOptions *options,
-                                      GCancellable           *cancellable,
-                                      GError                 **error);
+JsonObject *stw_surface_scroll_sync (StwSurface              *self,
+                                     const StwTarget         *target,
+                                     double                   dx,
+                                     double                   dy,
+                                     const StwActionOptions  *options,
+                                     GCancellable            *cancellable,
+                                     GError                 **error);
 
 STW_AVAILABLE_IN_1_0
 void        stw_surface_scroll_into_view_async (StwSurface             *self,
                                                 const StwTarget        *target,
                                                 const StwActionOptions *options,
                                                 GCancellable           *cancellable,
-                                                GAsyncReadyCallback    callback,
-                                                gpointer               user_data);
+                                                GAsyncReadyCallback     callback,
+                                                gpointer                user_data);
 STW_AVAILABLE_IN_1_0
-JsonObject *stw_surface_scroll_into_view_finish (StwSurface   *self,
-                                                  GAsyncResult *result,
-                                                  GError       **error);
+JsonObject *stw_surface_scroll_into_view_finish (StwSurface    *self,
+                                                 GAsyncResult  *result,
+                                                 GError       **error);
 STW_AVAILABLE_IN_1_0
-JsonObject *stw_surface_scroll_into_view_sync (StwSurface             *self,
-                                                const StwTarget        *target,
-                                                const StwActionOptions *options,
-                                                GCancellable           *cancellable,
-                                                GError                 **error);
+JsonObject *stw_surface_scroll_into_view_sync (StwSurface              *self,
+                                               const StwTarget         *target,
+                                               const StwActionOptions  *options,
+                                               GCancellable            *cancellable,
+                                               GError                 **error);
 
 G_END_DECLS
