@@ -24,6 +24,10 @@ typedef struct
 
 /* A list of StwInputEvent, freed with its events. */
 GPtrArray  *_stw_input_events_new      (void);
+/* Any other Input.* call, in order with the rest (takes @params). */
+void        _stw_input_add_call        (GPtrArray  *events,
+                                        const char *method,
+                                        JsonObject *params);
 void        _stw_input_add_mouse       (GPtrArray  *events,
                                         const char *type,
                                         double      x,

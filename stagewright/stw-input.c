@@ -219,6 +219,14 @@ _stw_input_events_new (void)
   return g_ptr_array_new_with_free_func ((GDestroyNotify) input_event_free);
 }
 
+void
+_stw_input_add_call (GPtrArray  *events,
+                     const char *method,
+                     JsonObject *params)
+{
+  add_event (events, method, params ? params : json_object_new ());
+}
+
 static void
 add_key (GPtrArray    *events,
          gboolean      down,

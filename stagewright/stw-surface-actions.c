@@ -357,6 +357,9 @@ typedef struct
   gboolean          second;        /* drag: measuring the destination */
   double            x, y;          /* the point, in the window's viewport */
   double            x2, y2;        /* drag: the destination's */
+  StwTransport     *drag_transport; /* drag: where Input.dragIntercepted comes */
+  gulong            drag_handler;
+  JsonObject       *drag_data;     /* drag: what an HTML5 drag carries */
 } Action;
 
 static void
@@ -370,6 +373,10 @@ action_free (Action *action)
   g_clear_pointer (&action->files, json_array_unref);
   g_clear_pointer (&action->result, json_object_unref);
   g_clear_object (&action->acted_on);
+  if (action->drag_handler != 0)
+    g_signal_handler_disconnect (action->drag_transport, action->drag_handler);
+  g_clear_object (&action->drag_transport);
+  g_clear_pointer (&action->drag_data, json_object_unref);
   g_free (action);
 }
 
@@ -550,6 +557,139 @@ add_click (GPtrArray  *events,
     }
 }
 
+/* --- dragging ------------------------------------------------------------------ */
+
+/* An HTML5 drag (a draggable element) would start the platform's own drag
+ * loop, which synthetic input never ends: the browser is asked to hand the
+ * drag to us instead (Input.setInterceptDrags), and we finish it with
+ * Input.dispatchDragEvent, as Playwright does. A pointer drag (a slider, a
+ * canvas) is plain mouse moves. */
+
+static JsonObject *
+drag_params (const char *type,
+             double      x,
+             double      y,
+             JsonObject *data)
+{
+  JsonObject *params = json_object_new ();
+
+  json_object_set_string_member (params, "type", type);
+  json_object_set_double_member (params, "x", x);
+  json_object_set_double_member (params, "y", y);
+  json_object_set_object_member (params, "data", json_object_ref (data));
+  return params;
+}
+
+static JsonObject *
+intercept_params (gboolean enabled)
+{
+  JsonObject *params = json_object_new ();
+
+  json_object_set_boolean_member (params, "enabled", enabled);
+  return params;
+}
+
+static void
+on_drag_intercepted (StwTransport *transport,
+                     const char   *method,
+                     JsonObject   *params,
+                     const char   *session_id,
+                     Action       *action)
+{
+  StwSurface *window = _stw_input_window_of (action->acted_on);
+
+  if (g_strcmp0 (session_id, stw_surface_get_cdp_session_id (window)) != 0 ||
+      !json_object_has_member (params, "data") || action->drag_data != NULL)
+    return;
+  action->drag_data = json_object_ref (json_object_get_object_member (params, "data"));
+}
+
+static void
+finish_drag (GTask *task)
+{
+  Action *action = g_task_get_task_data (task);
+  g_autoptr(GPtrArray) events = _stw_input_events_new ();
+
+  if (action->drag_handler != 0)
+    {
+      g_signal_handler_disconnect (action->drag_transport, action->drag_handler);
+      action->drag_handler = 0;
+    }
+  if (action->drag_data != NULL)
+    {
+      _stw_input_add_call (events, "Input.dispatchDragEvent",
+                           drag_params ("dragEnter", action->x2, action->y2, action->drag_data));
+      _stw_input_add_call (events, "Input.dispatchDragEvent",
+                           drag_params ("dragOver", action->x2, action->y2, action->drag_data));
+      _stw_input_add_call (events, "Input.dispatchDragEvent",
+                           drag_params ("drop", action->x2, action->y2, action->drag_data));
+    }
+  else
+    for (int step = 3; step <= 4; step++)
+      _stw_input_add_mouse (events, "mouseMoved",
+                            action->x + (action->x2 - action->x) * step / 4.0,
+                            action->y + (action->y2 - action->y) * step / 4.0, "left", 0);
+  _stw_input_add_mouse (events, "mouseReleased", action->x2, action->y2, "left", 1);
+  _stw_input_add_call (events, "Input.setInterceptDrags", intercept_params (FALSE));
+  send_events (task, action->acted_on, events);
+}
+
+static void
+on_drag_flushed (GObject      *object,
+                 GAsyncResult *result,
+                 gpointer      user_data)
+{
+  g_autoptr(JsonNode) ignored = _stw_surface_call_page_finish (STW_SURFACE (object), result, NULL, NULL);
+
+  finish_drag (user_data);
+}
+
+static void
+on_drag_started (GObject      *object,
+                 GAsyncResult *result,
+                 gpointer      user_data)
+{
+  GTask *task = user_data;
+  Action *action = g_task_get_task_data (task);
+  GError *error = NULL;
+
+  if (!_stw_input_send_finish (STW_SURFACE (object), result, NULL, &error))
+    {
+      action_fail (task, error);
+      return;
+    }
+  if (action->drag_data != NULL)
+    {
+      finish_drag (task);
+      return;
+    }
+  /* The interception may trail the moves' acknowledgements: one round trip
+   * through the page lets it arrive. */
+  _stw_surface_call_page_async (action->acted_on, "viewport", NULL, g_task_get_cancellable (task),
+                                on_drag_flushed, task);
+}
+
+static void
+start_drag (GTask *task)
+{
+  Action *action = g_task_get_task_data (task);
+  StwSurface *window = _stw_input_window_of (action->acted_on);
+  g_autoptr(GPtrArray) events = _stw_input_events_new ();
+
+  action->drag_transport = g_object_ref (_stw_surface_get_transport (window));
+  action->drag_handler = g_signal_connect (action->drag_transport, "event::Input.dragIntercepted",
+                                           G_CALLBACK (on_drag_intercepted), action);
+  _stw_input_add_call (events, "Input.setInterceptDrags", intercept_params (TRUE));
+  _stw_input_add_mouse (events, "mouseMoved", action->x, action->y, NULL, 0);
+  _stw_input_add_mouse (events, "mousePressed", action->x, action->y, "left", 1);
+  /* A quarter and half of the way: past the drag threshold. */
+  for (int step = 1; step <= 2; step++)
+    _stw_input_add_mouse (events, "mouseMoved",
+                          action->x + (action->x2 - action->x) * step / 4.0,
+                          action->y + (action->y2 - action->y) * step / 4.0, "left", 0);
+  _stw_input_send_async (window, action->acted_on, events, g_task_get_cancellable (task), on_drag_started, task);
+}
+
 static void
 send_pointer_input (GTask *task)
 {
@@ -561,14 +701,8 @@ send_pointer_input (GTask *task)
     _stw_input_add_mouse (events, "mouseMoved", action->x, action->y, NULL, 0);
   else if (action->kind == ACTION_DRAG)
     {
-      _stw_input_add_mouse (events, "mouseMoved", action->x, action->y, NULL, 0);
-      _stw_input_add_mouse (events, "mousePressed", action->x, action->y, "left", 1);
-      /* Through the middle, so the app sees the pointer travel. */
-      for (int step = 1; step <= 4; step++)
-        _stw_input_add_mouse (events, "mouseMoved",
-                              action->x + (action->x2 - action->x) * step / 4.0,
-                              action->y + (action->y2 - action->y) * step / 4.0, "left", 0);
-      _stw_input_add_mouse (events, "mouseReleased", action->x2, action->y2, "left", 1);
+      start_drag (task);
+      return;
     }
   else if (action->kind == ACTION_TYPE_INTO_EDITOR)
     {
@@ -640,7 +774,8 @@ on_pointer (GObject      *object,
   if (answer == NULL)
     {
       /* The page waited its slice; ask again while the budget lasts. */
-      if (g_error_matches (error, STW_ERROR, STW_ERROR_ELEMENT_NOT_VISIBLE) && time_left (action))
+      if (g_error_matches (error, STW_ERROR, STW_ERROR_ELEMENT_NOT_VISIBLE) && time_left (action) &&
+          !action->options->force)
         {
           g_clear_error (&error);
           if (g_task_return_error_if_cancelled (task))
@@ -720,7 +855,8 @@ on_filled (GObject      *object,
   answer = _stw_surface_element_op_finish (STW_SURFACE (object), result, NULL, &error);
   if (answer == NULL)
     {
-      if (g_error_matches (error, STW_ERROR, STW_ERROR_ELEMENT_NOT_VISIBLE) && time_left (action))
+      if (g_error_matches (error, STW_ERROR, STW_ERROR_ELEMENT_NOT_VISIBLE) && time_left (action) &&
+          !action->options->force)
         {
           g_clear_error (&error);
           if (g_task_return_error_if_cancelled (task))

@@ -424,18 +424,31 @@ test('frames: clicks and typing land inside a same-origin and a cross-origin ifr
 
 // --- dialogs ------------------------------------------------------------------------------
 
-test('extras: a styled checkbox is checked through its label; a click that opens alert() completes', async () => {
+test('extras: a styled checkbox through its label, an HTML5 drag and drop, a click that opens alert()', async () => {
   await launchPage('extras', [`--pages-dir=${OWN_PAGES}`]);
   // The input is display:none; the label is what a person clicks.
   assert.equal(ok(await call('electron_check', { selector: '#styled' })).checked, true);
   assert.equal(ok(await call('electron_get_state', { selector: '#styled' })).state.checked, true);
   assert.equal(ok(await call('electron_uncheck', { selector: '#styled' })).checked, false);
   failsWith(await call('electron_click', { selector: '#styled', timeoutMs: 100 }), 'ELEMENT_NOT_VISIBLE');
+  // Forced, it is not waited for: an element without a box cannot be pressed.
+  let started = Date.now();
+  failsWith(await call('electron_click', { selector: '#styled', force: true }), 'ELEMENT_NOT_VISIBLE');
+  assert.ok(Date.now() - started < 2000, 'force does not wait');
+
+  // An HTML5 drag: the browser hands it over and the drop lands on the lane;
+  // the browser is not left in a drag (the next call answers at once).
+  const drag = ok(await call('electron_drag', { selector: '#card', targetSelector: '#lane' }));
+  assert.ok(drag.source.ref !== drag.target.ref);
+  assert.equal(await text('#dnd'), 'Dropped card-1');
+  started = Date.now();
+  ok(await call('electron_click', { selector: '#after' }));
+  assert.ok(Date.now() - started < 2000, 'no drag left behind');
 
   // The alert holds the click's acknowledgement back: the click completes
   // when the dialog opens and says so; the dialog stays open (the dialog
   // tools handle it).
-  const started = Date.now();
+  started = Date.now();
   const click = ok(await call('electron_click', { selector: '#alert' }));
   assert.ok(Date.now() - started < 5000);
   assert.deepEqual(click.dialog, { type: 'alert', message: 'Hello from the page' });
