@@ -32,6 +32,8 @@
 #define DROP_MAX_BYTES      (5 * 1024 * 1024)
 #define DROP_MAX_TOTAL      (10 * 1024 * 1024)
 
+#define FILES_OBJECT_GROUP  "stagewright-files"
+
 /* --- StwActionOptions --------------------------------------------------- */
 
 struct _StwActionOptions
@@ -1065,6 +1067,15 @@ on_files_set (GObject      *object,
   JsonArray *names;
 
   reply = stw_transport_call_finish (STW_TRANSPORT (object), result, &error);
+  {
+    /* The input's handle is of no further use. */
+    JsonObject *release = json_object_new ();
+
+    json_object_set_string_member (release, "objectGroup", FILES_OBJECT_GROUP);
+    stw_transport_send_notification (STW_TRANSPORT (object), "Runtime.releaseObjectGroup", release,
+                                     stw_surface_get_cdp_session_id (action->acted_on));
+    json_object_unref (release);
+  }
   if (reply == NULL)
     {
       action_fail (task, error);
@@ -1143,7 +1154,7 @@ on_file_input (GObject      *object,
                                 json_object_get_int_member_with_default (answer, "key", 0));
   json_object_set_string_member (params, "expression", expression);
   json_object_set_int_member (params, "contextId", _stw_surface_get_world_id (acted_on));
-  json_object_set_string_member (params, "objectGroup", "stagewright-files");
+  json_object_set_string_member (params, "objectGroup", FILES_OBJECT_GROUP);
   stw_transport_call_async (_stw_surface_get_transport (acted_on), "Runtime.evaluate", params,
                             stw_surface_get_cdp_session_id (acted_on), 0, g_task_get_cancellable (task),
                             on_file_input_object, task);
