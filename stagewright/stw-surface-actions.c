@@ -833,6 +833,10 @@ run_pointer (GTask *task)
 
   json_object_set_boolean_member (args, "force", action->options->force);
   json_object_set_int_member (args, "waitMs", wait_slice (action));
+  /* Hovering a disabled button shows its tooltip; a drop zone is not a
+   * control. Neither needs to be enabled. */
+  if (action->kind == ACTION_HOVER || action->second)
+    json_object_set_boolean_member (args, "enabled", FALSE);
   if (action->kind == ACTION_SET_CHECKED)
     json_object_set_boolean_member (args, "checked", action->flag);
   _stw_surface_element_op_async (g_task_get_source_object (task),

@@ -161,6 +161,8 @@ test('electron_hover: the real pointer enters the element', async () => {
   assert.equal(await text('#hover-status'), 'hovered');
   ok(await call('electron_hover', { selector: '#bold' }));
   assert.equal(await text('#hover-status'), 'not hovered');
+  // A disabled button can be hovered (its tooltip), not clicked.
+  ok(await call('electron_hover', { selector: '#delete' }));
 });
 
 test('electron_drag: pressing the range thumb and releasing to its right moves the value', async () => {
