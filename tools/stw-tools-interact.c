@@ -296,7 +296,7 @@ scroll_into_view_invoke (StwTool       *tool,
 
 #define E_TARGET "REF_NOT_FOUND SELECTOR_NO_MATCH"
 #define E_POINTER E_TARGET " ELEMENT_NOT_VISIBLE ELEMENT_DISABLED"
-#define E_FILES "ABSOLUTE_PATH_REQUIRED FILE_NOT_FOUND BAD_ARGUMENT " E_TARGET " ELEMENT_DISABLED"
+#define E_FILES "ABSOLUTE_PATH_REQUIRED FILE_NOT_FOUND BAD_ARGUMENT " E_TARGET
 
 static const StwToolSpec interact_specs[] = {
   {
@@ -441,11 +441,11 @@ static const StwToolSpec interact_specs[] = {
   {
     .name = "electron_set_files",
     .title = "Set files",
-    .description = "Set a file input's files: absolute paths, <=20, <=50 MiB each. Returns {target, files}.",
+    .description = "Set a file input's files (absolute, <=20, <=50 MiB each). Returns {target, files}.",
     .input_schema = SCHEMA_REQ ("\"paths\"", ",\"paths\":{\"type\":\"array\",\"minItems\":1,\"maxItems\":20,"
                                 "\"items\":{\"type\":\"string\"}}"),
     .operation_type = STW_OPERATION_COMMAND,
-    .errors = E_FILES,
+    .errors = E_FILES " ELEMENT_DISABLED",
     .profiles = STW_IN_TESTING,
     .session = STW_SESSION_REQUIREMENT_REQUIRED,
     .invoke = set_files_invoke,
@@ -453,11 +453,11 @@ static const StwToolSpec interact_specs[] = {
   {
     .name = "electron_drop_file",
     .title = "Drop files",
-    .description = "Drop files (absolute, <=10, <=5 MiB each) on the element. Returns {target, files, default_prevented}.",
+    .description = "Drop files (5 MiB each). Returns {target, files, default_prevented}.",
     .input_schema = SCHEMA_REQ ("\"paths\"", ",\"paths\":{\"type\":\"array\",\"minItems\":1,\"maxItems\":10,"
                                 "\"items\":{\"type\":\"string\"}},\"mimeType\":{\"type\":\"string\"}"),
     .operation_type = STW_OPERATION_COMMAND,
-    .errors = E_FILES,
+    .errors = E_FILES " ELEMENT_NOT_VISIBLE",
     .profiles = STW_IN_TESTING,
     .session = STW_SESSION_REQUIREMENT_REQUIRED,
     .invoke = drop_file_invoke,

@@ -78,6 +78,28 @@ async function clearEvents () {
 const value = async (selector) => ok(await call('electron_get_value', { selector })).value;
 const text = async (selector) => ok(await call('electron_get_text', { selector })).text;
 
+// --- the tools' own listing ---------------------------------------------------------
+
+const INTERACTION_TOOLS = ['click', 'hover', 'drag', 'type', 'keyboard_type', 'type_into_editor', 'key',
+  'press_sequence', 'clear_input', 'select_option', 'check', 'uncheck', 'set_files', 'drop_file', 'scroll',
+  'scroll_into_view'].map((name) => `electron_${name}`);
+
+test('tools/list: every interaction tool is terse, keeps its error codes, and the family fits its budget', async () => {
+  const { tools } = await server.client.listTools();
+  const ours = tools.filter((tool) => INTERACTION_TOOLS.includes(tool.name));
+  assert.equal(ours.length, INTERACTION_TOOLS.length);
+  let chars = 0;
+  for (const tool of ours) {
+    assert.ok(tool.description.length <= 200, `${tool.name}: ${tool.description.length} characters`);
+    assert.match(tool.description, /Returns: ?\{|Returns \{/, tool.name);
+    assert.match(tool.description, /Errors: [A-Z_]+/, tool.name);
+    assert.equal(tool.annotations.readOnlyHint, false, tool.name);
+    chars += JSON.stringify(tool).length;
+  }
+  // 16 of the 57 core tools: at most their share of 10,000 tokens.
+  assert.ok(chars / 4 <= 2400, `the interaction tools list in ${chars / 4} tokens`);
+});
+
 // --- forms: pointer -------------------------------------------------------------
 
 test('forms: launch the pages app on forms.html', async () => {
