@@ -479,6 +479,21 @@ test('extras: a styled checkbox through its label, an HTML5 drag and drop, a cli
   ok(await call('electron_stop', {}));
 });
 
+test('nested frames: a click two frames deep lands on its button', async () => {
+  await launchPage('nested', [`--pages-dir=${OWN_PAGES}`]);
+  let leaf = null;
+  await waitUntil(async () => {
+    const surfaces = ok(await call('electron_surfaces_list', {})).surfaces;
+    leaf = surfaces.find((s) => s.kind === 'frame' && /nested-leaf\.html/.test(s.url ?? ''));
+    return leaf;
+  }, 15000, 100);
+  assert.ok(leaf, 'the leaf frame is a surface');
+  ok(await call('electron_switch_surface', { surfaceId: leaf.id }));
+  ok(await call('electron_click', { selector: '#leaf-button' }));
+  assert.equal(await text('#leaf-status'), 'Leaf button clicked 1 time');
+  ok(await call('electron_stop', {}));
+});
+
 // --- confinement ------------------------------------------------------------------------------
 
 test('--app-root: set_files and drop_file refuse a file outside the root', async () => {
