@@ -479,6 +479,20 @@ test('extras: a styled checkbox through its label, an HTML5 drag and drop, a cli
   ok(await call('electron_stop', {}));
 });
 
+test('shadow DOM: clicks and typing reach controls in open shadow roots, nested ones, and slots', async () => {
+  await launchPage('shadow');
+  ok(await call('electron_click', { selector: '#open-button' }));
+  assert.equal(await text('#open-status'), 'Open action clicked 1 time');
+  ok(await call('electron_click', { selector: '#nested-button' }));
+  assert.equal(await text('#nested-status'), 'Nested action clicked 1 time');
+  ok(await call('electron_click', { selector: '#slotted' }));
+  assert.equal(await text('#slotted-status'), 'Slotted button clicked 1 time');
+  ok(await call('electron_keyboard_type', { selector: '#open-input', text: 'deep' }));
+  assert.equal(await text('#open-input-status'), 'Open input: deep');
+  ok(await call('electron_type', { selector: '#open-input', text: 'filled' }));
+  assert.equal(await text('#open-input-status'), 'Open input: filled');
+});
+
 test('nested frames: a click two frames deep lands on its button', async () => {
   await launchPage('nested', [`--pages-dir=${OWN_PAGES}`]);
   let leaf = null;
