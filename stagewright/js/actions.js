@@ -364,12 +364,6 @@
     return { key: S.keyOf(input) };
   });
 
-  // filesSet {} → {files}: what the input holds now.
-  S.elementOp('filesSet', (args, element) => {
-    const input = element instanceof HTMLInputElement ? element : element.control;
-    return { files: Array.from(input.files || []).map((f) => f.name) };
-  });
-
   // drop {files: [{name, type, data (base64)}]} → {files, default_prevented}:
   // dragenter, dragover and drop with a real DataTransfer holding the files.
   S.elementOp('drop', (args, element) => {
