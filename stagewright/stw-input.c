@@ -59,7 +59,13 @@ static const struct
   const char *key;
 } KEY_ALIASES[] = {
   { "Space", " " }, { "Esc", "Escape" }, { "Return", "Enter" }, { "Del", "Delete" },
-  { "Ctrl", "Control" }, { "Control", "Control" }, { "ControlOrMeta", "Control" },
+  { "Ctrl", "Control" }, { "Control", "Control" },
+#ifdef __APPLE__
+  /* The platform's shortcut modifier: Command on macOS. */
+  { "ControlOrMeta", "Meta" },
+#else
+  { "ControlOrMeta", "Control" },
+#endif
   { "Cmd", "Meta" }, { "Command", "Meta" }, { "Super", "Meta" }, { "Option", "Alt" },
   { "Up", "ArrowUp" }, { "Down", "ArrowDown" }, { "Left", "ArrowLeft" }, { "Right", "ArrowRight" },
 };

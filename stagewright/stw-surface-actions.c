@@ -714,7 +714,7 @@ send_pointer_input (GTask *task)
 
       add_click (events, window, &clicking, action->x, action->y);
       if (action->flag)
-        _stw_input_add_chord (events, "Control+A", &error);
+        _stw_input_add_chord (events, "ControlOrMeta+A", &error);
       if (action->flag && *action->text == '\0')
         _stw_input_add_chord (events, "Delete", &error);
       _stw_input_add_text (events, action->text);
@@ -1863,8 +1863,8 @@ stw_surface_type_text_sync (StwSurface             *self,
  * @target: the editor's content area (CodeMirror's, Monaco's, a
  *   terminal's: what a person would click)
  * @text: what to type
- * @replace: select everything first (Control+A), so @text replaces it;
- *   with an empty @text, clears the editor
+ * @replace: select everything first (Control+A; Command+A on macOS), so
+ *   @text replaces it; with an empty @text, clears the editor
  * @options: (nullable): timeout (the checks always run)
  * @cancellable: (nullable): a #GCancellable
  * @callback: called when done
