@@ -406,7 +406,13 @@ test('editors: electron_type_into_editor changes both CodeMirror documents; elec
   await waitUntil(async () => (await text('#cm6-doc')) === 'const seven = 7;', 2000);
   assert.equal(await text('#cm6-doc'), 'const seven = 7;');
 
-  // Appending (no replace) types at the click point; empty + replace clears.
+  // A contenteditable editor takes a fill as an edit (execCommand insertText
+  // is input the editor observes), unlike a hidden textarea.
+  ok(await call('electron_type', { selector: '#cm6-host .cm-content', text: 'filled six' }));
+  await waitUntil(async () => (await text('#cm6-doc')) === 'filled six', 2000);
+  assert.equal(await text('#cm6-doc'), 'filled six');
+
+  // Empty text with replace clears.
   ok(await call('electron_type_into_editor', { selector: '#cm6-host .cm-content', text: '', replace: true }));
   await waitUntil(async () => (await text('#cm6-doc')) === '', 2000);
   assert.equal(await text('#cm6-doc'), '');
