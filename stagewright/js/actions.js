@@ -59,16 +59,19 @@
     return !!element.closest('[aria-disabled="true"]');
   };
 
+  const running = (animation) => animation.playState === 'running';
+
   // Running animations and transitions on the element, inside it or on an
-  // ancestor: none, and its box cannot be moving.
+  // ancestor (across shadow roots): none, and its box cannot be moving.
   const mayMove = (element) => {
-    const animations = document.getAnimations ? document.getAnimations() : [];
-    for (const animation of animations) {
-      if (animation.playState !== 'running')
-        continue;
-      const target = animation.effect && animation.effect.target;
-      if (target && (target === element || target.contains(element) || element.contains(target)))
-        return true;
+    if (element.getAnimations && element.getAnimations({ subtree: true }).some(running))
+      return true;
+    for (let root = element.getRootNode(); root && root.getAnimations; root = root.host ? root.host.getRootNode() : null) {
+      for (const animation of root.getAnimations()) {
+        const target = running(animation) && animation.effect && animation.effect.target;
+        if (target && composedWithin(element, target))
+          return true;
+      }
     }
     return false;
   };

@@ -156,7 +156,9 @@ test('electron_click: a button far below the fold is scrolled into view and clic
 test('electron_click: a moving button is clicked once it is stable', async () => {
   await clearEvents();
   // After load #moving slides 160 px right, over "Animate again": a person
-  // cannot click that button, and neither can we.
+  // cannot click that button, and neither can we. (Clicking #moving first
+  // waits for that slide to end.)
+  ok(await call('electron_click', { selector: '#moving' }));
   const covered = failsWith(await call('electron_click', { selector: '#animate-again', timeoutMs: 200 }), 'ELEMENT_NOT_VISIBLE');
   assert.match(covered.error, /button#moving/);
   // Its keyboard still works: Enter starts the 300 ms slide back, and the
