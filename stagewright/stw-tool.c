@@ -689,11 +689,13 @@ stw_tool_to_manifest (StwTool *self)
     json_object_set_member (manifest, "outputSchema",
                             json_node_copy (stw_schema_get_node (priv->output_schema)));
 
+  /* Every character here is read by every agent on every session: the
+   * title is said once (top level), and destructiveHint only where MCP
+   * gives it a meaning (a tool that is not read-only). */
   annotations = json_object_new ();
-  if (priv->title != NULL)
-    json_object_set_string_member (annotations, "title", priv->title);
   json_object_set_boolean_member (annotations, "readOnlyHint", stw_tool_get_read_only_hint (self));
-  json_object_set_boolean_member (annotations, "destructiveHint", priv->destructive_hint);
+  if (!stw_tool_get_read_only_hint (self))
+    json_object_set_boolean_member (annotations, "destructiveHint", priv->destructive_hint);
   if (priv->idempotent_hint)
     json_object_set_boolean_member (annotations, "idempotentHint", TRUE);
   json_object_set_boolean_member (annotations, "openWorldHint", FALSE);

@@ -1760,10 +1760,11 @@ test_tool_manifest (void)
                    "Does what the test says. Errors: NOT_RUNNING, WAIT_TIMEOUT (retryable).");
   g_assert_true (json_object_get_boolean_member (annotations, "readOnlyHint"));
   g_assert_false (json_object_get_boolean_member (annotations, "openWorldHint"));
-  g_assert_false (json_object_get_boolean_member (annotations, "destructiveHint"));
+  g_assert_false (json_object_has_member (annotations, "destructiveHint"));
 
   annotations = json_object_get_object_member (command_manifest, "annotations");
   g_assert_false (json_object_get_boolean_member (annotations, "readOnlyHint"));
+  g_assert_false (json_object_get_boolean_member (annotations, "destructiveHint"));
   /* No schema given: an empty object schema that refuses extra keys. */
   schema = json_object_get_object_member (command_manifest, "inputSchema");
   g_assert_cmpstr (json_object_get_string_member (schema, "type"), ==, "object");
