@@ -888,7 +888,7 @@ is_property_name (const char *name)
 
   if (g_once_init_enter (&once))
     {
-      pattern = g_regex_new ("^(-?[a-z][a-z0-9]*(-[a-z0-9]+)*|--[A-Za-z0-9_-]+)$", G_REGEX_OPTIMIZE, 0, NULL);
+      pattern = g_regex_new ("^(-?[a-z][a-z0-9]*(-[a-z0-9]+)*|--[A-Za-z0-9_-]+)$", G_REGEX_OPTIMIZE | G_REGEX_DOLLAR_ENDONLY, 0, NULL);
       g_once_init_leave (&once, 1);
     }
   return strlen (name) <= MAX_PROPERTY_CHARS && g_regex_match (pattern, name, 0, NULL);
@@ -1256,6 +1256,7 @@ typedef struct
 {
   StwSession *session;
   GPtrArray  *candidates;  /* frames of the surface asked last, still to ask */
+  JsonObject *fallback;    /* a frame's focused element, its page unfocused */
 } FocusSearch;
 
 static void
@@ -1263,6 +1264,7 @@ focus_search_free (FocusSearch *search)
 {
   g_clear_object (&search->session);
   g_clear_pointer (&search->candidates, g_ptr_array_unref);
+  g_clear_pointer (&search->fallback, json_object_unref);
   g_free (search);
 }
 
@@ -1278,12 +1280,27 @@ ask_next_candidate (GTask *task)
 
   if (search->candidates == NULL || search->candidates->len == 0)
     {
-      g_task_return_pointer (task, NULL, NULL);
+      g_task_return_pointer (task, g_steal_pointer (&search->fallback), (GDestroyNotify) json_object_unref);
       g_object_unref (task);
       return;
     }
   next = g_ptr_array_steal_index (search->candidates, 0);
   ask_focus (task, next);
+}
+
+/* {ref, role, name, surface_id} of the element the page described. */
+static JsonObject *
+focused_json (StwSurface *surface,
+              gint64      world_id,
+              JsonObject *target)
+{
+  JsonObject *focused = json_object_new ();
+
+  json_object_set_int_member (focused, "ref", _stw_surface_bind_ref (surface, world_id, target));
+  json_object_set_string_member (focused, "role", stw_json_get_string (target, "role") ?: "");
+  json_object_set_string_member (focused, "name", stw_json_get_string (target, "name") ?: "");
+  json_object_set_string_member (focused, "surface_id", stw_surface_get_id (surface));
+  return focused;
 }
 
 static void
@@ -1313,24 +1330,28 @@ on_focus_answer (GObject      *object,
       return;
     }
   answer = JSON_NODE_HOLDS_OBJECT (value) ? json_node_get_object (value) : NULL;
-  if (answer == NULL || (search->candidates != NULL && !json_object_get_boolean_member_with_default (answer, "hasFocus", FALSE)))
+  if (answer == NULL)
     {
       ask_next_candidate (task);
       return;
     }
-
   target = json_object_has_member (answer, "target") && JSON_NODE_HOLDS_OBJECT (json_object_get_member (answer, "target"))
            ? json_object_get_object_member (answer, "target") : NULL;
+
+  /* Among the frames, the one whose document has the focus; when the
+   * window itself is not focused (no document has it), the first frame
+   * with a focused element of its own. */
+  if (search->candidates != NULL && !json_object_get_boolean_member_with_default (answer, "hasFocus", FALSE))
+    {
+      if (target != NULL && search->fallback == NULL)
+        search->fallback = focused_json (surface, world_id, target);
+      ask_next_candidate (task);
+      return;
+    }
+
   if (target != NULL)
     {
-      JsonObject *focused = json_object_new ();
-      guint ref = _stw_surface_bind_ref (surface, world_id, target);
-
-      json_object_set_int_member (focused, "ref", ref);
-      json_object_set_string_member (focused, "role", stw_json_get_string (target, "role") ?: "");
-      json_object_set_string_member (focused, "name", stw_json_get_string (target, "name") ?: "");
-      json_object_set_string_member (focused, "surface_id", stw_surface_get_id (surface));
-      g_task_return_pointer (task, focused, (GDestroyNotify) json_object_unref);
+      g_task_return_pointer (task, focused_json (surface, world_id, target), (GDestroyNotify) json_object_unref);
       g_object_unref (task);
       return;
     }
