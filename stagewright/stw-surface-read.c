@@ -35,6 +35,7 @@ typedef struct
   StwSurface   *current;   /* the frame whose owner is measured next */
   StwSurface   *parent;
   gint64        backend_node_id;
+  gboolean      retried;   /* the parent's world was made again once */
   double        x;
   double        y;
 } FrameOffset;
@@ -90,6 +91,8 @@ on_content_box (GObject      *object,
   frame_offset_step (task);
 }
 
+static void on_parent_world (GObject *object, GAsyncResult *result, gpointer user_data);
+
 static void
 on_owner_resolved (GObject      *object,
                    GAsyncResult *result,
@@ -104,6 +107,16 @@ on_owner_resolved (GObject      *object,
   const char *object_id;
 
   reply = stw_transport_call_finish (STW_TRANSPORT (object), result, &error);
+  if (reply == NULL && !data->retried && error->domain == STW_CDP_ERROR && error->message != NULL &&
+      strstr (error->message, "Cannot find context") != NULL)
+    {
+      /* The parent's world went with its document (a navigation): the
+       * page call makes a new one. */
+      g_clear_error (&error);
+      data->retried = TRUE;
+      _stw_surface_call_page_async (data->parent, "world", NULL, g_task_get_cancellable (task), on_parent_world, task);
+      return;
+    }
   if (reply == NULL)
     {
       fail_offset (task, error);
