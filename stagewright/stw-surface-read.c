@@ -1270,6 +1270,7 @@ typedef struct
   StwSession *session;
   GPtrArray  *candidates;  /* frames of the surface asked last, still to ask */
   JsonObject *fallback;    /* a frame's focused element, its page unfocused */
+  char       *frame_url;   /* the URL of the frame element that has the focus */
 } FocusSearch;
 
 static void
@@ -1278,6 +1279,7 @@ focus_search_free (FocusSearch *search)
   g_clear_object (&search->session);
   g_clear_pointer (&search->candidates, g_ptr_array_unref);
   g_clear_pointer (&search->fallback, json_object_unref);
+  g_free (search->frame_url);
   g_free (search);
 }
 
@@ -1351,10 +1353,13 @@ on_focus_answer (GObject      *object,
   target = json_object_has_member (answer, "target") && JSON_NODE_HOLDS_OBJECT (json_object_get_member (answer, "target"))
            ? json_object_get_object_member (answer, "target") : NULL;
 
-  /* Among the frames, the one whose document has the focus; when the
-   * window itself is not focused (no document has it), the first frame
-   * with a focused element of its own. */
-  if (search->candidates != NULL && !json_object_get_boolean_member_with_default (answer, "hasFocus", FALSE))
+  /* Among the frames, the one whose document has the focus, or else the
+   * one at the URL of the frame element focused in its parent (when the
+   * window itself is not focused, no document has the focus); failing
+   * both, the first frame with a focused element of its own. */
+  if (search->candidates != NULL && !json_object_get_boolean_member_with_default (answer, "hasFocus", FALSE) &&
+      (search->frame_url == NULL || *search->frame_url == '\0' ||
+       g_strcmp0 (search->frame_url, stw_surface_get_url (surface)) != 0))
     {
       if (target != NULL && search->fallback == NULL)
         search->fallback = focused_json (surface, world_id, target);
@@ -1374,6 +1379,9 @@ on_focus_answer (GObject      *object,
        * document has it. */
       g_autoptr(GList) surfaces = stw_session_list_surfaces (search->session);
 
+      g_free (search->frame_url);
+      search->frame_url = g_strdup (stw_json_get_string (answer, "frameUrl"));
+      g_clear_pointer (&search->fallback, json_object_unref);
       g_clear_pointer (&search->candidates, g_ptr_array_unref);
       search->candidates = g_ptr_array_new_with_free_func (g_object_unref);
       for (const GList *l = surfaces; l != NULL; l = l->next)

@@ -143,8 +143,11 @@
     const answer = { hasFocus: document.hasFocus(), frame: false, target: null };
     if (!active || active === document.body || active === document.documentElement)
       return answer;
-    if (active.tagName === 'IFRAME' || active.tagName === 'FRAME' || active.tagName === 'WEBVIEW')
+    if (active.tagName === 'IFRAME' || active.tagName === 'FRAME' || active.tagName === 'WEBVIEW') {
       answer.frame = true;
+      // Which of the frames: the library matches it with their URLs.
+      answer.frameUrl = typeof active.src === 'string' ? active.src : '';
+    }
     else
       answer.target = S.targetInfo(active);
     return answer;
