@@ -1271,6 +1271,8 @@ typedef struct
   GPtrArray  *candidates;  /* frames of the surface asked last, still to ask */
   JsonObject *fallback;    /* a frame's focused element, its page unfocused */
   char       *frame_url;   /* the URL of the frame element that has the focus */
+  StwSurface *holder;      /* the surface whose frame has the focus */
+  gboolean    refreshed;   /* the session's surfaces were listed anew */
 } FocusSearch;
 
 static void
@@ -1280,6 +1282,7 @@ focus_search_free (FocusSearch *search)
   g_clear_pointer (&search->candidates, g_ptr_array_unref);
   g_clear_pointer (&search->fallback, json_object_unref);
   g_free (search->frame_url);
+  g_clear_object (&search->holder);
   g_free (search);
 }
 
@@ -1301,6 +1304,34 @@ ask_next_candidate (GTask *task)
     }
   next = g_ptr_array_steal_index (search->candidates, 0);
   ask_focus (task, next);
+}
+
+/* The live frames of the surface holding the focus, to ask in turn. */
+static void
+collect_frames (FocusSearch *search)
+{
+  g_autoptr(GList) surfaces = stw_session_list_surfaces (search->session);
+
+  g_clear_pointer (&search->candidates, g_ptr_array_unref);
+  search->candidates = g_ptr_array_new_with_free_func (g_object_unref);
+  for (const GList *l = surfaces; l != NULL; l = l->next)
+    if (!stw_surface_is_closed (l->data) &&
+        g_strcmp0 (stw_surface_get_parent_id (l->data), stw_surface_get_id (search->holder)) == 0)
+      g_ptr_array_add (search->candidates, g_object_ref (l->data));
+}
+
+static void
+on_refreshed (GObject      *object,
+              GAsyncResult *result,
+              gpointer      user_data)
+{
+  GTask *task = user_data;
+  FocusSearch *search = g_task_get_task_data (task);
+
+  /* A failed refresh leaves the list as it was: nothing to ask. */
+  stw_session_refresh_surfaces_finish (STW_SESSION (object), result, NULL);
+  collect_frames (search);
+  ask_next_candidate (task);
 }
 
 /* {ref, role, name, surface_id} of the element the page described. */
@@ -1375,19 +1406,19 @@ on_focus_answer (GObject      *object,
     }
   if (json_object_get_boolean_member_with_default (answer, "frame", FALSE))
     {
-      /* The focus is in one of this surface's frames: the one whose
-       * document has it. */
-      g_autoptr(GList) surfaces = stw_session_list_surfaces (search->session);
-
+      /* The focus is in one of this surface's frames. */
       g_free (search->frame_url);
       search->frame_url = g_strdup (stw_json_get_string (answer, "frameUrl"));
       g_clear_pointer (&search->fallback, json_object_unref);
-      g_clear_pointer (&search->candidates, g_ptr_array_unref);
-      search->candidates = g_ptr_array_new_with_free_func (g_object_unref);
-      for (const GList *l = surfaces; l != NULL; l = l->next)
-        if (!stw_surface_is_closed (l->data) &&
-            g_strcmp0 (stw_surface_get_parent_id (l->data), stw_surface_get_id (surface)) == 0)
-          g_ptr_array_add (search->candidates, g_object_ref (l->data));
+      g_set_object (&search->holder, surface);
+      collect_frames (search);
+      if (search->candidates->len == 0 && !search->refreshed)
+        {
+          /* A frame that appeared since the surfaces were last listed. */
+          search->refreshed = TRUE;
+          stw_session_refresh_surfaces_async (search->session, g_task_get_cancellable (task), on_refreshed, task);
+          return;
+        }
       ask_next_candidate (task);
       return;
     }
