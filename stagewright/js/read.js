@@ -36,7 +36,8 @@
 
   S.elementOp('text', (args, element) => {
     const text = (element.textContent || '').trim();
-    return { text: text || labelOf(element) };
+    // Last, the accessible name (a button showing only an image's alt).
+    return { text: text || labelOf(element) || (S.describe ? S.describe(element).name || '' : '') };
   });
 
   const VALUE_TAGS = new Set(['INPUT', 'TEXTAREA', 'SELECT', 'OPTION', 'BUTTON', 'OUTPUT', 'PROGRESS', 'METER', 'DATA']);
