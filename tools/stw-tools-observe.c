@@ -158,9 +158,9 @@ screenshot_invoke (StwTool       *tool,
 static const StwToolSpec observe_specs[] = {
   {
     .name = "electron_screenshot",
-    .description = "Capture the active window (or windowId/windowTitle/windowIndex), fullPage, clip{x,y,width,height} or an "
-                   "element (ref in any frame, or selector) to path > dir > --screenshot-dir. inline: also return the "
-                   "image, fit in maxWidth/maxHeight (1280). Returns {path, bytes, width, height}.",
+    .description = "Capture the window (or windowId/windowTitle/windowIndex), fullPage, clip{x,y,width,height} or an "
+                   "element (ref in any frame, or selector) to path or dir. inline: also return the image, within "
+                   "maxWidth/maxHeight (1280). Returns {path, bytes, width, height}.",
     .input_schema =
       "{\"type\":\"object\",\"additionalProperties\":false,\"properties\":{"
       "\"sessionId\":{\"type\":\"string\"},"
