@@ -1668,6 +1668,7 @@ typedef struct
   double                clip[4];
   double                scale;
   gboolean              rescaled;
+  gboolean              scrolled;  /* the element was scrolled into view */
 } Capture;
 
 static void
@@ -1785,6 +1786,8 @@ capture (GTask *task)
                             CAPTURE_TIMEOUT_MS, g_task_get_cancellable (task), on_captured, task);
 }
 
+static void on_element_box (GObject *object, GAsyncResult *result, gpointer user_data);
+
 static void
 on_layout_metrics (GObject      *object,
                    GAsyncResult *result,
@@ -1809,6 +1812,20 @@ on_layout_metrics (GObject      *object,
   page_x = viewport ? json_object_get_double_member_with_default (viewport, "pageX", 0) : 0;
   page_y = viewport ? json_object_get_double_member_with_default (viewport, "pageY", 0) : 0;
 
+  if (data->has_box && !data->scrolled && viewport != NULL &&
+      (data->box[0] < 0 || data->box[1] < 0 ||
+       data->box[0] + data->box[2] > json_object_get_double_member_with_default (viewport, "clientWidth", 0) ||
+       data->box[1] + data->box[3] > json_object_get_double_member_with_default (viewport, "clientHeight", 0)))
+    {
+      /* Not all in view: scrolled into it, and measured again. */
+      g_autoptr(JsonObject) args = json_object_new ();
+
+      data->scrolled = TRUE;
+      json_object_set_boolean_member (args, "scroll", TRUE);
+      _stw_surface_element_op_async (g_task_get_source_object (task), data->options->target, "screenshotBox", args,
+                                     g_task_get_cancellable (task), on_element_box, task);
+      return;
+    }
   if (data->has_box)
     {
       /* A clip is in the document's coordinates, a box in the viewport's. */

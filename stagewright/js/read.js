@@ -72,11 +72,11 @@
 
   S.elementOp('bbox', (args, element) => ({ bbox: boxOf(element) }));
 
-  // For a crop: scrolled into view (the frames around it too) unless it is
-  // in view already.
+  // For a crop. The library asks again with `scroll` when the box is not
+  // in its window's view: Chromium carries the scroll across the frames
+  // around the element, out-of-process ones too.
   S.elementOp('screenshotBox', (args, element) => {
-    const rect = element.getBoundingClientRect();
-    if (rect.top < 0 || rect.left < 0 || rect.bottom > innerHeight || rect.right > innerWidth)
+    if (args.scroll)
       element.scrollIntoView({ block: 'center', inline: 'center' });
     return { bbox: boxOf(element) };
   });

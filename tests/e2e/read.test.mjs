@@ -72,6 +72,19 @@ document.body.append(cross);
 const same = document.getElementById('same');
 same.addEventListener('load', () => same.focus());
 </script></body></html>`,
+  // A cross-origin frame far below the fold.
+  'tall-frame': `<!DOCTYPE html><html lang="en"><head><meta charset="utf-8"><title>Tall frame</title>
+<style>body { margin: 0 } #spacer { height: 2500px; background: linear-gradient(#fff, #ccf) }
+iframe { border: 3px solid #444; width: 400px; height: 120px }</style></head><body>
+<div id="spacer"></div>
+<script>
+const cross = document.createElement('iframe');
+cross.id = 'cross';
+cross.src = new URLSearchParams(location.search).get('xorigin') + '/tall-inner.html';
+document.body.append(cross);
+</script></body></html>`,
+  'tall-inner': `<!DOCTYPE html><html lang="en"><head><meta charset="utf-8"><title>Tall inner</title></head>
+<body style="background: #fdd"><button id="deep" style="margin: 20px; font-size: 20px">Deep button</button></body></html>`,
   'focus-inner': `<!DOCTYPE html><html lang="en"><head><meta charset="utf-8"><title>Focus inner</title></head><body>
 <input id="inner">
 <script>
@@ -399,6 +412,33 @@ test('frames: reads by ref in same- and cross-origin frames, boxes in the window
       assert.ok(colours(cropImage) > 2, `${kind}: the crop shows the button`);
       assertSameRegion(cropImage, decodePng(fs.readFileSync(whole.path)), button.x, button.y, kind);
     }
+  } finally {
+    await stop();
+  }
+});
+
+test('frames: an element of a cross-origin frame below the fold is scrolled into view and cropped', async () => {
+  await launchPage('tall-frame', { pagesDir: focusPages });
+  try {
+    let surfaces = null;
+    assert.ok(await waitUntil(async () => {
+      surfaces = ok(await server.call('electron_surfaces_list', {})).surfaces;
+      return surfaces.some((s) => s.kind === 'frame' && s.url?.includes('tall-inner'));
+    }, 15000, 50), 'the frame loads');
+    const frame = surfaces.find((s) => s.kind === 'frame');
+    ok(await server.call('electron_switch_surface', { surfaceId: frame.id }));
+    const ref = (await read('electron_get_text', { selector: '#deep' })).target.ref;
+    ok(await server.call('electron_switch_surface', { surfaceId: surfaces.find((s) => s.kind === 'window').id }));
+
+    const before = (await read('electron_get_bbox', { ref })).bbox;
+    assert.ok(before.y > 2000, `below the fold: ${JSON.stringify(before)}`);
+    const crop = ok(await server.call('electron_screenshot', { ref, dir: scratch }));
+    const after = (await read('electron_get_bbox', { ref })).bbox;
+    assert.ok(after.y >= 0 && after.y + after.h <= 800, `scrolled into the window: ${JSON.stringify(after)}`);
+    const whole = ok(await server.call('electron_screenshot', { dir: scratch }));
+    const cropImage = decodePng(fs.readFileSync(crop.path));
+    assert.ok(colours(cropImage) > 2, 'the crop shows the button');
+    assertSameRegion(cropImage, decodePng(fs.readFileSync(whole.path)), after.x, after.y, 'below the fold');
   } finally {
     await stop();
   }
