@@ -31,6 +31,9 @@
       if (value)
         return value;
     }
+    // A button made of an input shows its value.
+    if (element.tagName === 'INPUT' && ['submit', 'reset', 'button'].includes(element.type))
+      return clean(element.value);
     return '';
   };
 

@@ -46,7 +46,8 @@ after(() => fs.rmSync(scratch, { recursive: true, force: true }));
 
 const FOCUS_PAGES = {
   'focus-top': `<!DOCTYPE html><html lang="en"><head><meta charset="utf-8"><title>Focus top</title></head><body>
-<label for="first">First field</label> <input id="first" autofocus></body></html>`,
+<label for="first">First field</label> <input id="first" autofocus>
+<input id="go" type="submit" value="Go on"></body></html>`,
   'focus-shadow': `<!DOCTYPE html><html lang="en"><head><meta charset="utf-8"><title>Focus shadow</title></head><body>
 <focus-host id="host"></focus-host>
 <script>
@@ -490,6 +491,11 @@ test('focused_element: autofocus, a shadow root, a same-origin and a cross-origi
       // The ref names that element: its label, and its focused state.
       assert.equal((await read('electron_get_text', { ref: focused.ref })).text, text, page);
       assert.equal((await read('electron_get_state', { ref: focused.ref })).state.focused, true, page);
+      if (page === 'focus-top') {
+        // A button made of an input reads as its value.
+        assert.equal((await read('electron_get_text', { selector: '#go' })).text, 'Go on');
+        assert.equal((await read('electron_get_value', { selector: '#go' })).value, 'Go on');
+      }
     } finally {
       await stop();
     }
