@@ -272,6 +272,7 @@ test('forms: text, value, attribute, style, state and exists of real controls', 
       '#interests': '',
       '#plan option[value=team]': 'team',
       '#editable': '',
+      '#plain-editable': 'Plain editable text',
       'h1': null,
     };
     for (const [selector, value] of Object.entries(values))
@@ -306,6 +307,7 @@ test('forms: text, value, attribute, style, state and exists of real controls', 
     assert.equal((await state('#advanced-toggle')).expanded, false);
     assert.equal((await state('#bold')).pressed, false);
     assert.equal((await state('#beta')).visible, false);
+    assert.equal((await state('#hidden-button')).visible, false);
     assert.equal((await state('#plan option[value=free]')).selected, true);
     assert.equal((await state('#plan option[value=pro]')).selected, false);
     assert.equal((await state('#fullname')).focused, false);
