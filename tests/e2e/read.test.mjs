@@ -73,6 +73,10 @@ document.body.append(cross);
 const same = document.getElementById('same');
 same.addEventListener('load', () => same.focus());
 </script></body></html>`,
+  // The focus moves by itself a second after load (or at a click on #move).
+  'focus-change': `<!DOCTYPE html><html lang="en"><head><meta charset="utf-8"><title>Focus change</title></head><body>
+<input id="a" aria-label="Field A" autofocus> <input id="b" aria-label="Field B">
+<script>setTimeout(() => document.getElementById('b').focus(), 1000);</script></body></html>`,
   // A cross-origin frame far below the fold.
   'tall-frame': `<!DOCTYPE html><html lang="en"><head><meta charset="utf-8"><title>Tall frame</title>
 <style>body { margin: 0 } #spacer { height: 2500px; background: linear-gradient(#fff, #ccf) }
@@ -501,6 +505,28 @@ test('focused_element: autofocus, a shadow root, a same-origin and a cross-origi
     } finally {
       await stop();
     }
+  }
+});
+
+test('focused_element follows a focus change, with a new ref for the new element', async () => {
+  await launchPage('focus-change', { pagesDir: focusPages });
+  try {
+    let first = null;
+    await waitUntil(async () => (first = (await read('electron_focused_element', {})).focused), 10000, 20);
+    assert.equal((await read('electron_get_text', { ref: first.ref })).text, 'Field A');
+    let second = null;
+    await waitUntil(async () => {
+      second = (await read('electron_focused_element', {})).focused;
+      return second && second.ref !== first.ref;
+    }, 10000, 20);
+    assert.ok(second && second.ref !== first.ref, JSON.stringify({ first, second }));
+    assert.equal((await read('electron_get_text', { ref: second.ref })).text, 'Field B');
+    assert.equal((await read('electron_get_state', { ref: first.ref })).state.focused, false);
+    assert.equal((await read('electron_get_state', { ref: second.ref })).state.focused, true);
+    // The ref of B is the one a selector read gives.
+    assert.equal((await read('electron_exists', { selector: '#b' })).target.ref, second.ref);
+  } finally {
+    await stop();
   }
 });
 
