@@ -26,5 +26,6 @@
 #include "stw-transport.h"
 #include "stw-cdp-websocket.h"
 #include "stw-cdp-pipe.h"
+#include "stw-read.h"
 
 #undef __STAGEWRIGHT_INSIDE__
