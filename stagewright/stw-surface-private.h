@@ -37,6 +37,8 @@ StwSurface *_stw_surface_get_parent       (StwSurface *self);
 
 /* The isolated world's execution context id, 0 when none is cached. */
 gint64      _stw_surface_get_world_id     (StwSurface *self);
+/* The main context the surface belongs to (for blocking calls). */
+GMainContext *_stw_surface_get_context    (StwSurface *self);
 
 /* Calls the function a page-side script (js/<script>) evaluates to, with
  * @args (JSON values, may be NULL), in the surface's isolated world;

@@ -800,6 +800,12 @@ _stw_surface_get_world_id (StwSurface *self)
   return self->world_id;
 }
 
+GMainContext *
+_stw_surface_get_context (StwSurface *self)
+{
+  return self->context;
+}
+
 /**
  * stw_surface_get_id:
  * @self: a #StwSurface
