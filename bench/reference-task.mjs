@@ -1,0 +1,153 @@
+// reference-task.mjs: issue 8's scripted reference task, as an agent would run
+// it against `stagewright --tool-profile essential` over MCP (official SDK
+// client), counting calls and the tokens the agent reads.
+//
+//   node bench/reference-task.mjs [--json=FILE] STAGEWRIGHT ELECTRON PAGES_APP
+//
+// The task: open the sign-up form (pages-app --page=signup), read tools/list,
+// snapshot (text), fill Full name and Email, choose the plan by its LABEL
+// ("Pro"; its value is "pro"), accept the terms, press Sign up, read the
+// welcome text through the status region's ref, take an inline screenshot,
+// stop. Refs come from what the server answered, never from guessed selectors:
+// the status ref from the click's answer when it carries one, else from a
+// `since:"last"` text snapshot, else from electron_find {role:"status"}.
+//
+// Tokens = characters of every JSON-RPC response the client reads / 4
+// (tools/list included, the initialize handshake shown apart), with the
+// base64 of image content counted apart. Any ok:false envelope ends the run
+// with an error. Prints a table and one JSON line.
+//
+// Peers on the same task (issue 8): Playwright MCP 7 calls / ~5,800 tokens
+// (tools/list 5,074), TypeScript Electron Stagewright 11 / 21,400,
+// agent-browser 10 / 22,900. Target: <= 3,500 tokens.
+//
+// SPDX-License-Identifier: LGPL-2.1-or-later
+
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+
+import { refOf, refsOfRole, startStagewright } from './page-common.mjs';
+
+const options = Object.fromEntries(process.argv.slice(2).filter((a) => a.startsWith('--'))
+  .map((a) => { const eq = a.indexOf('='); return eq < 0 ? [a.slice(2), true] : [a.slice(2, eq), a.slice(eq + 1)]; }));
+const [bin, electron, pagesApp] = process.argv.slice(2).filter((a) => !a.startsWith('--'));
+if (!bin || !electron || !pagesApp) {
+  console.error('usage: node bench/reference-task.mjs [--json=FILE] STAGEWRIGHT ELECTRON PAGES_APP');
+  process.exit(2);
+}
+
+const NAME = 'Ada Lovelace';
+const EMAIL = 'ada@example.com';
+const PLAN_LABEL = 'Pro';
+const PLAN_VALUE = 'pro';
+const WELCOME = `Welcome, ${NAME}! Your ${PLAN_LABEL} plan is active.`;
+const NEEDED = ['electron_launch', 'electron_snapshot', 'electron_type', 'electron_select_option', 'electron_check',
+  'electron_click', 'electron_get_text', 'electron_screenshot', 'electron_stop'];
+
+const tokens = (chars) => Math.round(chars / 4);
+
+/** Every string in `value` (an envelope), depth first. */
+function strings (value, out = []) {
+  if (typeof value === 'string') out.push(value);
+  else if (Array.isArray(value)) value.forEach((v) => strings(v, out));
+  else if (value && typeof value === 'object') Object.values(value).forEach((v) => strings(v, out));
+  return out;
+}
+
+/** The one status ref a text (snapshot, diff) shows, or null. */
+function statusRefIn (texts) {
+  const refs = new Set(texts.flatMap((t) => refsOfRole(t, 'status')));
+  return refs.size === 1 ? [...refs][0] : null;
+}
+
+const shots = fs.mkdtempSync(path.join(os.tmpdir(), 'stw-reference-task-'));
+const server = await startStagewright(bin, ['--tool-profile', 'essential'], 'stagewright-reference-task');
+const steps = [];
+let failed = null;
+try {
+  const initialize = server.read.find((r) => r.message?.result?.protocolVersion !== undefined);
+  const list = await server.listTools();
+  steps.push({ step: 'tools/list', call: false, chars: list.chars, image_chars: 0, note: `${list.tools.length} tools` });
+  const names = new Set(list.tools.map((t) => t.name));
+  const missing = NEEDED.filter((n) => !names.has(n));
+  if (missing.length) throw new Error(`--tool-profile essential lacks ${missing.join(', ')}`);
+
+  const call = async (step, name, args) => {
+    const answer = await server.call(name, args);
+    steps.push({ step, call: true, tool: name, chars: answer.chars, image_chars: answer.imageChars, ms: +answer.ms.toFixed(1) });
+    return answer;
+  };
+
+  const launch = await call('open the sign-up form', 'electron_launch',
+                            { executablePath: electron, main: pagesApp, args: ['--page=signup'] });
+  let text = strings(launch.envelope).find((s) => /\[\d+\]\s+button "Sign up"/.test(s));
+  if (!text) {
+    const snapshot = await call('snapshot', 'electron_snapshot', { format: 'text' });
+    text = snapshot.envelope.snapshot_text;
+  }
+  const ref = {
+    name: refOf(text, 'textbox', 'Full name'),
+    email: refOf(text, 'textbox', 'Email'),
+    plan: refOf(text, 'combobox', 'Plan'),
+    terms: refOf(text, 'checkbox', 'I accept the terms'),
+    submit: refOf(text, 'button', 'Sign up'),
+  };
+
+  await call('fill the name', 'electron_type', { ref: ref.name, text: NAME });
+  await call('fill the email', 'electron_type', { ref: ref.email, text: EMAIL });
+  const chosen = await call('choose the plan by label', 'electron_select_option', { ref: ref.plan, values: [PLAN_LABEL] });
+  if (!JSON.stringify(chosen.envelope.selected ?? null).includes(PLAN_VALUE))
+    throw new Error(`electron_select_option {values:["${PLAN_LABEL}"]} selected ${JSON.stringify(chosen.envelope.selected)}`);
+  await call('accept the terms', 'electron_check', { ref: ref.terms });
+  const clicked = await call('sign up', 'electron_click', { ref: ref.submit });
+
+  let statusRef = statusRefIn(strings(clicked.envelope));
+  if (statusRef === null) {
+    const diff = await call('see what changed', 'electron_snapshot', { format: 'text', since: 'last' });
+    statusRef = statusRefIn(strings(diff.envelope));
+  }
+  if (statusRef === null) {
+    const found = await call('find the status', 'electron_find', { role: 'status' });
+    const matches = (found.envelope.matches ?? []).filter((m) => Number.isInteger(m.ref));
+    if (matches.length !== 1) throw new Error(`electron_find {role:"status"}: ${JSON.stringify(found.envelope)}`);
+    statusRef = matches[0].ref;
+  }
+  const welcome = await call('verify the welcome text', 'electron_get_text', { ref: statusRef });
+  if (welcome.envelope.text !== WELCOME)
+    throw new Error(`the status reads ${JSON.stringify(welcome.envelope.text)}, not ${JSON.stringify(WELCOME)}`);
+
+  const shot = await call('screenshot', 'electron_screenshot', { inline: true, dir: shots });
+  if (!shot.result.content.some((c) => c.type === 'image'))
+    throw new Error('electron_screenshot {inline:true} returned no image content');
+  await call('close', 'electron_stop', {});
+
+  const calls = steps.filter((s) => s.call).length;
+  const chars = steps.reduce((sum, s) => sum + s.chars, 0);
+  const imageChars = steps.reduce((sum, s) => sum + s.image_chars, 0);
+  const listChars = steps[0].chars;
+  const lines = [
+    'Reference task (issue 8) against stagewright --tool-profile essential, over MCP with the SDK client',
+    '| # | step | tool | tokens read | image (apart) |',
+    '|---|---|---|---|---|',
+    ...steps.map((s, i) => `| ${i} | ${s.step} | ${s.tool ?? s.note ?? ''} | ${tokens(s.chars)} | ${s.image_chars ? `${tokens(s.image_chars)} (${s.image_chars} b64 chars)` : ''} |`),
+    '',
+    `tool calls: ${calls}; tokens read: ${tokens(chars)} (tools/list ${tokens(listChars)}, ${(100 * listChars / chars).toFixed(0)}%); ` +
+      `image content apart: ${tokens(imageChars)} tokens; initialize handshake (not counted): ${initialize ? tokens(initialize.chars) : '?'}`,
+    `target: <= 3,500 tokens. Peers: Playwright MCP 7 calls / ~5,800; TypeScript Electron Stagewright 11 / 21,400; agent-browser 10 / 22,900`,
+  ];
+  console.log(lines.join('\n'));
+  const json = JSON.stringify({ calls, tokens: tokens(chars), chars, tools_list_tokens: tokens(listChars),
+    image_tokens: tokens(imageChars), initialize_tokens: initialize ? tokens(initialize.chars) : null, steps });
+  if (typeof options.json === 'string') fs.writeFileSync(path.resolve(options.json), `${json}\n`);
+  console.log(json);
+} catch (error) {
+  failed = error;
+} finally {
+  await server.close();
+  fs.rmSync(shots, { recursive: true, force: true });
+}
+if (failed) {
+  console.error(`reference task failed after ${steps.length} steps: ${failed.stack ?? failed}`);
+  process.exit(1);
+}
