@@ -1,0 +1,851 @@
+// a11y.js: roles, accessible names, states and fingerprints as Chromium
+// computes them, and the walker behind snapshot, find and list.
+//
+// The walker is the hot path (docs/page-ops.md): one pass in composed
+// document order, one compact array per entry, no per-element objects
+// beyond what the answer needs.
+//
+// SPDX-License-Identifier: LGPL-2.1-or-later
+'use strict';
+
+(() => {
+const S = globalThis.__stagewright;
+
+// --- roles -----------------------------------------------------------------
+
+// ARIA roles we recognise in a role attribute (the first known token wins).
+const ARIA_ROLES = new Set(('alert alertdialog application article banner blockquote button caption cell ' +
+  'checkbox code columnheader combobox complementary contentinfo definition deletion dialog directory ' +
+  'document emphasis feed figure form generic grid gridcell group heading img image insertion link list ' +
+  'listbox listitem log main marquee math menu menubar menuitem menuitemcheckbox menuitemradio meter ' +
+  'navigation none note option paragraph presentation progressbar radio radiogroup region row rowgroup ' +
+  'rowheader scrollbar search searchbox separator slider spinbutton status strong subscript superscript ' +
+  'switch tab table tablist tabpanel term textbox time timer toolbar tooltip tree treegrid treeitem').split(' '));
+
+// Roles an agent acts on: they always get a ref (reference §4.1).
+const INTERACTIVE = new Set(['button', 'link', 'checkbox', 'radio', 'textbox', 'searchbox', 'combobox',
+  'listbox', 'option', 'switch', 'slider', 'spinbutton', 'menuitem', 'menuitemcheckbox', 'menuitemradio',
+  'tab', 'treeitem', 'DisclosureTriangle']);
+// Not acted on, but read: they get refs too so agents can verify through
+// them (issue 8, item 9).
+const READABLE = new Set(['heading', 'status', 'alert', 'log', 'dialog', 'alertdialog', 'progressbar',
+  'meter', 'timer', 'marquee']);
+// Listed without a ref.
+const LANDMARKS = new Set(['banner', 'complementary', 'contentinfo', 'form', 'main', 'navigation',
+  'region', 'search', 'article', 'image', 'img', 'tabpanel', 'Iframe', 'menu', 'menubar', 'tablist',
+  'toolbar', 'radiogroup', 'tree', 'grid', 'treegrid']);
+// Roles whose name may come from their content (accname 1.2 + Chromium).
+const NAME_FROM_CONTENT = new Set(['button', 'cell', 'checkbox', 'columnheader', 'gridcell', 'heading',
+  'link', 'menuitem', 'menuitemcheckbox', 'menuitemradio', 'option', 'radio', 'row', 'rowheader',
+  'switch', 'tab', 'tooltip', 'treeitem', 'DisclosureTriangle', 'caption', 'term', 'code', 'emphasis',
+  'strong', 'deletion', 'insertion', 'subscript', 'superscript', 'time', 'listitem', 'definition']);
+// Roles that do not count as an ancestor in a fingerprint.
+const NOT_CONTEXT = new Set(['generic', 'none', 'presentation', 'paragraph', 'StaticText', 'LabelText',
+  'strong', 'emphasis', 'code', 'subscript', 'superscript', 'time', 'LineBreak', '']);
+
+const SECTIONING = new Set(['ARTICLE', 'ASIDE', 'MAIN', 'NAV', 'SECTION']);
+const SECTIONING_ROLES = new Set(['article', 'complementary', 'main', 'navigation', 'region']);
+
+function hasName (element) {
+  return (element.getAttribute('aria-label') || '').trim() !== '' ||
+         (element.getAttribute('aria-labelledby') || '').trim() !== '' ||
+         (element.getAttribute('title') || '').trim() !== '';
+}
+
+// Inside article/aside/main/nav/section (or an element with such a role),
+// a header or footer is no landmark.
+function inSectioning (element) {
+  for (let node = parentOf(element); node; node = parentOf(node)) {
+    if (SECTIONING.has(node.tagName))
+      return true;
+    const role = node.getAttribute && node.getAttribute('role');
+    if (role && SECTIONING_ROLES.has(role.trim().split(/\s+/)[0]))
+      return true;
+  }
+  return false;
+}
+
+const INPUT_ROLES = {
+  button: 'button', submit: 'button', reset: 'button', image: 'button', file: 'button',
+  checkbox: 'checkbox', radio: 'radio', range: 'slider', number: 'spinbutton',
+  search: 'searchbox', email: 'textbox', tel: 'textbox', text: 'textbox', url: 'textbox',
+  password: 'textbox', color: 'ColorWell', date: 'date', 'datetime-local': 'DateTime',
+  month: 'DateTime', week: 'DateTime', time: 'InputTime', hidden: 'none',
+};
+
+function implicitRole (element) {
+  switch (element.tagName) {
+  case 'A': case 'AREA':
+    return element.hasAttribute('href') ? 'link' : 'generic';
+  case 'BUTTON': return 'button';
+  case 'INPUT': {
+    const type = (element.getAttribute('type') || 'text').toLowerCase();
+    const role = INPUT_ROLES[type] || 'textbox';
+    if (element.hasAttribute('list') && (role === 'textbox' || role === 'searchbox'))
+      return 'combobox';
+    return role;
+  }
+  case 'SELECT':
+    return element.multiple || element.size > 1 ? 'listbox' : 'combobox';
+  case 'OPTION': return 'option';
+  case 'OPTGROUP': return 'group';
+  case 'TEXTAREA': return 'textbox';
+  case 'H1': case 'H2': case 'H3': case 'H4': case 'H5': case 'H6': return 'heading';
+  case 'UL': case 'OL': case 'MENU': return 'list';
+  case 'LI': return 'listitem';
+  case 'DL': return 'list';
+  case 'DT': return 'term';
+  case 'DD': return 'definition';
+  case 'TABLE': return 'table';
+  case 'CAPTION': return 'caption';
+  case 'THEAD': case 'TBODY': case 'TFOOT': return 'rowgroup';
+  case 'TR': return 'row';
+  case 'TD': return element.closest('table[role=grid],table[role=treegrid]') ? 'gridcell' : 'cell';
+  case 'TH': {
+    const scope = (element.getAttribute('scope') || '').toLowerCase();
+    if (scope === 'row' || scope === 'rowgroup')
+      return 'rowheader';
+    if (scope === 'col' || scope === 'colgroup' || element.parentElement?.parentElement?.tagName === 'THEAD')
+      return 'columnheader';
+    // A th that heads its row (first of its row with tds after it).
+    const row = element.parentElement;
+    if (row && row.firstElementChild === element && row.querySelector('td') && !row.parentElement?.querySelector('tr:first-child th ~ th'))
+      return 'rowheader';
+    return 'columnheader';
+  }
+  case 'FIELDSET': return 'group';
+  case 'LEGEND': return 'generic';
+  case 'DETAILS': return 'group';
+  case 'SUMMARY': return element.parentElement && element.parentElement.tagName === 'DETAILS' ? 'DisclosureTriangle' : 'generic';
+  case 'DIALOG': return 'dialog';
+  case 'OUTPUT': return 'status';
+  case 'PROGRESS': return 'progressbar';
+  case 'METER': return 'meter';
+  case 'IMG':
+    return element.getAttribute('alt') === '' && !hasName(element) ? 'none' : 'image';
+  case 'SVG': case 'svg': return 'image';
+  case 'FIGURE': return 'figure';
+  case 'FORM': return 'form';
+  case 'SEARCH': return 'search';
+  case 'NAV': return 'navigation';
+  case 'MAIN': return 'main';
+  case 'ASIDE': return inSectioning(element) && !hasName(element) ? 'generic' : 'complementary';
+  case 'HEADER': return inSectioning(element) ? 'generic' : 'banner';
+  case 'FOOTER': return inSectioning(element) ? 'generic' : 'contentinfo';
+  case 'SECTION': return hasName(element) ? 'region' : 'generic';
+  case 'ARTICLE': return 'article';
+  case 'HR': return 'separator';
+  case 'P': return 'paragraph';
+  case 'BLOCKQUOTE': return 'blockquote';
+  case 'IFRAME': case 'FRAME': case 'WEBVIEW': return 'Iframe';
+  case 'LABEL': return 'LabelText';
+  case 'BR': return 'LineBreak';
+  case 'CODE': return 'code';
+  case 'EM': return 'emphasis';
+  case 'STRONG': return 'strong';
+  case 'TIME': return 'time';
+  case 'MARK': return 'mark';
+  }
+  if (element.isContentEditable && element.getAttribute('contenteditable') !== null &&
+      !(element.parentElement && element.parentElement.isContentEditable))
+    return 'textbox';
+  return 'generic';
+}
+
+function roleOf (element) {
+  const explicit = element.getAttribute('role');
+  if (explicit) {
+    for (const token of explicit.trim().toLowerCase().split(/\s+/)) {
+      if (ARIA_ROLES.has(token)) {
+        if (token === 'img')
+          return 'image';
+        if (token === 'presentation')
+          return 'none';
+        // none/presentation yield to focusable or globally labelled elements.
+        return token;
+      }
+    }
+  }
+  return implicitRole(element);
+}
+
+// --- composed tree helpers ---------------------------------------------------
+
+function parentOf (node) {
+  if (node.assignedSlot)
+    return node.assignedSlot;
+  const parent = node.parentNode;
+  if (parent && parent.nodeType === 11)
+    return parent.host || null;
+  return parent && parent.nodeType === 1 ? parent : null;
+}
+
+// The children of a node in the flat tree (what is rendered).
+function flatChildren (node) {
+  if (node.nodeType === 1) {
+    const shadow = S.shadowRootOf(node);
+    if (shadow)
+      return shadow.childNodes;
+    if (node.tagName === 'SLOT') {
+      const assigned = node.assignedNodes({ flatten: true });
+      return assigned.length ? assigned : node.childNodes;
+    }
+  }
+  return node.childNodes;
+}
+
+function deepActiveElement () {
+  let active = document.activeElement;
+  while (active) {
+    const shadow = S.shadowRootOf(active);
+    if (!shadow || !shadow.activeElement)
+      break;
+    active = shadow.activeElement;
+  }
+  return active;
+}
+
+function rendered (element) {
+  // display:none, content-visibility:hidden subtrees; options of a
+  // drop-down select have no box but are part of the tree.
+  if (element.tagName === 'OPTION' || element.tagName === 'OPTGROUP')
+    return true;
+  return element.checkVisibility ? element.checkVisibility() : element.getClientRects().length > 0;
+}
+
+function hiddenFromTree (element) {
+  return element.getAttribute('aria-hidden') === 'true' || element.hidden && element.tagName !== 'OPTION' ||
+         !rendered(element);
+}
+
+// --- names -----------------------------------------------------------------
+
+const collapse = (text) => text.replace(/[\s\u00a0]+/g, ' ').trim();
+
+const BLOCK = new Set(['ADDRESS', 'ARTICLE', 'ASIDE', 'BLOCKQUOTE', 'BR', 'DD', 'DETAILS', 'DIALOG', 'DIV',
+  'DL', 'DT', 'FIELDSET', 'FIGCAPTION', 'FIGURE', 'FOOTER', 'FORM', 'H1', 'H2', 'H3', 'H4', 'H5', 'H6',
+  'HEADER', 'HR', 'LI', 'MAIN', 'NAV', 'OL', 'P', 'PRE', 'SECTION', 'TABLE', 'TR', 'TD', 'TH', 'UL',
+  'OPTION', 'SUMMARY', 'LEGEND', 'CAPTION']);
+
+function byIds (element, attribute) {
+  const ids = (element.getAttribute(attribute) || '').trim();
+  if (!ids)
+    return [];
+  const root = element.getRootNode();
+  const found = [];
+  for (const id of ids.split(/\s+/)) {
+    const target = root.getElementById ? root.getElementById(id) : document.getElementById(id);
+    if (target)
+      found.push(target);
+  }
+  return found;
+}
+
+// The value an embedded control contributes to a name (accname 2E).
+function embeddedValue (element, role) {
+  if (role === 'textbox' || role === 'searchbox')
+    return element.value !== undefined ? element.value : element.textContent;
+  if (role === 'combobox' || role === 'listbox') {
+    if (element.tagName === 'SELECT') {
+      const option = element.selectedOptions[0];
+      return option ? option.label : '';
+    }
+    return element.value || '';
+  }
+  if (role === 'slider' || role === 'spinbutton' || role === 'progressbar' || role === 'meter')
+    return element.getAttribute('aria-valuetext') || element.getAttribute('aria-valuenow') || element.value || '';
+  return null;
+}
+
+// Text alternative of a node as part of another name (accname steps 2B-2G).
+function textAlternative (node, state) {
+  if (node.nodeType === 3)
+    return node.data;
+  if (node.nodeType !== 1)
+    return '';
+  const element = node;
+  if (state.visited.has(element))
+    return '';
+  state.visited.add(element);
+  if (!state.referenced && (element.getAttribute('aria-hidden') === 'true' || !rendered(element)))
+    return '';
+  if (element.tagName === 'SCRIPT' || element.tagName === 'STYLE' || element.tagName === 'TEMPLATE')
+    return '';
+
+  const role = roleOf(element);
+  // 2B: labelledby, once.
+  if (!state.inLabelledBy) {
+    const labels = byIds(element, 'aria-labelledby');
+    if (labels.length) {
+      const sub = { visited: state.visited, inLabelledBy: true, referenced: true, root: state.root };
+      const text = collapse(labels.map((label) => textAlternative(label, sub)).join(' '));
+      if (text)
+        return text;
+    }
+  }
+  // 2E: an embedded control inside a label gives its value, except the
+  // control being named.
+  if (element !== state.root && (state.inLabelledBy || state.inContent)) {
+    const value = embeddedValue(element, role);
+    if (value !== null)
+      return value;
+  }
+  // 2C
+  const label = element.getAttribute('aria-label');
+  if (label && label.trim())
+    return label;
+  // 2D: native text alternatives.
+  const native = nativeName(element, role, state);
+  if (native)
+    return native;
+  // 2F: content.
+  if (state.inContent || state.inLabelledBy || NAME_FROM_CONTENT.has(role) || element === state.root && false) {
+    const text = contentText(element, state);
+    if (text.trim())
+      return text;
+  }
+  // 2I
+  return element.getAttribute('title') || '';
+}
+
+function contentText (element, state) {
+  const sub = { visited: state.visited, inLabelledBy: state.inLabelledBy, inContent: true,
+    referenced: state.referenced, root: state.root };
+  let text = '';
+  const before = pseudoContent(element, '::before');
+  if (before)
+    text += before;
+  for (const child of flatChildren(element)) {
+    if (child.nodeType === 1 && BLOCK.has(child.tagName))
+      text += ' ' + textAlternative(child, sub) + ' ';
+    else
+      text += textAlternative(child, sub);
+  }
+  const after = pseudoContent(element, '::after');
+  if (after)
+    text += after;
+  return text;
+}
+
+// CSS generated content counts in names; reading it costs a style
+// lookup, so only for elements that can have it (no text of their own is
+// the common icon-button case).
+function pseudoContent (element, which) {
+  if (element.childElementCount > 0 || element.textContent.trim())
+    return '';
+  const content = getComputedStyle(element, which).content;
+  if (!content || content === 'none' || content === 'normal')
+    return '';
+  const match = /^"(.*)"$/.exec(content);
+  return match ? match[1] : '';
+}
+
+function labelsText (element, state) {
+  const labels = element.labels;
+  if (!labels || !labels.length)
+    return '';
+  const sub = { visited: state.visited, inContent: true, inLabelledBy: false, referenced: true, root: element };
+  return collapse(Array.from(labels).map((label) => contentText(label, sub)).join(' '));
+}
+
+function nativeName (element, role, state) {
+  const tag = element.tagName;
+  if (tag === 'INPUT') {
+    const type = (element.getAttribute('type') || 'text').toLowerCase();
+    if (type === 'button' || type === 'submit' || type === 'reset') {
+      const labelled = labelsText(element, state);
+      if (labelled)
+        return labelled;
+      if (element.hasAttribute('value'))
+        return element.getAttribute('value');
+      return type === 'submit' ? 'Submit' : type === 'reset' ? 'Reset' : '';
+    }
+    if (type === 'image')
+      return element.getAttribute('alt') || element.getAttribute('value') || labelsText(element, state) || 'Submit';
+    const labelled = labelsText(element, state);
+    if (labelled)
+      return labelled;
+    if (element === state.root) {
+      const title = element.getAttribute('title');
+      if (title)
+        return title;
+      return element.getAttribute('placeholder') || element.getAttribute('aria-placeholder') || '';
+    }
+    return '';
+  }
+  if (tag === 'TEXTAREA' || tag === 'SELECT' || tag === 'METER' || tag === 'PROGRESS' || tag === 'OUTPUT' ||
+      tag === 'BUTTON') {
+    const labelled = labelsText(element, state);
+    if (labelled)
+      return labelled;
+    if (tag === 'TEXTAREA' && element === state.root)
+      return element.getAttribute('title') || element.getAttribute('placeholder') || '';
+    return '';
+  }
+  if (tag === 'IMG' || tag === 'AREA')
+    return element.getAttribute('alt') || '';
+  if (tag === 'FIELDSET') {
+    const legend = element.querySelector(':scope > legend');
+    return legend ? contentText(legend, state) : '';
+  }
+  if (tag === 'TABLE') {
+    const caption = element.querySelector(':scope > caption');
+    return caption ? contentText(caption, state) : '';
+  }
+  if (tag === 'FIGURE') {
+    const caption = element.querySelector(':scope > figcaption');
+    return caption ? contentText(caption, state) : '';
+  }
+  if (tag === 'OPTION' || tag === 'OPTGROUP')
+    return element.label || '';
+  if (tag === 'svg' || tag === 'SVG') {
+    const title = element.querySelector(':scope > title');
+    return title ? title.textContent : '';
+  }
+  return '';
+}
+
+// The accessible name of an element, as Chromium computes it.
+function nameOf (element, role) {
+  // Fast path, the common case: a leaf with text content.
+  const label = element.getAttribute('aria-label');
+  if (!element.hasAttribute('aria-labelledby')) {
+    if (label && label.trim())
+      return collapse(label);
+    if (NAME_FROM_CONTENT.has(role) && element.childElementCount === 0 && element.tagName !== 'INPUT' &&
+        element.tagName !== 'OPTION' && !S.shadowRootOf(element) && element.tagName !== 'SLOT') {
+      const text = collapse(element.textContent);
+      if (text)
+        return text;
+    }
+  }
+  if (role === 'none' || role === 'generic' || role === 'paragraph' || role === 'LineBreak')
+    return '';
+  const state = { visited: new Set(), root: element, inContent: false, inLabelledBy: false, referenced: false };
+  const labels = byIds(element, 'aria-labelledby');
+  if (labels.length) {
+    const sub = { visited: state.visited, inLabelledBy: true, referenced: true, root: element };
+    const text = collapse(labels.map((l) => l === element ? (label || '') : textAlternative(l, sub)).join(' '));
+    if (text)
+      return text;
+  }
+  if (label && label.trim())
+    return collapse(label);
+  state.visited.add(element);
+  const native = nativeName(element, role, state);
+  if (native && collapse(native))
+    return collapse(native);
+  if (NAME_FROM_CONTENT.has(role)) {
+    const text = collapse(contentText(element, state));
+    if (text)
+      return text;
+  }
+  const title = element.getAttribute('title');
+  if (title && title.trim())
+    return collapse(title);
+  if (role === 'textbox' || role === 'searchbox' || role === 'combobox')
+    return collapse(element.getAttribute('placeholder') || element.getAttribute('aria-placeholder') || '');
+  return '';
+}
+
+function descriptionOf (element, name) {
+  const described = byIds(element, 'aria-describedby');
+  if (described.length) {
+    const state = { visited: new Set(), inLabelledBy: true, referenced: true, root: element };
+    return collapse(described.map((d) => textAlternative(d, state)).join(' '));
+  }
+  const description = element.getAttribute('aria-description');
+  if (description)
+    return collapse(description);
+  const title = element.getAttribute('title');
+  if (title && collapse(title) !== name)
+    return collapse(title);
+  return '';
+}
+
+// --- states ----------------------------------------------------------------
+
+// Flag bits of a walker entry (the C side reads the same numbers,
+// stw-snapshot-private.h).
+const F = {
+  HIDDEN: 1, DISABLED: 2, FOCUSED: 4, BUSY: 8, SHADOW_CLOSED: 16, READONLY: 32, REQUIRED: 64,
+  INVALID: 128, CHECKABLE: 256, CHECKED: 512, MIXED: 1024, EXPANDABLE: 2048, EXPANDED: 4096,
+  SELECTABLE: 8192, SELECTED: 16384, PRESSABLE: 32768, PRESSED: 65536, REFFED: 131072,
+  INTERACTIVE: 262144, FRAME: 524288, EDITABLE: 1048576,
+};
+S.FLAGS = F;
+
+const CHECKABLE_ROLES = new Set(['checkbox', 'radio', 'switch', 'menuitemcheckbox', 'menuitemradio']);
+const SELECTABLE_ROLES = new Set(['option', 'tab', 'row', 'gridcell', 'treeitem', 'columnheader', 'rowheader']);
+const TEXT_ROLES = new Set(['textbox', 'searchbox', 'combobox', 'spinbutton']);
+const FORM_TAGS = new Set(['INPUT', 'SELECT', 'TEXTAREA', 'BUTTON']);
+const DISABLEABLE = new Set(['BUTTON', 'INPUT', 'SELECT', 'TEXTAREA', 'OPTION', 'OPTGROUP', 'FIELDSET']);
+
+function ariaDisabledAncestor (element) {
+  for (let node = element; node; node = parentOf(node))
+    if (node.getAttribute && node.getAttribute('aria-disabled') === 'true')
+      return true;
+  return false;
+}
+
+function isVisible (element) {
+  if (element.tagName === 'OPTION' || element.tagName === 'OPTGROUP') {
+    const select = element.closest('select');
+    return select ? isVisible(select) : false;
+  }
+  if (!element.checkVisibility({ visibilityProperty: true }))
+    return false;
+  const box = element.getBoundingClientRect();
+  return box.width > 0 && box.height > 0;
+}
+
+// The flags of an element; ctx carries what ancestors decide during a walk
+// (aria-disabled), absent for a single element.
+function flagsOf (element, role, ctx, active) {
+  let flags = 0;
+  const tag = element.tagName;
+  const disabled = (DISABLEABLE.has(tag) && element.matches(':disabled')) ||
+    (ctx ? ctx.ariaDisabled || element.getAttribute('aria-disabled') === 'true' : ariaDisabledAncestor(element));
+  if (disabled)
+    flags |= F.DISABLED;
+  if (element === active)
+    flags |= F.FOCUSED;
+  if (element.getAttribute('aria-busy') === 'true')
+    flags |= F.BUSY;
+
+  if (CHECKABLE_ROLES.has(role)) {
+    flags |= F.CHECKABLE;
+    const aria = element.getAttribute('aria-checked');
+    if (tag === 'INPUT' && (element.type === 'checkbox' || element.type === 'radio') && aria === null) {
+      if (element.indeterminate && element.type === 'checkbox')
+        flags |= F.MIXED;
+      else if (element.checked)
+        flags |= F.CHECKED;
+    } else if (aria === 'mixed' && role !== 'radio' && role !== 'switch' && role !== 'menuitemradio')
+      flags |= F.MIXED;
+    else if (aria === 'true')
+      flags |= F.CHECKED;
+  }
+  if (role === 'option' && tag === 'OPTION') {
+    flags |= F.SELECTABLE;
+    if (element.selected)
+      flags |= F.SELECTED;
+  } else if (SELECTABLE_ROLES.has(role)) {
+    const aria = element.getAttribute('aria-selected');
+    if (aria !== null || role === 'option' || role === 'tab' || role === 'treeitem') {
+      flags |= F.SELECTABLE;
+      if (aria === 'true')
+        flags |= F.SELECTED;
+    }
+  }
+
+  const expanded = element.getAttribute('aria-expanded');
+  if (expanded === 'true' || expanded === 'false') {
+    flags |= F.EXPANDABLE;
+    if (expanded === 'true')
+      flags |= F.EXPANDED;
+  } else if (role === 'DisclosureTriangle') {
+    flags |= F.EXPANDABLE;
+    if (element.parentElement.open)
+      flags |= F.EXPANDED;
+  } else if (role === 'combobox' && tag === 'SELECT') {
+    flags |= F.EXPANDABLE;
+    if (element.matches(':open'))
+      flags |= F.EXPANDED;
+  }
+
+  const pressed = element.getAttribute('aria-pressed');
+  if (pressed !== null && role === 'button' && (pressed === 'true' || pressed === 'false' || pressed === 'mixed')) {
+    flags |= F.PRESSABLE;
+    if (pressed !== 'false')
+      flags |= F.PRESSED;
+  }
+
+  if (TEXT_ROLES.has(role) || role === 'checkbox' || role === 'radio' || role === 'listbox' || role === 'grid' ||
+      role === 'slider' || role === 'switch' || role === 'gridcell' || role === 'radiogroup') {
+    const aria = element.getAttribute('aria-readonly');
+    if (aria === 'true' || (tag === 'INPUT' || tag === 'TEXTAREA') && element.readOnly && TEXT_ROLES.has(role))
+      flags |= F.READONLY;
+    if (element.required || element.getAttribute('aria-required') === 'true')
+      flags |= F.REQUIRED;
+  }
+  const invalid = element.getAttribute('aria-invalid');
+  if (invalid !== null && invalid !== 'false' && invalid !== '')
+    flags |= F.INVALID;
+  else if (invalid === null && FORM_TAGS.has(tag) && element.willValidate && !element.validity.valid)
+    flags |= F.INVALID;
+  if (element.isContentEditable || TEXT_ROLES.has(role) && !(flags & (F.READONLY | F.DISABLED)))
+    flags |= F.EDITABLE;
+
+  if (INTERACTIVE.has(role))
+    flags |= F.INTERACTIVE | F.REFFED;
+  else if (READABLE.has(role))
+    flags |= F.REFFED;
+  return flags;
+}
+
+function valueOf (element, role, flags) {
+  const tag = element.tagName;
+  if (tag === 'INPUT') {
+    if (role === 'checkbox' || role === 'radio' || role === 'button')
+      return null;
+    if (element.type === 'password')
+      return '•'.repeat(element.value.length);
+    return element.value;
+  }
+  if (tag === 'TEXTAREA')
+    return element.value;
+  if (tag === 'SELECT') {
+    const labels = Array.from(element.selectedOptions, (o) => o.label);
+    return labels.join(', ');
+  }
+  if (tag === 'OPTION')
+    return element.value !== element.label ? element.value : null;
+  if (tag === 'PROGRESS' || tag === 'METER')
+    return element.hasAttribute('value') || tag === 'METER' ? String(element.value) : null;
+  if (role === 'slider' || role === 'spinbutton' || role === 'progressbar' || role === 'meter' || role === 'scrollbar')
+    return element.getAttribute('aria-valuetext') || element.getAttribute('aria-valuenow');
+  if (flags & F.EDITABLE && element.isContentEditable)
+    return element.textContent;
+  if (role === 'textbox' || role === 'combobox' || role === 'searchbox')
+    return element.getAttribute('aria-valuetext') || element.textContent;
+  return null;
+}
+
+// The roles of the nearest three ancestors that count.
+function contextOf (element) {
+  const roles = [];
+  for (let node = parentOf(element); node && roles.length < 3; node = parentOf(node)) {
+    const role = roleOf(node);
+    if (!NOT_CONTEXT.has(role))
+      roles.push(role);
+  }
+  return roles.reverse().join('>');
+}
+
+// --- what the other rooms use -------------------------------------------
+
+S.roleOf = roleOf;
+S.nameOf = (element) => nameOf(element, roleOf(element));
+
+S.describe = function describe (element) {
+  const role = roleOf(element);
+  const name = nameOf(element, role);
+  return { role, name, fp: role + '|' + name + '|' + contextOf(element) };
+};
+
+// The twelve state flags of electron_get_state.
+S.states = function states (element) {
+  const role = roleOf(element);
+  const flags = flagsOf(element, role, null, deepActiveElement());
+  const visible = isVisible(element);
+  return {
+    visible,
+    enabled: !(flags & F.DISABLED),
+    disabled: !!(flags & F.DISABLED),
+    checked: flags & F.CHECKABLE ? (flags & F.MIXED ? 'mixed' : !!(flags & F.CHECKED)) : null,
+    selected: flags & F.SELECTABLE ? !!(flags & F.SELECTED) : null,
+    expanded: flags & F.EXPANDABLE ? !!(flags & F.EXPANDED) : null,
+    pressed: flags & F.PRESSABLE ? !!(flags & F.PRESSED) : null,
+    focused: !!(flags & F.FOCUSED),
+    readonly: !!(flags & F.READONLY),
+    required: !!(flags & F.REQUIRED),
+    invalid: !!(flags & F.INVALID),
+    busy: !!(flags & F.BUSY),
+  };
+};
+
+// Live elements with that fingerprint, in document order.
+S.findByFingerprint = function findByFingerprint (fp) {
+  const bar = fp.indexOf('|');
+  const role = fp.slice(0, bar);
+  const found = [];
+  S.forEachElement(document, (element) => {
+    if (roleOf(element) === role && S.describe(element).fp === fp)
+      found.push(element);
+  });
+  return found;
+};
+
+// --- the walker ----------------------------------------------------------
+
+// Which entries a snapshot lists (everything else only shapes context).
+function listed (role, element) {
+  if (INTERACTIVE.has(role) || READABLE.has(role) || role === 'Iframe')
+    return true;
+  if (LANDMARKS.has(role))
+    return role !== 'image' || element.getAttribute('alt') !== '' || hasName(element);
+  return false;
+}
+
+// Hosts already asked about closed shadow roots (by the library, through
+// the DOM domain).
+const checkedHosts = new WeakSet();
+const SHADOW_CAPABLE = new Set(['ARTICLE', 'ASIDE', 'BLOCKQUOTE', 'BODY', 'DIV', 'FOOTER', 'H1', 'H2', 'H3',
+  'H4', 'H5', 'H6', 'HEADER', 'MAIN', 'NAV', 'P', 'SECTION', 'SPAN']);
+
+function maybeClosedHost (element) {
+  if (checkedHosts.has(element))
+    return false;
+  if (element.tagName.includes('-')) {
+    checkedHosts.add(element);
+    return true;
+  }
+  if (!SHADOW_CAPABLE.has(element.tagName) || element.firstChild)
+    return false;
+  checkedHosts.add(element);
+  const box = element.getBoundingClientRect();
+  return box.width > 0 && box.height > 0;
+}
+
+// One walk: entries as arrays
+//   [key, flags, role, name, value, context, x, y, w, h, extra]
+// where context indexes `contexts` (ancestor roles, for fingerprints) and
+// extra is null or {d: description, p: placeholder, l: level}.
+function walk (root, options) {
+  const entries = [];
+  const contexts = [];
+  const contextIndex = new Map();
+  const hosts = [];
+  const active = deepActiveElement();
+  const max = options.max || 100000;
+
+  const contextId = (stack) => {
+    const text = stack.slice(-3).join('>');
+    let id = contextIndex.get(text);
+    if (id === undefined) {
+      id = contexts.length;
+      contexts.push(text);
+      contextIndex.set(text, id);
+    }
+    return id;
+  };
+
+  const visit = (element, stack, ctx) => {
+    if (entries.length >= max)
+      return;
+    const tag = element.tagName;
+    if (tag === 'SCRIPT' || tag === 'STYLE' || tag === 'TEMPLATE' || tag === 'HEAD' || tag === 'NOSCRIPT')
+      return;
+    if (element.getAttribute('aria-hidden') === 'true' || (tag !== 'OPTION' && tag !== 'OPTGROUP' && !element.checkVisibility()))
+      return;
+    const role = roleOf(element);
+    let pushed = false;
+    const childCtx = element.getAttribute('aria-disabled') === 'true' && !ctx.ariaDisabled
+      ? { ariaDisabled: true, closed: ctx.closed } : ctx;
+
+    if (listed(role, element)) {
+      const name = nameOf(element, role);
+      let flags = flagsOf(element, role, childCtx, active);
+      if (ctx.closed)
+        flags |= F.SHADOW_CLOSED;
+      const box = tag === 'OPTION' ? (element.closest('select') || element).getBoundingClientRect() : element.getBoundingClientRect();
+      if (!(box.width > 0 && box.height > 0) || (tag !== 'OPTION' && !element.checkVisibility({ visibilityProperty: true })))
+        flags |= F.HIDDEN;
+      let extra = null;
+      if (role === 'heading') {
+        const level = parseInt(element.getAttribute('aria-level') || tag.slice(1), 10);
+        extra = { l: level > 0 ? level : 2 };
+      }
+      if (role === 'textbox' || role === 'searchbox' || role === 'combobox') {
+        const placeholder = element.getAttribute('placeholder');
+        if (placeholder && placeholder !== name)
+          (extra = extra || {}).p = placeholder;
+      }
+      if (element.hasAttribute('aria-describedby') || element.hasAttribute('title') || element.hasAttribute('aria-description')) {
+        const description = descriptionOf(element, name);
+        if (description)
+          (extra = extra || {}).d = description;
+      }
+      if (role === 'Iframe')
+        flags |= F.FRAME;
+      entries.push([S.keyOf(element), flags, role, name, valueOf(element, role, flags), contextId(stack),
+        Math.round(box.x), Math.round(box.y), Math.round(box.width), Math.round(box.height), extra]);
+    }
+    if (!NOT_CONTEXT.has(role)) {
+      stack.push(role);
+      pushed = true;
+    }
+    if (tag === 'IFRAME' || tag === 'FRAME' || tag === 'WEBVIEW') {
+      if (pushed)
+        stack.pop();
+      return;
+    }
+    let shadow = element.shadowRoot;
+    let closed = false;
+    if (!shadow) {
+      shadow = S.closedRoots.get(element) || null;
+      closed = !!shadow;
+      if (!shadow && maybeClosedHost(element))
+        hosts.push(S.keyOf(element));
+    }
+    if (shadow) {
+      const shadowCtx = closed && !childCtx.closed ? { ariaDisabled: childCtx.ariaDisabled, closed: true } : childCtx;
+      for (let child = shadow.firstElementChild; child; child = child.nextElementSibling)
+        visit(child, stack, shadowCtx);
+      // Light children render only where slotted; slotted ones are
+      // reached through their slot below.
+    } else if (tag === 'SLOT') {
+      const assigned = element.assignedElements({ flatten: true });
+      const children = assigned.length ? assigned : Array.from(element.children);
+      for (const child of children)
+        visit(child, stack, childCtx);
+    } else {
+      for (let child = element.firstElementChild; child; child = child.nextElementSibling)
+        visit(child, stack, childCtx);
+    }
+    if (pushed)
+      stack.pop();
+  };
+
+  const stack = [];
+  if (root !== document.documentElement) {
+    // A subtree: its ancestors still shape fingerprints.
+    const roles = contextOf(root);
+    if (roles)
+      stack.push(...roles.split('>'));
+  }
+  visit(root, stack, { ariaDisabled: root === document.documentElement ? false : ariaDisabledAncestor(parentOf(root) || root), closed: false });
+  return { entries, contexts, hosts, full: entries.length < max };
+}
+
+// Which of the keys the library's refs name are still in the document.
+function aliveKeys (known) {
+  return Array.isArray(known) ? known.filter((key) => S.element(key) !== null) : [];
+}
+
+S.ops.snapshot = function snapshot (args) {
+  const root = args.root ? S.resolve(args.root) : document.documentElement;
+  const result = walk(root, { max: args.max });
+  result.url = location.href;
+  result.title = document.title;
+  result.viewport = [window.innerWidth, window.innerHeight];
+  result.origin = Math.round(performance.timeOrigin);
+  result.alive = aliveKeys(args.known);
+  return result;
+};
+
+// Describes the elements matching a CSS selector (document and shadow
+// roots), as walker entries.
+S.ops.list = function list (args) {
+  const elements = S.querySelectorAll(args.selector);
+  const total = elements.length;
+  const limit = args.limit > 0 ? args.limit : total;
+  const entries = [];
+  const contexts = [];
+  const active = deepActiveElement();
+  for (const element of elements.slice(0, limit)) {
+    const role = roleOf(element);
+    const name = nameOf(element, role);
+    let flags = flagsOf(element, role, null, active);
+    if (!isVisible(element))
+      flags |= F.HIDDEN;
+    const box = element.getBoundingClientRect();
+    contexts.push(contextOf(element));
+    entries.push([S.keyOf(element), flags, role, name, valueOf(element, role, flags), contexts.length - 1,
+      Math.round(box.x), Math.round(box.y), Math.round(box.width), Math.round(box.height), null,
+      element.tagName.toLowerCase()]);
+  }
+  return { entries, contexts, total, alive: aliveKeys(args.known) };
+};
+})();
