@@ -37,6 +37,7 @@ typedef enum
   STW_SNAP_INTERACTIVE   = 1 << 18,
   STW_SNAP_FRAME         = 1 << 19,
   STW_SNAP_EDITABLE      = 1 << 20,
+  STW_SNAP_IN_SELECT     = 1 << 21,
 } StwSnapFlags;
 
 /* The flags that are state (what `changed` compares). */

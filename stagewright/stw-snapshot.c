@@ -283,6 +283,12 @@ strip_line_separators (GString *out)
 }
 
 static gboolean
+is_select_role (const char *role)
+{
+  return g_strcmp0 (role, "combobox") == 0 || g_strcmp0 (role, "listbox") == 0;
+}
+
+static gboolean
 is_text_role (const char *role)
 {
   return g_strcmp0 (role, "textbox") == 0 || g_strcmp0 (role, "searchbox") == 0;
@@ -309,7 +315,8 @@ _stw_snapshot_entry_line (const StwSnapEntry *entry)
     g_string_append_printf (out, " surface=%s", entry->frame_surface_id);
   if (entry->level > 0)
     g_string_append_printf (out, " level=%d", entry->level);
-  if (entry->value != NULL && (*entry->value != '\0' || is_text_role (entry->role)))
+  /* An empty value, like every default, goes without saying. */
+  if (entry->value != NULL && *entry->value != '\0')
     {
       g_string_append (out, " value=");
       append_quoted (out, entry->value);
@@ -330,11 +337,12 @@ _stw_snapshot_entry_line (const StwSnapEntry *entry)
     g_string_append (out, " disabled");
   if (flags & STW_SNAP_MIXED)
     g_string_append (out, " mixed");
-  else if (flags & STW_SNAP_CHECKABLE)
-    g_string_append (out, flags & STW_SNAP_CHECKED ? " checked" : " unchecked");
+  else if (flags & STW_SNAP_CHECKED)
+    g_string_append (out, " checked");
   if (flags & STW_SNAP_SELECTED)
     g_string_append (out, " selected");
-  if (flags & STW_SNAP_EXPANDABLE)
+  /* A collapsed combobox is the default, not news. */
+  if (flags & STW_SNAP_EXPANDABLE && (flags & STW_SNAP_EXPANDED || g_strcmp0 (entry->role, "combobox") != 0))
     g_string_append (out, flags & STW_SNAP_EXPANDED ? " expanded" : " collapsed");
   if (flags & STW_SNAP_PRESSED)
     g_string_append (out, " pressed");
@@ -370,10 +378,38 @@ _stw_snapshot_render_text (const char *title,
   strip_line_separators (out);
   for (guint i = 0; i < entries->len; i++)
     {
-      g_autofree char *line = _stw_snapshot_entry_line (g_ptr_array_index (entries, i));
+      const StwSnapEntry *entry = g_ptr_array_index (entries, i);
+      g_autofree char *line = _stw_snapshot_entry_line (entry);
 
       g_string_append_c (out, '\n');
       g_string_append (out, line);
+      if (!is_select_role (entry->role))
+        continue;
+      /* A select's options go on its line: `options: [7]"Label"="value"`. */
+      for (guint j = i + 1, first = i + 1; j < entries->len; j++)
+        {
+          const StwSnapEntry *option = g_ptr_array_index (entries, j);
+          GString *item;
+
+          if (!(option->flags & STW_SNAP_IN_SELECT))
+            break;
+          item = g_string_new (j == first ? " options:" : "");
+          g_string_append_c (item, ' ');
+          if (option->ref != 0)
+            g_string_append_printf (item, "[%u]", option->ref);
+          append_quoted (item, option->name);
+          if (option->value != NULL)
+            {
+              g_string_append_c (item, '=');
+              append_quoted (item, option->value);
+            }
+          if (option->flags & STW_SNAP_DISABLED)
+            g_string_append (item, "(disabled)");
+          strip_line_separators (item);
+          g_string_append_len (out, item->str, item->len);
+          g_string_free (item, TRUE);
+          i = j;
+        }
     }
   return g_string_free (out, FALSE);
 }

@@ -471,7 +471,7 @@ const F = {
   HIDDEN: 1, DISABLED: 2, FOCUSED: 4, BUSY: 8, SHADOW_CLOSED: 16, READONLY: 32, REQUIRED: 64,
   INVALID: 128, CHECKABLE: 256, CHECKED: 512, MIXED: 1024, EXPANDABLE: 2048, EXPANDED: 4096,
   SELECTABLE: 8192, SELECTED: 16384, PRESSABLE: 32768, PRESSED: 65536, REFFED: 131072,
-  INTERACTIVE: 262144, FRAME: 524288, EDITABLE: 1048576,
+  INTERACTIVE: 262144, FRAME: 524288, EDITABLE: 1048576, IN_SELECT: 2097152,
 };
 S.FLAGS = F;
 
@@ -609,8 +609,12 @@ function valueOf (element, role, flags) {
     return element.textContent;
   if (role === 'textbox' || role === 'combobox' || role === 'searchbox')
     return element.getAttribute('aria-valuetext') || element.textContent;
+  // What a live region says, so agents can read it without another call.
+  if (LIVE.has(role))
+    return collapse(element.textContent);
   return null;
 }
+const LIVE = new Set(['status', 'alert', 'log', 'timer', 'marquee']);
 
 // The roles of the nearest three ancestors that count.
 function contextOf (element) {
@@ -709,6 +713,8 @@ function walk (root, options) {
   const hosts = [];
   const active = deepActiveElement();
   const max = options.max || 100000;
+  let lastSelect = null;
+  let lastSelectBox = null;
 
   const contextId = (stack) => {
     const text = stack.slice(-3).join('>');
@@ -727,7 +733,7 @@ function walk (root, options) {
     const tag = element.tagName;
     if (tag === 'SCRIPT' || tag === 'STYLE' || tag === 'TEMPLATE' || tag === 'HEAD' || tag === 'NOSCRIPT')
       return;
-    if (element.getAttribute('aria-hidden') === 'true' || (tag !== 'OPTION' && tag !== 'OPTGROUP' && !element.checkVisibility()))
+    if (element.getAttribute('aria-hidden') === 'true')
       return;
     const role = roleOf(element);
     let pushed = false;
@@ -735,12 +741,34 @@ function walk (root, options) {
       ? { ariaDisabled: true, closed: ctx.closed } : ctx;
 
     if (listed(role, element)) {
+      // Not rendered (display:none, here or above): neither it nor
+      // anything under it is in the tree. Visible but for visibility:hidden:
+      // listed as hidden. One call in the common case.
+      let shown = true;
+      if (tag !== 'OPTION' && !element.checkVisibility({ visibilityProperty: true })) {
+        if (!element.checkVisibility())
+          return;
+        shown = false;
+      }
       const name = nameOf(element, role);
       let flags = flagsOf(element, role, childCtx, active);
       if (ctx.closed)
         flags |= F.SHADOW_CLOSED;
-      const box = tag === 'OPTION' ? (element.closest('select') || element).getBoundingClientRect() : element.getBoundingClientRect();
-      if (!(box.width > 0 && box.height > 0) || (tag !== 'OPTION' && !element.checkVisibility({ visibilityProperty: true })))
+      let box;
+      if (tag === 'OPTION') {
+        const select = element.closest('select');
+        if (select) {
+          flags |= F.IN_SELECT;
+          if (select !== lastSelect) {
+            lastSelect = select;
+            lastSelectBox = select.getBoundingClientRect();
+          }
+          box = lastSelectBox;
+        } else
+          box = element.getBoundingClientRect();
+      } else
+        box = element.getBoundingClientRect();
+      if (!shown || !(box.width > 0 && box.height > 0))
         flags |= F.HIDDEN;
       let extra = null;
       if (role === 'heading') {
