@@ -25,7 +25,7 @@ const ARIA_ROLES = new Set(('alert alertdialog application article banner blockq
 // Roles an agent acts on: they always get a ref (reference §4.1).
 const INTERACTIVE = new Set(['button', 'link', 'checkbox', 'radio', 'textbox', 'searchbox', 'combobox',
   'listbox', 'option', 'switch', 'slider', 'spinbutton', 'menuitem', 'menuitemcheckbox', 'menuitemradio',
-  'tab', 'treeitem', 'DisclosureTriangle']);
+  'tab', 'treeitem', 'DisclosureTriangle', 'Date', 'DateTime', 'InputTime', 'ColorWell']);
 // Not acted on, but read: they get refs too so agents can verify through
 // them (issue 8, item 9).
 const READABLE = new Set(['heading', 'status', 'alert', 'log', 'dialog', 'alertdialog', 'progressbar',
@@ -69,7 +69,7 @@ const INPUT_ROLES = {
   button: 'button', submit: 'button', reset: 'button', image: 'button', file: 'button',
   checkbox: 'checkbox', radio: 'radio', range: 'slider', number: 'spinbutton',
   search: 'searchbox', email: 'textbox', tel: 'textbox', text: 'textbox', url: 'textbox',
-  password: 'textbox', color: 'ColorWell', date: 'date', 'datetime-local': 'DateTime',
+  password: 'textbox', color: 'ColorWell', date: 'Date', 'datetime-local': 'DateTime',
   month: 'DateTime', week: 'DateTime', time: 'InputTime', hidden: 'none',
 };
 
@@ -481,6 +481,16 @@ const TEXT_ROLES = new Set(['textbox', 'searchbox', 'combobox', 'spinbutton']);
 const FORM_TAGS = new Set(['INPUT', 'SELECT', 'TEXTAREA', 'BUTTON']);
 const DISABLEABLE = new Set(['BUTTON', 'INPUT', 'SELECT', 'TEXTAREA', 'OPTION', 'OPTGROUP', 'FIELDSET']);
 
+// Chromium reports a form control invalid once the user has interacted
+// with it (:user-invalid), not from the first paint.
+function userInvalid (element) {
+  try {
+    return element.matches(':user-invalid');
+  } catch (e) {
+    return false;
+  }
+}
+
 function ariaDisabledAncestor (element) {
   for (let node = element; node; node = parentOf(node))
     if (node.getAttribute && node.getAttribute('aria-disabled') === 'true')
@@ -572,7 +582,7 @@ function flagsOf (element, role, ctx, active) {
   const invalid = element.getAttribute('aria-invalid');
   if (invalid !== null && invalid !== 'false' && invalid !== '')
     flags |= F.INVALID;
-  else if (invalid === null && FORM_TAGS.has(tag) && element.willValidate && !element.validity.valid)
+  else if (invalid === null && FORM_TAGS.has(tag) && userInvalid(element))
     flags |= F.INVALID;
   if (element.isContentEditable || TEXT_ROLES.has(role) && !(flags & (F.READONLY | F.DISABLED)))
     flags |= F.EDITABLE;

@@ -1,0 +1,433 @@
+// snapshot.test.mjs: electron_snapshot, electron_find and
+// electron_elements_list on the fixture pages (tests/fixtures/pages-app),
+// over MCP with the official SDK client, checked against Chromium's own
+// accessibility tree (Accessibility.getFullAXTree over a second DevTools
+// connection to the same browser).
+//
+// SPDX-License-Identifier: LGPL-2.1-or-later
+//
+// Run by hand:
+//   node --test --test-reporter=tap --test-concurrency=1 tests/e2e/snapshot.test.mjs
+
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import path from 'node:path';
+import { test as nodeTest } from 'node:test';
+
+import {
+  FIXTURES,
+  demoAppSkipReason,
+  electronSkipReason,
+  failsWith,
+  launchArgs,
+  ok,
+  startServer,
+} from './lib/lifecycle-harness.mjs';
+import { NODE_MODULES } from './lib/harness.mjs';
+
+const PAGES_APP = path.join(FIXTURES, 'pages-app');
+const skip = electronSkipReason() ?? demoAppSkipReason() ??
+  (fs.existsSync(path.join(PAGES_APP, 'pages', 'list.html')) ? false : 'the pages app is missing');
+const { default: WebSocket } = await import(path.join(NODE_MODULES, 'ws', 'index.js'));
+
+// Top-level tests only: automake's tap-driver.sh reads the top-level stream.
+function test (name, options, fn) {
+  if (typeof options === 'function') [fn, options] = [options, {}];
+  return nodeTest(name, { timeout: 120000, ...options, skip: skip || options.skip }, fn);
+}
+
+// The roles an agent acts on (js/a11y.js INTERACTIVE).
+const INTERACTIVE = new Set(['button', 'link', 'checkbox', 'radio', 'textbox', 'searchbox', 'combobox',
+  'listbox', 'option', 'switch', 'slider', 'spinbutton', 'menuitem', 'menuitemcheckbox', 'menuitemradio',
+  'tab', 'treeitem', 'DisclosureTriangle', 'Date', 'DateTime', 'InputTime', 'ColorWell']);
+
+// --- a second DevTools connection: Chromium's view of the same page ---------
+
+async function devtools (server, page) {
+  const info = ok(await call(server, 'electron_info', {}), 'electron_info');
+  const lines = fs.readFileSync(path.join(info.app.user_data_path, 'DevToolsActivePort'), 'utf8').split('\n');
+  const ws = new WebSocket(`ws://127.0.0.1:${lines[0]}${lines[1]}`);
+  await new Promise((resolve, reject) => { ws.once('open', resolve); ws.once('error', reject); });
+  let id = 0;
+  const pending = new Map();
+  ws.on('message', (data) => {
+    const message = JSON.parse(data);
+    if (message.id && pending.has(message.id)) {
+      pending.get(message.id)(message);
+      pending.delete(message.id);
+    }
+  });
+  const send = (method, params = {}, sessionId) => new Promise((resolve, reject) => {
+    const n = ++id;
+    pending.set(n, (m) => (m.error ? reject(new Error(`${method}: ${m.error.message}`)) : resolve(m.result)));
+    ws.send(JSON.stringify({ id: n, method, params, sessionId }));
+  });
+  const { targetInfos } = await send('Target.getTargets');
+  const target = targetInfos.find((t) => t.type === 'page' && t.url.includes(`/${page}.html`));
+  assert.ok(target, `a page target for ${page}`);
+  const { sessionId } = await send('Target.attachToTarget', { targetId: target.targetId, flatten: true });
+  return {
+    send: (method, params) => send(method, params, sessionId),
+    // Runs an expression in the page's main world (the app's own world:
+    // this connection plays the user and the app, not the agent).
+    async run (expression) {
+      const reply = await send('Runtime.evaluate', { expression, awaitPromise: true, returnByValue: true }, sessionId);
+      assert.ok(!reply.exceptionDetails, `${expression}: ${JSON.stringify(reply.exceptionDetails)}`);
+      return reply.result.value;
+    },
+    close: () => ws.close(),
+  };
+}
+
+// server.call, except that a big answer comes without structuredContent
+// (the server does not send it twice).
+async function call (server, name, args = {}) {
+  const result = await server.client.callTool({ name, arguments: args });
+  assert.equal(result.content[0].type, 'text');
+  const envelope = JSON.parse(result.content[0].text);
+  if (result.structuredContent !== undefined)
+    assert.deepEqual(result.structuredContent, envelope);
+  assert.equal(result.isError, !envelope.ok);
+  return envelope;
+}
+
+async function withPage (t, page, fn) {
+  const server = await startServer(t);
+  ok(await call(server, 'electron_launch', launchArgs(PAGES_APP, { args: [`--page=${page}`] })), 'electron_launch');
+  const cdp = await devtools(server, page);
+  try {
+    await fn(server, cdp);
+  } finally {
+    cdp.close();
+    await server.call('electron_stop', {}).catch(() => {});
+  }
+}
+
+// Chromium's interactive nodes of the main frame, without the browser's
+// own widget parts (user-agent shadow roots: the date picker's fields).
+async function chromiumInteractive (cdp) {
+  const { root } = await cdp.send('DOM.getDocument', { depth: -1, pierce: true });
+  const internal = new Set();
+  const mark = (node, inside) => {
+    if (inside)
+      internal.add(node.backendNodeId);
+    for (const child of node.children ?? [])
+      mark(child, inside);
+    for (const shadow of node.shadowRoots ?? [])
+      mark(shadow, inside || shadow.shadowRootType === 'user-agent');
+    if (node.contentDocument)
+      return;   // frames are surfaces of their own
+  };
+  mark(root, false);
+  const { nodes } = await cdp.send('Accessibility.getFullAXTree', {});
+  const byId = new Map(nodes.map((n) => [n.nodeId, n]));
+  const prop = (node, name) => (node.properties ?? []).find((p) => p.name === name)?.value?.value;
+  const found = [];
+  for (const node of nodes) {
+    if (node.ignored || internal.has(node.backendDOMNodeId))
+      continue;
+    let role = node.role?.value;
+    // An editing host without a role: Chromium calls it generic (and
+    // editable); the snapshot lists it as a textbox so agents can type.
+    if (role === 'generic' && prop(node, 'editable') === 'richtext') {
+      const parent = byId.get(node.parentId);
+      if (parent && prop(parent, 'editable'))
+        continue;
+      role = 'textbox';
+    }
+    if (!INTERACTIVE.has(role))
+      continue;
+    const checked = prop(node, 'checked');
+    found.push({
+      role,
+      name: node.name?.value ?? '',
+      disabled: prop(node, 'disabled') === true,
+      checked: checked === undefined ? null : checked === 'mixed' ? 'mixed' : checked === 'true' || checked === true,
+      expanded: prop(node, 'expanded') ?? null,
+      selected: prop(node, 'selected') ?? null,
+      required: prop(node, 'required') === true,
+      invalid: prop(node, 'invalid') !== undefined && prop(node, 'invalid') !== 'false',
+    });
+  }
+  return found;
+}
+
+const key = (e) => `${e.role} ${JSON.stringify(e.name)} disabled=${e.disabled} checked=${e.checked} ` +
+  `expanded=${e.expanded} selected=${e.selected} required=${e.required} invalid=${e.invalid}`;
+
+async function compareWithChromium (server, cdp, page) {
+  const snap = ok(await call(server, 'electron_snapshot', { maxEntries: 10000 }), 'electron_snapshot');
+  const ours = snap.snapshot.entries
+    .filter((e) => e.interactive && e.surface_id === snap.surface_id && e.state.visible)
+    .map((e) => ({
+      role: e.role,
+      name: e.name,
+      disabled: e.state.disabled,
+      checked: e.state.checked,
+      expanded: e.state.expanded,
+      selected: e.state.selected,
+      required: e.state.required === true,
+      invalid: e.state.invalid === true,
+    }));
+  const theirs = await chromiumInteractive(cdp);
+  // null and false agree where Chromium leaves a state out.
+  const norm = (e) => ({ ...e, checked: e.checked ?? false, expanded: e.expanded ?? false, selected: e.selected ?? false });
+  const count = (list) => {
+    const map = new Map();
+    for (const e of list.map(norm).map(key))
+      map.set(e, (map.get(e) ?? 0) + 1);
+    return map;
+  };
+  const a = count(ours), b = count(theirs);
+  const diff = [];
+  for (const [k, n] of a) if ((b.get(k) ?? 0) !== n) diff.push(`snapshot ${n}× ${k}, Chromium ${b.get(k) ?? 0}×`);
+  for (const [k, n] of b) if (!a.has(k)) diff.push(`Chromium ${n}× ${k}, snapshot 0×`);
+  assert.deepEqual(diff, [], `${page}: the snapshot and Chromium disagree`);
+  assert.ok(ours.length > 0, `${page} has interactive entries`);
+  return snap;
+}
+
+for (const page of ['forms', 'signup', 'shadow', 'frames', 'list', 'editors']) {
+  test(`${page}: roles, names and states of every interactive entry agree with Chromium`, async (t) => {
+    await withPage(t, page, async (server, cdp) => {
+      await compareWithChromium(server, cdp, page);
+      // And again after the user changed things.
+      if (page === 'forms') {
+        await cdp.run(`document.querySelector('input[type=checkbox]').click()`);
+        await compareWithChromium(server, cdp, page);
+      }
+    });
+  });
+}
+
+test('forms: disabled listed, select options shown, text form, find, elements_list, filters', async (t) => {
+  await withPage(t, 'forms', async (server, cdp) => {
+    const text = ok(await call(server, 'electron_snapshot', { format: 'text' }));
+    assert.equal(text.kind, 'full');
+    assert.equal(text.format, 'text');
+    const lines = text.snapshot_text.split('\n');
+    assert.match(lines[0], /^page "Forms fixture" url="http:\/\/127\.0\.0\.1:\d+\/forms\.html.*" viewport=\d+x\d+ entries=\d+$/);
+    assert.ok(lines.some((l) => /^\[\d+\] button "Delete account" disabled$/.test(l)), 'a disabled button is listed and marked');
+    assert.ok(lines.some((l) => /^\[\d+\] combobox "Plan" value="Free plan" options: \[\d+\]"Free plan"="free" \[\d+\]"Pro plan"="pro" \[\d+\]"Team plan"="team"$/.test(l)),
+      'the select shows its options with refs, labels and values');
+    assert.ok(lines.slice(1).every((l) => /^ *~?(\[\d+\]|\[-\]) \S+ "/.test(l)), 'one entry per line');
+    assert.ok(text.entry_count >= lines.length - 1);
+
+    const json = ok(await call(server, 'electron_snapshot', {}));
+    const entries = json.snapshot.entries;
+    assert.equal(json.snapshot.schemaVersion, 1);
+    for (const e of entries) {
+      for (const field of ['ref', 'tag', 'role', 'name', 'description', 'interactive', 'state', 'bbox', 'fingerprint',
+        'recently_changed', 'value', 'placeholder'])
+        assert.ok(field in e, `entry has ${field}`);
+      if (e.interactive)
+        assert.ok(Number.isInteger(e.ref) && e.ref > 0, `${e.role} "${e.name}" has a ref`);
+    }
+    const heading = entries.find((e) => e.role === 'heading');
+    assert.ok(heading.ref > 0, 'headings get refs');
+    assert.ok(entries.find((e) => e.role === 'status').ref > 0, 'status regions get refs');
+    // Refs are stable across snapshots of an unchanged page.
+    assert.deepEqual(entries.map((e) => e.ref), json.snapshot.entries.map((e) => e.ref));
+    const again = ok(await call(server, 'electron_snapshot', {}));
+    assert.deepEqual(again.snapshot.entries.map((e) => e.ref), entries.map((e) => e.ref));
+
+    // interactiveOnly and maxEntries.
+    const only = ok(await call(server, 'electron_snapshot', { interactiveOnly: true }));
+    assert.ok(only.snapshot.entries.every((e) => e.interactive));
+    assert.equal(only.truncated, false);
+    const cut = ok(await call(server, 'electron_snapshot', { maxEntries: 3 }));
+    assert.equal(cut.snapshot.entries.length, 3);
+    assert.equal(cut.truncated, true);
+    assert.deepEqual(cut.snapshot.entries.map((e) => e.ref), entries.slice(0, 3).map((e) => e.ref));
+
+    // A subtree by selector and by ref.
+    const form = ok(await call(server, 'electron_snapshot', { root: 'form', format: 'text' }));
+    assert.match(form.snapshot_text, /textbox "Full name"/);
+    assert.doesNotMatch(form.snapshot_text, /Far away button/);
+    const region = entries.find((e) => e.role === 'heading' && e.name === 'Preferences');
+    const sub = ok(await call(server, 'electron_snapshot', { root: region.ref }));
+    assert.equal(sub.snapshot.entries[0].ref, region.ref);
+    assert.equal(sub.snapshot.entries.length, 1, 'a heading has nothing under it');
+
+    // find answers the same refs.
+    const save = entries.find((e) => e.role === 'button' && e.name === 'Save');
+    const found = ok(await call(server, 'electron_find', { role: 'button', name_exact: 'save' }));
+    assert.equal(found.count, 1);
+    assert.equal(found.matches[0].ref, save.ref);
+    const disabled = ok(await call(server, 'electron_find', { role: 'button', enabled: false }));
+    assert.ok(disabled.matches.some((m) => m.name === 'Delete account'));
+    const limited = ok(await call(server, 'electron_find', { interactive: true, limit: 2 }));
+    assert.equal(limited.matches.length, 2);
+    assert.equal(limited.truncated, limited.count - 2);
+    const contains = ok(await call(server, 'electron_find', { name_contains: 'ACCOUNT' }));
+    assert.ok(contains.matches.length >= 2 && contains.matches.every((m) => /account/i.test(m.name)));
+
+    // elements_list too.
+    const listed = ok(await call(server, 'electron_elements_list', { selector: 'button', limit: 200 }));
+    assert.ok(listed.matches.some((m) => m.ref === save.ref && m.tag === 'button'));
+    const none = ok(await call(server, 'electron_elements_list', { selector: '#nothing-here' }));
+    assert.equal(none.count, 0);
+
+    // since:"last" after a change: only what changed.
+    const name = entries.find((e) => e.role === 'textbox' && e.name === 'Full name');
+    await cdp.run(`(() => { const i = document.querySelector('input[type=checkbox]'); i.click(); })()`);
+    const diff = ok(await call(server, 'electron_snapshot', { since: 'last' }));
+    assert.equal(diff.kind, 'diff');
+    assert.equal(diff.diff_format, 'compact');
+    assert.equal(diff.diff._meta.entries_changed, 1);
+    assert.deepEqual(diff.diff.changed[0].changed_fields, ['state']);
+    assert.equal(diff.diff.changed[0].curr.state.checked, true);
+    assert.equal(diff.diff.added.length, 0);
+    assert.equal(diff.diff.removed.length, 0);
+    const quiet = ok(await call(server, 'electron_snapshot', { since: 'last', format: 'text' }));
+    assert.equal(quiet.diff_text, 'diff +0 -0 ~0');
+    // recently_changed marks what changed since the last snapshot.
+    await cdp.run(`document.querySelector('input[type=checkbox]').click()`);
+    const marked = ok(await call(server, 'electron_snapshot', { format: 'text' }));
+    assert.match(marked.snapshot_text, /\n~\[\d+\] checkbox "Subscribe to the newsletter"/);
+    assert.ok(name.ref > 0);
+
+    // A budget cuts a diff and says so.
+    await cdp.run(`document.querySelectorAll('button').forEach((b, i) => { b.textContent = 'Renamed ' + i; })`);
+    const budget = ok(await call(server, 'electron_snapshot', { since: 'last', budgetTokens: 50 }));
+    assert.equal(budget.kind, 'diff');
+    assert.equal(budget.truncated, true);
+    assert.ok(budget.diff._meta.truncated_entries > 0);
+    assert.ok(budget.diff._meta.estimated_tokens <= 60, JSON.stringify(budget.diff._meta));
+    assert.ok(budget.diff._meta.entries_changed > 5, 'the counts stay truthful');
+
+    // Reload: a full snapshot, renderer_reloaded.
+    await cdp.run('location.reload()');
+    await new Promise((resolve) => setTimeout(resolve, 800));
+    const reloaded = ok(await call(server, 'electron_snapshot', { since: 'last' }));
+    assert.equal(reloaded.kind, 'full');
+    assert.equal(reloaded.renderer_reloaded, true);
+  });
+});
+
+test('hostile arguments are BAD_ARGUMENT or REF_NOT_FOUND, never a crash', async (t) => {
+  await withPage(t, 'forms', async (server) => {
+    for (const args of [{ maxEntries: 0 }, { maxEntries: 10001 }, { maxEntries: -1 }, { maxEntries: 'x' },
+      { maxEntries: 1.5 }, { format: 'xml' }, { since: 'first' }, { diffFormat: 'tiny' }, { budgetTokens: 49 },
+      { budgetTokens: 'lots' }, { interactiveOnly: 'yes' }, { root: '' }, { root: 0 }, { root: -3 },
+      { root: '::::' }, { root: { ref: 1 } }, { root: [1] }, { unknown: 1 }])
+      failsWith(await call(server, 'electron_snapshot', args), 'BAD_ARGUMENT', JSON.stringify(args));
+    failsWith(await call(server, 'electron_snapshot', { root: 999999 }), 'REF_NOT_FOUND');
+    failsWith(await call(server, 'electron_snapshot', { root: '#no-such-element' }), 'SELECTOR_NO_MATCH');
+    for (const args of [{ limit: 0 }, { role: 3 }, { name_contains: 'a', name_exact: 'a' }, { visible: 'yes' },
+      { limit: -1 }, { extra: true }])
+      failsWith(await call(server, 'electron_find', args), 'BAD_ARGUMENT', JSON.stringify(args));
+    for (const args of [{}, { selector: '' }, { selector: '::::' }, { selector: 'a', limit: 0 }, { selector: 'a', limit: 201 },
+      { selector: 7 }])
+      failsWith(await call(server, 'electron_elements_list', args), 'BAD_ARGUMENT', JSON.stringify(args));
+    // Still fine afterwards.
+    ok(await call(server, 'electron_snapshot', { interactiveOnly: true }));
+  });
+});
+
+test('shadow: open and closed shadow content is listed, closed marked', async (t) => {
+  await withPage(t, 'shadow', async (server) => {
+    const snap = ok(await call(server, 'electron_snapshot', {}));
+    const entries = snap.snapshot.entries;
+    const open = entries.find((e) => e.name === 'Open action');
+    const closed = entries.find((e) => e.name === 'Closed action');
+    const deep = entries.find((e) => e.name === 'Deep closed action');
+    assert.ok(open && open.ref > 0 && !open.state.shadow_closed);
+    assert.ok(closed && closed.ref > 0 && closed.state.shadow_closed, 'closed shadow content is there and marked');
+    assert.ok(deep && deep.state.shadow_closed, 'closed roots inside shadow trees too');
+    const text = ok(await call(server, 'electron_snapshot', { format: 'text' }));
+    assert.match(text.snapshot_text, /\[\d+\] button "Closed action" shadow-closed/);
+    // Same refs the second time (the hosts are not looked up again).
+    const again = ok(await call(server, 'electron_snapshot', {}));
+    assert.deepEqual(again.snapshot.entries.map((e) => e.ref), entries.map((e) => e.ref));
+    // elements_list finds inside closed roots too.
+    const listed = ok(await call(server, 'electron_elements_list', { selector: 'button' }));
+    assert.ok(listed.matches.some((m) => m.ref === closed.ref));
+  });
+});
+
+test('frames: same- and cross-origin frames inline, each entry with its surface', async (t) => {
+  await withPage(t, 'frames', async (server) => {
+    const snap = ok(await call(server, 'electron_snapshot', {}));
+    const entries = snap.snapshot.entries;
+    const frames = entries.filter((e) => e.role === 'frame');
+    assert.equal(frames.length, 2);
+    for (const frame of frames) {
+      assert.ok(frame.frame_surface_id, 'the frame entry names its surface');
+      const at = entries.indexOf(frame);
+      assert.equal(entries[at + 1].surface_id, frame.frame_surface_id, 'its entries follow it');
+    }
+    const inner = entries.find((e) => e.name === 'Inner cross-origin button');
+    assert.ok(inner.ref > 0 && inner.surface_id !== snap.surface_id);
+    const text = ok(await call(server, 'electron_snapshot', { format: 'text' }));
+    assert.match(text.snapshot_text, /\n\[-\] frame "[^"]*" surface=\S+\n {2}\[\d+\] heading "Inner same-origin frame"/);
+    // Refs are unique across the surfaces.
+    const refs = entries.filter((e) => e.ref).map((e) => e.ref);
+    assert.equal(new Set(refs).size, refs.length);
+    // A frame surface alone.
+    ok(await call(server, 'electron_switch_surface', { surfaceId: inner.surface_id }));
+    const alone = ok(await call(server, 'electron_snapshot', {}));
+    assert.equal(alone.surface_id, inner.surface_id);
+    assert.ok(alone.snapshot.entries.every((e) => e.surface_id === inner.surface_id));
+    assert.equal(alone.snapshot.entries.find((e) => e.name === 'Inner cross-origin button').ref, inner.ref);
+  });
+});
+
+test('list: kept elements keep their refs, replaced ones move or go, gone refs are refused', async (t) => {
+  await withPage(t, 'list', async (server, cdp) => {
+    const refOf = (snap, name) => snap.snapshot.entries.find((e) => e.name === name)?.ref;
+    const before = ok(await call(server, 'electron_snapshot', { maxEntries: 10000 }));
+    const item = (n) => refOf(before, `Open item ${n}`);
+    const click = (id) => cdp.run(`document.getElementById(${JSON.stringify(id)}).click()`);
+
+    await click('insert-first');
+    await click('remove-5');
+    await click('rename-6');
+    await click('reverse-1-3');
+    await click('rerender-7');
+    await click('retext-8');
+    const after = ok(await call(server, 'electron_snapshot', { maxEntries: 10000 }));
+    const now = (name) => refOf(after, name);
+
+    // Kept nodes keep refs: moved, renamed, retexted alike.
+    for (const n of [1, 2, 3, 4, 9, 10, 300])
+      assert.equal(now(`Open item ${n}`), item(n), `item ${n} keeps its ref`);
+    assert.equal(now('Open item 6 (renamed)'), item(6), 'a renamed node keeps its ref');
+    assert.equal(now('Open item 8 (busy)'), item(8), 'a retexted node keeps its ref');
+    // A node replaced by an equal one: the one candidate takes the ref.
+    assert.equal(now('Open item 7'), item(7), 'a re-rendered node inherits the ref');
+    // The inserted one is new.
+    const inserted = now('Open inserted item 1');
+    assert.ok(inserted > Math.max(...before.snapshot.entries.map((e) => e.ref ?? 0)));
+    // Removed: the ref is gone, refused with similar refs.
+    assert.equal(now('Open item 5'), undefined);
+    const stale = failsWith(await call(server, 'electron_snapshot', { root: item(5) }), 'REF_NOT_FOUND');
+    assert.ok(Array.isArray(stale.similar_refs) && stale.similar_refs.length > 0);
+    assert.ok(stale.similar_refs.every((s) => s.ref !== item(5)));
+    assert.equal(stale.similar_refs[0].role, 'button');
+    assert.ok(stale.next_actions.includes('electron_snapshot()'));
+    // No ref names two things.
+    const refs = after.snapshot.entries.filter((e) => e.ref).map((e) => e.ref);
+    assert.equal(new Set(refs).size, refs.length);
+
+    // The diff says the same.
+    await click('remove-5').catch(() => {});
+    await cdp.run(`document.getElementById('open-9').remove()`);
+    const diff = ok(await call(server, 'electron_snapshot', { since: 'last', format: 'text' }));
+    assert.match(diff.diff_text, new RegExp(`^diff \\+0 -1 ~\\d+`));
+    assert.match(diff.diff_text, new RegExp(`\\n- \\[${item(9)}\\] button "Open item 9"`));
+  });
+});
+
+test('large lists: maxEntries truncates in document order, find counts the truth', async (t) => {
+  await withPage(t, 'list', async (server) => {
+    const all = ok(await call(server, 'electron_snapshot', { maxEntries: 10000, interactiveOnly: true }));
+    const some = ok(await call(server, 'electron_snapshot', { maxEntries: 100, interactiveOnly: true }));
+    assert.equal(some.truncated, true);
+    assert.deepEqual(some.snapshot.entries.map((e) => e.ref), all.snapshot.entries.slice(0, 100).map((e) => e.ref));
+    const found = ok(await call(server, 'electron_find', { name_contains: 'open item', limit: 5 }));
+    assert.equal(found.matches.length, 5);
+    assert.equal(found.count, 300);
+    assert.equal(found.truncated, 295);
+  });
+});
