@@ -128,9 +128,8 @@ static const StwToolSpec snapshot_specs[] = {
   {
     .name = "electron_snapshot",
     .title = "Snapshot",
-    .description = "Roles, names, values, states of the active surface, frames inline; [ref] per control, "
-                   "heading, status, option. since:last = diff. "
-                   "Returns {kind, snapshot|snapshot_text|diff, truncated}.",
+    .description = "Roles, names, states of the surface, frames inline; [ref] on controls, headings, "
+                   "status, options. since:last: diff. Returns {kind, snapshot|snapshot_text|diff, truncated}.",
     .input_schema =
       "{\"type\":\"object\",\"additionalProperties\":false,\"properties\":{" SESSION_ID_PROPERTY ","
       "\"format\":{\"enum\":[\"json\",\"text\"]},"

@@ -190,6 +190,12 @@ async function compareWithChromium (server, cdp, page) {
 for (const page of ['forms', 'signup', 'shadow', 'frames', 'list', 'editors']) {
   test(`${page}: roles, names and states of every interactive entry agree with Chromium`, async (t) => {
     await withPage(t, page, async (server, cdp) => {
+      // The editors come up asynchronously; compare the page they make.
+      if (page === 'editors') {
+        const deadline = Date.now() + 20000;
+        while (!/^Editors ready/.test(await cdp.run('document.title')) && Date.now() < deadline)
+          await new Promise((resolve) => setTimeout(resolve, 100));
+      }
       await compareWithChromium(server, cdp, page);
       // And again after the user changed things.
       if (page === 'forms') {
