@@ -726,7 +726,13 @@ function walk (root, options) {
   let lastSelect = null;
   let lastSelectBox = null;
 
+  // Consecutive entries mostly share their ancestors: the context is
+  // joined once per stack state, not once per entry.
+  let lastStack = null, lastLength = -1, lastTop = null, lastId = 0;
   const contextId = (stack) => {
+    const top = stack[stack.length - 1];
+    if (stack === lastStack && stack.length === lastLength && top === lastTop && stackVersion === lastVersion)
+      return lastId;
     const text = stack.slice(-3).join('>');
     let id = contextIndex.get(text);
     if (id === undefined) {
@@ -734,8 +740,14 @@ function walk (root, options) {
       contexts.push(text);
       contextIndex.set(text, id);
     }
+    lastStack = stack;
+    lastLength = stack.length;
+    lastTop = top;
+    lastVersion = stackVersion;
+    lastId = id;
     return id;
   };
+  let stackVersion = 0, lastVersion = -1;
 
   const visit = (element, stack, ctx) => {
     if (entries.length >= max)
@@ -802,11 +814,14 @@ function walk (root, options) {
     }
     if (!NOT_CONTEXT.has(role)) {
       stack.push(role);
+      stackVersion++;
       pushed = true;
     }
     if (tag === 'IFRAME' || tag === 'FRAME' || tag === 'WEBVIEW') {
-      if (pushed)
+      if (pushed) {
         stack.pop();
+        stackVersion++;
+      }
       return;
     }
     let shadow = element.shadowRoot;
@@ -832,8 +847,10 @@ function walk (root, options) {
       for (let child = element.firstElementChild; child; child = child.nextElementSibling)
         visit(child, stack, childCtx);
     }
-    if (pushed)
+    if (pushed) {
       stack.pop();
+      stackVersion++;
+    }
   };
 
   const stack = [];
