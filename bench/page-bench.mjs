@@ -69,7 +69,8 @@ async function stagewrightHalf (pagesDir) {
     const { envelope, ms } = await server.call('electron_snapshot', { format: 'text' });
     if (typeof envelope.snapshot_text !== 'string')
       throw new Error(`electron_snapshot {format:"text"} has no snapshot_text: ${JSON.stringify(envelope).slice(0, 500)}`);
-    return { text: envelope.snapshot_text, ms, serverMs: envelope._meta?.elapsed_ms };
+    return { text: envelope.snapshot_text, ms, serverMs: envelope._meta?.elapsed_ms,
+             entries: envelope.entry_count, truncated: envelope.truncated };
   };
   const out = { pid: server.pid };
   try {
@@ -88,7 +89,10 @@ async function stagewrightHalf (pagesDir) {
       if (++count === SNAPSHOTS_FOR_RSS) rss = rssMB(server.pid);
     });
     out.large.server_elapsed_ms = round(median(serverMs.filter((x) => typeof x === 'number')) ?? null);
-    out.large_text = { chars: last.text.length, tokens: Math.round(last.text.length / 4), refs: countRefs(last.text) };
+    out.large_text = { chars: last.text.length, tokens: Math.round(last.text.length / 4), refs: countRefs(last.text),
+                       entries: last.entries ?? null, truncated: last.truncated ?? null };
+    if (last.truncated)
+      console.error(`page-bench: the large page's text snapshot is truncated (${last.entries} entries)`);
     out.rss_mb = round(rss, 1);
 
     const clickRef = refOf(last.text, CLICK.role, CLICK.name);
