@@ -70,7 +70,7 @@ typedef struct
 StwSnapEntry *_stw_snap_entry_new  (void);
 void          _stw_snap_entry_free (StwSnapEntry *entry);
 
-/* Reads a walker answer (`{entries, contexts}`, js/a11y.js) into
+/* Reads a walker answer (`{rows, contexts}`, js/a11y.js `row`) into
  * StwSnapEntry *, each tagged with @surface_id, @world_id and @depth. */
 GPtrArray    *_stw_snap_entries_from_walk (JsonObject *walk,
                                            const char *surface_id,

@@ -44,29 +44,109 @@ array_string (JsonArray *array,
 {
   JsonNode *node;
 
-  if (index >= json_array_get_length (array))
+  if (array == NULL || index >= json_array_get_length (array))
     return NULL;
   node = json_array_get_element (array, index);
   return JSON_NODE_HOLDS_VALUE (node) && json_node_get_value_type (node) == G_TYPE_STRING
          ? json_node_get_string (node) : NULL;
 }
 
-static gint64
-array_int (JsonArray *array,
-           guint      index)
+/* A field of a walker line (js/a11y.js `row`), unescaped; NULL when empty
+ * and @empty_is_null. */
+static char *
+field_string (const char *start,
+              const char *end,
+              gboolean    empty_is_null)
 {
-  JsonNode *node;
+  char *out, *o;
 
-  if (index >= json_array_get_length (array))
-    return 0;
-  node = json_array_get_element (array, index);
-  if (!JSON_NODE_HOLDS_VALUE (node))
-    return 0;
-  if (json_node_get_value_type (node) == G_TYPE_INT64)
-    return json_node_get_int (node);
-  if (json_node_get_value_type (node) == G_TYPE_DOUBLE)
-    return (gint64) json_node_get_double (node);
-  return 0;
+  if (start == end && empty_is_null)
+    return NULL;
+  if (memchr (start, '\\', end - start) == NULL)
+    return g_strndup (start, end - start);
+  out = o = g_malloc (end - start + 1);
+  for (const char *p = start; p < end; p++)
+    {
+      if (*p == '\\' && p + 1 < end)
+        {
+          p++;
+          *o++ = *p == 't' ? '\t' : *p == 'n' ? '\n' : *p;
+        }
+      else
+        *o++ = *p;
+    }
+  *o = '\0';
+  return out;
+}
+
+enum
+{
+  FIELD_KEY,
+  FIELD_FLAGS,
+  FIELD_ROLE,
+  FIELD_NAME,
+  FIELD_VALUE,
+  FIELD_CONTEXT,
+  FIELD_X,
+  FIELD_Y,
+  FIELD_W,
+  FIELD_H,
+  FIELD_LEVEL,
+  FIELD_DESCRIPTION,
+  FIELD_PLACEHOLDER,
+  FIELD_TAG,
+  N_FIELDS
+};
+
+/* js/a11y.js F.HAS_VALUE: the value field is meaningful even when empty. */
+#define HAS_VALUE (1 << 22)
+
+static StwSnapEntry *
+parse_row (const char *line,
+           const char *end,
+           JsonArray  *contexts)
+{
+  const char *fields[N_FIELDS + 1];
+  guint n = 0;
+  StwSnapEntry *entry;
+  const char *context;
+
+  fields[n++] = line;
+  for (const char *p = line; p < end && n <= N_FIELDS; p++)
+    if (*p == '\t')
+      fields[n++] = p + 1;
+  if (n != N_FIELDS)
+    return NULL;
+  fields[N_FIELDS] = end + 1;
+#define FIELD_END(i) (fields[(i) + 1] - 1)
+#define FIELD_INT(i) g_ascii_strtoll (fields[i], NULL, 10)
+
+  entry = _stw_snap_entry_new ();
+  entry->key = FIELD_INT (FIELD_KEY);
+  entry->flags = (guint) FIELD_INT (FIELD_FLAGS);
+  entry->role = field_string (fields[FIELD_ROLE], FIELD_END (FIELD_ROLE), FALSE);
+  entry->name = field_string (fields[FIELD_NAME], FIELD_END (FIELD_NAME), FALSE);
+  if (entry->flags & HAS_VALUE)
+    entry->value = field_string (fields[FIELD_VALUE], FIELD_END (FIELD_VALUE), FALSE);
+  entry->flags &= ~HAS_VALUE;
+  context = array_string (contexts, (guint) FIELD_INT (FIELD_CONTEXT));
+  entry->fingerprint = g_strdup_printf ("%s|%s|%s", entry->role, entry->name, context ? context : "");
+  entry->x = (int) FIELD_INT (FIELD_X);
+  entry->y = (int) FIELD_INT (FIELD_Y);
+  entry->w = (int) FIELD_INT (FIELD_W);
+  entry->h = (int) FIELD_INT (FIELD_H);
+  entry->level = (int) FIELD_INT (FIELD_LEVEL);
+  entry->description = field_string (fields[FIELD_DESCRIPTION], FIELD_END (FIELD_DESCRIPTION), TRUE);
+  entry->placeholder = field_string (fields[FIELD_PLACEHOLDER], FIELD_END (FIELD_PLACEHOLDER), TRUE);
+  entry->tag = field_string (fields[FIELD_TAG], end, TRUE);
+#undef FIELD_END
+#undef FIELD_INT
+  if (entry->key <= 0 || *entry->role == '\0')
+    {
+      _stw_snap_entry_free (entry);
+      return NULL;
+    }
+  return entry;
 }
 
 GPtrArray *
@@ -76,49 +156,27 @@ _stw_snap_entries_from_walk (JsonObject *walk,
                              guint       depth)
 {
   GPtrArray *entries = g_ptr_array_new_with_free_func ((GDestroyNotify) _stw_snap_entry_free);
-  JsonArray *rows = walk && json_object_has_member (walk, "entries") &&
-                    JSON_NODE_HOLDS_ARRAY (json_object_get_member (walk, "entries"))
-                    ? json_object_get_array_member (walk, "entries") : NULL;
+  const char *rows = stw_json_get_string (walk, "rows");
   JsonArray *contexts = walk && json_object_has_member (walk, "contexts") &&
                         JSON_NODE_HOLDS_ARRAY (json_object_get_member (walk, "contexts"))
                         ? json_object_get_array_member (walk, "contexts") : NULL;
 
-  for (guint i = 0; rows != NULL && i < json_array_get_length (rows); i++)
+  for (const char *line = rows; line != NULL && *line != '\0';)
     {
-      JsonNode *node = json_array_get_element (rows, i);
-      JsonArray *row = JSON_NODE_HOLDS_ARRAY (node) ? json_node_get_array (node) : NULL;
+      const char *end = strchr (line, '\n');
       StwSnapEntry *entry;
-      const char *context;
-      JsonNode *extra_node;
 
-      if (row == NULL || array_int (row, 0) <= 0 || array_string (row, 2) == NULL)
-        continue;
-      entry = _stw_snap_entry_new ();
-      entry->surface_id = g_strdup (surface_id);
-      entry->world_id = world_id;
-      entry->depth = depth;
-      entry->key = array_int (row, 0);
-      entry->flags = (guint) array_int (row, 1);
-      entry->role = g_strdup (array_string (row, 2));
-      entry->name = g_strdup (array_string (row, 3) ?: "");
-      entry->value = g_strdup (array_string (row, 4));
-      context = contexts ? array_string (contexts, (guint) array_int (row, 5)) : NULL;
-      entry->fingerprint = g_strdup_printf ("%s|%s|%s", entry->role, entry->name, context ?: "");
-      entry->x = (int) array_int (row, 6);
-      entry->y = (int) array_int (row, 7);
-      entry->w = (int) array_int (row, 8);
-      entry->h = (int) array_int (row, 9);
-      extra_node = json_array_get_length (row) > 10 ? json_array_get_element (row, 10) : NULL;
-      if (extra_node != NULL && JSON_NODE_HOLDS_OBJECT (extra_node))
+      if (end == NULL)
+        end = line + strlen (line);
+      entry = parse_row (line, end, contexts);
+      if (entry != NULL)
         {
-          JsonObject *extra = json_node_get_object (extra_node);
-
-          entry->description = g_strdup (stw_json_get_string (extra, "d"));
-          entry->placeholder = g_strdup (stw_json_get_string (extra, "p"));
-          entry->level = (int) json_object_get_int_member_with_default (extra, "l", 0);
+          entry->surface_id = g_strdup (surface_id);
+          entry->world_id = world_id;
+          entry->depth = depth;
+          g_ptr_array_add (entries, entry);
         }
-      entry->tag = g_strdup (array_string (row, 11));
-      g_ptr_array_add (entries, entry);
+      line = *end == '\n' ? end + 1 : end;
     }
   return entries;
 }

@@ -417,6 +417,38 @@ test_text_lines (void)
                    "~[-] heading \"abcd abcd abcd abcd abcd abcd abcd abcd abcd abcd abcd abcd abcd abcd abcd abcd …(150 chars)\" level=2");
 }
 
+/* The walker's lines (js/a11y.js `row`): fields, escapes, absent values. */
+static void
+test_walk_rows (void)
+{
+  g_autoptr(JsonNode) node = json_from_string (
+    "{\"rows\": \"7\\t4587520\\ttextbox\\tNotes \\\\\\\\ here\\ta\\\\tb\\\\nc\\t1\\t1\\t2\\t30\\t40\\t0\\tdesc\\tph\\ttextarea\\n"
+    "9\\t131072\\tbutton\\tGo\\t\\t0\\t0\\t0\\t0\\t0\\t0\\t\\t\\tbutton\\n"
+    "bad line\", \"contexts\": [\"main\", \"main>form\"]}", NULL);
+  g_autoptr(GPtrArray) entries = _stw_snap_entries_from_walk (json_node_get_object (node), "s9", 3, 1);
+  StwSnapEntry *a, *b;
+
+  g_assert_cmpuint (entries->len, ==, 2);
+  a = g_ptr_array_index (entries, 0);
+  b = g_ptr_array_index (entries, 1);
+  g_assert_cmpint (a->key, ==, 7);
+  g_assert_cmpstr (a->surface_id, ==, "s9");
+  g_assert_cmpint (a->world_id, ==, 3);
+  g_assert_cmpuint (a->depth, ==, 1);
+  g_assert_cmpuint (a->flags, ==, STW_SNAP_REFFED | STW_SNAP_INTERACTIVE);
+  g_assert_cmpstr (a->name, ==, "Notes \\ here");
+  g_assert_cmpstr (a->value, ==, "a\tb\nc");
+  g_assert_cmpstr (a->fingerprint, ==, "textbox|Notes \\ here|main>form");
+  g_assert_cmpint (a->x, ==, 1);
+  g_assert_cmpint (a->h, ==, 40);
+  g_assert_cmpstr (a->description, ==, "desc");
+  g_assert_cmpstr (a->placeholder, ==, "ph");
+  g_assert_cmpstr (a->tag, ==, "textarea");
+  g_assert_null (b->value);
+  g_assert_null (b->description);
+  g_assert_cmpstr (b->fingerprint, ==, "button|Go|main");
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -425,5 +457,6 @@ main (int   argc,
   g_test_add_func ("/refs/reconcile/fuzz", test_reconcile_fuzz);
   g_test_add_func ("/refs/reconcile/rules", test_reconcile_rules);
   g_test_add_func ("/refs/text/lines", test_text_lines);
+  g_test_add_func ("/refs/walk/rows", test_walk_rows);
   return g_test_run ();
 }

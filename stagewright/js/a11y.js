@@ -471,7 +471,7 @@ const F = {
   HIDDEN: 1, DISABLED: 2, FOCUSED: 4, BUSY: 8, SHADOW_CLOSED: 16, READONLY: 32, REQUIRED: 64,
   INVALID: 128, CHECKABLE: 256, CHECKED: 512, MIXED: 1024, EXPANDABLE: 2048, EXPANDED: 4096,
   SELECTABLE: 8192, SELECTED: 16384, PRESSABLE: 32768, PRESSED: 65536, REFFED: 131072,
-  INTERACTIVE: 262144, FRAME: 524288, EDITABLE: 1048576, IN_SELECT: 2097152,
+  INTERACTIVE: 262144, FRAME: 524288, EDITABLE: 1048576, IN_SELECT: 2097152, HAS_VALUE: 4194304,
 };
 S.FLAGS = F;
 
@@ -712,10 +712,27 @@ function maybeClosedHost (element) {
   return box.width > 0 && box.height > 0;
 }
 
-// One walk: entries as arrays
-//   [key, flags, role, name, value, context, x, y, w, h, extra]
-// where context indexes `contexts` (ancestor roles, for fingerprints) and
-// extra is null or {d: description, p: placeholder, l: level}.
+// An entry as one line of tab-separated fields:
+//   key flags role name value context x y w h level description placeholder tag
+// where context indexes `contexts` (ancestor roles, for fingerprints); a
+// value is there when flags has HAS_VALUE. Tabs, newlines and backslashes in
+// text are escaped with a backslash (t, n, itself). The library reads these lines
+// (stw-snapshot.c): one string is much cheaper to send and to parse than
+// 1,000 small arrays.
+const NEEDS_ESCAPE = /[\t\n\\]/;
+const escapeField = (text) => (NEEDS_ESCAPE.test(text)
+  ? text.replace(/[\t\n\\]/g, (c) => (c === '\t' ? '\\t' : c === '\n' ? '\\n' : '\\\\'))
+  : text);
+
+function row (element, flags, role, name, value, context, box, level, description, placeholder) {
+  if (value !== null && value !== undefined)
+    flags |= F.HAS_VALUE;
+  return S.keyOf(element) + '\t' + flags + '\t' + role + '\t' + escapeField(name) + '\t' +
+    (value === null || value === undefined ? '' : escapeField(String(value))) + '\t' + context + '\t' +
+    Math.round(box.x) + '\t' + Math.round(box.y) + '\t' + Math.round(box.width) + '\t' + Math.round(box.height) + '\t' +
+    level + '\t' + escapeField(description) + '\t' + escapeField(placeholder) + '\t' + element.localName;
+}
+
 function walk (root, options) {
   const entries = [];
   const contexts = [];
@@ -792,25 +809,23 @@ function walk (root, options) {
         box = element.getBoundingClientRect();
       if (!shown || !(box.width > 0 && box.height > 0))
         flags |= F.HIDDEN;
-      let extra = null;
+      let level = 0, placeholder = '', description = '';
       if (role === 'heading') {
-        const level = parseInt(element.getAttribute('aria-level') || tag.slice(1), 10);
-        extra = { l: level > 0 ? level : 2 };
+        level = parseInt(element.getAttribute('aria-level') || tag.slice(1), 10);
+        if (!(level > 0))
+          level = 2;
       }
       if (role === 'textbox' || role === 'searchbox' || role === 'combobox') {
-        const placeholder = element.getAttribute('placeholder');
-        if (placeholder && placeholder !== name)
-          (extra = extra || {}).p = placeholder;
+        placeholder = element.getAttribute('placeholder') || '';
+        if (placeholder === name)
+          placeholder = '';
       }
-      if (element.hasAttribute('aria-describedby') || element.hasAttribute('title') || element.hasAttribute('aria-description')) {
-        const description = descriptionOf(element, name);
-        if (description)
-          (extra = extra || {}).d = description;
-      }
+      if (element.hasAttribute('aria-describedby') || element.hasAttribute('title') || element.hasAttribute('aria-description'))
+        description = descriptionOf(element, name);
       if (role === 'Iframe')
         flags |= F.FRAME;
-      entries.push([S.keyOf(element), flags, role, name, valueOf(element, role, flags), contextId(stack),
-        Math.round(box.x), Math.round(box.y), Math.round(box.width), Math.round(box.height), extra]);
+      entries.push(row(element, flags, role, name, valueOf(element, role, flags), contextId(stack), box,
+        level, description, placeholder));
     }
     if (!NOT_CONTEXT.has(role)) {
       stack.push(role);
@@ -861,7 +876,7 @@ function walk (root, options) {
       stack.push(...roles.split('>'));
   }
   visit(root, stack, { ariaDisabled: root === document.documentElement ? false : ariaDisabledAncestor(parentOf(root) || root), closed: false });
-  return { entries, contexts, hosts, full: entries.length < max };
+  return { rows: entries.join('\n'), count: entries.length, contexts, hosts, full: entries.length < max };
 }
 
 // Which of the keys the library's refs name are still in the document.
@@ -897,10 +912,9 @@ S.ops.list = function list (args) {
       flags |= F.HIDDEN;
     const box = element.getBoundingClientRect();
     contexts.push(contextOf(element));
-    entries.push([S.keyOf(element), flags, role, name, valueOf(element, role, flags), contexts.length - 1,
-      Math.round(box.x), Math.round(box.y), Math.round(box.width), Math.round(box.height), null,
-      element.tagName.toLowerCase()]);
+    entries.push(row(element, flags, role, name, valueOf(element, role, flags), contexts.length - 1, box,
+      0, '', ''));
   }
-  return { entries, contexts, total, alive: aliveKeys(args.known) };
+  return { rows: entries.join('\n'), count: entries.length, contexts, total, alive: aliveKeys(args.known) };
 };
 })();

@@ -229,6 +229,11 @@ test('forms: disabled listed, select options shown, text form, find, elements_li
       if (e.interactive)
         assert.ok(Number.isInteger(e.ref) && e.ref > 0, `${e.role} "${e.name}" has a ref`);
     }
+    assert.ok(entries.some((e) => e.tag === 'textarea'), 'entries carry their tag');
+    // Text with tabs, newlines and backslashes comes back as it is.
+    await cdp.run(`document.querySelector('textarea').value = 'a\\tb\\nc\\\\d'`);
+    const typed = ok(await call(server, 'electron_snapshot', { format: 'json' }));
+    assert.equal(typed.snapshot.entries.find((e) => e.tag === 'textarea').value, 'a\tb\nc\\d');
     const heading = entries.find((e) => e.role === 'heading');
     assert.ok(heading.ref > 0, 'headings get refs');
     assert.ok(entries.find((e) => e.role === 'status').ref > 0, 'status regions get refs');
