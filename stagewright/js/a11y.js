@@ -340,8 +340,27 @@ function pseudoContent (element, which) {
   return match ? match[1] : '';
 }
 
+// During a walk: each labelled control of the document -> its labels, made
+// in one pass (element.labels builds a live list on each call).
+let labelIndex = null;
+
+function indexLabels () {
+  const index = new Map();
+  for (const label of document.getElementsByTagName('label')) {
+    const control = label.control;
+    if (!control)
+      continue;
+    const labels = index.get(control);
+    if (labels)
+      labels.push(label);
+    else
+      index.set(control, [label]);
+  }
+  return index;
+}
+
 function labelsText (element, state) {
-  const labels = element.labels;
+  const labels = labelIndex && element.getRootNode() === document ? labelIndex.get(element) : element.labels;
   if (!labels || !labels.length)
     return '';
   const sub = { visited: state.visited, inContent: true, inLabelledBy: false, referenced: true, root: element };
@@ -869,13 +888,18 @@ function walk (root, options) {
   };
 
   const stack = [];
+  labelIndex = indexLabels();
   if (root !== document.documentElement) {
     // A subtree: its ancestors still shape fingerprints.
     const roles = contextOf(root);
     if (roles)
       stack.push(...roles.split('>'));
   }
-  visit(root, stack, { ariaDisabled: root === document.documentElement ? false : ariaDisabledAncestor(parentOf(root) || root), closed: false });
+  try {
+    visit(root, stack, { ariaDisabled: root === document.documentElement ? false : ariaDisabledAncestor(parentOf(root) || root), closed: false });
+  } finally {
+    labelIndex = null;
+  }
   return { rows: entries.join('\n'), count: entries.length, contexts, hosts, full: entries.length < max };
 }
 

@@ -10,7 +10,9 @@
 //   node --test --test-reporter=tap --test-concurrency=1 tests/e2e/snapshot.test.mjs
 
 import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { test as nodeTest } from 'node:test';
 
@@ -23,7 +25,7 @@ import {
   ok,
   startServer,
 } from './lib/lifecycle-harness.mjs';
-import { NODE_MODULES } from './lib/harness.mjs';
+import { NODE_MODULES, TOP_SRCDIR } from './lib/harness.mjs';
 
 const PAGES_APP = path.join(FIXTURES, 'pages-app');
 const skip = electronSkipReason() ?? demoAppSkipReason() ??
@@ -91,9 +93,23 @@ async function call (server, name, args = {}) {
   return envelope;
 }
 
+// The 1,000-control page of the peer benchmarks, generated into a scratch
+// directory (bench/pages/gen-large.mjs) that pages-app serves.
+function largePages (t) {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'stw-snapshot-large-'));
+  t.after(() => fs.rmSync(dir, { recursive: true, force: true }));
+  const run = spawnSync(process.execPath, [path.join(TOP_SRCDIR, 'bench', 'pages', 'gen-large.mjs'), dir], { encoding: 'utf8' });
+  assert.equal(run.status, 0, run.stderr);
+  fs.renameSync(path.join(dir, 'index.html'), path.join(dir, 'large.html'));
+  return dir;
+}
+
 async function withPage (t, page, fn) {
   const server = await startServer(t);
-  ok(await call(server, 'electron_launch', launchArgs(PAGES_APP, { args: [`--page=${page}`] })), 'electron_launch');
+  const args = [`--page=${page}`];
+  if (page === 'large')
+    args.push(`--pages-dir=${largePages(t)}`);
+  ok(await call(server, 'electron_launch', launchArgs(PAGES_APP, { args })), 'electron_launch');
   const cdp = await devtools(server, page);
   try {
     await fn(server, cdp);
@@ -187,7 +203,7 @@ async function compareWithChromium (server, cdp, page) {
   return snap;
 }
 
-for (const page of ['forms', 'signup', 'shadow', 'frames', 'list', 'editors']) {
+for (const page of ['forms', 'signup', 'shadow', 'frames', 'list', 'editors', 'large']) {
   test(`${page}: roles, names and states of every interactive entry agree with Chromium`, async (t) => {
     await withPage(t, page, async (server, cdp) => {
       // The editors come up asynchronously; compare the page they make.
@@ -427,6 +443,21 @@ test('list: kept elements keep their refs, replaced ones move or go, gone refs a
     const diff = ok(await call(server, 'electron_snapshot', { since: 'last', format: 'text' }));
     assert.match(diff.diff_text, new RegExp(`^diff \\+0 -1 ~\\d+`));
     assert.match(diff.diff_text, new RegExp(`\\n- \\[${item(9)}\\] button "Open item 9"`));
+  });
+});
+
+test('large: 1,000 controls, every one reffed, text form within 10,000 tokens', async (t) => {
+  await withPage(t, 'large', async (server) => {
+    const text = ok(await call(server, 'electron_snapshot', { format: 'text' }));
+    assert.equal(text.truncated, false);
+    const refs = text.snapshot_text.match(/\[\d+\]/g);
+    // 1,000 controls plus 300 options, 25 headings and the status.
+    assert.ok(refs.length >= 1326, `${refs.length} refs`);
+    assert.ok(text.snapshot_text.length / 4 <= 10000, `${text.snapshot_text.length / 4} tokens`);
+    const json = ok(await call(server, 'electron_snapshot', { interactiveOnly: true, maxEntries: 10000 }));
+    const controls = json.snapshot.entries.filter((e) => e.role !== 'option');
+    assert.equal(controls.length, 1000);
+    assert.ok(controls.every((e) => e.ref > 0));
   });
 });
 
