@@ -1583,12 +1583,13 @@ stw_surface_snapshot_async (StwSurface               *self,
       guint number = stw_target_get_ref (job->options->root);
       const StwRef *ref = _stw_ref_table_lookup (refs, number);
 
-      if (ref == NULL || ref->gone || g_strcmp0 (ref->surface_id, stw_surface_get_id (self)) != 0)
+      StwSurface *owner = ref ? _stw_session_lookup_surface (job->session, ref->surface_id) : NULL;
+
+      if (ref == NULL || ref->gone || owner == NULL || stw_surface_is_closed (owner))
         {
           GError *error = stw_error_new ("REF_NOT_FOUND",
                                          ref == NULL ? _("Ref %u was never given in this session")
-                                         : ref->gone ? _("The element of ref %u is gone")
-                                         : _("Ref %u is not of this surface"), number);
+                                         : _("The element of ref %u is gone"), number);
           if (ref != NULL && ref->gone)
             {
               g_autoptr(JsonArray) similar = _stw_ref_table_similar (refs, ref, 5);
@@ -1599,6 +1600,12 @@ stw_surface_snapshot_async (StwSurface               *self,
           g_task_return_error (task, error);
           g_object_unref (task);
           return;
+        }
+      /* A ref of a frame shown inline: its subtree is in that surface. */
+      if (owner != self)
+        {
+          g_clear_pointer (&job->top, walk_free);
+          job->top = walk_new (owner, 0);
         }
     }
   job_run (task);

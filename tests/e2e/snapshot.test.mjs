@@ -391,6 +391,10 @@ test('frames: same- and cross-origin frames inline, each entry with its surface'
     // Refs are unique across the surfaces.
     const refs = entries.filter((e) => e.ref).map((e) => e.ref);
     assert.equal(new Set(refs).size, refs.length);
+    // A subtree by a ref of a frame's element, from the window.
+    const sub = ok(await call(server, 'electron_snapshot', { root: inner.ref }));
+    assert.equal(sub.surface_id, inner.surface_id);
+    assert.equal(sub.snapshot.entries[0].ref, inner.ref);
     // A frame surface alone.
     ok(await call(server, 'electron_switch_surface', { surfaceId: inner.surface_id }));
     const alone = ok(await call(server, 'electron_snapshot', {}));
