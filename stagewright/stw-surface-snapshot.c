@@ -521,6 +521,8 @@ struct _Walk
   GPtrArray  *children;      /* Walk *, each under entries[child->owner] */
   guint       owner;         /* index of the frame entry in the parent */
   guint       steps;         /* steps of the current phase still running */
+  gboolean    elsewhere;     /* walked in another surface than asked: which
+                              * refs are alive there is not known */
   void      (*then) (GTask *task, Walk *walk);
 };
 
@@ -1047,27 +1049,26 @@ look_for_closed_roots (GTask     *task,
 
 /* --- the walk itself ------------------------------------------------------- */
 
+/* What a walk answered (or why not): entries, refs' keys still alive,
+ * closed shadow root hosts to look at, then frames. */
 static void
-on_walked (GObject      *object,
-           GAsyncResult *result,
-           gpointer      user_data)
+walked (Step     *step,
+        JsonNode *value,
+        gint64    world_id,
+        GError   *error)
 {
-  Step *step = user_data;
   GTask *task = step->task;
   Job *job = g_task_get_task_data (task);
   Walk *walk = step->walk;
-  g_autoptr(JsonNode) value = NULL;
-  g_autoptr(GError) error = NULL;
   JsonObject *answer;
   JsonArray *hosts, *alive;
-  gint64 world_id = 0;
 
-  value = _stw_surface_call_page_finish (STW_SURFACE (object), result, &world_id, &error);
   if (value == NULL)
     {
       /* A frame that went while we looked is left out, not an error. */
       if (walk == job->top)
         job_fail (task, g_steal_pointer (&error));
+      g_clear_error (&error);
       step_finish (step);
       return;
     }
@@ -1086,10 +1087,11 @@ on_walked (GObject      *object,
   g_clear_pointer (&walk->entries, g_ptr_array_unref);
   walk->entries = _stw_snap_entries_from_walk (answer, stw_surface_get_id (walk->surface), world_id, walk->depth);
   g_clear_pointer (&walk->alive, g_hash_table_unref);
-  walk->alive = g_hash_table_new_full (g_int64_hash, g_int64_equal, g_free, NULL);
+  if (!walk->elsewhere)
+    walk->alive = g_hash_table_new_full (g_int64_hash, g_int64_equal, g_free, NULL);
   alive = json_object_has_member (answer, "alive") && JSON_NODE_HOLDS_ARRAY (json_object_get_member (answer, "alive"))
           ? json_object_get_array_member (answer, "alive") : NULL;
-  if (walk->known_world == world_id)
+  if (walk->alive != NULL && walk->known_world == world_id)
     for (guint i = 0; alive != NULL && i < json_array_get_length (alive); i++)
       {
         gint64 *key = g_new (gint64, 1);
@@ -1105,6 +1107,46 @@ on_walked (GObject      *object,
   else
     frames_phase (task, walk);
   step_finish (step);
+}
+
+static void
+on_walked (GObject      *object,
+           GAsyncResult *result,
+           gpointer      user_data)
+{
+  g_autoptr(JsonNode) value = NULL;
+  GError *error = NULL;
+  gint64 world_id = 0;
+
+  value = _stw_surface_call_page_finish (STW_SURFACE (object), result, &world_id, &error);
+  walked (user_data, value, world_id, error);
+}
+
+/* A subtree: its root is resolved like any element op's target, so a ref
+ * runs in its own surface (a frame shown inline, say), moves to the one
+ * element that took its place, or fails with similar refs. */
+static void
+on_root_walked (GObject      *object,
+                GAsyncResult *result,
+                gpointer      user_data)
+{
+  Step *step = user_data;
+  g_autoptr(StwSurface) acted_on = NULL;
+  g_autoptr(JsonObject) answer = NULL;
+  g_autoptr(JsonNode) value = NULL;
+  GError *error = NULL;
+
+  answer = _stw_surface_element_op_finish (STW_SURFACE (object), result, &acted_on, &error);
+  if (answer != NULL)
+    {
+      value = json_node_init_object (json_node_alloc (), answer);
+      if (acted_on != NULL && acted_on != step->walk->surface)
+        {
+          g_set_object (&step->walk->surface, acted_on);
+          step->walk->elsewhere = TRUE;
+        }
+    }
+  walked (step, value, acted_on ? _stw_surface_get_world_id (acted_on) : 0, error);
 }
 
 static void
@@ -1138,20 +1180,9 @@ walk_start (GTask *task,
     }
   else if (walk == job->top && job->options != NULL && job->options->root != NULL)
     {
-      const StwTarget *root = job->options->root;
-      JsonObject *target = json_object_new ();
-
-      if (stw_target_get_ref (root) != 0)
-        {
-          const StwRef *ref = _stw_ref_table_lookup (refs, stw_target_get_ref (root));
-
-          json_object_set_int_member (target, "key", ref ? ref->key : 0);
-          json_object_set_int_member (target, "world", ref ? ref->world_id : 0);
-          json_object_set_string_member (target, "fp", "");
-        }
-      else
-        json_object_set_string_member (target, "selector", stw_target_get_selector (root));
-      json_object_set_object_member (args, "root", target);
+      _stw_surface_element_op_async (walk->surface, job->options->root, "snapshotAt", args,
+                                     g_task_get_cancellable (task), on_root_walked, step);
+      return;
     }
 
   _stw_surface_call_page_async (walk->surface, job->mode == MODE_LIST ? "list" : "snapshot", args,
@@ -1583,9 +1614,7 @@ stw_surface_snapshot_async (StwSurface               *self,
       guint number = stw_target_get_ref (job->options->root);
       const StwRef *ref = _stw_ref_table_lookup (refs, number);
 
-      StwSurface *owner = ref ? _stw_session_lookup_surface (job->session, ref->surface_id) : NULL;
-
-      if (ref == NULL || ref->gone || owner == NULL || stw_surface_is_closed (owner))
+      if (ref == NULL || ref->gone)
         {
           GError *error = stw_error_new ("REF_NOT_FOUND",
                                          ref == NULL ? _("Ref %u was never given in this session")
@@ -1600,12 +1629,6 @@ stw_surface_snapshot_async (StwSurface               *self,
           g_task_return_error (task, error);
           g_object_unref (task);
           return;
-        }
-      /* A ref of a frame shown inline: its subtree is in that surface. */
-      if (owner != self)
-        {
-          g_clear_pointer (&job->top, walk_free);
-          job->top = walk_new (owner, 0);
         }
     }
   job_run (task);

@@ -908,8 +908,7 @@ function aliveKeys (known) {
   return Array.isArray(known) ? known.filter((key) => S.element(key) !== null) : [];
 }
 
-S.ops.snapshot = function snapshot (args) {
-  const root = args.root ? S.resolve(args.root) : document.documentElement;
+function snapshotOf (root, args) {
   const result = walk(root, { max: args.max });
   result.url = location.href;
   result.title = document.title;
@@ -917,7 +916,11 @@ S.ops.snapshot = function snapshot (args) {
   result.origin = Math.round(performance.timeOrigin);
   result.alive = aliveKeys(args.known);
   return result;
-};
+}
+
+S.ops.snapshot = (args) => snapshotOf(document.documentElement, args);
+// The subtree of one element (a ref or a selector, resolved by core.js).
+S.elementOp('snapshotAt', (args, element) => snapshotOf(element, args));
 
 // Describes the elements matching a CSS selector (document and shadow
 // roots), as walker entries.

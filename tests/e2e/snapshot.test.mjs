@@ -441,11 +441,22 @@ test('list: kept elements keep their refs, replaced ones move or go, gone refs a
     const refs = after.snapshot.entries.filter((e) => e.ref).map((e) => e.ref);
     assert.equal(new Set(refs).size, refs.length);
 
+    // Used before the next snapshot, a ref follows the same rule: a node
+    // replaced by an equal one takes it, a removed one refuses it.
+    await cdp.run(`(() => { const b = document.getElementById('open-10'); b.replaceWith(b.cloneNode(true)); })()`);
+    const moved = ok(await call(server, 'electron_snapshot', { root: item(10) }));
+    assert.equal(moved.snapshot.entries[0].ref, item(10));
+    assert.equal(moved.snapshot.entries[0].name, 'Open item 10');
+    await cdp.run(`document.getElementById('open-11').remove()`);
+    const refused = failsWith(await call(server, 'electron_snapshot', { root: item(11) }), 'REF_NOT_FOUND');
+    assert.ok(refused.similar_refs.length > 0 && refused.similar_refs.every((r) => r.ref !== item(11)));
+    failsWith(await call(server, 'electron_snapshot', { root: item(11) }), 'REF_NOT_FOUND');
+
     // The diff says the same.
     await click('remove-5').catch(() => {});
     await cdp.run(`document.getElementById('open-9').remove()`);
     const diff = ok(await call(server, 'electron_snapshot', { since: 'last', format: 'text' }));
-    assert.match(diff.diff_text, new RegExp(`^diff \\+0 -1 ~\\d+`));
+    assert.match(diff.diff_text, new RegExp(`^diff \\+0 -2 ~\\d+`));
     assert.match(diff.diff_text, new RegExp(`\\n- \\[${item(9)}\\] button "Open item 9"`));
   });
 });
