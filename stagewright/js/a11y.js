@@ -718,15 +718,14 @@ const SHADOW_CAPABLE = new Set(['ARTICLE', 'ASIDE', 'BLOCKQUOTE', 'BODY', 'DIV',
   'H4', 'H5', 'H6', 'HEADER', 'MAIN', 'NAV', 'P', 'SECTION', 'SPAN']);
 
 function maybeClosedHost (element) {
+  const custom = element.tagName.includes('-');
+  if (!custom && (element.firstChild || !SHADOW_CAPABLE.has(element.tagName)))
+    return false;
   if (checkedHosts.has(element))
     return false;
-  if (element.tagName.includes('-')) {
-    checkedHosts.add(element);
-    return true;
-  }
-  if (!SHADOW_CAPABLE.has(element.tagName) || element.firstChild)
-    return false;
   checkedHosts.add(element);
+  if (custom)
+    return true;
   const box = element.getBoundingClientRect();
   return box.width > 0 && box.height > 0;
 }
@@ -791,11 +790,13 @@ function walk (root, options) {
     const tag = element.tagName;
     if (tag === 'SCRIPT' || tag === 'STYLE' || tag === 'TEMPLATE' || tag === 'HEAD' || tag === 'NOSCRIPT')
       return;
-    if (element.getAttribute('aria-hidden') === 'true')
+    // Most elements have no attributes at all: no need to ask for three.
+    const attributed = element.hasAttributes();
+    if (attributed && element.getAttribute('aria-hidden') === 'true')
       return;
-    const role = roleOf(element);
+    const role = attributed ? roleOf(element) : implicitRole(element);
     let pushed = false;
-    const childCtx = element.getAttribute('aria-disabled') === 'true' && !ctx.ariaDisabled
+    const childCtx = attributed && !ctx.ariaDisabled && element.getAttribute('aria-disabled') === 'true'
       ? { ariaDisabled: true, closed: ctx.closed } : ctx;
 
     if (listed(role, element)) {
