@@ -152,6 +152,11 @@ function implicitRole (element) {
   return 'generic';
 }
 
+function focusable (element) {
+  return element.hasAttribute('tabindex') || FORM_TAGS.has(element.tagName) ||
+         (element.tagName === 'A' && element.hasAttribute('href'));
+}
+
 function roleOf (element) {
   const explicit = element.getAttribute('role');
   if (explicit) {
@@ -159,9 +164,10 @@ function roleOf (element) {
       if (ARIA_ROLES.has(token)) {
         if (token === 'img')
           return 'image';
-        if (token === 'presentation')
-          return 'none';
-        // none/presentation yield to focusable or globally labelled elements.
+        // none/presentation yield to focusable elements (the native role
+        // stays, as in Chromium).
+        if (token === 'none' || token === 'presentation')
+          return focusable(element) ? implicitRole(element) : 'none';
         return token;
       }
     }
@@ -205,17 +211,13 @@ function deepActiveElement () {
   return active;
 }
 
+// Whether an element's content counts in a name: not display:none,
+// content-visibility:hidden or visibility:hidden (Chromium leaves those
+// out). Options of a drop-down select have no box but count.
 function rendered (element) {
-  // display:none, content-visibility:hidden subtrees; options of a
-  // drop-down select have no box but are part of the tree.
   if (element.tagName === 'OPTION' || element.tagName === 'OPTGROUP')
     return true;
-  return element.checkVisibility ? element.checkVisibility() : element.getClientRects().length > 0;
-}
-
-function hiddenFromTree (element) {
-  return element.getAttribute('aria-hidden') === 'true' || element.hidden && element.tagName !== 'OPTION' ||
-         !rendered(element);
+  return element.checkVisibility({ visibilityProperty: true });
 }
 
 // --- names -----------------------------------------------------------------
@@ -595,13 +597,16 @@ function flagsOf (element, role, ctx, active) {
     const aria = element.getAttribute('aria-readonly');
     if (aria === 'true' || (tag === 'INPUT' || tag === 'TEXTAREA') && element.readOnly && TEXT_ROLES.has(role))
       flags |= F.READONLY;
-    if (element.required || element.getAttribute('aria-required') === 'true')
+    // Chromium says required for fields and lists, not for checkables.
+    if ((element.required || element.getAttribute('aria-required') === 'true') && !CHECKABLE_ROLES.has(role) &&
+        role !== 'slider')
       flags |= F.REQUIRED;
   }
   const invalid = element.getAttribute('aria-invalid');
   if (invalid !== null && invalid !== 'false' && invalid !== '')
     flags |= F.INVALID;
-  else if (invalid === null && FORM_TAGS.has(tag) && userInvalid(element))
+  else if (invalid === null && FORM_TAGS.has(tag) && (TEXT_ROLES.has(role) ? userInvalid(element)
+    : element.willValidate && !element.validity.valid))
     flags |= F.INVALID;
   if (element.isContentEditable || TEXT_ROLES.has(role) && !(flags & (F.READONLY | F.DISABLED)))
     flags |= F.EDITABLE;
@@ -803,8 +808,11 @@ function walk (root, options) {
       // Not rendered (display:none, here or above): neither it nor
       // anything under it is in the tree. Visible but for visibility:hidden:
       // listed as hidden. One call in the common case.
+      // A select's options have no box of their own; a datalist's are not
+      // shown at all (the datalist is display:none).
+      const select = tag === 'OPTION' ? element.closest('select') : null;
       let shown = true;
-      if (tag !== 'OPTION' && !element.checkVisibility({ visibilityProperty: true })) {
+      if (!select && !element.checkVisibility({ visibilityProperty: true })) {
         if (!element.checkVisibility())
           return;
         shown = false;
@@ -815,7 +823,6 @@ function walk (root, options) {
         flags |= F.SHADOW_CLOSED;
       let box;
       if (tag === 'OPTION') {
-        const select = element.closest('select');
         if (select) {
           flags |= F.IN_SELECT;
           if (select !== lastSelect) {

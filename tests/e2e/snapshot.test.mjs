@@ -104,11 +104,76 @@ function largePages (t) {
   return dir;
 }
 
+// A page of accessible-name and role corner cases, written here: each
+// element is compared with what Chromium computes for it.
+const NAMES_PAGE = `<!DOCTYPE html><html lang="en"><head><meta charset="utf-8"><title>Names</title>
+<style>.gone{display:none}.ghost{visibility:hidden}.icon::before{content:"\\2715"}</style></head><body>
+<header><h1>Names</h1></header>
+<main>
+<article><header><button>In article header</button></header><footer><a href="#a">Footer link</a></footer></article>
+<section aria-label="Named section"><button aria-labelledby="lb1 lb2">X</button><span id="lb1">Label</span><span id="lb2" hidden>from hidden</span></section>
+<button aria-label="  Spaced   label ">ignored</button>
+<button><span class="gone">hidden </span>Visible <span class="ghost">ghost</span>text</button>
+<button title="Tooltip only"></button>
+<button title="Tooltip"><b>Bold</b> and <i>italic</i></button>
+<button><img src="data:," alt="Picture"> and text</button>
+<button><svg aria-hidden="true" width="8" height="8"></svg>Icon button</button>
+<button class="icon" aria-label="Close"></button>
+<a href="#b"><img src="data:," alt="Logo"></a>
+<a href="#c" aria-describedby="desc">Described</a><p id="desc">A description</p>
+<label for="t1">For label</label><input id="t1">
+<label>Wrapping <input id="t2"> label</label>
+<input aria-label="Aria beats" id="t3"><label for="t3">the label</label>
+<input placeholder="Only placeholder">
+<input title="Only title">
+<input type="submit"><input type="reset"><input type="button" value="Value button"><input type="image" alt="Image button" src="data:,">
+<input type="search" aria-label="Find"><input type="email" aria-label="Mail"><input type="url" aria-label="Link"><input type="tel" aria-label="Phone">
+<input type="text" list="dl" aria-label="With list"><datalist id="dl"><option>one</option></datalist>
+<input type="number" aria-label="Count"><input type="range" aria-label="Range">
+<input type="checkbox" id="c1" aria-label="Mixed box"><script>document.getElementById('c1').indeterminate = true;</script>
+<div role="checkbox" aria-checked="mixed" tabindex="0">ARIA mixed</div>
+<div role="switch" aria-checked="true" tabindex="0">ARIA switch</div>
+<div role="button" aria-pressed="true" tabindex="0">Pressed</div>
+<div role="button" aria-expanded="true" tabindex="0">Expanded</div>
+<div role="button" aria-disabled="true" tabindex="0">ARIA disabled</div>
+<div aria-disabled="true"><button>Inside aria-disabled</button></div>
+<fieldset disabled><legend>Locked <button>Legend button</button></legend><button>Fieldset button</button><input aria-label="Fieldset input"></fieldset>
+<select aria-label="Groups"><optgroup label="G1"><option>A1</option><option disabled>A2</option></optgroup><option>B</option></select>
+<select multiple aria-label="Many"><option selected>M1</option><option>M2</option></select>
+<select size="3" aria-label="Sized"><option>S1</option></select>
+<div role="tablist"><div role="tab" aria-selected="true" tabindex="0">Tab one</div><div role="tab" aria-selected="false" tabindex="-1">Tab two</div></div>
+<div role="menu"><div role="menuitem" tabindex="-1">Item</div><div role="menuitemcheckbox" aria-checked="false" tabindex="-1">Check item</div><div role="menuitemradio" aria-checked="true" tabindex="-1">Radio item</div></div>
+<ul role="tree"><li role="treeitem" aria-expanded="false" aria-selected="false">Tree item</li></ul>
+<div role="listbox" aria-label="Custom list"><div role="option" aria-selected="true">Custom opt</div></div>
+<div role="slider" aria-label="Custom slider" aria-valuenow="3" tabindex="0"></div>
+<div role="spinbutton" aria-label="Custom spin" aria-valuenow="1" tabindex="0"></div>
+<div role="textbox" aria-label="Custom textbox" contenteditable="true"></div>
+<div role="searchbox" aria-label="Custom search" tabindex="0"></div>
+<div role="combobox" aria-label="Custom combo" aria-expanded="false" tabindex="0"></div>
+<button role="presentation">Presentational button</button>
+<button role="none link">Bad role token</button>
+<button role="foo link">Second token</button>
+<details><summary>Summary text</summary>Body</details>
+<details open><summary>Open summary</summary>Body</details>
+<a>No href</a><a href="#d" aria-hidden="true">Hidden link</a><button hidden>Hidden button</button>
+<button style="visibility:hidden">Invisible button</button>
+<input type="checkbox" required aria-label="Required box"><input aria-invalid="true" aria-label="Invalid field">
+<input readonly aria-label="Read only"><textarea aria-label="Area" required></textarea>
+<button aria-labelledby="self-ref">Self</button><span id="self-ref">Referenced <input value="embedded" aria-label="e"> value</span>
+<table><tr><td><button>Cell button</button></td></tr></table>
+</main></body></html>`;
+
 async function withPage (t, page, fn) {
   const server = await startServer(t);
   const args = [`--page=${page}`];
   if (page === 'large')
     args.push(`--pages-dir=${largePages(t)}`);
+  if (page === 'names') {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'stw-snapshot-names-'));
+    t.after(() => fs.rmSync(dir, { recursive: true, force: true }));
+    fs.writeFileSync(path.join(dir, 'names.html'), NAMES_PAGE);
+    args.push(`--pages-dir=${dir}`);
+  }
   ok(await call(server, 'electron_launch', launchArgs(PAGES_APP, { args })), 'electron_launch');
   const cdp = await devtools(server, page);
   try {
@@ -168,13 +233,16 @@ async function chromiumInteractive (cdp) {
   return found;
 }
 
-const key = (e) => `${e.role} ${JSON.stringify(e.name)} disabled=${e.disabled} checked=${e.checked} ` +
+// Names compare without leading and trailing spaces (Chromium keeps those
+// of an aria-label; the snapshot trims them).
+const key = (e) => `${e.role} ${JSON.stringify(e.name.trim())} disabled=${e.disabled} checked=${e.checked} ` +
   `expanded=${e.expanded} selected=${e.selected} required=${e.required} invalid=${e.invalid}`;
 
 async function compareWithChromium (server, cdp, page) {
   const snap = ok(await call(server, 'electron_snapshot', { maxEntries: 10000 }), 'electron_snapshot');
   const ours = snap.snapshot.entries
-    .filter((e) => e.interactive && e.surface_id === snap.surface_id && e.state.visible)
+    // Chromium leaves out what visibility:hidden hides, not what has no size.
+    .filter((e) => e.interactive && e.surface_id === snap.surface_id && (e.state.visible || e.bbox.w * e.bbox.h === 0))
     .map((e) => ({
       role: e.role,
       name: e.name,
@@ -203,7 +271,7 @@ async function compareWithChromium (server, cdp, page) {
   return snap;
 }
 
-for (const page of ['forms', 'signup', 'shadow', 'frames', 'list', 'editors', 'large']) {
+for (const page of ['forms', 'signup', 'shadow', 'frames', 'list', 'editors', 'large', 'names']) {
   test(`${page}: roles, names and states of every interactive entry agree with Chromium`, async (t) => {
     await withPage(t, page, async (server, cdp) => {
       // The editors come up asynchronously; compare the page they make.
