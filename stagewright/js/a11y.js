@@ -217,7 +217,12 @@ function deepActiveElement () {
 function rendered (element) {
   if (element.tagName === 'OPTION' || element.tagName === 'OPTGROUP')
     return true;
-  return element.checkVisibility({ visibilityProperty: true });
+  if (element.checkVisibility({ visibilityProperty: true }))
+    return true;
+  // display:contents (slots, say) has no box of its own, yet its content
+  // is rendered.
+  return getComputedStyle(element).display === 'contents' && element.parentElement !== null &&
+         (element.parentElement.checkVisibility({ visibilityProperty: true }) || rendered(element.parentElement));
 }
 
 // --- names -----------------------------------------------------------------
@@ -269,10 +274,15 @@ function textAlternative (node, state) {
   if (state.visited.has(element))
     return '';
   state.visited.add(element);
-  if (!state.referenced && (element.getAttribute('aria-hidden') === 'true' || !rendered(element)))
-    return '';
   if (element.tagName === 'SCRIPT' || element.tagName === 'STYLE' || element.tagName === 'TEMPLATE')
     return '';
+  // A hidden node counts only when a labelledby names it directly, and
+  // then its hidden descendants count too (accname 2A).
+  const hidden = element.getAttribute('aria-hidden') === 'true' || !rendered(element);
+  if (hidden && !state.referenced)
+    return '';
+  if (state.referenced && !hidden)
+    state = { ...state, referenced: false };
 
   const role = roleOf(element);
   // 2B: labelledby, once.
@@ -301,7 +311,7 @@ function textAlternative (node, state) {
   if (native)
     return native;
   // 2F: content.
-  if (state.inContent || state.inLabelledBy || NAME_FROM_CONTENT.has(role) || element === state.root && false) {
+  if (state.inContent || state.inLabelledBy || NAME_FROM_CONTENT.has(role)) {
     const text = contentText(element, state);
     if (text.trim())
       return text;
@@ -329,11 +339,46 @@ function contentText (element, state) {
   return text;
 }
 
-// CSS generated content counts in names; reading it costs a style
-// lookup, so only for elements that can have it (no text of their own is
-// the common icon-button case).
+// CSS generated content (::before, ::after) counts in names. Reading it
+// costs a style lookup per element, so it is read only when some style
+// sheet of the document could make any (asked once per walk).
+let pseudoKnown = null;
+
+function pseudoStyled () {
+  if (pseudoKnown !== null)
+    return pseudoKnown;
+  let found = false;
+  const scan = (rules) => {
+    for (const rule of rules) {
+      if (found)
+        return;
+      if (rule.selectorText !== undefined) {
+        const content = rule.style.content;
+        // An empty string (a clearfix) names nothing.
+        if (content && content !== 'none' && content !== 'normal' && content !== '""' && content !== "''" &&
+            /:(before|after)/.test(rule.selectorText))
+          found = true;
+      } else if (rule.cssRules)
+        scan(rule.cssRules);
+    }
+  };
+  const sheets = [...document.styleSheets, ...(document.adoptedStyleSheets || [])];
+  for (const sheet of sheets) {
+    try {
+      scan(sheet.cssRules);
+    } catch (e) {
+      found = true;   // another origin's sheet: it could
+    }
+    if (found)
+      break;
+  }
+  // (Sheets inside shadow roots are not looked at.) Known until the next
+  // walk starts.
+  pseudoKnown = found;
+  return found;
+}
 function pseudoContent (element, which) {
-  if (element.childElementCount > 0 || element.textContent.trim())
+  if (!pseudoStyled())
     return '';
   const content = getComputedStyle(element, which).content;
   if (!content || content === 'none' || content === 'normal')
@@ -365,7 +410,7 @@ function labelsText (element, state) {
   const labels = labelIndex && element.getRootNode() === document ? labelIndex.get(element) : element.labels;
   if (!labels || !labels.length)
     return '';
-  const sub = { visited: state.visited, inContent: true, inLabelledBy: false, referenced: true, root: element };
+  const sub = { visited: state.visited, inContent: true, inLabelledBy: false, referenced: false, root: element };
   return collapse(Array.from(labels).map((label) => contentText(label, sub)).join(' '));
 }
 
@@ -433,7 +478,7 @@ function nameOf (element, role) {
   if (!element.hasAttribute('aria-labelledby')) {
     if (label && label.trim())
       return collapse(label);
-    if (NAME_FROM_CONTENT.has(role) && element.childElementCount === 0 && element.tagName !== 'INPUT' &&
+    if (NAME_FROM_CONTENT.has(role) && element.childElementCount === 0 && element.tagName !== 'INPUT' && !pseudoStyled() &&
         element.tagName !== 'OPTION' && !S.shadowRootOf(element) && element.tagName !== 'SLOT') {
       const text = collapse(element.textContent);
       if (text)
@@ -897,6 +942,7 @@ function walk (root, options) {
 
   const stack = [];
   labelIndex = indexLabels();
+  pseudoKnown = null;
   if (root !== document.documentElement) {
     // A subtree: its ancestors still shape fingerprints.
     const roles = contextOf(root);

@@ -161,6 +161,28 @@ const NAMES_PAGE = `<!DOCTYPE html><html lang="en"><head><meta charset="utf-8"><
 <input readonly aria-label="Read only"><textarea aria-label="Area" required></textarea>
 <button aria-labelledby="self-ref">Self</button><span id="self-ref">Referenced <input value="embedded" aria-label="e"> value</span>
 <table><tr><td><button>Cell button</button></td></tr></table>
+<div role="radiogroup" aria-label="Group"><label><input type="radio" name="r" checked> R one</label><label><input type="radio" name="r" disabled> R two</label></div>
+<input type="checkbox" checked disabled aria-label="Checked disabled">
+<a href="#e"><span aria-label="Inner label">x</span></a>
+<label>Star name <span aria-hidden="true">*</span><input></label>
+<label for="sel">Chosen <select id="sel"><option>Alpha</option></select></label>
+<input type="checkbox" aria-labelledby="lb3"><span id="lb3">Labelled by span</span>
+<input type="file" aria-label="Upload"><input type="time" aria-label="Time"><input type="datetime-local" aria-label="When">
+<input type="month" aria-label="Month"><input type="week" aria-label="Week"><input type="color" aria-label="Colour">
+<button>Line<br>two</button>
+<button class="icon">Star</button>
+<img role="button" alt="Image as button" tabindex="0" src="data:,">
+<button aria-label="">Empty aria label</button>
+<input aria-labelledby="missing-id" placeholder="Fallback placeholder">
+<a href="#f" title="Title link"></a>
+<table role="grid"><tr><td role="gridcell" tabindex="0">Grid cell</td></tr></table>
+<my-button>Slotted text</my-button>
+<script>customElements.define('my-button', class extends HTMLElement { constructor () { super(); this.attachShadow({ mode: 'open' }).innerHTML = '<button><slot></slot> more</button>'; } });</script>
+<button aria-describedby="d2" aria-label="Labelled">Content</button><span id="d2" hidden>Hidden description</span>
+<input type="text" value="Prefilled" aria-label="Prefilled field"><input type="text" disabled aria-label="Disabled field">
+<a href="#g" role="button">Link as button</a><span role="link" tabindex="0">Span link</span>
+<button aria-expanded="false" aria-controls="menu1">Menu button</button>
+<input type="search" list="dl2" aria-label="Search with list"><datalist id="dl2"></datalist>
 </main></body></html>`;
 
 async function withPage (t, page, fn) {
