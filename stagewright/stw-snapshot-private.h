@@ -83,7 +83,8 @@ GPtrArray    *_stw_snap_entries_from_walk (JsonObject *walk,
  * world @world_id, or of another world) moves to the one entry without a
  * ref that has its fingerprint, when it is the only such ref and the only
  * such entry; otherwise it is gone for good. Entries still without a ref
- * get new ones. Only entries flagged STW_SNAP_REFFED get refs, unless
+ * get new ones. Only entries flagged STW_SNAP_REFFED get new refs (others
+ * show one only when an operation gave them one), unless
  * @ref_all. */
 void          _stw_snapshot_reconcile (StwRefTable *refs,
                                        const char  *surface_id,

@@ -208,9 +208,11 @@ _stw_snapshot_reconcile (StwRefTable *refs,
       if (g_strcmp0 (entry->surface_id, surface_id) != 0 || entry->world_id != world_id)
         continue;
       entry->ref = 0;
-      if (!ref_all && !(entry->flags & STW_SNAP_REFFED))
-        continue;
       ref = _stw_ref_table_find (refs, surface_id, world_id, entry->key);
+      /* A landmark gets no ref of its own, but shows one another
+       * operation gave it. */
+      if (!ref_all && !(entry->flags & STW_SNAP_REFFED) && ref == 0)
+        continue;
       if (ref != 0)
         {
           entry->ref = _stw_ref_table_bind (refs, surface_id, world_id, entry->key,

@@ -384,6 +384,11 @@ test('forms: disabled listed, select options shown, text form, find, elements_li
     assert.ok(listed.matches.some((m) => m.ref === save.ref && m.tag === 'button'));
     const none = ok(await call(server, 'electron_elements_list', { selector: '#nothing-here' }));
     assert.equal(none.count, 0);
+    // A landmark has no ref of its own, but shows one it was given.
+    const main = ok(await call(server, 'electron_elements_list', { selector: 'main' })).matches[0];
+    assert.ok(main.ref > 0 && main.role === 'main');
+    assert.match(ok(await call(server, 'electron_snapshot', { format: 'text' })).snapshot_text,
+      new RegExp(`\\n\\[${main.ref}\\] main ""`));
 
     // since:"last" after a change: only what changed.
     const name = entries.find((e) => e.role === 'textbox' && e.name === 'Full name');
