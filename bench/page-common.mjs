@@ -49,12 +49,20 @@ export function preparePages (pagesApp) {
 /** pages-app's command line for page `name` served from `pagesDir`. */
 export const pageArgs = (name, pagesDir) => [`--page=${name}`, `--pages-dir=${pagesDir}`];
 
-/** Characters of a JSON-RPC message as the client read it, images apart. */
+/**
+ * Characters of a JSON-RPC message as the client read it, images apart
+ * (`chars`, `imageChars`), and of its text content alone (`textChars`: what a
+ * host that hands the model only the text items passes on; a tool result
+ * carries its envelope twice, as text and as structuredContent).
+ */
 function measure (message) {
   let imageChars = 0;
   const content = message?.result?.content;
+  const textChars = Array.isArray(content)
+    ? content.reduce((sum, c) => sum + (c?.type === 'text' ? String(c.text).length : 0), 0)
+    : JSON.stringify(message).length;
   if (!Array.isArray(content) || !content.some((c) => c?.type === 'image'))
-    return { chars: JSON.stringify(message).length, imageChars };
+    return { chars: JSON.stringify(message).length, imageChars, textChars };
   const copy = structuredClone(message);
   for (const item of copy.result.content) {
     if (item?.type === 'image' && typeof item.data === 'string') {
@@ -62,7 +70,7 @@ function measure (message) {
       item.data = '';
     }
   }
-  return { chars: JSON.stringify(copy).length, imageChars };
+  return { chars: JSON.stringify(copy).length, imageChars, textChars };
 }
 
 /**
@@ -107,7 +115,8 @@ export async function startStagewright (bin, args = [], clientName = 'stagewrigh
     async listTools () {
       const from = read.length;
       const { tools } = await client.listTools();
-      return { tools, chars: responseSince(from).chars };
+      const { chars } = responseSince(from);
+      return { tools, chars, textChars: chars };
     },
     async call (name, args = {}) {
       const from = read.length;
@@ -127,8 +136,8 @@ export async function startStagewright (bin, args = [], clientName = 'stagewrigh
         throw new Error(`${name} ${JSON.stringify(args)} did not succeed: ${text ?? JSON.stringify(result)}\n` +
                         `server stderr (tail):\n${stderr.slice(-2000)}`);
       }
-      const { chars, imageChars } = responseSince(from);
-      return { envelope, result, ms, chars, imageChars };
+      const { chars, imageChars, textChars } = responseSince(from);
+      return { envelope, result, ms, chars, imageChars, textChars };
     },
     async close () {
       await client.close().catch(() => {});

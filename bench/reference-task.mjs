@@ -68,14 +68,16 @@ let failed = null;
 try {
   const initialize = server.read.find((r) => r.message?.result?.protocolVersion !== undefined);
   const list = await server.listTools();
-  steps.push({ step: 'tools/list', call: false, chars: list.chars, image_chars: 0, note: `${list.tools.length} tools` });
+  steps.push({ step: 'tools/list', call: false, chars: list.chars, text_chars: list.textChars, image_chars: 0,
+               note: `${list.tools.length} tools` });
   const names = new Set(list.tools.map((t) => t.name));
   const missing = NEEDED.filter((n) => !names.has(n));
   if (missing.length) throw new Error(`--tool-profile essential lacks ${missing.join(', ')}`);
 
   const call = async (step, name, args) => {
     const answer = await server.call(name, args);
-    steps.push({ step, call: true, tool: name, chars: answer.chars, image_chars: answer.imageChars, ms: +answer.ms.toFixed(1) });
+    steps.push({ step, call: true, tool: name, chars: answer.chars, text_chars: answer.textChars,
+                 image_chars: answer.imageChars, ms: +answer.ms.toFixed(1) });
     return answer;
   };
 
@@ -125,19 +127,22 @@ try {
   const calls = steps.filter((s) => s.call).length;
   const chars = steps.reduce((sum, s) => sum + s.chars, 0);
   const imageChars = steps.reduce((sum, s) => sum + s.image_chars, 0);
+  const textChars = steps.reduce((sum, s) => sum + s.text_chars, 0);
   const listChars = steps[0].chars;
   const lines = [
     'Reference task (issue 8) against stagewright --tool-profile essential, over MCP with the SDK client',
-    '| # | step | tool | tokens read | image (apart) |',
-    '|---|---|---|---|---|',
-    ...steps.map((s, i) => `| ${i} | ${s.step} | ${s.tool ?? s.note ?? ''} | ${tokens(s.chars)} | ${s.image_chars ? `${tokens(s.image_chars)} (${s.image_chars} b64 chars)` : ''} |`),
+    '| # | step | tool | tokens read (JSON-RPC) | text content only | image (apart) |',
+    '|---|---|---|---|---|---|',
+    ...steps.map((s, i) => `| ${i} | ${s.step} | ${s.tool ?? s.note ?? ''} | ${tokens(s.chars)} | ${tokens(s.text_chars)} | ` +
+                           `${s.image_chars ? `${tokens(s.image_chars)} (${s.image_chars} b64 chars)` : ''} |`),
     '',
     `tool calls: ${calls}; tokens read: ${tokens(chars)} (tools/list ${tokens(listChars)}, ${(100 * listChars / chars).toFixed(0)}%); ` +
       `image content apart: ${tokens(imageChars)} tokens; initialize handshake (not counted): ${initialize ? tokens(initialize.chars) : '?'}`,
+    `text content only (tools/list whole, each result's text items without structuredContent): ${tokens(textChars)} tokens`,
     `target: <= 3,500 tokens. Peers: Playwright MCP 7 calls / ~5,800; TypeScript Electron Stagewright 11 / 21,400; agent-browser 10 / 22,900`,
   ];
   console.log(lines.join('\n'));
-  const json = JSON.stringify({ calls, tokens: tokens(chars), chars, tools_list_tokens: tokens(listChars),
+  const json = JSON.stringify({ calls, tokens: tokens(chars), chars, text_tokens: tokens(textChars), tools_list_tokens: tokens(listChars),
     image_tokens: tokens(imageChars), initialize_tokens: initialize ? tokens(initialize.chars) : null, steps });
   if (typeof options.json === 'string') fs.writeFileSync(path.resolve(options.json), `${json}\n`);
   console.log(json);
