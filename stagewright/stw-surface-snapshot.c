@@ -516,6 +516,7 @@ struct _Walk
   GPtrArray  *entries;       /* StwSnapEntry * */
   JsonObject *answer;        /* the walker's, for url, title, viewport */
   GHashTable *alive;         /* gint64 keys */
+  GArray     *known;         /* gint64: the keys of live refs sent along */
   guint       rounds;
   guint       closed_found;
   GPtrArray  *children;      /* Walk *, each under entries[child->owner] */
@@ -533,6 +534,7 @@ walk_free (Walk *walk)
   g_clear_pointer (&walk->entries, g_ptr_array_unref);
   g_clear_pointer (&walk->answer, json_object_unref);
   g_clear_pointer (&walk->alive, g_hash_table_unref);
+  g_clear_pointer (&walk->known, g_array_unref);
   g_clear_pointer (&walk->children, g_ptr_array_unref);
   g_free (walk);
 }
@@ -1061,7 +1063,7 @@ walked (Step     *step,
   Job *job = g_task_get_task_data (task);
   Walk *walk = step->walk;
   JsonObject *answer;
-  JsonArray *hosts, *alive;
+  JsonArray *hosts, *gone;
 
   if (value == NULL)
     {
@@ -1089,16 +1091,25 @@ walked (Step     *step,
   g_clear_pointer (&walk->alive, g_hash_table_unref);
   if (!walk->elsewhere)
     walk->alive = g_hash_table_new_full (g_int64_hash, g_int64_equal, g_free, NULL);
-  alive = json_object_has_member (answer, "alive") && JSON_NODE_HOLDS_ARRAY (json_object_get_member (answer, "alive"))
-          ? json_object_get_array_member (answer, "alive") : NULL;
-  if (walk->alive != NULL && walk->known_world == world_id)
-    for (guint i = 0; alive != NULL && i < json_array_get_length (alive); i++)
-      {
-        gint64 *key = g_new (gint64, 1);
+  /* The page answers which of the keys sent are gone (usually none);
+   * the others are alive. Keys of another world are all gone. */
+  gone = json_object_has_member (answer, "gone") && JSON_NODE_HOLDS_ARRAY (json_object_get_member (answer, "gone"))
+         ? json_object_get_array_member (answer, "gone") : NULL;
+  if (walk->alive != NULL && walk->known_world == world_id && walk->known != NULL)
+    {
+      for (guint i = 0; i < walk->known->len; i++)
+        {
+          gint64 *key = g_new (gint64, 1);
 
-        *key = json_array_get_int_element (alive, i);
-        g_hash_table_add (walk->alive, key);
-      }
+          *key = g_array_index (walk->known, gint64, i);
+          g_hash_table_add (walk->alive, key);
+        }
+      for (guint i = 0; gone != NULL && i < json_array_get_length (gone); i++)
+        {
+          gint64 key = json_array_get_int_element (gone, i);
+          g_hash_table_remove (walk->alive, &key);
+        }
+    }
 
   hosts = json_object_has_member (answer, "hosts") && JSON_NODE_HOLDS_ARRAY (json_object_get_member (answer, "hosts"))
           ? json_object_get_array_member (answer, "hosts") : NULL;
@@ -1163,12 +1174,17 @@ walk_start (GTask *task,
   /* Which of the elements refs name are still there, so a ref whose
    * element is there but not listed stays. */
   walk->known_world = _stw_surface_get_world_id (walk->surface);
+  g_clear_pointer (&walk->known, g_array_unref);
+  walk->known = g_array_sized_new (FALSE, FALSE, sizeof (gint64), live->len);
   for (guint i = 0; i < live->len; i++)
     {
       const StwRef *ref = g_ptr_array_index (live, i);
 
       if (ref->world_id == walk->known_world)
-        json_array_add_int_element (known, ref->key);
+        {
+          json_array_add_int_element (known, ref->key);
+          g_array_append_val (walk->known, ref->key);
+        }
     }
   json_object_set_array_member (args, "known", known);
   walk->rounds++;

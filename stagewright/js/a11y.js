@@ -957,9 +957,9 @@ function walk (root, options) {
   return { rows: entries.join('\n'), count: entries.length, contexts, hosts, full: entries.length < max };
 }
 
-// Which of the keys the library's refs name are still in the document.
-function aliveKeys (known) {
-  return Array.isArray(known) ? known.filter((key) => S.element(key) !== null) : [];
+// Which of the keys the library's refs name are no longer in the document.
+function goneKeys (known) {
+  return Array.isArray(known) ? known.filter((key) => S.element(key) === null) : [];
 }
 
 function snapshotOf (root, args) {
@@ -968,7 +968,7 @@ function snapshotOf (root, args) {
   result.title = document.title;
   result.viewport = [window.innerWidth, window.innerHeight];
   result.origin = Math.round(performance.timeOrigin);
-  result.alive = aliveKeys(args.known);
+  result.gone = goneKeys(args.known);
   return result;
 }
 
@@ -996,6 +996,6 @@ S.ops.list = function list (args) {
     entries.push(row(element, flags, role, name, valueOf(element, role, flags), contexts.length - 1, box,
       0, '', ''));
   }
-  return { rows: entries.join('\n'), count: entries.length, contexts, total, alive: aliveKeys(args.known) };
+  return { rows: entries.join('\n'), count: entries.length, contexts, total, gone: goneKeys(args.known) };
 };
 })();
