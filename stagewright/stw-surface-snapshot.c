@@ -738,7 +738,7 @@ on_closed_root_resolved (GObject      *object,
     }
   params = json_object_new ();
   json_object_set_string_member (params, "functionDeclaration",
-                                 "function (root) { globalThis.__stagewright.closedRoots.set (this, root); }");
+                                 "function (root) { globalThis.__stagewright.addClosedRoot (this, root); }");
   json_object_set_string_member (params, "objectId", step->host_object);
   arguments = json_array_new ();
   argument = json_object_new ();

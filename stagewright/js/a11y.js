@@ -761,15 +761,24 @@ function listed (role, element) {
   return false;
 }
 
+// Closed shadow roots the library found (through the DOM domain) come in
+// here; until there is one, the walker does not look them up.
+let closedCount = 0;
+S.addClosedRoot = function addClosedRoot (host, root) {
+  if (!S.closedRoots.has(host))
+    closedCount++;
+  S.closedRoots.set(host, root);
+};
+
 // Hosts already asked about closed shadow roots (by the library, through
 // the DOM domain).
 const checkedHosts = new WeakSet();
 const SHADOW_CAPABLE = new Set(['ARTICLE', 'ASIDE', 'BLOCKQUOTE', 'BODY', 'DIV', 'FOOTER', 'H1', 'H2', 'H3',
   'H4', 'H5', 'H6', 'HEADER', 'MAIN', 'NAV', 'P', 'SECTION', 'SPAN']);
 
-function maybeClosedHost (element) {
-  const custom = element.tagName.includes('-');
-  if (!custom && (element.firstChild || !SHADOW_CAPABLE.has(element.tagName)))
+function maybeClosedHost (element, tag) {
+  const custom = tag.includes('-');
+  if (!custom && (element.firstChild || !SHADOW_CAPABLE.has(tag)))
     return false;
   if (checkedHosts.has(element))
     return false;
@@ -914,9 +923,9 @@ function walk (root, options) {
     let shadow = element.shadowRoot;
     let closed = false;
     if (!shadow) {
-      shadow = S.closedRoots.get(element) || null;
+      shadow = closedCount > 0 ? S.closedRoots.get(element) || null : null;
       closed = !!shadow;
-      if (!shadow && maybeClosedHost(element))
+      if (!shadow && maybeClosedHost(element, tag))
         hosts.push(S.keyOf(element));
     }
     if (shadow) {
