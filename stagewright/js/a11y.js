@@ -547,14 +547,20 @@ const TEXT_ROLES = new Set(['textbox', 'searchbox', 'combobox', 'spinbutton']);
 const FORM_TAGS = new Set(['INPUT', 'SELECT', 'TEXTAREA', 'BUTTON']);
 const DISABLEABLE = new Set(['BUTTON', 'INPUT', 'SELECT', 'TEXTAREA', 'OPTION', 'OPTGROUP', 'FIELDSET']);
 
-// Chromium reports a form control invalid once the user has interacted
-// with it (:user-invalid), not from the first paint.
-function userInvalid (element) {
+// Selectors older Chromiums do not know (:open, :user-invalid) match
+// nothing there instead of failing the walk.
+function matchesSafely (element, selector) {
   try {
-    return element.matches(':user-invalid');
+    return element.matches(selector);
   } catch (e) {
     return false;
   }
+}
+
+// Chromium reports a text field invalid once the user has interacted
+// with it (:user-invalid), not from the first paint.
+function userInvalid (element) {
+  return matchesSafely(element, ':user-invalid');
 }
 
 function ariaDisabledAncestor (element) {
@@ -626,7 +632,7 @@ function flagsOf (element, role, ctx, active) {
       flags |= F.EXPANDED;
   } else if (role === 'combobox' && tag === 'SELECT') {
     flags |= F.EXPANDABLE;
-    if (element.matches(':open'))
+    if (matchesSafely(element, ':open'))
       flags |= F.EXPANDED;
   }
 
