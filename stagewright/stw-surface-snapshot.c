@@ -966,13 +966,6 @@ on_owners_known (GTask *task,
   start_children (task, walk);
 }
 
-static void
-after_owners (GTask *task,
-              Walk  *walk)
-{
-  on_owners_known (task, walk);
-}
-
 /* Learns the frame id of every frame owner not seen before (one
  * describeNode each, then cached per surface), then places the frames. */
 static void
@@ -1003,7 +996,7 @@ frames_phase (GTask *task,
       on_owners_known (task, walk);
       return;
     }
-  walk->then = after_owners;
+  walk->then = on_owners_known;
   walk->steps = keys->len;
   for (guint i = 0; i < keys->len; i++)
     {
