@@ -471,8 +471,19 @@ function nativeName (element, role, state) {
   return '';
 }
 
-// The accessible name of an element, as Chromium computes it.
+// Names and values are bounded: a link around a whole article or an
+// editor's document would otherwise travel with every snapshot. Every
+// name (walker, S.describe, fingerprints) is bounded the same way.
+const MAX_NAME = 1000;
+const MAX_VALUE = 4000;
+const bound = (text, max) => (text.length > max ? text.slice(0, max) + '…' : text);
+
 function nameOf (element, role) {
+  return bound(computeName(element, role), MAX_NAME);
+}
+
+// The accessible name of an element, as Chromium computes it.
+function computeName (element, role) {
   // Fast path, the common case: a leaf with text content.
   const label = element.getAttribute('aria-label');
   if (!element.hasAttribute('aria-labelledby')) {
@@ -811,9 +822,10 @@ function row (element, flags, role, name, value, context, box, level, descriptio
   if (value !== null && value !== undefined)
     flags |= F.HAS_VALUE;
   return S.keyOf(element) + '\t' + flags + '\t' + role + '\t' + escapeField(name) + '\t' +
-    (value === null || value === undefined ? '' : escapeField(String(value))) + '\t' + context + '\t' +
+    (value === null || value === undefined ? '' : escapeField(bound(String(value), MAX_VALUE))) + '\t' + context + '\t' +
     Math.round(box.x) + '\t' + Math.round(box.y) + '\t' + Math.round(box.width) + '\t' + Math.round(box.height) + '\t' +
-    level + '\t' + escapeField(description) + '\t' + escapeField(placeholder) + '\t' + element.localName;
+    level + '\t' + escapeField(bound(description, MAX_VALUE)) + '\t' + escapeField(bound(placeholder, MAX_VALUE)) + '\t' +
+    element.localName;
 }
 
 function walk (root, options) {
