@@ -25,6 +25,7 @@ GResource *stw_get_resource (void);
  * this order, run once in every isolated world a surface makes. */
 static const char * const STW_PAGE_MODULE[] = {
   "core.js",
+  "a11y.js",
   "read.js",
 };
 

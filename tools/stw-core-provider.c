@@ -36,6 +36,7 @@ stw_core_tool_provider_constructed (GObject *object)
   stw_core_tools_add_windows (provider);
   stw_core_tools_add_observe (provider);
   stw_core_tools_add_read (provider);
+  stw_core_tools_add_snapshot (provider);
 }
 
 static void
