@@ -757,6 +757,8 @@ test_tools_list (void)
       previous = name;
 
       g_assert_cmpuint (strlen (string_member (tool, "description")), >, 0);
+      /* Said once in the instructions, not in every tool. */
+      g_assert_null (strstr (string_member (tool, "description"), "BAD_ARGUMENT"));
       g_assert_cmpstr (string_member (schema, "type"), ==, "object");
       /* destructiveHint only means something for a tool that writes. */
       if (!boolean_member (annotations, "readOnlyHint"))
