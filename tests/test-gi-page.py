@@ -9,31 +9,13 @@
 # hand, from the build tree:
 #   GI_TYPELIB_PATH=$PWD LD_LIBRARY_PATH=$PWD/.libs /usr/bin/python3 tests/test-gi-page.py
 
-import faulthandler
-import json
 import os
 import struct
 import sys
 import time
-import traceback
 
-# A GLib critical (a failed precondition in the library) aborts the run.
-os.environ['G_DEBUG'] = ','.join(filter(None, [os.environ.get('G_DEBUG'), 'fatal-criticals']))
-
-import gi  # noqa: E402
-
-gi.require_version('Stagewright', '1.0')
-gi.require_version('Json', '1.0')
-from gi.repository import GLib, Json, Stagewright  # noqa: E402
-
-faulthandler.dump_traceback_later(240, exit=True)
-
-TOP_SRCDIR = os.path.abspath(os.environ.get('STW_TOP_SRCDIR') or
-                             os.path.join(os.path.dirname(os.path.abspath(__file__)), '..'))
-FIXTURES = os.path.join(TOP_SRCDIR, 'tests', 'fixtures')
-ELECTRON = os.path.join(FIXTURES, 'electron')
-PAGES_APP = os.path.join(FIXTURES, 'pages-app')
-CHROMIUM = os.environ.get('STW_CHROMIUM', '/usr/lib/chromium/chromium')
+from stwtest import (GLib, Json, PAGES_APP, Stagewright, code_of, expect_error,
+                     missing_fixture, page_launch_options, run_async, run_tap, to_python)
 
 TESTS = []
 state = {}
@@ -42,63 +24,6 @@ state = {}
 def test(fn):
     TESTS.append(fn)
     return fn
-
-
-def skip_reason():
-    for path in (ELECTRON, CHROMIUM, os.path.join(PAGES_APP, 'package.json')):
-        if not os.path.exists(path):
-            return '%s is missing' % path
-    return None
-
-
-def to_python(value):
-    if value is None:
-        return None
-    if isinstance(value, Json.Object):
-        value = Json.Node.alloc().init_object(value)
-    return json.loads(Json.to_string(value, False))
-
-
-def code_of(error):
-    assert error.domain == GLib.quark_to_string(Stagewright.error_quark()), error.domain
-    return Stagewright.error_code_to_string(Stagewright.Error(error.code))
-
-
-def expect_error(code, fn, *args):
-    try:
-        fn(*args)
-    except GLib.Error as error:
-        assert code_of(error) == code, (code_of(error), error.message)
-        return error
-    raise AssertionError('expected %s' % code)
-
-
-def run_async(start, finish, timeout_ms=30000):
-    """Runs an _async/_finish pair under a GLib.MainLoop on the default context."""
-    loop = GLib.MainLoop()
-    box = {}
-
-    def done(source, result, *user_data):
-        try:
-            box['value'] = finish(source, result)
-        except Exception as error:  # noqa: BLE001 (re-raised below)
-            box['error'] = error
-        loop.quit()
-
-    def expired():
-        box['timeout'] = True
-        loop.quit()
-        return GLib.SOURCE_REMOVE
-
-    timer = GLib.timeout_add(timeout_ms, expired)
-    start(done)
-    loop.run()
-    if 'timeout' in box:
-        raise AssertionError('no answer within %d ms' % timeout_ms)
-    GLib.source_remove(timer)
-    if 'error' in box:
-        raise box['error']
-    return box['value']
 
 
 def spin(predicate, timeout_ms):
@@ -121,8 +46,7 @@ def sel(selector):
 
 def launch(page):
     manager = state.setdefault('manager', Stagewright.SessionManager.new())
-    options = json.dumps(dict(executablePath=ELECTRON, main=PAGES_APP, args=['--page=%s' % page]))
-    session = manager.launch_sync(options, None)
+    session = manager.launch_sync(page_launch_options(page), None)
     state['session'] = session
     window = session.get_active_window()
     # The page's own title says it has loaded.
@@ -298,30 +222,9 @@ def frames_read_by_ref_from_the_window():
     stop()
 
 
-def main():
-    reason = skip_reason()
-    print('1..%d' % len(TESTS))
-    failed = 0
-    for number, fn in enumerate(TESTS, 1):
-        name = fn.__name__.replace('_', ' ')
-        if reason:
-            print('ok %d - %s # SKIP %s' % (number, name, reason))
-            continue
-        started = time.monotonic()
-        try:
-            fn()
-        except Exception:
-            failed += 1
-            print('not ok %d - %s' % (number, name))
-            for line in traceback.format_exc().splitlines():
-                print('# ' + line)
-        else:
-            print('ok %d - %s' % (number, name))
-            print('# %.0f ms' % ((time.monotonic() - started) * 1000))
-        sys.stdout.flush()
+def cleanup():
     stop()
-    return 1 if failed else 0
 
 
 if __name__ == '__main__':
-    sys.exit(main())
+    sys.exit(run_tap(TESTS, missing_fixture(os.path.join(PAGES_APP, 'package.json')), cleanup))

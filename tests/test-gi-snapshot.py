@@ -8,29 +8,11 @@
 # Electron stand-in, on headless Chromium. By hand, from the build tree:
 #   GI_TYPELIB_PATH=$PWD LD_LIBRARY_PATH=$PWD/.libs /usr/bin/python3 tests/test-gi-snapshot.py
 
-import faulthandler
-import json
 import os
 import sys
-import time
-import traceback
 
-os.environ['G_DEBUG'] = ','.join(filter(None, [os.environ.get('G_DEBUG'), 'fatal-criticals']))
-
-import gi  # noqa: E402
-
-gi.require_version('Stagewright', '1.0')
-gi.require_version('Json', '1.0')
-from gi.repository import GLib, Json, Stagewright  # noqa: E402
-
-faulthandler.dump_traceback_later(240, exit=True)
-
-TOP_SRCDIR = os.path.abspath(os.environ.get('STW_TOP_SRCDIR') or
-                             os.path.join(os.path.dirname(os.path.abspath(__file__)), '..'))
-FIXTURES = os.path.join(TOP_SRCDIR, 'tests', 'fixtures')
-ELECTRON = os.path.join(FIXTURES, 'electron')
-PAGES_APP = os.path.join(FIXTURES, 'pages-app')
-CHROMIUM = os.environ.get('STW_CHROMIUM', '/usr/lib/chromium/chromium')
+from stwtest import (Json, PAGES_APP, Stagewright, expect_error, missing_fixture, page_launch_options,
+                     run_async, run_tap, to_python)
 
 TESTS = []
 state = {}
@@ -41,63 +23,11 @@ def test(fn):
     return fn
 
 
-def skip_reason():
-    for path in (ELECTRON, CHROMIUM, os.path.join(PAGES_APP, 'pages', 'signup.html')):
-        if not os.path.exists(path):
-            return '%s is missing' % path
-    return None
-
-
-def to_python(value):
-    return json.loads(Json.to_string(Json.Node.alloc().init_object(value), False))
-
-
-def code_of(error):
-    return Stagewright.error_code_to_string(Stagewright.Error(error.code))
-
-
-def expect_error(code, fn, *args):
-    try:
-        fn(*args)
-    except GLib.Error as error:
-        assert code_of(error) == code, (code_of(error), error.message)
-        return error
-    raise AssertionError('expected %s' % code)
-
-
-def run_async(start, finish, timeout_ms=30000):
-    loop = GLib.MainLoop()
-    box = {}
-
-    def done(source, result, *user_data):
-        try:
-            box['value'] = finish(source, result)
-        except Exception as error:  # noqa: BLE001 (re-raised below)
-            box['error'] = error
-        loop.quit()
-
-    def expired():
-        box['timeout'] = True
-        loop.quit()
-        return GLib.SOURCE_REMOVE
-
-    timer = GLib.timeout_add(timeout_ms, expired)
-    start(done)
-    loop.run()
-    if 'timeout' in box:
-        raise AssertionError('no answer within %d ms' % timeout_ms)
-    GLib.source_remove(timer)
-    if 'error' in box:
-        raise box['error']
-    return box['value']
-
-
 @test
 def launch_the_signup_page():
     manager = Stagewright.Dispatcher.new().get_session_manager()
     state['manager'] = manager
-    session = manager.launch_sync(json.dumps(dict(executablePath=ELECTRON, main=PAGES_APP,
-                                                  args=['--page=signup'])), None)
+    session = manager.launch_sync(page_launch_options('signup'), None)
     state['session'] = session
     state['surface'] = session.get_active_surface()
     assert state['surface'] is not None
@@ -159,32 +89,11 @@ def stop():
     expect_error('NOT_RUNNING', state['surface'].snapshot_sync, None, None)
 
 
-def main():
-    reason = skip_reason()
-    print('1..%d' % len(TESTS))
-    failed = 0
-    for number, fn in enumerate(TESTS, 1):
-        name = fn.__name__.replace('_', ' ')
-        if reason:
-            print('ok %d - %s # SKIP %s' % (number, name, reason))
-            continue
-        started = time.monotonic()
-        try:
-            fn()
-        except Exception:
-            failed += 1
-            print('not ok %d - %s' % (number, name))
-            for line in traceback.format_exc().splitlines():
-                print('# ' + line)
-        else:
-            print('ok %d - %s' % (number, name))
-            print('# %.0f ms' % ((time.monotonic() - started) * 1000))
-        sys.stdout.flush()
+def cleanup():
     session = state.get('session')
     if session is not None and session.is_running():
         session.stop_sync(2000)
-    return 1 if failed else 0
 
 
 if __name__ == '__main__':
-    sys.exit(main())
+    sys.exit(run_tap(TESTS, missing_fixture(os.path.join(PAGES_APP, 'pages', 'signup.html')), cleanup))
