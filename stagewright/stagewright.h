@@ -20,6 +20,7 @@
 #include "stw-core-provider.h"
 #include "stw-mcp-server.h"
 #include "stw-target.h"
+#include "stw-snapshot.h"
 #include "stw-surface.h"
 #include "stw-actions.h"
 #include "stw-launch-options.h"

@@ -262,4 +262,34 @@ typedef enum
   STW_CDP_ERROR_PARSE_ERROR = -32700,
 } StwCdpError;
 
+/**
+ * StwSnapshotFormat:
+ * @STW_SNAPSHOT_FORMAT_JSON: entries as JSON objects (schema v1)
+ * @STW_SNAPSHOT_FORMAT_TEXT: one compact line per entry
+ *
+ * How [method@Stagewright.Surface.snapshot_async] answers.
+ *
+ * Since: 1.0
+ */
+typedef enum
+{
+  STW_SNAPSHOT_FORMAT_JSON,
+  STW_SNAPSHOT_FORMAT_TEXT,
+} StwSnapshotFormat;
+
+/**
+ * StwDiffFormat:
+ * @STW_DIFF_FORMAT_COMPACT: changed entries carry only the changed fields
+ * @STW_DIFF_FORMAT_FULL: changed entries carry whole previous and current entries
+ *
+ * How a `since:"last"` JSON diff encodes its items.
+ *
+ * Since: 1.0
+ */
+typedef enum
+{
+  STW_DIFF_FORMAT_COMPACT,
+  STW_DIFF_FORMAT_FULL,
+} StwDiffFormat;
+
 G_END_DECLS

@@ -22,5 +22,7 @@ void           _stw_invocation_begin (StwInvocation         *self,
 void           _stw_invocation_abandon (StwInvocation *self);
 void           _stw_invocation_set_session (StwInvocation *self,
                                             StwSession    *session);
+/* The image content items stw_invocation_add_image() collected, or NULL. */
+JsonArray     *_stw_invocation_get_images (StwInvocation *self);
 
 G_END_DECLS

@@ -37,6 +37,7 @@ struct _StwInvocation
   StwSession            *session;      /* held for the call: a stop may end it meanwhile */
   char                  *session_id;
   JsonObject            *envelope;
+  JsonArray             *images;       /* MCP image content items, or NULL */
   gint64                 started_us;
   StwInvocationDoneFunc  done;
   gpointer               done_data;
@@ -63,6 +64,7 @@ stw_invocation_finalize (GObject *object)
   g_clear_object (&self->session);
   g_clear_pointer (&self->session_id, g_free);
   g_clear_pointer (&self->envelope, json_object_unref);
+  g_clear_pointer (&self->images, json_array_unref);
 
   G_OBJECT_CLASS (stw_invocation_parent_class)->finalize (object);
 }
@@ -353,6 +355,48 @@ stw_invocation_return_value (StwInvocation *self,
 
   complete (self, stw_envelope_new_success (payload, stw_invocation_get_elapsed_ms (self),
                                             self->session_id));
+}
+
+/**
+ * stw_invocation_add_image:
+ * @self: a [class@Stagewright.Invocation]
+ * @image: an encoded image
+ * @mime_type: its type: `image/png` or `image/jpeg`
+ *
+ * Adds an image to the answer, before the call completes: over MCP it
+ * follows the envelope as an `image` content item of the tool result
+ * (outside the envelope, so `_meta.estimated_tokens` does not count it).
+ * Only a successful answer carries its images.
+ *
+ * Since: 1.0
+ */
+void
+stw_invocation_add_image (StwInvocation *self,
+                          GBytes        *image,
+                          const char    *mime_type)
+{
+  g_autofree char *data = NULL;
+  JsonObject *item;
+
+  g_return_if_fail (STW_IS_INVOCATION (self));
+  g_return_if_fail (image != NULL);
+  g_return_if_fail (mime_type != NULL);
+  g_return_if_fail (!self->completed);
+
+  data = g_base64_encode (g_bytes_get_data (image, NULL), g_bytes_get_size (image));
+  item = json_object_new ();
+  json_object_set_string_member (item, "type", "image");
+  json_object_set_string_member (item, "data", data);
+  json_object_set_string_member (item, "mimeType", mime_type);
+  if (self->images == NULL)
+    self->images = json_array_new ();
+  json_array_add_object_element (self->images, item);
+}
+
+JsonArray *
+_stw_invocation_get_images (StwInvocation *self)
+{
+  return self->images;
 }
 
 /**

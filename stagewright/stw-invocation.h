@@ -49,6 +49,10 @@ STW_AVAILABLE_IN_1_0
 void stw_invocation_return_value (StwInvocation *self,
                                   JsonObject *payload);
 STW_AVAILABLE_IN_1_0
+void stw_invocation_add_image (StwInvocation *self,
+                               GBytes *image,
+                               const char *mime_type);
+STW_AVAILABLE_IN_1_0
 void stw_invocation_return_json (StwInvocation *self,
                                  const char *json);
 STW_AVAILABLE_IN_1_0

@@ -10,6 +10,7 @@
 
 #include "stw-envelope.h"
 #include "stw-error-registry.h"
+#include "stw-invocation-private.h"
 #include "stw-json-private.h"
 #include "stw-mcp-connection-private.h"
 #include "stw-mcp-server-private.h"
@@ -326,7 +327,8 @@ handle_tools_list (StwMcpServer     *self,
 }
 
 static JsonObject *
-tool_result_from_envelope (JsonObject *envelope)
+tool_result_from_envelope (JsonObject *envelope,
+                           JsonArray  *images)
 {
   JsonObject *result = json_object_new ();
   JsonArray *content = json_array_new ();
@@ -337,6 +339,9 @@ tool_result_from_envelope (JsonObject *envelope)
   json_object_set_string_member (text_item, "type", "text");
   json_object_set_string_member (text_item, "text", text);
   json_array_add_object_element (content, text_item);
+  /* Images (an inline screenshot) follow the envelope they belong to. */
+  for (guint i = 0; images != NULL && stw_envelope_is_ok (envelope) && i < json_array_get_length (images); i++)
+    json_array_add_element (content, json_node_copy (json_array_get_element (images, i)));
   json_object_set_array_member (result, "content", content);
 
   /* The same object, structured, unless it is too big to send twice. */
@@ -350,12 +355,14 @@ typedef struct
 {
   StwMcpConnection *connection;
   char             *key;
+  StwInvocation    *invocation;
 } CallRef;
 
 static void
 call_ref_free (CallRef *ref)
 {
   g_object_unref (ref->connection);
+  g_object_unref (ref->invocation);
   g_free (ref->key);
   g_free (ref);
 }
@@ -381,7 +388,7 @@ on_call_done (GObject      *object,
     return;
 
   if (envelope != NULL)
-    _stw_mcp_connection_send_result (conn, id, tool_result_from_envelope (envelope));
+    _stw_mcp_connection_send_result (conn, id, tool_result_from_envelope (envelope, _stw_invocation_get_images (ref->invocation)));
   else if (!g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
     _stw_mcp_connection_send_error (conn, id, STW_RPC_INTERNAL_ERROR, error->message, NULL);
   /* A cancelled request gets no response (MCP cancellation). */
@@ -454,6 +461,7 @@ handle_tools_call (StwMcpServer     *self,
   ref = g_new0 (CallRef, 1);
   ref->connection = g_object_ref (conn);
   ref->key = g_strdup (key);
+  ref->invocation = g_object_ref (invocation);
   stw_dispatcher_invoke_async (self->dispatcher, invocation, cancellable, on_call_done, ref);
 }
 

@@ -12,7 +12,6 @@ G_BEGIN_DECLS
 
 /* The page-side scripts (stagewright/js/), by resource name. */
 #define STW_SCRIPT_READY       "ready.js"
-#define STW_SCRIPT_ELEMENT_BOX "element-box.js"
 
 StwSurface *_stw_surface_new              (StwSession     *session,
                                            StwTransport   *transport,

@@ -35,6 +35,7 @@ typedef struct
   StwSurface   *current;   /* the frame whose owner is measured next */
   StwSurface   *parent;
   gint64        backend_node_id;
+  gboolean      retried;   /* the parent's world was made again once */
   double        x;
   double        y;
 } FrameOffset;
@@ -90,6 +91,8 @@ on_content_box (GObject      *object,
   frame_offset_step (task);
 }
 
+static void on_parent_world (GObject *object, GAsyncResult *result, gpointer user_data);
+
 static void
 on_owner_resolved (GObject      *object,
                    GAsyncResult *result,
@@ -104,6 +107,16 @@ on_owner_resolved (GObject      *object,
   const char *object_id;
 
   reply = stw_transport_call_finish (STW_TRANSPORT (object), result, &error);
+  if (reply == NULL && !data->retried && error->domain == STW_CDP_ERROR && error->message != NULL &&
+      strstr (error->message, "Cannot find context") != NULL)
+    {
+      /* The parent's world went with its document (a navigation): the
+       * page call makes a new one. */
+      g_clear_error (&error);
+      data->retried = TRUE;
+      _stw_surface_call_page_async (data->parent, "world", NULL, g_task_get_cancellable (task), on_parent_world, task);
+      return;
+    }
   if (reply == NULL)
     {
       fail_offset (task, error);
@@ -888,7 +901,7 @@ is_property_name (const char *name)
 
   if (g_once_init_enter (&once))
     {
-      pattern = g_regex_new ("^(-?[a-z][a-z0-9]*(-[a-z0-9]+)*|--[A-Za-z0-9_-]+)$", G_REGEX_OPTIMIZE, 0, NULL);
+      pattern = g_regex_new ("^(-?[a-z][a-z0-9]*(-[a-z0-9]+)*|--[A-Za-z0-9_-]+)$", G_REGEX_OPTIMIZE | G_REGEX_DOLLAR_ENDONLY, 0, NULL);
       g_once_init_leave (&once, 1);
     }
   return strlen (name) <= MAX_PROPERTY_CHARS && g_regex_match (pattern, name, 0, NULL);
@@ -1256,6 +1269,10 @@ typedef struct
 {
   StwSession *session;
   GPtrArray  *candidates;  /* frames of the surface asked last, still to ask */
+  JsonObject *fallback;    /* a frame's focused element, its page unfocused */
+  char       *frame_url;   /* the URL of the frame element that has the focus */
+  StwSurface *holder;      /* the surface whose frame has the focus */
+  gboolean    refreshed;   /* the session's surfaces were listed anew */
 } FocusSearch;
 
 static void
@@ -1263,6 +1280,9 @@ focus_search_free (FocusSearch *search)
 {
   g_clear_object (&search->session);
   g_clear_pointer (&search->candidates, g_ptr_array_unref);
+  g_clear_pointer (&search->fallback, json_object_unref);
+  g_free (search->frame_url);
+  g_clear_object (&search->holder);
   g_free (search);
 }
 
@@ -1278,12 +1298,55 @@ ask_next_candidate (GTask *task)
 
   if (search->candidates == NULL || search->candidates->len == 0)
     {
-      g_task_return_pointer (task, NULL, NULL);
+      g_task_return_pointer (task, g_steal_pointer (&search->fallback), (GDestroyNotify) json_object_unref);
       g_object_unref (task);
       return;
     }
   next = g_ptr_array_steal_index (search->candidates, 0);
   ask_focus (task, next);
+}
+
+/* The live frames of the surface holding the focus, to ask in turn. */
+static void
+collect_frames (FocusSearch *search)
+{
+  g_autoptr(GList) surfaces = stw_session_list_surfaces (search->session);
+
+  g_clear_pointer (&search->candidates, g_ptr_array_unref);
+  search->candidates = g_ptr_array_new_with_free_func (g_object_unref);
+  for (const GList *l = surfaces; l != NULL; l = l->next)
+    if (!stw_surface_is_closed (l->data) &&
+        g_strcmp0 (stw_surface_get_parent_id (l->data), stw_surface_get_id (search->holder)) == 0)
+      g_ptr_array_add (search->candidates, g_object_ref (l->data));
+}
+
+static void
+on_refreshed (GObject      *object,
+              GAsyncResult *result,
+              gpointer      user_data)
+{
+  GTask *task = user_data;
+  FocusSearch *search = g_task_get_task_data (task);
+
+  /* A failed refresh leaves the list as it was: nothing to ask. */
+  stw_session_refresh_surfaces_finish (STW_SESSION (object), result, NULL);
+  collect_frames (search);
+  ask_next_candidate (task);
+}
+
+/* {ref, role, name, surface_id} of the element the page described. */
+static JsonObject *
+focused_json (StwSurface *surface,
+              gint64      world_id,
+              JsonObject *target)
+{
+  JsonObject *focused = json_object_new ();
+
+  json_object_set_int_member (focused, "ref", _stw_surface_bind_ref (surface, world_id, target));
+  json_object_set_string_member (focused, "role", stw_json_get_string (target, "role") ?: "");
+  json_object_set_string_member (focused, "name", stw_json_get_string (target, "name") ?: "");
+  json_object_set_string_member (focused, "surface_id", stw_surface_get_id (surface));
+  return focused;
 }
 
 static void
@@ -1313,39 +1376,49 @@ on_focus_answer (GObject      *object,
       return;
     }
   answer = JSON_NODE_HOLDS_OBJECT (value) ? json_node_get_object (value) : NULL;
-  if (answer == NULL || (search->candidates != NULL && !json_object_get_boolean_member_with_default (answer, "hasFocus", FALSE)))
+  if (answer == NULL)
     {
       ask_next_candidate (task);
       return;
     }
-
   target = json_object_has_member (answer, "target") && JSON_NODE_HOLDS_OBJECT (json_object_get_member (answer, "target"))
            ? json_object_get_object_member (answer, "target") : NULL;
+
+  /* Among the frames, the one whose document has the focus, or else the
+   * one at the URL of the frame element focused in its parent (when the
+   * window itself is not focused, no document has the focus); failing
+   * both, the first frame with a focused element of its own. */
+  if (search->candidates != NULL && !json_object_get_boolean_member_with_default (answer, "hasFocus", FALSE) &&
+      (search->frame_url == NULL || *search->frame_url == '\0' ||
+       g_strcmp0 (search->frame_url, stw_surface_get_url (surface)) != 0))
+    {
+      if (target != NULL && search->fallback == NULL)
+        search->fallback = focused_json (surface, world_id, target);
+      ask_next_candidate (task);
+      return;
+    }
+
   if (target != NULL)
     {
-      JsonObject *focused = json_object_new ();
-      guint ref = _stw_surface_bind_ref (surface, world_id, target);
-
-      json_object_set_int_member (focused, "ref", ref);
-      json_object_set_string_member (focused, "role", stw_json_get_string (target, "role") ?: "");
-      json_object_set_string_member (focused, "name", stw_json_get_string (target, "name") ?: "");
-      json_object_set_string_member (focused, "surface_id", stw_surface_get_id (surface));
-      g_task_return_pointer (task, focused, (GDestroyNotify) json_object_unref);
+      g_task_return_pointer (task, focused_json (surface, world_id, target), (GDestroyNotify) json_object_unref);
       g_object_unref (task);
       return;
     }
   if (json_object_get_boolean_member_with_default (answer, "frame", FALSE))
     {
-      /* The focus is in one of this surface's frames: the one whose
-       * document has it. */
-      g_autoptr(GList) surfaces = stw_session_list_surfaces (search->session);
-
-      g_clear_pointer (&search->candidates, g_ptr_array_unref);
-      search->candidates = g_ptr_array_new_with_free_func (g_object_unref);
-      for (const GList *l = surfaces; l != NULL; l = l->next)
-        if (!stw_surface_is_closed (l->data) &&
-            g_strcmp0 (stw_surface_get_parent_id (l->data), stw_surface_get_id (surface)) == 0)
-          g_ptr_array_add (search->candidates, g_object_ref (l->data));
+      /* The focus is in one of this surface's frames. */
+      g_free (search->frame_url);
+      search->frame_url = g_strdup (stw_json_get_string (answer, "frameUrl"));
+      g_clear_pointer (&search->fallback, json_object_unref);
+      g_set_object (&search->holder, surface);
+      collect_frames (search);
+      if (search->candidates->len == 0 && !search->refreshed)
+        {
+          /* A frame that appeared since the surfaces were last listed. */
+          search->refreshed = TRUE;
+          stw_session_refresh_surfaces_async (search->session, g_task_get_cancellable (task), on_refreshed, task);
+          return;
+        }
       ask_next_candidate (task);
       return;
     }

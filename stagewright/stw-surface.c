@@ -10,6 +10,7 @@
 
 #include "stw-error-registry.h"
 #include "stw-json-private.h"
+#include "stw-read-private.h"
 #include "stw-session-private.h"
 #include "stw-surface-private.h"
 #include "stw-sync-private.h"
@@ -24,6 +25,7 @@ GResource *stw_get_resource (void);
  * this order, run once in every isolated world a surface makes. */
 static const char * const STW_PAGE_MODULE[] = {
   "core.js",
+  "a11y.js",
   "actions.js",
   "read.js",
 };
@@ -68,8 +70,10 @@ struct _StwScreenshotOptions
   int            quality;     /* -1: the browser's default */
   gboolean       has_clip;
   double         clip[4];     /* x, y, width, height (CSS pixels) */
-  char          *selector;
+  StwTarget     *target;      /* an element to crop to */
   gboolean       full_page;
+  guint          max_width;   /* 0: no limit */
+  guint          max_height;
 };
 
 G_DEFINE_BOXED_TYPE (StwScreenshotOptions, stw_screenshot_options,
@@ -110,7 +114,7 @@ stw_screenshot_options_copy (const StwScreenshotOptions *options)
   g_return_val_if_fail (options != NULL, NULL);
 
   copy = g_memdup2 (options, sizeof *options);
-  copy->selector = g_strdup (options->selector);
+  copy->target = options->target ? stw_target_copy (options->target) : NULL;
   return copy;
 }
 
@@ -127,7 +131,7 @@ stw_screenshot_options_free (StwScreenshotOptions *options)
 {
   if (options == NULL)
     return;
-  g_free (options->selector);
+  g_clear_pointer (&options->target, stw_target_free);
   g_free (options);
 }
 
@@ -205,8 +209,9 @@ stw_screenshot_options_get_quality (const StwScreenshotOptions *options)
  * @width: width (> 0)
  * @height: height (> 0)
  *
- * Captures only this rectangle of the page. A clip, a selector and a full
- * page exclude each other; the last one set wins.
+ * Captures only this rectangle of the page (CSS pixels of the document,
+ * not of the viewport). A clip, a target and a full page exclude each
+ * other; the last one set wins.
  *
  * Since: 1.0
  */
@@ -225,7 +230,7 @@ stw_screenshot_options_set_clip (StwScreenshotOptions *options,
   options->clip[1] = y;
   options->clip[2] = width;
   options->clip[3] = height;
-  g_clear_pointer (&options->selector, g_free);
+  g_clear_pointer (&options->target, stw_target_free);
   options->full_page = FALSE;
 }
 
@@ -266,8 +271,9 @@ stw_screenshot_options_get_clip (const StwScreenshotOptions *options,
  * @options: a #StwScreenshotOptions
  * @selector: (nullable): a CSS selector
  *
- * Crops the capture to the first element matching @selector, scrolled
- * into view first.
+ * Crops the capture to the first element matching @selector (in the
+ * document or its shadow roots), scrolled into view first; the same as
+ * [method@Stagewright.ScreenshotOptions.set_target] with a selector.
  *
  * Since: 1.0
  */
@@ -275,22 +281,21 @@ void
 stw_screenshot_options_set_selector (StwScreenshotOptions *options,
                                      const char           *selector)
 {
+  g_autoptr(StwTarget) target = NULL;
+
   g_return_if_fail (options != NULL);
 
-  g_free (options->selector);
-  options->selector = g_strdup (selector);
   if (selector != NULL)
-    {
-      options->has_clip = FALSE;
-      options->full_page = FALSE;
-    }
+    target = stw_target_new_for_selector (selector);
+  stw_screenshot_options_set_target (options, target);
 }
 
 /**
  * stw_screenshot_options_get_selector:
  * @options: a #StwScreenshotOptions
  *
- * Returns: (transfer none) (nullable): the element's selector
+ * Returns: (transfer none) (nullable): the element's selector, when the
+ *   target is one
  *
  * Since: 1.0
  */
@@ -298,7 +303,96 @@ const char *
 stw_screenshot_options_get_selector (const StwScreenshotOptions *options)
 {
   g_return_val_if_fail (options != NULL, NULL);
-  return options->selector;
+  return options->target ? stw_target_get_selector (options->target) : NULL;
+}
+
+/**
+ * stw_screenshot_options_set_target:
+ * @options: a #StwScreenshotOptions
+ * @target: (nullable): the element to crop to: a ref (of any surface of
+ *   the session — frames and webviews too) or a selector (in the surface
+ *   captured)
+ *
+ * Crops the capture to one element, scrolled into view first. An element
+ * in a frame is captured through the window (or webview) that holds the
+ * frame.
+ *
+ * Since: 1.0
+ */
+void
+stw_screenshot_options_set_target (StwScreenshotOptions *options,
+                                   const StwTarget      *target)
+{
+  g_return_if_fail (options != NULL);
+
+  g_clear_pointer (&options->target, stw_target_free);
+  if (target != NULL)
+    {
+      options->target = stw_target_copy (target);
+      options->has_clip = FALSE;
+      options->full_page = FALSE;
+    }
+}
+
+/**
+ * stw_screenshot_options_get_target:
+ * @options: a #StwScreenshotOptions
+ *
+ * Returns: (transfer none) (nullable): the element to crop to
+ *
+ * Since: 1.0
+ */
+const StwTarget *
+stw_screenshot_options_get_target (const StwScreenshotOptions *options)
+{
+  g_return_val_if_fail (options != NULL, NULL);
+  return options->target;
+}
+
+/**
+ * stw_screenshot_options_set_max_size:
+ * @options: a #StwScreenshotOptions
+ * @max_width: the widest image wanted, in pixels; 0 for no limit
+ * @max_height: the tallest image wanted, in pixels; 0 for no limit
+ *
+ * Bounds the image: a larger capture is scaled down (by the browser, as it
+ * renders) to fit, keeping its aspect ratio.
+ *
+ * Since: 1.0
+ */
+void
+stw_screenshot_options_set_max_size (StwScreenshotOptions *options,
+                                     guint                 max_width,
+                                     guint                 max_height)
+{
+  g_return_if_fail (options != NULL);
+
+  options->max_width = max_width;
+  options->max_height = max_height;
+}
+
+/**
+ * stw_screenshot_options_get_max_size:
+ * @options: a #StwScreenshotOptions
+ * @max_width: (out) (optional): the widest image wanted, 0 for no limit
+ * @max_height: (out) (optional): the tallest, 0 for no limit
+ *
+ * Returns: whether the image is bounded
+ *
+ * Since: 1.0
+ */
+gboolean
+stw_screenshot_options_get_max_size (const StwScreenshotOptions *options,
+                                     guint                      *max_width,
+                                     guint                      *max_height)
+{
+  g_return_val_if_fail (options != NULL, FALSE);
+
+  if (max_width != NULL)
+    *max_width = options->max_width;
+  if (max_height != NULL)
+    *max_height = options->max_height;
+  return options->max_width > 0 || options->max_height > 0;
 }
 
 /**
@@ -320,7 +414,7 @@ stw_screenshot_options_set_full_page (StwScreenshotOptions *options,
   if (full_page)
     {
       options->has_clip = FALSE;
-      g_clear_pointer (&options->selector, g_free);
+      g_clear_pointer (&options->target, stw_target_free);
     }
 }
 
@@ -342,10 +436,11 @@ stw_screenshot_options_get_full_page (const StwScreenshotOptions *options)
 /**
  * stw_screenshot_options_new_from_json:
  * @object: `{format?: "png"|"jpeg", quality?, fullPage?, clip?: {x, y,
- *   width, height}, selector?}` (the `electron_screenshot` arguments;
- *   other members are ignored)
+ *   width, height}, ref?, selector?, maxWidth?, maxHeight?}` (the
+ *   `electron_screenshot` arguments; other members are ignored)
  * @error: `BAD_ARGUMENT` when a member has the wrong type or value, or
- *   when a selector is combined with a clip or a full page
+ *   when an element (ref or selector) is combined with a clip or a full
+ *   page
  *
  * Reads options from JSON.
  *
@@ -390,14 +485,30 @@ stw_screenshot_options_new_from_json (JsonObject  *object,
         BAD ("quality", _("quality must be an integer from 0 to 100"));
       options->quality = (int) json_node_get_int (node);
     }
-  if ((node = json_object_get_member (object, "selector")) != NULL)
+  {
+    g_autoptr(GError) bad_target = NULL;
+    const char *field = json_object_has_member (object, "ref") ? "ref" : "selector";
+
+    options->target = stw_target_new_from_json (object, "ref", "selector", &bad_target);
+    if (bad_target != NULL)
+      BAD (field, "%s", bad_target->message);
+    if (options->target != NULL &&
+        (json_object_has_member (object, "fullPage") || json_object_has_member (object, "clip")))
+      BAD (field, _("fullPage and clip apply to window captures, not element crops"));
+  }
+  for (guint i = 0; i < 2; i++)
     {
-      if (!JSON_NODE_HOLDS_VALUE (node) || json_node_get_value_type (node) != G_TYPE_STRING ||
-          *json_node_get_string (node) == '\0')
-        BAD ("selector", _("selector must be a non-empty string"));
-      if (json_object_has_member (object, "fullPage") || json_object_has_member (object, "clip"))
-        BAD ("selector", _("fullPage and clip apply to window captures, not element crops"));
-      options->selector = g_strdup (json_node_get_string (node));
+      const char *name = i == 0 ? "maxWidth" : "maxHeight";
+
+      if ((node = json_object_get_member (object, name)) == NULL)
+        continue;
+      if (!JSON_NODE_HOLDS_VALUE (node) || json_node_get_value_type (node) != G_TYPE_INT64 ||
+          json_node_get_int (node) < 1 || json_node_get_int (node) > STW_SCREENSHOT_MAX_SIDE)
+        BAD (name, _("%s must be an integer from 1 to %d"), name, STW_SCREENSHOT_MAX_SIDE);
+      if (i == 0)
+        options->max_width = (guint) json_node_get_int (node);
+      else
+        options->max_height = (guint) json_node_get_int (node);
     }
   if ((node = json_object_get_member (object, "fullPage")) != NULL)
     {
@@ -423,6 +534,8 @@ stw_screenshot_options_new_from_json (JsonObject  *object,
         }
       if (options->clip[2] <= 0 || options->clip[3] <= 0)
         BAD ("clip", _("clip width and height must be positive"));
+      if (options->clip[0] < 0 || options->clip[1] < 0)
+        BAD ("clip", _("clip x and y must not be negative"));
       options->has_clip = TRUE;
       options->full_page = FALSE;
     }
@@ -1552,74 +1665,136 @@ _stw_surface_call_page_finish (StwSurface    *self,
 
 /* --- screenshots --------------------------------------------------------- */
 
+typedef struct
+{
+  StwScreenshotOptions *options;
+  StwSurface           *on;        /* captured: a window or webview */
+  JsonObject           *params;    /* Page.captureScreenshot's */
+  gboolean              has_box;   /* box: an element's, in on's viewport */
+  double                box[4];
+  gboolean              has_clip;  /* clip: in on's document, CSS px */
+  double                clip[4];
+  double                scale;
+  gboolean              rescaled;
+  gboolean              scrolled;  /* the element was scrolled into view */
+} Capture;
+
+static void
+capture_free (Capture *data)
+{
+  stw_screenshot_options_free (data->options);
+  g_clear_object (&data->on);
+  json_object_unref (data->params);
+  g_free (data);
+}
+
+static void capture (GTask *task);
+
+/* Sets the clip with the scale that makes it fit the size asked for. */
+static void
+set_clip (Capture *data)
+{
+  JsonObject *clip = json_object_new ();
+  double width = MAX (data->clip[2], 1.0);
+  double height = MAX (data->clip[3], 1.0);
+
+  if (data->scale <= 0)
+    {
+      data->scale = 1.0;
+      if (data->options->max_width > 0)
+        data->scale = MIN (data->scale, data->options->max_width / width);
+      if (data->options->max_height > 0)
+        data->scale = MIN (data->scale, data->options->max_height / height);
+    }
+  json_object_set_double_member (clip, "x", data->clip[0]);
+  json_object_set_double_member (clip, "y", data->clip[1]);
+  json_object_set_double_member (clip, "width", width);
+  json_object_set_double_member (clip, "height", height);
+  json_object_set_double_member (clip, "scale", data->scale);
+  json_object_set_object_member (data->params, "clip", clip);
+}
+
+static void
+fail_capture (GTask  *task,
+              GError *error)
+{
+  g_task_return_error (task, error);
+  g_object_unref (task);
+}
+
 static void
 on_captured (GObject      *object,
              GAsyncResult *result,
              gpointer      user_data)
 {
-  g_autoptr(GTask) task = user_data;
+  GTask *task = user_data;
+  Capture *data = g_task_get_task_data (task);
   g_autoptr(JsonObject) reply = NULL;
-  g_autoptr(GError) error = NULL;
+  GError *error = NULL;
   g_autoptr(GBytes) image = NULL;
-  const char *data;
+  const char *encoded;
   guchar *bytes;
   gsize length = 0;
+  guint width = 0, height = 0;
 
   reply = stw_transport_call_finish (STW_TRANSPORT (object), result, &error);
   if (reply == NULL)
     {
-      g_task_return_error (task, g_steal_pointer (&error));
+      fail_capture (task, error);
       return;
     }
-  data = stw_json_get_string (reply, "data");
-  if (data == NULL)
+  encoded = stw_json_get_string (reply, "data");
+  if (encoded == NULL)
     {
-      g_task_return_error (task, stw_error_new ("INTERNAL_ERROR", _("The browser returned no image")));
+      fail_capture (task, stw_error_new ("INTERNAL_ERROR", _("The browser returned no image")));
       return;
     }
-  bytes = g_base64_decode (data, &length);
+  bytes = g_base64_decode (encoded, &length);
   image = g_bytes_new_take (bytes, length);
-  if (!stw_image_get_size (image, NULL, NULL))
+  if (!stw_image_get_size (image, &width, &height))
     {
-      g_task_return_error (task, stw_error_new ("INTERNAL_ERROR", _("The browser returned something that is not an image")));
+      fail_capture (task, stw_error_new ("INTERNAL_ERROR", _("The browser returned something that is not an image")));
+      return;
+    }
+
+  /* The scale is in CSS pixels; a screen with more device pixels per CSS
+   * pixel gives a larger image. Measured once, corrected once. */
+  if (data->has_clip && !data->rescaled &&
+      ((data->options->max_width > 0 && width > data->options->max_width) ||
+       (data->options->max_height > 0 && height > data->options->max_height)))
+    {
+      double factor = 1.0;
+
+      if (data->options->max_width > 0 && width > data->options->max_width)
+        factor = MIN (factor, (double) data->options->max_width / width);
+      if (data->options->max_height > 0 && height > data->options->max_height)
+        factor = MIN (factor, (double) data->options->max_height / height);
+      data->rescaled = TRUE;
+      data->scale *= factor * 0.999;
+      set_clip (data);
+      capture (task);
       return;
     }
   g_task_return_pointer (task, g_steal_pointer (&image), (GDestroyNotify) g_bytes_unref);
+  g_object_unref (task);
 }
 
 static void
 capture (GTask *task)
 {
-  StwSurface *self = g_task_get_source_object (task);
-  JsonObject *params = g_task_get_task_data (task);
-  GError *unusable = check_usable (self);
+  Capture *data = g_task_get_task_data (task);
+  GError *unusable = check_usable (data->on);
 
   if (unusable != NULL)
     {
-      g_task_return_error (task, unusable);
-      g_object_unref (task);
+      fail_capture (task, unusable);
       return;
     }
-  stw_transport_call_async (self->transport, "Page.captureScreenshot", params, self->cdp_session_id,
+  stw_transport_call_async (data->on->transport, "Page.captureScreenshot", data->params, data->on->cdp_session_id,
                             CAPTURE_TIMEOUT_MS, g_task_get_cancellable (task), on_captured, task);
 }
 
-static void
-set_clip (JsonObject *params,
-          double      x,
-          double      y,
-          double      width,
-          double      height)
-{
-  JsonObject *clip = json_object_new ();
-
-  json_object_set_double_member (clip, "x", x);
-  json_object_set_double_member (clip, "y", y);
-  json_object_set_double_member (clip, "width", MAX (width, 1.0));
-  json_object_set_double_member (clip, "height", MAX (height, 1.0));
-  json_object_set_int_member (clip, "scale", 1);
-  json_object_set_object_member (params, "clip", clip);
-}
+static void on_element_box (GObject *object, GAsyncResult *result, gpointer user_data);
 
 static void
 on_layout_metrics (GObject      *object,
@@ -1627,26 +1802,108 @@ on_layout_metrics (GObject      *object,
                    gpointer      user_data)
 {
   GTask *task = user_data;
-  JsonObject *params = g_task_get_task_data (task);
+  Capture *data = g_task_get_task_data (task);
   g_autoptr(JsonObject) reply = NULL;
-  g_autoptr(GError) error = NULL;
-  JsonObject *size;
+  GError *error = NULL;
+  JsonObject *viewport, *size;
+  double page_x, page_y;
 
   reply = stw_transport_call_finish (STW_TRANSPORT (object), result, &error);
   if (reply == NULL)
     {
-      g_task_return_error (task, g_steal_pointer (&error));
-      g_object_unref (task);
+      fail_capture (task, error);
       return;
     }
+  viewport = json_object_has_member (reply, "cssVisualViewport")
+             ? json_object_get_object_member (reply, "cssVisualViewport") : NULL;
   size = json_object_has_member (reply, "cssContentSize") ? json_object_get_object_member (reply, "cssContentSize") : NULL;
-  if (size != NULL)
+  page_x = viewport ? json_object_get_double_member_with_default (viewport, "pageX", 0) : 0;
+  page_y = viewport ? json_object_get_double_member_with_default (viewport, "pageY", 0) : 0;
+
+  if (data->has_box && !data->scrolled && viewport != NULL &&
+      (data->box[0] < 0 || data->box[1] < 0 ||
+       data->box[0] + data->box[2] > json_object_get_double_member_with_default (viewport, "clientWidth", 0) ||
+       data->box[1] + data->box[3] > json_object_get_double_member_with_default (viewport, "clientHeight", 0)))
     {
-      set_clip (params, 0, 0, json_object_get_double_member_with_default (size, "width", 1),
-                json_object_get_double_member_with_default (size, "height", 1));
-      json_object_set_boolean_member (params, "captureBeyondViewport", TRUE);
+      /* Not all in view: scrolled into it, and measured again. */
+      g_autoptr(JsonObject) args = json_object_new ();
+
+      data->scrolled = TRUE;
+      json_object_set_boolean_member (args, "scroll", TRUE);
+      _stw_surface_element_op_async (g_task_get_source_object (task), data->options->target, "screenshotBox", args,
+                                     g_task_get_cancellable (task), on_element_box, task);
+      return;
     }
+  if (data->has_box)
+    {
+      /* A clip is in the document's coordinates, a box in the viewport's. */
+      data->clip[0] = data->box[0] + page_x;
+      data->clip[1] = data->box[1] + page_y;
+      data->clip[2] = data->box[2];
+      data->clip[3] = data->box[3];
+    }
+  else if (data->options->full_page && size != NULL)
+    {
+      data->clip[0] = 0;
+      data->clip[1] = 0;
+      data->clip[2] = json_object_get_double_member_with_default (size, "width", 1);
+      data->clip[3] = json_object_get_double_member_with_default (size, "height", 1);
+      json_object_set_boolean_member (data->params, "captureBeyondViewport", TRUE);
+    }
+  else if (viewport != NULL)
+    {
+      data->clip[0] = page_x;
+      data->clip[1] = page_y;
+      data->clip[2] = json_object_get_double_member_with_default (viewport, "clientWidth", 1);
+      data->clip[3] = json_object_get_double_member_with_default (viewport, "clientHeight", 1);
+    }
+  else
+    {
+      capture (task);
+      return;
+    }
+  data->has_clip = TRUE;
+  set_clip (data);
   capture (task);
+}
+
+static void
+measure_and_capture (GTask *task)
+{
+  Capture *data = g_task_get_task_data (task);
+  GError *unusable = check_usable (data->on);
+
+  if (unusable != NULL)
+    {
+      fail_capture (task, unusable);
+      return;
+    }
+  stw_transport_call_async (data->on->transport, "Page.getLayoutMetrics", NULL, data->on->cdp_session_id, 0,
+                            g_task_get_cancellable (task), on_layout_metrics, task);
+}
+
+static void
+on_element_offset (GObject      *object,
+                   GAsyncResult *result,
+                   gpointer      user_data)
+{
+  GTask *task = user_data;
+  Capture *data = g_task_get_task_data (task);
+  GError *error = NULL;
+  double x = 0, y = 0;
+  StwSurface *root = _stw_surface_frame_offset_finish (STW_SURFACE (object), result, &x, &y, &error);
+
+  if (root == NULL)
+    {
+      fail_capture (task, error);
+      return;
+    }
+  /* The frame's pixels are its window's (or webview's). */
+  g_clear_object (&data->on);
+  data->on = root;
+  data->box[0] += x;
+  data->box[1] += y;
+  measure_and_capture (task);
 }
 
 static void
@@ -1655,50 +1912,54 @@ on_element_box (GObject      *object,
                 gpointer      user_data)
 {
   GTask *task = user_data;
-  JsonObject *params = g_task_get_task_data (task);
-  g_autoptr(GError) error = NULL;
-  g_autoptr(JsonNode) box = _stw_surface_call_script_finish (STW_SURFACE (object), result, &error);
-  JsonObject *rect;
+  Capture *data = g_task_get_task_data (task);
+  g_autoptr(StwSurface) acted_on = NULL;
+  g_autoptr(JsonObject) answer = NULL;
+  GError *error = NULL;
+  JsonObject *box;
 
+  answer = _stw_surface_element_op_finish (STW_SURFACE (object), result, &acted_on, &error);
+  if (answer == NULL)
+    {
+      fail_capture (task, error);
+      return;
+    }
+  box = json_object_has_member (answer, "bbox") ? json_object_get_object_member (answer, "bbox") : NULL;
   if (box == NULL)
     {
-      g_task_return_error (task, g_steal_pointer (&error));
-      g_object_unref (task);
+      fail_capture (task, stw_error_new ("INTERNAL_ERROR", _("The page measured no box")));
       return;
     }
-  if (!JSON_NODE_HOLDS_OBJECT (box))
-    {
-      GError *missing = stw_error_new ("SELECTOR_NO_MATCH", _("No element matches the selector"));
-      stw_error_add_next_action (missing, "electron_snapshot()");
-      g_task_return_error (task, missing);
-      g_object_unref (task);
-      return;
-    }
-  rect = json_node_get_object (box);
-  set_clip (params,
-            json_object_get_double_member_with_default (rect, "x", 0),
-            json_object_get_double_member_with_default (rect, "y", 0),
-            json_object_get_double_member_with_default (rect, "width", 1),
-            json_object_get_double_member_with_default (rect, "height", 1));
-  capture (task);
+  data->has_box = TRUE;
+  data->box[0] = json_object_get_double_member_with_default (box, "x", 0);
+  data->box[1] = json_object_get_double_member_with_default (box, "y", 0);
+  data->box[2] = json_object_get_double_member_with_default (box, "w", 1);
+  data->box[3] = json_object_get_double_member_with_default (box, "h", 1);
+  _stw_surface_frame_offset_async (acted_on, g_task_get_cancellable (task), on_element_offset, task);
 }
 
 /**
  * stw_surface_capture_screenshot_async:
- * @self: a #StwSurface: a window or webview
+ * @self: a #StwSurface: a window or webview (or, for an element crop, any
+ *   surface)
  * @options: (nullable): what to capture and how; %NULL for the viewport as PNG
  * @cancellable: (nullable): a #GCancellable
  * @callback: called with the encoded image
  * @user_data: data for @callback
  *
  * Captures the surface's pixels through `Page.captureScreenshot`: the
- * viewport, the full page, a clip, or one element (measured by a
- * page-side script in the isolated world, after scrolling it into view).
+ * viewport, the full page, a clip, or one element (measured by the
+ * page-side module in the isolated world, after scrolling it into view).
+ * An element of a frame — same-process or out-of-process — is captured
+ * through the window or webview holding it, its box moved by the frames'
+ * offsets. With a maximum size, the browser renders the capture scaled
+ * down to fit.
  *
  * Fails with `NOT_RUNNING` once the session ended, `SURFACE_CLOSED` when
- * the surface closed, `SURFACE_UNSUPPORTED` for a frame (capture its
- * window with a clip instead), `SELECTOR_NO_MATCH`, `CDP_DISCONNECTED` or
- * `CDP_TIMEOUT`.
+ * the surface closed, `SURFACE_UNSUPPORTED` for a whole frame (capture
+ * its window with a clip, or one of its elements, instead),
+ * `REF_NOT_FOUND`, `SELECTOR_NO_MATCH`, `BAD_ARGUMENT` (an invalid
+ * selector), `CDP_DISCONNECTED` or `CDP_TIMEOUT`.
  *
  * Since: 1.0
  */
@@ -1709,9 +1970,8 @@ stw_surface_capture_screenshot_async (StwSurface                 *self,
                                       GAsyncReadyCallback         callback,
                                       gpointer                    user_data)
 {
-  g_autoptr(StwScreenshotOptions) defaults = NULL;
   GTask *task;
-  JsonObject *params;
+  Capture *data;
   GError *unusable;
 
   g_return_if_fail (STW_IS_SURFACE (self));
@@ -1720,43 +1980,40 @@ stw_surface_capture_screenshot_async (StwSurface                 *self,
   task = g_task_new (self, cancellable, callback, user_data);
   g_task_set_source_tag (task, stw_surface_capture_screenshot_async);
 
-  if (options == NULL)
-    options = defaults = stw_screenshot_options_new ();
+  data = g_new0 (Capture, 1);
+  data->options = options ? stw_screenshot_options_copy (options) : stw_screenshot_options_new ();
+  data->on = g_object_ref (self);
+  data->params = json_object_new ();
+  g_task_set_task_data (task, data, (GDestroyNotify) capture_free);
+  options = data->options;
 
   unusable = check_usable (self);
-  if (unusable == NULL && self->kind == STW_SURFACE_KIND_FRAME)
+  if (unusable == NULL && self->kind == STW_SURFACE_KIND_FRAME && options->target == NULL)
     unusable = stw_error_new ("SURFACE_UNSUPPORTED",
-                              _("A frame is captured through its window: capture the window with a clip"));
+                              _("A frame is captured through its window: capture the window with a clip, or an element"));
   if (unusable != NULL)
     {
-      g_task_return_error (task, unusable);
-      g_object_unref (task);
+      fail_capture (task, unusable);
       return;
     }
 
-  params = json_object_new ();
-  g_task_set_task_data (task, params, (GDestroyNotify) json_object_unref);
-  json_object_set_string_member (params, "format", options->format == STW_IMAGE_FORMAT_JPEG ? "jpeg" : "png");
+  json_object_set_string_member (data->params, "format", options->format == STW_IMAGE_FORMAT_JPEG ? "jpeg" : "png");
   if (options->format == STW_IMAGE_FORMAT_JPEG && options->quality >= 0)
-    json_object_set_int_member (params, "quality", options->quality);
+    json_object_set_int_member (data->params, "quality", options->quality);
 
-  if (options->has_clip)
-    set_clip (params, options->clip[0], options->clip[1], options->clip[2], options->clip[3]);
-  else if (options->selector != NULL)
+  if (options->target != NULL)
+    _stw_surface_element_op_async (self, options->target, "screenshotBox", NULL, cancellable, on_element_box, task);
+  else if (options->has_clip)
     {
-      g_autoptr(JsonArray) args = json_array_new ();
-
-      json_array_add_string_element (args, options->selector);
-      _stw_surface_call_script_async (self, STW_SCRIPT_ELEMENT_BOX, args, cancellable, on_element_box, task);
-      return;
+      memcpy (data->clip, options->clip, sizeof data->clip);
+      data->has_clip = TRUE;
+      set_clip (data);
+      capture (task);
     }
-  else if (options->full_page)
-    {
-      stw_transport_call_async (self->transport, "Page.getLayoutMetrics", NULL, self->cdp_session_id, 0,
-                                cancellable, on_layout_metrics, task);
-      return;
-    }
-  capture (task);
+  else if (options->full_page || options->max_width > 0 || options->max_height > 0)
+    measure_and_capture (task);
+  else
+    capture (task);
 }
 
 /**

@@ -12,11 +12,21 @@
 #include <json-glib/json-glib.h>
 
 #include "stw-enums.h"
+#include "stw-target.h"
 #include "stw-version-macros.h"
 
 G_BEGIN_DECLS
 
 typedef struct _StwSession StwSession;
+
+/**
+ * STW_SCREENSHOT_MAX_SIDE:
+ *
+ * The largest `maxWidth` or `maxHeight` a screenshot can ask for.
+ *
+ * Since: 1.0
+ */
+#define STW_SCREENSHOT_MAX_SIDE 16384
 
 #define STW_TYPE_SCREENSHOT_OPTIONS (stw_screenshot_options_get_type ())
 
@@ -70,6 +80,19 @@ void                  stw_screenshot_options_set_full_page (StwScreenshotOptions
                                                             gboolean              full_page);
 STW_AVAILABLE_IN_1_0
 gboolean              stw_screenshot_options_get_full_page (const StwScreenshotOptions *options);
+STW_AVAILABLE_IN_1_0
+void                  stw_screenshot_options_set_target    (StwScreenshotOptions *options,
+                                                            const StwTarget      *target);
+STW_AVAILABLE_IN_1_0
+const StwTarget      *stw_screenshot_options_get_target    (const StwScreenshotOptions *options);
+STW_AVAILABLE_IN_1_0
+void                  stw_screenshot_options_set_max_size  (StwScreenshotOptions *options,
+                                                            guint                 max_width,
+                                                            guint                 max_height);
+STW_AVAILABLE_IN_1_0
+gboolean              stw_screenshot_options_get_max_size  (const StwScreenshotOptions *options,
+                                                            guint                *max_width,
+                                                            guint                *max_height);
 STW_AVAILABLE_IN_1_0
 StwScreenshotOptions *stw_screenshot_options_new_from_json (JsonObject  *object,
                                                             GError     **error);

@@ -411,7 +411,11 @@ stw_tool_get_description (StwTool *self)
  * @self: a [class@Stagewright.Tool]
  *
  * The description an agent sees: the tool's own, then its error codes with
- * their retryability, e.g. `Errors: NOT_RUNNING, CDP_TIMEOUT (retryable).`
+ * their retryability, e.g. `Errors: CDP_DISCONNECTED, CDP_TIMEOUT (retryable).`
+ *
+ * The codes every tool of a kind can answer are said once, in the server's
+ * instructions, not in each tool: `BAD_ARGUMENT` (any tool) and
+ * `NOT_RUNNING` (a tool that acts on a session).
  *
  * Returns: (transfer full): the description
  *
@@ -430,20 +434,29 @@ stw_tool_dup_agent_description (StwTool *self)
 
   if (priv->error_codes != NULL && priv->error_codes[0] != NULL)
     {
-      g_string_append (text, text->len > 0 ? " Errors: " : "Errors: ");
+      gboolean first = TRUE;
+
       for (guint i = 0; priv->error_codes[i] != NULL; i++)
         {
           gboolean retryable = FALSE;
 
+          if (g_str_equal (priv->error_codes[i], "BAD_ARGUMENT") ||
+              (g_str_equal (priv->error_codes[i], "NOT_RUNNING") &&
+               priv->session_requirement == STW_SESSION_REQUIREMENT_REQUIRED))
+            continue;
           stw_error_registry_lookup (stw_error_registry_get_default (),
                                      priv->error_codes[i], NULL, &retryable, NULL);
-          if (i > 0)
+          if (first)
+            g_string_append (text, text->len > 0 ? " Errors: " : "Errors: ");
+          else
             g_string_append (text, ", ");
+          first = FALSE;
           g_string_append (text, priv->error_codes[i]);
           if (retryable)
             g_string_append (text, " (retryable)");
         }
-      g_string_append_c (text, '.');
+      if (!first)
+        g_string_append_c (text, '.');
     }
 
   return g_string_free (text, FALSE);
@@ -689,11 +702,13 @@ stw_tool_to_manifest (StwTool *self)
     json_object_set_member (manifest, "outputSchema",
                             json_node_copy (stw_schema_get_node (priv->output_schema)));
 
+  /* Every character here is read by every agent on every session: the
+   * title is said once (top level), and destructiveHint only where MCP
+   * gives it a meaning (a tool that is not read-only). */
   annotations = json_object_new ();
-  if (priv->title != NULL)
-    json_object_set_string_member (annotations, "title", priv->title);
   json_object_set_boolean_member (annotations, "readOnlyHint", stw_tool_get_read_only_hint (self));
-  json_object_set_boolean_member (annotations, "destructiveHint", priv->destructive_hint);
+  if (!stw_tool_get_read_only_hint (self))
+    json_object_set_boolean_member (annotations, "destructiveHint", priv->destructive_hint);
   if (priv->idempotent_hint)
     json_object_set_boolean_member (annotations, "idempotentHint", TRUE);
   json_object_set_boolean_member (annotations, "openWorldHint", FALSE);

@@ -2383,12 +2383,18 @@ browser_handle (StwTestCdpPeer *peer,
     }
   else if (g_str_equal (method, "Runtime.callFunctionOn"))
     {
-      /* ready.js answers true; element-box.js a box. */
-      const char *function = json_object_get_string_member_with_default (
-        json_object_get_object_member (request, "params"), "functionDeclaration", "");
-      if (strstr (function, "function elementBox") != NULL)
+      /* ready.js answers true; the page module's screenshotBox op a box. */
+      JsonObject *params = json_object_get_object_member (request, "params");
+      const char *function = json_object_get_string_member_with_default (params, "functionDeclaration", "");
+      JsonArray *arguments = json_object_has_member (params, "arguments")
+                             ? json_object_get_array_member (params, "arguments") : NULL;
+      JsonObject *first = arguments && json_array_get_length (arguments) > 0
+                          ? json_array_get_object_element (arguments, 0) : NULL;
+      if (strstr (function, "__stagewright.call") != NULL &&
+          g_strcmp0 (json_object_get_string_member_with_default (first, "value", ""), "screenshotBox") == 0)
         stw_test_cdp_peer_send_printf (peer, "{\"id\":%" G_GINT64_FORMAT ",\"result\":{\"result\":{\"type\":\"object\","
-                                             "\"value\":{\"x\":1,\"y\":2,\"width\":3,\"height\":4}}}}", id);
+                                             "\"value\":{\"bbox\":{\"x\":1,\"y\":2,\"w\":3,\"h\":4},"
+                                             "\"target\":{\"key\":1,\"fp\":\"\",\"role\":\"\",\"name\":\"\"}}}}}", id);
       else
         stw_test_cdp_peer_send_printf (peer, "{\"id\":%" G_GINT64_FORMAT ",\"result\":{\"result\":"
                                              "{\"type\":\"boolean\",\"value\":true}}}", id);

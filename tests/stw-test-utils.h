@@ -245,7 +245,7 @@ G_DEFINE_AUTOPTR_CLEANUP_FUNC (StwTestCdpServer, stw_test_cdp_server_free)
  * A small browser on a CDP pipe pair for StwSession/StwSurface faults: one
  * page target T1 (frame T1, session S1, "Fake", about:blank) attached on
  * Target.setAutoAttach, isolated worlds numbered from 1, ready.js answering
- * true and element-box.js a 1,2 3×4 box, Page.captureScreenshot as the
+ * true and the page module's screenshotBox op a 1,2 3×4 box, Page.captureScreenshot as the
  * screenshot mode says; every other method answers {}. */
 #define STW_TEST_TINY_PNG "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg=="
 

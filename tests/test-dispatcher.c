@@ -612,7 +612,9 @@ static const char * const essential_names[] = {
   "electron_scroll_into_view", "electron_get_text", "electron_get_value", "electron_get_state",
   "electron_exists", "electron_wait_for_selector", "electron_wait_for_state",
   "electron_expect_text", "electron_expect_value", "electron_expect_visible",
-  "electron_expect_state", "electron_expect_count", "electron_expect_url", NULL
+  "electron_expect_state", "electron_expect_count", "electron_expect_url",
+  /* Issue 8: the essential profile shows screenshots too. */
+  "electron_screenshot", NULL
 };
 static const char * const testing_only_names[] = {
   "electron_hover", "electron_drag", "electron_drop_file", "electron_keyboard_type",
@@ -627,7 +629,7 @@ static const char * const testing_and_debug_names[] = {
   "electron_attach", "electron_windows_list", "electron_switch_window", "electron_surfaces_list",
   "electron_switch_surface", "electron_detach", "electron_get_attribute", "electron_get_bbox",
   "electron_get_computed_style", "electron_focused_element", "electron_elements_list",
-  "electron_wait", "electron_wait_for_event", "electron_screenshot", NULL
+  "electron_wait", "electron_wait_for_event", NULL
 };
 
 /* The flags a tool of the contract belongs to; ungoverned names, all. */
@@ -695,7 +697,7 @@ test_profiles_contract (void)
     gboolean       testing_only;
     gboolean       debug_only;
   } profiles[] = {
-    { STW_TOOL_PROFILE_ESSENTIAL, "essential", 27, FALSE, FALSE },
+    { STW_TOOL_PROFILE_ESSENTIAL, "essential", 28, FALSE, FALSE },
     { STW_TOOL_PROFILE_TESTING, "testing", 49, TRUE, FALSE },
     { STW_TOOL_PROFILE_DEBUG, "debug", 47, FALSE, TRUE },
     { STW_TOOL_PROFILE_FULL, "full", 55, TRUE, TRUE },
@@ -721,7 +723,7 @@ test_profiles_contract (void)
 
       g_assert_cmpuint (profile_size (profiles[i].profile), ==, profiles[i].size);
       g_assert_cmpuint (count_in_profile (profiles[i].profile, essential_names,
-                                          G_N_ELEMENTS (essential_names) - 1), ==, 27);
+                                          G_N_ELEMENTS (essential_names) - 1), ==, 28);
       g_assert_cmpuint (count_in_profile (profiles[i].profile, testing_only_names,
                                           G_N_ELEMENTS (testing_only_names) - 1),
                         ==, profiles[i].testing_only ? G_N_ELEMENTS (testing_only_names) - 1 : 0);
@@ -1760,10 +1762,11 @@ test_tool_manifest (void)
                    "Does what the test says. Errors: NOT_RUNNING, WAIT_TIMEOUT (retryable).");
   g_assert_true (json_object_get_boolean_member (annotations, "readOnlyHint"));
   g_assert_false (json_object_get_boolean_member (annotations, "openWorldHint"));
-  g_assert_false (json_object_get_boolean_member (annotations, "destructiveHint"));
+  g_assert_false (json_object_has_member (annotations, "destructiveHint"));
 
   annotations = json_object_get_object_member (command_manifest, "annotations");
   g_assert_false (json_object_get_boolean_member (annotations, "readOnlyHint"));
+  g_assert_false (json_object_get_boolean_member (annotations, "destructiveHint"));
   /* No schema given: an empty object schema that refuses extra keys. */
   schema = json_object_get_object_member (command_manifest, "inputSchema");
   g_assert_cmpstr (json_object_get_string_member (schema, "type"), ==, "object");
@@ -2093,8 +2096,21 @@ test_provider_refused (void)
 static const char * const session_tools[] = {
   "electron_windows_list", "electron_switch_window", "electron_surfaces_list",
   "electron_switch_surface", "electron_detach", "electron_stop", "electron_force_kill",
-  "electron_info", "electron_screenshot", NULL
+  "electron_info", "electron_screenshot",
+  "electron_get_text", "electron_get_value", "electron_get_attribute", "electron_get_bbox",
+  "electron_get_computed_style", "electron_get_state", "electron_exists", "electron_focused_element",
+  "electron_snapshot", "electron_find", "electron_elements_list",
+  NULL
 };
+
+/* The core tools that need no session. */
+static const char * const sessionless_tools[] = {
+  "electron_launch", "electron_attach", "electron_inject", "electron_status", "electron_doctor",
+  "electron_discover_running",
+  NULL
+};
+
+#define N_CORE_TOOLS (G_N_ELEMENTS (session_tools) - 1 + G_N_ELEMENTS (sessionless_tools) - 1)
 
 static void
 test_provider_core (void)
@@ -2109,7 +2125,7 @@ test_provider_core (void)
   g_assert_true (STW_IS_CORE_TOOL_PROVIDER (core));
   g_assert_cmpstr (stw_tool_provider_get_name (core), ==, "electron");
   g_assert_cmpuint (json_object_get_size (stw_tool_provider_get_error_codes (core)), ==, 0);
-  g_assert_cmpuint (g_list_length (tools), ==, 15);
+  g_assert_cmpuint (g_list_length (tools), ==, N_CORE_TOOLS);
 
   for (const GList *l = tools; l != NULL; l = l->next)
     {
@@ -2118,6 +2134,7 @@ test_provider_core (void)
                                      ? STW_SESSION_REQUIREMENT_REQUIRED : STW_SESSION_REQUIREMENT_NONE;
 
       g_test_message ("core tool %s", name);
+      g_assert_true (g_strv_contains (session_tools, name) || g_strv_contains (sessionless_tools, name));
       g_assert_true (g_str_has_prefix (name, "electron_"));
       g_assert_cmpint (stw_tool_get_session_requirement (l->data), ==, wanted);
       n_session += wanted == STW_SESSION_REQUIREMENT_REQUIRED;
@@ -2127,7 +2144,7 @@ test_provider_core (void)
   g_assert_true (stw_dispatcher_add_provider (dispatcher, core, &error));
   g_assert_no_error (error);
   listed = stw_dispatcher_list_tools (dispatcher);
-  g_assert_cmpuint (g_list_length (listed), ==, 15);
+  g_assert_cmpuint (g_list_length (listed), ==, N_CORE_TOOLS);
 
   /* add_core_tools is this provider; twice is a programming error. */
   g_test_expect_message ("Stagewright", G_LOG_LEVEL_CRITICAL, "*core tools*electron*already*");
@@ -2142,7 +2159,7 @@ test_provider_core (void)
   stw_dispatcher_add_core_tools (dispatcher);
   g_assert_true (STW_IS_CORE_TOOL_PROVIDER (stw_dispatcher_lookup_provider (dispatcher, "electron")));
   listed = stw_dispatcher_list_tools (dispatcher);
-  g_assert_cmpuint (g_list_length (listed), ==, 15);
+  g_assert_cmpuint (g_list_length (listed), ==, N_CORE_TOOLS);
 }
 
 /* Sessions {{{1 */

@@ -37,6 +37,7 @@ stw_core_tool_provider_constructed (GObject *object)
   stw_core_tools_add_observe (provider);
   stw_core_tools_add_interact (provider);
   stw_core_tools_add_read (provider);
+  stw_core_tools_add_snapshot (provider);
 }
 
 static void

@@ -15,7 +15,7 @@
 #include "stw-core-tools.h"
 #include "stw-error-registry.h"
 
-#define SESSION_ID_PROPERTY "\"sessionId\":{\"type\":\"string\",\"minLength\":1,\"description\":\"Which session; omit when only one is live.\"}"
+#define SESSION_ID_PROPERTY "\"sessionId\":{\"type\":\"string\"}"
 
 static void
 return_session (StwInvocation    *invocation,
@@ -354,26 +354,25 @@ static const StwToolSpec lifecycle_specs[] = {
   {
     .name = "electron_launch",
     .title = "Launch an app",
-    .description = "Start an Electron app (main: its directory or entry script; the runtime is executablePath, "
-                   "else electron from the app root, next to main, or PATH) under the Node inspector and DevTools, "
-                   "or a packaged app / plain Chromium (executablePath alone; pipe:true uses --remote-debugging-pipe). "
-                   "The server owns what it launches: stop ends every process. Waits for the first window "
-                   "(timeoutMs) and up to readyTimeoutMs for meaningful content. "
-                   "Returns: {session_id, transport, windows[], renderer_ready, runtime_source, launch_mode, capabilities}.",
+    .description = "Start an Electron app (main: app dir or entry script; runtime: executablePath, else electron "
+                   "from the app root, next to main or PATH) or, with executablePath alone, a packaged app or "
+                   "Chromium (pipe: debugging pipe). Waits for the first window and readyTimeoutMs for content; stop "
+                   "ends every process it started. Returns {session_id, transport, windows[], renderer_ready, "
+                   "launch_mode, capabilities}.",
     .input_schema =
       "{\"type\":\"object\",\"additionalProperties\":false,\"properties\":{"
-      "\"main\":{\"type\":\"string\",\"minLength\":1,\"description\":\"Absolute path of the app directory or main script.\"},"
-      "\"executablePath\":{\"type\":\"string\",\"minLength\":1,\"description\":\"Absolute path of the Electron or Chromium binary.\"},"
-      "\"runtime\":{\"enum\":[\"project\"],\"description\":\"Use the app root's own electron.\"},"
+      "\"main\":{\"type\":\"string\",\"minLength\":1},"
+      "\"executablePath\":{\"type\":\"string\",\"minLength\":1},"
+      "\"runtime\":{\"enum\":[\"project\"]},"
       "\"args\":{\"type\":\"array\",\"items\":{\"type\":\"string\"},\"maxItems\":100},"
       "\"env\":{\"type\":\"object\",\"additionalProperties\":{\"type\":\"string\"}},"
       "\"cwd\":{\"type\":\"string\",\"minLength\":1},"
       "\"timeoutMs\":{\"type\":\"integer\",\"minimum\":1,\"maximum\":300000},"
       "\"credentialStore\":{\"enum\":[\"testing\",\"system\"]},"
       "\"readyTimeoutMs\":{\"type\":\"integer\",\"minimum\":0,\"maximum\":60000,\"default\":5000},"
-      "\"allowMultiple\":{\"type\":\"boolean\",\"default\":false},"
-      "\"instrumentNative\":{\"type\":\"boolean\",\"default\":false},"
-      "\"pipe\":{\"type\":\"boolean\",\"default\":false}}}",
+      "\"allowMultiple\":{\"type\":\"boolean\"},"
+      "\"instrumentNative\":{\"type\":\"boolean\"},"
+      "\"pipe\":{\"type\":\"boolean\"}}}",
     .operation_type = STW_OPERATION_COMMAND,
     .errors = "ALREADY_RUNNING ABSOLUTE_PATH_REQUIRED FILE_NOT_FOUND FUSES_BLOCK_LAUNCH SINGLE_INSTANCE_LOCK "
               "LAUNCH_FAILED LAUNCH_TIMEOUT TRANSPORT_UNSUPPORTED NOT_IMPLEMENTED",
@@ -433,9 +432,8 @@ static const StwToolSpec lifecycle_specs[] = {
   {
     .name = "electron_stop",
     .title = "Stop the app",
-    .description = "Close the app gracefully (quit, close the browser), then after timeoutMs SIGTERM and SIGKILL "
-                   "its whole process group (escalated) and remove its temporary directories. "
-                   "Returns: {session_id, stopped, escalated}.",
+    .description = "Quit gracefully; after timeoutMs SIGTERM then SIGKILL the process group (escalated); temp dirs "
+                   "removed. Returns {session_id, stopped, escalated}.",
     .input_schema =
       "{\"type\":\"object\",\"additionalProperties\":false,\"properties\":{" SESSION_ID_PROPERTY ","
       "\"timeoutMs\":{\"type\":\"integer\",\"minimum\":0,\"maximum\":120000,\"default\":10000}}}",
@@ -462,9 +460,9 @@ static const StwToolSpec lifecycle_specs[] = {
   {
     .name = "electron_info",
     .title = "App information",
-    .description = "Ask the app: versions {electron, node, chrome, v8} and app {name, version, path, exe_path, "
-                   "user_data_path, packaged} from its main process (app is null for plain Chromium and plain Node). "
-                   "Returns: {session_id, transport, versions, app, signature, capabilities}.",
+    .description = "Versions {electron,node,chrome,v8} and app {name,version,path,exe_path,user_data_path,packaged} "
+                   "from the main process (app null without one). Returns {session_id, transport, versions, app, "
+                   "signature, capabilities}.",
     .input_schema = "{\"type\":\"object\",\"additionalProperties\":false,\"properties\":{" SESSION_ID_PROPERTY "}}",
     .operation_type = STW_OPERATION_QUERY,
     .idempotent = TRUE,

@@ -12,11 +12,15 @@
 #include "stw-core-tools.h"
 #include "stw-error-registry.h"
 
+/* The default bound of an inline image, in pixels per side. */
+#define INLINE_MAX_SIDE 1280
+
 typedef struct
 {
   StwInvocation *invocation;
   char          *path;
   char          *format;
+  gboolean       inline_image;
 } Screenshot;
 
 static void
@@ -66,6 +70,9 @@ on_captured (GObject      *object,
       json_object_set_int_member (payload, "width", width);
       json_object_set_int_member (payload, "height", height);
     }
+  if (shot->inline_image)
+    stw_invocation_add_image (shot->invocation, image,
+                              g_str_equal (shot->format, "jpeg") ? "image/jpeg" : "image/png");
   stw_invocation_return_value (shot->invocation, payload);
 }
 
@@ -79,6 +86,11 @@ pick_window (StwSession  *session,
   const char *title = json_object_get_string_member_with_default (args, "windowTitle", NULL);
   gint64 index = json_object_get_int_member_with_default (args, "windowIndex", -1);
 
+  if (json_object_has_member (args, "windowIndex") && index < 0)
+    {
+      g_propagate_error (error, stw_error_new ("BAD_ARGUMENT", _("windowIndex must not be negative")));
+      return NULL;
+    }
   if (id == NULL && title == NULL && index < 0 && stw_session_get_active_window (session) != NULL)
     return stw_session_get_active_window (session);
 
@@ -99,6 +111,7 @@ screenshot_invoke (StwTool       *tool,
   StwSession *session;
   StwSurface *window;
   StwSurface *active;
+  gboolean inline_image;
 
   file = stw_screenshot_resolve_path (stw_dispatcher_get_app_root (dispatcher),
                                       stw_dispatcher_get_screenshot_dir (dispatcher),
@@ -111,32 +124,24 @@ screenshot_invoke (StwTool       *tool,
       stw_invocation_return_error (invocation, error);
       return;
     }
-  if (json_object_has_member (args, "ref"))
-    {
-      g_autoptr(GError) missing = stw_error_new ("REF_NOT_FOUND", _("Unknown ref: no snapshot has been taken"));
-      stw_error_add_next_action (missing, "electron_snapshot()");
-      stw_invocation_return_error (invocation, missing);
-      return;
-    }
   options = stw_screenshot_options_new_from_json (args, &error);
   if (options == NULL)
     {
       stw_invocation_return_error (invocation, error);
       return;
     }
+  inline_image = json_object_get_boolean_member_with_default (args, "inline", FALSE);
+  /* What an agent reads inline is bounded unless it says otherwise. */
+  if (inline_image && !stw_screenshot_options_get_max_size (options, NULL, NULL))
+    stw_screenshot_options_set_max_size (options, INLINE_MAX_SIDE, INLINE_MAX_SIDE);
 
   session = stw_invocation_get_session (invocation);
-  if ((window = pick_window (session, args, &error)) == NULL)
+  active = stw_session_get_active_surface (session);
+  if (stw_screenshot_options_get_selector (options) != NULL && active != NULL)
+    window = active;   /* a selector is looked up where the agent looks */
+  else if ((window = pick_window (session, args, &error)) == NULL)
     {
       stw_invocation_return_error (invocation, error);
-      return;
-    }
-  active = stw_session_get_active_surface (session);
-  if (stw_screenshot_options_get_selector (options) != NULL && active != NULL &&
-      stw_surface_get_kind (active) != STW_SURFACE_KIND_WINDOW)
-    {
-      stw_invocation_return_error_literal (invocation, "SURFACE_UNSUPPORTED",
-                                           _("Element crops work on window surfaces; switch to the window"));
       return;
     }
 
@@ -144,6 +149,7 @@ screenshot_invoke (StwTool       *tool,
   shot->invocation = g_object_ref (invocation);
   shot->format = g_strdup (format);
   shot->path = g_steal_pointer (&file);
+  shot->inline_image = inline_image;
 
   stw_surface_capture_screenshot_async (window, options, stw_invocation_get_cancellable (invocation),
                                         on_captured, g_steal_pointer (&shot));
@@ -152,31 +158,29 @@ screenshot_invoke (StwTool       *tool,
 static const StwToolSpec observe_specs[] = {
   {
     .name = "electron_screenshot",
-    .title = "Screenshot",
-    .description = "Capture a window (active, or windowId > windowTitle > windowIndex), its full page, a clip, or "
-                   "one element (selector) to a file: path (ending in .png, or .jpg for jpeg) > dir > the server's --screenshot-dir > <app-root>/.stagewright/screenshots "
-                   "(with --app-root) > the temporary directory. Bytes are never inlined. "
-                   "Returns: {session_id, path, bytes, format, width?, height?}.",
+    .description = "Capture the window (or windowId/windowTitle/windowIndex), fullPage, clip{x,y,width,height} or an "
+                   "element (ref in any frame, or selector) to path or dir. inline: also return the image, within "
+                   "maxWidth/maxHeight (1280). Returns {path, bytes, width, height}.",
     .input_schema =
       "{\"type\":\"object\",\"additionalProperties\":false,\"properties\":{"
-      "\"sessionId\":{\"type\":\"string\",\"minLength\":1},"
-      "\"ref\":{\"type\":\"integer\",\"minimum\":1},"
-      "\"selector\":{\"type\":\"string\",\"minLength\":1},"
+      "\"sessionId\":{\"type\":\"string\"},"
+      "\"ref\":{\"type\":\"integer\"},"
+      "\"selector\":{\"type\":\"string\"},"
       "\"fullPage\":{\"type\":\"boolean\"},"
-      "\"clip\":{\"type\":\"object\",\"additionalProperties\":false,\"required\":[\"x\",\"y\",\"width\",\"height\"],\"properties\":{"
-      "\"x\":{\"type\":\"number\",\"minimum\":0},\"y\":{\"type\":\"number\",\"minimum\":0},"
-      "\"width\":{\"type\":\"number\",\"exclusiveMinimum\":0},\"height\":{\"type\":\"number\",\"exclusiveMinimum\":0}}},"
-      "\"format\":{\"enum\":[\"png\",\"jpeg\"],\"default\":\"png\"},"
-      "\"quality\":{\"type\":\"integer\",\"minimum\":0,\"maximum\":100},"
-      "\"path\":{\"type\":\"string\",\"minLength\":1},"
-      "\"dir\":{\"type\":\"string\",\"minLength\":1},"
-      "\"windowId\":{\"type\":\"string\",\"minLength\":1},"
+      "\"clip\":{\"type\":\"object\"},"
+      "\"format\":{\"enum\":[\"png\",\"jpeg\"]},"
+      "\"quality\":{\"type\":\"integer\"},"
+      "\"path\":{\"type\":\"string\"},"
+      "\"dir\":{\"type\":\"string\"},"
+      "\"inline\":{\"type\":\"boolean\"},"
+      "\"maxWidth\":{\"type\":\"integer\"},"
+      "\"maxHeight\":{\"type\":\"integer\"},"
+      "\"windowId\":{\"type\":\"string\"},"
       "\"windowTitle\":{\"type\":\"string\"},"
-      "\"windowIndex\":{\"type\":\"integer\",\"minimum\":0}}}",
+      "\"windowIndex\":{\"type\":\"integer\"}}}",
     .operation_type = STW_OPERATION_SCREENSHOT,
-    .errors = "NOT_RUNNING ABSOLUTE_PATH_REQUIRED FILE_NOT_FOUND REF_NOT_FOUND SELECTOR_NO_MATCH "
-              "SURFACE_UNSUPPORTED TRANSPORT_UNSUPPORTED CDP_DISCONNECTED CDP_TIMEOUT",
-    .profiles = STW_IN_TESTING_AND_DEBUG,
+    .errors = "REF_NOT_FOUND SELECTOR_NO_MATCH BAD_ARGUMENT ABSOLUTE_PATH_REQUIRED FILE_NOT_FOUND NOT_RUNNING",
+    .profiles = STW_IN_ESSENTIAL,
     .session = STW_SESSION_REQUIREMENT_REQUIRED,
     .invoke = screenshot_invoke,
   },

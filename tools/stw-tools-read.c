@@ -16,15 +16,17 @@
 #include "stw-read.h"
 
 /* The arguments every element read takes, as schema members. */
+/* Bounds (a positive ref, a non-empty selector) are checked by
+ * stw_target_new_from_json(): every byte here is read by every agent. */
 #define TARGET_PROPERTIES \
-  "\"ref\":{\"type\":\"integer\",\"minimum\":1}," \
-  "\"selector\":{\"type\":\"string\",\"minLength\":1}," \
+  "\"ref\":{\"type\":\"integer\"}," \
+  "\"selector\":{\"type\":\"string\"}," \
   "\"sessionId\":{\"type\":\"string\"}"
 #define TARGET_SCHEMA \
   "{\"type\":\"object\",\"additionalProperties\":false,\"properties\":{" TARGET_PROPERTIES "}}"
-#define READ_ERRORS "NOT_RUNNING BAD_ARGUMENT REF_NOT_FOUND SELECTOR_NO_MATCH SURFACE_CLOSED CDP_TIMEOUT"
-#define EXISTS_ERRORS "NOT_RUNNING BAD_ARGUMENT SURFACE_CLOSED CDP_TIMEOUT"
-#define FOCUS_ERRORS "NOT_RUNNING SURFACE_CLOSED CDP_TIMEOUT"
+#define READ_ERRORS "REF_NOT_FOUND SELECTOR_NO_MATCH BAD_ARGUMENT NOT_RUNNING"
+#define EXISTS_ERRORS "BAD_ARGUMENT NOT_RUNNING"
+#define FOCUS_ERRORS "NOT_RUNNING SURFACE_CLOSED"
 
 /* The surface a selector is looked up in. */
 static StwSurface *
@@ -314,41 +316,41 @@ focused_element_invoke (StwTool *tool, StwInvocation *invocation)
                                          on_focused, g_object_ref (invocation));
 }
 
-#define READ_SPEC(tool, tool_title, text, schema, profile, function, codes) \
+/* No titles: the name says it, and tools/list stays small. */
+#define READ_SPEC(tool, text, schema, profile, function, codes) \
   { \
-    .name = tool, .title = tool_title, .description = text, .input_schema = schema, \
+    .name = tool, .description = text, .input_schema = schema, \
     .operation_type = STW_OPERATION_QUERY, .errors = codes, .profiles = profile, \
     .session = STW_SESSION_REQUIREMENT_REQUIRED, .invoke = function, \
   }
 
 static const StwToolSpec read_specs[] = {
-  READ_SPEC ("electron_get_text", "Get text",
-             "Trimmed text of an element (ref or selector); for a control, its label. Returns {text, target{ref,role,name}}.",
+  READ_SPEC ("electron_get_text",
+             "Trimmed textContent of an element (ref or selector), else its label. Returns {text, target{ref,role,name}}.",
              TARGET_SCHEMA, STW_IN_ESSENTIAL, get_text_invoke, READ_ERRORS),
-  READ_SPEC ("electron_get_value", "Get value",
-             "Value of an input, textarea, select or contenteditable; null if none. Returns {value, target}.",
+  READ_SPEC ("electron_get_value",
+             "Value of an input, select, textarea or contenteditable, or null. Returns {value, target}.",
              TARGET_SCHEMA, STW_IN_ESSENTIAL, get_value_invoke, READ_ERRORS),
-  READ_SPEC ("electron_get_attribute", "Get attribute",
+  READ_SPEC ("electron_get_attribute",
              "An attribute's value, null when absent. Returns {value, target}.",
              "{\"type\":\"object\",\"additionalProperties\":false,\"required\":[\"name\"],\"properties\":{"
-             TARGET_PROPERTIES ",\"name\":{\"type\":\"string\",\"minLength\":1,\"maxLength\":256}}}",
+             TARGET_PROPERTIES ",\"name\":{\"type\":\"string\"}}}",
              STW_IN_TESTING_AND_DEBUG, get_attribute_invoke, READ_ERRORS),
-  READ_SPEC ("electron_get_bbox", "Get box",
+  READ_SPEC ("electron_get_bbox",
              "Border box in the window's viewport, CSS px. Returns {bbox{x,y,w,h}, target}.",
              TARGET_SCHEMA, STW_IN_TESTING_AND_DEBUG, get_bbox_invoke, READ_ERRORS),
-  READ_SPEC ("electron_get_computed_style", "Get computed style",
+  READ_SPEC ("electron_get_computed_style",
              "Computed values of the kebab-case properties asked. Returns {style, target}.",
              "{\"type\":\"object\",\"additionalProperties\":false,\"required\":[\"properties\"],\"properties\":{"
-             TARGET_PROPERTIES ",\"properties\":{\"type\":\"array\",\"minItems\":1,\"maxItems\":50,"
-             "\"items\":{\"type\":\"string\"}}}}",
+             TARGET_PROPERTIES ",\"properties\":{\"type\":\"array\",\"items\":{\"type\":\"string\"}}}}",
              STW_IN_TESTING_AND_DEBUG, get_computed_style_invoke, READ_ERRORS),
-  READ_SPEC ("electron_get_state", "Get state",
-             "Returns {state{visible,enabled,disabled,checked,selected,expanded,pressed,focused,readonly,required,invalid,busy}, target}.",
+  READ_SPEC ("electron_get_state",
+             "Returns {state{visible,enabled,disabled,checked,selected,expanded,pressed,focused,readonly,required,invalid,busy},target}.",
              TARGET_SCHEMA, STW_IN_ESSENTIAL, get_state_invoke, READ_ERRORS),
-  READ_SPEC ("electron_exists", "Exists",
-             "Whether the element is there; a miss is {exists:false}, not an error. Returns {exists, target?}.",
+  READ_SPEC ("electron_exists",
+             "Whether ref or selector names an element; a miss is no error. Returns {exists, target?}.",
              TARGET_SCHEMA, STW_IN_ESSENTIAL, exists_invoke, EXISTS_ERRORS),
-  READ_SPEC ("electron_focused_element", "Focused element",
+  READ_SPEC ("electron_focused_element",
              "The focused element, into shadow roots and frames; body is null. Returns {focused{ref,role,name,surface_id}|null}.",
              "{\"type\":\"object\",\"additionalProperties\":false,\"properties\":{\"sessionId\":{\"type\":\"string\"}}}",
              STW_IN_TESTING_AND_DEBUG, focused_element_invoke, FOCUS_ERRORS),

@@ -333,11 +333,8 @@ static const StwToolSpec status_specs[] = {
   {
     .name = "electron_status",
     .title = "Server status",
-    .description = "Orientation without an app: server version, start time, uptime, "
-                   "last error breadcrumb, and the live sessions (id, transport, readiness). "
-                   "Never returns arguments, paths, logs or stacks. "
-                   "Returns: {server{version, started_at, uptime_ms, tool_profile, last_error?{code, at, tool}}, "
-                   "active_sessions, sessions[]}.",
+    .description = "Server version, uptime, last error and live sessions; needs no app; never shows arguments, paths "
+                   "or logs. Returns {server, active_sessions, sessions[]}.",
     .input_schema = "{\"type\":\"object\",\"properties\":{},\"additionalProperties\":false}",
     .operation_type = STW_OPERATION_QUERY,
     .idempotent = TRUE,

@@ -31,12 +31,16 @@
       if (value)
         return value;
     }
+    // A button made of an input shows its value.
+    if (element.tagName === 'INPUT' && ['submit', 'reset', 'button'].includes(element.type))
+      return clean(element.value);
     return '';
   };
 
   S.elementOp('text', (args, element) => {
     const text = (element.textContent || '').trim();
-    return { text: text || labelOf(element) };
+    // Last, the accessible name (a button showing only an image's alt).
+    return { text: text || labelOf(element) || (S.describe ? S.describe(element).name || '' : '') };
   });
 
   const VALUE_TAGS = new Set(['INPUT', 'TEXTAREA', 'SELECT', 'OPTION', 'BUTTON', 'OUTPUT', 'PROGRESS', 'METER', 'DATA']);
@@ -71,11 +75,11 @@
 
   S.elementOp('bbox', (args, element) => ({ bbox: boxOf(element) }));
 
-  // For a crop: scrolled into view (the frames around it too) unless it is
-  // in view already.
+  // For a crop. The library asks again with `scroll` when the box is not
+  // in its window's view: Chromium carries the scroll across the frames
+  // around the element, out-of-process ones too.
   S.elementOp('screenshotBox', (args, element) => {
-    const rect = element.getBoundingClientRect();
-    if (rect.top < 0 || rect.left < 0 || rect.bottom > innerHeight || rect.right > innerWidth)
+    if (args.scroll)
       element.scrollIntoView({ block: 'center', inline: 'center' });
     return { bbox: boxOf(element) };
   });
@@ -143,8 +147,11 @@
     const answer = { hasFocus: document.hasFocus(), frame: false, target: null };
     if (!active || active === document.body || active === document.documentElement)
       return answer;
-    if (active.tagName === 'IFRAME' || active.tagName === 'FRAME' || active.tagName === 'WEBVIEW')
+    if (active.tagName === 'IFRAME' || active.tagName === 'FRAME' || active.tagName === 'WEBVIEW') {
       answer.frame = true;
+      // Which of the frames: the library matches it with their URLs.
+      answer.frameUrl = typeof active.src === 'string' ? active.src : '';
+    }
     else
       answer.target = S.targetInfo(active);
     return answer;

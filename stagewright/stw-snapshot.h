@@ -1,0 +1,132 @@
+/* stw-snapshot.h: what a surface looks like to an agent — snapshot, find, list
+ *
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+#pragma once
+
+#if !defined(__STAGEWRIGHT_INSIDE__) && !defined(STAGEWRIGHT_COMPILATION)
+# error "Only <stagewright/stagewright.h> can be included directly."
+#endif
+
+#include <gio/gio.h>
+#include <json-glib/json-glib.h>
+
+#include "stw-enums.h"
+#include "stw-surface.h"
+#include "stw-target.h"
+#include "stw-version-macros.h"
+
+G_BEGIN_DECLS
+
+#define STW_TYPE_SNAPSHOT_OPTIONS (stw_snapshot_options_get_type ())
+
+/**
+ * StwSnapshotOptions:
+ *
+ * What [method@Stagewright.Surface.snapshot_async] lists and how it
+ * answers. By default: every entry (at most 2,000), as JSON, in full.
+ *
+ * Since: 1.0
+ */
+typedef struct _StwSnapshotOptions StwSnapshotOptions;
+
+STW_AVAILABLE_IN_1_0
+GType               stw_snapshot_options_get_type             (void) G_GNUC_CONST;
+STW_AVAILABLE_IN_1_0
+StwSnapshotOptions *stw_snapshot_options_new                  (void);
+STW_AVAILABLE_IN_1_0
+StwSnapshotOptions *stw_snapshot_options_new_from_json        (JsonObject  *object,
+                                                               GError     **error);
+STW_AVAILABLE_IN_1_0
+StwSnapshotOptions *stw_snapshot_options_copy                 (const StwSnapshotOptions *options);
+STW_AVAILABLE_IN_1_0
+void                stw_snapshot_options_free                 (StwSnapshotOptions *options);
+STW_AVAILABLE_IN_1_0
+void                stw_snapshot_options_set_interactive_only (StwSnapshotOptions *options,
+                                                               gboolean            interactive_only);
+STW_AVAILABLE_IN_1_0
+gboolean            stw_snapshot_options_get_interactive_only (const StwSnapshotOptions *options);
+STW_AVAILABLE_IN_1_0
+void                stw_snapshot_options_set_max_entries      (StwSnapshotOptions *options,
+                                                               guint               max_entries);
+STW_AVAILABLE_IN_1_0
+guint               stw_snapshot_options_get_max_entries      (const StwSnapshotOptions *options);
+STW_AVAILABLE_IN_1_0
+void                stw_snapshot_options_set_format           (StwSnapshotOptions *options,
+                                                               StwSnapshotFormat   format);
+STW_AVAILABLE_IN_1_0
+StwSnapshotFormat   stw_snapshot_options_get_format           (const StwSnapshotOptions *options);
+STW_AVAILABLE_IN_1_0
+void                stw_snapshot_options_set_since_last       (StwSnapshotOptions *options,
+                                                               gboolean            since_last);
+STW_AVAILABLE_IN_1_0
+gboolean            stw_snapshot_options_get_since_last       (const StwSnapshotOptions *options);
+STW_AVAILABLE_IN_1_0
+void                stw_snapshot_options_set_diff_format      (StwSnapshotOptions *options,
+                                                               StwDiffFormat       diff_format);
+STW_AVAILABLE_IN_1_0
+StwDiffFormat       stw_snapshot_options_get_diff_format      (const StwSnapshotOptions *options);
+STW_AVAILABLE_IN_1_0
+void                stw_snapshot_options_set_budget_tokens    (StwSnapshotOptions *options,
+                                                               guint               budget_tokens);
+STW_AVAILABLE_IN_1_0
+guint               stw_snapshot_options_get_budget_tokens    (const StwSnapshotOptions *options);
+STW_AVAILABLE_IN_1_0
+void                stw_snapshot_options_set_root             (StwSnapshotOptions *options,
+                                                               const StwTarget    *root);
+STW_AVAILABLE_IN_1_0
+const StwTarget    *stw_snapshot_options_get_root             (const StwSnapshotOptions *options);
+
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (StwSnapshotOptions, stw_snapshot_options_free)
+
+STW_AVAILABLE_IN_1_0
+void        stw_surface_snapshot_async       (StwSurface               *self,
+                                              const StwSnapshotOptions *options,
+                                              GCancellable             *cancellable,
+                                              GAsyncReadyCallback       callback,
+                                              gpointer                  user_data);
+STW_AVAILABLE_IN_1_0
+JsonObject *stw_surface_snapshot_finish      (StwSurface    *self,
+                                              GAsyncResult  *result,
+                                              GError       **error);
+STW_AVAILABLE_IN_1_0
+JsonObject *stw_surface_snapshot_sync        (StwSurface               *self,
+                                              const StwSnapshotOptions *options,
+                                              GCancellable             *cancellable,
+                                              GError                  **error);
+
+STW_AVAILABLE_IN_1_0
+void        stw_surface_find_async           (StwSurface          *self,
+                                              JsonObject          *filters,
+                                              GCancellable        *cancellable,
+                                              GAsyncReadyCallback  callback,
+                                              gpointer             user_data);
+STW_AVAILABLE_IN_1_0
+JsonObject *stw_surface_find_finish          (StwSurface    *self,
+                                              GAsyncResult  *result,
+                                              GError       **error);
+STW_AVAILABLE_IN_1_0
+JsonObject *stw_surface_find_sync            (StwSurface    *self,
+                                              JsonObject    *filters,
+                                              GCancellable  *cancellable,
+                                              GError       **error);
+
+STW_AVAILABLE_IN_1_0
+void        stw_surface_list_elements_async  (StwSurface          *self,
+                                              const char          *selector,
+                                              guint                limit,
+                                              GCancellable        *cancellable,
+                                              GAsyncReadyCallback  callback,
+                                              gpointer             user_data);
+STW_AVAILABLE_IN_1_0
+JsonObject *stw_surface_list_elements_finish (StwSurface    *self,
+                                              GAsyncResult  *result,
+                                              GError       **error);
+STW_AVAILABLE_IN_1_0
+JsonObject *stw_surface_list_elements_sync   (StwSurface    *self,
+                                              const char    *selector,
+                                              guint          limit,
+                                              GCancellable  *cancellable,
+                                              GError       **error);
+
+G_END_DECLS

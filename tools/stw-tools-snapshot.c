@@ -1,0 +1,193 @@
+/* stw-tools-snapshot.c: electron_snapshot, electron_find, electron_elements_list
+ *
+ * Thin adapters over stw_surface_snapshot_async(), stw_surface_find_async()
+ * and stw_surface_list_elements_async(), on the session's active surface.
+ *
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+#include "config.h"
+
+#include <glib/gi18n-lib.h>
+
+#include "stw-core-tools.h"
+#include "stagewright.h"
+#include "stw-error-registry.h"
+
+#define SESSION_ID_PROPERTY "\"sessionId\":{\"type\":\"string\",\"minLength\":1}"
+
+static StwSurface *
+active_surface (StwInvocation *invocation)
+{
+  StwSurface *surface = stw_session_get_active_surface (stw_invocation_get_session (invocation));
+
+  if (surface == NULL)
+    stw_invocation_return_error_literal (invocation, "NOT_RUNNING", _("The session has no window yet"));
+  return surface;
+}
+
+static void
+on_snapshot (GObject      *object,
+             GAsyncResult *result,
+             gpointer      user_data)
+{
+  g_autoptr(StwInvocation) invocation = user_data;
+  g_autoptr(GError) error = NULL;
+  g_autoptr(JsonObject) answer = stw_surface_snapshot_finish (STW_SURFACE (object), result, &error);
+
+  if (answer == NULL)
+    stw_invocation_return_error (invocation, error);
+  else
+    stw_invocation_return_value (invocation, answer);
+}
+
+static void
+snapshot_invoke (StwTool       *tool,
+                 StwInvocation *invocation)
+{
+  g_autoptr(StwSnapshotOptions) options = NULL;
+  g_autoptr(GError) error = NULL;
+  StwSurface *surface;
+
+  options = stw_snapshot_options_new_from_json (stw_invocation_get_arguments (invocation), &error);
+  if (options == NULL)
+    {
+      stw_invocation_return_error (invocation, error);
+      return;
+    }
+  if ((surface = active_surface (invocation)) == NULL)
+    return;
+  stw_surface_snapshot_async (surface, options, stw_invocation_get_cancellable (invocation),
+                              on_snapshot, g_object_ref (invocation));
+}
+
+static void
+on_found (GObject      *object,
+          GAsyncResult *result,
+          gpointer      user_data)
+{
+  g_autoptr(StwInvocation) invocation = user_data;
+  g_autoptr(GError) error = NULL;
+  g_autoptr(JsonObject) answer = stw_surface_find_finish (STW_SURFACE (object), result, &error);
+
+  if (answer == NULL)
+    stw_invocation_return_error (invocation, error);
+  else
+    stw_invocation_return_value (invocation, answer);
+}
+
+static void
+find_invoke (StwTool       *tool,
+             StwInvocation *invocation)
+{
+  g_autoptr(JsonObject) filters = json_object_new ();
+  JsonObject *args = stw_invocation_get_arguments (invocation);
+  g_autoptr(GList) members = json_object_get_members (args);
+  StwSurface *surface;
+
+  if ((surface = active_surface (invocation)) == NULL)
+    return;
+  /* The filters are the arguments, without the session. */
+  for (const GList *l = members; l != NULL; l = l->next)
+    if (!g_str_equal (l->data, "sessionId"))
+      json_object_set_member (filters, l->data, json_node_copy (json_object_get_member (args, l->data)));
+  stw_surface_find_async (surface, filters, stw_invocation_get_cancellable (invocation),
+                          on_found, g_object_ref (invocation));
+}
+
+static void
+on_listed (GObject      *object,
+           GAsyncResult *result,
+           gpointer      user_data)
+{
+  g_autoptr(StwInvocation) invocation = user_data;
+  g_autoptr(GError) error = NULL;
+  g_autoptr(JsonObject) answer = stw_surface_list_elements_finish (STW_SURFACE (object), result, &error);
+
+  if (answer == NULL)
+    stw_invocation_return_error (invocation, error);
+  else
+    stw_invocation_return_value (invocation, answer);
+}
+
+static void
+elements_list_invoke (StwTool       *tool,
+                      StwInvocation *invocation)
+{
+  JsonObject *args = stw_invocation_get_arguments (invocation);
+  StwSurface *surface;
+
+  if ((surface = active_surface (invocation)) == NULL)
+    return;
+  stw_surface_list_elements_async (surface, json_object_get_string_member (args, "selector"),
+                                   (guint) json_object_get_int_member_with_default (args, "limit", 50),
+                                   stw_invocation_get_cancellable (invocation),
+                                   on_listed, g_object_ref (invocation));
+}
+
+static const StwToolSpec snapshot_specs[] = {
+  {
+    .name = "electron_snapshot",
+    .title = "Snapshot",
+    .description = "Roles, names, states of the surface, frames inline; [ref] on controls, headings, "
+                   "status, options. since:last: diff. Returns {kind, snapshot|snapshot_text|diff, truncated}.",
+    .input_schema =
+      "{\"type\":\"object\",\"additionalProperties\":false,\"properties\":{" SESSION_ID_PROPERTY ","
+      "\"format\":{\"enum\":[\"json\",\"text\"]},"
+      "\"interactiveOnly\":{\"type\":\"boolean\"},"
+      "\"maxEntries\":{\"type\":\"integer\",\"minimum\":1,\"maximum\":10000},"
+      "\"root\":{\"type\":[\"integer\",\"string\"],\"description\":\"ref or CSS selector\"},"
+      "\"since\":{\"enum\":[\"last\"]},"
+      "\"diffFormat\":{\"enum\":[\"compact\",\"full\"]},"
+      "\"budgetTokens\":{\"type\":\"integer\",\"minimum\":50}}}",
+    .operation_type = STW_OPERATION_QUERY,
+    .idempotent = TRUE,
+    .errors = "NOT_RUNNING BAD_ARGUMENT REF_NOT_FOUND SELECTOR_NO_MATCH SURFACE_CLOSED",
+    .profiles = STW_IN_ESSENTIAL,
+    .session = STW_SESSION_REQUIREMENT_REQUIRED,
+    .invoke = snapshot_invoke,
+  },
+  {
+    .name = "electron_find",
+    .title = "Find elements",
+    .description = "Snapshot entries matching all filters (name_*: case-insensitive). "
+                   "Returns {matches[{ref, role, name, bbox}], count, truncated}.",
+    .input_schema =
+      "{\"type\":\"object\",\"additionalProperties\":false,\"properties\":{" SESSION_ID_PROPERTY ","
+      "\"role\":{\"type\":\"string\"},"
+      "\"name_contains\":{\"type\":\"string\"},"
+      "\"name_exact\":{\"type\":\"string\"},"
+      "\"visible\":{\"type\":\"boolean\"},"
+      "\"enabled\":{\"type\":\"boolean\"},"
+      "\"interactive\":{\"type\":\"boolean\"},"
+      "\"limit\":{\"type\":\"integer\",\"minimum\":1}}}",
+    .operation_type = STW_OPERATION_QUERY,
+    .idempotent = TRUE,
+    .errors = "NOT_RUNNING BAD_ARGUMENT SURFACE_CLOSED",
+    .profiles = STW_IN_ESSENTIAL,
+    .session = STW_SESSION_REQUIREMENT_REQUIRED,
+    .invoke = find_invoke,
+  },
+  {
+    .name = "electron_elements_list",
+    .title = "List elements",
+    .description = "Elements matching a CSS selector (shadow roots too), each with a ref. "
+                   "Returns {matches[{ref, tag, role, name, bbox}], count, truncated}.",
+    .input_schema =
+      "{\"type\":\"object\",\"additionalProperties\":false,\"required\":[\"selector\"],\"properties\":{"
+      SESSION_ID_PROPERTY ","
+      "\"selector\":{\"type\":\"string\",\"minLength\":1},"
+      "\"limit\":{\"type\":\"integer\",\"minimum\":1,\"maximum\":200}}}",
+    .operation_type = STW_OPERATION_QUERY,
+    .idempotent = TRUE,
+    .errors = "NOT_RUNNING BAD_ARGUMENT SURFACE_CLOSED",
+    .profiles = STW_IN_TESTING_AND_DEBUG,
+    .session = STW_SESSION_REQUIREMENT_REQUIRED,
+    .invoke = elements_list_invoke,
+  },
+};
+
+void
+stw_core_tools_add_snapshot (StwToolProvider *provider)
+{
+  stw_core_tools_add_specs (provider, snapshot_specs, G_N_ELEMENTS (snapshot_specs));
+}
