@@ -501,8 +501,12 @@ test('shadow DOM: clicks and typing reach controls in open shadow roots, nested 
   assert.equal(await text('#open-input-status'), 'Open input: filled');
 });
 
-test('nested frames: a click two frames deep lands on its button', async () => {
-  await launchPage('nested', [`--pages-dir=${OWN_PAGES}`]);
+test('a link click navigates, and the next click finds its element on the new page; then two frames deep', async () => {
+  await launchPage('extras', [`--pages-dir=${OWN_PAGES}`]);
+  ok(await call('electron_click', { selector: '#to-nested' }));
+  // Right away: the new document's element, not a stale world's miss.
+  ok(await call('electron_click', { selector: '#middle' }));
+  assert.equal(ok(await call('electron_windows_list', {})).windows[0].title, 'Nested frames');
   let leaf = null;
   await waitUntil(async () => {
     const surfaces = ok(await call('electron_surfaces_list', {})).surfaces;
