@@ -2100,6 +2100,10 @@ static const char * const session_tools[] = {
   "electron_get_text", "electron_get_value", "electron_get_attribute", "electron_get_bbox",
   "electron_get_computed_style", "electron_get_state", "electron_exists", "electron_focused_element",
   "electron_snapshot", "electron_find", "electron_elements_list",
+  "electron_click", "electron_hover", "electron_drag", "electron_type", "electron_keyboard_type",
+  "electron_type_into_editor", "electron_key", "electron_press_sequence", "electron_clear_input",
+  "electron_select_option", "electron_check", "electron_uncheck", "electron_set_files",
+  "electron_drop_file", "electron_scroll", "electron_scroll_into_view",
   NULL
 };
 

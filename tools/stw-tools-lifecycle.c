@@ -382,10 +382,9 @@ static const StwToolSpec lifecycle_specs[] = {
   {
     .name = "electron_attach",
     .title = "Attach over CDP",
-    .description = "Attach to a running app's DevTools endpoint on this machine: port (and host) or a loopback "
-                   "ws:// cdpUrl. pid lets electron_stop SIGKILL an app that ignores the close; it must own the "
-                   "endpoint (BAD_ARGUMENT otherwise). "
-                   "Returns: {session_id, transport, windows[], capabilities}.",
+    .description = "Attach to a running app's DevTools endpoint on this machine: port (and host) or a loopback ws:// "
+                   "cdpUrl. pid, which must own the endpoint, lets electron_stop SIGKILL an app that ignores the "
+                   "close. Returns {session_id, transport, windows[], capabilities}.",
     .input_schema =
       "{\"type\":\"object\",\"additionalProperties\":false,\"properties\":{"
       "\"port\":{\"type\":\"integer\",\"minimum\":1,\"maximum\":65535},"
@@ -404,9 +403,9 @@ static const StwToolSpec lifecycle_specs[] = {
   {
     .name = "electron_inject",
     .title = "Inject into a process",
-    .description = "Open the Node inspector of a running Node/Electron main process started without debug flags "
-                   "(SIGUSR1), verify it is that process, and drive its main process. "
-                   "Returns: {session_id, transport, windows[], capabilities}.",
+    .description = "Open the Node inspector of a running Node or Electron main process started without debug flags "
+                   "(SIGUSR1), check it is that process, and drive it. Returns {session_id, transport, windows[], "
+                   "capabilities}.",
     .input_schema =
       "{\"type\":\"object\",\"additionalProperties\":false,\"required\":[\"pid\"],\"properties\":{"
       "\"pid\":{\"type\":\"integer\",\"minimum\":1,\"maximum\":4194304,\"description\":\"A process that "

@@ -199,6 +199,10 @@ test('electron_stop: stopped, nothing left, later calls NOT_RUNNING', async () =
   assert.equal(stop.escalated, false, 'the demo app quits when asked');
   assert.equal(processAlive(launch.pid), false, 'the main process is gone');
   const root = shared.userData ? path.dirname(shared.userData) : null;
+  assert.deepEqual(survivors({ pgids: [launch.pid] }), [], 'nothing of its process group is left');
+  // The server's guard (a shell outside the group that names the temporary
+  // root) is told "done" by the stop and exits on its own a moment later.
+  await waitUntil(() => survivors({ needles: [root] }).length === 0, 3000, 20);
   assert.deepEqual(survivors({ pgids: [launch.pid], needles: [root] }), [],
                    'nothing of its process group, nothing naming its temporary root, is left');
   if (root) assert.equal(fs.existsSync(root), false, 'the temporary root is removed');
