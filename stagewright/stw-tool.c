@@ -406,6 +406,20 @@ stw_tool_get_description (StwTool *self)
   return PRIV (self)->description;
 }
 
+/* Whether the tool takes an element as `ref` or `selector`. */
+static gboolean
+takes_element_argument (StwTool *self)
+{
+  JsonNode *schema = stw_schema_get_node (PRIV (self)->input_schema);
+  JsonObject *object = schema && JSON_NODE_HOLDS_OBJECT (schema) ? json_node_get_object (schema) : NULL;
+  JsonNode *members = object ? json_object_get_member (object, "properties") : NULL;
+
+  if (members == NULL || !JSON_NODE_HOLDS_OBJECT (members))
+    return FALSE;
+  return json_object_has_member (json_node_get_object (members), "ref") &&
+         json_object_has_member (json_node_get_object (members), "selector");
+}
+
 /**
  * stw_tool_dup_agent_description:
  * @self: a [class@Stagewright.Tool]
@@ -414,8 +428,9 @@ stw_tool_get_description (StwTool *self)
  * their retryability, e.g. `Errors: CDP_DISCONNECTED, CDP_TIMEOUT (retryable).`
  *
  * The codes every tool of a kind can answer are said once, in the server's
- * instructions, not in each tool: `BAD_ARGUMENT` (any tool) and
- * `NOT_RUNNING` (a tool that acts on a session).
+ * instructions, not in each tool: `BAD_ARGUMENT` (any tool), `NOT_RUNNING`
+ * (a tool that acts on a session), `REF_NOT_FOUND` and `SELECTOR_NO_MATCH`
+ * (a tool that takes an element as `ref` or `selector`).
  *
  * Returns: (transfer full): the description
  *
@@ -435,6 +450,7 @@ stw_tool_dup_agent_description (StwTool *self)
   if (priv->error_codes != NULL && priv->error_codes[0] != NULL)
     {
       gboolean first = TRUE;
+      gboolean takes_element = takes_element_argument (self);
 
       for (guint i = 0; priv->error_codes[i] != NULL; i++)
         {
@@ -442,7 +458,9 @@ stw_tool_dup_agent_description (StwTool *self)
 
           if (g_str_equal (priv->error_codes[i], "BAD_ARGUMENT") ||
               (g_str_equal (priv->error_codes[i], "NOT_RUNNING") &&
-               priv->session_requirement == STW_SESSION_REQUIREMENT_REQUIRED))
+               priv->session_requirement == STW_SESSION_REQUIREMENT_REQUIRED) ||
+              (takes_element && (g_str_equal (priv->error_codes[i], "REF_NOT_FOUND") ||
+                                 g_str_equal (priv->error_codes[i], "SELECTOR_NO_MATCH"))))
             continue;
           stw_error_registry_lookup (stw_error_registry_get_default (),
                                      priv->error_codes[i], NULL, &retryable, NULL);
@@ -668,6 +686,23 @@ stw_tool_get_session_requirement (StwTool *self)
   return PRIV (self)->session_requirement;
 }
 
+/* The input schema as tools/list shows it. A closed object schema is
+ * listed without its `additionalProperties: false`: the dispatcher still
+ * refuses arguments a tool does not list (the instructions say so once),
+ * and every agent is spared reading it in every tool. */
+static JsonNode *
+listed_schema (StwSchema *schema)
+{
+  JsonNode *node = json_node_copy (stw_schema_get_node (schema));
+  JsonObject *object = JSON_NODE_HOLDS_OBJECT (node) ? json_node_get_object (node) : NULL;
+  JsonNode *extra = object ? json_object_get_member (object, "additionalProperties") : NULL;
+
+  if (extra != NULL && JSON_NODE_HOLDS_VALUE (extra) &&
+      json_node_get_value_type (extra) == G_TYPE_BOOLEAN && !json_node_get_boolean (extra))
+    json_object_remove_member (object, "additionalProperties");
+  return node;
+}
+
 /**
  * stw_tool_to_manifest:
  * @self: a [class@Stagewright.Tool]
@@ -696,8 +731,7 @@ stw_tool_to_manifest (StwTool *self)
   if (priv->title != NULL)
     json_object_set_string_member (manifest, "title", priv->title);
   json_object_set_string_member (manifest, "description", description);
-  json_object_set_member (manifest, "inputSchema",
-                          json_node_copy (stw_schema_get_node (priv->input_schema)));
+  json_object_set_member (manifest, "inputSchema", listed_schema (priv->input_schema));
   if (priv->output_schema != NULL)
     json_object_set_member (manifest, "outputSchema",
                             json_node_copy (stw_schema_get_node (priv->output_schema)));

@@ -301,8 +301,7 @@ scroll_into_view_invoke (StwTool       *tool,
 static const StwToolSpec interact_specs[] = {
   {
     .name = "electron_click",
-    .title = "Click",
-    .description = "Real mouse click once visible, enabled, stable, uncovered (force skips checks). Returns {target, dialog?}.",
+    .description = "Real mouse click once visible, enabled, stable, uncovered (force skips checks). Returns {dialog?}.",
     .input_schema = SCHEMA (P_ACT ",\"button\":{\"enum\":[\"left\",\"right\",\"middle\"]},"
                             "\"clickCount\":{\"type\":\"integer\",\"minimum\":1,\"maximum\":3}"),
     .operation_type = STW_OPERATION_COMMAND,
@@ -313,8 +312,7 @@ static const StwToolSpec interact_specs[] = {
   },
   {
     .name = "electron_hover",
-    .title = "Hover",
-    .description = "Real mouse move over the element (checks as click). Returns {target}.",
+    .description = "Real mouse move over the element (checks as click).",
     .input_schema = SCHEMA (P_ACT),
     .operation_type = STW_OPERATION_COMMAND,
     .errors = E_POINTER,
@@ -324,7 +322,6 @@ static const StwToolSpec interact_specs[] = {
   },
   {
     .name = "electron_drag",
-    .title = "Drag",
     .description = "Real mouse drag to targetRef/targetSelector. Returns {source, target}.",
     .input_schema = SCHEMA (P_ACT ",\"targetRef\":{\"type\":\"integer\",\"minimum\":1},"
                             "\"targetSelector\":{\"type\":\"string\",\"minLength\":1}"),
@@ -336,8 +333,7 @@ static const StwToolSpec interact_specs[] = {
   },
   {
     .name = "electron_type",
-    .title = "Fill",
-    .description = "Fill an input, textarea or contenteditable with text. Returns {target}.",
+    .description = "Fill an input, textarea or contenteditable with text.",
     .input_schema = SCHEMA_REQ ("\"text\"", P_ACT ",\"text\":{\"type\":\"string\",\"maxLength\":100000}"),
     .operation_type = STW_OPERATION_COMMAND,
     .errors = E_POINTER " TYPE_NO_EFFECT",
@@ -347,7 +343,6 @@ static const StwToolSpec interact_specs[] = {
   },
   {
     .name = "electron_keyboard_type",
-    .title = "Type keys",
     .description = "Type text with real keys into the element, else the focus. Returns {typed}.",
     .input_schema = SCHEMA_REQ ("\"text\"", ",\"text\":{\"type\":\"string\",\"maxLength\":10000}"),
     .operation_type = STW_OPERATION_COMMAND,
@@ -358,8 +353,7 @@ static const StwToolSpec interact_specs[] = {
   },
   {
     .name = "electron_type_into_editor",
-    .title = "Type into editor",
-    .description = "Click a code editor, type real keys (replace: select all first). Returns {target, typed, replaced}.",
+    .description = "Click a code editor, type real keys (replace: select all first). Returns {typed, replaced}.",
     .input_schema = SCHEMA_REQ ("\"text\"", ",\"timeoutMs\":{\"type\":\"integer\"},"
                                 "\"text\":{\"type\":\"string\",\"maxLength\":10000},\"replace\":{\"type\":\"boolean\"}"),
     .operation_type = STW_OPERATION_COMMAND,
@@ -370,7 +364,6 @@ static const StwToolSpec interact_specs[] = {
   },
   {
     .name = "electron_key",
-    .title = "Press key",
     .description = "Press a key or chord (Enter, Control+A) on the element, else the focus. Returns {key}.",
     .input_schema = SCHEMA_REQ ("\"key\"", ",\"key\":{\"type\":\"string\",\"minLength\":1,\"maxLength\":64}"),
     .operation_type = STW_OPERATION_COMMAND,
@@ -381,7 +374,6 @@ static const StwToolSpec interact_specs[] = {
   },
   {
     .name = "electron_press_sequence",
-    .title = "Press keys",
     .description = "Press keys/chords in order. Returns {keys}.",
     .input_schema = SCHEMA_REQ ("\"keys\"", ",\"keys\":{\"type\":\"array\",\"minItems\":1,\"maxItems\":100,"
                                 "\"items\":{\"type\":\"string\",\"minLength\":1,\"maxLength\":64}}"),
@@ -393,8 +385,7 @@ static const StwToolSpec interact_specs[] = {
   },
   {
     .name = "electron_clear_input",
-    .title = "Clear",
-    .description = "Empty an input. Returns {target, cleared}.",
+    .description = "Empty an input. Returns {cleared}.",
     .input_schema = SCHEMA (P_ACT),
     .operation_type = STW_OPERATION_COMMAND,
     .errors = E_POINTER,
@@ -404,8 +395,7 @@ static const StwToolSpec interact_specs[] = {
   },
   {
     .name = "electron_select_option",
-    .title = "Select",
-    .description = "Choose <select> options by value or label. Returns {target, selected}.",
+    .description = "Choose <select> options by value or label. Returns {selected}.",
     .input_schema = SCHEMA_REQ ("\"values\"", ",\"values\":{\"type\":\"array\",\"minItems\":1,"
                                 "\"items\":{\"type\":\"string\"}}"),
     .operation_type = STW_OPERATION_COMMAND,
@@ -416,8 +406,7 @@ static const StwToolSpec interact_specs[] = {
   },
   {
     .name = "electron_check",
-    .title = "Check",
-    .description = "Check (clicks only if unchecked). Returns {target, checked}.",
+    .description = "Check (clicks only if unchecked). Returns {checked}.",
     .input_schema = SCHEMA (P_ACT),
     .operation_type = STW_OPERATION_COMMAND,
     .idempotent = TRUE,
@@ -428,8 +417,7 @@ static const StwToolSpec interact_specs[] = {
   },
   {
     .name = "electron_uncheck",
-    .title = "Uncheck",
-    .description = "Uncheck (clicks only if checked). Returns {target, checked}.",
+    .description = "Uncheck (clicks only if checked). Returns {checked}.",
     .input_schema = SCHEMA (P_ACT),
     .operation_type = STW_OPERATION_COMMAND,
     .idempotent = TRUE,
@@ -440,8 +428,7 @@ static const StwToolSpec interact_specs[] = {
   },
   {
     .name = "electron_set_files",
-    .title = "Set files",
-    .description = "Set a file input's files (absolute, <=20, <=50 MiB each). Returns {target, files}.",
+    .description = "Set a file input's files (absolute, <=20, <=50 MiB each). Returns {files}.",
     .input_schema = SCHEMA_REQ ("\"paths\"", ",\"paths\":{\"type\":\"array\",\"minItems\":1,\"maxItems\":20,"
                                 "\"items\":{\"type\":\"string\"}}"),
     .operation_type = STW_OPERATION_COMMAND,
@@ -452,8 +439,7 @@ static const StwToolSpec interact_specs[] = {
   },
   {
     .name = "electron_drop_file",
-    .title = "Drop files",
-    .description = "Drop files (5 MiB each). Returns {target, files, default_prevented}.",
+    .description = "Drop files (5 MiB each). Returns {files, default_prevented}.",
     .input_schema = SCHEMA_REQ ("\"paths\"", ",\"paths\":{\"type\":\"array\",\"minItems\":1,\"maxItems\":10,"
                                 "\"items\":{\"type\":\"string\"}},\"mimeType\":{\"type\":\"string\"}"),
     .operation_type = STW_OPERATION_COMMAND,
@@ -464,8 +450,7 @@ static const StwToolSpec interact_specs[] = {
   },
   {
     .name = "electron_scroll",
-    .title = "Scroll",
-    .description = "Mouse wheel dx/dy px over the element (centred first), else the viewport. Returns {target} or {dx, dy}.",
+    .description = "Mouse wheel dx/dy px over the element (centred first), else the viewport. Returns {dx, dy} without one.",
     .input_schema = SCHEMA (",\"dx\":{\"type\":\"number\"},\"dy\":{\"type\":\"number\"}"),
     .operation_type = STW_OPERATION_COMMAND,
     .errors = E_TARGET,
@@ -475,8 +460,7 @@ static const StwToolSpec interact_specs[] = {
   },
   {
     .name = "electron_scroll_into_view",
-    .title = "Scroll into view",
-    .description = "Centre the element in the viewport. Returns {target}.",
+    .description = "Centre the element in the viewport.",
     .input_schema = SCHEMA (""),
     .operation_type = STW_OPERATION_COMMAND,
     .idempotent = TRUE,

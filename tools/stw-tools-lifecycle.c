@@ -353,12 +353,9 @@ discover_invoke (StwTool       *tool,
 static const StwToolSpec lifecycle_specs[] = {
   {
     .name = "electron_launch",
-    .title = "Launch an app",
-    .description = "Start an Electron app (main: app dir or entry script; runtime: executablePath, else electron "
-                   "from the app root, next to main or PATH) or, with executablePath alone, a packaged app or "
-                   "Chromium (pipe: debugging pipe). Waits for the first window and readyTimeoutMs for content; stop "
-                   "ends every process it started. Returns {session_id, transport, windows[], renderer_ready, "
-                   "launch_mode, capabilities}.",
+    .description = "Start an Electron app (main: app dir or entry; runtime from executablePath, the app root or "
+                   "PATH) or, given executablePath alone, a packaged app or Chromium. Stop ends all it started. "
+                   "Returns {session_id, windows[], renderer_ready, capabilities}.",
     .input_schema =
       "{\"type\":\"object\",\"additionalProperties\":false,\"properties\":{"
       "\"main\":{\"type\":\"string\",\"minLength\":1},"
@@ -381,7 +378,6 @@ static const StwToolSpec lifecycle_specs[] = {
   },
   {
     .name = "electron_attach",
-    .title = "Attach over CDP",
     .description = "Attach to a running app's DevTools endpoint on this machine: port (and host) or a loopback ws:// "
                    "cdpUrl. pid, which must own the endpoint, lets electron_stop SIGKILL an app that ignores the "
                    "close. Returns {session_id, transport, windows[], capabilities}.",
@@ -402,7 +398,6 @@ static const StwToolSpec lifecycle_specs[] = {
   },
   {
     .name = "electron_inject",
-    .title = "Inject into a process",
     .description = "Open the Node inspector of a running Node or Electron main process started without debug flags "
                    "(SIGUSR1), check it is that process, and drive it. Returns {session_id, transport, windows[], "
                    "capabilities}.",
@@ -418,7 +413,6 @@ static const StwToolSpec lifecycle_specs[] = {
   },
   {
     .name = "electron_detach",
-    .title = "Detach",
     .description = "Let go of an attached or injected app, leaving it running. Launched apps are owned: stop them. "
                    "Returns: {session_id, detached}.",
     .input_schema = "{\"type\":\"object\",\"additionalProperties\":false,\"properties\":{" SESSION_ID_PROPERTY "}}",
@@ -430,9 +424,8 @@ static const StwToolSpec lifecycle_specs[] = {
   },
   {
     .name = "electron_stop",
-    .title = "Stop the app",
-    .description = "Quit gracefully; after timeoutMs SIGTERM then SIGKILL the process group (escalated); temp dirs "
-                   "removed. Returns {session_id, stopped, escalated}.",
+    .description = "Quit, then after timeoutMs SIGTERM/SIGKILL the process group (escalated). Returns {stopped, "
+                   "escalated}.",
     .input_schema =
       "{\"type\":\"object\",\"additionalProperties\":false,\"properties\":{" SESSION_ID_PROPERTY ","
       "\"timeoutMs\":{\"type\":\"integer\",\"minimum\":0,\"maximum\":120000,\"default\":10000}}}",
@@ -445,7 +438,6 @@ static const StwToolSpec lifecycle_specs[] = {
   },
   {
     .name = "electron_force_kill",
-    .title = "Kill the app",
     .description = "SIGKILL the app (its whole process group when launched) now and end the session. "
                    "Returns: {session_id, killed}.",
     .input_schema = "{\"type\":\"object\",\"additionalProperties\":false,\"properties\":{" SESSION_ID_PROPERTY "}}",
@@ -458,10 +450,8 @@ static const StwToolSpec lifecycle_specs[] = {
   },
   {
     .name = "electron_info",
-    .title = "App information",
-    .description = "Versions {electron,node,chrome,v8} and app {name,version,path,exe_path,user_data_path,packaged} "
-                   "from the main process (app null without one). Returns {session_id, transport, versions, app, "
-                   "signature, capabilities}.",
+    .description = "Versions {electron,node,chrome,v8} and app {name,version,path,packaged\u2026} from the main process. "
+                   "Returns {versions, app, signature, capabilities}.",
     .input_schema = "{\"type\":\"object\",\"additionalProperties\":false,\"properties\":{" SESSION_ID_PROPERTY "}}",
     .operation_type = STW_OPERATION_QUERY,
     .idempotent = TRUE,
@@ -472,7 +462,6 @@ static const StwToolSpec lifecycle_specs[] = {
   },
   {
     .name = "electron_discover_running",
-    .title = "Find DevTools endpoints",
     .description = "Probe loopback ports for DevTools endpoints (GET /json/version, body capped at 4 KiB; "
                    "pid is the listening process when visible). "
                    "Returns: {targets[{targetId, port, appName, pid}], count, scanned{host, ports, elapsed_ms}}.",

@@ -158,9 +158,9 @@ screenshot_invoke (StwTool       *tool,
 static const StwToolSpec observe_specs[] = {
   {
     .name = "electron_screenshot",
-    .description = "Capture the window (or windowId/windowTitle/windowIndex), fullPage, clip{x,y,width,height} or an "
-                   "element (ref in any frame, or selector) to path or dir. inline: also return the image, within "
-                   "maxWidth/maxHeight (1280). Returns {path, bytes, width, height}.",
+    .description = "PNG/JPEG of the window (windowId/Title/Index), fullPage, clip or an element (ref, any frame; "
+                   "selector) to path|dir; inline also returns the image, fit in maxWidth x maxHeight (1280). "
+                   "Returns {path, bytes, width, height}.",
     .input_schema =
       "{\"type\":\"object\",\"additionalProperties\":false,\"properties\":{"
       "\"sessionId\":{\"type\":\"string\"},"

@@ -127,15 +127,15 @@ elements_list_invoke (StwTool       *tool,
 static const StwToolSpec snapshot_specs[] = {
   {
     .name = "electron_snapshot",
-    .title = "Snapshot",
-    .description = "Roles, names, states of the surface, frames inline; [ref] on controls, headings, "
-                   "status, options. since:last: diff. Returns {kind, snapshot|snapshot_text|diff, truncated}.",
+    .description = "Roles, names and states of the surface, frames inline; [ref] on controls, headings, status, "
+                   "options. format:text is leanest; since:\"last\" gives a diff. Returns {kind, "
+                   "snapshot|snapshot_text|diff}.",
     .input_schema =
       "{\"type\":\"object\",\"additionalProperties\":false,\"properties\":{" SESSION_ID_PROPERTY ","
       "\"format\":{\"enum\":[\"json\",\"text\"]},"
       "\"interactiveOnly\":{\"type\":\"boolean\"},"
       "\"maxEntries\":{\"type\":\"integer\",\"minimum\":1,\"maximum\":10000},"
-      "\"root\":{\"type\":[\"integer\",\"string\"],\"description\":\"ref or CSS selector\"},"
+      "\"root\":{\"type\":[\"integer\",\"string\"]},"
       "\"since\":{\"enum\":[\"last\"]},"
       "\"diffFormat\":{\"enum\":[\"compact\",\"full\"]},"
       "\"budgetTokens\":{\"type\":\"integer\",\"minimum\":50}}}",
@@ -148,9 +148,8 @@ static const StwToolSpec snapshot_specs[] = {
   },
   {
     .name = "electron_find",
-    .title = "Find elements",
-    .description = "Snapshot entries matching all filters (name_*: case-insensitive). "
-                   "Returns {matches[{ref, role, name, bbox}], count, truncated}.",
+    .description = "Snapshot entries matching all filters (name_*: any case). Returns "
+                   "{matches[{ref,role,name,bbox}], count}.",
     .input_schema =
       "{\"type\":\"object\",\"additionalProperties\":false,\"properties\":{" SESSION_ID_PROPERTY ","
       "\"role\":{\"type\":\"string\"},"
@@ -169,7 +168,6 @@ static const StwToolSpec snapshot_specs[] = {
   },
   {
     .name = "electron_elements_list",
-    .title = "List elements",
     .description = "Elements matching a CSS selector (shadow roots too), each with a ref. "
                    "Returns {matches[{ref, tag, role, name, bbox}], count, truncated}.",
     .input_schema =

@@ -332,9 +332,8 @@ doctor_invoke (StwTool       *tool,
 static const StwToolSpec status_specs[] = {
   {
     .name = "electron_status",
-    .title = "Server status",
-    .description = "Server version, uptime, last error and live sessions; needs no app; never shows arguments, paths "
-                   "or logs. Returns {server, active_sessions, sessions[]}.",
+    .description = "Server version, uptime, last error, live sessions; no app needed. Returns {server, "
+                   "active_sessions, sessions[]}.",
     .input_schema = "{\"type\":\"object\",\"properties\":{},\"additionalProperties\":false}",
     .operation_type = STW_OPERATION_QUERY,
     .idempotent = TRUE,
@@ -344,7 +343,6 @@ static const StwToolSpec status_specs[] = {
   },
   {
     .name = "electron_doctor",
-    .title = "Preflight checks",
     .description = "Non-mutating preflight: Node, an Electron or Chromium runtime, a display "
                    "or headless ability, the eval policy, the app root and the screenshot "
                    "directory, each pass/warn/fail/skip with a hint. "

@@ -173,7 +173,6 @@ switch_surface_invoke (StwTool       *tool,
 static const StwToolSpec windows_specs[] = {
   {
     .name = "electron_windows_list",
-    .title = "List windows",
     .description = "The app's windows in opening order and the active one (the default target of page tools). "
                    "Returns: {session_id, windows[{id, index, title, url?, target_id, visible, focused}], active_window_id, count}.",
     .input_schema = "{\"type\":\"object\",\"additionalProperties\":false,\"properties\":{" SESSION_ID_PROPERTY "}}",
@@ -186,7 +185,6 @@ static const StwToolSpec windows_specs[] = {
   },
   {
     .name = "electron_switch_window",
-    .title = "Switch window",
     .description = "Make a window the target of page tools (not OS focus): targetId (a window id or DevTools "
                    "target id) > windowTitle (exact) > index (0-based) > the first window. "
                    "Returns: {session_id, active, active_window_id}.",
@@ -204,7 +202,6 @@ static const StwToolSpec windows_specs[] = {
   },
   {
     .name = "electron_surfaces_list",
-    .title = "List surfaces",
     .description = "Everything that renders, parents first: windows, iframes (same or cross process) and webviews. "
                    "Ids are opaque, live as long as the session and are never reused. "
                    "Returns: {session_id, surfaces[{id, kind, parentId?, windowId, title?, url?, active, "
@@ -219,7 +216,6 @@ static const StwToolSpec windows_specs[] = {
   },
   {
     .name = "electron_switch_surface",
-    .title = "Switch surface",
     .description = "Make a surface the target of page tools; its window becomes the active window. "
                    "Returns: {session_id, active, active_surface_id}.",
     .input_schema =
