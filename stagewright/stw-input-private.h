@@ -78,16 +78,19 @@ gboolean    _stw_input_pointer_is_at   (StwSurface *window,
  * for a frame the window (or webview) it is in. */
 StwSurface *_stw_input_window_of       (StwSurface *surface);
 
-/* Where (0, 0) of @surface's viewport lies in its window's viewport, CSS
- * px: the sum of the content boxes of the frame owners on the way up. */
-void        _stw_input_locate_async    (StwSurface          *surface,
-                                        GCancellable        *cancellable,
-                                        GAsyncReadyCallback  callback,
-                                        gpointer             user_data);
-gboolean    _stw_input_locate_finish   (StwSurface    *surface,
-                                        GAsyncResult  *result,
-                                        double        *dx,
-                                        double        *dy,
-                                        GError       **error);
+/* Where (0, 0) of @self's viewport lies in the viewport of its root
+ * surface (the window or webview holding it; itself when it is one), CSS
+ * px: the content boxes of the frame owners on the way up, each measured
+ * with DOM.getBoxModel in its local root (docs/page-ops.md). The finish
+ * function answers the root (transfer full). */
+void        _stw_surface_frame_offset_async  (StwSurface          *self,
+                                              GCancellable        *cancellable,
+                                              GAsyncReadyCallback  callback,
+                                              gpointer             user_data);
+StwSurface *_stw_surface_frame_offset_finish (StwSurface    *self,
+                                              GAsyncResult  *result,
+                                              double        *x,
+                                              double        *y,
+                                              GError       **error);
 
 G_END_DECLS

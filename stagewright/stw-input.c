@@ -796,7 +796,7 @@ locate_step (GTask *task)
 
   if (stw_surface_get_kind (locate->current) != STW_SURFACE_KIND_FRAME || parent == NULL)
     {
-      g_task_return_boolean (task, TRUE);
+      g_task_return_pointer (task, g_object_ref (locate->current), g_object_unref);
       g_object_unref (task);
       return;
     }
@@ -814,34 +814,38 @@ locate_step (GTask *task)
 }
 
 void
-_stw_input_locate_async (StwSurface          *surface,
-                         GCancellable        *cancellable,
-                         GAsyncReadyCallback  callback,
-                         gpointer             user_data)
+_stw_surface_frame_offset_async (StwSurface          *self,
+                                 GCancellable        *cancellable,
+                                 GAsyncReadyCallback  callback,
+                                 gpointer             user_data)
 {
-  GTask *task = g_task_new (surface, cancellable, callback, user_data);
+  GTask *task = g_task_new (self, cancellable, callback, user_data);
   Locate *locate = g_new0 (Locate, 1);
 
-  g_task_set_source_tag (task, _stw_input_locate_async);
-  locate->current = g_object_ref (surface);
+  g_task_set_source_tag (task, _stw_surface_frame_offset_async);
+  locate->current = g_object_ref (self);
   g_task_set_task_data (task, locate, (GDestroyNotify) locate_free);
   locate_step (task);
 }
 
-gboolean
-_stw_input_locate_finish (StwSurface    *surface,
-                          GAsyncResult  *result,
-                          double        *dx,
-                          double        *dy,
-                          GError       **error)
+StwSurface *
+_stw_surface_frame_offset_finish (StwSurface    *self,
+                                  GAsyncResult  *result,
+                                  double        *x,
+                                  double        *y,
+                                  GError       **error)
 {
   Locate *locate;
+  StwSurface *root;
 
-  g_return_val_if_fail (g_task_is_valid (result, surface), FALSE);
-  g_return_val_if_fail (g_task_get_source_tag (G_TASK (result)) == _stw_input_locate_async, FALSE);
+  g_return_val_if_fail (g_task_is_valid (result, self), NULL);
+  g_return_val_if_fail (g_task_get_source_tag (G_TASK (result)) == _stw_surface_frame_offset_async, NULL);
 
   locate = g_task_get_task_data (G_TASK (result));
-  *dx = locate->dx;
-  *dy = locate->dy;
-  return g_task_propagate_boolean (G_TASK (result), error);
+  root = g_task_propagate_pointer (G_TASK (result), error);
+  if (x != NULL)
+    *x = root ? locate->dx : 0;
+  if (y != NULL)
+    *y = root ? locate->dy : 0;
+  return root;
 }

@@ -735,10 +735,12 @@ on_located (GObject      *object,
 {
   GTask *task = user_data;
   Action *action = g_task_get_task_data (task);
+  g_autoptr(StwSurface) root = NULL;
   GError *error = NULL;
   double dx = 0, dy = 0;
 
-  if (!_stw_input_locate_finish (STW_SURFACE (object), result, &dx, &dy, &error))
+  root = _stw_surface_frame_offset_finish (STW_SURFACE (object), result, &dx, &dy, &error);
+  if (root == NULL)
     {
       action_fail (task, error);
       return;
@@ -822,7 +824,7 @@ on_pointer (GObject      *object,
         send_pointer_input (task);
       return;
     }
-  _stw_input_locate_async (acted_on, g_task_get_cancellable (task), on_located, task);
+  _stw_surface_frame_offset_async (acted_on, g_task_get_cancellable (task), on_located, task);
 }
 
 static void
@@ -1212,10 +1214,12 @@ on_wheel_located (GObject      *object,
   GTask *task = user_data;
   Action *action = g_task_get_task_data (task);
   g_autoptr(GPtrArray) events = _stw_input_events_new ();
+  g_autoptr(StwSurface) root = NULL;
   GError *error = NULL;
   double dx = 0, dy = 0;
 
-  if (!_stw_input_locate_finish (STW_SURFACE (object), result, &dx, &dy, &error))
+  root = _stw_surface_frame_offset_finish (STW_SURFACE (object), result, &dx, &dy, &error);
+  if (root == NULL)
     {
       action_fail (task, error);
       return;
@@ -1273,7 +1277,7 @@ on_scroll_point (GObject      *object,
       action_done (task);
       return;
     }
-  _stw_input_locate_async (acted_on, g_task_get_cancellable (task), on_wheel_located, task);
+  _stw_surface_frame_offset_async (acted_on, g_task_get_cancellable (task), on_wheel_located, task);
 }
 
 /* --- starting, finishing, blocking ------------------------------------------- */

@@ -10,7 +10,7 @@
 
 #include "stw-error-registry.h"
 #include "stw-json-private.h"
-#include "stw-read-private.h"
+#include "stw-input-private.h"
 #include "stw-session-private.h"
 #include "stw-surface-private.h"
 #include "stw-sync-private.h"

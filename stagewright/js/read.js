@@ -156,18 +156,4 @@
       answer.target = S.targetInfo(active);
     return answer;
   };
-
-  // Makes sure the world exists (the library then uses its id).
-  S.ops.world = () => S.world;
-
-  // The content box of a frame's owner element in its frame's viewport
-  // (the library calls it on the element DOM.getFrameOwner named).
-  S.contentBox = (element) => {
-    const rect = element.getBoundingClientRect();
-    const style = getComputedStyle(element);
-    return {
-      x: rect.left + element.clientLeft + parseFloat(style.paddingLeft || '0'),
-      y: rect.top + element.clientTop + parseFloat(style.paddingTop || '0'),
-    };
-  };
 }
