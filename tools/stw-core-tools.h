@@ -19,6 +19,12 @@ typedef void (*StwToolSpecFunc) (StwTool       *tool,
 #define STW_IN_TESTING_AND_DEBUG (STW_TOOL_PROFILE_FLAGS_TESTING | STW_TOOL_PROFILE_FLAGS_DEBUG | \
                                   STW_TOOL_PROFILE_FLAGS_FULL)
 
+/* Schema members most tools share. Bounds the library checks (a positive
+ * ref, a non-empty selector or session id) are not repeated here: every
+ * character of a schema is read by every agent in tools/list. */
+#define STW_SCHEMA_SESSION_ID "\"sessionId\":{\"type\":\"string\"}"
+#define STW_SCHEMA_TARGET     "\"ref\":{\"type\":\"integer\"},\"selector\":{\"type\":\"string\"}"
+
 /* A core tool, as data. `errors` lists the codes the tool returns,
  * space-separated (tests/test-error-codes.py reads these lists).
  * `profiles` is mandatory (one of the STW_IN_* above); `session` says

@@ -287,12 +287,10 @@ scroll_into_view_invoke (StwTool       *tool,
 /* Schema fragments: every tool takes sessionId and a target; pointer
  * tools force and timeoutMs (clamped to 0…30000, so any integer is
  * taken). */
-#define P_SESSION "\"sessionId\":{\"type\":\"string\"}"
-#define P_TARGET  "\"ref\":{\"type\":\"integer\"},\"selector\":{\"type\":\"string\"}"
 #define P_ACT     ",\"force\":{\"type\":\"boolean\"},\"timeoutMs\":{\"type\":\"integer\"}"
-#define SCHEMA(props) "{\"type\":\"object\",\"additionalProperties\":false,\"properties\":{" P_SESSION "," P_TARGET props "}}"
+#define SCHEMA(props) "{\"type\":\"object\",\"additionalProperties\":false,\"properties\":{" STW_SCHEMA_SESSION_ID "," STW_SCHEMA_TARGET props "}}"
 #define SCHEMA_REQ(req, props) "{\"type\":\"object\",\"additionalProperties\":false,\"required\":[" req "],\"properties\":{" \
-                               P_SESSION "," P_TARGET props "}}"
+                               STW_SCHEMA_SESSION_ID "," STW_SCHEMA_TARGET props "}}"
 
 #define E_TARGET "REF_NOT_FOUND SELECTOR_NO_MATCH"
 #define E_POINTER E_TARGET " ELEMENT_NOT_VISIBLE ELEMENT_DISABLED"

@@ -15,7 +15,6 @@
 #include "stw-core-tools.h"
 #include "stw-error-registry.h"
 
-#define SESSION_ID_PROPERTY "\"sessionId\":{\"type\":\"string\"}"
 
 static void
 return_session (StwInvocation    *invocation,
@@ -415,7 +414,7 @@ static const StwToolSpec lifecycle_specs[] = {
     .name = "electron_detach",
     .description = "Let go of an attached or injected app, leaving it running. Launched apps are owned: stop them. "
                    "Returns: {session_id, detached}.",
-    .input_schema = "{\"type\":\"object\",\"additionalProperties\":false,\"properties\":{" SESSION_ID_PROPERTY "}}",
+    .input_schema = "{\"type\":\"object\",\"additionalProperties\":false,\"properties\":{" STW_SCHEMA_SESSION_ID "}}",
     .operation_type = STW_OPERATION_COMMAND,
     .errors = "NOT_RUNNING TRANSPORT_UNSUPPORTED",
     .profiles = STW_IN_TESTING_AND_DEBUG,
@@ -427,7 +426,7 @@ static const StwToolSpec lifecycle_specs[] = {
     .description = "Quit, then after timeoutMs SIGTERM/SIGKILL the process group (escalated). Returns {stopped, "
                    "escalated}.",
     .input_schema =
-      "{\"type\":\"object\",\"additionalProperties\":false,\"properties\":{" SESSION_ID_PROPERTY ","
+      "{\"type\":\"object\",\"additionalProperties\":false,\"properties\":{" STW_SCHEMA_SESSION_ID ","
       "\"timeoutMs\":{\"type\":\"integer\",\"minimum\":0,\"maximum\":120000,\"default\":10000}}}",
     .operation_type = STW_OPERATION_COMMAND,
     .destructive = TRUE,
@@ -440,7 +439,7 @@ static const StwToolSpec lifecycle_specs[] = {
     .name = "electron_force_kill",
     .description = "SIGKILL the app (its whole process group when launched) now and end the session. "
                    "Returns: {session_id, killed}.",
-    .input_schema = "{\"type\":\"object\",\"additionalProperties\":false,\"properties\":{" SESSION_ID_PROPERTY "}}",
+    .input_schema = "{\"type\":\"object\",\"additionalProperties\":false,\"properties\":{" STW_SCHEMA_SESSION_ID "}}",
     .operation_type = STW_OPERATION_COMMAND,
     .destructive = TRUE,
     .errors = "NOT_RUNNING",
@@ -452,7 +451,7 @@ static const StwToolSpec lifecycle_specs[] = {
     .name = "electron_info",
     .description = "Versions {electron,node,chrome,v8} and app {name,version,path,packaged\u2026} from the main process. "
                    "Returns {versions, app, signature, capabilities}.",
-    .input_schema = "{\"type\":\"object\",\"additionalProperties\":false,\"properties\":{" SESSION_ID_PROPERTY "}}",
+    .input_schema = "{\"type\":\"object\",\"additionalProperties\":false,\"properties\":{" STW_SCHEMA_SESSION_ID "}}",
     .operation_type = STW_OPERATION_QUERY,
     .idempotent = TRUE,
     .errors = "NOT_RUNNING CDP_DISCONNECTED CDP_TIMEOUT TRANSPORT_UNSUPPORTED",

@@ -163,7 +163,7 @@ static const StwToolSpec observe_specs[] = {
                    "Returns {path, bytes, width, height}.",
     .input_schema =
       "{\"type\":\"object\",\"additionalProperties\":false,\"properties\":{"
-      "\"sessionId\":{\"type\":\"string\"},"
+      STW_SCHEMA_SESSION_ID ","
       "\"ref\":{\"type\":\"integer\"},"
       "\"selector\":{\"type\":\"string\"},"
       "\"fullPage\":{\"type\":\"boolean\"},"

@@ -16,12 +16,7 @@
 #include "stw-read.h"
 
 /* The arguments every element read takes, as schema members. */
-/* Bounds (a positive ref, a non-empty selector) are checked by
- * stw_target_new_from_json(): every byte here is read by every agent. */
-#define TARGET_PROPERTIES \
-  "\"ref\":{\"type\":\"integer\"}," \
-  "\"selector\":{\"type\":\"string\"}," \
-  "\"sessionId\":{\"type\":\"string\"}"
+#define TARGET_PROPERTIES STW_SCHEMA_TARGET "," STW_SCHEMA_SESSION_ID
 #define TARGET_SCHEMA \
   "{\"type\":\"object\",\"additionalProperties\":false,\"properties\":{" TARGET_PROPERTIES "}}"
 #define READ_ERRORS "REF_NOT_FOUND SELECTOR_NO_MATCH BAD_ARGUMENT NOT_RUNNING"

@@ -13,7 +13,6 @@
 #include "stagewright.h"
 #include "stw-error-registry.h"
 
-#define SESSION_ID_PROPERTY "\"sessionId\":{\"type\":\"string\",\"minLength\":1}"
 
 static StwSurface *
 active_surface (StwInvocation *invocation)
@@ -131,7 +130,7 @@ static const StwToolSpec snapshot_specs[] = {
                    "options. format:text is leanest; since:\"last\" gives a diff. Returns {kind, "
                    "snapshot|snapshot_text|diff}.",
     .input_schema =
-      "{\"type\":\"object\",\"additionalProperties\":false,\"properties\":{" SESSION_ID_PROPERTY ","
+      "{\"type\":\"object\",\"additionalProperties\":false,\"properties\":{" STW_SCHEMA_SESSION_ID ","
       "\"format\":{\"enum\":[\"json\",\"text\"]},"
       "\"interactiveOnly\":{\"type\":\"boolean\"},"
       "\"maxEntries\":{\"type\":\"integer\",\"minimum\":1,\"maximum\":10000},"
@@ -151,7 +150,7 @@ static const StwToolSpec snapshot_specs[] = {
     .description = "Snapshot entries matching all filters (name_*: any case). Returns "
                    "{matches[{ref,role,name,bbox}], count}.",
     .input_schema =
-      "{\"type\":\"object\",\"additionalProperties\":false,\"properties\":{" SESSION_ID_PROPERTY ","
+      "{\"type\":\"object\",\"additionalProperties\":false,\"properties\":{" STW_SCHEMA_SESSION_ID ","
       "\"role\":{\"type\":\"string\"},"
       "\"name_contains\":{\"type\":\"string\"},"
       "\"name_exact\":{\"type\":\"string\"},"
@@ -172,7 +171,7 @@ static const StwToolSpec snapshot_specs[] = {
                    "Returns {matches[{ref, tag, role, name, bbox}], count, truncated}.",
     .input_schema =
       "{\"type\":\"object\",\"additionalProperties\":false,\"required\":[\"selector\"],\"properties\":{"
-      SESSION_ID_PROPERTY ","
+      STW_SCHEMA_SESSION_ID ","
       "\"selector\":{\"type\":\"string\",\"minLength\":1},"
       "\"limit\":{\"type\":\"integer\",\"minimum\":1,\"maximum\":200}}}",
     .operation_type = STW_OPERATION_QUERY,

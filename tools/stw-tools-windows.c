@@ -9,7 +9,6 @@
 #include "stw-core-tools.h"
 #include "stw-error-registry.h"
 
-#define SESSION_ID_PROPERTY "\"sessionId\":{\"type\":\"string\",\"minLength\":1}"
 
 static void
 on_windows_refreshed (GObject      *object,
@@ -175,7 +174,7 @@ static const StwToolSpec windows_specs[] = {
     .name = "electron_windows_list",
     .description = "The app's windows in opening order and the active one (the default target of page tools). "
                    "Returns: {session_id, windows[{id, index, title, url?, target_id, visible, focused}], active_window_id, count}.",
-    .input_schema = "{\"type\":\"object\",\"additionalProperties\":false,\"properties\":{" SESSION_ID_PROPERTY "}}",
+    .input_schema = "{\"type\":\"object\",\"additionalProperties\":false,\"properties\":{" STW_SCHEMA_SESSION_ID "}}",
     .operation_type = STW_OPERATION_WINDOW_INFO,
     .idempotent = TRUE,
     .errors = "NOT_RUNNING",
@@ -189,7 +188,7 @@ static const StwToolSpec windows_specs[] = {
                    "target id) > windowTitle (exact) > index (0-based) > the first window. "
                    "Returns: {session_id, active, active_window_id}.",
     .input_schema =
-      "{\"type\":\"object\",\"additionalProperties\":false,\"properties\":{" SESSION_ID_PROPERTY ","
+      "{\"type\":\"object\",\"additionalProperties\":false,\"properties\":{" STW_SCHEMA_SESSION_ID ","
       "\"targetId\":{\"type\":\"string\",\"minLength\":1},"
       "\"windowTitle\":{\"type\":\"string\"},"
       "\"index\":{\"type\":\"integer\",\"minimum\":0}}}",
@@ -206,7 +205,7 @@ static const StwToolSpec windows_specs[] = {
                    "Ids are opaque, live as long as the session and are never reused. "
                    "Returns: {session_id, surfaces[{id, kind, parentId?, windowId, title?, url?, active, "
                    "capabilities, originRelation?}], active_surface_id, count}.",
-    .input_schema = "{\"type\":\"object\",\"additionalProperties\":false,\"properties\":{" SESSION_ID_PROPERTY "}}",
+    .input_schema = "{\"type\":\"object\",\"additionalProperties\":false,\"properties\":{" STW_SCHEMA_SESSION_ID "}}",
     .operation_type = STW_OPERATION_WINDOW_INFO,
     .idempotent = TRUE,
     .errors = "NOT_RUNNING TRANSPORT_UNSUPPORTED",
@@ -220,7 +219,7 @@ static const StwToolSpec windows_specs[] = {
                    "Returns: {session_id, active, active_surface_id}.",
     .input_schema =
       "{\"type\":\"object\",\"additionalProperties\":false,\"required\":[\"surfaceId\"],\"properties\":{"
-      SESSION_ID_PROPERTY ",\"surfaceId\":{\"type\":\"string\",\"minLength\":1}}}",
+      STW_SCHEMA_SESSION_ID ",\"surfaceId\":{\"type\":\"string\",\"minLength\":1}}}",
     .operation_type = STW_OPERATION_COMMAND,
     .idempotent = TRUE,
     .errors = "NOT_RUNNING SURFACE_NOT_FOUND SURFACE_CLOSED SURFACE_UNSUPPORTED TRANSPORT_UNSUPPORTED",
