@@ -693,13 +693,25 @@ stw_tool_get_session_requirement (StwTool *self)
 static JsonNode *
 listed_schema (StwSchema *schema)
 {
-  JsonNode *node = json_node_copy (stw_schema_get_node (schema));
+  JsonNode *node = stw_schema_get_node (schema);
   JsonObject *object = JSON_NODE_HOLDS_OBJECT (node) ? json_node_get_object (node) : NULL;
   JsonNode *extra = object ? json_object_get_member (object, "additionalProperties") : NULL;
+  g_autoptr(GList) members = NULL;
+  JsonObject *listed;
 
-  if (extra != NULL && JSON_NODE_HOLDS_VALUE (extra) &&
-      json_node_get_value_type (extra) == G_TYPE_BOOLEAN && !json_node_get_boolean (extra))
-    json_object_remove_member (object, "additionalProperties");
+  if (extra == NULL || !JSON_NODE_HOLDS_VALUE (extra) ||
+      json_node_get_value_type (extra) != G_TYPE_BOOLEAN || json_node_get_boolean (extra))
+    return json_node_copy (node);
+
+  /* A new object: json_node_copy() shares the schema's own, which the
+   * dispatcher validates with. */
+  listed = json_object_new ();
+  members = json_object_get_members (object);
+  for (const GList *l = members; l != NULL; l = l->next)
+    if (!g_str_equal (l->data, "additionalProperties"))
+      json_object_set_member (listed, l->data, json_node_copy (json_object_get_member (object, l->data)));
+  node = json_node_init_object (json_node_alloc (), listed);
+  json_object_unref (listed);
   return node;
 }
 
