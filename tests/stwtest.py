@@ -21,7 +21,7 @@ import gi  # noqa: E402
 
 gi.require_version('Stagewright', '1.0')
 gi.require_version('Json', '1.0')
-from gi.repository import GLib, Json, Stagewright  # noqa: E402,F401
+from gi.repository import Gio, GLib, Json, Stagewright  # noqa: E402,F401
 
 faulthandler.dump_traceback_later(300, exit=True)
 

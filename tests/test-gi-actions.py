@@ -10,31 +10,13 @@
 # stand-in. By hand, from the build tree:
 #   GI_TYPELIB_PATH=$PWD LD_LIBRARY_PATH=$PWD/.libs /usr/bin/python3 tests/test-gi-actions.py
 
-import faulthandler
-import json
 import os
 import sys
 import tempfile
 import time
-import traceback
 
-# A GLib critical (a failed precondition in the library) aborts the run.
-os.environ['G_DEBUG'] = ','.join(filter(None, [os.environ.get('G_DEBUG'), 'fatal-criticals']))
-
-import gi  # noqa: E402
-
-gi.require_version('Stagewright', '1.0')
-gi.require_version('Json', '1.0')
-from gi.repository import Gio, GLib, Json, Stagewright  # noqa: E402
-
-faulthandler.dump_traceback_later(240, exit=True)
-
-TOP_SRCDIR = os.path.abspath(os.environ.get('STW_TOP_SRCDIR') or
-                             os.path.join(os.path.dirname(os.path.abspath(__file__)), '..'))
-FIXTURES = os.path.join(TOP_SRCDIR, 'tests', 'fixtures')
-ELECTRON = os.path.join(FIXTURES, 'electron')
-PAGES_APP = os.path.join(FIXTURES, 'pages-app')
-CHROMIUM = os.environ.get('STW_CHROMIUM', '/usr/lib/chromium/chromium')
+from stwtest import (FIXTURES, Gio, GLib, PAGES_APP, Stagewright, expect_error, missing_fixture,
+                     page_launch_options, run_tap, to_python)
 
 TESTS = []
 state = {}
@@ -43,30 +25,6 @@ state = {}
 def test(fn):
     TESTS.append(fn)
     return fn
-
-
-def skip_reason():
-    for path in (ELECTRON, CHROMIUM, os.path.join(PAGES_APP, 'pages', 'forms.html')):
-        if not os.path.exists(path):
-            return '%s is missing' % path
-    return None
-
-
-def to_python(obj):
-    return json.loads(Json.to_string(Json.Node.alloc().init_object(obj), False))
-
-
-def code_of(error):
-    return Stagewright.error_code_to_string(Stagewright.Error(error.code))
-
-
-def expect_error(code, fn, *args):
-    try:
-        fn(*args)
-    except GLib.Error as error:
-        assert code_of(error) == code, (code_of(error), error.message)
-        return error
-    raise AssertionError('expected %s' % code)
 
 
 def sel(selector):
@@ -85,8 +43,7 @@ def events():
 def launch_the_pages_app():
     manager = Stagewright.SessionManager.new()
     state['manager'] = manager
-    state['session'] = manager.launch_sync(json.dumps(dict(executablePath=ELECTRON, main=PAGES_APP,
-                                                           args=['--page=forms'])), None)
+    state['session'] = manager.launch_sync(page_launch_options('forms'), None)
     state['window'] = state['session'].get_active_surface()
     assert state['window'] is not None
 
@@ -185,30 +142,11 @@ def cancel_a_waiting_click():
     assert box['at'] - box['cancelled_at'] < 0.5, box
 
 
-def main():
-    reason = skip_reason()
-    print('1..%d' % len(TESTS))
-    failed = 0
-    for number, fn in enumerate(TESTS, 1):
-        name = fn.__name__.replace('_', ' ')
-        if reason:
-            print('ok %d - %s # SKIP %s' % (number, name, reason))
-            continue
-        try:
-            fn()
-        except Exception:
-            failed += 1
-            print('not ok %d - %s' % (number, name))
-            for line in traceback.format_exc().splitlines():
-                print('# ' + line)
-        else:
-            print('ok %d - %s' % (number, name))
-        sys.stdout.flush()
+def cleanup():
     session = state.get('session')
     if session is not None and session.is_running():
         session.stop_sync(5000)
-    return 1 if failed else 0
 
 
 if __name__ == '__main__':
-    sys.exit(main())
+    sys.exit(run_tap(TESTS, missing_fixture(os.path.join(PAGES_APP, 'pages', 'forms.html')), cleanup))
