@@ -56,10 +56,33 @@ const launch = await call('electron_launch', {
   executablePath: join(root, 'tests', 'fixtures', 'electron'),
   main: process.env.DEMO_APP ?? join(root, "tests", "fixtures", "demo-app"),
 });
+// The ref of the one line of a text snapshot that shows ROLE "NAME".
+function refOf (text, role, name) {
+  const line = text.split('\n').find((l) => l.includes(`] ${role} ${JSON.stringify(name)}`));
+  const match = line && /\[(\d+)\]/.exec(line);
+  if (!match) throw new Error(`no ${role} "${name}" in the snapshot`);
+  return Number(match[1]);
+}
+
 if (launch.ok) {
   await call('electron_info');
   await call('electron_windows_list');
   await call('electron_surfaces_list');
+
+  // See, then act by ref with real input, then read the result by ref.
+  const seen = await call('electron_snapshot', { format: 'text' });
+  if (seen.ok) {
+    console.log(color('2', seen.snapshot_text));
+    const text = seen.snapshot_text;
+    await call('electron_type', { ref: refOf(text, 'textbox', 'Title'), text: 'Buy oat milk' });
+    await call('electron_type', { ref: refOf(text, 'textbox', 'Body'), text: 'Two cartons, the barista kind.' });
+    await call('electron_select_option', { ref: refOf(text, 'combobox', 'Category'), values: ['Work'] });
+    await call('electron_check', { ref: refOf(text, 'checkbox', 'Pinned') });
+    await call('electron_click', { ref: refOf(text, 'button', 'Add') });
+    const changed = await call('electron_snapshot', { format: 'text', since: 'last' });
+    if (changed.ok) console.log(color('2', changed.diff_text ?? changed.snapshot_text));
+    await call('electron_get_text', { ref: refOf(text, 'status', '') });
+  }
   const shot = await call('electron_screenshot', { format: 'png' });
   await call('electron_status');
   await call('electron_stop');
