@@ -141,7 +141,10 @@ parse_row (const char *line,
   entry->tag = field_string (fields[FIELD_TAG], end, TRUE);
 #undef FIELD_END
 #undef FIELD_INT
-  if (entry->key <= 0 || *entry->role == '\0')
+  /* Roles come from a closed list (js/a11y.js); anything else is not a
+   * row the walker wrote, and must not reach the one-line text form. */
+  if (entry->key <= 0 || *entry->role == '\0' ||
+      entry->role[strspn (entry->role, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-")] != '\0')
     {
       _stw_snap_entry_free (entry);
       return NULL;

@@ -24,7 +24,7 @@
 #include "fuzz.h"
 
 #ifndef STW_FUZZ_TARGET
-# error "STW_FUZZ_TARGET names the target (json, schema, cdp)"
+# error "STW_FUZZ_TARGET names the target (json, schema, cdp, walk)"
 #endif
 
 #define FUZZ_MAX_INPUT (256 * 1024)
