@@ -98,6 +98,16 @@ def run_async(start, finish, timeout_ms=30000):
     return box['value']
 
 
+def spin(predicate, timeout_ms):
+    """Iterates the default context until predicate() holds (or time runs out)."""
+    context = GLib.MainContext.default()
+    deadline = time.monotonic() + timeout_ms / 1000
+    while not predicate() and time.monotonic() < deadline:
+        context.iteration(False)
+        time.sleep(0.005)
+    return predicate()
+
+
 def run_tap(tests, skip_reason=None, cleanup=None):
     """Runs test functions as one TAP stream; returns the exit status."""
     print('1..%d' % len(tests))

@@ -12,10 +12,9 @@
 import os
 import struct
 import sys
-import time
 
 from stwtest import (GLib, Json, PAGES_APP, Stagewright, code_of, expect_error,
-                     missing_fixture, page_launch_options, run_async, run_tap, to_python)
+                     missing_fixture, page_launch_options, run_async, run_tap, spin, to_python)
 
 TESTS = []
 state = {}
@@ -24,15 +23,6 @@ state = {}
 def test(fn):
     TESTS.append(fn)
     return fn
-
-
-def spin(predicate, timeout_ms):
-    context = GLib.MainContext.default()
-    deadline = time.monotonic() + timeout_ms / 1000
-    while not predicate() and time.monotonic() < deadline:
-        context.iteration(False)
-        time.sleep(0.005)
-    return predicate()
 
 
 def png_size(data):

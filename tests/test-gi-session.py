@@ -13,7 +13,6 @@
 # Environment: STW_TOP_SRCDIR (the source tree; default: this file's parent's
 # parent), STW_CHROMIUM (default /usr/lib/chromium/chromium).
 
-import faulthandler
 import json
 import os
 import re
@@ -23,27 +22,12 @@ import subprocess
 import sys
 import tempfile
 import time
-import traceback
 
-# A GLib critical (a failed precondition in the library) aborts the run.
-os.environ['G_DEBUG'] = ','.join(filter(None, [os.environ.get('G_DEBUG'), 'fatal-criticals']))
+from stwtest import (CHROMIUM, ELECTRON, FIXTURES, GLib, Json, Stagewright, code_of, expect_error,  # noqa: F401
+                     run_async, run_tap, spin, to_python)
 
-import gi  # noqa: E402
-
-gi.require_version('Stagewright', '1.0')
-gi.require_version('Json', '1.0')
-from gi.repository import GLib, Json, Stagewright  # noqa: E402
-
-# A hung wait must fail the run, not hang it.
-faulthandler.dump_traceback_later(240, exit=True)
-
-TOP_SRCDIR = os.path.abspath(os.environ.get('STW_TOP_SRCDIR') or
-                             os.path.join(os.path.dirname(os.path.abspath(__file__)), '..'))
-FIXTURES = os.path.join(TOP_SRCDIR, 'tests', 'fixtures')
-ELECTRON = os.path.join(FIXTURES, 'electron')
 DEMO_APP = os.path.join(FIXTURES, 'demo-app')
 CRASH_APP = os.path.join(FIXTURES, 'crash-app')
-CHROMIUM = os.environ.get('STW_CHROMIUM', '/usr/lib/chromium/chromium')
 DEMO_TITLE = 'Stagewright Notes'
 
 TESTS = []
@@ -63,68 +47,6 @@ def skip_reason():
 
 def launch_options(app, **extra):
     return json.dumps(dict(executablePath=ELECTRON, main=app, **extra))
-
-
-def to_python(value):
-    """A Json.Object or Json.Node as Python data."""
-    if isinstance(value, Json.Object):
-        node = Json.Node.alloc().init_object(value)
-    else:
-        node = value
-    return json.loads(Json.to_string(node, False))
-
-
-def code_of(error):
-    """The registry code name of a GLib.Error from the library."""
-    assert error.domain == GLib.quark_to_string(Stagewright.error_quark()), error.domain
-    return Stagewright.error_code_to_string(Stagewright.Error(error.code))
-
-
-def expect_error(code, fn, *args):
-    try:
-        fn(*args)
-    except GLib.Error as error:
-        assert code_of(error) == code, (code_of(error), error.message)
-        return error
-    raise AssertionError('expected %s' % code)
-
-
-def run_async(start, finish, timeout_ms=30000):
-    """Runs an _async/_finish pair under a GLib.MainLoop on the default context."""
-    loop = GLib.MainLoop()
-    box = {}
-
-    def done(source, result, *user_data):
-        try:
-            box['value'] = finish(source, result)
-        except Exception as error:  # noqa: BLE001 (re-raised below)
-            box['error'] = error
-        loop.quit()
-
-    def expired():
-        box['timeout'] = True
-        loop.quit()
-        return GLib.SOURCE_REMOVE
-
-    timer = GLib.timeout_add(timeout_ms, expired)
-    start(done)
-    loop.run()
-    if 'timeout' in box:
-        raise AssertionError('no answer within %d ms' % timeout_ms)
-    GLib.source_remove(timer)
-    if 'error' in box:
-        raise box['error']
-    return box['value']
-
-
-def spin(predicate, timeout_ms):
-    """Iterates the default context until predicate() holds (or time runs out)."""
-    context = GLib.MainContext.default()
-    deadline = time.monotonic() + timeout_ms / 1000
-    while not predicate() and time.monotonic() < deadline:
-        context.iteration(False)
-        time.sleep(0.005)
-    return predicate()
 
 
 def alive(pid):
@@ -582,32 +504,11 @@ def plain_chromium_has_no_main_process():
     assert group_members(pid) == [], group_members(pid)
 
 
-def main():
-    reason = skip_reason()
-    print('1..%d' % len(TESTS))
-    failed = 0
-    for number, fn in enumerate(TESTS, 1):
-        name = fn.__name__.replace('_', ' ')
-        if reason:
-            print('ok %d - %s # SKIP %s' % (number, name, reason))
-            continue
-        started = time.monotonic()
-        try:
-            fn()
-        except Exception:
-            failed += 1
-            print('not ok %d - %s' % (number, name))
-            for line in traceback.format_exc().splitlines():
-                print('# ' + line)
-        else:
-            print('ok %d - %s' % (number, name))
-            print('# %.0f ms' % ((time.monotonic() - started) * 1000))
-        sys.stdout.flush()
+def cleanup():
     session = state.get('session')
     if session is not None and session.is_running():
         session.stop_sync(2000)
-    return 1 if failed else 0
 
 
 if __name__ == '__main__':
-    sys.exit(main())
+    sys.exit(run_tap(TESTS, skip_reason(), cleanup))
