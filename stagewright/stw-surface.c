@@ -1419,6 +1419,21 @@ on_module_installed (GObject      *object,
   flush_world_waiters (self, error);
 }
 
+/* Context ids are counted per renderer process: after the surface went to
+ * another site (another process), its new world may have the id an
+ * earlier document's world had, and the keys of both count from 1. What
+ * was known under that id belongs to the earlier document. */
+static void
+forget_earlier_world (StwSurface *self)
+{
+  g_autoptr(StwSession) session = g_weak_ref_get (&self->session);
+
+  if (session != NULL)
+    _stw_ref_table_forget_world (_stw_session_get_refs (session), self->id, self->world_id);
+  /* The snapshot's frame owners, by world and key (stw-surface-snapshot.c). */
+  g_object_set_data (G_OBJECT (self), "stw-frame-owner-ids", NULL);
+}
+
 static void
 on_world_created (GObject      *object,
                   GAsyncResult *result,
@@ -1441,6 +1456,7 @@ on_world_created (GObject      *object,
 
   self->world_id = json_object_get_int_member (reply, "executionContextId");
   g_debug ("Surface %s: isolated world %" G_GINT64_FORMAT, self->id, self->world_id);
+  forget_earlier_world (self);
 
   /* The page-side module goes in before any call runs there, and learns
    * which world it is so a key of another world is never taken for one

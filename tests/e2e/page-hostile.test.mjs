@@ -1,0 +1,311 @@
+// page-hostile.test.mjs: snapshot, find, elements_list, the read family and
+// screenshots against a hostile page and hostile arguments, over MCP with
+// the official SDK client: the page's main world rewrites the built-ins the
+// page-side module would use, names carry control characters, a page
+// navigates to another site under a ref, and every argument gets values
+// of the wrong type, size or shape. Every refusal must be an envelope with
+// a registry code, and the server must stay up and answer.
+//
+// SPDX-License-Identifier: LGPL-2.1-or-later
+//
+// Run by hand:
+//   node --test --test-reporter=tap --test-concurrency=1 tests/e2e/page-hostile.test.mjs
+
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { after, before, test as nodeTest } from 'node:test';
+
+import {
+  FIXTURES,
+  electronSkipReason,
+  failsWith,
+  launchArgs,
+  ok,
+  startServer,
+  waitUntil,
+} from './lib/lifecycle-harness.mjs';
+
+const PAGES_APP = path.join(FIXTURES, 'pages-app');
+const pagesSkip = fs.existsSync(path.join(PAGES_APP, 'package.json')) ? null : `${PAGES_APP} is missing`;
+const skip = electronSkipReason() ?? pagesSkip ?? false;
+
+// Top-level tests only: automake's tap-driver.sh reads the top-level stream.
+function test (name, options, fn) {
+  if (typeof options === 'function') [fn, options] = [options, {}];
+  return nodeTest(name, { timeout: 180000, ...options, skip: skip || options.skip }, fn);
+}
+
+const scratch = fs.mkdtempSync(path.join(os.tmpdir(), 'stw-hostile-'));
+after(() => fs.rmSync(scratch, { recursive: true, force: true }));
+const pagesDir = path.join(scratch, 'pages');
+fs.mkdirSync(pagesDir);
+
+// Every page polls cmd.js (served from pagesDir) and runs each new command
+// in its main world, then titles itself `done N`: the test's remote control
+// without a tool that evaluates script.
+const REMOTE = `<script>
+(() => {
+  // What is there when the page loads is an older page's command.
+  let last = null;
+  const poll = async () => {
+    try {
+      const text = await (await fetch('cmd.js?' + Date.now())).text();
+      if (last === null) last = text;
+      else if (text !== last) { last = text; (0, eval)(text); }
+    } catch (e) { document.title = 'error ' + e; }
+    setTimeout(poll, 40);
+  };
+  poll();
+})();
+</script>`;
+fs.writeFileSync(path.join(pagesDir, 'cmd.js'), '');
+
+let sequence = 0;
+async function command (source) {
+  const n = ++sequence;
+  fs.writeFileSync(path.join(pagesDir, 'cmd.js'), `${source}\n;document.title = 'done ${n}';`);
+  assert.ok(await waitUntil(async () => {
+    const list = ok(await server.call('electron_windows_list', {}));
+    return list.windows[0]?.title === `done ${n}`;
+  }, 15000, 40), `command ${n} ran: ${source.slice(0, 80)}`);
+}
+
+const PAGES = {
+  // The main world breaks every built-in a careless page-side module would
+  // call; the isolated world must not notice.
+  'hostile-patched': `<!DOCTYPE html><html lang="en"><head><meta charset="utf-8"><title>Patched</title>
+<script>
+(() => {
+  const bad = () => { throw new Error('patched'); };
+  for (const [proto, names] of [
+    [Element.prototype, ['getAttribute', 'hasAttribute', 'getBoundingClientRect', 'closest', 'matches', 'querySelector', 'querySelectorAll', 'getClientRects', 'checkVisibility', 'getRootNode']],
+    [Document.prototype, ['querySelector', 'querySelectorAll', 'getElementById', 'createTreeWalker']],
+    [Array.prototype, ['map', 'filter', 'forEach', 'push', 'join', 'slice', 'some', 'includes', 'indexOf']],
+    [String.prototype, ['trim', 'replace', 'slice', 'toLowerCase', 'split']],
+    [Object, ['assign', 'keys', 'entries', 'create']],
+    [JSON, ['stringify', 'parse']],
+    [window, ['getComputedStyle']],
+  ])
+    for (const name of names)
+      try { proto[name] = bad; } catch (e) {}
+  for (const name of ['textContent', 'firstElementChild', 'nextElementSibling', 'parentElement', 'childNodes', 'isConnected'])
+    try { Object.defineProperty(Node.prototype, name, { get: bad, configurable: true }); } catch (e) {}
+  try { Object.defineProperty(Element.prototype, 'shadowRoot', { get: bad }); } catch (e) {}
+  try { Object.defineProperty(HTMLElement.prototype, 'innerText', { get: bad }); } catch (e) {}
+  window.WeakMap = function () { throw new Error('patched'); };
+  window.Map = window.WeakMap; window.WeakRef = window.WeakMap; window.Set = window.WeakMap;
+  window.Symbol = undefined;
+  window.Promise = function () { throw new Error('patched'); };
+})();
+</script></head><body>
+<main><h1 id="title">Patched page</h1>
+<label for="name">Your name</label> <input id="name" value="Ada">
+<button id="go" disabled>Go on</button>
+<input type="checkbox" id="agree" checked aria-label="Agree">
+</main>
+${REMOTE}</body></html>`,
+
+  // Names with newlines, control characters, lone surrogates and RTL marks;
+  // aria-labelledby cycles.
+  'hostile-names': `<!DOCTYPE html><html lang="en"><head><meta charset="utf-8"><title>Names</title></head><body>
+<button id="nl">first
+second\tthird</button>
+<button id="ctl"></button>
+<button id="rtl">\u202Eevil\u202C name\u200F</button>
+<button id="cycle-a" aria-labelledby="cycle-b cycle-a">A</button>
+<button id="cycle-b" aria-labelledby="cycle-a">B</button>
+<button id="self" aria-labelledby="self">Self</button>
+<script>
+document.getElementById('ctl').textContent = 'ctl\\u0000\\u0001\\u001b[31m\\u007f\\u2028\\u2029\\ud800 end';
+document.getElementById('ctl').setAttribute('aria-label', 'label\\nwith\\rbreaks\\ud800\\u0007');
+</script>
+${REMOTE}</body></html>`,
+
+  // The window goes to another site (another renderer process) by itself.
+  'hostile-nav': `<!DOCTYPE html><html lang="en"><head><meta charset="utf-8"><title>Nav A</title></head><body>
+<button id="one">One</button><button id="two">Two</button><button id="three">Three</button>
+${REMOTE}</body></html>`,
+  'hostile-nav-b': `<!DOCTYPE html><html lang="en"><head><meta charset="utf-8"><title>Nav B</title></head><body>
+<button id="danger">Delete everything</button><button id="x2">Other</button><button id="x3">Third</button>
+${REMOTE}</body></html>`,
+
+  // Elements the page rewrites on command.
+  'hostile-refs': `<!DOCTYPE html><html lang="en"><head><meta charset="utf-8"><title>Refs</title></head><body>
+<div id="box"><button id="twin-a">Twin</button><button id="twin-b">Twin</button></div>
+<div id="other"></div>
+<button id="solo">Solo</button>
+${REMOTE}</body></html>`,
+};
+for (const [name, html] of Object.entries(PAGES))
+  fs.writeFileSync(path.join(pagesDir, `${name}.html`), html);
+
+let server = null;
+
+before(async () => {
+  if (skip) return;
+  server = await startServer(null);
+});
+
+after(async () => {
+  if (!server) return;
+  await server.call('electron_stop', {}).catch(() => {});
+  await server.close();
+});
+
+async function launchPage (name, title) {
+  ok(await server.call('electron_launch', launchArgs(PAGES_APP, { args: [`--page=${name}`, `--pages-dir=${pagesDir}`] })),
+     `electron_launch --page=${name}`);
+  assert.ok(await waitUntil(async () => {
+    const list = ok(await server.call('electron_windows_list', {}));
+    return list.windows[0]?.title === title;
+  }, 15000, 50), `the window is titled ${title}`);
+  sequence = 0;
+  fs.writeFileSync(path.join(pagesDir, 'cmd.js'), '');
+}
+
+async function stop () {
+  ok(await server.call('electron_stop', {}), 'electron_stop');
+}
+
+const call = async (tool, args) => ok(await server.call(tool, args), `${tool} ${JSON.stringify(args).slice(0, 200)}`);
+
+async function refOf (selector) {
+  const answer = await call('electron_elements_list', { selector });
+  assert.equal(answer.matches.length, 1, `${selector}: ${JSON.stringify(answer)}`);
+  return answer.matches[0].ref;
+}
+
+// --- the main world's built-ins do not reach us -------------------------------
+
+test('patched: a main world that breaks every built-in changes no answer', async () => {
+  await launchPage('hostile-patched', 'Patched');
+  try {
+    const text = (await call('electron_snapshot', { format: 'text' })).snapshot_text;
+    assert.match(text, /heading "Patched page"/);
+    assert.match(text, /textbox "Your name"/);
+    assert.match(text, /button "Go on".*disabled/);
+    assert.match(text, /checkbox "Agree".*checked/);
+    const json = (await call('electron_snapshot', { format: 'json' }));
+    assert.ok(json.snapshot, 'a json snapshot');
+    const found = await call('electron_find', { role: 'textbox' });
+    assert.equal(found.count, 1);
+    assert.equal(found.matches[0].name, 'Your name');
+    const listed = await call('electron_elements_list', { selector: 'main button, main input' });
+    assert.equal(listed.count, 3);
+    assert.equal((await call('electron_get_value', { ref: found.matches[0].ref })).value, 'Ada');
+    assert.equal((await call('electron_get_text', { selector: '#title' })).text, 'Patched page');
+    assert.equal((await call('electron_get_attribute', { selector: '#name', name: 'id' })).value, 'name');
+    assert.equal((await call('electron_get_state', { selector: '#go' })).state.disabled, true);
+    assert.equal((await call('electron_exists', { selector: '#agree' })).exists, true);
+    const box = (await call('electron_get_bbox', { selector: '#go' }));
+    assert.ok(box.bbox && box.bbox.w > 0, JSON.stringify(box));
+    assert.ok((await call('electron_get_computed_style', { selector: '#go', properties: ['display'] })));
+    ok(await server.call('electron_screenshot', { ref: found.matches[0].ref, inline: true }));
+  } finally {
+    await stop();
+  }
+});
+
+// --- names that would break a line-per-entry text form ---------------------------
+
+test('names: control characters, breaks, lone surrogates and labelledby cycles stay on one line', async () => {
+  await launchPage('hostile-names', 'Names');
+  try {
+    const answer = await call('electron_snapshot', { format: 'text' });
+    const lines = answer.snapshot_text.split('\n');
+    const buttons = lines.filter((line) => /\bbutton\b/.test(line));
+    assert.equal(buttons.length, 6, answer.snapshot_text);
+    for (const line of lines) {
+      // No C0 control character, DEL, or line or paragraph separator.
+      assert.doesNotMatch(line, /[\u0000-\u001f\u007f\u2028\u2029\u0085]/, JSON.stringify(line));
+      // No lone surrogate made it through.
+      assert.ok(line.isWellFormed ? line.isWellFormed() : true, JSON.stringify(line));
+    }
+    assert.ok(buttons.some((line) => line.includes('first second third')), answer.snapshot_text);
+    const json = await call('electron_snapshot', { format: 'json' });
+    const names = JSON.stringify(json.snapshot);
+    assert.ok(names.length > 0);
+    for (const selector of ['#nl', '#ctl', '#rtl', '#cycle-a', '#cycle-b', '#self']) {
+      const text = await call('electron_get_text', { selector });
+      assert.equal(typeof text.text, 'string');
+      assert.equal(typeof text.target.name, 'string');
+    }
+    const found = await call('electron_find', { role: 'button', name_contains: 'first' });
+    assert.equal(found.count, 1);
+  } finally {
+    await stop();
+  }
+});
+
+// --- refs ----------------------------------------------------------------------------
+
+test('refs: a ref of a page the window left never names an element of the next one', async () => {
+  await launchPage('hostile-nav', 'Nav A');
+  try {
+    await call('electron_snapshot', { format: 'json' });
+    const old = [await refOf('#one'), await refOf('#two'), await refOf('#three')];
+    // Another site: another renderer process, whose worlds count anew.
+    fs.writeFileSync(path.join(pagesDir, 'cmd.js'),
+                     "location.href = new URLSearchParams(location.search).get('xorigin') + '/hostile-nav-b.html'");
+    assert.ok(await waitUntil(async () => {
+      const list = ok(await server.call('electron_windows_list', {}));
+      return list.windows[0]?.title === 'Nav B';
+    }, 15000, 50), 'the window went to the other site');
+    const after = await call('electron_snapshot', { format: 'text' });
+    const fresh = [await refOf('#danger'), await refOf('#x2'), await refOf('#x3')];
+    for (const ref of fresh)
+      assert.ok(!old.includes(ref), `an old ref names a new element: ${old} / ${fresh}\n${after.snapshot_text}`);
+    for (const ref of old) {
+      const envelope = failsWith(await server.call('electron_get_text', { ref }), 'REF_NOT_FOUND', `old ref ${ref}`);
+      assert.ok(Array.isArray(envelope.next_actions) && envelope.next_actions.length > 0, JSON.stringify(envelope));
+    }
+  } finally {
+    await stop();
+  }
+});
+
+test('refs: twins, moves, history.pushState and equal replacements', async () => {
+  await launchPage('hostile-refs', 'Refs');
+  try {
+    await call('electron_snapshot', { format: 'json' });
+    const twinA = await refOf('#twin-a');
+    const twinB = await refOf('#twin-b');
+    const solo = await refOf('#solo');
+    assert.equal(new Set([twinA, twinB, solo]).size, 3);
+
+    // Moved, not replaced: the same element, the same ref.
+    await command("document.getElementById('other').append(document.getElementById('solo'))");
+    assert.equal(await refOf('#solo'), solo);
+    // pushState is no new document: refs stay.
+    await command("history.pushState({}, '', '?pushed=1')");
+    assert.equal((await call('electron_get_text', { ref: solo })).target.ref, solo);
+
+    // One twin goes: the other already has its ref, so twin A's is gone,
+    // not moved onto twin B.
+    await command("document.getElementById('twin-a').remove()");
+    const gone = failsWith(await server.call('electron_get_text', { ref: twinA }), 'REF_NOT_FOUND', 'removed twin');
+    assert.ok(gone.next_actions.includes('electron_snapshot()'), JSON.stringify(gone));
+    assert.ok(Array.isArray(gone.similar_refs) && gone.similar_refs.some((r) => r.ref === twinB), JSON.stringify(gone));
+    assert.equal((await call('electron_get_text', { ref: twinB })).target.ref, twinB);
+    // And it stays gone after the element comes back.
+    await command("const b = document.createElement('button'); b.id = 'twin-a'; b.textContent = 'Twin'; document.getElementById('box').prepend(b)");
+    failsWith(await server.call('electron_get_text', { ref: twinA }), 'REF_NOT_FOUND', 'twin after snapshot');
+    await call('electron_snapshot', { format: 'json' });
+    failsWith(await server.call('electron_get_text', { ref: twinA }), 'REF_NOT_FOUND', 'twin after snapshot');
+
+    // Replaced by an equal element: the ref moves to it (one candidate).
+    await command("const s = document.getElementById('solo'); const n = s.cloneNode(true); n.id = 'solo-2'; s.replaceWith(n)");
+    const moved = await call('electron_get_text', { ref: solo });
+    assert.equal(moved.target.ref, solo);
+    assert.equal(await refOf('#solo-2'), solo);
+
+    // Never given, zero, negative, not an integer.
+    failsWith(await server.call('electron_get_text', { ref: 999999 }), 'REF_NOT_FOUND', 'never given');
+    for (const ref of [0, -1, 1.5, 2 ** 53, '1', true, [], {}])
+      assert.equal((await server.call('electron_get_text', { ref })).ok, false, `ref ${JSON.stringify(ref)}`);
+  } finally {
+    await stop();
+  }
+});
