@@ -309,3 +309,83 @@ test('refs: twins, moves, history.pushState and equal replacements', async () =>
     await stop();
   }
 });
+
+// --- hostile arguments ------------------------------------------------------------
+
+/** Calls with a deadline: an answer (any) within `ms`, else the server hung. */
+async function answered (tool, args, ms = 30000) {
+  let timer;
+  const deadline = new Promise((resolve, reject) => { timer = setTimeout(() => reject(new Error(`${tool} hung: ${JSON.stringify(args).slice(0, 200)}`)), ms); });
+  try {
+    const result = await Promise.race([server.client.callTool({ name: tool, arguments: args }), deadline]);
+    const text = result.content?.[0]?.text;
+    const envelope = JSON.parse(text);
+    if (!envelope.ok) {
+      assert.match(envelope.code ?? '', /^[A-Z][A-Z_]+$/, `${tool} ${JSON.stringify(args).slice(0, 200)}: ${text.slice(0, 400)}`);
+      assert.notEqual(envelope.code, 'INTERNAL_ERROR', `${tool} ${JSON.stringify(args).slice(0, 200)}: ${text.slice(0, 400)}`);
+    }
+    return envelope;
+  } catch (e) {
+    // A protocol-level refusal (schema) is an answer too, with a code.
+    if (e.code !== undefined && !/hung/.test(e.message)) return { ok: false, protocol: e.code, message: e.message };
+    throw e;
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+test('arguments: wrong types, huge numbers, NUL, huge and exploding selectors are refused, never crash', async () => {
+  await launchPage('hostile-refs', 'Refs');
+  try {
+    const big = 'div '.repeat(250000) + 'button';
+    const has = ':has(' + '*:has('.repeat(60) + '*' + ')'.repeat(61);
+    const selectors = ['', '\u0000', 'button\u0000', '[', ')', '::-webkit-x', big, has, '*:has(*:has(*:has(*)))',
+                       '#solo, ' + '*,'.repeat(5000) + '*', 'a'.repeat(1 << 20)];
+    const values = [null, true, -1, 0, -0, 2 ** 53, 2 ** 64, 1e308, 1.5, 'x', '', [], {}, { __proto__: { a: 1 } }];
+    const tools = {
+      electron_snapshot: ['format', 'interactiveOnly', 'maxEntries', 'root', 'since', 'diffFormat', 'budgetTokens'],
+      electron_find: ['role', 'name_contains', 'name_exact', 'visible', 'enabled', 'interactive', 'limit'],
+      electron_elements_list: ['selector', 'limit'],
+      electron_get_text: ['ref', 'selector'],
+      electron_get_value: ['ref', 'selector'],
+      electron_get_attribute: ['selector', 'name'],
+      electron_get_bbox: ['ref', 'selector'],
+      electron_get_computed_style: ['selector', 'properties'],
+      electron_get_state: ['ref', 'selector'],
+      electron_exists: ['selector'],
+      electron_focused_element: [],
+      electron_screenshot: ['ref', 'selector', 'clip', 'quality', 'maxWidth', 'maxHeight', 'path', 'dir', 'format'],
+    };
+    for (const [tool, members] of Object.entries(tools)) {
+      for (const member of members) {
+        const base = ['electron_get_attribute', 'electron_get_computed_style'].includes(tool) && member !== 'selector'
+          ? { selector: '#solo' } : {};
+        for (const value of values)
+          await answered(tool, { ...base, [member]: value });
+        if (member === 'selector' || member === 'root')
+          for (const selector of selectors)
+            await answered(tool, { ...base, [member]: selector });
+      }
+      await answered(tool, { ['__proto__']: 1, constructor: 'x' });
+    }
+    // Attribute names and style properties that are not names.
+    for (const name of ['__proto__', 'constructor', 'toString', '', '\u0000', 'a b', '"><img>', 'x'.repeat(100000)])
+      await answered('electron_get_attribute', { selector: '#solo', name });
+    for (const properties of [['__proto__'], ['constructor'], ['color;background:url(x)'], ['--x'], ['}*{color:red'],
+                              Array.from({ length: 5000 }, (_, i) => `--p${i}`), [''], [1], 'color'])
+      await answered('electron_get_computed_style', { selector: '#solo', properties });
+    // Screenshots: extremes of size and quality; paths outside the app root.
+    for (const extra of [{ quality: 0 }, { quality: 100 }, { quality: -5 }, { quality: 101 }, { format: 'jpeg', quality: 1 },
+                         { inline: true, maxWidth: 1, maxHeight: 1 }, { inline: true, maxWidth: 2 ** 31 }, { inline: true, maxWidth: 0 },
+                         { clip: { x: 0, y: 0, width: 1e9, height: 1e9 } }, { clip: { x: -1e9, y: 0, width: 1, height: 1 } },
+                         { clip: { x: 0, y: 0, width: 0, height: 0 } }, { clip: 'x' },
+                         { path: '../../../../../../tmp/stw-escape.png' }, { path: '/etc/passwd' }, { dir: '/' },
+                         { path: 'a\u0000b.png' }, { dir: '..' }])
+      await answered('electron_screenshot', extra);
+    assert.ok(!fs.existsSync('/tmp/stw-escape.png'), 'no file written outside');
+    // Still here, and still right.
+    assert.equal((await call('electron_get_text', { selector: '#solo' })).text, 'Solo');
+  } finally {
+    await stop();
+  }
+});
