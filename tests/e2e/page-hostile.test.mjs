@@ -137,6 +137,42 @@ ${REMOTE}</body></html>`,
 <div id="other"></div>
 <button id="solo">Solo</button>
 ${REMOTE}</body></html>`,
+
+  // Size: 100,000 elements, a 10 MB text node, a select with 50,000
+  // options, shadow roots 200 deep, a frame that loads itself.
+  'hostile-big': `<!DOCTYPE html><html lang="en"><head><meta charset="utf-8"><title>Big</title></head><body>
+<button id="first">First</button>
+<div id="huge"></div>
+<select id="many" aria-label="Many"></select>
+<div id="deep"></div>
+<iframe id="loop" src="hostile-loop.html"></iframe>
+<button id="last">Last</button>
+<script>
+const huge = document.getElementById('huge');
+const parts = [];
+for (let i = 0; i < 20000; i++)
+  parts.push('<div><span>row ' + i + '</span><button>B' + i + '</button><a href="#' + i + '">L' + i + '</a><input aria-label="I' + i + '"></div>');
+huge.innerHTML = parts.join('');
+const text = document.createElement('p');
+text.id = 'text';
+text.textContent = 'x'.repeat(10 * 1024 * 1024);
+document.body.prepend(text);
+const many = document.getElementById('many');
+many.innerHTML = Array.from({ length: 50000 }, (_, i) => '<option>Option ' + i + '</option>').join('');
+let host = document.getElementById('deep');
+for (let i = 0; i < 200; i++) {
+  const root = host.attachShadow({ mode: i % 2 ? 'closed' : 'open' });
+  const next = document.createElement('div');
+  root.append(next);
+  host = next;
+}
+const bottom = document.createElement('button');
+bottom.textContent = 'Bottom';
+host.append(bottom);
+</script>
+</body></html>`,
+  'hostile-loop': `<!DOCTYPE html><html lang="en"><head><meta charset="utf-8"><title>Loop</title></head><body>
+<button>Loop</button><iframe src="hostile-loop.html"></iframe></body></html>`,
 };
 for (const [name, html] of Object.entries(PAGES))
   fs.writeFileSync(path.join(pagesDir, `${name}.html`), html);
@@ -385,6 +421,48 @@ test('arguments: wrong types, huge numbers, NUL, huge and exploding selectors ar
     assert.ok(!fs.existsSync('/tmp/stw-escape.png'), 'no file written outside');
     // Still here, and still right.
     assert.equal((await call('electron_get_text', { selector: '#solo' })).text, 'Solo');
+  } finally {
+    await stop();
+  }
+});
+
+test('size: 100,000 elements, 10 MB of text, 50,000 options, 200 shadow roots, a frame loop', async () => {
+  await launchPage('hostile-big', 'Big');
+  try {
+    const timed = async (tool, args) => {
+      const start = Date.now();
+      console.log(`# ${tool} ${JSON.stringify(args)}`);
+      const envelope = await answered(tool, args, 60000).catch((e) => { console.log(server.stderr().slice(-3000)); throw e; });
+      return { envelope, ms: Date.now() - start, bytes: JSON.stringify(envelope).length };
+    };
+    const full = await timed('electron_snapshot', { format: 'text' });
+    ok(full.envelope, 'snapshot');
+    assert.ok(full.envelope.truncated, 'a huge page is truncated');
+    assert.ok(full.bytes < 2 * 1024 * 1024, `text snapshot ${full.bytes} bytes`);
+    for (const line of full.envelope.snapshot_text.split('\n'))
+      assert.ok(line.length < 8000, `a line of ${line.length}`);
+    const small = await timed('electron_snapshot', { format: 'json', maxEntries: 10 });
+    ok(small.envelope, 'snapshot maxEntries 10');
+    assert.ok(small.bytes < 64 * 1024, `maxEntries 10: ${small.bytes} bytes`);
+    const found = await timed('electron_find', { role: 'button', limit: 5 });
+    assert.equal(ok(found.envelope).matches.length, 5);
+    const text = await timed('electron_get_text', { selector: '#text' });
+    ok(text.envelope, 'get_text of 10 MB');
+    assert.ok(text.bytes < 2 * 1024 * 1024, `get_text answered ${text.bytes} bytes`);
+    assert.equal(text.envelope.text, 'x'.repeat(100000));
+    const value = await timed('electron_get_value', { selector: '#many' });
+    ok(value.envelope, 'get_value of the select');
+    const listed = await timed('electron_elements_list', { selector: 'option', limit: 200 });
+    assert.equal(ok(listed.envelope).matches.length, 200);
+    const diff = await timed('electron_snapshot', { since: 'last', budgetTokens: 50 });
+    ok(diff.envelope, 'diff');
+    assert.ok(diff.bytes < 16 * 1024, `diff under a 50-token budget: ${diff.bytes} bytes`);
+    const shot = await timed('electron_screenshot', { fullPage: true, inline: true });
+    if (shot.envelope.ok)
+      assert.ok(shot.bytes < 8 * 1024 * 1024, `inline full page ${shot.bytes} bytes`);
+    for (const [what, t] of Object.entries({ full, small, found, text, value, listed, diff, shot }))
+      console.log(`# ${what}: ${t.ms} ms, ${t.bytes} bytes`);
+    assert.equal((await call('electron_get_text', { selector: '#last' })).text, 'Last');
   } finally {
     await stop();
   }
