@@ -18,6 +18,9 @@
 #define SCRIPT_RESOURCE_PREFIX "/org/stagewright/core/js/"
 #define WORLD_NAME "stagewright"
 #define CAPTURE_TIMEOUT_MS 30000
+/* The largest side Chromium renders in one capture (its texture limit);
+ * beyond it Page.captureScreenshot fails without saying why. */
+#define MAX_CAPTURE_SIDE 16384.0
 
 GResource *stw_get_resource (void);
 
@@ -1709,7 +1712,7 @@ set_clip (Capture *data)
 
   if (data->scale <= 0)
     {
-      data->scale = 1.0;
+      data->scale = MIN (1.0, MIN (MAX_CAPTURE_SIDE / width, MAX_CAPTURE_SIDE / height));
       if (data->options->max_width > 0)
         data->scale = MIN (data->scale, data->options->max_width / width);
       if (data->options->max_height > 0)
@@ -1850,6 +1853,24 @@ on_layout_metrics (GObject      *object,
       data->clip[1] = data->box[1] + page_y;
       data->clip[2] = data->box[2];
       data->clip[3] = data->box[3];
+    }
+  else if (data->has_clip)
+    {
+      /* The caller's clip, cut to the page: what lies beyond has no
+       * pixels, and a clip of a billion pixels is no capture at all. */
+      double width = size ? json_object_get_double_member_with_default (size, "width", 0) : 0;
+      double height = size ? json_object_get_double_member_with_default (size, "height", 0) : 0;
+
+      if (size != NULL)
+        {
+          data->clip[2] = MIN (data->clip[2], width - data->clip[0]);
+          data->clip[3] = MIN (data->clip[3], height - data->clip[1]);
+        }
+      if (data->clip[2] <= 0 || data->clip[3] <= 0)
+        {
+          fail_capture (task, stw_error_new ("BAD_ARGUMENT", _("The clip lies outside the page (%g × %g)"), width, height));
+          return;
+        }
     }
   else if (data->options->full_page && size != NULL)
     {
@@ -2016,8 +2037,7 @@ stw_surface_capture_screenshot_async (StwSurface                 *self,
     {
       memcpy (data->clip, options->clip, sizeof data->clip);
       data->has_clip = TRUE;
-      set_clip (data);
-      capture (task);
+      measure_and_capture (task);
     }
   else if (options->full_page || options->max_width > 0 || options->max_height > 0)
     measure_and_capture (task);

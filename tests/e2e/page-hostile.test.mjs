@@ -170,7 +170,7 @@ const bottom = document.createElement('button');
 bottom.textContent = 'Bottom';
 host.append(bottom);
 </script>
-</body></html>`,
+${REMOTE}</body></html>`,
   'hostile-loop': `<!DOCTYPE html><html lang="en"><head><meta charset="utf-8"><title>Loop</title></head><body>
 <button>Loop</button><iframe src="hostile-loop.html"></iframe></body></html>`,
 };
@@ -363,7 +363,7 @@ async function answered (tool, args, ms = 30000) {
     return envelope;
   } catch (e) {
     // A protocol-level refusal (schema) is an answer too, with a code.
-    if (e.code !== undefined && !/hung/.test(e.message)) return { ok: false, protocol: e.code, message: e.message };
+    if (typeof e.code === 'number' && e.code !== -32000) return { ok: false, protocol: e.code, message: e.message };
     throw e;
   } finally {
     clearTimeout(timer);
@@ -419,6 +419,10 @@ test('arguments: wrong types, huge numbers, NUL, huge and exploding selectors ar
                          { path: 'a\u0000b.png' }, { dir: '..' }])
       await answered('electron_screenshot', extra);
     assert.ok(!fs.existsSync('/tmp/stw-escape.png'), 'no file written outside');
+    // A clip larger than the page is cut to it; one beyond it is refused.
+    const cut = ok(await answered('electron_screenshot', { clip: { x: 0, y: 0, width: 1e9, height: 1e9 } }), 'huge clip');
+    assert.ok(cut.width > 0 && cut.width <= 16384 && cut.height > 0 && cut.height <= 16384, JSON.stringify(cut));
+    failsWith(await answered('electron_screenshot', { clip: { x: 1e9, y: 0, width: 10, height: 10 } }), 'BAD_ARGUMENT', 'clip beyond');
     // Still here, and still right.
     assert.equal((await call('electron_get_text', { selector: '#solo' })).text, 'Solo');
   } finally {
@@ -458,11 +462,40 @@ test('size: 100,000 elements, 10 MB of text, 50,000 options, 200 shadow roots, a
     ok(diff.envelope, 'diff');
     assert.ok(diff.bytes < 16 * 1024, `diff under a 50-token budget: ${diff.bytes} bytes`);
     const shot = await timed('electron_screenshot', { fullPage: true, inline: true });
-    if (shot.envelope.ok)
-      assert.ok(shot.bytes < 8 * 1024 * 1024, `inline full page ${shot.bytes} bytes`);
+    ok(shot.envelope, 'inline full page');
+    assert.ok(shot.bytes < 8 * 1024 * 1024, `inline full page ${shot.bytes} bytes`);
     for (const [what, t] of Object.entries({ full, small, found, text, value, listed, diff, shot }))
       console.log(`# ${what}: ${t.ms} ms, ${t.bytes} bytes`);
     assert.equal((await call('electron_get_text', { selector: '#last' })).text, 'Last');
+  } finally {
+    await stop();
+  }
+});
+
+// --- concurrency and cancellation ----------------------------------------------------
+
+test('concurrency: parallel snapshots, a cancelled one, one while the page navigates', async () => {
+  await launchPage('hostile-big', 'Big');
+  try {
+    // Two at once on the same surface: both answer, with the same refs.
+    const [a, b] = await Promise.all([answered('electron_find', { role: 'button', limit: 3 }, 60000),
+                                      answered('electron_find', { role: 'button', limit: 3 }, 60000)]);
+    assert.deepEqual(ok(a).matches.map((m) => m.ref), ok(b).matches.map((m) => m.ref));
+    // Cancelled mid-way (notifications/cancelled): the server goes on answering.
+    const controller = new AbortController();
+    const cancelled = server.client.callTool({ name: 'electron_snapshot', arguments: { format: 'text' } }, undefined,
+                                             { signal: controller.signal }).then(() => 'answered', () => 'cancelled');
+    setTimeout(() => controller.abort(), 200);
+    await cancelled;
+    assert.equal((await call('electron_get_text', { selector: '#first' })).text, 'First');
+    // A snapshot while the window goes elsewhere: an answer or a code, never a hang.
+    fs.writeFileSync(path.join(pagesDir, 'cmd.js'), "location.href = 'hostile-refs.html'");
+    const during = await answered('electron_snapshot', { format: 'text' }, 60000);
+    assert.ok(during.ok || typeof during.code === 'string', JSON.stringify(during));
+    assert.ok(await waitUntil(async () => ok(await server.call('electron_windows_list', {})).windows[0]?.title === 'Refs', 15000, 50),
+              JSON.stringify([during, await server.call('electron_windows_list', {})]).slice(0, 1500));
+    const after = await call('electron_snapshot', { format: 'text' });
+    assert.match(after.snapshot_text, /button "Solo"/);
   } finally {
     await stop();
   }
