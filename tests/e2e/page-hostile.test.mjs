@@ -171,6 +171,18 @@ bottom.textContent = 'Bottom';
 host.append(bottom);
 </script>
 ${REMOTE}</body></html>`,
+  // 20,000 elements nested in one another (the parser stops at 512, the DOM
+  // does not), and 150,000 in one shadow root.
+  'hostile-deep': `<!DOCTYPE html><html lang="en"><head><meta charset="utf-8"><title>Deep</title></head><body>
+<button id="top">Top</button><div id="nest" style="display: none"></div><div id="host"></div>
+<script>
+let at = document.getElementById('nest');
+for (let i = 0; i < 20000; i++) { const d = document.createElement('div'); at.append(d); at = d; }
+const bottom = document.createElement('button'); bottom.id = 'bottom'; bottom.textContent = 'Bottom'; at.append(bottom);
+const root = document.getElementById('host').attachShadow({ mode: 'open' });
+root.innerHTML = '<span></span>'.repeat(150000) + '<button id="inside">Inside</button>';
+</script>
+${REMOTE}</body></html>`,
   'hostile-loop': `<!DOCTYPE html><html lang="en"><head><meta charset="utf-8"><title>Loop</title></head><body>
 <button>Loop</button><iframe src="hostile-loop.html"></iframe></body></html>`,
 };
@@ -496,6 +508,26 @@ test('concurrency: parallel snapshots, a cancelled one, one while the page navig
               JSON.stringify([during, await server.call('electron_windows_list', {})]).slice(0, 1500));
     const after = await call('electron_snapshot', { format: 'text' });
     assert.match(after.snapshot_text, /button "Solo"/);
+  } finally {
+    await stop();
+  }
+});
+
+test('depth: 20,000 nested elements and 150,000 in one shadow root', async () => {
+  await launchPage('hostile-deep', 'Deep');
+  try {
+    const snapshot = ok(await answered('electron_snapshot', { format: 'text' }, 60000), 'snapshot');
+    assert.match(snapshot.snapshot_text, /button "Top"/);
+    ok(await answered('electron_find', { role: 'button' }, 60000), 'find');
+    const listed = ok(await answered('electron_elements_list', { selector: 'span', limit: 5 }, 60000), 'elements_list in the shadow root');
+    assert.equal(listed.matches.length, 5);
+    assert.equal(ok(await answered('electron_get_text', { selector: '#inside' }, 60000), 'get_text').text, 'Inside');
+    assert.equal(ok(await answered('electron_get_text', { selector: '#bottom' }, 60000), 'get_text').text, 'Bottom');
+    ok(await answered('electron_focused_element', {}, 60000), 'focused');
+    // A stale ref looks for its fingerprint through every element.
+    const top = await refOf('#top');
+    await command("document.getElementById('top').remove()");
+    failsWith(await answered('electron_get_text', { ref: top }, 60000), 'REF_NOT_FOUND', 'a removed button');
   } finally {
     await stop();
   }
