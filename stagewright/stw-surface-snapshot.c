@@ -1328,9 +1328,10 @@ snapshot_answer (Job       *job,
   json_object_set_string_member (answer, "surface_id", surface_id);
   if (options->format == STW_SNAPSHOT_FORMAT_TEXT)
     {
+      g_autofree char *text = _stw_snapshot_render_text (title, url, width, height, shown);
+
       json_object_set_string_member (answer, "format", "text");
-      json_object_set_string_member (answer, "snapshot_text",
-                                     _stw_snapshot_render_text (title, url, width, height, shown));
+      json_object_set_string_member (answer, "snapshot_text", text);
       json_object_set_int_member (answer, "entry_count", shown->len);
     }
   else
