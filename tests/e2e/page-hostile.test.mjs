@@ -183,6 +183,21 @@ const root = document.getElementById('host').attachShadow({ mode: 'open' });
 root.innerHTML = '<span></span>'.repeat(150000) + '<button id="inside">Inside</button>';
 </script>
 ${REMOTE}</body></html>`,
+  // A same-origin frame the page removes, and a closed shadow root the
+  // page renders anew.
+  'hostile-frames': `<!DOCTYPE html><html lang="en"><head><meta charset="utf-8"><title>Frames</title></head><body>
+<button id="outer">Outer</button>
+<iframe id="frame" src="hostile-inner.html"></iframe>
+<closed-box id="box"></closed-box>
+<script>
+customElements.define('closed-box', class extends HTMLElement {
+  constructor () { super(); this.root = this.attachShadow({ mode: 'closed' }); this.render(); }
+  render () { this.root.innerHTML = '<button>Hidden save</button>'; }
+});
+</script>
+${REMOTE}</body></html>`,
+  'hostile-inner': `<!DOCTYPE html><html lang="en"><head><meta charset="utf-8"><title>Inner</title></head><body>
+<button id="inner">Inner button</button></body></html>`,
   'hostile-loop': `<!DOCTYPE html><html lang="en"><head><meta charset="utf-8"><title>Loop</title></head><body>
 <button>Loop</button><iframe src="hostile-loop.html"></iframe></body></html>`,
 };
@@ -528,6 +543,42 @@ test('depth: 20,000 nested elements and 150,000 in one shadow root', async () =>
     const top = await refOf('#top');
     await command("document.getElementById('top').remove()");
     failsWith(await answered('electron_get_text', { ref: top }, 60000), 'REF_NOT_FOUND', 'a removed button');
+  } finally {
+    await stop();
+  }
+});
+
+test('frames and closed roots: the refs of a removed frame, a closed root rendered anew', async () => {
+  await launchPage('hostile-frames', 'Frames');
+  try {
+    let text = '';
+    assert.ok(await waitUntil(async () => {
+      text = (await call('electron_snapshot', { format: 'text' })).snapshot_text;
+      return /button "Inner button"/.test(text) && /button "Hidden save"/.test(text);
+    }, 15000, 100), text);
+    const refIn = (name) => Number(new RegExp(`\\[(\\d+)\\] button "${name}"`).exec(text)[1]);
+    const inner = refIn('Inner button');
+    const hidden = refIn('Hidden save');
+    assert.equal((await call('electron_get_text', { ref: inner })).text, 'Inner button');
+    assert.equal((await call('electron_get_text', { ref: hidden })).text, 'Hidden save');
+
+    // The closed root renders anew: one equal button, so the ref moves.
+    await command("document.getElementById('box').render()");
+    assert.equal((await call('electron_get_text', { ref: hidden })).target.ref, hidden);
+
+    // The frame goes: its refs answer REF_NOT_FOUND, at once and after a
+    // read of the frame's element raced its removal.
+    const racing = server.call('electron_get_text', { ref: inner });
+    await command("document.getElementById('frame').remove()");
+    const raced = await racing;
+    assert.ok(raced.ok ? raced.text === 'Inner button' : typeof raced.code === 'string', JSON.stringify(raced));
+    assert.ok(await waitUntil(async () => {
+      const envelope = await server.call('electron_get_text', { ref: inner });
+      return !envelope.ok && envelope.code === 'REF_NOT_FOUND';
+    }, 15000, 100), 'the frame\'s ref is refused');
+    const gone = failsWith(await server.call('electron_get_text', { ref: inner }), 'REF_NOT_FOUND', 'frame ref');
+    assert.ok(gone.next_actions.includes('electron_snapshot()'), JSON.stringify(gone));
+    assert.match((await call('electron_snapshot', { format: 'text' })).snapshot_text, /button "Outer"/);
   } finally {
     await stop();
   }
