@@ -490,6 +490,9 @@ test('size: 100,000 elements, 10 MB of text, 50,000 options, 200 shadow roots, a
     assert.ok(diff.bytes < 16 * 1024, `diff under a 50-token budget: ${diff.bytes} bytes`);
     const shot = await timed('electron_screenshot', { fullPage: true, inline: true });
     ok(shot.envelope, 'inline full page');
+    // Half a million pixels tall: scaled to what Chromium captures at once.
+    const tall = ok(await answered('electron_screenshot', { fullPage: true }, 60000), 'full page to a file');
+    assert.ok(tall.height <= 16384 && tall.height > 0, JSON.stringify(tall));
     assert.ok(shot.bytes < 8 * 1024 * 1024, `inline full page ${shot.bytes} bytes`);
     for (const [what, t] of Object.entries({ full, small, found, text, value, listed, diff, shot }))
       console.log(`# ${what}: ${t.ms} ms, ${t.bytes} bytes`);
