@@ -586,3 +586,20 @@ test('frames and closed roots: the refs of a removed frame, a closed root render
     await stop();
   }
 });
+
+test('diff: a page left for another site and loaded again is a reload', async () => {
+  await launchPage('hostile-nav', 'Nav A');
+  try {
+    const url = ok(await server.call('electron_windows_list', {})).windows[0].url;
+    ok(await server.call('electron_snapshot', { format: 'text' }), 'first snapshot');
+    fs.writeFileSync(path.join(pagesDir, 'cmd.js'),
+                     "location.href = new URLSearchParams(location.search).get('xorigin') + '/hostile-nav-b.html'");
+    assert.ok(await waitUntil(async () => ok(await server.call('electron_windows_list', {})).windows[0]?.title === 'Nav B', 15000, 50));
+    fs.writeFileSync(path.join(pagesDir, 'cmd.js'), `location.href = ${JSON.stringify(url)}`);
+    assert.ok(await waitUntil(async () => ok(await server.call('electron_windows_list', {})).windows[0]?.title === 'Nav A', 15000, 50));
+    const diff = ok(await server.call('electron_snapshot', { since: 'last' }), 'diff');
+    assert.equal(diff.renderer_reloaded, true, JSON.stringify(diff));
+  } finally {
+    await stop();
+  }
+});
