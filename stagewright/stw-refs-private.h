@@ -63,6 +63,13 @@ GPtrArray    *_stw_ref_table_list    (StwRefTable *table,
 JsonArray    *_stw_ref_table_similar (StwRefTable  *table,
                                       const StwRef *stale,
                                       guint         max);
+/* The surface made a new world whose id is @world_id: a world of an
+ * earlier document had that id too (another renderer process counts
+ * anew), so its refs' keys name nothing any more; they keep their
+ * fingerprints and may still move to an element of the new world. */
+void          _stw_ref_table_forget_world   (StwRefTable *table,
+                                             const char  *surface_id,
+                                             gint64       world_id);
 /* Every ref of a surface is gone (it closed). */
 void          _stw_ref_table_retire_surface (StwRefTable *table,
                                              const char  *surface_id);

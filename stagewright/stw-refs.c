@@ -177,6 +177,25 @@ _stw_ref_table_retire (StwRefTable *table,
 }
 
 void
+_stw_ref_table_forget_world (StwRefTable *table,
+                             const char  *surface_id,
+                             gint64       world_id)
+{
+  g_return_if_fail (table != NULL);
+
+  for (guint i = 0; i < table->refs->len; i++)
+    {
+      StwRef *ref = g_ptr_array_index (table->refs, i);
+
+      if (ref->gone || ref->world_id != world_id || g_strcmp0 (ref->surface_id, surface_id) != 0)
+        continue;
+      unindex (table, ref);
+      /* World 0 is no world: the key is never looked up again. */
+      ref->world_id = 0;
+    }
+}
+
+void
 _stw_ref_table_retire_surface (StwRefTable *table,
                                const char  *surface_id)
 {

@@ -485,6 +485,7 @@ typedef struct
   GPtrArray  *entries;    /* StwSnapEntry *, all of them, unfiltered */
   GHashTable *worlds;     /* surface id -> world id (gint64 *) */
   char       *url;
+  gint64      origin;     /* the document's performance.timeOrigin (ms) */
 } Baseline;
 
 static void
@@ -1264,7 +1265,10 @@ reloaded_since (Baseline *baseline,
   if (baseline == NULL)
     return FALSE;
   world = g_hash_table_lookup (baseline->worlds, stw_surface_get_id (top->surface));
-  return world == NULL || *world != top->world_id || g_strcmp0 (baseline->url, url) != 0;
+  /* World ids repeat in another renderer process (a page left for another
+   * site and loaded again): the document's time origin does not. */
+  return world == NULL || *world != top->world_id || g_strcmp0 (baseline->url, url) != 0 ||
+         baseline->origin != json_object_get_int_member_with_default (top->answer, "origin", 0);
 }
 
 static JsonObject *
@@ -1328,9 +1332,10 @@ snapshot_answer (Job       *job,
   json_object_set_string_member (answer, "surface_id", surface_id);
   if (options->format == STW_SNAPSHOT_FORMAT_TEXT)
     {
+      g_autofree char *text = _stw_snapshot_render_text (title, url, width, height, shown);
+
       json_object_set_string_member (answer, "format", "text");
-      json_object_set_string_member (answer, "snapshot_text",
-                                     _stw_snapshot_render_text (title, url, width, height, shown));
+      json_object_set_string_member (answer, "snapshot_text", text);
       json_object_set_int_member (answer, "entry_count", shown->len);
     }
   else
@@ -1493,6 +1498,7 @@ job_done (GTask *task)
   baseline = g_new0 (Baseline, 1);
   baseline->worlds = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_free);
   baseline->url = g_strdup (stw_json_get_string (job->top->answer, "url"));
+  baseline->origin = json_object_get_int_member_with_default (job->top->answer, "origin", 0);
   flatten (job->top, all, baseline);
   baseline->entries = g_ptr_array_ref (all);
 

@@ -18,6 +18,9 @@
 #define SCRIPT_RESOURCE_PREFIX "/org/stagewright/core/js/"
 #define WORLD_NAME "stagewright"
 #define CAPTURE_TIMEOUT_MS 30000
+/* The largest side Chromium renders in one capture (its texture limit);
+ * beyond it Page.captureScreenshot fails without saying why. */
+#define MAX_CAPTURE_SIDE 16384.0
 
 GResource *stw_get_resource (void);
 
@@ -1426,6 +1429,21 @@ on_module_installed (GObject      *object,
   flush_world_waiters (self, error);
 }
 
+/* Context ids are counted per renderer process: after the surface went to
+ * another site (another process), its new world may have the id an
+ * earlier document's world had, and the keys of both count from 1. What
+ * was known under that id belongs to the earlier document. */
+static void
+forget_earlier_world (StwSurface *self)
+{
+  g_autoptr(StwSession) session = g_weak_ref_get (&self->session);
+
+  if (session != NULL)
+    _stw_ref_table_forget_world (_stw_session_get_refs (session), self->id, self->world_id);
+  /* The snapshot's frame owners, by world and key (stw-surface-snapshot.c). */
+  g_object_set_data (G_OBJECT (self), "stw-frame-owner-ids", NULL);
+}
+
 static void
 on_world_created (GObject      *object,
                   GAsyncResult *result,
@@ -1448,6 +1466,7 @@ on_world_created (GObject      *object,
 
   self->world_id = json_object_get_int_member (reply, "executionContextId");
   g_debug ("Surface %s: isolated world %" G_GINT64_FORMAT, self->id, self->world_id);
+  forget_earlier_world (self);
 
   /* The page-side module goes in before any call runs there, and learns
    * which world it is so a key of another world is never taken for one
@@ -1700,7 +1719,7 @@ set_clip (Capture *data)
 
   if (data->scale <= 0)
     {
-      data->scale = 1.0;
+      data->scale = MIN (1.0, MIN (MAX_CAPTURE_SIDE / width, MAX_CAPTURE_SIDE / height));
       if (data->options->max_width > 0)
         data->scale = MIN (data->scale, data->options->max_width / width);
       if (data->options->max_height > 0)
@@ -1841,6 +1860,24 @@ on_layout_metrics (GObject      *object,
       data->clip[1] = data->box[1] + page_y;
       data->clip[2] = data->box[2];
       data->clip[3] = data->box[3];
+    }
+  else if (data->has_clip)
+    {
+      /* The caller's clip, cut to the page: what lies beyond has no
+       * pixels, and a clip of a billion pixels is no capture at all. */
+      double width = size ? json_object_get_double_member_with_default (size, "width", 0) : 0;
+      double height = size ? json_object_get_double_member_with_default (size, "height", 0) : 0;
+
+      if (size != NULL)
+        {
+          data->clip[2] = MIN (data->clip[2], width - data->clip[0]);
+          data->clip[3] = MIN (data->clip[3], height - data->clip[1]);
+        }
+      if (data->clip[2] <= 0 || data->clip[3] <= 0)
+        {
+          fail_capture (task, stw_error_new ("BAD_ARGUMENT", _("The clip lies outside the page (%g × %g)"), width, height));
+          return;
+        }
     }
   else if (data->options->full_page && size != NULL)
     {
@@ -2007,8 +2044,7 @@ stw_surface_capture_screenshot_async (StwSurface                 *self,
     {
       memcpy (data->clip, options->clip, sizeof data->clip);
       data->has_clip = TRUE;
-      set_clip (data);
-      capture (task);
+      measure_and_capture (task);
     }
   else if (options->full_page || options->max_width > 0 || options->max_height > 0)
     measure_and_capture (task);

@@ -368,6 +368,32 @@ test_reconcile_rules (void)
   _stw_ref_table_free (refs);
 }
 
+/* A surface's new world with the id an earlier document's world had
+ * (another renderer process): the old refs no longer name those keys,
+ * and a new element with the same key gets a new ref. */
+static void
+test_forget_world (void)
+{
+  StwRefTable *refs = _stw_ref_table_new ();
+  guint old, other, fresh;
+
+  old = _stw_ref_table_bind (refs, SURFACE, 3, 1, "button|One|", "button", "One");
+  other = _stw_ref_table_bind (refs, "other-surface", 3, 1, "button|One|", "button", "One");
+  g_assert_cmpuint (_stw_ref_table_find (refs, SURFACE, 3, 1), ==, old);
+
+  _stw_ref_table_forget_world (refs, SURFACE, 3);
+  g_assert_cmpuint (_stw_ref_table_find (refs, SURFACE, 3, 1), ==, 0);
+  g_assert_cmpint (_stw_ref_table_lookup (refs, old)->world_id, ==, 0);
+  g_assert_false (_stw_ref_table_lookup (refs, old)->gone);
+  /* Another surface's world 3 is another world. */
+  g_assert_cmpuint (_stw_ref_table_find (refs, "other-surface", 3, 1), ==, other);
+
+  fresh = _stw_ref_table_bind (refs, SURFACE, 3, 1, "button|Delete everything|", "button", "Delete everything");
+  g_assert_cmpuint (fresh, !=, old);
+  g_assert_cmpstr (_stw_ref_table_lookup (refs, old)->name, ==, "One");
+  _stw_ref_table_free (refs);
+}
+
 static void
 test_text_lines (void)
 {
@@ -457,6 +483,7 @@ main (int   argc,
   g_test_add_func ("/refs/reconcile/fuzz", test_reconcile_fuzz);
   g_test_add_func ("/refs/reconcile/rules", test_reconcile_rules);
   g_test_add_func ("/refs/text/lines", test_text_lines);
+  g_test_add_func ("/refs/forget-world", test_forget_world);
   g_test_add_func ("/refs/walk/rows", test_walk_rows);
   return g_test_run ();
 }

@@ -861,9 +861,25 @@ function walk (root, options) {
   };
   let stackVersion = 0, lastVersion = -1;
 
+  // Deeper than this (the HTML parser stops at 512) the walk goes no
+  // further: a script can nest elements deeper than the stack goes.
+  const MAX_DEPTH = 1000;
+  let depth = 0, tooDeep = false;
   const visit = (element, stack, ctx) => {
     if (entries.length >= max)
       return;
+    if (depth >= MAX_DEPTH) {
+      tooDeep = true;
+      return;
+    }
+    depth++;
+    try {
+      visitElement(element, stack, ctx);
+    } finally {
+      depth--;
+    }
+  };
+  const visitElement = (element, stack, ctx) => {
     const tag = element.tagName;
     if (tag === 'SCRIPT' || tag === 'STYLE' || tag === 'TEMPLATE' || tag === 'HEAD' || tag === 'NOSCRIPT')
       return;
@@ -981,7 +997,7 @@ function walk (root, options) {
   } finally {
     labelIndex = null;
   }
-  return { rows: entries.join('\n'), count: entries.length, contexts, hosts, full: entries.length < max };
+  return { rows: entries.join('\n'), count: entries.length, contexts, hosts, full: entries.length < max && !tooDeep };
 }
 
 // Which of the keys the library's refs name are no longer in the document.

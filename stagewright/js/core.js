@@ -67,18 +67,21 @@ S.shadowRootOf = function shadowRootOf (element) {
 
 // Every element under a root (document or shadow root) in composed
 // document order: a host's shadow tree comes right after the host.
+// Without recursion: a page can nest elements deeper than the stack goes.
 S.forEachElement = function forEachElement (root, visit) {
-  const walk = (node) => {
-    for (let child = node.firstElementChild; child; child = child.nextElementSibling) {
-      if (visit(child) === false)
-        continue;
-      const shadow = S.shadowRootOf(child);
-      if (shadow)
-        walk(shadow);
-      walk(child);
-    }
-  };
-  walk(root);
+  const pending = [root.firstElementChild];
+  while (pending.length > 0) {
+    const child = pending.pop();
+    if (!child)
+      continue;
+    pending.push(child.nextElementSibling);
+    if (visit(child) === false)
+      continue;
+    pending.push(child.firstElementChild);
+    const shadow = S.shadowRootOf(child);
+    if (shadow)
+      pending.push(shadow.firstElementChild);
+  }
 };
 
 // The first element matching a selector in the document or in any shadow
@@ -112,8 +115,10 @@ S.querySelectorAll = function querySelectorAll (selector) {
   }
   S.forEachElement(document, (element) => {
     const shadow = S.shadowRootOf(element);
+    // One by one: spread, 150,000 matches overflow the stack.
     if (shadow)
-      all.push(...shadow.querySelectorAll(selector));
+      for (const match of shadow.querySelectorAll(selector))
+        all.push(match);
   });
   return all;
 };

@@ -8,6 +8,21 @@
 {
   const clean = (text) => (text || '').replace(/\s+/g, ' ').trim();
 
+  // A read answers at most this many UTF-16 units of text: a page can hold
+  // a text node of megabytes, and an answer that size takes the client
+  // down with it. `truncated` says how many were left out.
+  const MAX_READ_CHARS = 100000;
+  const bounded = (answer, member) => {
+    const text = answer[member];
+    if (typeof text === 'string' && text.length > MAX_READ_CHARS) {
+      // Never half a surrogate pair.
+      const end = /[\ud800-\udbff]/.test(text[MAX_READ_CHARS - 1]) ? MAX_READ_CHARS - 1 : MAX_READ_CHARS;
+      answer[member] = text.slice(0, end);
+      answer.truncated = text.length - end;
+    }
+    return answer;
+  };
+
   // The label the reference names for a control without text:
   // aria-labelledby, aria-label, <label>, alt, title, placeholder.
   const labelOf = (element) => {
@@ -40,20 +55,20 @@
   S.elementOp('text', (args, element) => {
     const text = (element.textContent || '').trim();
     // Last, the accessible name (a button showing only an image's alt).
-    return { text: text || labelOf(element) || (S.describe ? S.describe(element).name || '' : '') };
+    return bounded({ text: text || labelOf(element) || (S.describe ? S.describe(element).name || '' : '') }, 'text');
   });
 
   const VALUE_TAGS = new Set(['INPUT', 'TEXTAREA', 'SELECT', 'OPTION', 'BUTTON', 'OUTPUT', 'PROGRESS', 'METER', 'DATA']);
 
   S.elementOp('value', (args, element) => {
     if (VALUE_TAGS.has(element.tagName) && element.value !== undefined) {
-      const answer = { value: String(element.value) };
+      const answer = bounded({ value: String(element.value) }, 'value');
       if (element.tagName === 'SELECT' && element.multiple)
         answer.values = Array.from(element.selectedOptions, (option) => option.value);
       return answer;
     }
     if (element.isContentEditable)
-      return { value: element.innerText };
+      return bounded({ value: element.innerText }, 'value');
     const now = element.getAttribute('aria-valuenow');
     return { value: now === null ? null : now };
   });
@@ -61,7 +76,7 @@
   S.elementOp('attribute', (args, element) => {
     if (typeof args.name !== 'string' || args.name === '')
       S.fail('BAD_ARGUMENT', 'name must be a non-empty string');
-    return { value: element.getAttribute(args.name) };
+    return bounded({ value: element.getAttribute(args.name) }, 'value');
   });
 
   const round = (n) => Math.round(n * 100) / 100;
