@@ -1,6 +1,7 @@
 #!/usr/bin/gjs
-// test-gi-page-gjs.js: the read family of StwSurface from GJS, blocking and
-// under a main loop, on the pages app's forms page (no MCP involved).
+// test-gi-page-gjs.js: StwSurface's page operations from GJS — snapshot,
+// act by ref, read — blocking and under a main loop, on the pages app's
+// forms page (no MCP involved).
 //
 // SPDX-License-Identifier: LGPL-2.1-or-later
 //
@@ -83,6 +84,35 @@ test('reads run async under a main loop', () => {
   });
   loop.run();
   assertEqual(answer, 'Phone number');
+});
+
+test('snapshot, then act and read by ref, blocking and async', () => {
+  const window = state.window;
+  const options = Stagewright.SnapshotOptions.new();
+  options.set_format(Stagewright.SnapshotFormat.TEXT);
+  const text = toJs(window.snapshot_sync(options, null)).snapshot_text;
+  const refOf = (role, name) => {
+    const line = text.split('\n').find((l) => l.includes(`] ${role} ${JSON.stringify(name)}`));
+    if (!line) throw new Error(`no ${role} "${name}" in:\n${text}`);
+    return Stagewright.Target.new_for_ref(Number(/\[(\d+)\]/.exec(line)[1]));
+  };
+  const phone = refOf('textbox', 'Phone number');
+  const filled = toJs(window.fill_sync(phone, '+44 20 7946 0000', null, null));
+  assertEqual(filled.target.name, 'Phone number');
+  assertEqual(window.get_value_sync(phone, null)[0], '+44 20 7946 0000');
+
+  const loop = GLib.MainLoop.new(null, false);
+  let clicked = null;
+  window.click_async(sel('#bold'), null, null, (source, result) => {
+    try {
+      clicked = toJs(source.click_finish(result));
+    } finally {
+      loop.quit();
+    }
+  });
+  loop.run();
+  assertEqual(clicked.target.role, 'button');
+  assertEqual(window.get_attribute_sync(sel('#bold'), 'aria-pressed', null)[0], 'true');
 });
 
 print(`1..${tests.length}`);
