@@ -111,6 +111,8 @@ test('Playwright _electron drives the demo app through the stand-in', { timeout:
   let userData;
   try {
     const window = await app.firstWindow();
+    // The first window exists before its page has loaded (as in Electron).
+    await window.waitForLoadState('domcontentloaded');
     assert.match(window.url(), /\/demo-app\/index\.html$/);
     assert.equal(await window.title(), 'Stagewright Notes');
 
@@ -164,6 +166,7 @@ test('Playwright _electron drives the demo app through the stand-in', { timeout:
       app.waitForEvent('window'),
       window.getByRole('button', { name: 'New window' }).click(),
     ]);
+    await second.waitForLoadState('domcontentloaded');
     assert.match(second.url(), /\/demo-app\/second\.html$/);
     assert.equal(await second.title(), 'Stagewright Notes — Second window');
     await second.locator('#saved-count', { hasText: '1' }).waitFor();
@@ -266,6 +269,7 @@ test('process.exit(4) in the main process ends the app with status 4', { timeout
   const pid = app.process().pid;
   const exited = new Promise((resolve) => app.process().once('exit', (code, signal) => resolve({ code, signal })));
   const window = await app.firstWindow();
+  await window.waitForLoadState('domcontentloaded');
   assert.equal(await window.title(), 'Crash App');
   // Playwright is attached to the Node inspector, so Node prints "Waiting for the debugger
   // to disconnect..." and Playwright lets go, as with Electron.
