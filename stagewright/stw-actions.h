@@ -380,4 +380,22 @@ JsonObject *stw_surface_scroll_into_view_sync (StwSurface              *self,
                                                GCancellable            *cancellable,
                                                GError                 **error);
 
+STW_AVAILABLE_IN_1_0
+void        stw_surface_fill_form_async  (StwSurface             *self,
+                                          JsonArray              *fields,
+                                          const StwActionOptions *options,
+                                          GCancellable           *cancellable,
+                                          GAsyncReadyCallback     callback,
+                                          gpointer                user_data);
+STW_AVAILABLE_IN_1_0
+JsonObject *stw_surface_fill_form_finish (StwSurface    *self,
+                                          GAsyncResult  *result,
+                                          GError       **error);
+STW_AVAILABLE_IN_1_0
+JsonObject *stw_surface_fill_form_sync   (StwSurface             *self,
+                                          JsonArray              *fields,
+                                          const StwActionOptions *options,
+                                          GCancellable           *cancellable,
+                                          GError                **error);
+
 G_END_DECLS

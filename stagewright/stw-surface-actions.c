@@ -2686,3 +2686,301 @@ stw_surface_scroll_into_view_sync (StwSurface             *self,
              stw_surface_scroll_into_view_finish (self, _stw_sync_call_wait (&call), error));
   return ret;
 }
+
+/* --- fill a form ------------------------------------------------------------ */
+
+/* At most this many fields in one call: one concept, not a script. */
+#define MAX_FORM_FIELDS 50
+
+typedef struct
+{
+  JsonArray        *fields;
+  StwActionOptions *options;
+  guint             next;
+  StwTarget        *target;    /* the field being filled */
+  JsonArray        *filled;
+} FillForm;
+
+static void
+fill_form_free (FillForm *form)
+{
+  json_array_unref (form->fields);
+  stw_action_options_free (form->options);
+  g_clear_pointer (&form->target, stw_target_free);
+  json_array_unref (form->filled);
+  g_free (form);
+}
+
+static void fill_next_field (GTask *task);
+
+/* A field's failure, saying which field it was. */
+static void
+fail_field (GTask  *task,
+            GError *error)
+{
+  FillForm *form = g_task_get_task_data (task);
+  JsonObject *details = stw_error_get_details (error);
+  g_autoptr(JsonObject) merged = json_object_new ();
+
+  if (details != NULL)
+    {
+      g_autoptr(GList) members = json_object_get_members (details);
+      for (const GList *l = members; l != NULL; l = l->next)
+        json_object_set_member (merged, l->data, json_node_copy (json_object_get_member (details, l->data)));
+    }
+  json_object_set_int_member (merged, "field", form->next - 1);
+  json_object_set_int_member (merged, "filled", json_array_get_length (form->filled));
+  stw_error_set_details (error, merged);
+  g_task_return_error (task, error);
+  g_object_unref (task);
+}
+
+static void
+on_field_filled (GObject      *object,
+                 GAsyncResult *result,
+                 gpointer      user_data)
+{
+  GTask *task = user_data;
+  FillForm *form = g_task_get_task_data (task);
+  g_autoptr(JsonObject) answer = NULL;
+  GError *error = NULL;
+
+  answer = action_finish (STW_SURFACE (object), result, g_task_get_source_tag (G_TASK (result)), &error);
+  if (answer == NULL)
+    {
+      fail_field (task, error);
+      return;
+    }
+  if (json_object_has_member (answer, "target"))
+    json_array_add_element (form->filled, json_node_copy (json_object_get_member (answer, "target")));
+  fill_next_field (task);
+}
+
+/* A string goes into a <select> as an option (by label or value), into
+ * anything else as text: the page says which the field is. */
+static void
+on_field_described (GObject      *object,
+                    GAsyncResult *result,
+                    gpointer      user_data)
+{
+  GTask *task = user_data;
+  FillForm *form = g_task_get_task_data (task);
+  StwSurface *self = g_task_get_source_object (task);
+  JsonObject *field = json_array_get_object_element (form->fields, form->next - 1);
+  g_autoptr(JsonObject) answer = NULL;
+  GError *error = NULL;
+  const char *value = stw_json_get_string (field, "value");
+
+  answer = _stw_surface_element_op_finish (STW_SURFACE (object), result, NULL, &error);
+  if (answer == NULL)
+    {
+      fail_field (task, error);
+      return;
+    }
+  if (g_strcmp0 (stw_json_get_string (answer, "tag"), "select") == 0)
+    {
+      const char *values[] = { value, NULL };
+
+      stw_surface_select_options_async (self, form->target, values, form->options, g_task_get_cancellable (task),
+                                        on_field_filled, task);
+    }
+  else
+    stw_surface_fill_async (self, form->target, value, form->options, g_task_get_cancellable (task),
+                            on_field_filled, task);
+}
+
+static void
+fill_next_field (GTask *task)
+{
+  FillForm *form = g_task_get_task_data (task);
+  StwSurface *self = g_task_get_source_object (task);
+  GCancellable *cancellable = g_task_get_cancellable (task);
+  JsonObject *field;
+  JsonNode *value;
+  GError *error = NULL;
+
+  if (g_task_return_error_if_cancelled (task))
+    {
+      g_object_unref (task);
+      return;
+    }
+  if (form->next == json_array_get_length (form->fields))
+    {
+      JsonObject *result = json_object_new ();
+
+      json_object_set_array_member (result, "filled", json_array_ref (form->filled));
+      json_object_set_int_member (result, "count", json_array_get_length (form->filled));
+      g_task_return_pointer (task, result, (GDestroyNotify) json_object_unref);
+      g_object_unref (task);
+      return;
+    }
+
+  field = json_array_get_object_element (form->fields, form->next++);
+  g_clear_pointer (&form->target, stw_target_free);
+  form->target = stw_target_new_from_json (field, "ref", "selector", &error);
+  if (form->target == NULL && error == NULL)
+    error = bad_field ("fields", _("Every field needs a ref or a selector"));
+  if (error != NULL)
+    {
+      fail_field (task, error);
+      return;
+    }
+
+  value = json_object_get_member (field, "value");
+  if (JSON_NODE_HOLDS_VALUE (value) && json_node_get_value_type (value) == G_TYPE_BOOLEAN)
+    stw_surface_set_checked_async (self, form->target, json_node_get_boolean (value), form->options, cancellable,
+                                   on_field_filled, task);
+  else if (JSON_NODE_HOLDS_ARRAY (value))
+    {
+      g_autoptr(GPtrArray) values = g_ptr_array_new ();
+      JsonArray *array = json_node_get_array (value);
+
+      for (guint i = 0; i < json_array_get_length (array); i++)
+        g_ptr_array_add (values, (gpointer) json_array_get_string_element (array, i));
+      g_ptr_array_add (values, NULL);
+      stw_surface_select_options_async (self, form->target, (const char * const *) values->pdata, form->options,
+                                        cancellable, on_field_filled, task);
+    }
+  else
+    _stw_surface_element_op_async (self, form->target, "describe", NULL, cancellable, on_field_described, task);
+}
+
+/* Whether every field is {ref|selector, value} with a value of a kind
+ * fill_form knows; NULL, or the BAD_ARGUMENT saying what is wrong. */
+static GError *
+check_form_fields (JsonArray *fields)
+{
+  guint n = json_array_get_length (fields);
+
+  if (n == 0 || n > MAX_FORM_FIELDS)
+    return bad_field ("fields", _("Give between 1 and 50 fields"));
+  for (guint i = 0; i < n; i++)
+    {
+      JsonNode *node = json_array_get_element (fields, i);
+      JsonObject *field = JSON_NODE_HOLDS_OBJECT (node) ? json_node_get_object (node) : NULL;
+      JsonNode *value = field ? json_object_get_member (field, "value") : NULL;
+      gboolean ok = FALSE;
+
+      if (value != NULL && JSON_NODE_HOLDS_VALUE (value))
+        ok = json_node_get_value_type (value) == G_TYPE_BOOLEAN || json_node_get_value_type (value) == G_TYPE_STRING;
+      else if (value != NULL && JSON_NODE_HOLDS_ARRAY (value))
+        {
+          JsonArray *array = json_node_get_array (value);
+
+          ok = json_array_get_length (array) > 0;
+          for (guint j = 0; ok && j < json_array_get_length (array); j++)
+            {
+              JsonNode *item = json_array_get_element (array, j);
+              ok = JSON_NODE_HOLDS_VALUE (item) && json_node_get_value_type (item) == G_TYPE_STRING;
+            }
+        }
+      if (!ok)
+        return bad_field ("fields",
+                          _("Each field's value is a string (text, or an option), a boolean (checked) or a list of options"));
+    }
+  return NULL;
+}
+
+/**
+ * stw_surface_fill_form_async:
+ * @self: a #StwSurface
+ * @fields: `[{ref | selector, value}]`, 1 to 50 fields, filled in order
+ * @options: (nullable): force and timeout, for each field
+ * @cancellable: (nullable): a #GCancellable
+ * @callback: called when done
+ * @user_data: data for @callback
+ *
+ * Fills several fields of a form in one call, each the way its own method
+ * would: a boolean value checks or unchecks (as
+ * [method@Stagewright.Surface.set_checked_async]); a list of strings, or a
+ * string given to a `<select>`, chooses options by label or value (as
+ * [method@Stagewright.Surface.select_options_async]); any other string is
+ * filled in (as [method@Stagewright.Surface.fill_async]).
+ *
+ * The first field that fails ends the call with its error, whose details
+ * say which field (`field`, from 0) and how many were filled before it;
+ * those stay filled.
+ *
+ * Since: 1.0
+ */
+void
+stw_surface_fill_form_async (StwSurface             *self,
+                             JsonArray              *fields,
+                             const StwActionOptions *options,
+                             GCancellable           *cancellable,
+                             GAsyncReadyCallback     callback,
+                             gpointer                user_data)
+{
+  GTask *task;
+  FillForm *form;
+  GError *error;
+
+  g_return_if_fail (STW_IS_SURFACE (self));
+  g_return_if_fail (fields != NULL);
+
+  task = g_task_new (self, cancellable, callback, user_data);
+  g_task_set_source_tag (task, stw_surface_fill_form_async);
+  form = g_new0 (FillForm, 1);
+  form->fields = json_array_ref (fields);
+  form->options = options ? stw_action_options_copy (options) : stw_action_options_new ();
+  form->filled = json_array_new ();
+  g_task_set_task_data (task, form, (GDestroyNotify) fill_form_free);
+
+  error = check_form_fields (fields);
+  if (error != NULL)
+    {
+      g_task_return_error (task, error);
+      g_object_unref (task);
+      return;
+    }
+  fill_next_field (task);
+}
+
+/**
+ * stw_surface_fill_form_finish:
+ * @self: a #StwSurface
+ * @result: the result given to the callback
+ * @error: where to put the failure
+ *
+ * Returns: (transfer full): `{filled: [{ref, role, name}], count}`
+ *
+ * Since: 1.0
+ */
+JsonObject *
+stw_surface_fill_form_finish (StwSurface    *self,
+                              GAsyncResult  *result,
+                              GError       **error)
+{
+  g_return_val_if_fail (g_task_is_valid (result, self), NULL);
+  g_return_val_if_fail (g_task_get_source_tag (G_TASK (result)) == stw_surface_fill_form_async, NULL);
+  return g_task_propagate_pointer (G_TASK (result), error);
+}
+
+/**
+ * stw_surface_fill_form_sync:
+ * @self: a #StwSurface
+ * @fields: `[{ref | selector, value}]`
+ * @options: (nullable): force and timeout, for each field
+ * @cancellable: (nullable): a #GCancellable
+ * @error: where to put the failure
+ *
+ * Blocking [method@Stagewright.Surface.fill_form_async].
+ *
+ * Returns: (transfer full): `{filled: [{ref, role, name}], count}`
+ *
+ * Since: 1.0
+ */
+JsonObject *
+stw_surface_fill_form_sync (StwSurface             *self,
+                            JsonArray              *fields,
+                            const StwActionOptions *options,
+                            GCancellable           *cancellable,
+                            GError                **error)
+{
+  JsonObject *ret;
+
+  g_return_val_if_fail (STW_IS_SURFACE (self), NULL);
+  SYNC_CALL (self, stw_surface_fill_form_async (self, fields, options, cancellable, _stw_sync_call_callback, &call),
+             stw_surface_fill_form_finish (self, _stw_sync_call_wait (&call), error));
+  return ret;
+}

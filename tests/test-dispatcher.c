@@ -613,8 +613,9 @@ static const char * const essential_names[] = {
   "electron_exists", "electron_wait_for_selector", "electron_wait_for_state",
   "electron_expect_text", "electron_expect_value", "electron_expect_visible",
   "electron_expect_state", "electron_expect_count", "electron_expect_url",
-  /* Issue 8: the essential profile shows screenshots too. */
-  "electron_screenshot", NULL
+  /* Issue 8: the essential profile shows screenshots too, and fills a
+   * form in one call (a stagewright addition to the reference). */
+  "electron_screenshot", "electron_fill_form", NULL
 };
 static const char * const testing_only_names[] = {
   "electron_hover", "electron_drag", "electron_drop_file", "electron_keyboard_type",
@@ -697,17 +698,17 @@ test_profiles_contract (void)
     gboolean       testing_only;
     gboolean       debug_only;
   } profiles[] = {
-    { STW_TOOL_PROFILE_ESSENTIAL, "essential", 28, FALSE, FALSE },
-    { STW_TOOL_PROFILE_TESTING, "testing", 49, TRUE, FALSE },
-    { STW_TOOL_PROFILE_DEBUG, "debug", 47, FALSE, TRUE },
-    { STW_TOOL_PROFILE_FULL, "full", 55, TRUE, TRUE },
+    { STW_TOOL_PROFILE_ESSENTIAL, "essential", 29, FALSE, FALSE },
+    { STW_TOOL_PROFILE_TESTING, "testing", 50, TRUE, FALSE },
+    { STW_TOOL_PROFILE_DEBUG, "debug", 48, FALSE, TRUE },
+    { STW_TOOL_PROFILE_FULL, "full", 56, TRUE, TRUE },
   };
   g_autoptr(TestTool) ungoverned = test_tool_new ("myplugin_tool", TEST_MODE_ECHO);
   g_autoptr(StwToolProvider) core = stw_core_tool_provider_new ();
   g_autoptr(GList) core_tools = stw_tool_provider_list_tools (core);
 
   g_assert_cmpuint (G_N_ELEMENTS (essential_names) + G_N_ELEMENTS (testing_only_names) +
-                    G_N_ELEMENTS (debug_only_names) + G_N_ELEMENTS (testing_and_debug_names) - 4, ==, 55);
+                    G_N_ELEMENTS (debug_only_names) + G_N_ELEMENTS (testing_and_debug_names) - 4, ==, 56);
 
   /* A tool is in the profiles its flags name, and by default in all. */
   g_assert_cmpuint (stw_tool_get_profiles (STW_TOOL (ungoverned)), ==, STW_TOOL_PROFILE_FLAGS_ALL);
@@ -723,7 +724,7 @@ test_profiles_contract (void)
 
       g_assert_cmpuint (profile_size (profiles[i].profile), ==, profiles[i].size);
       g_assert_cmpuint (count_in_profile (profiles[i].profile, essential_names,
-                                          G_N_ELEMENTS (essential_names) - 1), ==, 28);
+                                          G_N_ELEMENTS (essential_names) - 1), ==, 29);
       g_assert_cmpuint (count_in_profile (profiles[i].profile, testing_only_names,
                                           G_N_ELEMENTS (testing_only_names) - 1),
                         ==, profiles[i].testing_only ? G_N_ELEMENTS (testing_only_names) - 1 : 0);
@@ -2106,7 +2107,7 @@ static const char * const session_tools[] = {
   "electron_click", "electron_hover", "electron_drag", "electron_type", "electron_keyboard_type",
   "electron_type_into_editor", "electron_key", "electron_press_sequence", "electron_clear_input",
   "electron_select_option", "electron_check", "electron_uncheck", "electron_set_files",
-  "electron_drop_file", "electron_scroll", "electron_scroll_into_view",
+  "electron_drop_file", "electron_scroll", "electron_scroll_into_view", "electron_fill_form",
   NULL
 };
 

@@ -120,6 +120,15 @@ click_invoke (StwTool       *tool,
 }
 
 static void
+fill_form_invoke (StwTool       *tool,
+                  StwInvocation *invocation)
+{
+  PRELUDE (FALSE);
+  stw_surface_fill_form_async (surface, json_object_get_array_member (args, "fields"), options, cancellable, on_done,
+                               call_new (invocation, stw_surface_fill_form_finish));
+}
+
+static void
 hover_invoke (StwTool       *tool,
               StwInvocation *invocation)
 {
@@ -390,6 +399,21 @@ static const StwToolSpec interact_specs[] = {
     .profiles = STW_IN_ESSENTIAL,
     .session = STW_SESSION_REQUIREMENT_REQUIRED,
     .invoke = clear_invoke,
+  },
+  {
+    .name = "electron_fill_form",
+    .description = "Fill fields in order: strings are typed in (or pick a <select> option by label or value), "
+                   "booleans check or uncheck. Returns {filled[], count}.",
+    .input_schema =
+      "{\"type\":\"object\",\"additionalProperties\":false,\"required\":[\"fields\"],\"properties\":{"
+      STW_SCHEMA_SESSION_ID ",\"fields\":{\"type\":\"array\",\"minItems\":1,\"maxItems\":50,\"items\":"
+      "{\"type\":\"object\",\"required\":[\"value\"],\"properties\":{" STW_SCHEMA_TARGET ","
+      "\"value\":{\"type\":[\"string\",\"boolean\",\"array\"]}}}}" P_ACT "}}",
+    .operation_type = STW_OPERATION_COMMAND,
+    .errors = E_POINTER " TYPE_NO_EFFECT",
+    .profiles = STW_IN_ESSENTIAL,
+    .session = STW_SESSION_REQUIREMENT_REQUIRED,
+    .invoke = fill_form_invoke,
   },
   {
     .name = "electron_select_option",

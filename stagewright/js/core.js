@@ -188,3 +188,6 @@ S.elementOp = function elementOp (name, fn) {
   fn.element = true;
   S.ops[name] = fn;
 };
+
+// What an element is, for a library that must choose how to act on it.
+S.elementOp('describe', (args, element) => ({ tag: element.localName }));

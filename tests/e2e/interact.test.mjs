@@ -506,6 +506,39 @@ test('extras: a styled checkbox through its label, an HTML5 drag and drop, a cli
   ok(await call('electron_stop', {}));
 });
 
+test('electron_fill_form: text, a select by label, a checkbox, in one call; a failing field is named', async () => {
+  await launchPage('signup');
+  const snapshot = ok(await call('electron_snapshot', { format: 'text' })).snapshot_text;
+  const refOf = (role, name) => Number(/\[(\d+)\]/.exec(snapshot.split('\n').find((l) => l.includes(`] ${role} "${name}"`)))[1]);
+  const filled = ok(await call('electron_fill_form', {
+    fields: [
+      { ref: refOf('textbox', 'Full name'), value: 'Ada Lovelace' },
+      { selector: '#email', value: 'ada@example.org' },
+      { ref: refOf('combobox', 'Plan'), value: 'Pro' },
+      { ref: refOf('checkbox', 'I accept the terms'), value: true },
+    ],
+  }));
+  assert.equal(filled.count, 4);
+  assert.deepEqual(filled.filled.map((t) => t.name), ['Full name', 'Email', 'Plan', 'I accept the terms']);
+  assert.equal(await value('#name'), 'Ada Lovelace');
+  assert.equal(await value('#email'), 'ada@example.org');
+  assert.equal(await value('#plan'), 'pro');
+  assert.equal(ok(await call('electron_get_state', { selector: '#terms' })).state.checked, true);
+
+  // The second field fails: the first stays filled, and the error says which.
+  const failed = failsWith(await call('electron_fill_form', {
+    fields: [{ selector: '#name', value: 'Grace' }, { selector: '#nope', value: 'x' }],
+  }), 'SELECTOR_NO_MATCH');
+  assert.equal(failed.details.field, 1);
+  assert.equal(failed.details.filled, 1);
+  assert.equal(await value('#name'), 'Grace');
+
+  for (const fields of [[], [{ selector: '#name' }], [{ selector: '#name', value: 3 }], [{ value: 'x' }],
+    [{ selector: '#name', value: [] }], Array.from({ length: 51 }, () => ({ selector: '#name', value: 'x' }))])
+    failsWith(await call('electron_fill_form', { fields }), 'BAD_ARGUMENT');
+  ok(await call('electron_stop', {}));
+});
+
 test('shadow DOM: clicks and typing reach controls in open shadow roots, nested ones, and slots', async () => {
   await launchPage('shadow');
   ok(await call('electron_click', { selector: '#open-button' }));
