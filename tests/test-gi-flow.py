@@ -8,10 +8,11 @@
 #
 # Runs under Debian's /usr/bin/python3 (it has PyGObject); prints TAP.
 
+import json
 import re
 import sys
 
-from stwtest import (PAGES_APP, Stagewright, expect_error, missing_fixture,
+from stwtest import (Json, PAGES_APP, Stagewright, expect_error, missing_fixture,
                      page_launch_options, run_async, run_tap, to_python)
 
 TESTS = []
@@ -113,10 +114,15 @@ def async_calls_sign_up():
     surface = session.get_active_surface()
 
     text = to_python(call('snapshot', surface, text_options()))['snapshot_text']
-    call('fill', surface, by_ref(ref_of(text, 'textbox', 'Full name')), 'Ada Lovelace', None)
-    call('fill', surface, by_ref(ref_of(text, 'textbox', 'Email')), 'ada@example.org', None)
-    call('select_options', surface, by_ref(ref_of(text, 'combobox', 'Plan')), ['pro'], None)
-    call('set_checked', surface, by_ref(ref_of(text, 'checkbox', 'I accept the terms')), True, None)
+    # The whole form in one call; the plan by its value this time.
+    fields = Json.from_string(json.dumps([
+        dict(ref=ref_of(text, 'textbox', 'Full name'), value='Ada Lovelace'),
+        dict(ref=ref_of(text, 'textbox', 'Email'), value='ada@example.org'),
+        dict(ref=ref_of(text, 'combobox', 'Plan'), value='pro'),
+        dict(ref=ref_of(text, 'checkbox', 'I accept the terms'), value=True),
+    ])).get_array()
+    filled = to_python(call('fill_form', surface, fields, None))
+    assert filled['count'] == 4, filled
     call('click', surface, by_ref(ref_of(text, 'button', 'Sign up')), None)
 
     found = to_python(call('find', surface, to_filters(role='status')))
