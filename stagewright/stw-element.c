@@ -36,17 +36,6 @@ element_op_free (ElementOp *data)
   g_free (data);
 }
 
-static JsonObject *
-copy_object (JsonObject *object)
-{
-  JsonObject *copy = json_object_new ();
-  g_autoptr(GList) members = object ? json_object_get_members (object) : NULL;
-
-  for (const GList *l = members; l != NULL; l = l->next)
-    json_object_set_member (copy, l->data, json_node_copy (json_object_get_member (object, l->data)));
-  return copy;
-}
-
 /* REF_NOT_FOUND for a ref whose element is gone, with what looks like it. */
 static GError *
 stale_ref_error (StwRefTable  *refs,
@@ -214,7 +203,8 @@ _stw_surface_element_op_async (StwSurface          *self,
   data = g_new0 (ElementOp, 1);
   data->session = g_object_ref (session);
   data->op = g_strdup (op);
-  data->args = copy_object (args);
+  data->args = json_object_new ();
+  stw_json_object_copy_members (data->args, args, NULL);
   data->ref = stw_target_get_ref (target);
   g_task_set_task_data (task, data, (GDestroyNotify) element_op_free);
 

@@ -28,6 +28,12 @@ G_BEGIN_DECLS
 gsize     stw_json_value_budget (gsize length);
 const char *stw_json_get_string (JsonObject *object,
                                  const char *member);
+/* Sets @src's members on @dest (json_node_copy(): an object or array
+ * member is shared, not duplicated), but those @except names (NULL, or a
+ * NULL-terminated list). @src may be NULL. */
+void      stw_json_object_copy_members (JsonObject        *dest,
+                                        JsonObject        *src,
+                                        const char * const *except);
 
 #define STW_JSON_ERROR (stw_json_error_quark ())
 

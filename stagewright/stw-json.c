@@ -513,6 +513,20 @@ stw_json_get_string (JsonObject *object,
   return object ? json_object_get_string_member_with_default (object, member, NULL) : NULL;
 }
 
+void
+stw_json_object_copy_members (JsonObject         *dest,
+                              JsonObject         *src,
+                              const char * const *except)
+{
+  g_autoptr(GList) members = src ? json_object_get_members (src) : NULL;
+
+  g_return_if_fail (dest != NULL);
+
+  for (const GList *l = members; l != NULL; l = l->next)
+    if (except == NULL || !g_strv_contains (except, l->data))
+      json_object_set_member (dest, l->data, json_node_copy (json_object_get_member (src, l->data)));
+}
+
 /**
  * stw_json_value_budget:
  * @length: the length of a message's text, in bytes

@@ -913,11 +913,9 @@ on_simple_op (GObject      *object,
       return;
     }
   {
-    g_autoptr(GList) members = json_object_get_members (answer);
-    for (const GList *l = members; l != NULL; l = l->next)
-      if (!g_str_equal (l->data, "x") && !g_str_equal (l->data, "y") && !g_str_equal (l->data, "key") &&
-          !g_str_equal (l->data, "changed"))
-        json_object_set_member (action->result, l->data, json_node_copy (json_object_get_member (answer, l->data)));
+    static const char * const page_only[] = { "x", "y", "key", "changed", NULL };
+
+    stw_json_object_copy_members (action->result, answer, page_only);
   }
   action_done (task);
 }
@@ -2719,15 +2717,9 @@ fail_field (GTask  *task,
             GError *error)
 {
   FillForm *form = g_task_get_task_data (task);
-  JsonObject *details = stw_error_get_details (error);
   g_autoptr(JsonObject) merged = json_object_new ();
 
-  if (details != NULL)
-    {
-      g_autoptr(GList) members = json_object_get_members (details);
-      for (const GList *l = members; l != NULL; l = l->next)
-        json_object_set_member (merged, l->data, json_node_copy (json_object_get_member (details, l->data)));
-    }
+  stw_json_object_copy_members (merged, stw_error_get_details (error), NULL);
   json_object_set_int_member (merged, "field", form->next - 1);
   json_object_set_int_member (merged, "filled", json_array_get_length (form->filled));
   stw_error_set_details (error, merged);

@@ -1361,11 +1361,7 @@ call_in_world (GTask *task)
       return;
     }
 
-  {
-    g_autoptr(GList) members = json_object_get_members (call->params);
-    for (const GList *l = members; l != NULL; l = l->next)
-      json_object_set_member (params, l->data, json_node_copy (json_object_get_member (call->params, l->data)));
-  }
+  stw_json_object_copy_members (params, call->params, NULL);
   call->world_id = self->world_id;
   /* The same thing under two names. */
   json_object_set_int_member (params, g_str_equal (call->method, "Runtime.evaluate") ? "contextId" : "executionContextId",

@@ -696,7 +696,7 @@ listed_schema (StwSchema *schema)
   JsonNode *node = stw_schema_get_node (schema);
   JsonObject *object = JSON_NODE_HOLDS_OBJECT (node) ? json_node_get_object (node) : NULL;
   JsonNode *extra = object ? json_object_get_member (object, "additionalProperties") : NULL;
-  g_autoptr(GList) members = NULL;
+  static const char * const closed[] = { "additionalProperties", NULL };
   JsonObject *listed;
 
   if (extra == NULL || !JSON_NODE_HOLDS_VALUE (extra) ||
@@ -706,10 +706,7 @@ listed_schema (StwSchema *schema)
   /* A new object: json_node_copy() shares the schema's own, which the
    * dispatcher validates with. */
   listed = json_object_new ();
-  members = json_object_get_members (object);
-  for (const GList *l = members; l != NULL; l = l->next)
-    if (!g_str_equal (l->data, "additionalProperties"))
-      json_object_set_member (listed, l->data, json_node_copy (json_object_get_member (object, l->data)));
+  stw_json_object_copy_members (listed, object, closed);
   node = json_node_init_object (json_node_alloc (), listed);
   json_object_unref (listed);
   return node;
