@@ -580,7 +580,7 @@ on_ready_evaluated (GObject      *object,
   Start *start = g_task_get_task_data (task);
   g_autoptr(JsonNode) value = NULL;
 
-  value = _stw_surface_call_script_finish (STW_SURFACE (object), result, NULL);
+  value = _stw_surface_call_page_finish (STW_SURFACE (object), result, NULL, NULL);
   if (value != NULL && JSON_NODE_HOLDS_VALUE (value) &&
       json_node_get_value_type (value) == G_TYPE_BOOLEAN && json_node_get_boolean (value))
     {
@@ -605,7 +605,7 @@ on_ready_evaluated (GObject      *object,
   poll_ready (g_steal_pointer (&task));
 }
 
-/* Runs js/ready.js in the active window's isolated world. */
+/* Asks the page-side module (js/ready.js) of the active window. */
 static void
 check_ready (GTask *task)
 {
@@ -625,11 +625,10 @@ check_ready (GTask *task)
       return;
     }
   {
-    g_autoptr(JsonArray) args = json_array_new ();
+    g_autoptr(JsonObject) args = json_object_new ();
 
-    json_array_add_string_element (args, stw_surface_get_url (window) ? stw_surface_get_url (window) : "");
-    _stw_surface_call_script_async (window, STW_SCRIPT_READY, args, g_task_get_cancellable (task),
-                                    on_ready_evaluated, task);
+    json_object_set_string_member (args, "targetUrl", stw_surface_get_url (window) ? stw_surface_get_url (window) : "");
+    _stw_surface_call_page_async (window, "ready", args, g_task_get_cancellable (task), on_ready_evaluated, task);
   }
 }
 

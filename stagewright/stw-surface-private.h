@@ -10,9 +10,6 @@
 
 G_BEGIN_DECLS
 
-/* The page-side scripts (stagewright/js/), by resource name. */
-#define STW_SCRIPT_READY       "ready.js"
-
 StwSurface *_stw_surface_new              (StwSession     *session,
                                            StwTransport   *transport,
                                            const char     *id,
@@ -42,19 +39,6 @@ StwTransport *_stw_surface_get_transport  (StwSurface *self);
 /* The main context that was thread-default when the surface was made:
  * what its blocking calls iterate. */
 GMainContext *_stw_surface_get_context    (StwSurface *self);
-
-/* Calls the function a page-side script (js/<script>) evaluates to, with
- * @args (JSON values, may be NULL), in the surface's isolated world;
- * answers the value it returns, by JSON. */
-void        _stw_surface_call_script_async  (StwSurface          *self,
-                                             const char          *script,
-                                             JsonArray           *args,
-                                             GCancellable        *cancellable,
-                                             GAsyncReadyCallback  callback,
-                                             gpointer             user_data);
-JsonNode   *_stw_surface_call_script_finish (StwSurface    *self,
-                                             GAsyncResult  *result,
-                                             GError       **error);
 
 /* Runs an op of the page-side module (docs/page-ops.md) with @args in the
  * surface's isolated world: one round trip. A failure the op reports

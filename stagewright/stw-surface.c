@@ -28,6 +28,7 @@ GResource *stw_get_resource (void);
  * this order, run once in every isolated world a surface makes. */
 static const char * const STW_PAGE_MODULE[] = {
   "core.js",
+  "ready.js",
   "a11y.js",
   "actions.js",
   "read.js",
@@ -1543,44 +1544,6 @@ start_world_call (StwSurface          *self,
   json_object_set_boolean_member (call->params, "awaitPromise", TRUE);
   g_task_set_task_data (task, call, (GDestroyNotify) world_call_free);
   ensure_world (task);
-}
-
-void
-_stw_surface_call_script_async (StwSurface          *self,
-                                const char          *script,
-                                JsonArray           *args,
-                                GCancellable        *cancellable,
-                                GAsyncReadyCallback  callback,
-                                gpointer             user_data)
-{
-  g_autofree char *path = g_strconcat (SCRIPT_RESOURCE_PREFIX, script, NULL);
-  g_autoptr(GBytes) source = g_resource_lookup_data (stw_get_resource (), path, G_RESOURCE_LOOKUP_FLAGS_NONE, NULL);
-  g_autoptr(JsonObject) params = json_object_new ();
-  JsonArray *call_args = json_array_new ();
-
-  /* A missing script is a packaging bug, not a runtime condition. */
-  g_return_if_fail (source != NULL);
-
-  json_object_set_string_member (params, "functionDeclaration", g_bytes_get_data (source, NULL));
-  for (guint i = 0; args != NULL && i < json_array_get_length (args); i++)
-    {
-      JsonObject *arg = json_object_new ();
-      json_object_set_member (arg, "value", json_node_copy (json_array_get_element (args, i)));
-      json_array_add_object_element (call_args, arg);
-    }
-  json_object_set_array_member (params, "arguments", call_args);
-  start_world_call (self, "Runtime.callFunctionOn", params, _stw_surface_call_script_async,
-                    cancellable, callback, user_data);
-}
-
-JsonNode *
-_stw_surface_call_script_finish (StwSurface    *self,
-                                 GAsyncResult  *result,
-                                 GError       **error)
-{
-  g_return_val_if_fail (g_task_is_valid (result, self), NULL);
-  g_return_val_if_fail (g_task_get_source_tag (G_TASK (result)) == _stw_surface_call_script_async, NULL);
-  return g_task_propagate_pointer (G_TASK (result), error);
 }
 
 void

@@ -2383,7 +2383,7 @@ browser_handle (StwTestCdpPeer *peer,
     }
   else if (g_str_equal (method, "Runtime.callFunctionOn"))
     {
-      /* ready.js answers true; the page module's screenshotBox op a box. */
+      /* Page ops answer true (ready, say); screenshotBox answers a box. */
       JsonObject *params = json_object_get_object_member (request, "params");
       const char *function = json_object_get_string_member_with_default (params, "functionDeclaration", "");
       JsonArray *arguments = json_object_has_member (params, "arguments")

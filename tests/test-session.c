@@ -92,17 +92,17 @@ capture_surface (StwSurface                 *surface,
 }
 
 static JsonNode *
-call_script (StwSurface  *surface,
-             const char  *script,
-             JsonArray   *args,
-             GError     **error)
+call_page (StwSurface  *surface,
+           const char  *op,
+           JsonObject  *args,
+           GError     **error)
 {
   Wait wait = { 0 };
   g_autoptr(GAsyncResult) result = NULL;
 
-  _stw_surface_call_script_async (surface, script, args, NULL, on_result, &wait);
+  _stw_surface_call_page_async (surface, op, args, NULL, on_result, &wait);
   result = wait_result (&wait, 10000);
-  return _stw_surface_call_script_finish (surface, result, error);
+  return _stw_surface_call_page_finish (surface, result, NULL, error);
 }
 
 static JsonNode *
@@ -440,7 +440,7 @@ world_dropped (gpointer data)
 static gboolean
 ready_again (gpointer data)
 {
-  g_autoptr(JsonNode) value = call_script (data, STW_SCRIPT_READY, NULL, NULL);
+  g_autoptr(JsonNode) value = call_page (data, "ready", NULL, NULL);
 
   return value != NULL && JSON_NODE_HOLDS_VALUE (value) && json_node_get_boolean (value);
 }
@@ -463,7 +463,7 @@ test_isolated_world (void)
     return;
 
   window = stw_session_get_active_window (app.session);
-  first = call_script (window, STW_SCRIPT_READY, NULL, &error);
+  first = call_page (window, "ready", NULL, &error);
   g_assert_no_error (error);
   g_assert_true (json_node_get_boolean (first));
   world = _stw_surface_get_world_id (window);
@@ -629,7 +629,7 @@ test_fake_world_cached (Fake          *fake,
 
   /* A stale context is made again, once, and the call retried. */
   stw_test_cdp_browser_set_stale_replies (fake->browser, 1);
-  value = call_script (window, STW_SCRIPT_READY, NULL, &error);
+  value = call_page (window, "ready", NULL, &error);
   g_assert_no_error (error);
   g_assert_true (json_node_get_boolean (value));
   g_assert_cmpuint (fake_count (fake, "Page.createIsolatedWorld"), ==, 2);
@@ -638,7 +638,7 @@ test_fake_world_cached (Fake          *fake,
 
   /* Twice stale is an error, not a loop. */
   stw_test_cdp_browser_set_stale_replies (fake->browser, 2);
-  value = call_script (window, STW_SCRIPT_READY, NULL, &error);
+  value = call_page (window, "ready", NULL, &error);
   g_assert_error (error, STW_CDP_ERROR, STW_CDP_ERROR_SERVER_ERROR);
   g_assert_null (value);
   g_assert_cmpuint (fake_count (fake, "Page.createIsolatedWorld"), ==, 3);
@@ -651,7 +651,7 @@ test_fake_world_cached (Fake          *fake,
   stw_test_cdp_peer_send (fake->peer, "{\"method\":\"Page.frameNavigated\",\"sessionId\":\"S2\",\"params\":{\"frame\":{\"id\":\"T1\"}}}");
   stw_test_cdp_peer_send (fake->peer, "{\"method\":\"Page.frameNavigated\",\"sessionId\":\"S1\",\"params\":{\"frame\":{\"id\":\"T1\"}}}");
   spin_until (world_dropped, window, 2000);
-  value = call_script (window, STW_SCRIPT_READY, NULL, &error);
+  value = call_page (window, "ready", NULL, &error);
   g_assert_no_error (error);
   g_assert_cmpuint (fake_count (fake, "Page.createIsolatedWorld"), ==, 4);
   g_assert_cmpint (_stw_surface_get_world_id (window), >, world);

@@ -2,11 +2,15 @@
 // defines it: parsed, and showing something meaningful (text, or a control,
 // image or landmark).
 //
-// Runs in Stagewright's isolated world through Runtime.callFunctionOn; the
-// app's own globals are not visible here and cannot interfere.
+// Part of the page-side module (docs/page-ops.md): it runs in Stagewright's
+// isolated world, where the app's own globals are not visible and cannot
+// interfere.
 //
 // SPDX-License-Identifier: LGPL-2.1-or-later
-(function ready(targetUrl) {
+
+// ready {targetUrl} → true or false
+S.ops.ready = function ready (args) {
+  const targetUrl = args.targetUrl;
   if (document.readyState === 'loading' || !document.body)
     return false;
   // An empty page that was asked for (plain Chromium on about:blank) will
@@ -21,4 +25,4 @@
     return true;
   return !!document.querySelector('button,input,select,textarea,a[href],[role],img,svg,canvas,' +
                                   'table,h1,h2,h3,h4,h5,h6,[data-testid]');
-})
+};
