@@ -1282,10 +1282,13 @@ static gboolean
 is_stale_context (const GError *error)
 {
   /* Chromium's words when a context id no longer exists (the frame
-   * navigated, or the world went with its document). */
+   * navigated, or the world went with its document), and when it goes
+   * while a call runs in it (the document navigated mid-call). */
   return error->domain == STW_CDP_ERROR && error->message != NULL &&
          (strstr (error->message, "Cannot find context") != NULL ||
-          strstr (error->message, "Cannot find execution context") != NULL);
+          strstr (error->message, "Cannot find execution context") != NULL ||
+          strstr (error->message, "Inspected target navigated or closed") != NULL ||
+          strstr (error->message, "Execution context was destroyed") != NULL);
 }
 
 JsonNode *
