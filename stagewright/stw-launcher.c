@@ -44,6 +44,7 @@
 /* Cheap until the main process has exited; /proc is scanned only then. */
 #define GROUP_POLL_MS 10
 #define GROUP_GONE_MAX_MS 5000
+#define SWEEP_POLL_MS 50
 
 struct _StwProcess
 {
@@ -405,6 +406,127 @@ release_to_guard (StwProcess *self)
     remove_tree (self->temp_root);
 }
 
+/* Whether one NUL-separated entry of /proc/PID/@file names @temp_root:
+ * in environ a TMPDIR that is it or below it, in cmdline any argument
+ * with a path below it. */
+static gboolean
+proc_file_names (const char *pid,
+                 const char *file,
+                 const char *temp_root)
+{
+  g_autofree char *path = g_build_filename ("/proc", pid, file, NULL);
+  g_autofree char *contents = NULL;
+  gboolean is_environ = g_str_equal (file, "environ");
+  gsize root_len = strlen (temp_root);
+  gsize length;
+
+  if (!g_file_get_contents (path, &contents, &length, NULL))
+    return FALSE;  /* gone, a zombie (empty), or not ours to read */
+  for (gsize at = 0; at < length; at += strlen (contents + at) + 1)
+    {
+      const char *entry = contents + at;
+
+      if (is_environ)
+        {
+          if (g_str_has_prefix (entry, "TMPDIR=") &&
+              strncmp (entry + 7, temp_root, root_len) == 0 &&
+              (entry[7 + root_len] == '\0' || entry[7 + root_len] == '/'))
+            return TRUE;
+        }
+      else
+        {
+          const char *found = strstr (entry, temp_root);
+
+          if (found != NULL && found[root_len] == '/')
+            return TRUE;
+        }
+    }
+  return FALSE;
+}
+
+/* Whether a live process still uses @temp_root. Some helpers leave the
+ * group on purpose: Chromium's crashpad handler double-forks and calls
+ * setsid(), so it outlives the browser by a second or two and writes its
+ * database into our directory meanwhile. The directory is private and
+ * freshly made, so its path names our processes exactly; this only
+ * checks, it never signals anyone. */
+static gboolean
+temp_root_in_use (const char *temp_root)
+{
+  g_autoptr(GDir) dir = g_dir_open ("/proc", 0, NULL);
+  const char *name;
+
+  while (dir != NULL && (name = g_dir_read_name (dir)) != NULL)
+    {
+      if (!g_ascii_isdigit (name[0]))
+        continue;
+      if (proc_file_names (name, "environ", temp_root) || proc_file_names (name, "cmdline", temp_root))
+        return TRUE;
+    }
+  return FALSE;
+}
+
+typedef struct
+{
+  char   *temp_root;
+  gint64  deadline_us;
+} Sweep;
+
+static void
+sweep_free (gpointer data)
+{
+  Sweep *sweep = data;
+
+  g_free (sweep->temp_root);
+  g_free (sweep);
+}
+
+static gboolean
+on_sweep (gpointer user_data)
+{
+  Sweep *sweep = user_data;
+  gboolean in_use = temp_root_in_use (sweep->temp_root);
+
+  if (!in_use || g_get_monotonic_time () >= sweep->deadline_us)
+    {
+      remove_tree (sweep->temp_root);
+      if (!g_file_test (sweep->temp_root, G_FILE_TEST_EXISTS))
+        return G_SOURCE_REMOVE;
+      if (g_get_monotonic_time () >= sweep->deadline_us)
+        {
+          g_warning ("Could not remove %s: a process outside the app's group still writes there",
+                     sweep->temp_root);
+          return G_SOURCE_REMOVE;
+        }
+    }
+  return G_SOURCE_CONTINUE;
+}
+
+/* Removes @temp_root now, and again once the last process outside the
+ * group that still uses it has gone (bounded), on @context. */
+static void
+remove_temp_root (const char   *temp_root,
+                  GMainContext *context)
+{
+  g_autoptr(GSource) source = NULL;
+  Sweep *sweep;
+
+  if (temp_root == NULL)
+    return;
+  remove_tree (temp_root);
+  if (!g_file_test (temp_root, G_FILE_TEST_EXISTS) && !temp_root_in_use (temp_root))
+    return;
+
+  g_debug ("%s is still in use outside the app's process group; removing it when that ends", temp_root);
+  sweep = g_new0 (Sweep, 1);
+  sweep->temp_root = g_strdup (temp_root);
+  sweep->deadline_us = g_get_monotonic_time () + (gint64) GROUP_GONE_MAX_MS * 1000;
+  source = g_timeout_source_new (SWEEP_POLL_MS);
+  g_source_set_callback (source, on_sweep, sweep, sweep_free);
+  g_source_set_static_name (source, "[stagewright] temp root sweep");
+  g_source_attach (source, context);
+}
+
 static void
 cleanup_after_exit (StwProcess *self)
 {
@@ -413,7 +535,7 @@ cleanup_after_exit (StwProcess *self)
   self->cleaned = TRUE;
 
   g_debug ("Process group %d is gone; removing %s", (int) self->pid, self->temp_root);
-  remove_tree (self->temp_root);
+  remove_temp_root (self->temp_root, self->context);
 
   /* Tell the guard all is done; it exits without touching anything. */
   if (self->guard_stdin != NULL)

@@ -207,6 +207,15 @@ entries_in (const char *path)
   return count;
 }
 
+/* What is in @path, for the log of a failing check. */
+static void
+list_tree (const char *path)
+{
+  g_autofree char *command = g_strdup_printf ("find '%s' -ls >&2", path);
+
+  (void) system (command);
+}
+
 /* Nothing of what a test launched in @scratch is left: no process, and
  * no directory but what the test made itself (@keep entries). */
 static void
@@ -219,6 +228,8 @@ assert_nothing_left (const char *scratch,
          g_get_monotonic_time () < deadline)
     spin (50);
   g_assert_cmpuint (processes_with (scratch), ==, 0);
+  if (entries_in (scratch) != keep)
+    list_tree (scratch);
   g_assert_cmpuint (entries_in (scratch), ==, keep);
 }
 
@@ -848,6 +859,41 @@ test_executable_only (void)
   rm_tree (scratch);
 }
 
+/* A helper that leaves the app's process group on purpose and writes into
+ * the app's TMPDIR after the group is gone (Chromium's crashpad handler
+ * does: setsid, then it updates its database as it exits): the directory
+ * still goes away, once the helper has ended, and the helper is not
+ * signalled by us. */
+static void
+test_straggler_outside_group (void)
+{
+  g_autofree char *scratch = make_scratch ();
+  g_autofree char *wrapper = g_build_filename (scratch, "wrap", NULL);
+  g_autofree char *body = NULL;
+  g_autoptr(StwSessionManager) manager = stw_session_manager_new ();
+  g_autoptr(StwLaunchOptions) options = stw_launch_options_new ();
+  g_autoptr(GError) error = NULL;
+  g_autoptr(StwSession) session = NULL;
+
+  body = g_strdup_printf ("#!/bin/sh\n"
+                          "setsid sh -c 'while [ -e /proc/$1 ]; do sleep 0.05; done; sleep 0.3; "
+                          "mkdir -p \"$TMPDIR/Crash Reports\"; echo late > \"$TMPDIR/Crash Reports/settings\"' "
+                          "straggler $$ </dev/null >/dev/null 2>&1 &\n"
+                          "exec '%s' \"$@\"\n", electron);
+  write_script (wrapper, body);
+  g_setenv ("TMPDIR", scratch, TRUE);
+  stw_launch_options_set_executable_path (options, wrapper);
+  stw_launch_options_set_args (options, (const char *[]) { demo_app, NULL });
+  session = launch (manager, options, &error);
+  g_assert_no_error (error);
+  stop (session);
+  /* The straggler outlives the group by 0.3 s and then recreates the
+   * directory; the launcher removes it after that. */
+  assert_nothing_left (scratch, 1);
+  g_unsetenv ("TMPDIR");
+  rm_tree (scratch);
+}
+
 /* A binary that refuses --inspect (fuse off): packaged launches still
  * work, without main-process operations and saying why; a launch with
  * main cannot work and says so. */
@@ -1451,6 +1497,7 @@ main (int    argc,
   g_test_add_func ("/launch/refuse/non-loopback-endpoint", test_refuse_non_loopback_endpoint);
   g_test_add_func ("/launch/standin/executable-only", test_executable_only);
   g_test_add_func ("/launch/standin/no-inspector", test_no_inspector);
+  g_test_add_func ("/launch/standin/straggler", test_straggler_outside_group);
   g_test_add_func ("/launch/refuse/fuse", test_fuse_preflight);
   g_test_add_data_func ("/launch/standin/tmpdir-46", GUINT_TO_POINTER (46), test_long_tmpdir);
   g_test_add_data_func ("/launch/standin/tmpdir-80", GUINT_TO_POINTER (80), test_long_tmpdir);
