@@ -44,6 +44,11 @@
 
 #define DEFAULT_TIMEOUT_MS 15000
 
+/* `G_MESSAGES_DEBUG=Stagewright-CDP` traces every command, with the time
+ * its reply took: where an operation's milliseconds go. */
+#define TRACE_DOMAIN "Stagewright-CDP"
+#define tracing() (!g_log_writer_default_would_drop (G_LOG_LEVEL_DEBUG, TRACE_DOMAIN))
+
 typedef struct
 {
   GHashTable *pending;           /* gint64 id → PendingCall */
@@ -58,6 +63,7 @@ typedef struct
   StwTransport *transport;       /* unowned: the task holds a reference */
   GTask        *task;
   char         *method;
+  gint64        sent_us;
   guint         timeout_ms;
   GSource      *timeout_source;
   GSource      *cancel_source;
@@ -384,6 +390,11 @@ send_request (StwTransport *self,
       g_hash_table_insert (priv->pending, &call->id, call);
     }
 
+  if (tracing ())
+    g_log (TRACE_DOMAIN, G_LOG_LEVEL_DEBUG, "%p -> %" G_GINT64_FORMAT " %s%s%.8s (%" G_GSIZE_FORMAT " bytes)",
+           self, id, method, session_id ? " @" : "", session_id ? session_id : "", length);
+  if (call != NULL)
+    call->sent_us = g_get_monotonic_time ();
   STW_TRANSPORT_GET_CLASS (self)->send_message (self, text, length);
 
   return id;
@@ -713,6 +724,11 @@ dispatch_reply (StwTransport *self,
       return;
     }
 
+  if (tracing ())
+    g_log (TRACE_DOMAIN, G_LOG_LEVEL_DEBUG, "%p <- %" G_GINT64_FORMAT " %s %.3f ms%s", self, id, call->method,
+           (g_get_monotonic_time () - call->sent_us) / 1000.0,
+           json_object_has_member (message, "error") ? " (error)" : "");
+
   error_object = get_object_member (message, "error");
   if (error_object != NULL)
     {
@@ -746,6 +762,10 @@ dispatch_event (StwTransport *self,
       params = empty = json_object_new ();
       json_object_seal (empty);
     }
+
+  if (tracing ())
+    g_log (TRACE_DOMAIN, G_LOG_LEVEL_DEBUG, "%p <~ %s%s%.8s", self, method, session_id ? " @" : "",
+           session_id ? session_id : "");
 
   /* A method nobody ever connected to has no quark yet; looking it up
    * instead of creating it keeps a chatty peer from growing the quark
