@@ -686,30 +686,98 @@ stw_tool_get_session_requirement (StwTool *self)
   return PRIV (self)->session_requirement;
 }
 
-/* The input schema as tools/list shows it. A closed object schema is
- * listed without its `additionalProperties: false`: the dispatcher still
- * refuses arguments a tool does not list (the instructions say so once),
- * and every agent is spared reading it in every tool. */
+/* Keywords the listing leaves out: bounds and defaults the dispatcher
+ * enforces and explains in its BAD_ARGUMENT answer, and the refusal of
+ * unlisted arguments (the instructions say that once). */
+static gboolean
+listing_omits (const char *keyword,
+               JsonNode   *value)
+{
+  static const char * const bounds[] = {
+    "minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum", "minLength", "maxLength",
+    "minItems", "maxItems", "minProperties", "maxProperties", "default", NULL
+  };
+
+  if (g_strv_contains (bounds, keyword))
+    return TRUE;
+  return g_str_equal (keyword, "additionalProperties") && JSON_NODE_HOLDS_VALUE (value) &&
+         json_node_get_value_type (value) == G_TYPE_BOOLEAN && !json_node_get_boolean (value);
+}
+
+static JsonNode *listed_schema_node (JsonNode *node, guint depth);
+
+/* A map of names to schemas ("properties", "$defs"): names are kept
+ * whatever they are called, their schemas are listed. */
+static JsonNode *
+listed_schema_map (JsonNode *node,
+                   guint     depth)
+{
+  JsonObject *listed;
+  JsonObjectIter iter;
+  const char *name;
+  JsonNode *member;
+
+  if (!JSON_NODE_HOLDS_OBJECT (node))
+    return json_node_copy (node);
+  listed = json_object_new ();
+  json_object_iter_init (&iter, json_node_get_object (node));
+  while (json_object_iter_next (&iter, &name, &member))
+    json_object_set_member (listed, name, listed_schema_node (member, depth + 1));
+  return json_node_init_object (json_node_alloc (), listed);
+}
+
+/* The schema @node as tools/list shows it, a new tree: json_node_copy()
+ * would share the objects the dispatcher validates with. */
+static JsonNode *
+listed_schema_node (JsonNode *node,
+                    guint     depth)
+{
+  JsonObject *listed;
+  JsonObjectIter iter;
+  const char *keyword;
+  JsonNode *value;
+  JsonNode *copy;
+
+  /* Schemas are ours and shallow; the bound is a guard, not a limit. */
+  if (!JSON_NODE_HOLDS_OBJECT (node) || depth > 32)
+    return json_node_copy (node);
+
+  listed = json_object_new ();
+  json_object_iter_init (&iter, json_node_get_object (node));
+  while (json_object_iter_next (&iter, &keyword, &value))
+    {
+      if (listing_omits (keyword, value))
+        continue;
+      if (g_str_equal (keyword, "properties") || g_str_equal (keyword, "$defs"))
+        copy = listed_schema_map (value, depth);
+      else if (g_str_equal (keyword, "items") || g_str_equal (keyword, "additionalProperties"))
+        copy = listed_schema_node (value, depth + 1);
+      else if ((g_str_equal (keyword, "anyOf") || g_str_equal (keyword, "oneOf") ||
+                g_str_equal (keyword, "allOf")) && JSON_NODE_HOLDS_ARRAY (value))
+        {
+          JsonArray *alternatives = json_node_get_array (value);
+          JsonArray *array = json_array_sized_new (json_array_get_length (alternatives));
+
+          for (guint i = 0; i < json_array_get_length (alternatives); i++)
+            json_array_add_element (array, listed_schema_node (json_array_get_element (alternatives, i), depth + 1));
+          copy = json_node_init_array (json_node_alloc (), array);
+          json_array_unref (array);
+        }
+      else
+        copy = json_node_copy (value);
+      json_object_set_member (listed, keyword, copy);
+    }
+  return json_node_init_object (json_node_alloc (), listed);
+}
+
+/* The input schema as tools/list shows it: what an agent needs to form a
+ * call (names, types, enums, what is required), read by every agent on
+ * every session, so nothing more. The dispatcher validates with the full
+ * schema and names the bound a call broke. */
 static JsonNode *
 listed_schema (StwSchema *schema)
 {
-  JsonNode *node = stw_schema_get_node (schema);
-  JsonObject *object = JSON_NODE_HOLDS_OBJECT (node) ? json_node_get_object (node) : NULL;
-  JsonNode *extra = object ? json_object_get_member (object, "additionalProperties") : NULL;
-  static const char * const closed[] = { "additionalProperties", NULL };
-  JsonObject *listed;
-
-  if (extra == NULL || !JSON_NODE_HOLDS_VALUE (extra) ||
-      json_node_get_value_type (extra) != G_TYPE_BOOLEAN || json_node_get_boolean (extra))
-    return json_node_copy (node);
-
-  /* A new object: json_node_copy() shares the schema's own, which the
-   * dispatcher validates with. */
-  listed = json_object_new ();
-  stw_json_object_copy_members (listed, object, closed);
-  node = json_node_init_object (json_node_alloc (), listed);
-  json_object_unref (listed);
-  return node;
+  return listed_schema_node (stw_schema_get_node (schema), 0);
 }
 
 /**
@@ -746,12 +814,15 @@ stw_tool_to_manifest (StwTool *self)
                             json_node_copy (stw_schema_get_node (priv->output_schema)));
 
   /* Every character here is read by every agent on every session: the
-   * title is said once (top level), and destructiveHint only where MCP
-   * gives it a meaning (a tool that is not read-only). */
+   * title is said once (top level), and MCP's defaults are left unsaid
+   * (readOnlyHint false; destructiveHint true, which means something only
+   * for a tool that is not read-only; idempotentHint false). openWorldHint
+   * defaults to true, so its false is said. */
   annotations = json_object_new ();
-  json_object_set_boolean_member (annotations, "readOnlyHint", stw_tool_get_read_only_hint (self));
-  if (!stw_tool_get_read_only_hint (self))
-    json_object_set_boolean_member (annotations, "destructiveHint", priv->destructive_hint);
+  if (stw_tool_get_read_only_hint (self))
+    json_object_set_boolean_member (annotations, "readOnlyHint", TRUE);
+  else if (!priv->destructive_hint)
+    json_object_set_boolean_member (annotations, "destructiveHint", FALSE);
   if (priv->idempotent_hint)
     json_object_set_boolean_member (annotations, "idempotentHint", TRUE);
   json_object_set_boolean_member (annotations, "openWorldHint", FALSE);

@@ -1765,8 +1765,10 @@ test_tool_manifest (void)
   g_assert_false (json_object_get_boolean_member (annotations, "openWorldHint"));
   g_assert_false (json_object_has_member (annotations, "destructiveHint"));
 
+  /* MCP's defaults are left unsaid: a command is not read-only unless
+   * it says so. */
   annotations = json_object_get_object_member (command_manifest, "annotations");
-  g_assert_false (json_object_get_boolean_member (annotations, "readOnlyHint"));
+  g_assert_false (json_object_has_member (annotations, "readOnlyHint"));
   g_assert_false (json_object_get_boolean_member (annotations, "destructiveHint"));
   /* No schema given: an empty object schema that refuses extra keys; the
    * listing leaves the refusal unsaid (the instructions say it once). */
@@ -1777,6 +1779,44 @@ test_tool_manifest (void)
   g_assert_false (json_object_get_boolean_member (schema, "additionalProperties"));
   g_assert_cmpstr (json_object_get_string_member (command_manifest, "description"), ==,
                    "Does what the test says.");
+}
+
+/* The listing says what an agent needs to form a call (names, types,
+ * enums, what is required) and leaves bounds and defaults to the
+ * dispatcher, which still enforces them and names the one broken. */
+static void
+test_tool_manifest_lean_schema (void)
+{
+  g_autoptr(TestTool) tool = test_tool_new_full (
+    "lean_tool", STW_OPERATION_COMMAND, STW_EVAL_TARGET_NONE,
+    "{\"type\":\"object\",\"required\":[\"minimum\"],\"properties\":{"
+    "\"minimum\":{\"type\":\"integer\",\"minimum\":1,\"maximum\":3,\"default\":2},"
+    "\"mode\":{\"enum\":[\"a\",\"b\"]},"
+    "\"name\":{\"type\":\"string\",\"minLength\":1,\"maxLength\":9},"
+    "\"fields\":{\"type\":\"array\",\"maxItems\":4,\"items\":{\"type\":\"object\","
+    "\"properties\":{\"ref\":{\"type\":\"integer\",\"minimum\":1}},\"additionalProperties\":false}}},"
+    "\"additionalProperties\":false}",
+    NULL, TEST_MODE_ECHO);
+  g_autoptr(JsonObject) manifest = stw_tool_to_manifest (STW_TOOL (tool));
+  g_autoptr(StwDispatcher) dispatcher = dispatcher_with (tool);
+  g_autoptr(JsonObject) over = call (dispatcher, "lean_tool", "{\"minimum\": 4}");
+  g_autoptr(JsonObject) nested = call (dispatcher, "lean_tool", "{\"minimum\": 1, \"fields\": [{\"ref\": 0}]}");
+  g_autoptr(JsonObject) fine = call (dispatcher, "lean_tool", "{\"minimum\": 3, \"fields\": [{\"ref\": 1}]}");
+  JsonNode *listed = json_object_get_member (manifest, "inputSchema");
+
+  stw_test_assert_json_equal (listed,
+    "{\"type\":\"object\",\"required\":[\"minimum\"],\"properties\":{"
+    "\"minimum\":{\"type\":\"integer\"},\"mode\":{\"enum\":[\"a\",\"b\"]},\"name\":{\"type\":\"string\"},"
+    "\"fields\":{\"type\":\"array\",\"items\":{\"type\":\"object\",\"properties\":{\"ref\":{\"type\":\"integer\"}}}}}}");
+  /* The tool's own schema is untouched: the listing is a copy. */
+  g_assert_true (json_object_has_member (json_object_get_object_member (json_object_get_object_member (
+    json_node_get_object (stw_schema_get_node (stw_tool_get_input_schema (STW_TOOL (tool)))), "properties"), "minimum"), "maximum"));
+
+  assert_code (over, "BAD_ARGUMENT");
+  g_assert_nonnull (strstr (json_object_get_string_member (over, "error"), "minimum"));
+  assert_code (nested, "BAD_ARGUMENT");
+  assert_ok (fine);
+  g_assert_cmpuint (tool->n_invoked, ==, 1);
 }
 
 /* Providers {{{1 */
@@ -2650,6 +2690,7 @@ main (int   argc,
   g_test_add_func ("/dispatcher/call/sync-json", test_call_sync_json);
   g_test_add_func ("/dispatcher/properties", test_properties);
   g_test_add_func ("/dispatcher/tool/manifest", test_tool_manifest);
+  g_test_add_func ("/dispatcher/tool/manifest-lean-schema", test_tool_manifest_lean_schema);
   g_test_add_func ("/dispatcher/core/visibility", test_core_visibility);
   g_test_add_func ("/dispatcher/core/status", test_core_status);
   g_test_add_func ("/dispatcher/core/doctor", test_core_doctor);

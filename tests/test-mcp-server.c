@@ -760,11 +760,16 @@ test_tools_list (void)
       /* Said once in the instructions, not in every tool. */
       g_assert_null (strstr (string_member (tool, "description"), "BAD_ARGUMENT"));
       g_assert_cmpstr (string_member (schema, "type"), ==, "object");
-      /* destructiveHint only means something for a tool that writes. */
-      if (!boolean_member (annotations, "readOnlyHint"))
-        boolean_member (annotations, "destructiveHint");
-      else
-        g_assert_false (json_object_has_member (annotations, "destructiveHint"));
+      /* MCP's defaults are left unsaid: readOnlyHint only when true,
+       * destructiveHint (meaningful only for a tool that writes) only when
+       * false. */
+      if (json_object_has_member (annotations, "readOnlyHint"))
+        {
+          g_assert_true (boolean_member (annotations, "readOnlyHint"));
+          g_assert_false (json_object_has_member (annotations, "destructiveHint"));
+        }
+      else if (json_object_has_member (annotations, "destructiveHint"))
+        g_assert_false (boolean_member (annotations, "destructiveHint"));
       g_assert_false (json_object_has_member (annotations, "title"));
       g_assert_false (boolean_member (annotations, "openWorldHint"));
       g_assert_cmpstr (name, !=, "test_eval");
@@ -777,8 +782,9 @@ test_tools_list (void)
         }
       else if (g_str_equal (name, "test_slow"))
         {
-          g_assert_false (boolean_member (annotations, "readOnlyHint"));
-          g_assert_true (boolean_member (annotations, "destructiveHint"));
+          /* Destructive and not read-only: MCP's defaults, unsaid. */
+          g_assert_false (json_object_has_member (annotations, "readOnlyHint"));
+          g_assert_false (json_object_has_member (annotations, "destructiveHint"));
         }
       else if (g_str_equal (name, "test_fail"))
         g_assert_nonnull (strstr (string_member (tool, "description"), "SELECTOR_NO_MATCH"));

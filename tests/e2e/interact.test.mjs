@@ -108,7 +108,7 @@ test('tools/list: every interaction tool is terse, keeps its error codes, and th
     for (const code of OWN_CODES[tool.name] ?? [])
       assert.match(tool.description, new RegExp(`Errors: .*\\b${code}\\b`), `${tool.name} lists ${code}`);
     assert.doesNotMatch(tool.description, /BAD_ARGUMENT|REF_NOT_FOUND|SELECTOR_NO_MATCH/, tool.name);
-    assert.equal(tool.annotations.readOnlyHint, false, tool.name);
+    assert.equal(tool.annotations.readOnlyHint ?? false, false, tool.name);
     chars += JSON.stringify(tool).length;
   }
   // 16 of the 57 core tools: at most their share of 10,000 tokens.
