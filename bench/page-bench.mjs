@@ -17,6 +17,9 @@
 //   click by ref           electron_click {ref} on button "Action 13.4"      | locator.click()
 //   fill by ref            electron_type {ref, text} on textbox "Name 13.2"  | locator.fill()
 //   memory                 server VmRSS after 20 large snapshots             | this node process's VmRSS after 20
+//   CDP floor              —                                                 | raw CDP (Playwright's CDPSession):
+//                                                                              Runtime.evaluate "1"; a press and
+//                                                                              release pair, as any driver sends
 //
 // Any ok:false envelope ends the run with an error: a benchmark that measured
 // failures would lie. Prints a Markdown table and one JSON line.
@@ -145,6 +148,17 @@ async function playwrightHalf (pagesDir) {
     const name = window.getByRole(SMALL_FILL.role, { name: SMALL_FILL.name, exact: true });
     out.small_click = await timed(N, () => terms.click());
     out.small_fill = await timed(N, (i) => name.fill(`bench ${i}`));
+
+    // The protocol's floor on this machine: what any CDP driver pays for
+    // one page round trip and for a click's press and release, before
+    // doing anything of its own.
+    const cdp = await window.context().newCDPSession(window);
+    const { x, y, width, height } = await terms.boundingBox();
+    const press = (type) => cdp.send('Input.dispatchMouseEvent',
+                                     { type, x: x + width / 2, y: y + height / 2, button: 'left', clickCount: 1 });
+    out.floor_eval = await timed(N, () => cdp.send('Runtime.evaluate', { expression: '1', returnByValue: true }));
+    out.floor_press = await timed(N, () => Promise.all([press('mousePressed'), press('mouseReleased')]));
+    await cdp.detach();
   }
   await app.close();
 
@@ -213,6 +227,8 @@ function table (stw, pw) {
     ['click by ref (with actionability), 1,000 controls, ms', stw?.click?.median, pw?.click?.median, '≤ 4'],
     ['fill by ref, 1,000 controls, ms', stw?.fill?.median, pw?.fill?.median, '≤ 2'],
     [`driver RSS after ${SNAPSHOTS_FOR_RSS} large snapshots, MB`, stw?.rss_mb, pw?.rss_mb, '≤ 25'],
+    ['CDP floor: one Runtime.evaluate round trip (small page), ms', null, pw?.floor_eval?.median, ''],
+    ['CDP floor: mousePressed + mouseReleased, pipelined, ms', null, pw?.floor_press?.median, ''],
   ];
   const lines = [
     `Stagewright (MCP, SDK client) vs Playwright (_electron, library); same stand-in, pages app and Chromium; medians of ${N}`,
