@@ -211,7 +211,10 @@ let server = null;
 
 before(async () => {
   if (skip) return;
-  server = await startServer(null);
+  // Screenshots without a path or dir land in --screenshot-dir: here, not in /tmp.
+  const shots = path.join(scratch, 'shots');
+  fs.mkdirSync(shots);
+  server = await startServer(null, { args: ['--screenshot-dir', shots] });
 });
 
 after(async () => {
