@@ -35,6 +35,9 @@ typedef struct
   GArray   *firsts;       /* the first characters of the alternatives done */
   gunichar  first;        /* of the alternative being read */
   gboolean  was_first;    /* the group begins its parent's alternative */
+  gboolean  lookaround;   /* (?=, (?!, (?<=, (?<!: matches no character */
+  guint     required;     /* atoms of the alternative that match something */
+  gboolean  nullable;     /* an alternative can match the empty string */
 } Group;
 
 typedef struct
@@ -72,6 +75,10 @@ static void
 end_alternative (Group *group)
 {
   gunichar first = group->first == FIRST_UNSET ? FIRST_ANY : group->first;
+
+  if (group->required == 0)
+    group->nullable = TRUE;
+  group->required = 0;
 
   for (guint i = 0; i < group->firsts->len; i++)
     {
@@ -148,11 +155,12 @@ _stw_regex_check (const char  *source,
   Group stack[MAX_DEPTH + 1];
   guint depth = 0;
   const char *p;
-  gboolean ok = FALSE;
+  gboolean ok = FALSE, lookaround;
   /* The atom a quantifier would apply to: none, one character or class,
    * or the group just closed (its flags). */
   enum { ATOM_NONE, ATOM_SIMPLE, ATOM_GROUP } atom = ATOM_NONE;
-  gboolean atom_repeats = FALSE, atom_ambiguous = FALSE, atom_was_first = FALSE;
+  gboolean atom_repeats = FALSE, atom_ambiguous = FALSE, atom_was_first = FALSE, atom_required = FALSE;
+  gboolean atom_nullable = FALSE;
 
   g_return_val_if_fail (source != NULL, FALSE);
 
@@ -194,9 +202,11 @@ _stw_regex_check (const char  *source,
           if (at_start)
             group->first = FIRST_ANY;
           p++;
+          lookaround = FALSE;
           if (*p == '?')
             {
               p++;
+              lookaround = *p == '=' || *p == '!' || (*p == '<' && (p[1] == '=' || p[1] == '!'));
               if (*p == ':' || *p == '=' || *p == '!')
                 p++;
               else if (*p == '<' && (p[1] == '=' || p[1] == '!'))
@@ -219,6 +229,7 @@ _stw_regex_check (const char  *source,
             }
           group_init (&stack[++depth]);
           stack[depth].was_first = at_start;
+          stack[depth].lookaround = lookaround;
           atom = ATOM_NONE;
           continue;
 
@@ -233,8 +244,13 @@ _stw_regex_check (const char  *source,
           atom_repeats = group->repeats;
           atom_ambiguous = group->ambiguous;
           atom_was_first = group->was_first;
+          /* A group that can match nothing, repeated, loops on nothing. */
+          atom_nullable = group->nullable && !group->lookaround;
+          atom_required = !group->nullable && !group->lookaround;
           g_array_unref (group->firsts);
           depth--;
+          if (atom_required)
+            stack[depth].required++;
           /* What is inside a group is inside its parent too. */
           stack[depth].repeats |= atom_repeats;
           stack[depth].ambiguous |= atom_ambiguous;
@@ -321,8 +337,10 @@ _stw_regex_check (const char  *source,
           if (at_start)
             group->first = reader.caseless && first != FIRST_ANY ? g_unichar_tolower (first) : first;
           atom = ATOM_SIMPLE;
-          atom_repeats = atom_ambiguous = FALSE;
+          atom_repeats = atom_ambiguous = atom_nullable = FALSE;
           atom_was_first = at_start;
+          atom_required = TRUE;
+          group->required++;
           continue;
         }
 
@@ -336,11 +354,12 @@ _stw_regex_check (const char  *source,
         p++;  /* lazy: backtracks the same */
       if (unbounded || max > 1)
         {
-          if (atom == ATOM_GROUP && (atom_repeats || atom_ambiguous))
+          if (atom == ATOM_GROUP && (atom_repeats || atom_ambiguous || atom_nullable))
             {
               refuse (&reader, "nested_quantifier",
                       atom_repeats ? _("A repeated group that repeats inside it can take exponential time")
-                                   : _("A repeated group whose alternatives begin alike can take exponential time"));
+                      : atom_ambiguous ? _("A repeated group whose alternatives begin alike can take exponential time")
+                                       : _("A repeated group that can match nothing can take exponential time"));
               goto out;
             }
           group->repeats = TRUE;
@@ -348,6 +367,8 @@ _stw_regex_check (const char  *source,
       /* An optional first atom: the alternative may begin with the next. */
       if (min == 0 && atom_was_first)
         group->first = FIRST_ANY;
+      if (min == 0 && atom_required)
+        group->required--;
       atom = ATOM_NONE;
     }
 
