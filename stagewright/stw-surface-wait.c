@@ -182,6 +182,10 @@ unmet_error (PageWait *wait)
   if (wait->last != NULL && json_object_has_member (wait->last, "target") &&
       JSON_NODE_HOLDS_OBJECT (json_object_get_member (wait->last, "target")))
     json_object_set_member (details, "target", json_node_copy (json_object_get_member (wait->last, "target")));
+  /* What a selector wait saw last. */
+  for (const char * const *seen = (const char * const[]) { "attached", "visible", NULL }; *seen; seen++)
+    if (wait->last != NULL && json_object_has_member (wait->last, *seen))
+      json_object_set_member (details, *seen, json_node_copy (json_object_get_member (wait->last, *seen)));
   json_object_set_int_member (details, "timeout_ms", wait->timeout_ms);
   stw_error_set_details (error, details);
   if (!wait->expect)

@@ -17,6 +17,9 @@
   // Calls in progress: id -> stop (settles the call at once).
   const running = new Map();
 
+  // How many calls are in progress (the tests check that a stop stops).
+  S.ops.waitsRunning = () => ({ running: running.size });
+
   S.ops.waitStop = (args) => {
     const stop = running.get(args.id);
     if (stop)
