@@ -22,6 +22,13 @@
 #define MAX_FLAGS_CHARS 8
 #define MAX_DEPTH 32
 #define MAX_COUNT 1000
+/* Unbounded repetitions (*, +, {n,} and counts above 16) in one pattern:
+ * k of them in a row over the same characters backtrack in n^k steps. */
+#define MAX_UNBOUNDED 4
+/* Repetitions of any variable count (?, *, {2,5}, …): k optional atoms
+ * over the same characters try 2^k ways. */
+#define MAX_VARIABLE 6
+#define SMALL_COUNT 16
 
 /* The first character an alternative can match: one character, or any
  * (a class, a dot, an escape class, a group, an optional atom, nothing). */
@@ -32,6 +39,7 @@ typedef struct
 {
   gboolean  repeats;      /* something inside repeats */
   gboolean  ambiguous;    /* alternatives (here or inside) can begin alike */
+  gboolean  own_ambiguous; /* this group's alternatives can begin alike */
   GArray   *firsts;       /* the first characters of the alternatives done */
   gunichar  first;        /* of the alternative being read */
   gboolean  was_first;    /* the group begins its parent's alternative */
@@ -85,7 +93,7 @@ end_alternative (Group *group)
       gunichar other = g_array_index (group->firsts, gunichar, i);
 
       if (other == FIRST_ANY || first == FIRST_ANY || other == first)
-        group->ambiguous = TRUE;
+        group->ambiguous = group->own_ambiguous = TRUE;
     }
   g_array_append_val (group->firsts, first);
   group->first = FIRST_UNSET;
@@ -161,6 +169,7 @@ _stw_regex_check (const char  *source,
   enum { ATOM_NONE, ATOM_SIMPLE, ATOM_GROUP } atom = ATOM_NONE;
   gboolean atom_repeats = FALSE, atom_ambiguous = FALSE, atom_was_first = FALSE, atom_required = FALSE;
   gboolean atom_nullable = FALSE;
+  guint unbounded_count = 0, variable_count = 0;
 
   g_return_val_if_fail (source != NULL, FALSE);
 
@@ -244,6 +253,16 @@ _stw_regex_check (const char  *source,
           atom_repeats = group->repeats;
           atom_ambiguous = group->ambiguous;
           atom_was_first = group->was_first;
+          /* Alternatives that begin alike are a choice the engine may
+           * try both ways of, as an optional atom is. */
+          if (group->own_ambiguous && ++variable_count > MAX_VARIABLE)
+            {
+              g_array_unref (group->firsts);
+              depth--;
+              refuse (&reader, "too_many_quantifiers",
+                      _("More than six variable or four unbounded repetitions in one pattern"));
+              goto out;
+            }
           /* A group that can match nothing, repeated, loops on nothing. */
           atom_nullable = group->nullable && !group->lookaround;
           atom_required = !group->nullable && !group->lookaround;
@@ -352,6 +371,13 @@ _stw_regex_check (const char  *source,
         }
       if (*p == '?')
         p++;  /* lazy: backtracks the same */
+      if (((unbounded || max > SMALL_COUNT) && ++unbounded_count > MAX_UNBOUNDED) ||
+          ((unbounded || max > min) && ++variable_count > MAX_VARIABLE))
+        {
+          refuse (&reader, "too_many_quantifiers",
+                  _("More than six variable or four unbounded repetitions in one pattern"));
+          goto out;
+        }
       if (unbounded || max > 1)
         {
           if (atom == ATOM_GROUP && (atom_repeats || atom_ambiguous || atom_nullable))

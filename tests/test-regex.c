@@ -77,6 +77,18 @@ static const Case cases[] = {
   { "a", "d", "flags" },
 
   /* Bounds and syntax. */
+  { "a+b*c+d*", NULL, NULL },
+  { "a+b*c+d*e+", NULL, "too_many_quantifiers" },
+  { "[^/]+[^/]+[^/]+[^/]+[^/]+/path", NULL, "too_many_quantifiers" },
+  { "a{2,17}b{2,17}c{2,17}d{2,17}e{2,17}", NULL, "too_many_quantifiers" },
+  { "a{2,16}b{2,16}c{2,16}d{2,16}e{2,16}f?", NULL, NULL },
+  { "s?s?s?s?s?s?", NULL, NULL },
+  { "s?s?s?s?s?s?s?", NULL, "too_many_quantifiers" },
+  { "^\\s*(\\w+)=(\\d+)\\s*$", NULL, NULL },
+  { "^\\s*(\\w+)\\s*=\\s*(\\d+)$", NULL, "too_many_quantifiers" },
+  { "(a|a)(a|a)(a|a)(a|a)(a|a)(a|a)", NULL, NULL },
+  { "(a|a)(a|a)(a|a)(a|a)(a|a)(a|a)(a|a)", NULL, "too_many_quantifiers" },
+  { "(a|b)(a|b)(a|b)(a|b)(a|b)(a|b)(a|b)(a|b)", NULL, NULL },
   { "a{1001}", NULL, "count" },
   { "a{1,99999}", NULL, "count" },
   { "a{3,2}", NULL, "syntax" },
