@@ -20,12 +20,21 @@
   // How many calls are in progress (the tests check that a stop stops).
   S.ops.waitsRunning = () => ({ running: running.size });
 
+  // A stop may overtake its call (the call still waiting for this world):
+  // the last few such ids are kept, and their call ends at once.
+  const early = new Set();
   S.ops.waitStop = (args) => {
     const stop = running.get(args.id);
     if (stop)
       stop();
+    else {
+      early.add(args.id);
+      if (early.size > 64)
+        early.delete(early.values().next().value);
+    }
     return { stopped: !!stop };
   };
+  const stoppedEarly = (id) => early.delete(id);
 
   // This slice's milliseconds: its timeout, but never past its end (a
   // slice retried in a new document keeps the end it had).
@@ -70,6 +79,10 @@
       }
       if (last.ok)
         finish(Object.assign({ done: true }, last));
+    }
+    if (stoppedEarly(id)) {
+      finish({ done: false, stopped: true });
+      return;
     }
     if (id !== undefined)
       running.set(id, () => finish(Object.assign({ done: false, stopped: true }, last)));
@@ -259,6 +272,10 @@
       element = args.target ? S.resolve(args.target) : null;
     } catch (e) {
       reject(e);
+      return;
+    }
+    if (stoppedEarly(args.id)) {
+      resolve({ done: false, stopped: true, target: info(element) });
       return;
     }
     const on = element || (['resize', 'hashchange', 'popstate', 'focus', 'blur'].includes(args.eventName) ? window : document);
