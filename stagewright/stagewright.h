@@ -29,5 +29,6 @@
 #include "stw-cdp-websocket.h"
 #include "stw-cdp-pipe.h"
 #include "stw-read.h"
+#include "stw-wait.h"
 
 #undef __STAGEWRIGHT_INSIDE__

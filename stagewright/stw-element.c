@@ -144,6 +144,14 @@ on_op_answered (GObject      *object,
     }
 
   answer = JSON_NODE_HOLDS_OBJECT (value) ? json_node_get_object (value) : NULL;
+  /* An op that may find no element (a wait for one to go) says so with
+   * `target: null`. */
+  if (answer != NULL && json_object_has_member (answer, "target") &&
+      JSON_NODE_HOLDS_NULL (json_object_get_member (answer, "target")))
+    {
+      g_task_return_pointer (task, json_object_ref (answer), (GDestroyNotify) json_object_unref);
+      return;
+    }
   target = answer && json_object_has_member (answer, "target") ? json_object_get_object_member (answer, "target") : NULL;
   if (target == NULL || json_object_get_int_member_with_default (target, "key", 0) <= 0)
     {

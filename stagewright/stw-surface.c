@@ -32,6 +32,7 @@ static const char * const STW_PAGE_MODULE[] = {
   "a11y.js",
   "actions.js",
   "read.js",
+  "wait.js",
 };
 
 /* The one function every page call runs: an op of the module, by name. */

@@ -2148,6 +2148,9 @@ static const char * const session_tools[] = {
   "electron_type_into_editor", "electron_key", "electron_press_sequence", "electron_clear_input",
   "electron_select_option", "electron_check", "electron_uncheck", "electron_set_files",
   "electron_drop_file", "electron_scroll", "electron_scroll_into_view", "electron_fill_form",
+  "electron_wait", "electron_wait_for_selector", "electron_wait_for_state", "electron_wait_for_event",
+  "electron_expect_text", "electron_expect_value", "electron_expect_visible", "electron_expect_state",
+  "electron_expect_count", "electron_expect_url", "electron_assert_pattern",
   NULL
 };
 
