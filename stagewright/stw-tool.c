@@ -424,8 +424,9 @@ takes_element_argument (StwTool *self)
  * stw_tool_dup_agent_description:
  * @self: a [class@Stagewright.Tool]
  *
- * The description an agent sees: the tool's own, then its error codes with
- * their retryability, e.g. `Errors: CDP_DISCONNECTED, CDP_TIMEOUT (retryable).`
+ * The description an agent sees: the tool's own, then its error codes,
+ * e.g. `Errors: CDP_DISCONNECTED, CDP_TIMEOUT.` Whether a failure is worth
+ * retrying is said where it happens, by the envelope's `retryable`.
  *
  * The codes every tool of a kind can answer are said once, in the server's
  * instructions, not in each tool: `BAD_ARGUMENT` (any tool), `NOT_RUNNING`
@@ -454,24 +455,18 @@ stw_tool_dup_agent_description (StwTool *self)
 
       for (guint i = 0; priv->error_codes[i] != NULL; i++)
         {
-          gboolean retryable = FALSE;
-
           if (g_str_equal (priv->error_codes[i], "BAD_ARGUMENT") ||
               (g_str_equal (priv->error_codes[i], "NOT_RUNNING") &&
                priv->session_requirement == STW_SESSION_REQUIREMENT_REQUIRED) ||
               (takes_element && (g_str_equal (priv->error_codes[i], "REF_NOT_FOUND") ||
                                  g_str_equal (priv->error_codes[i], "SELECTOR_NO_MATCH"))))
             continue;
-          stw_error_registry_lookup (stw_error_registry_get_default (),
-                                     priv->error_codes[i], NULL, &retryable, NULL);
           if (first)
             g_string_append (text, text->len > 0 ? " Errors: " : "Errors: ");
           else
             g_string_append (text, ", ");
           first = FALSE;
           g_string_append (text, priv->error_codes[i]);
-          if (retryable)
-            g_string_append (text, " (retryable)");
         }
       if (!first)
         g_string_append_c (text, '.');

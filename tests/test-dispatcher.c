@@ -1760,7 +1760,7 @@ test_tool_manifest (void)
 
   g_assert_cmpstr (json_object_get_string_member (manifest, "name"), ==, "m_query");
   g_assert_cmpstr (json_object_get_string_member (manifest, "description"), ==,
-                   "Does what the test says. Errors: NOT_RUNNING, WAIT_TIMEOUT (retryable).");
+                   "Does what the test says. Errors: NOT_RUNNING, WAIT_TIMEOUT.");
   g_assert_true (json_object_get_boolean_member (annotations, "readOnlyHint"));
   g_assert_false (json_object_get_boolean_member (annotations, "openWorldHint"));
   g_assert_false (json_object_has_member (annotations, "destructiveHint"));

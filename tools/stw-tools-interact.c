@@ -308,7 +308,7 @@ scroll_into_view_invoke (StwTool       *tool,
 static const StwToolSpec interact_specs[] = {
   {
     .name = "electron_click",
-    .description = "Real mouse click once visible, enabled, stable, uncovered (force skips checks). Returns {dialog?}.",
+    .description = "Real click once visible, enabled, stable and uncovered (force skips checks). Returns {dialog?}.",
     .input_schema = SCHEMA (P_ACT ",\"button\":{\"enum\":[\"left\",\"right\",\"middle\"]},"
                             "\"clickCount\":{\"type\":\"integer\",\"minimum\":1,\"maximum\":3}"),
     .operation_type = STW_OPERATION_COMMAND,
@@ -402,8 +402,8 @@ static const StwToolSpec interact_specs[] = {
   },
   {
     .name = "electron_fill_form",
-    .description = "Fill fields in order: strings are typed in (or pick a <select> option by label or value), "
-                   "booleans check or uncheck. Returns {filled[], count}.",
+    .description = "Fill fields in order: strings are typed (a select takes an option label or value), booleans "
+                   "check or uncheck. Returns {filled[]}.",
     .input_schema =
       "{\"type\":\"object\",\"additionalProperties\":false,\"required\":[\"fields\"],\"properties\":{"
       STW_SCHEMA_SESSION_ID ",\"fields\":{\"type\":\"array\",\"minItems\":1,\"maxItems\":50,\"items\":"
@@ -472,7 +472,7 @@ static const StwToolSpec interact_specs[] = {
   },
   {
     .name = "electron_scroll",
-    .description = "Mouse wheel dx/dy px over the element (centred first), else the viewport. Returns {dx, dy} without one.",
+    .description = "Wheel dx/dy px over the element (centred first), else the viewport.",
     .input_schema = SCHEMA (",\"dx\":{\"type\":\"number\"},\"dy\":{\"type\":\"number\"}"),
     .operation_type = STW_OPERATION_COMMAND,
     .errors = E_TARGET,

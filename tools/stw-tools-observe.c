@@ -158,9 +158,8 @@ screenshot_invoke (StwTool       *tool,
 static const StwToolSpec observe_specs[] = {
   {
     .name = "electron_screenshot",
-    .description = "PNG/JPEG of the window (windowId/Title/Index), fullPage, clip or an element (ref, any frame; "
-                   "selector) to path|dir; inline also returns the image, fit in maxWidth x maxHeight (1280). "
-                   "Returns {path, bytes, width, height}.",
+    .description = "PNG/JPEG of a window, the full page, a clip or an element (ref in any frame, selector) to "
+                   "path|dir; inline adds the image, fit in maxWidth x maxHeight. Returns {path, width, height}.",
     .input_schema =
       "{\"type\":\"object\",\"additionalProperties\":false,\"properties\":{"
       STW_SCHEMA_SESSION_ID ","

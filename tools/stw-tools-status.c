@@ -332,8 +332,7 @@ doctor_invoke (StwTool       *tool,
 static const StwToolSpec status_specs[] = {
   {
     .name = "electron_status",
-    .description = "Server version, uptime, last error, live sessions; no app needed. Returns {server, "
-                   "active_sessions, sessions[]}.",
+    .description = "Server version, uptime, last error and live sessions; needs no app.",
     .input_schema = "{\"type\":\"object\",\"properties\":{},\"additionalProperties\":false}",
     .operation_type = STW_OPERATION_QUERY,
     .idempotent = TRUE,
