@@ -66,6 +66,7 @@ stw_tool_new_from_spec (const StwToolSpec *spec)
                        "input-schema", schema,
                        "operation-type", spec->operation_type,
                        "eval-target", spec->eval_target,
+                       "code-argument", spec->code_argument,
                        "error-codes", codes,
                        "destructive-hint", spec->destructive,
                        "idempotent-hint", spec->idempotent,
