@@ -1021,8 +1021,11 @@ typedef struct
   char         *cdp_session_id;   /* renderer: the surface's flat session */
   StwSurface   *isolated;         /* a same-process frame: its isolated world */
   char         *expression;
+  char         *bracketed;        /* the body in a second wrapper, compiled first */
+  StwSurface   *checker;          /* renderer: whose isolated world parses the body */
   gboolean      command_line_api;
   guint         timeout_ms;
+  gint64        started_us;       /* when the evaluation was sent */
 } Run;
 
 static void
@@ -1030,8 +1033,10 @@ run_free (Run *run)
 {
   g_clear_object (&run->transport);
   g_clear_object (&run->isolated);
+  g_clear_object (&run->checker);
   g_free (run->cdp_session_id);
   g_free (run->expression);
+  g_free (run->bracketed);
   g_free (run);
 }
 
@@ -1103,7 +1108,10 @@ run_return_error (GTask  *task,
   /* Our budget ran out before the target's own timeout answered, or the
    * target terminated the code at its budget. */
   if (g_strcmp0 (code, "CDP_TIMEOUT") == 0 ||
-      (g_strcmp0 (code, "EVAL_RUNTIME_ERROR") == 0 && strstr (error->message, "Execution was terminated") != NULL))
+      (error->message != NULL && strstr (error->message, "Execution was terminated") != NULL) ||
+      /* Chromium answers a terminated evaluation with a bare "Internal error". */
+      (error->domain == STW_CDP_ERROR && run->started_us > 0 &&
+       g_get_monotonic_time () - run->started_us >= (gint64) run->timeout_ms * 1000))
     {
       g_task_return_error (task, stw_error_new ("EVAL_TIMEOUT", _("The code ran longer than %u ms"),
                                                 run->timeout_ms));
@@ -1168,6 +1176,10 @@ on_run_evaluated (GObject      *object,
   run_return_value (task, remote ? json_object_get_member (remote, "value") : NULL);
 }
 
+static void run_compile (GTask      *task,
+                         const char *source);
+static void run_evaluate (GTask *task);
+
 static void
 on_run_compiled (GObject      *object,
                  GAsyncResult *result,
@@ -1176,7 +1188,6 @@ on_run_compiled (GObject      *object,
   GTask *task = user_data;
   Run *run = g_task_get_task_data (task);
   g_autoptr(JsonObject) reply = NULL;
-  g_autoptr(JsonObject) params = NULL;
   GError *error = NULL;
 
   reply = stw_transport_call_finish (STW_TRANSPORT (object), result, &error);
@@ -1194,6 +1205,22 @@ on_run_compiled (GObject      *object,
       g_object_unref (task);
       return;
     }
+  if (run->bracketed != NULL)
+    {
+      /* The body is a function body in both wrappers: now the real one. */
+      g_clear_pointer (&run->bracketed, g_free);
+      run_compile (task, run->expression);
+      return;
+    }
+
+  run_evaluate (task);
+}
+
+static void
+run_evaluate (GTask *task)
+{
+  Run *run = g_task_get_task_data (task);
+  g_autoptr(JsonObject) params = NULL;
 
   if (run->isolated != NULL)
     {
@@ -1205,6 +1232,7 @@ on_run_compiled (GObject      *object,
   /* The target stops synchronous code at the budget; our own, a little
    * longer, covers a promise that never settles. */
   json_object_set_int_member (params, "timeout", run->timeout_ms);
+  run->started_us = g_get_monotonic_time ();
   stw_transport_call_async (run->transport, "Runtime.evaluate", params, run->cdp_session_id,
                             run->timeout_ms + 500, g_task_get_cancellable (task), on_run_evaluated, task);
 }
@@ -1249,18 +1277,86 @@ run_check_code (const char  *code,
 }
 
 static void
-run_start (GTask      *task,
-           Run        *run,
-           const char *compile_session_id)
+run_compile (GTask      *task,
+             const char *source)
 {
+  Run *run = g_task_get_task_data (task);
   g_autoptr(JsonObject) params = json_object_new ();
 
-  g_task_set_task_data (task, run, (GDestroyNotify) run_free);
-  json_object_set_string_member (params, "expression", run->expression);
+  json_object_set_string_member (params, "expression", source);
   json_object_set_string_member (params, "sourceURL", "stagewright-eval.js");
   json_object_set_boolean_member (params, "persistScript", FALSE);
-  stw_transport_call_async (run->transport, "Runtime.compileScript", params, compile_session_id, 0,
+  stw_transport_call_async (run->transport, "Runtime.compileScript", params, run->cdp_session_id, 0,
                             g_task_get_cancellable (task), on_run_compiled, task);
+}
+
+static void
+on_run_checked (GObject      *object,
+                GAsyncResult *result,
+                gpointer      user_data)
+{
+  GTask *task = user_data;
+  g_autoptr(JsonNode) verdict = NULL;
+  GError *error = NULL;
+
+  verdict = _stw_surface_evaluate_isolated_finish (STW_SURFACE (object), result, &error);
+  if (verdict == NULL)
+    {
+      g_task_return_error (task, error);
+      g_object_unref (task);
+      return;
+    }
+  if (JSON_NODE_HOLDS_VALUE (verdict) && json_node_get_value_type (verdict) == G_TYPE_STRING)
+    {
+      g_task_return_error (task, stw_error_new ("EVAL_SYNTAX_ERROR", "%s", json_node_get_string (verdict)));
+      g_object_unref (task);
+      return;
+    }
+  run_evaluate (task);
+}
+
+/* A page's Runtime.compileScript needs the Runtime domain enabled, which
+ * is not ours to turn on: the body is parsed by the AsyncFunction
+ * constructor of our isolated world instead (pristine, whatever the app
+ * did to its globals, and allowed by CDP whatever the page's CSP). It
+ * parses a function body alone, so a body cannot close its wrapper. */
+static void
+run_check_in_page (GTask      *task,
+                   const char *parameters,
+                   const char *code)
+{
+  Run *run = g_task_get_task_data (task);
+  g_autoptr(JsonNode) node = json_node_new (JSON_NODE_VALUE);
+  g_autofree char *literal = NULL;
+  g_autofree char *check = NULL;
+
+  json_node_set_string (node, code);
+  literal = json_to_string (node, FALSE);
+  check = g_strdup_printf ("(() => { const AsyncFunction = (async function () {}).constructor;"
+                           " try { new AsyncFunction('%s', %s); return null; }"
+                           " catch (e) { return e instanceof SyntaxError ? String(e) : null; } })()",
+                           parameters, literal);
+  _stw_surface_evaluate_isolated_async (run->checker, check, g_task_get_cancellable (task), on_run_checked, task);
+}
+
+/* A body that closes its wrapper early (`}); (async () => {`) compiles in
+ * one wrapper but never in two whose closers differ: the token after the
+ * body's last brace would have to be both `)` and `]`. So the body is
+ * compiled in brackets first; only then the expression that runs. */
+static void
+run_start (GTask      *task,
+           Run        *run,
+           const char *parameters,
+           const char *code)
+{
+  g_task_set_task_data (task, run, (GDestroyNotify) run_free);
+  if (run->checker != NULL)
+    {
+      run_check_in_page (task, parameters, code);
+      return;
+    }
+  run->bracketed = g_strdup_printf ("[async function (%s) {\n%s\n}]", parameters, code);
+  run_compile (task, run->bracketed);
 }
 
 static char *
@@ -1336,7 +1432,7 @@ stw_session_run_main_async (StwSession          *self,
   /* The inspector's command-line require (Electron >= 28 too). */
   head = g_strdup_printf ("require('electron'), %s", arguments);
   run->expression = run_expression (code, "electron, arg", head);
-  run_start (g_steal_pointer (&task), run, NULL);
+  run_start (g_steal_pointer (&task), run, "electron, arg", code);
 }
 
 /**
@@ -1470,12 +1566,13 @@ stw_session_run_renderer_async (StwSession          *self,
   run = g_new0 (Run, 1);
   run->transport = g_object_ref (self->browser);
   run->cdp_session_id = g_strdup (stw_surface_get_cdp_session_id (surface));
+  run->checker = g_object_ref (surface);
   if (_stw_surface_get_subframe_id (surface) != NULL)
     run->isolated = g_object_ref (surface);
   run->timeout_ms = timeout_ms ? timeout_ms : RUN_DEFAULT_TIMEOUT_MS;
   arguments = run_arguments_json (arg);
   run->expression = run_expression (code, "arg", arguments);
-  run_start (g_steal_pointer (&task), run, run->cdp_session_id);
+  run_start (g_steal_pointer (&task), run, "arg", code);
 }
 
 /**
