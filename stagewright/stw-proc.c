@@ -115,6 +115,24 @@ read_stat (GPid  pid,
   return TRUE;
 }
 
+/* The process group of @pid, 0 when it is gone. */
+static GPid
+read_group (GPid pid)
+{
+  g_autofree char *path = g_strdup_printf ("/proc/%d/stat", (int) pid);
+  g_autofree char *text = NULL;
+  const char *tail;
+  char state;
+  int parent, group;
+
+  if (!g_file_get_contents (path, &text, NULL, NULL))
+    return 0;
+  tail = strrchr (text, ')');
+  if (tail == NULL || sscanf (tail + 1, " %c %d %d", &state, &parent, &group) != 3)
+    return 0;
+  return group;
+}
+
 /* Inodes of the sockets listening on @port (IPv4 and IPv6, any address). */
 static GHashTable *
 listening_inodes (guint port)
@@ -545,8 +563,9 @@ is_ours (GPid pid)
  *
  * The processes that may be the endpoint's main process, nearest first:
  * the one holding the socket listening on @port, then its ancestors in
- * the same session (a wrapper, or a main process whose browser child
- * listens, as in the Electron stand-in). Only processes of our uid; never
+ * the same session and process group (a wrapper, or a main process whose
+ * browser child listens, as in the Electron stand-in). Only processes of
+ * our uid; never
  * pid 1, this server or its ancestors; at most eight. Nothing here is
  * signalled: the caller still checks SigCgt and start time before it
  * does.
@@ -561,7 +580,7 @@ _stw_proc_endpoint_chain (guint    port,
   g_autoptr(GHashTable) inodes = listening_inodes (port);
   g_autoptr(GArray) holders = socket_holders (inodes);
   g_autoptr(GArray) chain = g_array_new (FALSE, FALSE, sizeof (GPid));
-  GPid current, parent, holder_session, session;
+  GPid current, parent, holder_session, session, holder_group;
 
   if (holders->len == 0)
     {
@@ -578,10 +597,14 @@ _stw_proc_endpoint_chain (guint    port,
                                                _("The process listening on port %u is gone"), port));
       return NULL;
     }
+  holder_group = read_group (current);
   for (guint hops = 0; current > 1 && hops < 8; hops++)
     {
+      /* An ancestor in another process group is whatever launched the
+       * browser detached (Puppeteer, Playwright, a test runner), not the
+       * app: a split main process keeps its browser in its group. */
       if (!read_stat (current, &parent, &session) || session != holder_session ||
-          is_self_or_ancestor (current) || !is_ours (current))
+          read_group (current) != holder_group || is_self_or_ancestor (current) || !is_ours (current))
         break;
       g_array_append_val (chain, current);
       current = parent;

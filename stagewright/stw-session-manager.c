@@ -1722,7 +1722,14 @@ on_main_probe_connected (GObject      *object,
       main_find_verify_next (task);
       return;
     }
-  json_object_set_string_member (params, "expression", "typeof process === 'object' && process ? process.pid : -1");
+  /* The listener itself may be any Node process; an ancestor of it
+   * counts only as an Electron main process. */
+  json_object_set_string_member (params, "expression",
+                                 find->index == 0
+                                 ? "typeof process === 'object' && process ? process.pid : -1"
+                                 : "typeof process === 'object' && process && process.versions &&"
+                                   " typeof process.versions.electron === 'string' && process.type === 'browser'"
+                                   " ? process.pid : -1");
   json_object_set_boolean_member (params, "returnByValue", TRUE);
   stw_transport_call_async (find->probe, "Runtime.evaluate", params, NULL, 2000,
                             g_task_get_cancellable (task), on_main_pid_evaluated, task);

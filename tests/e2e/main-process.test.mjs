@@ -15,7 +15,7 @@ import http from 'node:http';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
-import { after, test as nodeTest } from 'node:test';
+import { test as nodeTest } from 'node:test';
 
 import {
   CHROMIUM,
@@ -259,6 +259,7 @@ function spawnSignalLogger (script) {
     ready,
     port: () => Number(/PORT (\d+)/.exec(out)?.[1]),
     signalled: () => out.includes('SIGUSR1'),
+    output: () => out,
     kill () {
       try {
         process.kill(-child.pid, 'SIGKILL');
@@ -287,10 +288,15 @@ test('hostile: an endpoint that lies, one that is not Electron, one that is the 
   assert.ok(processAlive(liar.child.pid));
 
   // 2. Plain Chromium: a real endpoint, but no Node main process to open.
+  const chromiumProfile = fs.mkdtempSync(path.join(os.tmpdir(), 'stw-main-chromium-'));
   const chromium = spawn(CHROMIUM, ['--headless', '--no-sandbox', '--remote-debugging-port=0',
-    `--user-data-dir=${fs.mkdtempSync(path.join(os.tmpdir(), 'stw-main-chromium-'))}`, 'about:blank'],
+    `--user-data-dir=${chromiumProfile}`, 'about:blank'],
   { detached: true, stdio: ['ignore', 'ignore', 'pipe'] });
-  t.after(() => { try { process.kill(-chromium.pid, 'SIGKILL'); } catch { /* gone */ } });
+  t.after(async () => {
+    try { process.kill(-chromium.pid, 'SIGKILL'); } catch { /* gone */ }
+    await sleep(200);
+    fs.rmSync(chromiumProfile, { recursive: true, force: true });
+  });
   let err = '';
   chromium.stderr.setEncoding('utf8');
   chromium.stderr.on('data', (chunk) => { err += chunk; });
@@ -308,7 +314,29 @@ test('hostile: an endpoint that lies, one that is not Electron, one that is the 
   assert.equal(list.windows[0].electronId, undefined);
   ok(await server.call('electron_detach', {}));
 
-  // 3. An endpoint served by this test process, the server's parent: never signalled.
+  // 3. Chromium launched the way Puppeteer and Playwright do (its own process group) by a
+  // Node script that would take SIGUSR1: the script is not the app, and is never signalled.
+  const profile = fs.mkdtempSync(path.join(os.tmpdir(), 'stw-main-launcher-'));
+  const launcher = spawnSignalLogger(
+    `const c = require("child_process").spawn(${JSON.stringify(CHROMIUM)}, ["--headless", "--no-sandbox",` +
+    ` "--remote-debugging-port=0", "--user-data-dir=${profile}", "about:blank"],` +
+    ' { detached: true, stdio: ["ignore", "ignore", "pipe"] }); let e = "";' +
+    ' c.stderr.on("data", (d) => { e += d; const m = /DevTools listening on ws:\\/\\/[^:]+:(\\d+)/.exec(e);' +
+    ' if (m && !globalThis.told) { globalThis.told = true; process.stdout.write(`PORT ${m[1]} PID ${c.pid}\\n`); } });');
+  t.after(() => {
+    const child = /PID (\d+)/.exec(launcher.output())?.[1];
+    if (child) try { process.kill(-Number(child), 'SIGKILL'); } catch { /* gone */ }
+    launcher.kill();
+    fs.rmSync(profile, { recursive: true, force: true });
+  });
+  await launcher.ready;
+  const launched = ok(await server.call('electron_attach', { port: launcher.port() }), 'attach to a launched Chromium');
+  assert.equal(launched.capabilities.mainEval, false);
+  await sleep(300);
+  assert.equal(launcher.signalled(), false, 'the launching script is not the app and gets no signal');
+  ok(await server.call('electron_detach', {}));
+
+  // 4. An endpoint served by this test process, the server's parent: never signalled.
   let signalled = false;
   const onSignal = () => { signalled = true; };
   process.on('SIGUSR1', onSignal);
@@ -325,4 +353,3 @@ test('hostile: an endpoint that lies, one that is not Electron, one that is the 
   assert.equal(signalled, false, 'the server\'s ancestor is never signalled');
 });
 
-after(() => {});
