@@ -1353,7 +1353,7 @@ attach_find_main (GTask *task)
       attach_start_session (task, NULL);
       return;
     }
-  main_find_async (chain, attach->port, DEFAULT_MAIN_FIND_MS, g_task_get_cancellable (task),
+  main_find_async (chain, attach->port, MIN (attach->timeout_ms, DEFAULT_MAIN_FIND_MS), g_task_get_cancellable (task),
                    on_attach_main_found, task);
 }
 

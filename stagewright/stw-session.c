@@ -853,7 +853,8 @@ evaluate_params (const char *expression,
  *
  * Evaluates @expression in the Node main process, with `require` available
  * (the inspector's command-line API). Sessions without a main process
- * (plain Chromium, or attached over CDP) fail with `TRANSPORT_UNSUPPORTED`.
+ * (plain Chromium, or an attached app whose main process could not be
+ * reached) fail with `TRANSPORT_UNSUPPORTED`.
  *
  * Since: 1.0
  */
@@ -1369,7 +1370,8 @@ run_arguments_json (JsonNode *arg)
  * stw_session_run_main_async:
  * @self: a #StwSession
  * @code: the body of an async function of `(electron, arg)`: may `await`
- *   and `return`; `electron` is the Electron module
+ *   and `return`; `electron` is the Electron module (%NULL in a plain Node
+ *   process)
  * @arg: (nullable): a JSON value given as `arg`
  * @timeout_ms: the budget, 0 for the default (30 s)
  * @cancellable: (nullable): a #GCancellable
@@ -1429,8 +1431,11 @@ stw_session_run_main_async (StwSession          *self,
   run->command_line_api = TRUE;
   run->timeout_ms = timeout_ms ? timeout_ms : RUN_DEFAULT_TIMEOUT_MS;
   arguments = run_arguments_json (arg);
-  /* The inspector's command-line require (Electron >= 28 too). */
-  head = g_strdup_printf ("require('electron'), %s", arguments);
+  /* The inspector's command-line require (Electron >= 28 too), called
+   * before the body's first await, while that API is in scope; a plain
+   * Node process (injected) has no electron module: null. */
+  head = g_strdup_printf ("(() => { try { return require('electron'); } catch (e) { return null; } })(), %s",
+                          arguments);
   run->expression = run_expression (code, "electron, arg", head);
   run_start (g_steal_pointer (&task), run, "electron, arg", code);
 }

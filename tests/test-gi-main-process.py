@@ -144,10 +144,39 @@ def attach_by_port_finds_and_opens_the_main_process():
     state.pop('app')
 
 
+@test
+def inject_into_plain_node_on_a_moved_inspector_port():
+    node = subprocess.Popen(['node', '--inspect-port=0', '-e', 'setInterval(() => {}, 1000)'],
+                            stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                            start_new_session=True)
+    state['node'] = node
+    manager = Stagewright.SessionManager.new()
+    deadline = time.monotonic() + 10
+    # Node installs its SIGUSR1 handler as it starts: until then inject refuses.
+    while time.monotonic() < deadline:
+        with open('/proc/%d/status' % node.pid) as status:
+            mask = int(re.search(r'SigCgt:\s*([0-9a-f]+)', status.read()).group(1), 16)
+        if mask & (1 << (signal.SIGUSR1 - 1)):
+            break
+        time.sleep(0.05)
+    session = run_async(lambda done: manager.inject_async(node.pid, 0, None, done),
+                        lambda source, result: source.inject_finish(result))
+    assert session.get_transport_name() == 'injector'
+    value, _ = session.run_main_sync('return [electron, process.pid];', None, 0, None)
+    assert to_python(value) == [None, node.pid], to_python(value)
+    session.detach()
+    node.kill()
+    node.wait(5)
+    state.pop('node')
+
+
 def cleanup():
     session = state.get('session')
     if session is not None and session.is_running():
         session.stop_sync(2000)
+    node = state.get('node')
+    if node is not None:
+        node.kill()
     app = state.get('app')
     if app is not None:
         try:
