@@ -611,9 +611,13 @@ _stw_proc_endpoint_chain (guint    port,
     }
   if (chain->len == 0)
     {
+      GPid holder = g_array_index (holders, GPid, 0);
+
       g_propagate_error (error, stw_error_new ("TRANSPORT_UNSUPPORTED",
-                                               _("The process listening on port %u is this server, one of its "
-                                                 "ancestors or another user's"), port));
+                                               !is_ours (holder)
+                                               ? _("The process listening on port %u (%d) is another user's")
+                                               : _("The process listening on port %u (%d) is this server or one of "
+                                                   "its ancestors"), port, (int) holder));
       return NULL;
     }
   return g_steal_pointer (&chain);

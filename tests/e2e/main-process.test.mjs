@@ -336,7 +336,30 @@ test('hostile: an endpoint that lies, one that is not Electron, one that is the 
   assert.equal(launcher.signalled(), false, 'the launching script is not the app and gets no signal');
   ok(await server.call('electron_detach', {}));
 
-  // 4. An endpoint served by this test process, the server's parent: never signalled.
+  // 4. Another user's Chromium (when we may start one as nobody): never ours to signal.
+  if (process.getuid() === 0 && fs.existsSync('/usr/bin/setpriv')) {
+    const home = fs.mkdtempSync(path.join(os.tmpdir(), 'stw-main-nobody-'));
+    fs.chownSync(home, 65534, 65534);
+    const foreign = spawn('/usr/bin/setpriv', ['--reuid=65534', '--regid=65534', '--clear-groups', '--', CHROMIUM,
+      '--headless', '--no-sandbox', '--remote-debugging-port=0', `--user-data-dir=${home}`, 'about:blank'],
+    { detached: true, stdio: ['ignore', 'ignore', 'pipe'], env: { ...process.env, HOME: home } });
+    t.after(async () => {
+      try { process.kill(-foreign.pid, 'SIGKILL'); } catch { /* gone */ }
+      await sleep(200);
+      fs.rmSync(home, { recursive: true, force: true });
+    });
+    let foreignErr = '';
+    foreign.stderr.setEncoding('utf8');
+    foreign.stderr.on('data', (chunk) => { foreignErr += chunk; });
+    const foreignUrl = await waitUntil(() => /DevTools listening on (ws:\/\/\S+)/.exec(foreignErr)?.[1], 30000, 50);
+    assert.ok(foreignUrl, 'the foreign Chromium announced its endpoint');
+    const other = ok(await server.call('electron_attach', { cdpUrl: foreignUrl }), 'attach to another user\'s app');
+    assert.equal(other.capabilities.mainEval, false);
+    assert.match(other.capabilities.notes.mainEval, /another user's/);
+    ok(await server.call('electron_detach', {}));
+  }
+
+  // 5. An endpoint served by this test process, the server's parent: never signalled.
   let signalled = false;
   const onSignal = () => { signalled = true; };
   process.on('SIGUSR1', onSignal);
