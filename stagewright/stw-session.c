@@ -1027,11 +1027,27 @@ typedef struct
   gboolean      command_line_api;
   guint         timeout_ms;
   gint64        started_us;       /* when the evaluation was sent */
+  /* A same-process frame's isolated world has no target-side budget:
+   * ours cancels the call at the deadline. */
+  GCancellable *budget;
+  GCancellable *caller;           /* the task's, forwarded to budget */
+  gulong        caller_handler;
+  GSource      *deadline;
+  gboolean      timed_out;
 } Run;
 
 static void
 run_free (Run *run)
 {
+  if (run->deadline != NULL)
+    {
+      g_source_destroy (run->deadline);
+      g_source_unref (run->deadline);
+    }
+  if (run->caller != NULL)
+    g_cancellable_disconnect (run->caller, run->caller_handler);
+  g_clear_object (&run->caller);
+  g_clear_object (&run->budget);
   g_clear_object (&run->transport);
   g_clear_object (&run->isolated);
   g_clear_object (&run->checker);
@@ -1105,6 +1121,9 @@ run_return_error (GTask  *task,
 {
   Run *run = g_task_get_task_data (task);
   const char *code = error->domain == STW_ERROR ? stw_error_get_code_name (error) : NULL;
+
+  if (run->timed_out && g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
+    code = "CDP_TIMEOUT";
 
   /* Our budget ran out before the target's own timeout answered, or the
    * target terminated the code at its budget. */
@@ -1217,6 +1236,43 @@ on_run_compiled (GObject      *object,
   run_evaluate (task);
 }
 
+static gboolean
+on_run_deadline (gpointer user_data)
+{
+  Run *run = user_data;
+
+  run->timed_out = TRUE;
+  g_clear_pointer (&run->deadline, g_source_unref);
+  g_cancellable_cancel (run->budget);
+  return G_SOURCE_REMOVE;
+}
+
+static void
+on_caller_cancelled (GCancellable *caller,
+                     gpointer      user_data)
+{
+  g_cancellable_cancel (G_CANCELLABLE (user_data));
+}
+
+/* The Run (task data) outlives both: run_free removes the deadline and
+ * the forwarding before it frees the budget. */
+static void
+run_arm_budget (GTask *task)
+{
+  Run *run = g_task_get_task_data (task);
+  GCancellable *caller = g_task_get_cancellable (task);
+
+  run->budget = g_cancellable_new ();
+  if (caller != NULL)
+    {
+      run->caller = g_object_ref (caller);
+      run->caller_handler = g_cancellable_connect (caller, G_CALLBACK (on_caller_cancelled), run->budget, NULL);
+    }
+  run->deadline = g_timeout_source_new (run->timeout_ms);
+  g_source_set_callback (run->deadline, on_run_deadline, run, NULL);
+  g_source_attach (run->deadline, g_task_get_context (task));
+}
+
 static void
 run_evaluate (GTask *task)
 {
@@ -1225,8 +1281,8 @@ run_evaluate (GTask *task)
 
   if (run->isolated != NULL)
     {
-      _stw_surface_evaluate_isolated_async (run->isolated, run->expression, g_task_get_cancellable (task),
-                                            on_run_isolated, task);
+      run_arm_budget (task);
+      _stw_surface_evaluate_isolated_async (run->isolated, run->expression, run->budget, on_run_isolated, task);
       return;
     }
   params = evaluate_params (run->expression, run->command_line_api);

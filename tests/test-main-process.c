@@ -18,6 +18,7 @@
 
 #include "stw-proc-private.h"
 #include "stw-session-private.h"
+#include "stw-surface-private.h"
 #include "stw-test-utils.h"
 
 #define READ_HANDLERS "return [...electron.ipcMain._invokeHandlers.keys()].sort().join(' ');"
@@ -239,6 +240,50 @@ test_run_renderer (void)
   g_assert_error (error, STW_ERROR, STW_ERROR_EVAL_SYNTAX_ERROR);
 }
 
+/* A same-process frame runs agent code in its isolated world, where the
+ * target has no budget of its own: ours still ends a promise that never
+ * settles. */
+static void
+test_run_in_frame (void)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(GList) surfaces = NULL;
+  g_autoptr(JsonNode) sum = NULL;
+  StwSurface *window;
+  StwSurface *frame = NULL;
+
+  if (app.session == NULL && !have_standin ())
+    return;
+
+  window = stw_session_get_active_window (app.session);
+  for (guint attempt = 0; attempt < 100 && frame == NULL; attempt++)
+    {
+      g_assert_true (stw_session_refresh_surfaces_sync (app.session, NULL, &error));
+      g_assert_no_error (error);
+      g_clear_pointer (&surfaces, g_list_free);
+      surfaces = stw_session_list_surfaces (app.session);
+      for (const GList *l = surfaces; l != NULL && frame == NULL; l = l->next)
+        if (_stw_surface_get_subframe_id (l->data) != NULL)
+          frame = l->data;
+      if (frame == NULL)
+        g_usleep (100000);
+    }
+  g_assert_nonnull (frame);
+  g_assert_true (stw_session_switch_surface (app.session, stw_surface_get_id (frame), &error));
+  g_assert_no_error (error);
+
+  g_assert_null (stw_session_run_renderer_sync (app.session, "await new Promise(() => {});", NULL, 300, NULL, NULL,
+                                                &error));
+  g_assert_error (error, STW_ERROR, STW_ERROR_EVAL_TIMEOUT);
+  g_clear_error (&error);
+  sum = stw_session_run_renderer_sync (app.session, "return 1 + 1;", NULL, 0, NULL, NULL, &error);
+  g_assert_no_error (error);
+  g_assert_cmpint (json_node_get_int (sum), ==, 2);
+
+  g_assert_true (stw_session_switch_surface (app.session, stw_surface_get_id (window), &error));
+  g_assert_no_error (error);
+}
+
 static void
 test_window_states (void)
 {
@@ -408,6 +453,7 @@ main (int    argc,
   g_test_add_func ("/main-process/1-launch", test_launch);
   g_test_add_func ("/main-process/2-run-main", test_run_main);
   g_test_add_func ("/main-process/3-run-renderer", test_run_renderer);
+  g_test_add_func ("/main-process/3b-run-in-frame", test_run_in_frame);
   g_test_add_func ("/main-process/4-window-states", test_window_states);
   g_test_add_func ("/main-process/5-stop", test_stop);
   g_test_add_func ("/main-process/attach-finds-main", test_attach_finds_main);
