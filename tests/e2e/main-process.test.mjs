@@ -152,6 +152,20 @@ test('attach by port to an app started elsewhere: the main process is found, ope
   assert.equal(byUrl.capabilities.mainEval, true);
   assert.deepEqual(ok(await evalMain(server, READ_HANDLERS)).result, DEMO_HANDLERS);
   ok(await server.call('electron_detach', {}));
+
+  // A port whose /json/version names another endpoint: the process that owns the
+  // endpoint we end up talking to is the one reached, never the one that answered.
+  const relay = spawnSignalLogger(
+    'const s = require("http").createServer((q, r) => { r.setHeader("content-type", "application/json");' +
+    ` r.end(JSON.stringify({ Browser: "Chrome/1", webSocketDebuggerUrl: ${JSON.stringify(app.wsUrl)} })); });` +
+    ' s.listen(0, "127.0.0.1", () => process.stdout.write(`PORT ${s.address().port}\\n`));');
+  t.after(() => relay.kill());
+  await relay.ready;
+  ok(await server.call('electron_attach', { port: relay.port() }), 'attach through a relaying port');
+  assert.equal(ok(await evalMain(server, 'return process.pid;')).result, app.pid);
+  await sleep(300);
+  assert.equal(relay.signalled(), false, 'the port that answered is not the endpoint\'s process');
+  ok(await server.call('electron_detach', {}));
 });
 
 // --- inject ---------------------------------------------------------------------------
