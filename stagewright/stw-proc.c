@@ -133,12 +133,17 @@ read_group (GPid pid)
   return group;
 }
 
-/* Inodes of the sockets listening on @port (IPv4 and IPv6, any address). */
+static gboolean is_loopback_address (const char *hex);
+
+/* "socket:[inode]" → port of the TCP sockets listening on @port (0: any
+ * port), IPv4 and IPv6, on any address or, with @loopback_only, on a
+ * loopback one. */
 static GHashTable *
-listening_inodes (guint port)
+read_listeners (guint    port,
+                gboolean loopback_only)
 {
   const char *tables[] = { "/proc/net/tcp", "/proc/net/tcp6" };
-  GHashTable *inodes = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
+  GHashTable *listeners = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
 
   for (guint t = 0; t < G_N_ELEMENTS (tables); t++)
     {
@@ -150,17 +155,26 @@ listening_inodes (guint port)
       lines = g_strsplit (text, "\n", -1);
       for (guint i = 1; lines[i] != NULL; i++)
         {
+          char address[33];
           unsigned int local_port, state;
           unsigned long inode;
 
           /* sl local_address rem_address st tx:rx tr:when retrnsmt uid timeout inode */
-          if (sscanf (lines[i], " %*u: %*[0-9A-Fa-f]:%x %*[0-9A-Fa-f]:%*x %x %*x:%*x %*x:%*x %*x %*u %*u %lu",
-                      &local_port, &state, &inode) == 3 &&
-              local_port == port && state == 0x0A /* TCP_LISTEN */ && inode != 0)
-            g_hash_table_add (inodes, g_strdup_printf ("socket:[%lu]", inode));
+          if (sscanf (lines[i], " %*u: %32[0-9A-Fa-f]:%x %*[0-9A-Fa-f]:%*x %x %*x:%*x %*x:%*x %*x %*u %*u %lu",
+                      address, &local_port, &state, &inode) == 4 &&
+              state == 0x0A /* TCP_LISTEN */ && inode != 0 && local_port > 0 && local_port <= 65535 &&
+              (port == 0 || local_port == port) && (!loopback_only || is_loopback_address (address)))
+            g_hash_table_insert (listeners, g_strdup_printf ("socket:[%lu]", inode), GUINT_TO_POINTER (local_port));
         }
     }
-  return inodes;
+  return listeners;
+}
+
+/* Inodes of the sockets listening on @port (IPv4 and IPv6, any address). */
+static GHashTable *
+listening_inodes (guint port)
+{
+  return read_listeners (port, FALSE);
 }
 
 static gboolean
@@ -463,37 +477,6 @@ is_loopback_address (const char *hex)
   return bytes[15] == 1;
 }
 
-/* "socket:[inode]" → port, of every socket listening on a loopback address. */
-static GHashTable *
-loopback_listeners (void)
-{
-  const char *tables[] = { "/proc/net/tcp", "/proc/net/tcp6" };
-  GHashTable *listeners = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
-
-  for (guint t = 0; t < G_N_ELEMENTS (tables); t++)
-    {
-      g_autofree char *text = NULL;
-      g_auto(GStrv) lines = NULL;
-
-      if (!g_file_get_contents (tables[t], &text, NULL, NULL))
-        continue;
-      lines = g_strsplit (text, "\n", -1);
-      for (guint i = 1; lines[i] != NULL; i++)
-        {
-          char address[33];
-          unsigned int local_port, state;
-          unsigned long inode;
-
-          if (sscanf (lines[i], " %*u: %32[0-9A-Fa-f]:%x %*[0-9A-Fa-f]:%*x %x %*x:%*x %*x:%*x %*x %*u %*u %lu",
-                      address, &local_port, &state, &inode) == 4 &&
-              state == 0x0A /* TCP_LISTEN */ && inode != 0 && local_port > 0 && local_port <= 65535 &&
-              is_loopback_address (address))
-            g_hash_table_insert (listeners, g_strdup_printf ("socket:[%lu]", inode), GUINT_TO_POINTER (local_port));
-        }
-    }
-  return listeners;
-}
-
 static gint
 compare_ports (gconstpointer a,
                gconstpointer b)
@@ -516,7 +499,7 @@ compare_ports (gconstpointer a,
 GArray *
 _stw_proc_listening_ports (GPid pid)
 {
-  g_autoptr(GHashTable) listeners = loopback_listeners ();
+  g_autoptr(GHashTable) listeners = read_listeners (0, TRUE);
   g_autofree char *path = g_strdup_printf ("/proc/%d/fd", (int) pid);
   g_autoptr(GDir) dir = pid > 0 ? g_dir_open (path, 0, NULL) : NULL;
   GArray *ports = g_array_new (FALSE, FALSE, sizeof (guint));

@@ -1416,6 +1416,22 @@ run_start (GTask      *task,
   run_compile (task, run->bracketed);
 }
 
+/* The value of a run_main/run_renderer task, and whether it is a
+ * string form rather than JSON. */
+static JsonNode *
+run_finish (GAsyncResult  *result,
+            gboolean      *serialized,
+            GError       **error)
+{
+  g_autoptr(JsonObject) object = g_task_propagate_pointer (G_TASK (result), error);
+
+  if (object == NULL)
+    return NULL;
+  if (serialized != NULL)
+    *serialized = json_object_get_boolean_member_with_default (object, "serialized", FALSE);
+  return json_node_copy (json_object_get_member (object, "value"));
+}
+
 static char *
 run_arguments_json (JsonNode *arg)
 {
@@ -1514,17 +1530,10 @@ stw_session_run_main_finish (StwSession    *self,
                              gboolean      *serialized,
                              GError       **error)
 {
-  g_autoptr(JsonObject) object = NULL;
-
   g_return_val_if_fail (g_task_is_valid (result, self), NULL);
   g_return_val_if_fail (g_task_get_source_tag (G_TASK (result)) == stw_session_run_main_async, NULL);
 
-  object = g_task_propagate_pointer (G_TASK (result), error);
-  if (object == NULL)
-    return NULL;
-  if (serialized != NULL)
-    *serialized = json_object_get_boolean_member_with_default (object, "serialized", FALSE);
-  return json_node_copy (json_object_get_member (object, "value"));
+  return run_finish (result, serialized, error);
 }
 
 /**
@@ -1654,17 +1663,10 @@ stw_session_run_renderer_finish (StwSession    *self,
                                  gboolean      *serialized,
                                  GError       **error)
 {
-  g_autoptr(JsonObject) object = NULL;
-
   g_return_val_if_fail (g_task_is_valid (result, self), NULL);
   g_return_val_if_fail (g_task_get_source_tag (G_TASK (result)) == stw_session_run_renderer_async, NULL);
 
-  object = g_task_propagate_pointer (G_TASK (result), error);
-  if (object == NULL)
-    return NULL;
-  if (serialized != NULL)
-    *serialized = json_object_get_boolean_member_with_default (object, "serialized", FALSE);
-  return json_node_copy (json_object_get_member (object, "value"));
+  return run_finish (result, serialized, error);
 }
 
 /**
