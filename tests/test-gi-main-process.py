@@ -142,6 +142,8 @@ def attach_by_port_finds_and_opens_the_main_process():
     app.send_signal(signal.SIGTERM)
     app.wait(15)
     state.pop('app')
+    # The stand-in removed its own directory inside on the way out.
+    os.rmdir(tmpdir)
 
 
 @test
