@@ -364,23 +364,31 @@ is_object_schema (JsonNode *schema)
          g_strcmp0 (json_node_get_string (type), "object") == 0;
 }
 
-/* A tool that acts on a session must let the agent name one. */
+/* Whether the schema lists the argument @name with type string. */
 static gboolean
-offers_session_id (JsonNode *schema)
+offers_string (JsonNode   *schema,
+               const char *name)
 {
   JsonObject *object = json_node_get_object (schema);
   JsonNode *props = json_object_get_member (object, "properties");
-  JsonNode *session_id;
+  JsonNode *member;
   JsonNode *type;
 
   if (props == NULL || !JSON_NODE_HOLDS_OBJECT (props))
     return FALSE;
-  session_id = json_object_get_member (json_node_get_object (props), "sessionId");
-  if (session_id == NULL || !JSON_NODE_HOLDS_OBJECT (session_id))
+  member = json_object_get_member (json_node_get_object (props), name);
+  if (member == NULL || !JSON_NODE_HOLDS_OBJECT (member))
     return FALSE;
-  type = json_object_get_member (json_node_get_object (session_id), "type");
+  type = json_object_get_member (json_node_get_object (member), "type");
   return type != NULL && json_node_get_value_type (type) == G_TYPE_STRING &&
          g_strcmp0 (json_node_get_string (type), "string") == 0;
+}
+
+/* A tool that acts on a session must let the agent name one. */
+static gboolean
+offers_session_id (JsonNode *schema)
+{
+  return offers_string (schema, "sessionId");
 }
 
 /* Everything stw_dispatcher_add_tool() checks, without adding. */
@@ -437,6 +445,25 @@ validate_tool (StwDispatcher  *self,
       return FALSE;
     }
 
+  /* The dispatcher guards the code an eval tool runs: the tool says which
+   * argument holds it, and the schema must offer that argument as a
+   * string, so no payload reaches the tool unguarded. */
+  if ((stw_tool_get_operation_type (tool) == STW_OPERATION_EVAL) !=
+      (stw_tool_get_code_argument (tool) != NULL))
+    {
+      g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_ARGUMENT,
+                   "Tool “%s”: eval tools, and only they, name their code argument", name);
+      return FALSE;
+    }
+  if (stw_tool_get_code_argument (tool) != NULL &&
+      !offers_string (schema, stw_tool_get_code_argument (tool)))
+    {
+      g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_ARGUMENT,
+                   "Tool “%s”: its input schema needs its code argument “%s” as a string",
+                   name, stw_tool_get_code_argument (tool));
+      return FALSE;
+    }
+
   if (stw_tool_get_session_requirement (tool) != STW_SESSION_REQUIREMENT_NONE &&
       !offers_session_id (schema))
     {
@@ -472,7 +499,8 @@ insert_tool (StwDispatcher *self,
  * @error: where to put a refusal
  *
  * Validates @tool (name pattern, operation type, eval target, an object
- * input schema that offers `sessionId` when the tool acts on a session,
+ * input schema that offers `sessionId` when the tool acts on a session and,
+ * for an eval tool, its [property@Stagewright.Tool:code-argument] as a string,
  * registered error codes, a unique name) and adds it.
  *
  * Returns: %TRUE if the tool was added
@@ -963,26 +991,27 @@ has_blocked_keyword (const char  *code,
 }
 
 /* Every eval payload is audited by hash, never by content, and the
- * baseline keyword blocklist applies before any installed guard. */
+ * baseline keyword blocklist applies before any installed guard. The code
+ * is the argument the tool declares (StwTool:code-argument), whatever its
+ * name: registration refused eval tools that declare none. */
 static gboolean
 check_eval (StwDispatcher  *self,
             StwTool        *tool,
             JsonObject     *arguments,
             GError        **error)
 {
-  static const char * const code_fields[] = {
-    "body", "code", "script", "source", "expression", "javascript", NULL
-  };
+  const char *argument = stw_tool_get_code_argument (tool);
+  const char *code;
+  g_autofree char *hash = NULL;
+  const char *keyword = NULL;
 
-  for (guint i = 0; code_fields[i] != NULL; i++)
+  g_assert (argument != NULL);
+
+  /* Validation already made it a string when present; an absent optional
+   * argument leaves nothing to run. */
+  code = json_object_get_string_member_with_default (arguments, argument, NULL);
+  if (code != NULL)
     {
-      const char *code = json_object_get_string_member_with_default (arguments, code_fields[i], NULL);
-      g_autofree char *hash = NULL;
-      const char *keyword = NULL;
-
-      if (code == NULL)
-        continue;
-
       /* Bounded before any scan, as the contract caps eval code. */
       if (g_utf8_strlen (code, -1) > 100000)
         {

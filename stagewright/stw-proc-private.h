@@ -26,5 +26,8 @@ gboolean _stw_proc_is_same             (GPid         pid,
 gboolean _stw_proc_check_signal_caught (GPid         pid,
                                         int          signo,
                                         GError     **error);
+GArray  *_stw_proc_listening_ports     (GPid         pid);
+GArray  *_stw_proc_endpoint_chain      (guint        port,
+                                        GError     **error);
 
 G_END_DECLS

@@ -115,12 +115,35 @@ read_stat (GPid  pid,
   return TRUE;
 }
 
-/* Inodes of the sockets listening on @port (IPv4 and IPv6, any address). */
+/* The process group of @pid, 0 when it is gone. */
+static GPid
+read_group (GPid pid)
+{
+  g_autofree char *path = g_strdup_printf ("/proc/%d/stat", (int) pid);
+  g_autofree char *text = NULL;
+  const char *tail;
+  char state;
+  int parent, group;
+
+  if (!g_file_get_contents (path, &text, NULL, NULL))
+    return 0;
+  tail = strrchr (text, ')');
+  if (tail == NULL || sscanf (tail + 1, " %c %d %d", &state, &parent, &group) != 3)
+    return 0;
+  return group;
+}
+
+static gboolean is_loopback_address (const char *hex);
+
+/* "socket:[inode]" → port of the TCP sockets listening on @port (0: any
+ * port), IPv4 and IPv6, on any address or, with @loopback_only, on a
+ * loopback one. */
 static GHashTable *
-listening_inodes (guint port)
+read_listeners (guint    port,
+                gboolean loopback_only)
 {
   const char *tables[] = { "/proc/net/tcp", "/proc/net/tcp6" };
-  GHashTable *inodes = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
+  GHashTable *listeners = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
 
   for (guint t = 0; t < G_N_ELEMENTS (tables); t++)
     {
@@ -132,17 +155,26 @@ listening_inodes (guint port)
       lines = g_strsplit (text, "\n", -1);
       for (guint i = 1; lines[i] != NULL; i++)
         {
+          char address[33];
           unsigned int local_port, state;
           unsigned long inode;
 
           /* sl local_address rem_address st tx:rx tr:when retrnsmt uid timeout inode */
-          if (sscanf (lines[i], " %*u: %*[0-9A-Fa-f]:%x %*[0-9A-Fa-f]:%*x %x %*x:%*x %*x:%*x %*x %*u %*u %lu",
-                      &local_port, &state, &inode) == 3 &&
-              local_port == port && state == 0x0A /* TCP_LISTEN */ && inode != 0)
-            g_hash_table_add (inodes, g_strdup_printf ("socket:[%lu]", inode));
+          if (sscanf (lines[i], " %*u: %32[0-9A-Fa-f]:%x %*[0-9A-Fa-f]:%*x %x %*x:%*x %*x:%*x %*x %*u %*u %lu",
+                      address, &local_port, &state, &inode) == 4 &&
+              state == 0x0A /* TCP_LISTEN */ && inode != 0 && local_port > 0 && local_port <= 65535 &&
+              (port == 0 || local_port == port) && (!loopback_only || is_loopback_address (address)))
+            g_hash_table_insert (listeners, g_strdup_printf ("socket:[%lu]", inode), GUINT_TO_POINTER (local_port));
         }
     }
-  return inodes;
+  return listeners;
+}
+
+/* Inodes of the sockets listening on @port (IPv4 and IPv6, any address). */
+static GHashTable *
+listening_inodes (guint port)
+{
+  return read_listeners (port, FALSE);
 }
 
 static gboolean
@@ -409,4 +441,167 @@ _stw_proc_check_signal_caught (GPid     pid,
       return FALSE;
     }
   return TRUE;
+}
+
+/* Whether a /proc/net/tcp{,6} address (the kernel prints each 32-bit word
+ * of the network-order address as a host-order number) is loopback:
+ * 127.0.0.0/8, ::1, or ::ffff:127.0.0.0/104. */
+static gboolean
+is_loopback_address (const char *hex)
+{
+  guint8 bytes[16] = { 0 };
+  gsize length = strlen (hex);
+
+  if (length != 8 && length != 32)
+    return FALSE;
+  for (gsize word = 0; word < length / 8; word++)
+    {
+      char text[9];
+      guint32 value;
+
+      memcpy (text, hex + word * 8, 8);
+      text[8] = '\0';
+      value = (guint32) g_ascii_strtoull (text, NULL, 16);
+      memcpy (bytes + word * 4, &value, 4);
+    }
+  if (length == 8)
+    return bytes[0] == 127;
+  for (guint i = 0; i < 10; i++)
+    if (bytes[i] != 0)
+      return FALSE;
+  if (bytes[10] == 0xff && bytes[11] == 0xff)
+    return bytes[12] == 127;
+  for (guint i = 10; i < 15; i++)
+    if (bytes[i] != 0)
+      return FALSE;
+  return bytes[15] == 1;
+}
+
+static gint
+compare_ports (gconstpointer a,
+               gconstpointer b)
+{
+  guint first = *(const guint *) a, second = *(const guint *) b;
+
+  return first < second ? -1 : first > second;
+}
+
+/**
+ * _stw_proc_listening_ports:
+ * @pid: a process
+ *
+ * The TCP ports @pid listens on at a loopback address, read from its fds:
+ * where a Node inspector opened by SIGUSR1 is found, on whatever port
+ * `--inspect-port` or `NODE_OPTIONS` gave it.
+ *
+ * Returns: (transfer full): the ports (guint), ascending, without repeats
+ */
+GArray *
+_stw_proc_listening_ports (GPid pid)
+{
+  g_autoptr(GHashTable) listeners = read_listeners (0, TRUE);
+  g_autofree char *path = g_strdup_printf ("/proc/%d/fd", (int) pid);
+  g_autoptr(GDir) dir = pid > 0 ? g_dir_open (path, 0, NULL) : NULL;
+  GArray *ports = g_array_new (FALSE, FALSE, sizeof (guint));
+  const char *name;
+
+  while (dir != NULL && (name = g_dir_read_name (dir)) != NULL)
+    {
+      g_autofree char *link = g_build_filename (path, name, NULL);
+      g_autofree char *target = g_file_read_link (link, NULL);
+      gpointer port;
+      gboolean seen = FALSE;
+
+      if (target == NULL || !g_hash_table_lookup_extended (listeners, target, NULL, &port))
+        continue;
+      for (guint i = 0; i < ports->len && !seen; i++)
+        seen = g_array_index (ports, guint, i) == GPOINTER_TO_UINT (port);
+      if (!seen)
+        {
+          guint value = GPOINTER_TO_UINT (port);
+          g_array_append_val (ports, value);
+        }
+    }
+  g_array_sort (ports, compare_ports);
+  return ports;
+}
+
+/* Whether @pid runs as the user of this server (its real uid). */
+static gboolean
+is_ours (GPid pid)
+{
+  g_autofree char *path = g_strdup_printf ("/proc/%d/status", (int) pid);
+  g_autofree char *text = NULL;
+  const char *line;
+
+  if (!g_file_get_contents (path, &text, NULL, NULL) || (line = strstr (text, "\nUid:")) == NULL)
+    return FALSE;
+  return g_ascii_strtoull (line + strlen ("\nUid:"), NULL, 10) == (guint64) getuid ();
+}
+
+/**
+ * _stw_proc_endpoint_chain:
+ * @port: the loopback TCP port of an endpoint we connected to
+ * @error: `TRANSPORT_UNSUPPORTED`, saying why no process is known
+ *
+ * The processes that may be the endpoint's main process, nearest first:
+ * the one holding the socket listening on @port, then its ancestors in
+ * the same session and process group (a wrapper, or a main process whose
+ * browser child listens, as in the Electron stand-in). Only processes of
+ * our uid; never
+ * pid 1, this server or its ancestors; at most eight. Nothing here is
+ * signalled: the caller still checks SigCgt and start time before it
+ * does.
+ *
+ * Returns: (transfer full) (nullable): the pids (GPid), or %NULL with
+ *   @error saying why none is known
+ */
+GArray *
+_stw_proc_endpoint_chain (guint    port,
+                          GError **error)
+{
+  g_autoptr(GHashTable) inodes = listening_inodes (port);
+  g_autoptr(GArray) holders = socket_holders (inodes);
+  g_autoptr(GArray) chain = g_array_new (FALSE, FALSE, sizeof (GPid));
+  GPid current, parent, holder_session, session, holder_group;
+
+  if (holders->len == 0)
+    {
+      g_propagate_error (error, stw_error_new ("TRANSPORT_UNSUPPORTED",
+                                               g_hash_table_size (inodes) > 0
+                                               ? _("The process listening on port %u is not one of this user's")
+                                               : _("No process listening on port %u is visible"), port));
+      return NULL;
+    }
+  current = g_array_index (holders, GPid, 0);
+  if (!read_stat (current, &parent, &holder_session))
+    {
+      g_propagate_error (error, stw_error_new ("TRANSPORT_UNSUPPORTED",
+                                               _("The process listening on port %u is gone"), port));
+      return NULL;
+    }
+  holder_group = read_group (current);
+  for (guint hops = 0; current > 1 && hops < 8; hops++)
+    {
+      /* An ancestor in another process group is whatever launched the
+       * browser detached (Puppeteer, Playwright, a test runner), not the
+       * app: a split main process keeps its browser in its group. */
+      if (!read_stat (current, &parent, &session) || session != holder_session ||
+          read_group (current) != holder_group || is_self_or_ancestor (current) || !is_ours (current))
+        break;
+      g_array_append_val (chain, current);
+      current = parent;
+    }
+  if (chain->len == 0)
+    {
+      GPid holder = g_array_index (holders, GPid, 0);
+
+      g_propagate_error (error, stw_error_new ("TRANSPORT_UNSUPPORTED",
+                                               !is_ours (holder)
+                                               ? _("The process listening on port %u (%d) is another user's")
+                                               : _("The process listening on port %u (%d) is this server or one of "
+                                                   "its ancestors"), port, (int) holder));
+      return NULL;
+    }
+  return g_steal_pointer (&chain);
 }

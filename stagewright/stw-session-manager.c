@@ -24,7 +24,7 @@
 #define DEFAULT_READY_MS 5000
 #define DEFAULT_CONNECT_MS 10000
 #define DEFAULT_INJECT_MS 10000
-#define NODE_INSPECTOR_PORT 9229
+#define DEFAULT_MAIN_FIND_MS 5000
 
 /**
  * StwSessionManager:
@@ -1239,18 +1239,33 @@ stw_session_manager_discover_sync (StwSessionManager  *self,
 
 typedef struct
 {
-  char  *id;
-  GPid   pid;
-  GPid   holder;      /* the endpoint's listener, when pid is its ancestor */
-  guint  timeout_ms;
+  char         *id;
+  GPid          pid;
+  GPid          holder;      /* the endpoint's listener, when pid is its ancestor */
+  guint         timeout_ms;
+  guint         port;        /* the endpoint's */
+  StwTransport *browser;
+  char         *main_note;   /* why the main process is out of reach */
 } Attach;
 
 static void
 attach_free (Attach *attach)
 {
+  g_clear_object (&attach->browser);
+  g_free (attach->main_note);
   g_free (attach->id);
   g_free (attach);
 }
+
+static void main_find_async (GArray              *chain,
+                             guint                exclude_port,
+                             guint                timeout_ms,
+                             GCancellable        *cancellable,
+                             GAsyncReadyCallback  callback,
+                             gpointer             user_data);
+static StwTransport *main_find_finish (GAsyncResult  *result,
+                                       GPid          *pid,
+                                       GError       **error);
 
 static void
 on_attach_started (GObject      *object,
@@ -1272,16 +1287,85 @@ on_attach_started (GObject      *object,
 }
 
 static void
+attach_start_session (GTask        *task,
+                      StwTransport *inspector)
+{
+  StwSessionManager *self = g_task_get_source_object (task);
+  Attach *attach = g_task_get_task_data (task);
+  g_autoptr(StwSession) session = NULL;
+
+  /* main_pid is not the session's pid: only a pid the caller gave makes
+   * stop signal an attached app. */
+  session = _stw_session_new_attached (self, attach->id, "cdp", attach->browser, inspector, attach->pid);
+  if (attach->holder > 0 && attach->holder != attach->pid)
+    _stw_session_set_endpoint_holder (session, attach->holder);
+  if (inspector == NULL && attach->main_note != NULL)
+    _stw_session_set_main_note (session, attach->main_note);
+  /* An attached app may have no window at all: a short first-window wait. */
+  _stw_session_start_async (session, MIN (attach->timeout_ms, 2000), 0, g_task_get_cancellable (task),
+                            on_attach_started, task);
+}
+
+static void
+on_attach_main_found (GObject      *object,
+                      GAsyncResult *result,
+                      gpointer      user_data)
+{
+  GTask *task = user_data;
+  Attach *attach = g_task_get_task_data (task);
+  g_autoptr(StwTransport) inspector = NULL;
+  g_autoptr(GError) error = NULL;
+
+  inspector = main_find_finish (result, NULL, &error);
+  if (g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
+    {
+      stw_transport_close (attach->browser);
+      g_task_return_error (task, g_steal_pointer (&error));
+      g_object_unref (task);
+      return;
+    }
+  if (inspector == NULL)
+    attach->main_note = g_strdup (error->message);
+  attach_start_session (task, inspector);
+}
+
+/* The app's main process, whatever started the app: the process that
+ * owns the endpoint's listening socket or its ancestor (stw-proc.c). Its
+ * absence is no failure of the attach: the session says why in its
+ * capabilities. */
+static void
+attach_find_main (GTask *task)
+{
+  Attach *attach = g_task_get_task_data (task);
+  g_autoptr(GArray) chain = NULL;
+  g_autoptr(GError) error = NULL;
+
+  if (attach->port == 0)
+    {
+      attach->main_note = g_strdup (_("The endpoint names no port, so its process cannot be known"));
+      attach_start_session (task, NULL);
+      return;
+    }
+  chain = _stw_proc_endpoint_chain (attach->port, &error);
+  if (chain == NULL)
+    {
+      attach->main_note = g_strdup_printf (_("The app's main process cannot be reached: %s"), error->message);
+      attach_start_session (task, NULL);
+      return;
+    }
+  main_find_async (chain, attach->port, MIN (attach->timeout_ms, DEFAULT_MAIN_FIND_MS), g_task_get_cancellable (task),
+                   on_attach_main_found, task);
+}
+
+static void
 on_attach_verified (GObject      *object,
                     GAsyncResult *result,
                     gpointer      user_data)
 {
   GTask *task = user_data;
-  StwSessionManager *self = g_task_get_source_object (task);
   Attach *attach = g_task_get_task_data (task);
   StwTransport *browser = STW_TRANSPORT (object);
   g_autoptr(JsonObject) reply = NULL;
-  g_autoptr(StwSession) session = NULL;
   g_autoptr(GError) error = NULL;
 
   /* Any well-formed answer proves a DevTools peer, a CDP error included
@@ -1300,12 +1384,8 @@ on_attach_verified (GObject      *object,
       g_object_unref (task);
       return;
     }
-  session = _stw_session_new_attached (self, attach->id, "cdp", browser, NULL, attach->pid);
-  if (attach->holder > 0 && attach->holder != attach->pid)
-    _stw_session_set_endpoint_holder (session, attach->holder);
-  /* An attached app may have no window at all: a short first-window wait. */
-  _stw_session_start_async (session, MIN (attach->timeout_ms, 2000), 0, g_task_get_cancellable (task),
-                            on_attach_started, task);
+  attach->browser = g_object_ref (browser);
+  attach_find_main (task);
 }
 
 static void
@@ -1337,12 +1417,13 @@ attach_connect (GTask      *task,
                 const char *url)
 {
   Attach *attach = g_task_get_task_data (task);
+  g_autoptr(GUri) endpoint = g_uri_parse (url, G_URI_FLAGS_NONE, NULL);
   GError *error = NULL;
 
+  attach->port = endpoint != NULL && g_uri_get_port (endpoint) > 0 ? (guint) g_uri_get_port (endpoint) : 0;
   if (attach->pid > 0)
     {
-      g_autoptr(GUri) uri = g_uri_parse (url, G_URI_FLAGS_NONE, NULL);
-      int port = uri ? g_uri_get_port (uri) : -1;
+      int port = attach->port > 0 ? (int) attach->port : -1;
 
       if (port <= 0)
         {
@@ -1527,52 +1608,385 @@ stw_session_manager_attach_sync (StwSessionManager  *self,
   return start_sync (self, stw_session_manager_attach_async, options_json, cancellable, error);
 }
 
+/* --- the main process ---------------------------------------------------- */
+
+/* Finds the Node inspector of an app's main process, opening it when it
+ * is closed: for each candidate (the endpoint's chain, nearest first, or
+ * the one pid given to inject), an inspector it already serves on one of
+ * its loopback ports; else, when it catches SIGUSR1 (Node's handler, so
+ * the signal cannot kill it), SIGUSR1 and the ports it starts listening
+ * on after that. Never port 9229 by assumption: `--inspect-port` and
+ * NODE_OPTIONS move it. Every inspector found is proven by asking it its
+ * `process.pid` before it is used. */
+typedef struct
+{
+  GArray       *chain;        /* GPid, nearest first */
+  GArray       *start_times;  /* guint64, as each was when the chain was read */
+  guint         index;
+  guint         exclude_port; /* the CDP endpoint's own */
+  guint         timeout_ms;
+  GHashTable   *known_ports;  /* of the current candidate, probed already */
+  GArray       *to_probe;     /* ports still to ask for /json/list */
+  GPtrArray    *candidates;   /* ws URLs still to verify */
+  StwTransport *probe;
+  gboolean      signalled;
+  gint64        deadline_us;
+  GSource      *timer;
+  GString      *reasons;
+} MainFind;
+
+static void
+main_find_free (MainFind *find)
+{
+  if (find->timer != NULL)
+    {
+      g_source_destroy (find->timer);
+      g_source_unref (find->timer);
+    }
+  g_clear_pointer (&find->chain, g_array_unref);
+  g_clear_pointer (&find->start_times, g_array_unref);
+  g_clear_pointer (&find->known_ports, g_hash_table_unref);
+  g_clear_pointer (&find->to_probe, g_array_unref);
+  g_clear_pointer (&find->candidates, g_ptr_array_unref);
+  if (find->probe != NULL)
+    stw_transport_close (find->probe);
+  g_clear_object (&find->probe);
+  g_string_free (find->reasons, TRUE);
+  g_free (find);
+}
+
+static GPid
+main_find_pid (MainFind *find)
+{
+  return g_array_index (find->chain, GPid, find->index);
+}
+
+static void main_find_candidate (GTask *task);
+static void main_find_probe_next_port (GTask *task);
+static void main_find_verify_next (GTask *task);
+
+static void
+main_find_reason (MainFind   *find,
+                  const char *reason)
+{
+  if (find->reasons->len > 0)
+    g_string_append (find->reasons, "; ");
+  g_string_append (find->reasons, reason);
+}
+
+static void
+main_find_next_candidate (GTask *task)
+{
+  MainFind *find = g_task_get_task_data (task);
+
+  find->index++;
+  main_find_candidate (task);
+}
+
+static void
+on_main_pid_evaluated (GObject      *object,
+                       GAsyncResult *result,
+                       gpointer      user_data)
+{
+  GTask *task = user_data;
+  MainFind *find = g_task_get_task_data (task);
+  g_autoptr(JsonObject) reply = NULL;
+  JsonObject *remote;
+
+  reply = stw_transport_call_finish (STW_TRANSPORT (object), result, NULL);
+  remote = reply ? json_object_get_object_member (reply, "result") : NULL;
+  if (remote != NULL && json_object_get_int_member_with_default (remote, "value", -1) == main_find_pid (find))
+    {
+      g_task_return_pointer (task, g_steal_pointer (&find->probe), g_object_unref);
+      g_object_unref (task);
+      return;
+    }
+  /* Someone else's inspector, or a page: keep looking, never use it. */
+  stw_transport_close (find->probe);
+  g_clear_object (&find->probe);
+  main_find_verify_next (task);
+}
+
+static void
+on_main_probe_connected (GObject      *object,
+                         GAsyncResult *result,
+                         gpointer      user_data)
+{
+  GTask *task = user_data;
+  MainFind *find = g_task_get_task_data (task);
+  g_autoptr(JsonObject) params = json_object_new ();
+
+  find->probe = stw_cdp_websocket_connect_finish (result, NULL);
+  if (find->probe == NULL)
+    {
+      main_find_verify_next (task);
+      return;
+    }
+  /* The listener itself may be any Node process; an ancestor of it
+   * counts only as an Electron main process. */
+  json_object_set_string_member (params, "expression",
+                                 find->index == 0
+                                 ? "typeof process === 'object' && process ? process.pid : -1"
+                                 : "typeof process === 'object' && process && process.versions &&"
+                                   " typeof process.versions.electron === 'string' && process.type === 'browser'"
+                                   " ? process.pid : -1");
+  json_object_set_boolean_member (params, "returnByValue", TRUE);
+  stw_transport_call_async (find->probe, "Runtime.evaluate", params, NULL, 2000,
+                            g_task_get_cancellable (task), on_main_pid_evaluated, task);
+}
+
+static void
+main_find_verify_next (GTask *task)
+{
+  MainFind *find = g_task_get_task_data (task);
+  g_autofree char *url = NULL;
+
+  if (find->candidates == NULL || find->candidates->len == 0)
+    {
+      main_find_probe_next_port (task);
+      return;
+    }
+  url = g_ptr_array_steal_index (find->candidates, 0);
+  stw_cdp_websocket_connect_async (url, 2000, g_task_get_cancellable (task), on_main_probe_connected, task);
+}
+
+static void
+on_main_inspector_list (GObject      *object,
+                        GAsyncResult *result,
+                        gpointer      user_data)
+{
+  GTask *task = user_data;
+  MainFind *find = g_task_get_task_data (task);
+  g_autoptr(JsonNode) node = _stw_http_get_json_finish (result, NULL);
+
+  if (g_task_return_error_if_cancelled (task))
+    {
+      g_object_unref (task);
+      return;
+    }
+  g_clear_pointer (&find->candidates, g_ptr_array_unref);
+  find->candidates = g_ptr_array_new_with_free_func (g_free);
+  if (node != NULL && JSON_NODE_HOLDS_ARRAY (node))
+    {
+      JsonArray *targets = json_node_get_array (node);
+
+      /* A Node inspector lists one target; a browser lists its pages. */
+      for (guint i = 0; i < json_array_get_length (targets) && i < 8; i++)
+        {
+          JsonNode *element = json_array_get_element (targets, i);
+          JsonObject *target = JSON_NODE_HOLDS_OBJECT (element) ? json_node_get_object (element) : NULL;
+          const char *url = target ? json_object_get_string_member_with_default (target, "webSocketDebuggerUrl", NULL)
+                                   : NULL;
+          const char *type = target ? json_object_get_string_member_with_default (target, "type", "") : "";
+
+          if (url != NULL && stw_url_is_loopback (url) && g_str_equal (type, "node"))
+            g_ptr_array_add (find->candidates, g_strdup (url));
+        }
+    }
+  main_find_verify_next (task);
+}
+
+static gboolean
+on_main_find_timer (gpointer user_data)
+{
+  GTask *task = user_data;
+  MainFind *find = g_task_get_task_data (task);
+  g_autoptr(GArray) ports = _stw_proc_listening_ports (main_find_pid (find));
+
+  g_clear_pointer (&find->timer, g_source_unref);
+  for (guint i = 0; i < ports->len; i++)
+    {
+      guint port = g_array_index (ports, guint, i);
+
+      if (port != find->exclude_port && g_hash_table_add (find->known_ports, GUINT_TO_POINTER (port)))
+        g_array_append_val (find->to_probe, port);
+    }
+  main_find_probe_next_port (task);
+  return G_SOURCE_REMOVE;
+}
+
+static void
+main_find_wait (GTask *task)
+{
+  MainFind *find = g_task_get_task_data (task);
+
+  find->timer = g_timeout_source_new (100);
+  g_source_set_callback (find->timer, on_main_find_timer, task, NULL);
+  g_source_attach (find->timer, g_task_get_context (task));
+}
+
+/* SIGUSR1 to the current candidate, when that is safe: it catches the
+ * signal, it is the process the chain was read from (not a reused pid). */
+static gboolean
+main_find_signal (MainFind *find,
+                  GError  **error)
+{
+  GPid pid = main_find_pid (find);
+
+  if (!_stw_proc_is_same (pid, g_array_index (find->start_times, guint64, find->index)))
+    {
+      g_propagate_error (error, stw_error_new ("INJECT_FAILED", _("Process %d is gone"), (int) pid));
+      return FALSE;
+    }
+  if (!_stw_proc_check_signal_caught (pid, SIGUSR1, error))
+    return FALSE;
+  if (kill (pid, SIGUSR1) != 0)
+    {
+      g_propagate_error (error, stw_error_new ("INJECT_FAILED", _("Cannot signal process %d: %s"), (int) pid,
+                                               g_strerror (errno)));
+      return FALSE;
+    }
+  return TRUE;
+}
+
+static void
+main_find_probe_next_port (GTask *task)
+{
+  MainFind *find = g_task_get_task_data (task);
+  GPid pid = main_find_pid (find);
+  g_autofree char *url = NULL;
+  guint port;
+
+  if (g_task_return_error_if_cancelled (task))
+    {
+      g_object_unref (task);
+      return;
+    }
+  if (find->to_probe->len > 0)
+    {
+      port = g_array_index (find->to_probe, guint, 0);
+      g_array_remove_index (find->to_probe, 0);
+      url = g_strdup_printf ("http://127.0.0.1:%u/json/list", port);
+      _stw_http_get_json_async (url, 1000, 0, g_task_get_cancellable (task), on_main_inspector_list, task);
+      return;
+    }
+  if (!find->signalled)
+    {
+      g_autoptr(GError) error = NULL;
+
+      if (!_stw_proc_catches_signal (pid, SIGUSR1))
+        {
+          g_autofree char *reason = g_strdup_printf (_("process %d serves no inspector and does not handle SIGUSR1"),
+                                                     (int) pid);
+          main_find_reason (find, reason);
+          main_find_next_candidate (task);
+          return;
+        }
+      if (!main_find_signal (find, &error))
+        {
+          main_find_reason (find, error->message);
+          main_find_next_candidate (task);
+          return;
+        }
+      find->signalled = TRUE;
+      find->deadline_us = g_get_monotonic_time () + (gint64) find->timeout_ms * 1000;
+      main_find_wait (task);
+      return;
+    }
+  if (g_get_monotonic_time () < find->deadline_us)
+    {
+      main_find_wait (task);
+      return;
+    }
+  /* The one process that took SIGUSR1 opened nothing we could prove:
+   * its ancestors are not tried (one signal per search). */
+  {
+    g_autofree char *reason = g_strdup_printf (_("process %d took SIGUSR1 but no inspector of it appeared on a "
+                                                 "loopback port within %u ms (is its inspector disabled, or on "
+                                                 "another host?)"), (int) pid, find->timeout_ms);
+    main_find_reason (find, reason);
+  }
+  find->index = find->chain->len;
+  main_find_candidate (task);
+}
+
+static void
+main_find_candidate (GTask *task)
+{
+  MainFind *find = g_task_get_task_data (task);
+  g_autoptr(GArray) ports = NULL;
+
+  if (find->index >= find->chain->len)
+    {
+      g_task_return_error (task, stw_error_new ("INJECT_FAILED", _("The app's main process cannot be reached: %s"),
+                                                find->reasons->len > 0 ? find->reasons->str
+                                                                       : _("no candidate process")));
+      g_object_unref (task);
+      return;
+    }
+  g_clear_pointer (&find->known_ports, g_hash_table_unref);
+  find->known_ports = g_hash_table_new (NULL, NULL);
+  g_array_set_size (find->to_probe, 0);
+  find->signalled = FALSE;
+  /* An inspector open already (--inspect, or an earlier SIGUSR1). */
+  ports = _stw_proc_listening_ports (main_find_pid (find));
+  for (guint i = 0; i < ports->len; i++)
+    {
+      guint port = g_array_index (ports, guint, i);
+
+      g_hash_table_add (find->known_ports, GUINT_TO_POINTER (port));
+      if (port != find->exclude_port)
+        g_array_append_val (find->to_probe, port);
+    }
+  main_find_probe_next_port (task);
+}
+
+static void
+main_find_async (GArray              *chain,
+                 guint                exclude_port,
+                 guint                timeout_ms,
+                 GCancellable        *cancellable,
+                 GAsyncReadyCallback  callback,
+                 gpointer             user_data)
+{
+  GTask *task = g_task_new (NULL, cancellable, callback, user_data);
+  MainFind *find = g_new0 (MainFind, 1);
+
+  g_task_set_source_tag (task, main_find_async);
+  find->chain = g_array_ref (chain);
+  find->start_times = g_array_new (FALSE, FALSE, sizeof (guint64));
+  for (guint i = 0; i < chain->len; i++)
+    {
+      guint64 start_time = _stw_proc_get_start_time (g_array_index (chain, GPid, i));
+      g_array_append_val (find->start_times, start_time);
+    }
+  find->exclude_port = exclude_port;
+  find->timeout_ms = timeout_ms;
+  find->to_probe = g_array_new (FALSE, FALSE, sizeof (guint));
+  find->reasons = g_string_new (NULL);
+  g_task_set_task_data (task, find, (GDestroyNotify) main_find_free);
+  main_find_candidate (task);
+}
+
+/* Returns: (transfer full): the proven inspector of the main process,
+ * whose pid goes to @pid */
+static StwTransport *
+main_find_finish (GAsyncResult  *result,
+                  GPid          *pid,
+                  GError       **error)
+{
+  GTask *task = G_TASK (result);
+  MainFind *find = g_task_get_task_data (task);
+  StwTransport *inspector = g_task_propagate_pointer (task, error);
+
+  if (inspector != NULL && pid != NULL)
+    *pid = main_find_pid (find);
+  return inspector;
+}
+
 /* --- inject -------------------------------------------------------------- */
 
 typedef struct
 {
   GPid     pid;
   char    *id;
-  gint64   deadline_us;
-  GSource *timer;
-  GPtrArray *candidates;   /* ws URLs still to verify */
-  StwTransport *probe;
 } Inject;
 
 static void
 inject_free (Inject *inject)
 {
-  if (inject->timer != NULL)
-    {
-      g_source_destroy (inject->timer);
-      g_source_unref (inject->timer);
-    }
-  g_clear_pointer (&inject->candidates, g_ptr_array_unref);
-  if (inject->probe != NULL)
-    stw_transport_close (inject->probe);
-  g_clear_object (&inject->probe);
   g_free (inject->id);
   g_free (inject);
-}
-
-static void inject_poll (GTask *task);
-static void inject_verify_next (GTask *task);
-
-static void
-inject_retry_later (GTask *task)
-{
-  Inject *inject = g_task_get_task_data (task);
-
-  if (g_get_monotonic_time () >= inject->deadline_us)
-    {
-      GError *error = stw_error_new ("INJECT_FAILED",
-                                     _("No inspector of process %d appeared on port %d in time"),
-                                     (int) inject->pid, NODE_INSPECTOR_PORT);
-      g_task_return_error (task, error);
-      g_object_unref (task);
-      return;
-    }
-  inject_poll (task);
 }
 
 static void
@@ -1590,117 +2004,26 @@ on_inject_started (GObject      *object,
 }
 
 static void
-on_pid_evaluated (GObject      *object,
-                  GAsyncResult *result,
-                  gpointer      user_data)
+on_inject_found (GObject      *object,
+                 GAsyncResult *result,
+                 gpointer      user_data)
 {
   GTask *task = user_data;
   StwSessionManager *self = g_task_get_source_object (task);
   Inject *inject = g_task_get_task_data (task);
-  g_autoptr(JsonObject) reply = NULL;
-  JsonObject *remote;
+  g_autoptr(StwTransport) inspector = NULL;
+  g_autoptr(StwSession) session = NULL;
+  GError *error = NULL;
 
-  reply = stw_transport_call_finish (STW_TRANSPORT (object), result, NULL);
-  remote = reply ? json_object_get_object_member (reply, "result") : NULL;
-  if (remote != NULL && json_object_get_int_member_with_default (remote, "value", -1) == inject->pid)
+  inspector = main_find_finish (result, NULL, &error);
+  if (inspector == NULL)
     {
-      g_autoptr(StwSession) session = _stw_session_new_attached (self, inject->id, "injector",
-                                                                 NULL, inject->probe, inject->pid);
-      g_clear_object (&inject->probe);
-      _stw_session_start_async (session, 0, 0, g_task_get_cancellable (task), on_inject_started, task);
+      g_task_return_error (task, error);
+      g_object_unref (task);
       return;
     }
-
-  /* Someone else's inspector: keep looking, but never talk to it. */
-  stw_transport_close (inject->probe);
-  g_clear_object (&inject->probe);
-  inject_verify_next (task);
-}
-
-static void
-on_probe_connected (GObject      *object,
-                    GAsyncResult *result,
-                    gpointer      user_data)
-{
-  GTask *task = user_data;
-  Inject *inject = g_task_get_task_data (task);
-  g_autoptr(JsonObject) params = json_object_new ();
-
-  inject->probe = stw_cdp_websocket_connect_finish (result, NULL);
-  if (inject->probe == NULL)
-    {
-      inject_verify_next (task);
-      return;
-    }
-  json_object_set_string_member (params, "expression", "process.pid");
-  json_object_set_boolean_member (params, "returnByValue", TRUE);
-  stw_transport_call_async (inject->probe, "Runtime.evaluate", params, NULL, 2000,
-                            g_task_get_cancellable (task), on_pid_evaluated, task);
-}
-
-static void
-inject_verify_next (GTask *task)
-{
-  Inject *inject = g_task_get_task_data (task);
-  g_autofree char *url = NULL;
-
-  if (inject->candidates == NULL || inject->candidates->len == 0)
-    {
-      inject_retry_later (task);
-      return;
-    }
-  url = g_ptr_array_steal_index (inject->candidates, 0);
-  stw_cdp_websocket_connect_async (url, 2000, g_task_get_cancellable (task), on_probe_connected, task);
-}
-
-static void
-on_inspector_list (GObject      *object,
-                   GAsyncResult *result,
-                   gpointer      user_data)
-{
-  GTask *task = user_data;
-  Inject *inject = g_task_get_task_data (task);
-  g_autoptr(JsonNode) node = _stw_http_get_json_finish (result, NULL);
-
-  g_clear_pointer (&inject->candidates, g_ptr_array_unref);
-  inject->candidates = g_ptr_array_new_with_free_func (g_free);
-  if (node != NULL && JSON_NODE_HOLDS_ARRAY (node))
-    {
-      JsonArray *targets = json_node_get_array (node);
-      for (guint i = 0; i < json_array_get_length (targets); i++)
-        {
-          JsonNode *element = json_array_get_element (targets, i);
-          const char *url = JSON_NODE_HOLDS_OBJECT (element)
-                            ? json_object_get_string_member_with_default (json_node_get_object (element),
-                                                                          "webSocketDebuggerUrl", NULL)
-                            : NULL;
-          if (url != NULL && stw_url_is_loopback (url))
-            g_ptr_array_add (inject->candidates, g_strdup (url));
-        }
-    }
-  inject_verify_next (task);
-}
-
-static gboolean
-on_inject_timer (gpointer user_data)
-{
-  GTask *task = user_data;
-  Inject *inject = g_task_get_task_data (task);
-  g_autofree char *url = g_strdup_printf ("http://127.0.0.1:%d/json/list", NODE_INSPECTOR_PORT);
-
-  g_clear_pointer (&inject->timer, g_source_unref);
-  _stw_http_get_json_async (url, 1000, 0, g_task_get_cancellable (task), on_inspector_list, task);
-  return G_SOURCE_REMOVE;
-}
-
-static void
-inject_poll (GTask *task)
-{
-  Inject *inject = g_task_get_task_data (task);
-
-  inject->timer = g_timeout_source_new (200);
-  g_source_set_callback (inject->timer, on_inject_timer, task, NULL);
-  g_source_attach (inject->timer, g_task_get_context (task));
+  session = _stw_session_new_attached (self, inject->id, "injector", NULL, inspector, inject->pid);
+  _stw_session_start_async (session, 0, 0, g_task_get_cancellable (task), on_inject_started, task);
 }
 
 /**
@@ -1713,8 +2036,10 @@ inject_poll (GTask *task)
  * @user_data: data for @callback
  *
  * Turns on the Node inspector of a process started without debug flags
- * (SIGUSR1), finds it on port 9229 and verifies it belongs to @pid before
- * using it. The session reaches the main process only.
+ * (SIGUSR1), finds it among the loopback ports @pid listens on (whatever
+ * `--inspect-port` or `NODE_OPTIONS` made it; an inspector already open
+ * is used without a signal) and verifies it belongs to @pid before using
+ * it. The session reaches the main process only.
  *
  * @pid is signalled only when it catches SIGUSR1 (a handler shows in
  * its `SigCgt` mask, as Node and Electron install one): to any other
@@ -1733,11 +2058,11 @@ stw_session_manager_inject_async (StwSessionManager   *self,
 {
   GTask *task = g_task_new (self, cancellable, callback, user_data);
   Inject *inject = g_new0 (Inject, 1);
+  g_autoptr(GArray) chain = g_array_new (FALSE, FALSE, sizeof (GPid));
   GError *error = NULL;
 
   g_task_set_source_tag (task, stw_session_manager_inject_async);
   inject->pid = pid;
-  inject->deadline_us = g_get_monotonic_time () + (gint64) (timeout_ms ? timeout_ms : DEFAULT_INJECT_MS) * 1000;
   g_task_set_task_data (task, inject, (GDestroyNotify) inject_free);
 
   if (!check_capacity (self, TRUE, &error))
@@ -1753,14 +2078,10 @@ stw_session_manager_inject_async (StwSessionManager   *self,
    * Never judged by the name: argv[0] is whatever the process chose. */
   if (!_stw_proc_check_signal_caught (pid, SIGUSR1, &error))
     goto fail;
-  if (kill (pid, SIGUSR1) != 0)
-    {
-      error = stw_error_new ("INJECT_FAILED", _("Cannot signal process %d: %s"), (int) pid, g_strerror (errno));
-      goto fail;
-    }
 
   inject->id = next_session_id (self, "inj");
-  inject_poll (task);
+  g_array_append_val (chain, pid);
+  main_find_async (chain, 0, timeout_ms ? timeout_ms : DEFAULT_INJECT_MS, cancellable, on_inject_found, task);
   return;
 
 fail:

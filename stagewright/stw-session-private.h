@@ -34,6 +34,8 @@ gboolean      _stw_session_start_finish (StwSession    *self,
 StwTransport *_stw_session_get_browser  (StwSession *self);
 void          _stw_session_set_endpoint_holder (StwSession *self,
                                                 GPid        holder);
+void          _stw_session_set_main_note (StwSession *self,
+                                          const char *note);
 gboolean      _stw_path_is_inside (const char *path,
                                    const char *root);
 

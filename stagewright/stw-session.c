@@ -47,6 +47,8 @@ struct _StwSession
   guint64            pid_start_time;  /* with pid: the one process proven at attach */
   GPid               holder;          /* the endpoint's listener, when pid is its ancestor */
   guint64            holder_start_time;
+  char              *main_note;       /* why there is no inspector, when known */
+  GHashTable        *window_states;   /* target id → JsonObject, from the main process */
   gboolean           owned;
   gboolean           running;
   gboolean           renderer_ready;
@@ -141,6 +143,8 @@ stw_session_finalize (GObject *object)
 
   g_free (self->id);
   g_free (self->transport_name);
+  g_free (self->main_note);
+  g_clear_pointer (&self->window_states, g_hash_table_unref);
   g_free (self->active_window_id);
   g_free (self->active_surface_id);
   g_ptr_array_unref (self->surfaces);
@@ -506,6 +510,15 @@ _stw_session_set_endpoint_holder (StwSession *self,
   self->holder_start_time = _stw_proc_get_start_time (holder);
 }
 
+/* Why the main process could not be reached (attach): capabilities say it. */
+void
+_stw_session_set_main_note (StwSession *self,
+                            const char *note)
+{
+  g_free (self->main_note);
+  self->main_note = g_strdup (note);
+}
+
 /* SIGKILLs the attached app's proven processes, never one that took over
  * a pid since. Returns whether anything was signalled. */
 static gboolean
@@ -840,7 +853,8 @@ evaluate_params (const char *expression,
  *
  * Evaluates @expression in the Node main process, with `require` available
  * (the inspector's command-line API). Sessions without a main process
- * (plain Chromium, or attached over CDP) fail with `TRANSPORT_UNSUPPORTED`.
+ * (plain Chromium, or an attached app whose main process could not be
+ * reached) fail with `TRANSPORT_UNSUPPORTED`.
  *
  * Since: 1.0
  */
@@ -991,6 +1005,886 @@ stw_session_evaluate_renderer_finish (StwSession    *self,
   g_return_val_if_fail (g_task_get_source_tag (G_TASK (result)) == stw_session_evaluate_renderer_async, NULL);
 
   return g_task_propagate_pointer (G_TASK (result), error);
+}
+
+/* --- running agent code ------------------------------------------------- */
+
+#define RUN_DEFAULT_TIMEOUT_MS 30000
+#define RUN_MAX_CODE_CHARS 100000
+#define RUN_MESSAGE_CHARS 200
+
+/* What the caller asked, and where it goes. The body becomes an async
+ * function; the whole expression is compiled before anything runs, so a
+ * syntax error is reported as such and nothing half-runs. */
+typedef struct
+{
+  StwTransport *transport;
+  char         *cdp_session_id;   /* renderer: the surface's flat session */
+  StwSurface   *isolated;         /* a same-process frame: its isolated world */
+  char         *expression;
+  char         *bracketed;        /* the body in a second wrapper, compiled first */
+  StwSurface   *checker;          /* renderer: whose isolated world parses the body */
+  gboolean      command_line_api;
+  guint         timeout_ms;
+  gint64        started_us;       /* when the evaluation was sent */
+  /* A same-process frame's isolated world has no target-side budget:
+   * ours cancels the call at the deadline. */
+  GCancellable *budget;
+  GCancellable *caller;           /* the task's, forwarded to budget */
+  gulong        caller_handler;
+  GSource      *deadline;
+  gboolean      timed_out;
+} Run;
+
+static void
+run_free (Run *run)
+{
+  if (run->deadline != NULL)
+    {
+      g_source_destroy (run->deadline);
+      g_source_unref (run->deadline);
+    }
+  if (run->caller != NULL)
+    g_cancellable_disconnect (run->caller, run->caller_handler);
+  g_clear_object (&run->caller);
+  g_clear_object (&run->budget);
+  g_clear_object (&run->transport);
+  g_clear_object (&run->isolated);
+  g_clear_object (&run->checker);
+  g_free (run->cdp_session_id);
+  g_free (run->expression);
+  g_free (run->bracketed);
+  g_free (run);
+}
+
+/* The first line of an exception, at most RUN_MESSAGE_CHARS characters. */
+static JsonObject *
+object_member (JsonObject *object,
+               const char *member)
+{
+  JsonNode *node = object ? json_object_get_member (object, member) : NULL;
+
+  return node && JSON_NODE_HOLDS_OBJECT (node) ? json_node_get_object (node) : NULL;
+}
+
+static char *
+exception_first_line (JsonObject *reply)
+{
+  JsonObject *details = object_member (reply, "exceptionDetails");
+  JsonObject *exception = object_member (details, "exception");
+  const char *text = stw_json_get_string (exception, "description");
+  g_autofree char *line = NULL;
+  const char *end;
+
+  if (text == NULL)
+    text = stw_json_get_string (exception, "value");
+  if (text == NULL)
+    text = stw_json_get_string (details, "text");
+  if (text == NULL)
+    text = "The evaluated code threw";
+  end = strchr (text, '\n');
+  line = end ? g_strndup (text, end - text) : g_strdup (text);
+  if (g_utf8_strlen (line, -1) > RUN_MESSAGE_CHARS)
+    {
+      char *cut = g_utf8_offset_to_pointer (line, RUN_MESSAGE_CHARS);
+      *cut = '\0';
+    }
+  return g_steal_pointer (&line);
+}
+
+/* The value the wrapper returned: {json: text} or {text, serialized}. */
+static void
+run_return_value (GTask      *task,
+                  JsonNode   *wrapped)
+{
+  JsonObject *object = wrapped && JSON_NODE_HOLDS_OBJECT (wrapped) ? json_node_get_object (wrapped) : NULL;
+  const char *json = stw_json_get_string (object, "json");
+  const char *text = stw_json_get_string (object, "text");
+  g_autoptr(JsonNode) value = NULL;
+  g_autoptr(JsonObject) result = json_object_new ();
+
+  if (json != NULL)
+    value = json_from_string (json, NULL);
+  if (value == NULL)
+    {
+      value = json_node_new (JSON_NODE_VALUE);
+      json_node_set_string (value, text ? text : "undefined");
+      json_object_set_boolean_member (result, "serialized", TRUE);
+    }
+  json_object_set_member (result, "value", g_steal_pointer (&value));
+  g_task_return_pointer (task, g_steal_pointer (&result), (GDestroyNotify) json_object_unref);
+}
+
+static void
+run_return_error (GTask  *task,
+                  GError *error)
+{
+  Run *run = g_task_get_task_data (task);
+  const char *code = error->domain == STW_ERROR ? stw_error_get_code_name (error) : NULL;
+
+  if (run->timed_out && g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
+    code = "CDP_TIMEOUT";
+
+  /* Our budget ran out before the target's own timeout answered, or the
+   * target terminated the code at its budget. */
+  if (g_strcmp0 (code, "CDP_TIMEOUT") == 0 ||
+      (error->message != NULL && strstr (error->message, "Execution was terminated") != NULL) ||
+      /* Chromium answers a terminated evaluation with a bare "Internal error". */
+      (error->domain == STW_CDP_ERROR && run->started_us > 0 &&
+       g_get_monotonic_time () - run->started_us >= (gint64) run->timeout_ms * 1000))
+    {
+      g_task_return_error (task, stw_error_new ("EVAL_TIMEOUT", _("The code ran longer than %u ms"),
+                                                run->timeout_ms));
+      g_error_free (error);
+      return;
+    }
+  g_task_return_error (task, error);
+}
+
+static void
+on_run_isolated (GObject      *object,
+                 GAsyncResult *result,
+                 gpointer      user_data)
+{
+  g_autoptr(GTask) task = user_data;
+  GError *error = NULL;
+  g_autoptr(JsonNode) wrapped = _stw_surface_evaluate_isolated_finish (STW_SURFACE (object), result, &error);
+
+  if (wrapped == NULL)
+    {
+      if (g_strcmp0 (stw_error_get_code_name (error), "EVAL_RUNTIME_ERROR") == 0)
+        {
+          const char *end = strchr (error->message, '\n');
+          if (end != NULL)
+            {
+              GError *short_error = stw_error_new ("EVAL_RUNTIME_ERROR", "%.*s", (int) (end - error->message),
+                                                   error->message);
+              g_error_free (error);
+              error = short_error;
+            }
+        }
+      run_return_error (task, error);
+      return;
+    }
+  run_return_value (task, wrapped);
+}
+
+static void
+on_run_evaluated (GObject      *object,
+                  GAsyncResult *result,
+                  gpointer      user_data)
+{
+  g_autoptr(GTask) task = user_data;
+  g_autoptr(JsonObject) reply = NULL;
+  GError *error = NULL;
+  JsonObject *remote;
+
+  reply = stw_transport_call_finish (STW_TRANSPORT (object), result, &error);
+  if (reply == NULL)
+    {
+      run_return_error (task, error);
+      return;
+    }
+  if (json_object_has_member (reply, "exceptionDetails"))
+    {
+      g_autofree char *line = exception_first_line (reply);
+
+      run_return_error (task, stw_error_new ("EVAL_RUNTIME_ERROR", "%s", line));
+      return;
+    }
+  remote = object_member (reply, "result");
+  run_return_value (task, remote ? json_object_get_member (remote, "value") : NULL);
+}
+
+static void run_compile (GTask      *task,
+                         const char *source);
+static void run_evaluate (GTask *task);
+
+static void
+on_run_compiled (GObject      *object,
+                 GAsyncResult *result,
+                 gpointer      user_data)
+{
+  GTask *task = user_data;
+  Run *run = g_task_get_task_data (task);
+  g_autoptr(JsonObject) reply = NULL;
+  GError *error = NULL;
+
+  reply = stw_transport_call_finish (STW_TRANSPORT (object), result, &error);
+  if (reply == NULL)
+    {
+      g_task_return_error (task, error);
+      g_object_unref (task);
+      return;
+    }
+  if (json_object_has_member (reply, "exceptionDetails"))
+    {
+      g_autofree char *line = exception_first_line (reply);
+
+      g_task_return_error (task, stw_error_new ("EVAL_SYNTAX_ERROR", "%s", line));
+      g_object_unref (task);
+      return;
+    }
+  if (run->bracketed != NULL)
+    {
+      /* The body is a function body in both wrappers: now the real one. */
+      g_clear_pointer (&run->bracketed, g_free);
+      run_compile (task, run->expression);
+      return;
+    }
+
+  run_evaluate (task);
+}
+
+static gboolean
+on_run_deadline (gpointer user_data)
+{
+  Run *run = user_data;
+
+  run->timed_out = TRUE;
+  g_clear_pointer (&run->deadline, g_source_unref);
+  g_cancellable_cancel (run->budget);
+  return G_SOURCE_REMOVE;
+}
+
+static void
+on_caller_cancelled (GCancellable *caller,
+                     gpointer      user_data)
+{
+  g_cancellable_cancel (G_CANCELLABLE (user_data));
+}
+
+/* The Run (task data) outlives both: run_free removes the deadline and
+ * the forwarding before it frees the budget. */
+static void
+run_arm_budget (GTask *task)
+{
+  Run *run = g_task_get_task_data (task);
+  GCancellable *caller = g_task_get_cancellable (task);
+
+  run->budget = g_cancellable_new ();
+  if (caller != NULL)
+    {
+      run->caller = g_object_ref (caller);
+      run->caller_handler = g_cancellable_connect (caller, G_CALLBACK (on_caller_cancelled), run->budget, NULL);
+    }
+  run->deadline = g_timeout_source_new (run->timeout_ms);
+  g_source_set_callback (run->deadline, on_run_deadline, run, NULL);
+  g_source_attach (run->deadline, g_task_get_context (task));
+}
+
+static void
+run_evaluate (GTask *task)
+{
+  Run *run = g_task_get_task_data (task);
+  g_autoptr(JsonObject) params = NULL;
+
+  if (run->isolated != NULL)
+    {
+      run_arm_budget (task);
+      _stw_surface_evaluate_isolated_async (run->isolated, run->expression, run->budget, on_run_isolated, task);
+      return;
+    }
+  params = evaluate_params (run->expression, run->command_line_api);
+  /* The target stops synchronous code at the budget; our own, a little
+   * longer, covers a promise that never settles. */
+  json_object_set_int_member (params, "timeout", run->timeout_ms);
+  run->started_us = g_get_monotonic_time ();
+  stw_transport_call_async (run->transport, "Runtime.evaluate", params, run->cdp_session_id,
+                            run->timeout_ms + 500, g_task_get_cancellable (task), on_run_evaluated, task);
+}
+
+/* The expression that runs: @head applied to the body as an async
+ * function, its value returned as JSON text, or as a string with
+ * `serialized` when JSON cannot say it (undefined, bigint, functions,
+ * cycles). */
+static char *
+run_expression (const char *code,
+                const char *parameters,
+                const char *arguments)
+{
+  return g_strdup_printf ("(async () => {"
+                          " const __stw_value = await (async (%s) => {\n%s\n})(%s);"
+                          " let __stw_json;"
+                          " try { __stw_json = JSON.stringify(__stw_value); } catch (e) {}"
+                          " if (__stw_json !== undefined) return { json: __stw_json };"
+                          " let __stw_text;"
+                          " try { __stw_text = String(__stw_value); } catch (e) { __stw_text = typeof __stw_value; }"
+                          " return { text: __stw_text };"
+                          "})()",
+                          parameters, code, arguments);
+}
+
+static gboolean
+run_check_code (const char  *code,
+                GError     **error)
+{
+  if (code == NULL || *code == '\0')
+    {
+      g_propagate_error (error, stw_error_new_literal ("BAD_ARGUMENT", _("The code is empty")));
+      return FALSE;
+    }
+  if (g_utf8_strlen (code, -1) > RUN_MAX_CODE_CHARS)
+    {
+      g_propagate_error (error, stw_error_new ("BAD_ARGUMENT", _("The code is longer than %d characters"),
+                                               RUN_MAX_CODE_CHARS));
+      return FALSE;
+    }
+  return TRUE;
+}
+
+static void
+run_compile (GTask      *task,
+             const char *source)
+{
+  Run *run = g_task_get_task_data (task);
+  g_autoptr(JsonObject) params = json_object_new ();
+
+  json_object_set_string_member (params, "expression", source);
+  json_object_set_string_member (params, "sourceURL", "stagewright-eval.js");
+  json_object_set_boolean_member (params, "persistScript", FALSE);
+  stw_transport_call_async (run->transport, "Runtime.compileScript", params, run->cdp_session_id, 0,
+                            g_task_get_cancellable (task), on_run_compiled, task);
+}
+
+static void
+on_run_checked (GObject      *object,
+                GAsyncResult *result,
+                gpointer      user_data)
+{
+  GTask *task = user_data;
+  g_autoptr(JsonNode) verdict = NULL;
+  GError *error = NULL;
+
+  verdict = _stw_surface_evaluate_isolated_finish (STW_SURFACE (object), result, &error);
+  if (verdict == NULL)
+    {
+      g_task_return_error (task, error);
+      g_object_unref (task);
+      return;
+    }
+  if (JSON_NODE_HOLDS_VALUE (verdict) && json_node_get_value_type (verdict) == G_TYPE_STRING)
+    {
+      g_task_return_error (task, stw_error_new ("EVAL_SYNTAX_ERROR", "%s", json_node_get_string (verdict)));
+      g_object_unref (task);
+      return;
+    }
+  run_evaluate (task);
+}
+
+/* A page's Runtime.compileScript needs the Runtime domain enabled, which
+ * is not ours to turn on: the body is parsed by the AsyncFunction
+ * constructor of our isolated world instead (pristine, whatever the app
+ * did to its globals, and allowed by CDP whatever the page's CSP). It
+ * parses a function body alone, so a body cannot close its wrapper. */
+static void
+run_check_in_page (GTask      *task,
+                   const char *parameters,
+                   const char *code)
+{
+  Run *run = g_task_get_task_data (task);
+  g_autoptr(JsonNode) node = json_node_new (JSON_NODE_VALUE);
+  g_autofree char *literal = NULL;
+  g_autofree char *check = NULL;
+
+  json_node_set_string (node, code);
+  literal = json_to_string (node, FALSE);
+  check = g_strdup_printf ("(() => { const AsyncFunction = (async function () {}).constructor;"
+                           " try { new AsyncFunction('%s', %s); return null; }"
+                           " catch (e) { return e instanceof SyntaxError ? String(e) : null; } })()",
+                           parameters, literal);
+  _stw_surface_evaluate_isolated_async (run->checker, check, g_task_get_cancellable (task), on_run_checked, task);
+}
+
+/* A body that closes its wrapper early (`}); (async () => {`) compiles in
+ * one wrapper but never in two whose closers differ: the token after the
+ * body's last brace would have to be both `)` and `]`. So the body is
+ * compiled in brackets first; only then the expression that runs. */
+static void
+run_start (GTask      *task,
+           Run        *run,
+           const char *parameters,
+           const char *code)
+{
+  g_task_set_task_data (task, run, (GDestroyNotify) run_free);
+  if (run->checker != NULL)
+    {
+      run_check_in_page (task, parameters, code);
+      return;
+    }
+  run->bracketed = g_strdup_printf ("[async function (%s) {\n%s\n}]", parameters, code);
+  run_compile (task, run->bracketed);
+}
+
+/* The value of a run_main/run_renderer task, and whether it is a
+ * string form rather than JSON. */
+static JsonNode *
+run_finish (GAsyncResult  *result,
+            gboolean      *serialized,
+            GError       **error)
+{
+  g_autoptr(JsonObject) object = g_task_propagate_pointer (G_TASK (result), error);
+
+  if (object == NULL)
+    return NULL;
+  if (serialized != NULL)
+    *serialized = json_object_get_boolean_member_with_default (object, "serialized", FALSE);
+  return json_node_copy (json_object_get_member (object, "value"));
+}
+
+static char *
+run_arguments_json (JsonNode *arg)
+{
+  return arg != NULL ? json_to_string (arg, FALSE) : g_strdup ("null");
+}
+
+/**
+ * stw_session_run_main_async:
+ * @self: a #StwSession
+ * @code: the body of an async function of `(electron, arg)`: may `await`
+ *   and `return`; `electron` is the Electron module (%NULL in a plain Node
+ *   process)
+ * @arg: (nullable): a JSON value given as `arg`
+ * @timeout_ms: the budget, 0 for the default (30 s)
+ * @cancellable: (nullable): a #GCancellable
+ * @callback: called with the value
+ * @user_data: data for @callback
+ *
+ * Runs agent code in the app's main process, through its Node inspector.
+ * The code is compiled first: a syntax error fails with
+ * `EVAL_SYNTAX_ERROR` before anything runs. An exception fails with
+ * `EVAL_RUNTIME_ERROR` (its first line), a budget overrun with
+ * `EVAL_TIMEOUT`; a session without a main process with
+ * `TRANSPORT_UNSUPPORTED` (see the `notes` of
+ * [method@Stagewright.Session.get_capabilities]); code longer than
+ * 100,000 characters with `BAD_ARGUMENT`.
+ *
+ * Since: 1.0
+ */
+void
+stw_session_run_main_async (StwSession          *self,
+                            const char          *code,
+                            JsonNode            *arg,
+                            guint                timeout_ms,
+                            GCancellable        *cancellable,
+                            GAsyncReadyCallback  callback,
+                            gpointer             user_data)
+{
+  g_autoptr(GTask) task = NULL;
+  g_autofree char *arguments = NULL;
+  g_autofree char *head = NULL;
+  GError *error = NULL;
+  Run *run;
+
+  g_return_if_fail (STW_IS_SESSION (self));
+
+  task = g_task_new (self, cancellable, callback, user_data);
+  g_task_set_source_tag (task, stw_session_run_main_async);
+  if (!run_check_code (code, &error))
+    {
+      g_task_return_error (task, error);
+      return;
+    }
+  if (!self->running)
+    {
+      g_task_return_error (task, stw_error_new_literal ("NOT_RUNNING", NULL));
+      return;
+    }
+  if (!stw_session_has_main_process (self))
+    {
+      error = stw_error_new ("TRANSPORT_UNSUPPORTED", _("This session has no main process to talk to%s%s"),
+                             self->main_note ? ": " : "", self->main_note ? self->main_note : "");
+      g_task_return_error (task, error);
+      return;
+    }
+
+  run = g_new0 (Run, 1);
+  run->transport = g_object_ref (self->inspector);
+  run->command_line_api = TRUE;
+  run->timeout_ms = timeout_ms ? timeout_ms : RUN_DEFAULT_TIMEOUT_MS;
+  arguments = run_arguments_json (arg);
+  /* The inspector's command-line require (Electron >= 28 too), called
+   * before the body's first await, while that API is in scope; a plain
+   * Node process (injected) has no electron module: null. */
+  head = g_strdup_printf ("(() => { try { return require('electron'); } catch (e) { return null; } })(), %s",
+                          arguments);
+  run->expression = run_expression (code, "electron, arg", head);
+  run_start (g_steal_pointer (&task), run, "electron, arg", code);
+}
+
+/**
+ * stw_session_run_main_finish:
+ * @self: a #StwSession
+ * @result: the result given to the callback
+ * @serialized: (out) (optional): whether the value was not JSON and came
+ *   back as its string form (undefined, a bigint, a function, a cycle)
+ * @error: where to put the failure
+ *
+ * Returns: (transfer full): the value
+ *
+ * Since: 1.0
+ */
+JsonNode *
+stw_session_run_main_finish (StwSession    *self,
+                             GAsyncResult  *result,
+                             gboolean      *serialized,
+                             GError       **error)
+{
+  g_return_val_if_fail (g_task_is_valid (result, self), NULL);
+  g_return_val_if_fail (g_task_get_source_tag (G_TASK (result)) == stw_session_run_main_async, NULL);
+
+  return run_finish (result, serialized, error);
+}
+
+/**
+ * stw_session_run_main_sync:
+ * @self: a #StwSession
+ * @code: as for [method@Stagewright.Session.run_main_async]
+ * @arg: (nullable): a JSON value given as `arg`
+ * @timeout_ms: the budget, 0 for the default (30 s)
+ * @serialized: (out) (optional): as for [method@Stagewright.Session.run_main_finish]
+ * @cancellable: (nullable): a #GCancellable
+ * @error: where to put the failure
+ *
+ * Blocking [method@Stagewright.Session.run_main_async].
+ *
+ * Returns: (transfer full) (nullable): the value
+ *
+ * Since: 1.0
+ */
+JsonNode *
+stw_session_run_main_sync (StwSession    *self,
+                           const char    *code,
+                           JsonNode      *arg,
+                           guint          timeout_ms,
+                           gboolean      *serialized,
+                           GCancellable  *cancellable,
+                           GError       **error)
+{
+  StwSyncCall call;
+  JsonNode *value;
+
+  g_return_val_if_fail (STW_IS_SESSION (self), NULL);
+  if (!_stw_sync_call_init (&call, self->context))
+    return NULL;
+  stw_session_run_main_async (self, code, arg, timeout_ms, cancellable, _stw_sync_call_callback, &call);
+  value = stw_session_run_main_finish (self, _stw_sync_call_wait (&call), serialized, error);
+  _stw_sync_call_clear (&call);
+  return value;
+}
+
+/**
+ * stw_session_run_renderer_async:
+ * @self: a #StwSession
+ * @code: the body of an async function of `(arg)`: may `await` and `return`
+ * @arg: (nullable): a JSON value given as `arg`
+ * @timeout_ms: the budget, 0 for the default (30 s)
+ * @cancellable: (nullable): a #GCancellable
+ * @callback: called with the value
+ * @user_data: data for @callback
+ *
+ * Runs agent code in the active surface, in the page's main world, where
+ * the app's globals are (a same-process frame, which a flat CDP session
+ * reaches only through a context of its own, in its isolated world).
+ * Errors as for [method@Stagewright.Session.run_main_async];
+ * `SURFACE_NOT_FOUND` when the app has no window.
+ *
+ * Since: 1.0
+ */
+void
+stw_session_run_renderer_async (StwSession          *self,
+                                const char          *code,
+                                JsonNode            *arg,
+                                guint                timeout_ms,
+                                GCancellable        *cancellable,
+                                GAsyncReadyCallback  callback,
+                                gpointer             user_data)
+{
+  g_autoptr(GTask) task = NULL;
+  g_autofree char *arguments = NULL;
+  StwSurface *surface;
+  GError *error = NULL;
+  Run *run;
+
+  g_return_if_fail (STW_IS_SESSION (self));
+
+  task = g_task_new (self, cancellable, callback, user_data);
+  g_task_set_source_tag (task, stw_session_run_renderer_async);
+  if (!run_check_code (code, &error))
+    {
+      g_task_return_error (task, error);
+      return;
+    }
+  if (!self->running)
+    {
+      g_task_return_error (task, stw_error_new_literal ("NOT_RUNNING", NULL));
+      return;
+    }
+  if (self->browser == NULL)
+    {
+      g_task_return_error (task, stw_error_new_literal ("TRANSPORT_UNSUPPORTED",
+                                                        _("This session has no renderer connection")));
+      return;
+    }
+  surface = stw_session_get_active_surface (self);
+  if (surface == NULL)
+    {
+      g_task_return_error (task, stw_error_new_literal ("SURFACE_NOT_FOUND", _("The app has no window")));
+      return;
+    }
+
+  run = g_new0 (Run, 1);
+  run->transport = g_object_ref (self->browser);
+  run->cdp_session_id = g_strdup (stw_surface_get_cdp_session_id (surface));
+  run->checker = g_object_ref (surface);
+  if (_stw_surface_get_subframe_id (surface) != NULL)
+    run->isolated = g_object_ref (surface);
+  run->timeout_ms = timeout_ms ? timeout_ms : RUN_DEFAULT_TIMEOUT_MS;
+  arguments = run_arguments_json (arg);
+  run->expression = run_expression (code, "arg", arguments);
+  run_start (g_steal_pointer (&task), run, "arg", code);
+}
+
+/**
+ * stw_session_run_renderer_finish:
+ * @self: a #StwSession
+ * @result: the result given to the callback
+ * @serialized: (out) (optional): whether the value was not JSON and came
+ *   back as its string form
+ * @error: where to put the failure
+ *
+ * Returns: (transfer full): the value
+ *
+ * Since: 1.0
+ */
+JsonNode *
+stw_session_run_renderer_finish (StwSession    *self,
+                                 GAsyncResult  *result,
+                                 gboolean      *serialized,
+                                 GError       **error)
+{
+  g_return_val_if_fail (g_task_is_valid (result, self), NULL);
+  g_return_val_if_fail (g_task_get_source_tag (G_TASK (result)) == stw_session_run_renderer_async, NULL);
+
+  return run_finish (result, serialized, error);
+}
+
+/**
+ * stw_session_run_renderer_sync:
+ * @self: a #StwSession
+ * @code: as for [method@Stagewright.Session.run_renderer_async]
+ * @arg: (nullable): a JSON value given as `arg`
+ * @timeout_ms: the budget, 0 for the default (30 s)
+ * @serialized: (out) (optional): as for [method@Stagewright.Session.run_renderer_finish]
+ * @cancellable: (nullable): a #GCancellable
+ * @error: where to put the failure
+ *
+ * Blocking [method@Stagewright.Session.run_renderer_async].
+ *
+ * Returns: (transfer full) (nullable): the value
+ *
+ * Since: 1.0
+ */
+JsonNode *
+stw_session_run_renderer_sync (StwSession    *self,
+                               const char    *code,
+                               JsonNode      *arg,
+                               guint          timeout_ms,
+                               gboolean      *serialized,
+                               GCancellable  *cancellable,
+                               GError       **error)
+{
+  StwSyncCall call;
+  JsonNode *value;
+
+  g_return_val_if_fail (STW_IS_SESSION (self), NULL);
+  if (!_stw_sync_call_init (&call, self->context))
+    return NULL;
+  stw_session_run_renderer_async (self, code, arg, timeout_ms, cancellable, _stw_sync_call_callback, &call);
+  value = stw_session_run_renderer_finish (self, _stw_sync_call_wait (&call), serialized, error);
+  _stw_sync_call_clear (&call);
+  return value;
+}
+
+/* --- window states ------------------------------------------------------ */
+
+/* What only the main process knows of a window: Electron's own id, and
+ * whether it is shown, focused or minimized, with its bounds. Each
+ * DevTools target is mapped to its BrowserWindow by
+ * webContents.fromDevToolsTargetId. */
+static const char window_states_expression[] =
+  "((ids) => {"
+  " const { webContents, BrowserWindow } = require('electron');"
+  " const states = {};"
+  " if (!webContents || typeof webContents.fromDevToolsTargetId !== 'function') return states;"
+  " for (const id of ids) {"
+  "  let window = null;"
+  "  try { window = BrowserWindow.fromWebContents(webContents.fromDevToolsTargetId(id)); } catch (e) {}"
+  "  if (!window || (typeof window.isDestroyed === 'function' && window.isDestroyed())) continue;"
+  "  const call = (name, fallback) => { try { return typeof window[name] === 'function' ? window[name]() : fallback; }"
+  "                                    catch (e) { return fallback; } };"
+  "  states[id] = { electronId: window.id, visible: !!call('isVisible', true), focused: !!call('isFocused', false),"
+  "                 minimized: !!call('isMinimized', false), bounds: call('getBounds', null) };"
+  " }"
+  " return states;"
+  "})(%s)";
+
+static void
+on_window_states (GObject      *object,
+                  GAsyncResult *result,
+                  gpointer      user_data)
+{
+  g_autoptr(GTask) task = user_data;
+  StwSession *self = STW_SESSION (object);
+  g_autoptr(JsonNode) value = NULL;
+  GError *error = NULL;
+  JsonObject *states;
+  g_autoptr(GList) members = NULL;
+
+  value = stw_session_evaluate_main_finish (self, result, &error);
+  if (value == NULL)
+    {
+      g_task_return_error (task, error);
+      return;
+    }
+  g_clear_pointer (&self->window_states, g_hash_table_unref);
+  self->window_states = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, (GDestroyNotify) json_object_unref);
+  states = JSON_NODE_HOLDS_OBJECT (value) ? json_node_get_object (value) : NULL;
+  members = states ? json_object_get_members (states) : NULL;
+  for (const GList *l = members; l != NULL; l = l->next)
+    {
+      JsonNode *state = json_object_get_member (states, l->data);
+
+      if (JSON_NODE_HOLDS_OBJECT (state))
+        g_hash_table_insert (self->window_states, g_strdup (l->data), json_object_ref (json_node_get_object (state)));
+    }
+  g_task_return_boolean (task, TRUE);
+}
+
+/**
+ * stw_session_refresh_window_states_async:
+ * @self: a #StwSession
+ * @cancellable: (nullable): a #GCancellable
+ * @callback: called when the states are known
+ * @user_data: data for @callback
+ *
+ * Asks the main process the state of each window (see
+ * [method@Stagewright.Session.get_window_state]). A session without a main
+ * process succeeds with no states: windows are then reported as they
+ * always were.
+ *
+ * Since: 1.0
+ */
+void
+stw_session_refresh_window_states_async (StwSession          *self,
+                                         GCancellable        *cancellable,
+                                         GAsyncReadyCallback  callback,
+                                         gpointer             user_data)
+{
+  g_autoptr(GTask) task = NULL;
+  g_autoptr(JsonArray) ids = json_array_new ();
+  g_autoptr(JsonNode) ids_node = json_node_new (JSON_NODE_ARRAY);
+  g_autoptr(GList) windows = NULL;
+  g_autofree char *ids_json = NULL;
+  g_autofree char *expression = NULL;
+
+  g_return_if_fail (STW_IS_SESSION (self));
+
+  task = g_task_new (self, cancellable, callback, user_data);
+  g_task_set_source_tag (task, stw_session_refresh_window_states_async);
+  if (!self->running || !stw_session_has_main_process (self))
+    {
+      g_clear_pointer (&self->window_states, g_hash_table_unref);
+      g_task_return_boolean (task, TRUE);
+      return;
+    }
+  windows = stw_session_list_windows (self);
+  for (const GList *l = windows; l != NULL; l = l->next)
+    if (stw_surface_get_target_id (l->data) != NULL)
+      json_array_add_string_element (ids, stw_surface_get_target_id (l->data));
+  json_node_set_array (ids_node, ids);
+  ids_json = json_to_string (ids_node, FALSE);
+  expression = g_strdup_printf (window_states_expression, ids_json);
+  stw_session_evaluate_main_async (self, expression, cancellable, on_window_states, g_steal_pointer (&task));
+}
+
+/**
+ * stw_session_refresh_window_states_finish:
+ * @self: a #StwSession
+ * @result: the result given to the callback
+ * @error: where to put the failure
+ *
+ * Returns: %TRUE when the states were read (or there is no main process)
+ *
+ * Since: 1.0
+ */
+gboolean
+stw_session_refresh_window_states_finish (StwSession    *self,
+                                          GAsyncResult  *result,
+                                          GError       **error)
+{
+  g_return_val_if_fail (g_task_is_valid (result, self), FALSE);
+  g_return_val_if_fail (g_task_get_source_tag (G_TASK (result)) == stw_session_refresh_window_states_async, FALSE);
+  return g_task_propagate_boolean (G_TASK (result), error);
+}
+
+/**
+ * stw_session_refresh_window_states_sync:
+ * @self: a #StwSession
+ * @cancellable: (nullable): a #GCancellable
+ * @error: where to put the failure
+ *
+ * Blocking [method@Stagewright.Session.refresh_window_states_async].
+ *
+ * Returns: %TRUE when the states were read (or there is no main process)
+ *
+ * Since: 1.0
+ */
+gboolean
+stw_session_refresh_window_states_sync (StwSession    *self,
+                                        GCancellable  *cancellable,
+                                        GError       **error)
+{
+  StwSyncCall call;
+  gboolean ok;
+
+  g_return_val_if_fail (STW_IS_SESSION (self), FALSE);
+  if (!_stw_sync_call_init (&call, self->context))
+    return FALSE;
+  stw_session_refresh_window_states_async (self, cancellable, _stw_sync_call_callback, &call);
+  ok = stw_session_refresh_window_states_finish (self, _stw_sync_call_wait (&call), error);
+  _stw_sync_call_clear (&call);
+  return ok;
+}
+
+/**
+ * stw_session_get_window_state:
+ * @self: a #StwSession
+ * @window: one of the session's windows
+ *
+ * What the main process said of @window at the last
+ * [method@Stagewright.Session.refresh_window_states_async]: `electronId`
+ * (the BrowserWindow's id), `visible`, `focused`, `minimized` and
+ * `bounds` (`x`, `y`, `width`, `height`).
+ *
+ * Returns: (transfer full) (nullable): the state, or %NULL when the main
+ *   process is out of reach or does not know the window
+ *
+ * Since: 1.0
+ */
+JsonObject *
+stw_session_get_window_state (StwSession *self,
+                              StwSurface *window)
+{
+  JsonObject *state;
+
+  g_return_val_if_fail (STW_IS_SESSION (self), NULL);
+  g_return_val_if_fail (STW_IS_SURFACE (window), NULL);
+
+  if (self->window_states == NULL || stw_surface_get_target_id (window) == NULL)
+    return NULL;
+  state = g_hash_table_lookup (self->window_states, stw_surface_get_target_id (window));
+  return state ? json_object_ref (state) : NULL;
 }
 
 /* --- surfaces ------------------------------------------------------------ */
@@ -1489,11 +2383,20 @@ stw_session_get_capabilities (StwSession *self)
   json_object_set_boolean_member (caps, "interaction", renderer);
   json_object_set_boolean_member (caps, "surfaces", renderer);
   json_object_set_boolean_member (caps, "owned", self->owned);
-  if (self->process != NULL && stw_process_get_inspector_note (self->process) != NULL)
+  if (!stw_session_has_main_process (self))
     {
-      JsonObject *notes = json_object_new ();
-      json_object_set_string_member (notes, "mainEval", stw_process_get_inspector_note (self->process));
-      json_object_set_object_member (caps, "notes", notes);
+      const char *note = self->main_note;
+
+      if (self->process != NULL && stw_process_get_inspector_note (self->process) != NULL)
+        note = stw_process_get_inspector_note (self->process);
+      else if (note == NULL && self->inspector != NULL)
+        note = _("The main process's inspector connection closed");
+      if (note != NULL)
+        {
+          JsonObject *notes = json_object_new ();
+          json_object_set_string_member (notes, "mainEval", note);
+          json_object_set_object_member (caps, "notes", notes);
+        }
     }
   return caps;
 }

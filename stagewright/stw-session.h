@@ -95,6 +95,64 @@ JsonNode *stw_session_evaluate_renderer_finish (StwSession *self,
                                                 GAsyncResult *result,
                                                 GError **error);
 STW_AVAILABLE_IN_1_0
+void stw_session_run_main_async (StwSession *self,
+                                 const char *code,
+                                 JsonNode *arg,
+                                 guint timeout_ms,
+                                 GCancellable *cancellable,
+                                 GAsyncReadyCallback callback,
+                                 gpointer user_data);
+STW_AVAILABLE_IN_1_0
+JsonNode *stw_session_run_main_finish (StwSession *self,
+                                       GAsyncResult *result,
+                                       gboolean *serialized,
+                                       GError **error);
+STW_AVAILABLE_IN_1_0
+JsonNode *stw_session_run_main_sync (StwSession *self,
+                                     const char *code,
+                                     JsonNode *arg,
+                                     guint timeout_ms,
+                                     gboolean *serialized,
+                                     GCancellable *cancellable,
+                                     GError **error);
+STW_AVAILABLE_IN_1_0
+void stw_session_run_renderer_async (StwSession *self,
+                                     const char *code,
+                                     JsonNode *arg,
+                                     guint timeout_ms,
+                                     GCancellable *cancellable,
+                                     GAsyncReadyCallback callback,
+                                     gpointer user_data);
+STW_AVAILABLE_IN_1_0
+JsonNode *stw_session_run_renderer_finish (StwSession *self,
+                                           GAsyncResult *result,
+                                           gboolean *serialized,
+                                           GError **error);
+STW_AVAILABLE_IN_1_0
+JsonNode *stw_session_run_renderer_sync (StwSession *self,
+                                         const char *code,
+                                         JsonNode *arg,
+                                         guint timeout_ms,
+                                         gboolean *serialized,
+                                         GCancellable *cancellable,
+                                         GError **error);
+STW_AVAILABLE_IN_1_0
+void stw_session_refresh_window_states_async (StwSession *self,
+                                              GCancellable *cancellable,
+                                              GAsyncReadyCallback callback,
+                                              gpointer user_data);
+STW_AVAILABLE_IN_1_0
+gboolean stw_session_refresh_window_states_finish (StwSession *self,
+                                                   GAsyncResult *result,
+                                                   GError **error);
+STW_AVAILABLE_IN_1_0
+gboolean stw_session_refresh_window_states_sync (StwSession *self,
+                                                 GCancellable *cancellable,
+                                                 GError **error);
+STW_AVAILABLE_IN_1_0
+JsonObject *stw_session_get_window_state (StwSession *self,
+                                          StwSurface *window);
+STW_AVAILABLE_IN_1_0
 void stw_session_get_info_async (StwSession *self,
                                  GCancellable *cancellable,
                                  GAsyncReadyCallback callback,

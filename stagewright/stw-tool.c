@@ -36,6 +36,7 @@ typedef struct
   StwSchema         *output_schema;
   StwOperationType   operation_type;
   StwEvalTarget      eval_target;
+  char              *code_argument;
   char             **error_codes;
   gboolean           destructive_hint;
   gboolean           idempotent_hint;
@@ -54,6 +55,7 @@ enum {
   PROP_OUTPUT_SCHEMA,
   PROP_OPERATION_TYPE,
   PROP_EVAL_TARGET,
+  PROP_CODE_ARGUMENT,
   PROP_ERROR_CODES,
   PROP_DESTRUCTIVE_HINT,
   PROP_IDEMPOTENT_HINT,
@@ -96,6 +98,7 @@ stw_tool_finalize (GObject *object)
   g_clear_pointer (&priv->name, g_free);
   g_clear_pointer (&priv->title, g_free);
   g_clear_pointer (&priv->description, g_free);
+  g_clear_pointer (&priv->code_argument, g_free);
   g_clear_pointer (&priv->input_schema, stw_schema_unref);
   g_clear_pointer (&priv->output_schema, stw_schema_unref);
   g_clear_pointer (&priv->error_codes, g_strfreev);
@@ -134,6 +137,9 @@ stw_tool_get_property (GObject    *object,
       break;
     case PROP_EVAL_TARGET:
       g_value_set_flags (value, priv->eval_target);
+      break;
+    case PROP_CODE_ARGUMENT:
+      g_value_set_string (value, priv->code_argument);
       break;
     case PROP_ERROR_CODES:
       g_value_set_boxed (value, priv->error_codes);
@@ -186,6 +192,9 @@ stw_tool_set_property (GObject      *object,
       break;
     case PROP_EVAL_TARGET:
       priv->eval_target = g_value_get_flags (value);
+      break;
+    case PROP_CODE_ARGUMENT:
+      priv->code_argument = g_value_dup_string (value);
       break;
     case PROP_ERROR_CODES:
       priv->error_codes = g_value_dup_boxed (value);
@@ -290,6 +299,20 @@ stw_tool_class_init (StwToolClass *klass)
   properties[PROP_EVAL_TARGET] = g_param_spec_flags ("eval-target", NULL, NULL,
                                                      STW_TYPE_EVAL_TARGET,
                                                      STW_EVAL_TARGET_NONE, flags);
+
+  /**
+   * StwTool:code-argument:
+   *
+   * For eval tools, the name of the argument that holds the code to run.
+   * The dispatcher guards and audits exactly this argument, whatever it is
+   * called, so an eval tool must name it: the dispatcher refuses an eval
+   * tool without one, or whose input schema does not offer it as a string.
+   * Other tools leave it unset.
+   *
+   * Since: 1.0
+   */
+  properties[PROP_CODE_ARGUMENT] = g_param_spec_string ("code-argument", NULL, NULL,
+                                                        NULL, flags);
 
   /**
    * StwTool:error-codes:
@@ -533,6 +556,25 @@ stw_tool_get_eval_target (StwTool *self)
 {
   g_return_val_if_fail (STW_IS_TOOL (self), STW_EVAL_TARGET_NONE);
   return PRIV (self)->eval_target;
+}
+
+/**
+ * stw_tool_get_code_argument:
+ * @self: a [class@Stagewright.Tool]
+ *
+ * The argument an eval tool takes its code from (see
+ * [property@Stagewright.Tool:code-argument]).
+ *
+ * Returns: (transfer none) (nullable): the argument's name, or %NULL for a
+ *   tool that runs no code
+ *
+ * Since: 1.0
+ */
+const char *
+stw_tool_get_code_argument (StwTool *self)
+{
+  g_return_val_if_fail (STW_IS_TOOL (self), NULL);
+  return PRIV (self)->code_argument;
 }
 
 /**

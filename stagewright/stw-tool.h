@@ -63,6 +63,8 @@ StwOperationType stw_tool_get_operation_type (StwTool *self);
 STW_AVAILABLE_IN_1_0
 StwEvalTarget stw_tool_get_eval_target (StwTool *self);
 STW_AVAILABLE_IN_1_0
+const char *stw_tool_get_code_argument (StwTool *self);
+STW_AVAILABLE_IN_1_0
 const char * const *stw_tool_get_error_codes (StwTool *self);
 STW_AVAILABLE_IN_1_0
 gboolean stw_tool_get_read_only_hint (StwTool *self);

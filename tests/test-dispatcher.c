@@ -215,6 +215,7 @@ test_tool_new_full (const char         *name,
                        "description", "Does what the test says.",
                        "operation-type", operation_type,
                        "eval-target", eval_target,
+                       "code-argument", operation_type == STW_OPERATION_EVAL ? "code" : NULL,
                        "input-schema", schema,
                        "error-codes", error_codes,
                        NULL);
@@ -1024,10 +1025,10 @@ test_eval_blocklist (void)
   } blocked[] = {
     { "code", "require('fs').readFileSync('/etc/passwd')", "require(" },
     { "code", "process.exit(1)", "process.exit" },
-    { "expression", "({}).__proto__.polluted = 1", "__proto__" },
+    { "code", "({}).__proto__.polluted = 1", "__proto__" },
     { "code", "new Function('return 1')()", "Function(" },
     { "code", "eval('1')", "eval(" },
-    { "expression", "globalThis.child_process", "child_process" },
+    { "code", "globalThis.child_process", "child_process" },
   };
   TestTool *tool;
 
@@ -1084,6 +1085,107 @@ test_eval_blocklist (void)
   {
     g_autoptr(JsonObject) envelope = call (dispatcher, "aa_app_tool", "{\"code\": \"process.exit(1)\"}");
     assert_ok (envelope);
+  }
+}
+
+static TestTool *
+eval_tool_with_argument (const char *name,
+                         const char *code_argument,
+                         const char *schema_json)
+{
+  g_autoptr(StwSchema) schema = stw_schema_new_from_string (schema_json, NULL);
+
+  g_assert_nonnull (schema);
+  return g_object_new (TEST_TYPE_TOOL,
+                       "name", name,
+                       "description", "Runs a snippet.",
+                       "operation-type", STW_OPERATION_EVAL,
+                       "eval-target", STW_EVAL_TARGET_RENDERER,
+                       "code-argument", code_argument,
+                       "input-schema", schema,
+                       NULL);
+}
+
+/* A tool declares which argument holds its code, and the dispatcher guards
+ * exactly that one: a plugin cannot slip past by naming its field
+ * differently, and cannot register an eval tool that names none. */
+static void
+test_eval_code_argument (void)
+{
+  g_autoptr(StwDispatcher) dispatcher = stw_dispatcher_new ();
+  static const char snippet_schema[] =
+    "{\"type\":\"object\",\"properties\":{\"snippet\":{\"type\":\"string\"},"
+    "\"code\":{\"type\":\"string\"}},\"required\":[\"snippet\"],\"additionalProperties\":false}";
+  g_autoptr(TestTool) plugin = eval_tool_with_argument ("plugin_run", "snippet", snippet_schema);
+
+  g_assert_cmpstr (stw_tool_get_code_argument (STW_TOOL (plugin)), ==, "snippet");
+
+  /* Refused at registration: an eval tool without a code argument, one
+   * whose schema lacks it or offers it as something else than a string,
+   * and a non-eval tool that names one. */
+  {
+    g_autoptr(TestTool) unnamed = eval_tool_with_argument ("plugin_a", NULL, snippet_schema);
+    g_autoptr(TestTool) missing = eval_tool_with_argument ("plugin_b", "source", snippet_schema);
+    g_autoptr(TestTool) number = eval_tool_with_argument ("plugin_c", "snippet",
+                                                          "{\"type\":\"object\",\"properties\":"
+                                                          "{\"snippet\":{\"type\":\"integer\"}}}");
+    g_autoptr(TestTool) no_props = eval_tool_with_argument ("plugin_d", "snippet", "{\"type\":\"object\"}");
+    g_autoptr(TestTool) query = g_object_new (TEST_TYPE_TOOL,
+                                              "name", "plugin_e",
+                                              "operation-type", STW_OPERATION_QUERY,
+                                              "code-argument", "snippet",
+                                              NULL);
+
+    assert_add_refused (dispatcher, unnamed, G_IO_ERROR_INVALID_ARGUMENT);
+    assert_add_refused (dispatcher, missing, G_IO_ERROR_INVALID_ARGUMENT);
+    assert_add_refused (dispatcher, number, G_IO_ERROR_INVALID_ARGUMENT);
+    assert_add_refused (dispatcher, no_props, G_IO_ERROR_INVALID_ARGUMENT);
+    assert_add_refused (dispatcher, query, G_IO_ERROR_INVALID_ARGUMENT);
+  }
+
+  add_tool (dispatcher, plugin);
+  stw_dispatcher_set_allow_eval (dispatcher, STW_EVAL_TARGET_RENDERER);
+
+  /* Blocked code under the tool's own argument name is refused, and
+   * audited by hash. */
+  {
+    static const char code[] = "process.exit(1)";
+    g_autofree char *hash = sha256 (code);
+    g_autofree char *audit = g_strdup_printf ("eval audit: tool=plugin_run code_length=%zu code_sha256=%s",
+                                              strlen (code), hash);
+    g_autoptr(JsonObject) envelope = NULL;
+
+    g_ptr_array_set_size (logged, 0);
+    envelope = call (dispatcher, "plugin_run", "{\"snippet\": \"process.exit(1)\", \"code\": \"1\"}");
+    assert_code (envelope, "EVAL_BLOCKED_KEYWORD");
+    g_assert_cmpstr (json_object_get_string_member (json_object_get_object_member (envelope, "details"),
+                                                    "code_hash"), ==, hash);
+    g_assert_cmpuint (count_logged (audit), ==, 1);
+    g_assert_cmpuint (plugin->n_invoked, ==, 0);
+  }
+
+  /* Other arguments are data, not code: the tool does not run them. */
+  {
+    g_autoptr(JsonObject) envelope = call (dispatcher, "plugin_run",
+                                           "{\"snippet\": \"1 + 1\", \"code\": \"process.exit(1)\"}");
+    assert_ok (envelope);
+    g_assert_cmpuint (plugin->n_invoked, ==, 1);
+  }
+
+  /* Over the cap, refused before any scan or audit. */
+  {
+    g_autoptr(JsonObject) arguments = json_object_new ();
+    g_autoptr(JsonObject) envelope = NULL;
+    g_autoptr(GError) error = NULL;
+    g_autofree char *big = g_strnfill (100001, 'x');
+
+    g_ptr_array_set_size (logged, 0);
+    json_object_set_string_member (arguments, "snippet", big);
+    envelope = stw_dispatcher_call_sync (dispatcher, "plugin_run", arguments, NULL, &error);
+    g_assert_no_error (error);
+    assert_code (envelope, "BAD_ARGUMENT");
+    g_assert_cmpuint (count_logged ("eval audit"), ==, 0);
+    g_assert_cmpuint (plugin->n_invoked, ==, 1);
   }
 }
 
@@ -2151,6 +2253,7 @@ static const char * const session_tools[] = {
   "electron_wait", "electron_wait_for_selector", "electron_wait_for_state", "electron_wait_for_event",
   "electron_expect_text", "electron_expect_value", "electron_expect_visible", "electron_expect_state",
   "electron_expect_count", "electron_expect_url", "electron_assert_pattern",
+  "electron_eval_main", "electron_eval_renderer",
   NULL
 };
 
@@ -2162,6 +2265,8 @@ static const char * const sessionless_tools[] = {
 };
 
 #define N_CORE_TOOLS (G_N_ELEMENTS (session_tools) - 1 + G_N_ELEMENTS (sessionless_tools) - 1)
+/* Hidden without an eval policy (electron_eval_main, electron_eval_renderer). */
+#define N_EVAL_TOOLS 2
 
 static void
 test_provider_core (void)
@@ -2195,7 +2300,7 @@ test_provider_core (void)
   g_assert_true (stw_dispatcher_add_provider (dispatcher, core, &error));
   g_assert_no_error (error);
   listed = stw_dispatcher_list_tools (dispatcher);
-  g_assert_cmpuint (g_list_length (listed), ==, N_CORE_TOOLS);
+  g_assert_cmpuint (g_list_length (listed), ==, N_CORE_TOOLS - N_EVAL_TOOLS);
 
   /* add_core_tools is this provider; twice is a programming error. */
   g_test_expect_message ("Stagewright", G_LOG_LEVEL_CRITICAL, "*core tools*electron*already*");
@@ -2210,7 +2315,7 @@ test_provider_core (void)
   stw_dispatcher_add_core_tools (dispatcher);
   g_assert_true (STW_IS_CORE_TOOL_PROVIDER (stw_dispatcher_lookup_provider (dispatcher, "electron")));
   listed = stw_dispatcher_list_tools (dispatcher);
-  g_assert_cmpuint (g_list_length (listed), ==, N_CORE_TOOLS);
+  g_assert_cmpuint (g_list_length (listed), ==, N_CORE_TOOLS - N_EVAL_TOOLS);
 }
 
 /* Sessions {{{1 */
@@ -2678,6 +2783,7 @@ main (int   argc,
   g_test_add_func ("/dispatcher/call/defaults", test_call_defaults);
   g_test_add_func ("/dispatcher/eval/blocklist", test_eval_blocklist);
   g_test_add_func ("/dispatcher/eval/guard", test_eval_guard);
+  g_test_add_func ("/dispatcher/eval/code-argument", test_eval_code_argument);
   g_test_add_func ("/dispatcher/backstop/async", test_backstop);
   g_test_add_func ("/dispatcher/backstop/sync", test_backstop_sync);
   g_test_add_func ("/dispatcher/cancel/by-caller", test_cancel_by_caller);

@@ -234,6 +234,7 @@ test('an eval guard written in JavaScript', () => {
       '{"type":"object","properties":{"code":{"type":"string"}},"required":["code"]}'),
     operation_type: Stagewright.OperationType.EVAL,
     eval_target: Stagewright.EvalTarget.RENDERER,
+    code_argument: 'code',
   }));
   dispatcher.set_allow_eval(Stagewright.EvalTarget.ALL);
   const seen = [];

@@ -404,7 +404,8 @@ def eval_guard_in_python():
                              input_schema=Stagewright.Schema.new_from_string(
                                  '{"type":"object","properties":{"code":{"type":"string"}},"required":["code"]}'),
                              operation_type=Stagewright.OperationType.EVAL,
-                             eval_target=Stagewright.EvalTarget.RENDERER))
+                             eval_target=Stagewright.EvalTarget.RENDERER,
+                             code_argument='code'))
     envelope = envelope_of(dispatcher.call_json_sync('py_eval', '{"code":"1"}', None))
     assert envelope['code'] == 'BAD_ARGUMENT' and '--allow-eval' in envelope['error'], envelope
 

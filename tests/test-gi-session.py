@@ -421,7 +421,8 @@ def a_disposed_session_ends_and_leaves_its_manager():
 def attach_sync_and_detach_leave_the_app_running():
     tmpdir = tempfile.mkdtemp(prefix='stw-gi-')
     drain = None
-    app = subprocess.Popen([ELECTRON, '--remote-debugging-port=0', DEMO_APP],
+    # attach opens the main process's inspector: off 9229, which inject tests need.
+    app = subprocess.Popen([ELECTRON, '--remote-debugging-port=0', '--inspect-port=0', DEMO_APP],
                            stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
                            start_new_session=True, env=dict(os.environ, TMPDIR=tmpdir))
     try:
@@ -440,7 +441,8 @@ def attach_sync_and_detach_leave_the_app_running():
         manager = Stagewright.SessionManager.new()
         session = manager.attach_sync(json.dumps({'cdpUrl': url}), None)
         assert session.get_transport_name() == 'cdp'
-        assert not session.is_owned() and not session.has_main_process()
+        # The main process is found through the endpoint's socket.
+        assert not session.is_owned() and session.has_main_process()
         assert spin(lambda: len(session.list_windows()) == 1, 10000)
         assert session.detach() is True
         assert not session.is_running() and manager.list_sessions() == []

@@ -39,6 +39,7 @@ stw_core_tool_provider_constructed (GObject *object)
   stw_core_tools_add_read (provider);
   stw_core_tools_add_snapshot (provider);
   stw_core_tools_add_wait (provider);
+  stw_core_tools_add_eval (provider);
 }
 
 static void

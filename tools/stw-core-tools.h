@@ -29,7 +29,9 @@ typedef void (*StwToolSpecFunc) (StwTool       *tool,
  * space-separated (tests/test-error-codes.py reads these lists).
  * `profiles` is mandatory (one of the STW_IN_* above); `session` says
  * whether the dispatcher resolves a session for the tool
- * (stw_invocation_get_session()). */
+ * (stw_invocation_get_session()). `code_argument` names the argument
+ * an eval tool runs as code (the dispatcher guards exactly that one);
+ * NULL for every other tool. */
 typedef struct
 {
   const char           *name;
@@ -38,6 +40,7 @@ typedef struct
   const char           *input_schema;
   StwOperationType      operation_type;
   StwEvalTarget         eval_target;
+  const char           *code_argument;
   gboolean              destructive;
   gboolean              idempotent;
   const char           *errors;
@@ -60,6 +63,7 @@ void     stw_core_tools_add_interact (StwToolProvider *provider);
 void     stw_core_tools_add_read (StwToolProvider *provider);
 void     stw_core_tools_add_snapshot (StwToolProvider *provider);
 void     stw_core_tools_add_wait (StwToolProvider *provider);
+void     stw_core_tools_add_eval (StwToolProvider *provider);
 
 /* Shared adapter code (stw-tool-spec.c), not a family's: the window
  * entries of launch/attach and windows_list answers. */

@@ -66,6 +66,7 @@ stw_tool_new_from_spec (const StwToolSpec *spec)
                        "input-schema", schema,
                        "operation-type", spec->operation_type,
                        "eval-target", spec->eval_target,
+                       "code-argument", spec->code_argument,
                        "error-codes", codes,
                        "destructive-hint", spec->destructive,
                        "idempotent-hint", spec->idempotent,
@@ -101,6 +102,7 @@ stw_tools_window_json (StwSession *session,
 {
   JsonObject *object = json_object_new ();
   StwSurface *active = stw_session_get_active_window (session);
+  g_autoptr(JsonObject) state = NULL;
 
   json_object_set_string_member (object, "id", stw_surface_get_window_id (window));
   json_object_set_int_member (object, "index", index);
@@ -108,6 +110,22 @@ stw_tools_window_json (StwSession *session,
   if (stw_surface_get_url (window) != NULL)
     json_object_set_string_member (object, "url", stw_surface_get_url (window));
   json_object_set_string_member (object, "target_id", stw_surface_get_target_id (window));
+  /* The main process knows; without it, a window is taken as shown and
+   * the active one as focused. */
+  state = stw_session_get_window_state (session, window);
+  if (state != NULL)
+    {
+      JsonNode *bounds = json_object_get_member (state, "bounds");
+
+      json_object_set_int_member (object, "electronId", json_object_get_int_member_with_default (state, "electronId", 0));
+      json_object_set_boolean_member (object, "visible", json_object_get_boolean_member_with_default (state, "visible", TRUE));
+      json_object_set_boolean_member (object, "focused", json_object_get_boolean_member_with_default (state, "focused", FALSE));
+      json_object_set_boolean_member (object, "minimized",
+                                      json_object_get_boolean_member_with_default (state, "minimized", FALSE));
+      if (bounds != NULL && JSON_NODE_HOLDS_OBJECT (bounds))
+        json_object_set_member (object, "bounds", json_node_copy (bounds));
+      return object;
+    }
   json_object_set_boolean_member (object, "visible", TRUE);
   json_object_set_boolean_member (object, "focused", active == window);
   return object;

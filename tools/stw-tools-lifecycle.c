@@ -378,8 +378,10 @@ static const StwToolSpec lifecycle_specs[] = {
   {
     .name = "electron_attach",
     .description = "Attach to a running app's DevTools endpoint on this machine: port (and host) or a loopback ws:// "
-                   "cdpUrl. pid, which must own the endpoint, lets electron_stop SIGKILL an app that ignores the "
-                   "close. Returns {session_id, transport, windows[], capabilities}.",
+                   "cdpUrl. The app's main process (the endpoint's socket owner, or its ancestor) is found and its "
+                   "Node inspector opened when it handles SIGUSR1; capabilities.mainEval says whether it was, "
+                   "capabilities.notes.mainEval why not. pid, which must own the endpoint, lets electron_stop "
+                   "SIGKILL an app that ignores the close. Returns {session_id, transport, windows[], capabilities}.",
     .input_schema =
       "{\"type\":\"object\",\"additionalProperties\":false,\"properties\":{"
       "\"port\":{\"type\":\"integer\",\"minimum\":1,\"maximum\":65535},"
@@ -398,8 +400,9 @@ static const StwToolSpec lifecycle_specs[] = {
   {
     .name = "electron_inject",
     .description = "Open the Node inspector of a running Node or Electron main process started without debug flags "
-                   "(SIGUSR1), check it is that process, and drive it. Returns {session_id, transport, windows[], "
-                   "capabilities}.",
+                   "(SIGUSR1; an inspector already open is used as is), find it on the loopback ports the process "
+                   "listens on (any --inspect-port), check it is that process, and drive it. Returns {session_id, "
+                   "transport, windows[], capabilities}.",
     .input_schema =
       "{\"type\":\"object\",\"additionalProperties\":false,\"required\":[\"pid\"],\"properties\":{"
       "\"pid\":{\"type\":\"integer\",\"minimum\":1,\"maximum\":4194304,\"description\":\"A process that "

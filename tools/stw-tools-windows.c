@@ -11,9 +11,9 @@
 
 
 static void
-on_windows_refreshed (GObject      *object,
-                      GAsyncResult *result,
-                      gpointer      user_data)
+on_window_states_refreshed (GObject      *object,
+                            GAsyncResult *result,
+                            gpointer      user_data)
 {
   g_autoptr(StwInvocation) invocation = user_data;
   StwSession *session = STW_SESSION (object);
@@ -21,7 +21,9 @@ on_windows_refreshed (GObject      *object,
   StwSurface *active;
   JsonArray *windows;
 
-  stw_session_refresh_surfaces_finish (session, result, NULL);
+  /* A main process that does not answer leaves the states unknown: the
+   * windows are listed as they are without it. */
+  stw_session_refresh_window_states_finish (session, result, NULL);
   windows = stw_tools_windows_json (session);
   active = stw_session_get_active_window (session);
   json_object_set_string_member (payload, "session_id", stw_session_get_id (session));
@@ -32,6 +34,19 @@ on_windows_refreshed (GObject      *object,
   else
     json_object_set_null_member (payload, "active_window_id");
   stw_invocation_return_value (invocation, payload);
+}
+
+static void
+on_windows_refreshed (GObject      *object,
+                      GAsyncResult *result,
+                      gpointer      user_data)
+{
+  StwInvocation *invocation = user_data;
+  StwSession *session = STW_SESSION (object);
+
+  stw_session_refresh_surfaces_finish (session, result, NULL);
+  stw_session_refresh_window_states_async (session, stw_invocation_get_cancellable (invocation),
+                                           on_window_states_refreshed, invocation);
 }
 
 static void
@@ -173,7 +188,9 @@ static const StwToolSpec windows_specs[] = {
   {
     .name = "electron_windows_list",
     .description = "The app's windows in opening order and the active one (the default target of page tools). "
-                   "Returns: {session_id, windows[{id, index, title, url?, target_id, visible, focused}], active_window_id, count}.",
+                   "Returns: {session_id, windows[{id, index, title, url?, target_id, visible, focused, electronId?, minimized?, "
+                   "bounds?}], active_window_id, count}; electronId, minimized and bounds (and a real visible and "
+                   "focused) when the main process is reachable.",
     .input_schema = "{\"type\":\"object\",\"additionalProperties\":false,\"properties\":{" STW_SCHEMA_SESSION_ID "}}",
     .operation_type = STW_OPERATION_WINDOW_INFO,
     .idempotent = TRUE,
