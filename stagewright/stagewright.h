@@ -29,5 +29,7 @@
 #include "stw-cdp-websocket.h"
 #include "stw-cdp-pipe.h"
 #include "stw-read.h"
+#include "stw-dialogs.h"
+#include "stw-console.h"
 
 #undef __STAGEWRIGHT_INSIDE__

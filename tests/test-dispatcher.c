@@ -2108,6 +2108,8 @@ static const char * const session_tools[] = {
   "electron_type_into_editor", "electron_key", "electron_press_sequence", "electron_clear_input",
   "electron_select_option", "electron_check", "electron_uncheck", "electron_set_files",
   "electron_drop_file", "electron_scroll", "electron_scroll_into_view", "electron_fill_form",
+  "electron_dialog_handler",
+  "electron_console_logs",
   NULL
 };
 

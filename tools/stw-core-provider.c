@@ -38,6 +38,7 @@ stw_core_tool_provider_constructed (GObject *object)
   stw_core_tools_add_interact (provider);
   stw_core_tools_add_read (provider);
   stw_core_tools_add_snapshot (provider);
+  stw_core_tools_add_dialogs (provider);
 }
 
 static void

@@ -59,6 +59,7 @@ void     stw_core_tools_add_observe (StwToolProvider *provider);
 void     stw_core_tools_add_interact (StwToolProvider *provider);
 void     stw_core_tools_add_read (StwToolProvider *provider);
 void     stw_core_tools_add_snapshot (StwToolProvider *provider);
+void     stw_core_tools_add_dialogs (StwToolProvider *provider);
 
 /* Shared adapter code (stw-tool-spec.c), not a family's: the window
  * entries of launch/attach and windows_list answers. */
