@@ -151,11 +151,22 @@ on_dialog_opening (StwTransport *transport,
   const char *default_prompt = stw_json_get_string (params, "defaultPrompt");
   int kind = kind_of (type);
   Action action = kind >= 0 && dialogs->per_kind[kind] != UNSET ? dialogs->per_kind[kind] : dialogs->action;
+  const char *frame_id = stw_json_get_string (params, "frameId");
   g_autoptr(JsonObject) answer = json_object_new ();
+  StwSurface *opener;
   JsonObject *entry;
 
   if (surface == NULL)
     return;   /* not one of this session's targets */
+
+  /* Chromium reports a frame's dialog on its page's session: the frame
+   * that opened it is an out-of-process frame (its target id is the frame
+   * id) or a same-process one of the page, when it is a surface. */
+  opener = frame_id ? _stw_session_find_surface_by (session, frame_id, NULL, NULL) : NULL;
+  if (opener == NULL && frame_id != NULL)
+    opener = _stw_session_find_surface_by (session, stw_surface_get_target_id (surface), NULL, frame_id);
+  if (opener == NULL)
+    opener = surface;
 
   json_object_set_boolean_member (answer, "accept", action == ACCEPT);
   entry = json_object_new ();
@@ -174,9 +185,9 @@ on_dialog_opening (StwTransport *transport,
         }
     }
   json_object_set_int_member (entry, "timestamp", g_get_real_time () / 1000);
-  if (stw_surface_get_window_id (surface) != NULL)
-    json_object_set_string_member (entry, "windowId", stw_surface_get_window_id (surface));
-  json_object_set_string_member (entry, "surfaceId", stw_surface_get_id (surface));
+  if (stw_surface_get_window_id (opener) != NULL)
+    json_object_set_string_member (entry, "windowId", stw_surface_get_window_id (opener));
+  json_object_set_string_member (entry, "surfaceId", stw_surface_get_id (opener));
   if (stw_json_get_string (params, "url") != NULL)
     json_object_set_string_member (entry, "url", stw_json_get_string (params, "url"));
 

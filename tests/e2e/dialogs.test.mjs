@@ -142,6 +142,28 @@ test('oneShot: the policy answers one dialog, then dismiss comes back', async ()
   assert.equal(after.policy.oneShot, false);
 });
 
+test('frames: a dialog a same-origin or out-of-process frame opens is answered and names that frame', async () => {
+  let surfaces = [];
+  await waitUntil(async () => {
+    surfaces = ok(await call('electron_surfaces_list', {})).surfaces;
+    return surfaces.filter((s) => /dialogs-frame\.html/.test(s.url ?? '')).length === 2;
+  }, 15000);
+  const window = surfaces.find((s) => s.kind === 'window');
+  await handler({ clear: true, perType: { confirm: 'accept' } });
+  for (const kind of ['same-origin', 'cross-origin']) {
+    const frame = surfaces.find((s) => (s.url ?? '').includes(`kind=${kind}`));
+    ok(await call('electron_switch_surface', { surfaceId: frame.id }));
+    const click = ok(await call('electron_click', { selector: '#frame-confirm' }));
+    assert.deepEqual(click.dialog, { type: 'confirm', message: `Frame ${kind}?`, action: 'accept' });
+    assert.equal(await text('#frame-result'), 'frame confirm true');
+    const [entry] = (await handler({ limit: 1 })).entries;
+    assert.equal(entry.surfaceId, frame.id, `${kind}: ${JSON.stringify(entry)}`);
+    assert.equal(entry.windowId, window.windowId);
+  }
+  ok(await call('electron_switch_surface', { surfaceId: window.id }));
+  await handler({});
+});
+
 test('a dialog outside any action (a timer) is answered too and recorded', async () => {
   await handler({ clear: true });
   ok(await call('electron_click', { selector: '#later' }));
@@ -200,7 +222,7 @@ test('hostile arguments: each is BAD_ARGUMENT and leaves the policy as it was', 
   await handler({ action: 'dismiss' });
 });
 
-test('pages app: no stub without a main process is refused — but this launch has one', async () => {
+test('a launch with main: native stubs are available (native: true)', async () => {
   const state = await handler({});
   assert.equal(state.native, true, 'a launch with main has a main process');
 });
