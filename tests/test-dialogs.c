@@ -13,6 +13,7 @@
 #include "config.h"
 
 #include "stagewright.h"
+#include "stw-dialogs-private.h"
 #include "stw-test-utils.h"
 
 static struct
@@ -109,6 +110,50 @@ evaluate_main (const char *expression)
   value = stw_session_evaluate_main_finish (app.session, result, &error);
   g_assert_no_error (error);
   return value;
+}
+
+/* The local pattern check (until the shared validator): what it refuses
+ * and what it lets through, and that a refused shape never runs. */
+static void
+test_match_patterns (void)
+{
+  static const char * const refused[] = {
+    "(a+)+", "(a*)*", "(a+)*b", "(?:ab+)+", "((a|b)+)*", "(x{2,})+", "(a?b)+", "(\\w+\\s?)*$",
+    "((a)+)+", "(a+){2,}", "/a/g", "/a/y", "/a/imsux", "(", "[", "\\",
+  };
+  static const char * const allowed[] = {
+    "(ab)+", "[a+]+", "\\(a+\\)+", "a+b*c?", "/x/imsu", "(?:ab)*", "([)+])+", "^frame says",
+    "/^Hello/i", "(a|b)c+", "", "/a/",
+  };
+  g_autofree char *long_pattern = g_strnfill (1001, 'a');
+  g_autoptr(GError) error = NULL;
+  g_autoptr(GRegex) regex = NULL;
+
+  for (guint i = 0; i < G_N_ELEMENTS (refused); i++)
+    {
+      g_autoptr(GError) local = NULL;
+      g_autoptr(GRegex) none = _stw_console_compile_match (refused[i], &local);
+
+      if (none != NULL)
+        g_error ("%s was let through", refused[i]);
+      g_assert_error (local, STW_ERROR, STW_ERROR_BAD_ARGUMENT);
+    }
+  for (guint i = 0; i < G_N_ELEMENTS (allowed); i++)
+    {
+      g_autoptr(GError) local = NULL;
+      g_autoptr(GRegex) some = _stw_console_compile_match (allowed[i], &local);
+
+      if (some == NULL)
+        g_error ("%s was refused: %s", allowed[i], local->message);
+    }
+  g_assert_null (_stw_console_compile_match (long_pattern, &error));
+  g_assert_error (error, STW_ERROR, STW_ERROR_BAD_ARGUMENT);
+
+  /* Flags apply: i folds case; JavaScript's $ does not match before a
+   * trailing newline. */
+  regex = _stw_console_compile_match ("/^HELLO$/i", NULL);
+  g_assert_true (g_regex_match (regex, "hello", 0, NULL));
+  g_assert_false (g_regex_match (regex, "hello\n", 0, NULL));
 }
 
 static void
@@ -388,6 +433,7 @@ main (int   argc,
 {
   stw_test_init (&argc, &argv);
 
+  g_test_add_func ("/dialogs/match-patterns", test_match_patterns);
   g_test_add_func ("/dialogs/launch", test_launch);
   g_test_add_func ("/dialogs/policy", test_policy);
   g_test_add_func ("/dialogs/page-sync", test_page_dialogs_sync);
