@@ -140,11 +140,14 @@ static const StwToolSpec dialogs_specs[] = {
   {
     .name = "electron_dialog_handler",
     .title = "Answer dialogs, stub native ones",
-    .description = "Page dialogs are dismissed unless armed: action, perType{alert|confirm|prompt|beforeunload}, "
-                   "promptText, oneShot. stub {\"dialog.showOpenDialog\":[paths]|answer|true, shell.openExternal, "
-                   "shell.openPath, clipboard.readText|writeText, …: null restores} answers in the main process and "
-                   "records calls. Reads events: type, since, limit, clear. "
-                   "Returns {policy, entries[], count, overflowed, native}. Errors: TRANSPORT_UNSUPPORTED.",
+    .description = "Answers JavaScript dialogs in every window and frame (dismiss unless armed) and stubs Electron "
+                   "main-process APIs. Arm (replaces the policy): action accept|dismiss, perType{alert, confirm, "
+                   "prompt, beforeunload}, promptText, oneShot. stub {name: answer | true (default answer) | null "
+                   "(restore)} for dialog.showOpenDialog ([paths]), showSaveDialog (path), showMessageBox (button), "
+                   "their Sync forms, showErrorBox, shell.openExternal|openPath, clipboard.readText|writeText|clear; "
+                   "each call is recorded. Read: type (alert… or dialog, shell, clipboard, or a method), since, limit "
+                   "(50, max 200), clear. Returns {policy, entries[], count, overflowed, native}. "
+                   "Errors: TRANSPORT_UNSUPPORTED (stub without a main process).",
     .input_schema =
       "{\"type\":\"object\",\"additionalProperties\":false,\"properties\":{"
       STW_SCHEMA_SESSION_ID ","
