@@ -93,7 +93,10 @@ test('pages: the window and both frames log at load, each told apart', async () 
 
   const info = await waitForText(/^console page info/);
   assert.equal(info.type, 'info');
-  assert.equal(info.text, 'console page info 42 {a: 1}');
+  // %d is applied; the object shows from its preview — which a message
+  // logged before the session enabled Runtime comes without (V8 replays
+  // stored messages unpreviewed), and then is `Object` as in DevTools.
+  assert.match(info.text, /^console page info 42 (\{a: 1\}|Object)$/);
   assert.equal((await waitForText(/^console page warning$/)).type, 'warning');
   assert.equal((await waitForText(/^console page error$/)).type, 'error');
 
