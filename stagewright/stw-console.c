@@ -421,6 +421,19 @@ on_context_created (StwTransport *transport,
 }
 
 static void
+on_context_destroyed (StwTransport *transport,
+                      const char   *method,
+                      JsonObject   *params,
+                      const char   *cdp_session,
+                      StwSession   *session)
+{
+  g_autofree char *key = g_strdup_printf ("%s/%" G_GINT64_FORMAT, cdp_session ? cdp_session : "",
+                                          json_object_get_int_member_with_default (params, "executionContextId", 0));
+
+  g_hash_table_remove (console_get (session)->contexts, key);
+}
+
+static void
 on_contexts_cleared (StwTransport *transport,
                      const char   *method,
                      JsonObject   *params,
@@ -501,6 +514,7 @@ _stw_console_connect (StwSession   *session,
       g_signal_connect (browser, "event::Runtime.consoleAPICalled", G_CALLBACK (on_renderer_console), session);
       g_signal_connect (browser, "event::Runtime.exceptionThrown", G_CALLBACK (on_renderer_exception), session);
       g_signal_connect (browser, "event::Runtime.executionContextCreated", G_CALLBACK (on_context_created), session);
+      g_signal_connect (browser, "event::Runtime.executionContextDestroyed", G_CALLBACK (on_context_destroyed), session);
       g_signal_connect (browser, "event::Runtime.executionContextsCleared", G_CALLBACK (on_contexts_cleared), session);
       g_signal_connect (browser, "event::Log.entryAdded", G_CALLBACK (on_log_entry), session);
     }

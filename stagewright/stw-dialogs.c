@@ -760,13 +760,16 @@ on_drained (GObject      *object,
   g_autoptr(JsonNode) drained = stw_session_evaluate_main_finish (session, result, &error);
   JsonObject *object_drained = drained && JSON_NODE_HOLDS_OBJECT (drained) ? json_node_get_object (drained) : NULL;
 
-  if (object_drained == NULL && error != NULL &&
-      !g_error_matches (error, STW_ERROR, STW_ERROR_TRANSPORT_UNSUPPORTED) &&
-      !g_error_matches (error, STW_ERROR, STW_ERROR_NOT_RUNNING))
+  /* The page dialogs are worth reading even when the main process no
+   * longer answers (it closed its inspector, or exited). */
+  if (error != NULL && g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
     {
       g_task_return_error (task, g_steal_pointer (&error));
       return;
     }
+  if (error != NULL)
+    g_debug ("Session %s: the main process's recorded calls are out of reach: %s",
+             stw_session_get_id (session), error->message);
   if (object_drained != NULL)
     {
       JsonArray *calls = json_object_has_member (object_drained, "calls")
