@@ -88,7 +88,6 @@
       let returned = answerFor(name, current === undefined ? true : current);
       if (name === 'clipboard.writeText') state.clipboard = String(args[0] ?? '');
       if (name === 'clipboard.clear') state.clipboard = '';
-      if (name === 'clipboard.readText' && current === true) returned = state.clipboard;
       record(name, args, returned);
       return isAsync ? Promise.resolve(returned) : returned;
     };
@@ -104,7 +103,7 @@
 
   if (op === 'stub') {
     for (const [name, value] of Object.entries(arg)) {
-      if (!(name in METHODS)) throw new Error(`Cannot stub ${name}`);
+      if (!Object.prototype.hasOwnProperty.call(METHODS, name)) throw new Error(`Cannot stub ${name}`);
       if (value === null) restore(name);
       else install(name, value);
     }
