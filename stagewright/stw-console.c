@@ -502,6 +502,15 @@ on_output_line (StwProcess *process,
 }
 
 void
+_stw_console_connect_inspector (StwSession   *session,
+                                StwTransport *inspector)
+{
+  /* Runtime is enabled on the inspector when the session starts. */
+  g_signal_connect (inspector, "event::Runtime.consoleAPICalled", G_CALLBACK (on_main_console), session);
+  g_signal_connect (inspector, "event::Runtime.exceptionThrown", G_CALLBACK (on_main_exception), session);
+}
+
+void
 _stw_console_connect (StwSession   *session,
                       StwTransport *browser,
                       StwTransport *inspector,
@@ -519,11 +528,7 @@ _stw_console_connect (StwSession   *session,
       g_signal_connect (browser, "event::Log.entryAdded", G_CALLBACK (on_log_entry), session);
     }
   if (inspector != NULL)
-    {
-      /* Runtime is enabled on the inspector when the session starts. */
-      g_signal_connect (inspector, "event::Runtime.consoleAPICalled", G_CALLBACK (on_main_console), session);
-      g_signal_connect (inspector, "event::Runtime.exceptionThrown", G_CALLBACK (on_main_exception), session);
-    }
+    _stw_console_connect_inspector (session, inspector);
   if (process != NULL)
     g_signal_connect (process, "output-line", G_CALLBACK (on_output_line), session);
 }

@@ -33,6 +33,11 @@ void        _stw_console_connect        (StwSession   *session,
                                          StwTransport *inspector,
                                          StwProcess   *process);
 
+/* The main process's console through @inspector, for a session that
+ * reaches its main process after it was made (with Runtime enabled). */
+void        _stw_console_connect_inspector (StwSession   *session,
+                                            StwTransport *inspector);
+
 /* The local check of a `match` pattern until the shared validator lands:
  * `/pattern/flags` or a bare pattern, flags imsu, at most 1000
  * characters, no nested quantifier. BAD_ARGUMENT otherwise. */
