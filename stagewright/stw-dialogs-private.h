@@ -16,9 +16,10 @@ G_BEGIN_DECLS
  * (dismiss until one is set). Handlers use @session as their data. */
 void        _stw_dialogs_connect        (StwSession   *session,
                                          StwTransport *browser);
-/* `{type, message, action}` of the dialog the handler answered last
- * (transfer full), or NULL: what an action that opened it reports. */
-JsonObject *_stw_dialogs_dup_last       (StwSession   *session);
+/* `{type, message, action}` of the dialog the handler just answered
+ * (transfer full), or NULL: what an action that opened it reports. Taken
+ * once, so no later action reports a dialog that was not its own. */
+JsonObject *_stw_dialogs_take_last       (StwSession   *session);
 
 /* The live surface that is the DevTools target behind @cdp_session
  * (window, webview or out-of-process frame), or NULL. */

@@ -7,7 +7,7 @@
  * dialog holds back the reply of the input or evaluation that opened it
  * until it is answered (cdp-field-notes 27); nothing here waits for a
  * reply, so that cannot deadlock. Actions report the dialog they opened
- * from the entry recorded here (_stw_dialogs_dup_last()).
+ * from the entry recorded here (_stw_dialogs_take_last()).
  *
  * Native dialogs, `shell` and `clipboard` are stubbed in the main process
  * (js/main-stubs.js, through the inspector); their calls are recorded
@@ -227,7 +227,7 @@ _stw_dialogs_connect (StwSession   *session,
 }
 
 JsonObject *
-_stw_dialogs_dup_last (StwSession *session)
+_stw_dialogs_take_last (StwSession *session)
 {
   Dialogs *dialogs = g_object_get_data (G_OBJECT (session), DIALOGS_KEY);
   JsonObject *brief;
@@ -238,6 +238,7 @@ _stw_dialogs_dup_last (StwSession *session)
   json_object_set_string_member (brief, "type", stw_json_get_string (dialogs->last, "type"));
   json_object_set_string_member (brief, "message", stw_json_get_string (dialogs->last, "message"));
   json_object_set_string_member (brief, "action", stw_json_get_string (dialogs->last, "action"));
+  g_clear_pointer (&dialogs->last, json_object_unref);
   return brief;
 }
 

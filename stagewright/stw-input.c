@@ -597,7 +597,7 @@ on_dialog_opening (StwTransport *transport,
   if (g_strcmp0 (session_id, send->window_session) != 0 && g_strcmp0 (session_id, send->frame_session) != 0)
     return;
   session = stw_surface_dup_session (g_task_get_source_object (task));
-  send->dialog = session ? _stw_dialogs_dup_last (session) : NULL;
+  send->dialog = session ? _stw_dialogs_take_last (session) : NULL;
   if (send->dialog == NULL)
     {
       /* No session to answer it: dismissed, the default policy. */
