@@ -30,5 +30,7 @@
 #include "stw-cdp-pipe.h"
 #include "stw-read.h"
 #include "stw-wait.h"
+#include "stw-dialogs.h"
+#include "stw-console.h"
 
 #undef __STAGEWRIGHT_INSIDE__

@@ -55,8 +55,8 @@ gboolean    _stw_input_chord_is_valid  (const char  *chord,
 /* Sends @events in order to @window's page session, all at once, and
  * completes when every one is acknowledged — or as soon as a JavaScript
  * dialog opens in @window or @frame (the dialog holds the acknowledgement
- * back until it closes; the dialog is left open). The value is NULL or
- * `{type, message}` of the dialog that opened. */
+ * back until it closes; the session's dialog handler answers it). The
+ * value is NULL or `{type, message, action}` of the dialog that opened. */
 void        _stw_input_send_async      (StwSurface          *window,
                                         StwSurface          *frame,
                                         GPtrArray           *events,

@@ -14,6 +14,7 @@
 #include <glib/gi18n-lib.h>
 #include <string.h>
 
+#include "stw-dialogs-private.h"
 #include "stw-error-registry.h"
 #include "stw-input-private.h"
 #include "stw-json-private.h"
@@ -581,8 +582,8 @@ send_complete (GTask  *task,
 
 /* A dialog holds the acknowledgement of the input that opened it until it
  * closes (cdp-field-notes 27): the input has landed, so it is done. The
- * dialog is dismissed, the reference's policy before any is set, so it
- * never blocks the app or the next call; the answer says what it was. */
+ * session's dialog handler (stw-dialogs.c, connected first) has answered
+ * it by the session's policy already; the answer says what it was. */
 static void
 on_dialog_opening (StwTransport *transport,
                    const char   *method,
@@ -591,17 +592,24 @@ on_dialog_opening (StwTransport *transport,
                    GTask        *task)
 {
   Send *send = g_task_get_task_data (task);
-  g_autoptr(JsonObject) dismiss = NULL;
+  g_autoptr(StwSession) session = NULL;
 
   if (g_strcmp0 (session_id, send->window_session) != 0 && g_strcmp0 (session_id, send->frame_session) != 0)
     return;
-  send->dialog = json_object_new ();
-  json_object_set_string_member (send->dialog, "type", stw_json_get_string (params, "type") ?: "alert");
-  json_object_set_string_member (send->dialog, "message", stw_json_get_string (params, "message") ?: "");
-  json_object_set_string_member (send->dialog, "action", "dismiss");
-  dismiss = json_object_new ();
-  json_object_set_boolean_member (dismiss, "accept", FALSE);
-  stw_transport_send_notification (transport, "Page.handleJavaScriptDialog", dismiss, session_id);
+  session = stw_surface_dup_session (g_task_get_source_object (task));
+  send->dialog = session ? _stw_dialogs_take_last (session) : NULL;
+  if (send->dialog == NULL)
+    {
+      /* No session to answer it: dismissed, the default policy. */
+      g_autoptr(JsonObject) dismiss = json_object_new ();
+
+      send->dialog = json_object_new ();
+      json_object_set_string_member (send->dialog, "type", stw_json_get_string (params, "type") ?: "alert");
+      json_object_set_string_member (send->dialog, "message", stw_json_get_string (params, "message") ?: "");
+      json_object_set_string_member (send->dialog, "action", "dismiss");
+      json_object_set_boolean_member (dismiss, "accept", FALSE);
+      stw_transport_send_notification (transport, "Page.handleJavaScriptDialog", dismiss, session_id);
+    }
   send_complete (task, NULL);
 }
 

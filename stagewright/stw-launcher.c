@@ -82,6 +82,7 @@ G_DEFINE_FINAL_TYPE (StwProcess, stw_process, G_TYPE_OBJECT)
 enum {
   EXITED,
   DEBUGGER_WAITING,
+  OUTPUT_LINE,
   N_SIGNALS
 };
 
@@ -299,11 +300,13 @@ match_endpoint (const char *line,
 
 static void
 handle_line (StwProcess *self,
+             const char *stream,
              const char *line)
 {
   char *url;
 
   log_line (self, line);
+  g_signal_emit (self, signals[OUTPUT_LINE], 0, stream, line);
 
   if (self->browser_url == NULL && (url = match_endpoint (line, "DevTools listening on ")) != NULL)
     {
@@ -329,6 +332,7 @@ typedef struct
 {
   StwProcess       *self;
   GDataInputStream *stream;
+  const char       *name;     /* "stdout" or "stderr" (static) */
 } Reader;
 
 static void read_next_line (Reader *reader);
@@ -359,7 +363,7 @@ on_line (GObject      *object,
       return;
     }
 
-  handle_line (reader->self, line);
+  handle_line (reader->self, reader->name, line);
   read_next_line (reader);
 }
 
@@ -372,7 +376,8 @@ read_next_line (Reader *reader)
 
 static void
 drain (StwProcess   *self,
-       GInputStream *stream)
+       GInputStream *stream,
+       const char   *name)
 {
   Reader *reader;
 
@@ -381,6 +386,7 @@ drain (StwProcess   *self,
   reader = g_new0 (Reader, 1);
   reader->self = g_object_ref (self);
   reader->stream = g_data_input_stream_new (stream);
+  reader->name = name;
   /* Lines can be long (minified stack traces); the log keeps them bounded. */
   read_next_line (reader);
 }
@@ -840,6 +846,11 @@ stw_process_class_init (StwProcessClass *klass)
   signals[DEBUGGER_WAITING] = g_signal_new ("debugger-waiting", G_TYPE_FROM_CLASS (klass),
                                             G_SIGNAL_RUN_LAST, 0, NULL, NULL, NULL,
                                             G_TYPE_NONE, 0);
+  /* Every line the app writes, as it is read: (stream, line), where
+   * stream is "stdout" or "stderr". */
+  signals[OUTPUT_LINE] = g_signal_new ("output-line", G_TYPE_FROM_CLASS (klass),
+                                       G_SIGNAL_RUN_LAST, 0, NULL, NULL, NULL,
+                                       G_TYPE_NONE, 2, G_TYPE_STRING, G_TYPE_STRING);
 }
 
 static void
@@ -1023,8 +1034,8 @@ stw_process_launch_async (const StwLaunchSpec *spec,
     }
 
   g_subprocess_wait_async (self->subprocess, NULL, on_exited, g_object_ref (self));
-  drain (self, g_subprocess_get_stderr_pipe (self->subprocess));
-  drain (self, g_subprocess_get_stdout_pipe (self->subprocess));
+  drain (self, g_subprocess_get_stderr_pipe (self->subprocess), "stderr");
+  drain (self, g_subprocess_get_stdout_pipe (self->subprocess), "stdout");
 
   self->want_inspector = spec->inspect && !spec->pipe;
   self->require_inspector = self->want_inspector && spec->require_inspector;

@@ -58,6 +58,9 @@ void          _stw_session_close_surface   (StwSession *self,
 /* Any surface ever seen, closed ones too; NULL when the id is unknown. */
 StwSurface   *_stw_session_lookup_surface  (StwSession *self,
                                             const char *id);
+/* The main context that was thread-default when the session was made:
+ * what its blocking calls iterate. */
+GMainContext *_stw_session_get_context     (StwSession *self);
 /* The session's refs (docs/page-ops.md). */
 StwRefTable  *_stw_session_get_refs        (StwSession *self);
 

@@ -8,6 +8,7 @@
 #include <signal.h>
 #include <string.h>
 
+#include "stw-dialogs-private.h"
 #include "stw-error-registry.h"
 #include "stw-json-private.h"
 #include "stw-proc-private.h"
@@ -251,6 +252,12 @@ _stw_session_get_surfaces (StwSession *self)
   return self->surfaces;
 }
 
+GMainContext *
+_stw_session_get_context (StwSession *self)
+{
+  return self->context;
+}
+
 static gboolean
 is_live_window (StwSurface *surface)
 {
@@ -446,8 +453,11 @@ connect_transports (StwSession *self)
   if (self->browser != NULL)
     {
       _stw_targets_connect (self, self->browser);
+      /* After the targets' handlers: a target is a surface when these run. */
+      _stw_dialogs_connect (self, self->browser);
       g_signal_connect (self->browser, "closed", G_CALLBACK (on_transport_closed), self);
     }
+  _stw_console_connect (self, self->browser, self->inspector, self->process);
   if (self->inspector != NULL)
     g_signal_connect (self->inspector, "closed", G_CALLBACK (on_transport_closed), self);
   if (self->process != NULL)

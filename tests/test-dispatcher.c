@@ -2254,6 +2254,8 @@ static const char * const session_tools[] = {
   "electron_expect_text", "electron_expect_value", "electron_expect_visible", "electron_expect_state",
   "electron_expect_count", "electron_expect_url", "electron_assert_pattern",
   "electron_eval_main", "electron_eval_renderer",
+  "electron_dialog_handler",
+  "electron_console_logs",
   NULL
 };
 

@@ -40,6 +40,7 @@ stw_core_tool_provider_constructed (GObject *object)
   stw_core_tools_add_snapshot (provider);
   stw_core_tools_add_wait (provider);
   stw_core_tools_add_eval (provider);
+  stw_core_tools_add_dialogs (provider);
 }
 
 static void

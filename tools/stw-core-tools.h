@@ -64,6 +64,7 @@ void     stw_core_tools_add_read (StwToolProvider *provider);
 void     stw_core_tools_add_snapshot (StwToolProvider *provider);
 void     stw_core_tools_add_wait (StwToolProvider *provider);
 void     stw_core_tools_add_eval (StwToolProvider *provider);
+void     stw_core_tools_add_dialogs (StwToolProvider *provider);
 
 /* Shared adapter code (stw-tool-spec.c), not a family's: the window
  * entries of launch/attach and windows_list answers. */
