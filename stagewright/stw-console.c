@@ -16,6 +16,7 @@
 #include <string.h>
 
 #include "stw-console.h"
+#include "stw-regex-private.h"
 #include "stw-dialogs-private.h"
 #include "stw-error-registry.h"
 #include "stw-json-private.h"
@@ -26,7 +27,6 @@
 /* Text kept per entry (characters): what `match` sees too. */
 #define TEXT_MAX_CHARS 20000
 #define ARGS_MAX 64
-#define MATCH_MAX_CHARS 1000
 #define LIMIT_DEFAULT 200
 
 typedef struct
@@ -535,115 +535,41 @@ _stw_console_connect (StwSession   *session,
 
 /* --- the match pattern ----------------------------------------------------- */
 
-static gboolean
-is_quantifier_at (const char *p)
-{
-  return *p == '*' || *p == '+' || *p == '?' || *p == '{';
-}
-
-/* Whether a group that holds a quantifier is itself quantified: `(a+)+`,
- * `(a*b?)*`, `(?:x{2,})+` — the shapes that backtrack exponentially. */
-static gboolean
-has_nested_quantifier (const char *pattern)
-{
-  gboolean inner[64] = { FALSE };
-  int depth = 0;
-
-  for (const char *p = pattern; *p != '\0'; p++)
-    {
-      if (*p == '\\')
-        {
-          if (p[1] == '\0')
-            break;
-          p++;
-          continue;
-        }
-      if (*p == '[')
-        {
-          /* A class is one atom; `]` first is literal. */
-          p++;
-          if (*p == '^')
-            p++;
-          if (*p == ']')
-            p++;
-          while (*p != '\0' && *p != ']')
-            {
-              if (*p == '\\' && p[1] != '\0')
-                p++;
-              p++;
-            }
-          if (*p == '\0')
-            break;
-          continue;
-        }
-      if (*p == '(')
-        {
-          if (depth + 1 >= (int) G_N_ELEMENTS (inner))
-            return TRUE;
-          inner[++depth] = FALSE;
-          if (p[1] == '?')
-            p++;  /* (?: (?= (?! — not a quantifier */
-          continue;
-        }
-      if (*p == ')')
-        {
-          gboolean held = depth > 0 && inner[depth];
-
-          if (depth > 0)
-            depth--;
-          if (held && is_quantifier_at (p + 1))
-            return TRUE;
-          /* The group, quantified or holding one, counts for its parent. */
-          if (held || is_quantifier_at (p + 1))
-            inner[depth] = TRUE;
-          continue;
-        }
-      if ((*p == '*' || *p == '+' || *p == '{') || (*p == '?' && p > pattern && p[-1] != '('))
-        inner[depth] = TRUE;
-    }
-  return FALSE;
-}
-
+/* @match is a pattern, or /pattern/flags as in JavaScript. It passes the
+ * library's one safety check (stw-regex.c: flags of imsu, a length cap,
+ * no shape that backtracks exponentially) before GRegex compiles it. */
 GRegex *
 _stw_console_compile_match (const char  *match,
                             GError     **error)
 {
   g_autofree char *pattern = NULL;
+  g_autofree char *letters = NULL;
   /* ECMA-262 `$` does not match before a trailing newline. */
   GRegexCompileFlags flags = G_REGEX_OPTIMIZE | G_REGEX_DOLLAR_ENDONLY;
   g_autoptr(GError) local = NULL;
   GRegex *regex;
 
-  if (g_utf8_strlen (match, -1) > MATCH_MAX_CHARS)
-    {
-      g_propagate_error (error, stw_error_new ("BAD_ARGUMENT", _("match is longer than %d characters"), MATCH_MAX_CHARS));
-      return NULL;
-    }
   if (match[0] == '/' && strrchr (match, '/') != match)
     {
       const char *end = strrchr (match, '/');
 
-      for (const char *f = end + 1; *f != '\0'; f++)
-        switch (*f)
-          {
-          case 'i': flags |= G_REGEX_CASELESS; break;
-          case 'm': flags |= G_REGEX_MULTILINE; break;
-          case 's': flags |= G_REGEX_DOTALL; break;
-          case 'u': break;   /* GRegex matches UTF-8 already */
-          default:
-            g_propagate_error (error, stw_error_new ("BAD_ARGUMENT", _("match flags may only be i, m, s and u")));
-            return NULL;
-          }
       pattern = g_strndup (match + 1, (gsize) (end - match - 1));
+      letters = g_strdup (end + 1);
     }
   else
     pattern = g_strdup (match);
 
-  if (has_nested_quantifier (pattern))
-    {
-      g_propagate_error (error, stw_error_new ("BAD_ARGUMENT", _("match has a nested quantifier (like (a+)+), which can take exponential time")));
-      return NULL;
-    }
+  if (!_stw_regex_check (pattern, letters, "match", error))
+    return NULL;
+  for (const char *f = letters; f != NULL && *f != '\0'; f++)
+    if (*f == 'i')
+      flags |= G_REGEX_CASELESS;
+    else if (*f == 'm')
+      flags |= G_REGEX_MULTILINE;
+    else if (*f == 's')
+      flags |= G_REGEX_DOTALL;
+    /* u: GRegex matches UTF-8 already */
+
   regex = g_regex_new (pattern, flags, 0, &local);
   if (regex == NULL)
     g_propagate_error (error, stw_error_new ("BAD_ARGUMENT", _("match is not a valid regular expression: %s"), local->message));
