@@ -1652,6 +1652,9 @@ guard_tokens (Guard *g)
                                strcmp (token->value, "execScript") == 0) &&
                    is_punct (next, "(") && is_literal_part (TOKEN (g, i + 2)))
             refuse (g, "EVAL_BLOCKED_CONSTRUCT", "construct", "string-timer", token);
+          else if (member && strcmp (token->value, "executeJavaScript") == 0 &&
+                   is_punct (next, "(") && is_literal_part (TOKEN (g, i + 2)))
+            refuse (g, "EVAL_BLOCKED_CONSTRUCT", "construct", "string-code", token);
           if (g->refusal == NULL)
             check_name (g, token->value, i, i + 1, member);
         }
