@@ -1462,8 +1462,6 @@ member_at (Guard  *g,
   return FALSE;
 }
 
-static void check_name (Guard *g, const char *name, guint at, guint after, gboolean member);
-
 /* `constructor` reached as a member: only its `.name` may be read. */
 static void
 check_constructor (Guard *g,
@@ -1508,8 +1506,7 @@ check_process (Guard   *g,
 
           refuse (g, "EVAL_BLOCKED_KEYWORD", "keyword", keyword, TOKEN (g, at));
         }
-      else
-        check_name (g, next, next_token, next_after, TRUE);
+      /* Other members are checked where guard_tokens() meets them. */
       return;
     }
   /* Everything else hands the object over: an alias, an argument, a
