@@ -379,14 +379,15 @@ operand_ended (Lexer    *lx,
 
         if (is_property (lx->tokens, lx->tokens->len - 1))
           return TRUE;
-        function_context (lx, &async, &generator);
         if (strcmp (last->value, "yield") == 0)
           {
+            function_context (lx, &async, &generator);
             *uncertain = TRUE;
             return !generator;
           }
         if (strcmp (last->value, "await") == 0)
           {
+            function_context (lx, &async, &generator);
             *uncertain = TRUE;
             return !async;
           }
