@@ -1698,11 +1698,16 @@ explore (Explore *ex,
   tokens = tokenize (ex->code, ex->length, (const Fork *) overrides->data, overrides->len, forks, &error);
   if (tokens == NULL)
     {
-      /* An invalid reading runs nothing, unless it is the only one. */
+      /* Nesting past the bounds is refused in any reading. A reading
+       * that does not lex runs nothing, unless none lexes. */
+      if (g_error_matches (error, STW_ERROR, STW_ERROR_BAD_ARGUMENT))
+        {
+          if (ex->refusal == NULL)
+            ex->refusal = g_steal_pointer (&error);
+          return;
+        }
       if (first)
         ex->syntax_error = g_steal_pointer (&error);
-      else if (g_error_matches (error, STW_ERROR, STW_ERROR_BAD_ARGUMENT) && ex->refusal == NULL)
-        ex->refusal = g_steal_pointer (&error);
     }
   else
     {
