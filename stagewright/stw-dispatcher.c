@@ -988,7 +988,14 @@ check_eval (StwDispatcher  *self,
   const char *argument = stw_tool_get_code_argument (tool);
   const char *code;
 
-  g_assert (argument != NULL);
+  /* Registration refuses such a tool; never run unguarded code. */
+  if (argument == NULL)
+    {
+      g_propagate_error (error, stw_error_new ("INTERNAL_ERROR",
+                                               _("The eval tool %s names no code argument"),
+                                               stw_tool_get_name (tool)));
+      return FALSE;
+    }
 
   /* Validation already made it a string when present; an absent optional
    * argument leaves nothing to run. */
