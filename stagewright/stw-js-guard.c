@@ -1098,6 +1098,10 @@ lex_punctuator (Lexer   *lx,
     }
   else if (strcmp (text, "++") == 0 || strcmp (text, "--") == 0)
     {
+      /* Postfix after an operand on the same line; where the operand is a
+       * guess (after `}`, yield, await, of), both readings. */
+      if (!token->newline_before && uncertain)
+        operand = forked (lx, (guint) start, operand);
       if (operand && !token->newline_before)
         token->aux = AUX_POSTFIX;
     }
