@@ -94,6 +94,7 @@ typedef struct
   guint       template_depth;
   gboolean    newline_before;
   gboolean    line_blank;   /* only white space and comments since the line began */
+  guint       top_ternary;  /* `?` waiting for their `:` outside any bracket */
 
   /* The function keyword last seen, until its body opens. */
   guint       pending_function;   /* 0, BRACE_FUNC_DECL or BRACE_FUNC_EXPR */
@@ -1085,14 +1086,19 @@ lex_punctuator (Lexer   *lx,
   if (strcmp (text, ")") == 0 || strcmp (text, "]") == 0 || strcmp (text, "}") == 0)
     return close_frame (lx, error, token);
 
-  if (strcmp (text, "?") == 0 && top_frame (lx) != NULL)
-    top_frame (lx)->ternary++;
-  else if (strcmp (text, ":") == 0)
+  if (strcmp (text, "?") == 0)
     {
       Frame *frame = top_frame (lx);
 
-      if (frame != NULL && frame->ternary > 0)
-        frame->ternary--;
+      (*(frame != NULL ? &frame->ternary : &lx->top_ternary))++;
+    }
+  else if (strcmp (text, ":") == 0)
+    {
+      Frame *frame = top_frame (lx);
+      guint *ternary = frame != NULL ? &frame->ternary : &lx->top_ternary;
+
+      if (*ternary > 0)
+        (*ternary)--;
       else if (is_statement_list (frame))
         token->aux = AUX_LABEL;
     }

@@ -196,6 +196,9 @@ test_lexer_slash (void)
   assert_kinds ("`a${b}c` / 2", "hiTpn");
   assert_kinds ("/[/]/.source", "rpi");
   assert_kinds ("/\\//g", "r");
+  assert_kinds ("a = b ? {} : {}\n/ 2", "ipipppppppn");
+  assert_kinds ("lbl: {}\n/re/", "ipppr");
+  assert_kinds ("do x(); while (a) /re/", "iipppipipr");
   assert_kinds ("function* g() { yield /re/ }", "ipipppirp");
   assert_kinds ("function g() { var yield = 4; return yield / 2 }", "iipppiipnpiipnp");
 }
