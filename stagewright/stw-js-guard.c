@@ -51,6 +51,9 @@ enum
   BRACE_CLASS_DECL,
   BRACE_CLASS_EXPR,
 };
+/* On a `}`: its kind was a guess, so what may follow it is read both ways. */
+#define BRACE_GUESS 0x80
+#define BRACE_KIND(aux) ((aux) & ~BRACE_GUESS)
 
 /* Notes on other tokens (aux). */
 #define AUX_PAREN_CONTROL 0x01   /* ): of if/while/for/with/switch/catch */
@@ -68,6 +71,7 @@ typedef struct
   guint  async : 1;     /* for function bodies */
   guint  generator : 1;
   guint  for_head : 1;  /* for (: the head of a for statement */
+  guint  guess : 1;     /* for {: whether brace is a guess */
 } Frame;
 
 /* A place where the lexical grammar leaves two readings open: the byte
@@ -406,9 +410,10 @@ operand_ended (Lexer    *lx,
         return TRUE;
       if (strcmp (last->value, "}") == 0)
         {
-          *uncertain = TRUE;
-          return last->aux == BRACE_OBJECT || last->aux == BRACE_FUNC_EXPR ||
-                 last->aux == BRACE_CLASS_EXPR;
+          guint kind = BRACE_KIND (last->aux);
+
+          *uncertain = (last->aux & BRACE_GUESS) != 0;
+          return kind == BRACE_OBJECT || kind == BRACE_FUNC_EXPR || kind == BRACE_CLASS_EXPR;
         }
       if (strcmp (last->value, "++") == 0 || strcmp (last->value, "--") == 0)
         return (last->aux & AUX_POSTFIX) != 0;
@@ -435,7 +440,8 @@ at_statement_start (Lexer *lx)
       if (strcmp (last->value, ";") == 0 || strcmp (last->value, "{") == 0)
         return TRUE;
       if (strcmp (last->value, "}") == 0)
-        return last->aux != BRACE_OBJECT && last->aux != BRACE_FUNC_EXPR && last->aux != BRACE_CLASS_EXPR;
+        return BRACE_KIND (last->aux) != BRACE_OBJECT && BRACE_KIND (last->aux) != BRACE_FUNC_EXPR &&
+               BRACE_KIND (last->aux) != BRACE_CLASS_EXPR;
       if (strcmp (last->value, ":") == 0)
         return (last->aux & AUX_LABEL) != 0;
       if (strcmp (last->value, ")") == 0 && (last->aux & AUX_PAREN_CONTROL))
@@ -959,6 +965,7 @@ open_frame (Lexer      *lx,
           lx->pending_function_depth == lx->frames->len && is_punct (last, ")"))
         {
           frame.brace = lx->pending_function;
+          frame.guess = TRUE;
           frame.async = lx->pending_async;
           frame.generator = lx->pending_generator;
           lx->pending_function = 0;
@@ -966,6 +973,7 @@ open_frame (Lexer      *lx,
       else if (lx->pending_class && lx->pending_class_depth == lx->frames->len)
         {
           frame.brace = lx->pending_class;
+          frame.guess = TRUE;
           lx->pending_class = 0;
         }
       else if (is_punct (last, "=>"))
@@ -997,7 +1005,19 @@ open_frame (Lexer      *lx,
                (top_frame (lx)->brace == BRACE_CLASS_DECL || top_frame (lx)->brace == BRACE_CLASS_EXPR))
         frame.brace = BRACE_BLOCK;
       else
-        frame.brace = token->stmt_start ? BRACE_BLOCK : BRACE_OBJECT;
+        {
+          /* Certain after an operator, `(`, `[`, `,`, `;`, `{`, a keyword or
+           * at the start; a guess after `}`, `:`, `]` or an operand. */
+          frame.brace = token->stmt_start ? BRACE_BLOCK : BRACE_OBJECT;
+          frame.guess = last != NULL &&
+                        ((last->kind == STW_JS_TOKEN_PUNCTUATOR &&
+                          (is_punct (last, "}") || is_punct (last, ":") || is_punct (last, "]") ||
+                           ((is_punct (last, "++") || is_punct (last, "--")) && (last->aux & AUX_POSTFIX)))) ||
+                         (last->kind != STW_JS_TOKEN_PUNCTUATOR &&
+                          !(last->kind == STW_JS_TOKEN_IDENTIFIER &&
+                            !is_property (lx->tokens, lx->tokens->len - 2) &&
+                            in_list (last->value, expression_keywords))));
+        }
     }
   g_array_append_val (lx->frames, frame);
   return TRUE;
@@ -1020,7 +1040,7 @@ close_frame (Lexer      *lx,
   if (open == '(')
     token->aux = frame->paren;
   else if (open == '{')
-    token->aux = frame->brace;
+    token->aux = frame->brace | (frame->guess ? BRACE_GUESS : 0);
   g_array_set_size (lx->frames, lx->frames->len - 1);
   return TRUE;
 }
