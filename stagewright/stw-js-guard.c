@@ -9,18 +9,38 @@
  * a leading hashbang. Whether a `/` starts a regular expression depends on
  * the syntax around it; the lexer tracks enough of it (brackets and what
  * opened them, statement starts, function kinds) to decide as V8 does for
- * every program V8 accepts. Where that decision rests on a guess (a `/`
- * after `}`, `yield`, `await` or `of`, an HTML-like comment), the guard
- * checks every reading that lexes, within a budget, so that no reading
- * hides code from it.
+ * every program V8 accepts (tests/e2e/js-guard-oxc.test.mjs compares it
+ * with the oxc parser). Where that decision rests on a guess (a `/` or
+ * `++` after a `}` whose kind was guessed, after `yield`, `await` or `of`;
+ * an HTML-like comment, which a module would not have), the guard checks
+ * every reading that lexes, within a budget, so that no reading hides code
+ * from it. A reading that does not lex runs nothing; when none lexes, the
+ * code is EVAL_SYNTAX_ERROR.
  *
  * The guard then reads the tokens, never the text: words inside strings,
  * comments, regular expressions and template text are not code and are
  * not matched. Names are matched decoded (`\u0065val` is eval); computed
  * member keys made of literals (strings, templates, `+`, parentheses) are
- * folded and checked like dotted ones; strings, and concatenations of
- * them, that spell a blocked name are refused, since they name it to
- * Reflect, getOwnPropertyDescriptor, a computed key and the like.
+ * folded and checked like dotted ones. Refused:
+ *
+ * - EVAL_BLOCKED_KEYWORD: require, eval, Function, child_process,
+ *   __proto__, mainModule wherever they are a name, a member or a folded
+ *   key (details name them as `require(`, `eval(`, `Function(` and
+ *   `new Function` when called); members of process that end, kill or
+ *   escape it (`process.exit`, kill, abort, reallyExit, binding,
+ *   _linkedBinding, dlopen, mainModule, execve), dotted or computed; and
+ *   strings, or runs of them joined by `+`, parentheses or template
+ *   substitutions, that spell one of those names exactly, since they name
+ *   it to Reflect, getOwnPropertyDescriptor, a computed key and the like.
+ * - EVAL_BLOCKED_CONSTRUCT: `constructor` reached as a member except to
+ *   read its `.name` (`constructor-chain` for .constructor.constructor,
+ *   `constructor-access` otherwise, destructuring included), strings that
+ *   spell `constructor` or `process`, `process` used other than through a
+ *   member (an alias, an argument, a pattern: `process-value`) or with a
+ *   key that is not constant (`process-computed-member`), globalThis,
+ *   global, window or self with such a key, dynamic `import()`, `with`,
+ *   timers and executeJavaScript given code as a literal, and code read in
+ *   too many ways (`ambiguous-syntax`).
  *
  * What a lexical guard cannot see: a key or name built at run time from
  * values (arrays joined, String.fromCharCode, data from the page), and
