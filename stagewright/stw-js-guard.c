@@ -1721,7 +1721,7 @@ guard_tokens (Guard *g)
 
 /* Each reading the grammar leaves open is lexed and guarded; a budget
  * bounds the readings. */
-#define GUARD_MAX_READINGS 64
+#define GUARD_MAX_READINGS 32
 
 typedef struct
 {
