@@ -12,6 +12,7 @@
 #include "stw-envelope.h"
 #include "stw-error-registry.h"
 #include "stw-invocation-private.h"
+#include "stw-js-guard-private.h"
 #include "stw-json-private.h"
 #include "stw-schema-private.h"
 #include "stw-sync-private.h"
@@ -973,27 +974,11 @@ on_caller_cancelled (GCancellable *cancellable,
     }
 }
 
-static gboolean
-has_blocked_keyword (const char  *code,
-                     const char **keyword)
-{
-  static const char * const blocked[] = {
-    "process.exit", "require(", "eval(", "Function(", "__proto__", "child_process", NULL
-  };
-
-  for (guint i = 0; blocked[i] != NULL; i++)
-    if (strstr (code, blocked[i]) != NULL)
-      {
-        *keyword = blocked[i];
-        return TRUE;
-      }
-  return FALSE;
-}
-
-/* Every eval payload is audited by hash, never by content, and the
- * baseline keyword blocklist applies before any installed guard. The code
- * is the argument the tool declares (StwTool:code-argument), whatever its
- * name: registration refused eval tools that declare none. */
+/* Every eval payload is audited by hash, never by content, and passes the
+ * guard of stw-js-guard.c (a blocklist and structural rules on the tokens
+ * of a JavaScript lexer) before any installed guard. The code is the
+ * argument the tool declares (StwTool:code-argument), whatever its name:
+ * registration refused eval tools that declare none. */
 static gboolean
 check_eval (StwDispatcher  *self,
             StwTool        *tool,
@@ -1002,39 +987,43 @@ check_eval (StwDispatcher  *self,
 {
   const char *argument = stw_tool_get_code_argument (tool);
   const char *code;
-  g_autofree char *hash = NULL;
-  const char *keyword = NULL;
 
-  g_assert (argument != NULL);
+  /* Registration refuses such a tool; never run unguarded code. */
+  if (argument == NULL)
+    {
+      g_propagate_error (error, stw_error_new ("INTERNAL_ERROR",
+                                               _("The eval tool %s names no code argument"),
+                                               stw_tool_get_name (tool)));
+      return FALSE;
+    }
 
   /* Validation already made it a string when present; an absent optional
    * argument leaves nothing to run. */
   code = json_object_get_string_member_with_default (arguments, argument, NULL);
   if (code != NULL)
     {
+      g_autofree char *hash = NULL;
+      gsize length = strlen (code);
+
+      if (!g_utf8_validate_len (code, length, NULL))
+        {
+          g_propagate_error (error, stw_error_new_literal ("BAD_ARGUMENT",
+                                                           _("The code is not valid UTF-8 text")));
+          return FALSE;
+        }
       /* Bounded before any scan, as the contract caps eval code. */
-      if (g_utf8_strlen (code, -1) > 100000)
+      if (g_utf8_strlen (code, (gssize) length) > 100000)
         {
           g_propagate_error (error, stw_error_new ("BAD_ARGUMENT",
                                                    _("The code is longer than 100000 characters")));
           return FALSE;
         }
-      hash = g_compute_checksum_for_string (G_CHECKSUM_SHA256, code, -1);
+      hash = g_compute_checksum_for_string (G_CHECKSUM_SHA256, code, (gssize) length);
       g_message ("eval audit: tool=%s code_length=%zu code_sha256=%s",
-                 stw_tool_get_name (tool), strlen (code), hash);
+                 stw_tool_get_name (tool), length, hash);
 
-      if (has_blocked_keyword (code, &keyword))
-        {
-          g_autoptr(JsonObject) details = json_object_new ();
-          GError *blocked = stw_error_new ("EVAL_BLOCKED_KEYWORD",
-                                           _("The code contains the blocked keyword “%s”"),
-                                           keyword);
-          json_object_set_string_member (details, "keyword", keyword);
-          json_object_set_string_member (details, "code_hash", hash);
-          stw_error_set_details (blocked, details);
-          g_propagate_error (error, blocked);
-          return FALSE;
-        }
+      if (!_stw_js_guard_check (code, (gssize) length, hash, error))
+        return FALSE;
     }
 
   if (self->eval_guard != NULL)
@@ -1387,8 +1376,11 @@ stw_dispatcher_call_json_sync (StwDispatcher  *self,
  * @user_data: data for @guard
  * @destroy: frees @user_data
  *
- * Installs the guard every eval payload passes after the baseline keyword
- * blocklist (the structural guard of later releases plugs in here).
+ * Installs a guard every eval payload passes after the built-in one (a
+ * keyword blocklist and structural rules applied to the tokens of a
+ * JavaScript lexer, on the argument the tool names in
+ * [property@Stagewright.Tool:code-argument]). Policies of an
+ * application's own plug in here.
  *
  * Since: 1.0
  */

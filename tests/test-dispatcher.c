@@ -1026,7 +1026,7 @@ test_eval_blocklist (void)
     { "code", "require('fs').readFileSync('/etc/passwd')", "require(" },
     { "code", "process.exit(1)", "process.exit" },
     { "code", "({}).__proto__.polluted = 1", "__proto__" },
-    { "code", "new Function('return 1')()", "Function(" },
+    { "code", "new Function('return 1')()", "new Function" },
     { "code", "eval('1')", "eval(" },
     { "code", "globalThis.child_process", "child_process" },
   };
@@ -1164,12 +1164,27 @@ test_eval_code_argument (void)
     g_assert_cmpuint (plugin->n_invoked, ==, 0);
   }
 
+  /* The guard reads tokens: a computed key is folded, a string is text. */
+  {
+    g_autoptr(JsonObject) folded = call (dispatcher, "plugin_run",
+                                         "{\"snippet\": \"process['ex' + 'it'](1)\"}");
+    g_autoptr(JsonObject) text = NULL;
+
+    assert_code (folded, "EVAL_BLOCKED_KEYWORD");
+    g_assert_cmpstr (json_object_get_string_member (json_object_get_object_member (folded, "details"),
+                                                    "keyword"), ==, "process.exit");
+    g_assert_cmpuint (plugin->n_invoked, ==, 0);
+    text = call (dispatcher, "plugin_run", "{\"snippet\": \"return 'process.exit(1)' // eval(x)\"}");
+    assert_ok (text);
+    g_assert_cmpuint (plugin->n_invoked, ==, 1);
+  }
+
   /* Other arguments are data, not code: the tool does not run them. */
   {
     g_autoptr(JsonObject) envelope = call (dispatcher, "plugin_run",
                                            "{\"snippet\": \"1 + 1\", \"code\": \"process.exit(1)\"}");
     assert_ok (envelope);
-    g_assert_cmpuint (plugin->n_invoked, ==, 1);
+    g_assert_cmpuint (plugin->n_invoked, ==, 2);
   }
 
   /* Over the cap, refused before any scan or audit. */
@@ -1185,7 +1200,18 @@ test_eval_code_argument (void)
     g_assert_no_error (error);
     assert_code (envelope, "BAD_ARGUMENT");
     g_assert_cmpuint (count_logged ("eval audit"), ==, 0);
-    g_assert_cmpuint (plugin->n_invoked, ==, 1);
+    g_assert_cmpuint (plugin->n_invoked, ==, 2);
+  }
+
+  /* Code that is not JavaScript is refused before it runs, audited. */
+  {
+    g_autoptr(JsonObject) envelope = NULL;
+
+    g_ptr_array_set_size (logged, 0);
+    envelope = call (dispatcher, "plugin_run", "{\"snippet\": \"return 'unterminated\"}");
+    assert_code (envelope, "EVAL_SYNTAX_ERROR");
+    g_assert_cmpuint (count_logged ("eval audit: tool=plugin_run"), ==, 1);
+    g_assert_cmpuint (plugin->n_invoked, ==, 2);
   }
 }
 
@@ -1249,7 +1275,7 @@ test_eval_guard (void)
   assert_ok (fine);
   g_assert_cmpuint (first.n_calls, ==, 2);
 
-  /* The baseline blocklist runs first: the guard never sees blocked code. */
+  /* The built-in guard runs first: the installed one never sees blocked code. */
   keyword = call (dispatcher, "electron_evaluate_renderer", "{\"code\": \"eval('x')\"}");
   assert_code (keyword, "EVAL_BLOCKED_KEYWORD");
   g_assert_cmpuint (first.n_calls, ==, 2);

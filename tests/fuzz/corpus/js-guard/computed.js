@@ -1,0 +1,1 @@
+process['ex' + 'it'](1)

@@ -1,0 +1,1 @@
+[].constructor.constructor("return process")(); import("fs"); with (o) {}

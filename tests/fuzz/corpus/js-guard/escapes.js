@@ -1,0 +1,1 @@
+\u0070rocess.\u{65}xit(1); const café = "\ud83d\ude00"

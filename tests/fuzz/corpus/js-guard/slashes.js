@@ -1,0 +1,1 @@
+x = a / b / c; y = /re/g.test(s); if (x) /re/.exec(s); {} /re/
