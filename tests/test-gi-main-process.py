@@ -22,7 +22,8 @@ from stwtest import (CHROMIUM, ELECTRON, FIXTURES, GLib, Json, Stagewright, code
                      run_async, run_tap, to_python)
 
 DEMO_APP = os.path.join(FIXTURES, 'demo-app')
-DEMO_HANDLERS = ['app:info', 'notes:export', 'notes:load', 'notes:save', 'webview:url', 'window:new']
+DEMO_HANDLERS = ['app:info', 'app:website', 'clipboard:copy', 'notes:export', 'notes:load', 'notes:open',
+                 'notes:save', 'webview:url', 'window:new']
 READ_HANDLERS = 'return [...electron.ipcMain._invokeHandlers.keys()].sort();'
 
 TESTS = []

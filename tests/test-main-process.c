@@ -22,7 +22,7 @@
 #include "stw-test-utils.h"
 
 #define READ_HANDLERS "return [...electron.ipcMain._invokeHandlers.keys()].sort().join(' ');"
-#define DEMO_HANDLERS "app:info notes:export notes:load notes:save webview:url window:new"
+#define DEMO_HANDLERS "app:info app:website clipboard:copy notes:export notes:load notes:open notes:save webview:url window:new"
 
 typedef struct
 {

@@ -41,7 +41,8 @@ function test (name, options, fn) {
 }
 
 // The demo app's ipcMain.handle channels (tests/fixtures/demo-app/main.js).
-const DEMO_HANDLERS = ['app:info', 'notes:export', 'notes:load', 'notes:save', 'webview:url', 'window:new'];
+const DEMO_HANDLERS = ['app:info', 'app:website', 'clipboard:copy', 'notes:export', 'notes:load', 'notes:open', 'notes:save',
+                       'webview:url', 'window:new'];
 // Read through the `electron` parameter: no require in the payload.
 const READ_HANDLERS = 'return [...electron.ipcMain._invokeHandlers.keys()].sort();';
 
