@@ -760,7 +760,9 @@ listed_schema_map (JsonNode *node,
   json_object_iter_init (&iter, json_node_get_object (node));
   while (json_object_iter_next (&iter, &name, &member))
     json_object_set_member (listed, name, listed_schema_node (member, depth + 1));
-  return json_node_init_object (json_node_alloc (), listed);
+  node = json_node_new (JSON_NODE_OBJECT);
+  json_node_take_object (node, listed);
+  return node;
 }
 
 /* The schema @node as tools/list shows it, a new tree: json_node_copy()
@@ -804,7 +806,9 @@ listed_schema_node (JsonNode *node,
         copy = json_node_copy (value);
       json_object_set_member (listed, keyword, copy);
     }
-  return json_node_init_object (json_node_alloc (), listed);
+  node = json_node_new (JSON_NODE_OBJECT);
+  json_node_take_object (node, listed);
+  return node;
 }
 
 /* The input schema as tools/list shows it: what an agent needs to form a
