@@ -63,6 +63,12 @@ void              _stw_mcp_connection_set_log_threshold  (StwMcpConnection *self
 gboolean          _stw_mcp_connection_wants_log          (StwMcpConnection *self,
                                                           guint             level);
 
+/* Who the apps this client launches belong to ("stdio" unless set; the
+ * HTTP transport sets its MCP session id). */
+const char       *_stw_mcp_connection_get_owner          (StwMcpConnection *self);
+void              _stw_mcp_connection_set_owner          (StwMcpConnection *self,
+                                                          const char       *owner);
+
 /* Sending; @result, @data and @params are taken. */
 void              _stw_mcp_connection_send_result        (StwMcpConnection *self,
                                                           JsonNode         *id,
