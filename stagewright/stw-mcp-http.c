@@ -257,6 +257,83 @@ take_token (StwMcpHttp        *self,
   return TRUE;
 }
 
+typedef struct
+{
+  GIOStream *stream;
+  GBytes    *response;
+} Refusal;
+
+static void
+refusal_free (Refusal *refusal)
+{
+  g_clear_object (&refusal->stream);
+  g_clear_pointer (&refusal->response, g_bytes_unref);
+  g_free (refusal);
+}
+
+static void
+on_refusal_closed (GObject      *object,
+                   GAsyncResult *result,
+                   gpointer      user_data)
+{
+  g_io_stream_close_finish (G_IO_STREAM (object), result, NULL);
+  refusal_free (user_data);
+}
+
+static void
+on_refusal_written (GObject      *object,
+                    GAsyncResult *result,
+                    gpointer      user_data)
+{
+  Refusal *refusal = user_data;
+
+  g_output_stream_write_all_finish (G_OUTPUT_STREAM (object), result, NULL, NULL);
+  g_io_stream_close_async (refusal->stream, G_PRIORITY_DEFAULT, NULL, on_refusal_closed, refusal);
+}
+
+/* Answers before the body is read, then closes the connection: libsoup
+ * would read a body whatever the early handler says, and a refused
+ * client's body is never read (it may be a gigabyte, or never come). */
+static void
+refuse (SoupServerMessage *msg,
+        guint              status,
+        int                code,
+        const char        *message,
+        const char        *extra_name,
+        const char        *extra_value)
+{
+  g_autoptr(JsonObject) body = json_object_new ();
+  JsonObject *error = json_object_new ();
+  g_autofree char *text = NULL;
+  GString *response;
+  Refusal *refusal;
+  gsize length = 0;
+
+  json_object_set_string_member (body, "jsonrpc", "2.0");
+  json_object_set_null_member (body, "id");
+  json_object_set_int_member (error, "code", code);
+  json_object_set_string_member (error, "message", message);
+  json_object_set_object_member (body, "error", error);
+  text = stw_json_object_to_string (body, &length);
+
+  response = g_string_new (NULL);
+  g_string_append_printf (response, "HTTP/1.1 %u %s\r\n", status, soup_status_get_phrase (status));
+  g_string_append_printf (response, "Content-Type: application/json\r\nContent-Length: %" G_GSIZE_FORMAT
+                          "\r\nConnection: close\r\n", length);
+  if (extra_name != NULL)
+    g_string_append_printf (response, "%s: %s\r\n", extra_name, extra_value);
+  g_string_append (response, "\r\n");
+  g_string_append_len (response, text, length);
+
+  refusal = g_new0 (Refusal, 1);
+  refusal->response = g_string_free_to_bytes (response);
+  refusal->stream = soup_server_message_steal_connection (msg);
+  g_output_stream_write_all_async (g_io_stream_get_output_stream (refusal->stream),
+                                   g_bytes_get_data (refusal->response, NULL),
+                                   g_bytes_get_size (refusal->response),
+                                   G_PRIORITY_DEFAULT, NULL, on_refusal_written, refusal);
+}
+
 static void
 early_handler (SoupServer        *soup,
                SoupServerMessage *msg,
@@ -266,62 +343,52 @@ early_handler (SoupServer        *soup,
 {
   StwMcpHttp *self = user_data;
   SoupMessageHeaders *request = soup_server_message_get_request_headers (msg);
-  SoupMessageHeaders *response = soup_server_message_get_response_headers (msg);
   const char *host = soup_message_headers_get_one (request, "Host");
   const char *origin = soup_message_headers_get_one (request, "Origin");
   const char *method = soup_server_message_get_method (msg);
 
   if (!authority_allowed (self, host))
     {
-      respond_error (msg, SOUP_STATUS_FORBIDDEN, -32000, "Forbidden: Host not allowed");
+      refuse (msg, SOUP_STATUS_FORBIDDEN, -32000, "Forbidden: Host not allowed", NULL, NULL);
       return;
     }
   if (origin != NULL && !origin_allowed (self, origin, host))
     {
-      respond_error (msg, SOUP_STATUS_FORBIDDEN, -32000, "Forbidden: Origin not allowed");
+      refuse (msg, SOUP_STATUS_FORBIDDEN, -32000, "Forbidden: Origin not allowed", NULL, NULL);
       return;
     }
   if (!take_token (self, msg))
     {
-      soup_message_headers_replace (response, "Retry-After", "1");
-      respond_error (msg, 429, -32000, "Too many requests");
+      refuse (msg, 429, -32000, "Too many requests", "Retry-After", "1");
       return;
     }
   if (!authorized (self, msg))
     {
       /* No detail: missing and wrong look the same. */
-      soup_message_headers_replace (response, "WWW-Authenticate", "Bearer");
-      respond_error (msg, SOUP_STATUS_UNAUTHORIZED, -32001, "Unauthorized");
+      refuse (msg, SOUP_STATUS_UNAUTHORIZED, -32001, "Unauthorized", "WWW-Authenticate", "Bearer");
       return;
     }
   if (!g_str_equal (path, STW_MCP_HTTP_PATH))
     {
-      respond_error (msg, SOUP_STATUS_NOT_FOUND, -32000, "Not found: the MCP endpoint is " STW_MCP_HTTP_PATH);
-      return;
-    }
-  if (g_str_equal (method, "GET"))
-    {
-      /* No standalone server-to-client stream yet: the spec's answer. */
-      soup_message_headers_replace (response, "Allow", "POST, DELETE");
-      respond_error (msg, SOUP_STATUS_METHOD_NOT_ALLOWED, -32000,
-                     "Method not allowed: this server offers no GET stream");
+      refuse (msg, SOUP_STATUS_NOT_FOUND, -32000, "Not found: the MCP endpoint is " STW_MCP_HTTP_PATH,
+              NULL, NULL);
       return;
     }
   if (!g_str_equal (method, "POST") && !g_str_equal (method, "DELETE"))
     {
-      soup_message_headers_replace (response, "Allow", "POST, DELETE");
-      respond_error (msg, SOUP_STATUS_METHOD_NOT_ALLOWED, -32000, "Method not allowed");
+      /* No standalone server-to-client stream yet: GET gets the spec's
+       * answer for that. */
+      refuse (msg, SOUP_STATUS_METHOD_NOT_ALLOWED, -32000,
+              g_str_equal (method, "GET") ? "Method not allowed: this server offers no GET stream"
+                                          : "Method not allowed",
+              "Allow", "POST, DELETE");
       return;
     }
   if (g_str_equal (method, "POST"))
     {
-      /* Refused before a byte of the body is read; the connection is
-       * closed since the body stays unread. */
       if (soup_message_headers_get_encoding (request) != SOUP_ENCODING_CONTENT_LENGTH)
         {
-          soup_message_headers_replace (response, "Connection", "close");
-          respond_error (msg, SOUP_STATUS_LENGTH_REQUIRED, -32600,
-                         "A POST needs a Content-Length");
+          refuse (msg, SOUP_STATUS_LENGTH_REQUIRED, -32600, "A POST needs a Content-Length", NULL, NULL);
           return;
         }
       if ((guint64) soup_message_headers_get_content_length (request) > self->max_body)
@@ -329,8 +396,7 @@ early_handler (SoupServer        *soup,
           g_autofree char *text = g_strdup_printf ("Message too large: more than %" G_GSIZE_FORMAT " bytes",
                                                    self->max_body);
 
-          soup_message_headers_replace (response, "Connection", "close");
-          respond_error (msg, SOUP_STATUS_REQUEST_ENTITY_TOO_LARGE, -32600, text);
+          refuse (msg, SOUP_STATUS_REQUEST_ENTITY_TOO_LARGE, -32600, text, NULL, NULL);
           return;
         }
     }
@@ -679,10 +745,6 @@ handler (SoupServer        *soup,
 {
   StwMcpHttp *self = user_data;
   const char *method = soup_server_message_get_method (msg);
-
-  /* The early handler answered everything it refused. */
-  if (soup_server_message_get_status (msg) != 0)
-    return;
 
   if (g_str_equal (method, "DELETE"))
     handle_delete (self, msg);
