@@ -1035,6 +1035,76 @@ test_slowloris (Fixture       *f,
   g_assert_true (wait_for (f, &raw->closed, STW_TEST_TIMEOUT_MS));
 }
 
+/* TLS {{{1 */
+
+static gboolean
+on_accept_certificate (SoupMessage          *msg,
+                       GTlsCertificate      *certificate,
+                       GTlsCertificateFlags  errors,
+                       gpointer              user_data)
+{
+  /* The test's own self-signed certificate: only an unknown issuer. */
+  return errors == G_TLS_CERTIFICATE_UNKNOWN_CA;
+}
+
+static void
+test_tls (Fixture       *f,
+          gconstpointer  data)
+{
+  g_autoptr(GError) error = NULL;
+  g_autofree char *dir = g_dir_make_tmp ("stw-tls-XXXXXX", &error);
+  g_autofree char *cert = g_build_filename (dir, "cert.pem", NULL);
+  g_autofree char *key = g_build_filename (dir, "key.pem", NULL);
+  g_autofree char *openssl = g_find_program_in_path ("openssl");
+  const char *body = "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"initialize\",\"params\":{}}";
+  g_autoptr(Reply) reply = g_new0 (Reply, 1);
+  int status = 0;
+
+  g_assert_no_error (error);
+  if (openssl == NULL || !g_tls_backend_supports_tls (g_tls_backend_get_default ()))
+    {
+      g_test_skip ("needs openssl and glib-networking");
+      g_rmdir (dir);
+      return;
+    }
+  {
+    const char *argv[] = { openssl, "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "1",
+                           "-subj", "/CN=127.0.0.1", "-addext", "subjectAltName=IP:127.0.0.1",
+                           "-keyout", key, "-out", cert, NULL };
+    g_assert_true (g_spawn_sync (NULL, (char **) argv, NULL,
+                                 G_SPAWN_STDOUT_TO_DEV_NULL | G_SPAWN_STDERR_TO_DEV_NULL,
+                                 NULL, NULL, NULL, NULL, &status, &error));
+    g_assert_no_error (error);
+    g_assert_true (g_spawn_check_wait_status (status, NULL));
+  }
+
+  g_assert_true (_stw_mcp_http_set_tls_files (f->http, cert, key, &error));
+  g_assert_no_error (error);
+  fixture_listen (f, "127.0.0.1:0");
+  g_assert_true (g_str_has_prefix (f->url, "https://127.0.0.1:"));
+
+  reply->msg = soup_message_new ("POST", f->url);
+  g_signal_connect (reply->msg, "accept-certificate", G_CALLBACK (on_accept_certificate), NULL);
+  soup_message_headers_replace (soup_message_get_request_headers (reply->msg), "Accept", "application/json");
+  {
+    g_autoptr(GBytes) bytes = g_bytes_new_static (body, strlen (body));
+    soup_message_set_request_body_from_bytes (reply->msg, "application/json", bytes);
+  }
+  soup_session_send_and_read_async (f->session, reply->msg, G_PRIORITY_DEFAULT, NULL, on_sent, reply);
+  g_assert_true (wait_for (f, &reply->done, STW_TEST_TIMEOUT_MS));
+  g_assert_cmpuint (reply->status, ==, 200);
+  g_assert_nonnull (reply_header (reply, "MCP-Session-Id"));
+  g_assert_cmpuint (_stw_mcp_http_get_n_sessions (f->http), ==, 1);
+
+  /* Bad files are refused before listening. */
+  g_assert_false (_stw_mcp_http_set_tls_files (f->http, key, cert, &error));
+  g_assert_nonnull (error);
+
+  g_unlink (cert);
+  g_unlink (key);
+  g_rmdir (dir);
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -1060,6 +1130,7 @@ main (int   argc,
   ADD ("refusals", test_refusals, NULL);
   ADD ("hostile", test_hostile, "later");
   ADD ("slowloris", test_slowloris, NULL);
+  ADD ("tls", test_tls, "later");
 
   return g_test_run ();
 }
