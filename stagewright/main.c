@@ -41,6 +41,9 @@ typedef struct
   char           *tls_cert;
   char           *tls_key;
   gboolean        stdio;
+  gint64          http_max_sessions;
+  gint64          http_idle_timeout;
+  gint64          http_rate_limit;
 } Options;
 
 static StwMcpServer *log_server;
@@ -279,7 +282,8 @@ int
 main (int   argc,
       char *argv[])
 {
-  Options options = { .operation_timeout_ms = -1 };
+  Options options = { .operation_timeout_ms = -1, .http_max_sessions = -1,
+                      .http_idle_timeout = -1, .http_rate_limit = -1 };
   g_autoptr(GOptionContext) context = NULL;
   g_autoptr(GError) error = NULL;
   g_autoptr(StwDispatcher) dispatcher = NULL;
@@ -318,6 +322,14 @@ main (int   argc,
       N_("Serve HTTPS with this PEM certificate (with --tls-key)"), N_("FILE") },
     { "tls-key", 0, 0, G_OPTION_ARG_FILENAME, &options.tls_key,
       N_("The PEM private key of --tls-cert"), N_("FILE") },
+    { "http-max-sessions", 0, 0, G_OPTION_ARG_INT64, &options.http_max_sessions,
+      N_("Serve at most this many MCP sessions over HTTP (default: 64)"), N_("N") },
+    { "http-idle-timeout", 0, 0, G_OPTION_ARG_INT64, &options.http_idle_timeout,
+      N_("End an HTTP MCP session idle this long, and stop its apps (default: 1800; 0 never)"),
+      N_("SECONDS") },
+    { "http-rate-limit", 0, 0, G_OPTION_ARG_INT64, &options.http_rate_limit,
+      N_("Answer 429 past this many HTTP requests per second from one address (default: 50; 0 disables)"),
+      N_("N") },
     { "stdio", 0, 0, G_OPTION_ARG_NONE, &options.stdio,
       N_("With --http, also serve MCP on stdin and stdout"), NULL },
     { "version", 'V', 0, G_OPTION_ARG_NONE, &options.version,
@@ -338,7 +350,7 @@ main (int   argc,
   bind_textdomain_codeset (GETTEXT_PACKAGE, "UTF-8");
   textdomain (GETTEXT_PACKAGE);
 
-  context = g_option_context_new (_("[tools] — serve Electron and Chromium automation over MCP on stdio"));
+  context = g_option_context_new (_("[tools] — serve Electron and Chromium automation over MCP on stdio or HTTP"));
   group = g_option_group_new (NULL, NULL, NULL, &options, NULL);
   g_option_group_add_entries (group, entries);
   g_option_group_set_translation_domain (group, GETTEXT_PACKAGE);
@@ -395,9 +407,19 @@ main (int   argc,
 
   if (options.http == NULL &&
       (options.http_token_file != NULL || options.tls_cert != NULL || options.tls_key != NULL ||
-       options.stdio))
+       options.stdio || options.http_max_sessions != -1 || options.http_idle_timeout != -1 ||
+       options.http_rate_limit != -1))
     {
-      g_printerr (_("stagewright: --http-token-file, --tls-cert, --tls-key and --stdio need --http\n"));
+      g_printerr (_("stagewright: --http-token-file, --tls-cert, --tls-key, --stdio and the "
+                    "--http-* limits need --http\n"));
+      return EXIT_USAGE;
+    }
+  if (options.http_max_sessions == 0 || options.http_max_sessions < -1 || options.http_max_sessions > 100000 ||
+      options.http_idle_timeout < -1 || options.http_idle_timeout > G_MAXUINT / 1000 ||
+      options.http_rate_limit < -1 || options.http_rate_limit > 1000000)
+    {
+      g_printerr (_("stagewright: --http-max-sessions takes 1 to 100000, --http-idle-timeout 0 to %u, "
+                    "--http-rate-limit 0 to 1000000\n"), G_MAXUINT / 1000);
       return EXIT_USAGE;
     }
   if ((options.tls_cert == NULL) != (options.tls_key == NULL))
@@ -452,6 +474,13 @@ main (int   argc,
       g_autofree char *url = NULL;
 
       http = _stw_mcp_http_new (server);
+      if (options.http_max_sessions > 0)
+        _stw_mcp_http_set_max_sessions (http, (guint) options.http_max_sessions);
+      if (options.http_idle_timeout >= 0)
+        _stw_mcp_http_set_idle_timeout_ms (http, (guint) options.http_idle_timeout * 1000);
+      if (options.http_rate_limit >= 0)
+        _stw_mcp_http_set_rate_limit (http, (guint) options.http_rate_limit,
+                                      (guint) MAX (options.http_rate_limit * 4, 1));
       if ((options.http_token_file != NULL &&
            !_stw_mcp_http_set_token_file (http, options.http_token_file, &error)) ||
           (options.tls_cert != NULL &&

@@ -140,7 +140,8 @@ static void
 notify (Exchange *exchange,
         GBytes   *message)
 {
-  if (exchange->gone || exchange->answered)
+  /* A POST that carries no request is answered 202 and nothing else. */
+  if (exchange->gone || exchange->answered || !exchange->is_request)
     return;
   if (!exchange->streaming)
     {

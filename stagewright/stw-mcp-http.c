@@ -16,6 +16,7 @@
 #include "config.h"
 
 #include <glib/gi18n-lib.h>
+#include <glib/gstdio.h>
 #include <string.h>
 #include <sys/random.h>
 
@@ -775,11 +776,14 @@ _stw_mcp_http_set_token_file (StwMcpHttp  *self,
 {
   g_autofree char *contents = NULL;
   gsize length = 0;
+  GStatBuf buf;
 
   g_return_val_if_fail (STW_IS_MCP_HTTP (self), FALSE);
 
   if (!g_file_get_contents (path, &contents, &length, error))
     return FALSE;
+  if (g_stat (path, &buf) == 0 && (buf.st_mode & 077) != 0)
+    g_message ("The token file %s can be read by other users (chmod 600 it)", path);
   g_strstrip (contents);
   if (*contents == '\0' || strlen (contents) != strlen (g_strchomp (contents)) ||
       strpbrk (contents, "\r\n") != NULL || strlen (contents) < 16)
@@ -896,7 +900,8 @@ _stw_mcp_http_listen (StwMcpHttp  *self,
   g_autoptr(GInetAddress) address = NULL;
   g_autoptr(GSocketAddress) socket_address = NULL;
   g_autofree char *literal = NULL;
-  g_autoslist(GUri) uris = NULL;
+  g_autoptr(GSList) listeners = NULL;
+  g_autoptr(GSocketAddress) local = NULL;
   guint port = 0;
 
   g_return_val_if_fail (STW_IS_MCP_HTTP (self), FALSE);
@@ -924,13 +929,16 @@ _stw_mcp_http_listen (StwMcpHttp  *self,
                            self->certificate != NULL ? SOUP_SERVER_LISTEN_HTTPS : 0, error))
     return FALSE;
 
-  uris = soup_server_get_uris (self->soup);
-  if (uris == NULL)
+  /* The listener's own address (soup_server_get_uris() leaks one in 3.2). */
+  listeners = soup_server_get_listeners (self->soup);
+  local = listeners != NULL ? g_socket_get_local_address (listeners->data, error) : NULL;
+  if (local == NULL)
     {
-      g_set_error (error, G_IO_ERROR, G_IO_ERROR_FAILED, _("the HTTP server is not listening"));
+      if (listeners == NULL)
+        g_set_error (error, G_IO_ERROR, G_IO_ERROR_FAILED, _("the HTTP server is not listening"));
       return FALSE;
     }
-  self->port = (guint) g_uri_get_port (uris->data);
+  self->port = g_inet_socket_address_get_port (G_INET_SOCKET_ADDRESS (local));
 
   literal = g_inet_address_to_string (address);
   g_free (self->bound_host);

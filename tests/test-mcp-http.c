@@ -379,6 +379,7 @@ test_flow (Fixture       *f,
   g_autofree char *id = initialize (f);
   g_autoptr(JsonObject) list = NULL;
   g_autoptr(JsonObject) status = NULL;
+  g_autoptr(JsonObject) stdio_ping = NULL;
   g_autoptr(Reply) deleted = NULL;
   g_autoptr(Reply) after = NULL;
   JsonObject *result;
@@ -404,7 +405,8 @@ test_flow (Fixture       *f,
                                                  "ok"));
 
   /* The stdio client of the same server is served meanwhile. */
-  g_assert_nonnull (stw_test_client_call_result (f->client, "ping", NULL));
+  stdio_ping = stw_test_client_call_result (f->client, "ping", NULL);
+  g_assert_nonnull (stdio_ping);
 
   deleted = request_full (f, "DELETE", id, NULL, NULL, 0, NULL, NULL);
   g_assert_cmpuint (deleted->status, ==, 200);
@@ -491,6 +493,45 @@ test_sse_progress (Fixture       *f,
     g_autoptr(JsonObject) message = reply_json (json_only);
     stw_test_assert_result (message, "5");
   }
+}
+
+/* A log while a call runs goes on that call's stream, before its result. */
+static void
+test_sse_log (Fixture       *f,
+              gconstpointer  data)
+{
+  g_autofree char *id = initialize (f);
+  StwMcpServer *server = stw_test_client_get_server (f->client);
+  g_autoptr(JsonObject) level = call (f, id, "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"logging/setLevel\","
+                                             "\"params\":{\"level\":\"info\"}}");
+  const char *body = "{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"tools/call\","
+                     "\"params\":{\"name\":\"test_slow\",\"arguments\":{\"ms\":300}}}";
+  g_autoptr(Reply) reply = NULL;
+  const char *text;
+  const char *log;
+  const char *result;
+
+  stw_test_assert_result (level, "1");
+  /* No stream open: dropped, nothing breaks. */
+  stw_mcp_server_send_log (server, "warning", "test", "nobody listens");
+
+  reply = request_full (f, "POST", id, "application/json", body, strlen (body), g_cancellable_new (), NULL);
+  iterate_for (f, 100);
+  g_assert_false (reply->done);
+  stw_mcp_server_send_log (server, "warning", "test", "while the call runs");
+  stw_mcp_server_send_log (server, "debug", "test", "below the level");
+  g_assert_true (wait_for (f, &reply->done, STW_TEST_TIMEOUT_MS));
+
+  g_assert_cmpuint (reply->status, ==, 200);
+  g_assert_true (g_str_has_prefix (reply_header (reply, "Content-Type"), "text/event-stream"));
+  text = reply_text (reply);
+  log = strstr (text, "while the call runs");
+  result = strstr (text, "\"id\":2");
+  g_assert_nonnull (log);
+  g_assert_nonnull (result);
+  g_assert_true (log < result);
+  g_assert_null (strstr (text, "nobody listens"));
+  g_assert_null (strstr (text, "below the level"));
 }
 
 /* Cancelling and disconnecting {{{1 */
@@ -1117,6 +1158,7 @@ main (int   argc,
   ADD ("flow", test_flow, NULL);
   ADD ("accepted", test_accepted, NULL);
   ADD ("sse-progress", test_sse_progress, NULL);
+  ADD ("sse-log", test_sse_log, NULL);
   ADD ("cancel", test_cancel, NULL);
   ADD ("disconnect-does-not-cancel", test_disconnect_does_not_cancel, NULL);
   ADD ("origin", test_origin, NULL);
