@@ -31,6 +31,7 @@ struct _StwMcpConnection
   gboolean        ready;         /* notifications/initialized received */
   char           *protocol_version;
   char           *owner;         /* who the apps it launches belong to */
+  gboolean        accepts_modern; /* serves 2026-07-28 requests */
   guint           log_threshold; /* index into the MCP log levels */
   gboolean        log_level_set;
 
@@ -222,6 +223,19 @@ _stw_mcp_connection_set_owner (StwMcpConnection *self,
 {
   g_free (self->owner);
   self->owner = g_strdup (owner);
+}
+
+gboolean
+_stw_mcp_connection_get_accepts_modern (StwMcpConnection *self)
+{
+  return self->accepts_modern;
+}
+
+void
+_stw_mcp_connection_set_accepts_modern (StwMcpConnection *self,
+                                        gboolean          accepts)
+{
+  self->accepts_modern = accepts;
 }
 
 /* --- calls in flight ----------------------------------------------------- */

@@ -90,6 +90,8 @@ start_stream (Exchange *exchange)
   soup_server_message_set_status (exchange->msg, SOUP_STATUS_OK, NULL);
   soup_message_headers_set_content_type (headers, "text/event-stream", NULL);
   soup_message_headers_replace (headers, "Cache-Control", "no-cache");
+  /* Proxies (nginx) pass events on at once. */
+  soup_message_headers_replace (headers, "X-Accel-Buffering", "no");
   soup_message_headers_set_encoding (headers, SOUP_ENCODING_CHUNKED);
 }
 

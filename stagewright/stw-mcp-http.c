@@ -63,6 +63,7 @@ struct _StwMcpHttp
   char          *url;
 
   GHashTable    *sessions;        /* id -> Session */
+  GPtrArray     *requests;        /* stateless requests in flight (Session, no id) */
   guint          max_sessions;
   guint          idle_timeout_ms;
   GSource       *sweep_source;
@@ -76,14 +77,18 @@ G_DEFINE_FINAL_TYPE (StwMcpHttp, stw_mcp_http, G_TYPE_OBJECT)
 
 static void end_session (StwMcpHttp *self,
                          Session    *session);
+static void end_request (StwMcpHttp *self,
+                         Session    *request);
 
 /* --- answers ------------------------------------------------------------- */
 
 static void
-respond_error (SoupServerMessage *msg,
-               guint              status,
-               int                code,
-               const char        *message)
+respond_error_full (SoupServerMessage *msg,
+                    guint              status,
+                    JsonNode          *id,
+                    int                code,
+                    const char        *message,
+                    JsonObject        *data)
 {
   g_autoptr(JsonObject) body = json_object_new ();
   JsonObject *error = json_object_new ();
@@ -91,14 +96,28 @@ respond_error (SoupServerMessage *msg,
   gsize length = 0;
 
   json_object_set_string_member (body, "jsonrpc", "2.0");
-  json_object_set_null_member (body, "id");
+  if (id != NULL)
+    json_object_set_member (body, "id", json_node_copy (id));
+  else
+    json_object_set_null_member (body, "id");
   json_object_set_int_member (error, "code", code);
   json_object_set_string_member (error, "message", message);
+  if (data != NULL)
+    json_object_set_object_member (error, "data", data);
   json_object_set_object_member (body, "error", error);
   text = stw_json_object_to_string (body, &length);
 
   soup_server_message_set_status (msg, status, NULL);
   soup_server_message_set_response (msg, "application/json", SOUP_MEMORY_COPY, text, length);
+}
+
+static void
+respond_error (SoupServerMessage *msg,
+               guint              status,
+               int                code,
+               const char        *message)
+{
+  respond_error_full (msg, status, NULL, code, message, NULL);
 }
 
 /* --- the gate ------------------------------------------------------------ */
@@ -601,6 +620,247 @@ string_member (JsonObject *object,
   return json_node_get_string (node);
 }
 
+/* --- stateless requests (2026-07-28) ------------------------------------ */
+
+#define STATELESS_OWNER "stateless"
+
+static const char * const stateless_methods[] = {
+  "server/discover", "tools/list", "tools/call", "resources/list", "resources/read",
+  "resources/templates/list", NULL
+};
+
+/* Each stateless request is a connection of its own, for as long as its
+ * answer takes: ids of different clients never meet, and closing the
+ * stream cancels the call (2026-07-28: the stream is the request). Apps
+ * launched this way are shared by every stateless client (they are
+ * addressed by sessionId, as the era says). */
+static void
+end_request (StwMcpHttp *self,
+             Session    *request)
+{
+  if (!g_ptr_array_remove (self->requests, request))
+    return;
+  g_cancellable_cancel (request->cancellable);
+  _stw_mcp_framing_stop (request->framing);
+  _stw_mcp_server_remove_connection (self->server, request->connection);
+  session_free (request);
+}
+
+typedef struct
+{
+  StwMcpHttp        *http;
+  Session           *request;
+  SoupServerMessage *msg;
+  GSource           *watch;
+} RequestRef;
+
+static void
+request_ref_free (RequestRef *ref)
+{
+  g_signal_handlers_disconnect_by_data (ref->msg, ref);
+  if (ref->watch != NULL)
+    {
+      g_source_destroy (ref->watch);
+      g_source_unref (ref->watch);
+    }
+  g_free (ref);
+}
+
+static void
+on_request_finished (SoupServerMessage *msg,
+                     gpointer           user_data)
+{
+  RequestRef *ref = user_data;
+  StwMcpHttp *self = ref->http;
+  Session *request = ref->request;
+
+  request_ref_free (ref);
+  end_request (self, request);
+}
+
+/* libsoup reads nothing while an answer waits, so it would notice a
+ * client that closed its stream only when the answer is written: peek at
+ * the socket instead. End of stream is the cancellation; bytes (a next
+ * pipelined request, TLS records) end the watch, which then cannot tell. */
+static gboolean
+on_request_socket (GSocket      *socket,
+                   GIOCondition  condition,
+                   gpointer      user_data)
+{
+  RequestRef *ref = user_data;
+  char byte;
+  GInputVector vector = { &byte, 1 };
+  int flags = G_SOCKET_MSG_PEEK;
+  g_autoptr(GError) error = NULL;
+  gssize n = g_socket_receive_message (socket, NULL, &vector, 1, NULL, NULL, &flags, NULL, &error);
+
+  if (n < 0 && g_error_matches (error, G_IO_ERROR, G_IO_ERROR_WOULD_BLOCK))
+    return G_SOURCE_CONTINUE;
+  if (n > 0)
+    {
+      g_clear_pointer (&ref->watch, g_source_unref);
+      return G_SOURCE_REMOVE;
+    }
+  g_debug ("A stateless request's stream closed; cancelling it");
+  g_clear_pointer (&ref->watch, g_source_unref);
+  on_request_finished (ref->msg, ref);
+  return G_SOURCE_REMOVE;
+}
+
+/* A header value as the client meant it: plain ASCII, or the base64
+ * sentinel form =?base64?...?= (2026-07-28, "Value Encoding"). */
+static char *
+header_value (const char *value)
+{
+  gsize length = 0;
+  guchar *decoded;
+
+  if (value == NULL)
+    return NULL;
+  if (!g_str_has_prefix (value, "=?base64?") || !g_str_has_suffix (value, "?=") || strlen (value) < 11)
+    return g_strdup (value);
+  {
+    g_autofree char *inner = g_strndup (value + 9, strlen (value) - 11);
+    decoded = g_base64_decode (inner, &length);
+  }
+  if (!g_utf8_validate ((const char *) decoded, length, NULL) || memchr (decoded, '\0', length) != NULL)
+    {
+      g_free (decoded);
+      return NULL;
+    }
+  return g_strndup ((const char *) decoded, length);
+}
+
+/* The protocol version a request names in its _meta, if any. */
+static const char *
+meta_version (JsonObject *message)
+{
+  JsonNode *params = json_object_get_member (message, "params");
+  JsonNode *meta;
+
+  if (params == NULL || !JSON_NODE_HOLDS_OBJECT (params))
+    return NULL;
+  meta = json_object_get_member (json_node_get_object (params), "_meta");
+  if (meta == NULL || !JSON_NODE_HOLDS_OBJECT (meta))
+    return NULL;
+  return string_member (json_node_get_object (meta), "io.modelcontextprotocol/protocolVersion");
+}
+
+static void
+handle_stateless (StwMcpHttp        *self,
+                  SoupServerMessage *msg,
+                  JsonObject        *message,
+                  const char        *method,
+                  JsonNode          *id,
+                  const char        *version,
+                  const char        *data,
+                  gsize              length)
+{
+  SoupMessageHeaders *request = soup_server_message_get_request_headers (msg);
+  const char *header_version = soup_message_headers_get_one (request, "MCP-Protocol-Version");
+  g_autofree char *header_method = header_value (soup_message_headers_get_one (request, "Mcp-Method"));
+  g_autofree char *header_name = header_value (soup_message_headers_get_one (request, "Mcp-Name"));
+  JsonNode *params_node = json_object_get_member (message, "params");
+  JsonObject *params = params_node != NULL && JSON_NODE_HOLDS_OBJECT (params_node)
+                       ? json_node_get_object (params_node) : NULL;
+  g_autofree char *key = NULL;
+  Session *call;
+  StwMcpHttpDelivered delivered;
+
+  /* The headers mirror the body, so that a proxy may route on them. */
+  if (g_strcmp0 (header_version, version) != 0)
+    {
+      respond_error_full (msg, SOUP_STATUS_BAD_REQUEST, id, STW_RPC_HEADER_MISMATCH,
+                          "Header mismatch: MCP-Protocol-Version must be the _meta protocolVersion", NULL);
+      return;
+    }
+  if (!_stw_mcp_server_supports_version (version))
+    {
+      JsonObject *error_data = json_object_new ();
+      JsonArray *supported = json_array_new ();
+
+      json_array_add_string_element (supported, "2026-07-28");
+      json_array_add_string_element (supported, "2025-11-25");
+      json_array_add_string_element (supported, "2025-06-18");
+      json_array_add_string_element (supported, "2025-03-26");
+      json_object_set_array_member (error_data, "supported", supported);
+      json_object_set_string_member (error_data, "requested", version);
+      respond_error_full (msg, SOUP_STATUS_BAD_REQUEST, id, STW_RPC_UNSUPPORTED_PROTOCOL_VERSION,
+                          "Unsupported protocol version", error_data);
+      return;
+    }
+  if (method == NULL || !valid_id (id))
+    {
+      /* No client notification means anything without a session. */
+      if (method != NULL && id == NULL)
+        soup_server_message_set_status (msg, SOUP_STATUS_ACCEPTED, NULL);
+      else
+        respond_error (msg, SOUP_STATUS_BAD_REQUEST, -32600, "Invalid request");
+      return;
+    }
+  if (g_strcmp0 (header_method, method) != 0)
+    {
+      respond_error_full (msg, SOUP_STATUS_BAD_REQUEST, id, STW_RPC_HEADER_MISMATCH,
+                          "Header mismatch: Mcp-Method must be the request's method", NULL);
+      return;
+    }
+  if (g_str_equal (method, "tools/call") || g_str_equal (method, "resources/read"))
+    {
+      const char *name = string_member (params, g_str_equal (method, "tools/call") ? "name" : "uri");
+
+      if (name == NULL || g_strcmp0 (header_name, name) != 0)
+        {
+          respond_error_full (msg, SOUP_STATUS_BAD_REQUEST, id, STW_RPC_HEADER_MISMATCH,
+                              "Header mismatch: Mcp-Name must be the request's name or uri", NULL);
+          return;
+        }
+    }
+  if (!g_strv_contains (stateless_methods, method))
+    {
+      JsonObject *error_data = json_object_new ();
+
+      if (strlen (method) <= 128)
+        json_object_set_string_member (error_data, "method", method);
+      respond_error_full (msg, SOUP_STATUS_NOT_FOUND, id, STW_RPC_METHOD_NOT_FOUND, "Method not found",
+                          error_data);
+      return;
+    }
+
+  call = g_new0 (Session, 1);
+  call->http = self;
+  call->framing = _stw_mcp_http_framing_new ();
+  call->cancellable = g_cancellable_new ();
+  call->last_used_us = g_get_monotonic_time ();
+  call->connection = _stw_mcp_server_add_connection (self->server, call->framing, STATELESS_OWNER,
+                                                     call->cancellable, on_served, NULL);
+  g_ptr_array_add (self->requests, call);
+
+  key = stw_json_to_string (id, NULL);
+  delivered = _stw_mcp_http_framing_deliver (STW_MCP_HTTP_FRAMING (call->framing), msg, key,
+                                             accepts (msg, "text/event-stream"), data, length);
+  if (delivered == STW_MCP_HTTP_DELIVERED_PENDING)
+    {
+      RequestRef *ref = g_new0 (RequestRef, 1);
+      GSocket *socket = soup_server_message_get_socket (msg);
+
+      ref->http = self;
+      ref->request = call;
+      ref->msg = msg;
+      g_signal_connect (msg, "finished", G_CALLBACK (on_request_finished), ref);
+      g_signal_connect (msg, "disconnected", G_CALLBACK (on_request_finished), ref);
+      if (socket != NULL)
+        {
+          ref->watch = g_socket_create_source (socket, G_IO_IN | G_IO_HUP | G_IO_ERR, NULL);
+          g_source_set_callback (ref->watch, G_SOURCE_FUNC (on_request_socket), ref, NULL);
+          g_source_attach (ref->watch, g_main_context_get_thread_default ());
+        }
+      return;
+    }
+  if (delivered == STW_MCP_HTTP_DELIVERED_NOTHING)
+    respond_error (msg, SOUP_STATUS_INTERNAL_SERVER_ERROR, -32603, "No answer");
+  end_request (self, call);
+}
+
 static void
 handle_post (StwMcpHttp        *self,
              SoupServerMessage *msg)
@@ -617,6 +877,7 @@ handle_post (StwMcpHttp        *self,
   JsonNode *id;
   Session *session;
   gboolean created = FALSE;
+  const char *stateless_version = NULL;
   gsize length = 0;
   const char *data;
   StwMcpHttpDelivered delivered;
@@ -679,6 +940,21 @@ handle_post (StwMcpHttp        *self,
         }
       session = new_session (self);
       created = TRUE;
+    }
+  else if (soup_message_headers_get_one (request, "MCP-Session-Id") == NULL &&
+           (stateless_version = meta_version (message)) != NULL &&
+           g_str_equal (stateless_version, "2026-07-28"))
+    {
+      handle_stateless (self, msg, message, method, id, stateless_version, data, length);
+      return;
+    }
+  else if (soup_message_headers_get_one (request, "MCP-Session-Id") == NULL &&
+           (stateless_version = meta_version (message)) != NULL &&
+           !_stw_mcp_server_supports_version (stateless_version))
+    {
+      /* A version we do not speak, sessions or not. */
+      handle_stateless (self, msg, message, method, id, stateless_version, data, length);
+      return;
     }
   else if ((session = lookup_session (self, msg, TRUE)) == NULL)
     return;
@@ -987,6 +1263,8 @@ _stw_mcp_http_shutdown (StwMcpHttp *self)
       g_hash_table_iter_next (&iter, NULL, &value);
       end_session (self, value);
     }
+  while (self->requests->len > 0)
+    end_request (self, g_ptr_array_index (self->requests, 0));
   if (self->soup != NULL)
     soup_server_disconnect (self->soup);
   self->listening = FALSE;
@@ -1016,6 +1294,7 @@ stw_mcp_http_finalize (GObject *object)
   g_clear_object (&self->server);
   g_clear_object (&self->certificate);
   g_clear_pointer (&self->sessions, g_hash_table_unref);
+  g_clear_pointer (&self->requests, g_ptr_array_unref);
   g_clear_pointer (&self->buckets, g_hash_table_unref);
   g_clear_pointer (&self->bound_host, g_free);
   g_clear_pointer (&self->url, g_free);
@@ -1036,6 +1315,7 @@ static void
 stw_mcp_http_init (StwMcpHttp *self)
 {
   self->sessions = g_hash_table_new (g_str_hash, g_str_equal);
+  self->requests = g_ptr_array_new ();
   self->buckets = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_free);
   self->max_sessions = STW_MCP_HTTP_DEFAULT_MAX_SESSIONS;
   self->idle_timeout_ms = STW_MCP_HTTP_DEFAULT_IDLE_TIMEOUT_MS;

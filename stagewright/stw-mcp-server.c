@@ -47,6 +47,17 @@ static const char * const supported_versions[] = {
   "2025-11-25", "2025-06-18", "2025-03-26", NULL
 };
 
+/* The stateless era: no initialize, the version in each request's _meta. */
+#define MODERN_VERSION "2026-07-28"
+#define META_VERSION "io.modelcontextprotocol/protocolVersion"
+#define META_SERVER_INFO "io.modelcontextprotocol/serverInfo"
+/* How long a client may keep a list (tools, resources, discovery). */
+#define CACHE_TTL_MS 60000
+
+static const char * const discover_versions[] = {
+  MODERN_VERSION, "2025-11-25", "2025-06-18", "2025-03-26", NULL
+};
+
 /* RFC 5424 severities, as MCP names them, most verbose first. */
 static const char * const log_levels[] = {
   "debug", "info", "notice", "warning", "error", "critical", "alert", "emergency", NULL
@@ -93,6 +104,10 @@ struct _StwMcpServer
   GPtrArray        *connections;
   /* Session id of a driven app -> owner of the client that started it. */
   GHashTable       *app_owners;
+
+  /* The request being handled carries 2026-07-28 _meta (stateless). */
+  gboolean          modern;
+  gboolean          stdio_modern;
 
   gulong            tool_added_id;
   gulong            tool_removed_id;
@@ -359,6 +374,65 @@ load_resource_text (const char *path)
   return g_strndup (data, size);
 }
 
+static JsonObject *
+server_info (void)
+{
+  JsonObject *info = json_object_new ();
+
+  json_object_set_string_member (info, "name", "stagewright");
+  json_object_set_string_member (info, "title", "Stagewright");
+  json_object_set_string_member (info, "version", PACKAGE_VERSION);
+  return info;
+}
+
+/* A 2026-07-28 result says it is complete and who answered; a list says
+ * how long it may be kept. Earlier eras get the result as it is. */
+static void
+send_result (StwMcpServer     *self,
+             StwMcpConnection *conn,
+             JsonNode         *id,
+             JsonObject       *result,
+             gboolean          modern,
+             gboolean          cacheable)
+{
+  if (modern)
+    {
+      JsonObject *meta = json_object_new ();
+
+      json_object_set_object_member (meta, META_SERVER_INFO, server_info ());
+      json_object_set_string_member (result, "resultType", "complete");
+      json_object_set_object_member (result, "_meta", meta);
+      if (cacheable)
+        {
+          json_object_set_int_member (result, "ttlMs", CACHE_TTL_MS);
+          json_object_set_string_member (result, "cacheScope", "public");
+        }
+    }
+  _stw_mcp_connection_send_result (conn, id, result);
+}
+
+static void
+handle_discover (StwMcpServer     *self,
+                 StwMcpConnection *conn,
+                 JsonNode         *id)
+{
+  JsonObject *result = json_object_new ();
+  JsonArray *versions = json_array_new ();
+  JsonObject *capabilities = json_object_new ();
+  g_autofree char *instructions = load_resource_text ("/org/stagewright/core/instructions.txt");
+
+  for (guint i = 0; discover_versions[i] != NULL; i++)
+    json_array_add_string_element (versions, discover_versions[i]);
+  json_object_set_array_member (result, "supportedVersions", versions);
+  /* No subscriptions/listen yet: no listChanged to promise. */
+  json_object_set_object_member (capabilities, "tools", json_object_new ());
+  json_object_set_object_member (capabilities, "resources", json_object_new ());
+  json_object_set_object_member (result, "capabilities", capabilities);
+  json_object_set_string_member (result, "instructions", instructions);
+  /* Discovery answers in the 2026-07-28 shape whoever asks. */
+  send_result (self, conn, id, result, TRUE, TRUE);
+}
+
 static void
 handle_initialize (StwMcpServer     *self,
                    StwMcpConnection *conn,
@@ -483,7 +557,7 @@ handle_tools_list (StwMcpServer     *self,
       g_autofree char *next = encode_cursor (offset + count);
       json_object_set_string_member (result, "nextCursor", next);
     }
-  _stw_mcp_connection_send_result (conn, id, result);
+  send_result (self, conn, id, result, self->modern, TRUE);
 }
 
 static JsonObject *
@@ -514,6 +588,7 @@ tool_result_from_envelope (JsonObject *envelope,
 typedef struct
 {
   StwMcpServer     *server;      /* outlives its connections' answers */
+  gboolean          modern;
   StwMcpConnection *connection;
   char             *key;
   StwInvocation    *invocation;
@@ -550,7 +625,9 @@ on_call_done (GObject      *object,
 
   record_app_owner (ref->server, conn, ref->invocation);
   if (envelope != NULL)
-    _stw_mcp_connection_send_result (conn, id, tool_result_from_envelope (envelope, _stw_invocation_get_images (ref->invocation)));
+    send_result (ref->server, conn, id,
+                 tool_result_from_envelope (envelope, _stw_invocation_get_images (ref->invocation)),
+                 ref->modern, FALSE);
   else if (!g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
     _stw_mcp_connection_send_error (conn, id, STW_RPC_INTERNAL_ERROR, error->message, NULL);
   /* A cancelled request gets no response (MCP cancellation). */
@@ -618,7 +695,7 @@ handle_tools_call (StwMcpServer     *self,
     {
       g_autoptr(JsonObject) envelope = stw_envelope_new_error (error, 0, NULL);
 
-      _stw_mcp_connection_send_result (conn, id, tool_result_from_envelope (envelope, NULL));
+      send_result (self, conn, id, tool_result_from_envelope (envelope, NULL), self->modern, FALSE);
       return;
     }
   if (owned_arguments != NULL)
@@ -635,6 +712,7 @@ handle_tools_call (StwMcpServer     *self,
   cancellable = _stw_mcp_connection_add_call (conn, key, id, token, invocation);
   ref = g_new0 (CallRef, 1);
   ref->server = self;
+  ref->modern = self->modern;
   ref->connection = g_object_ref (conn);
   ref->key = g_strdup (key);
   ref->invocation = g_object_ref (invocation);
@@ -683,7 +761,7 @@ handle_resources_list (StwMcpServer     *self,
       json_array_add_object_element (resources, resource);
     }
   json_object_set_array_member (result, "resources", resources);
-  _stw_mcp_connection_send_result (conn, id, result);
+  send_result (self, conn, id, result, self->modern, TRUE);
 }
 
 static void
@@ -714,7 +792,8 @@ handle_resources_read (StwMcpServer     *self,
       JsonObject *data = json_object_new ();
       if (strlen (uri) <= 256)
         json_object_set_string_member (data, "uri", uri);
-      _stw_mcp_connection_send_error (conn, id, STW_RPC_RESOURCE_NOT_FOUND,
+      /* 2026-07-28 moved "not found" to invalid params. */
+      _stw_mcp_connection_send_error (conn, id, self->modern ? STW_RPC_INVALID_PARAMS : STW_RPC_RESOURCE_NOT_FOUND,
                                       "Resource not found", data);
       return;
     }
@@ -739,7 +818,7 @@ handle_resources_read (StwMcpServer     *self,
   json_array_add_object_element (contents, content);
   result = json_object_new ();
   json_object_set_array_member (result, "contents", contents);
-  _stw_mcp_connection_send_result (conn, id, result);
+  send_result (self, conn, id, result, self->modern, TRUE);
 }
 
 static void
@@ -875,11 +954,53 @@ _stw_mcp_server_handle_message (StwMcpServer     *self,
       return;
     }
 
-  if (g_str_equal (method, "ping"))
+  /* A request that names its version in _meta is of the stateless era
+   * (2026-07-28): served without initialize, answered in its shape. */
+  {
+    JsonNode *meta_node = params ? json_object_get_member (params, "_meta") : NULL;
+    JsonObject *meta = meta_node != NULL && JSON_NODE_HOLDS_OBJECT (meta_node)
+                       ? json_node_get_object (meta_node) : NULL;
+    JsonNode *requested = meta ? json_object_get_member (meta, META_VERSION) : NULL;
+
+    if (requested != NULL && _stw_mcp_connection_get_accepts_modern (conn))
+      {
+        const char *version = params_string (meta, META_VERSION);
+
+        if (version == NULL || !g_strv_contains (discover_versions, version))
+          {
+            JsonObject *data = json_object_new ();
+            JsonArray *supported = json_array_new ();
+
+            for (guint i = 0; discover_versions[i] != NULL; i++)
+              json_array_add_string_element (supported, discover_versions[i]);
+            json_object_set_array_member (data, "supported", supported);
+            if (version != NULL && strlen (version) <= 64)
+              json_object_set_string_member (data, "requested", version);
+            else
+              json_object_set_null_member (data, "requested");
+            _stw_mcp_connection_send_error (conn, id, STW_RPC_UNSUPPORTED_PROTOCOL_VERSION,
+                                            "Unsupported protocol version", data);
+            return;
+          }
+        self->modern = g_str_equal (version, MODERN_VERSION);
+      }
+  }
+
+  if (g_str_equal (method, "server/discover") && _stw_mcp_connection_get_accepts_modern (conn))
+    handle_discover (self, conn, id);
+  else if (self->modern && (g_str_equal (method, "ping") || g_str_equal (method, "initialize") ||
+                            g_str_equal (method, "logging/setLevel")))
+    {
+      /* Gone in 2026-07-28. */
+      JsonObject *data = json_object_new ();
+      json_object_set_string_member (data, "method", method);
+      _stw_mcp_connection_send_error (conn, id, STW_RPC_METHOD_NOT_FOUND, "Method not found", data);
+    }
+  else if (g_str_equal (method, "ping"))
     _stw_mcp_connection_send_result (conn, id, json_object_new ());
   else if (g_str_equal (method, "initialize"))
     handle_initialize (self, conn, id, params);
-  else if (!_stw_mcp_connection_is_initialized (conn) &&
+  else if (!self->modern && !_stw_mcp_connection_is_initialized (conn) &&
            (g_str_equal (method, "tools/list") || g_str_equal (method, "tools/call") ||
             g_str_equal (method, "resources/list") || g_str_equal (method, "resources/read") ||
             g_str_equal (method, "resources/templates/list") || g_str_equal (method, "logging/setLevel")))
@@ -900,7 +1021,7 @@ _stw_mcp_server_handle_message (StwMcpServer     *self,
     {
       JsonObject *result = json_object_new ();
       json_object_set_array_member (result, "resourceTemplates", json_array_new ());
-      _stw_mcp_connection_send_result (conn, id, result);
+      send_result (self, conn, id, result, self->modern, TRUE);
     }
   else if (g_str_equal (method, "logging/setLevel"))
     handle_set_level (self, conn, id, params);
@@ -911,6 +1032,7 @@ _stw_mcp_server_handle_message (StwMcpServer     *self,
         json_object_set_string_member (data, "method", method);
       _stw_mcp_connection_send_error (conn, id, STW_RPC_METHOD_NOT_FOUND, "Method not found", data);
     }
+  self->modern = FALSE;
 }
 
 /* --- object -------------------------------------------------------------- */
@@ -1118,6 +1240,7 @@ _stw_mcp_server_serve_async (StwMcpServer        *self,
   self->run_task = g_task_new (self, cancellable, callback, user_data);
   g_task_set_source_tag (self->run_task, stw_mcp_server_run_async);
   self->connection = _stw_mcp_connection_new (self, framing);
+  _stw_mcp_connection_set_accepts_modern (self->connection, self->stdio_modern);
   _stw_mcp_connection_serve_async (self->connection, cancellable, on_served, g_object_ref (self));
 }
 
@@ -1141,6 +1264,8 @@ _stw_mcp_server_add_connection (StwMcpServer        *self,
 
   conn = _stw_mcp_connection_new (self, framing);
   _stw_mcp_connection_set_owner (conn, owner);
+  /* The HTTP transport speaks both eras. */
+  _stw_mcp_connection_set_accepts_modern (conn, TRUE);
   g_ptr_array_add (self->connections, g_object_ref (conn));
   _stw_mcp_connection_serve_async (conn, cancellable, callback, user_data);
   return conn;
@@ -1212,8 +1337,21 @@ stw_mcp_server_run_finish (StwMcpServer  *self,
   return g_task_propagate_boolean (G_TASK (result), error);
 }
 
+/* Stdio answers server/discover with -32601 and ignores _meta versions
+ * until this is set (hosts probe with it and fall back to initialize). */
+void
+_stw_mcp_server_set_stdio_accepts_modern (StwMcpServer *self,
+                                          gboolean      accepts)
+{
+  g_return_if_fail (STW_IS_MCP_SERVER (self));
+
+  self->stdio_modern = accepts;
+  if (self->connection != NULL)
+    _stw_mcp_connection_set_accepts_modern (self->connection, accepts);
+}
+
 gboolean
 _stw_mcp_server_supports_version (const char *version)
 {
-  return version != NULL && g_strv_contains (supported_versions, version);
+  return version != NULL && g_strv_contains (discover_versions, version);
 }

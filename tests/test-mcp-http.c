@@ -15,6 +15,7 @@
 #include "stagewright.h"
 #include "stw-json-private.h"
 #include "stw-mcp-http-private.h"
+#include "stw-mcp-server-private.h"
 #include "stw-test-utils.h"
 
 typedef struct
@@ -1076,6 +1077,206 @@ test_slowloris (Fixture       *f,
   g_assert_true (wait_for (f, &raw->closed, STW_TEST_TIMEOUT_MS));
 }
 
+/* The stateless era (2026-07-28) {{{1 */
+
+#define MODERN_META "\"_meta\":{\"io.modelcontextprotocol/protocolVersion\":\"2026-07-28\"," \
+                    "\"io.modelcontextprotocol/clientInfo\":{\"name\":\"test\",\"version\":\"1\"}," \
+                    "\"io.modelcontextprotocol/clientCapabilities\":{}}"
+
+static Reply *
+modern (Fixture    *f,
+        const char *method,
+        const char *name,
+        const char *body,
+        const char *version)
+{
+  return request_full (f, "POST", NULL, "application/json", body, strlen (body), NULL,
+                       "MCP-Protocol-Version", version ? version : "2026-07-28",
+                       "Mcp-Method", method, "Mcp-Name", name, NULL);
+}
+
+static void
+assert_modern_result (JsonObject *result,
+                      gboolean    cacheable)
+{
+  JsonObject *meta = json_object_get_object_member (result, "_meta");
+
+  g_assert_cmpstr (json_object_get_string_member (result, "resultType"), ==, "complete");
+  g_assert_cmpstr (json_object_get_string_member (json_object_get_object_member (meta, "io.modelcontextprotocol/serverInfo"),
+                                                  "name"), ==, "stagewright");
+  g_assert_true (json_object_has_member (result, "ttlMs") == cacheable);
+  if (cacheable)
+    g_assert_cmpstr (json_object_get_string_member (result, "cacheScope"), ==, "public");
+}
+
+static void
+test_stateless (Fixture       *f,
+                gconstpointer  data)
+{
+  g_autoptr(Reply) discover = modern (f, "server/discover", NULL,
+                                      "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"server/discover\",\"params\":{" MODERN_META "}}",
+                                      NULL);
+  g_autoptr(Reply) list = modern (f, "tools/list", NULL,
+                                  "{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"tools/list\",\"params\":{" MODERN_META "}}",
+                                  NULL);
+  g_autoptr(Reply) status = modern (f, "tools/call", "electron_status",
+                                    "{\"jsonrpc\":\"2.0\",\"id\":3,\"method\":\"tools/call\",\"params\":"
+                                    "{\"name\":\"electron_status\",\"arguments\":{}," MODERN_META "}}", NULL);
+  g_autoptr(Reply) encoded = modern (f, "tools/call", "=?base64?ZWxlY3Ryb25fc3RhdHVz?=",
+                                     "{\"jsonrpc\":\"2.0\",\"id\":3,\"method\":\"tools/call\",\"params\":"
+                                     "{\"name\":\"electron_status\",\"arguments\":{}," MODERN_META "}}", NULL);
+  g_autoptr(Reply) missing = modern (f, "resources/read", "stagewright://nothing",
+                                     "{\"jsonrpc\":\"2.0\",\"id\":4,\"method\":\"resources/read\",\"params\":"
+                                     "{\"uri\":\"stagewright://nothing\"," MODERN_META "}}", NULL);
+  g_autoptr(JsonObject) body = NULL;
+  JsonObject *result;
+  JsonArray *versions;
+
+  g_assert_cmpuint (discover->status, ==, 200);
+  g_assert_null (reply_header (discover, "MCP-Session-Id"));
+  body = reply_json (discover);
+  result = stw_test_assert_result (body, "1");
+  assert_modern_result (result, TRUE);
+  versions = json_object_get_array_member (result, "supportedVersions");
+  g_assert_cmpstr (json_array_get_string_element (versions, 0), ==, "2026-07-28");
+  g_assert_true (json_object_has_member (json_object_get_object_member (result, "capabilities"), "tools"));
+  g_clear_pointer (&body, json_object_unref);
+
+  g_assert_cmpuint (list->status, ==, 200);
+  body = reply_json (list);
+  assert_modern_result (stw_test_assert_result (body, "2"), TRUE);
+  g_clear_pointer (&body, json_object_unref);
+
+  for (Reply **r = (Reply *[]) { status, encoded, NULL }; *r != NULL; r++)
+    {
+      g_assert_cmpuint ((*r)->status, ==, 200);
+      body = reply_json (*r);
+      result = stw_test_assert_result (body, "3");
+      assert_modern_result (result, FALSE);
+      g_assert_true (json_object_get_boolean_member (json_object_get_object_member (result, "structuredContent"), "ok"));
+      g_clear_pointer (&body, json_object_unref);
+    }
+
+  /* Not found is invalid params in this era. */
+  body = reply_json (missing);
+  stw_test_assert_error (body, "4", -32602);
+  g_assert_cmpuint (_stw_mcp_http_get_n_sessions (f->http), ==, 0);
+}
+
+static void
+test_stateless_refusals (Fixture       *f,
+                         gconstpointer  data)
+{
+  const char *list = "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/list\",\"params\":{" MODERN_META "}}";
+  const char *call = "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/call\",\"params\":"
+                     "{\"name\":\"electron_status\",\"arguments\":{}," MODERN_META "}}";
+  const char *ping = "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"ping\",\"params\":{" MODERN_META "}}";
+  const char *old = "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/list\",\"params\":"
+                    "{\"_meta\":{\"io.modelcontextprotocol/protocolVersion\":\"1900-01-01\"}}}";
+  g_autoptr(Reply) version_mismatch = modern (f, "tools/list", NULL, list, "2025-11-25");
+  g_autoptr(Reply) method_mismatch = modern (f, "tools/call", NULL, list, NULL);
+  g_autoptr(Reply) no_method = request_full (f, "POST", NULL, "application/json", list, strlen (list), NULL,
+                                             "MCP-Protocol-Version", "2026-07-28", NULL);
+  g_autoptr(Reply) name_mismatch = modern (f, "tools/call", "electron_info", call, NULL);
+  g_autoptr(Reply) no_name = modern (f, "tools/call", NULL, call, NULL);
+  g_autoptr(Reply) bad_base64 = modern (f, "tools/call", "=?base64?!!!?=", call, NULL);
+  g_autoptr(Reply) gone = modern (f, "ping", NULL, ping, NULL);
+  g_autoptr(Reply) unsupported = modern (f, "tools/list", NULL, old, "1900-01-01");
+  g_autoptr(JsonObject) body = NULL;
+  JsonObject *error;
+
+  for (Reply **r = (Reply *[]) { version_mismatch, method_mismatch, no_method, name_mismatch, no_name,
+                                 bad_base64, NULL };
+       *r != NULL; r++)
+    {
+      g_autoptr(JsonObject) refused = NULL;
+
+      g_assert_cmpuint ((*r)->status, ==, 400);
+      refused = reply_json (*r);
+      stw_test_assert_error (refused, "1", -32020);
+    }
+
+  g_assert_cmpuint (gone->status, ==, 404);
+  body = reply_json (gone);
+  stw_test_assert_error (body, "1", -32601);
+  g_clear_pointer (&body, json_object_unref);
+
+  g_assert_cmpuint (unsupported->status, ==, 400);
+  body = reply_json (unsupported);
+  error = stw_test_assert_error (body, "1", -32022);
+  g_assert_cmpstr (json_object_get_string_member (json_object_get_object_member (error, "data"), "requested"),
+                   ==, "1900-01-01");
+}
+
+/* In this era the stream is the request: closing it cancels the call. */
+static void
+test_stateless_close_cancels (Fixture       *f,
+                              gconstpointer  data)
+{
+  StwTool *never = stw_test_client_get_tool (f->client, "test_never");
+  const char *body = "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/call\",\"params\":"
+                     "{\"name\":\"test_never\",\"arguments\":{}," MODERN_META "}}";
+  g_autoptr(Raw) raw = raw_connect (f);
+  g_autofree char *request =
+    g_strdup_printf ("POST /mcp HTTP/1.1\r\nHost: 127.0.0.1:%u\r\nContent-Type: application/json\r\n"
+                     "Accept: application/json, text/event-stream\r\nMCP-Protocol-Version: 2026-07-28\r\n"
+                     "Mcp-Method: tools/call\r\nMcp-Name: test_never\r\nContent-Length: %zu\r\n\r\n%s",
+                     f->port, strlen (body), body);
+  gboolean cancelled = FALSE;
+
+  raw_write (raw, request, strlen (request));
+  for (guint i = 0; i < 100 && stw_test_tool_get_n_calls (never) == 0; i++)
+    iterate_for (f, 20);
+  g_assert_cmpuint (stw_test_tool_get_n_calls (never), ==, 1);
+
+  g_socket_shutdown (g_socket_connection_get_socket (raw->connection), TRUE, TRUE, NULL);
+  g_assert_true (wait_for (f, &raw->closed, STW_TEST_TIMEOUT_MS));
+  for (guint i = 0; i < 200 && !cancelled; i++)
+    {
+      iterate_for (f, 20);
+      cancelled = stw_test_tool_get_n_cancelled (never) == 1;
+    }
+  g_assert_true (cancelled);
+}
+
+/* Over stdio too: discovery and stateless calls need no initialize. */
+static void
+test_stdio_stateless (void)
+{
+  StwTestClient *client = stw_test_client_new ();
+  g_autoptr(JsonObject) refused = stw_test_client_call (client, "server/discover", "{" MODERN_META "}");
+  g_autoptr(JsonObject) discover = NULL;
+  g_autoptr(JsonObject) legacy_discover = NULL;
+  g_autoptr(JsonObject) status = NULL;
+  g_autoptr(JsonObject) not_initialized = NULL;
+  g_autoptr(JsonObject) ping = NULL;
+  JsonObject *result;
+
+  /* Off by default on stdio: hosts probe with discover, then initialize. */
+  g_assert_cmpint (json_object_get_int_member (json_object_get_object_member (refused, "error"), "code"),
+                   ==, -32601);
+  _stw_mcp_server_set_stdio_accepts_modern (stw_test_client_get_server (client), TRUE);
+  discover = stw_test_client_call (client, "server/discover", "{" MODERN_META "}");
+  legacy_discover = stw_test_client_call (client, "server/discover", NULL);
+  status = stw_test_client_call (client, "tools/call",
+                                 "{\"name\":\"electron_status\",\"arguments\":{}," MODERN_META "}");
+  not_initialized = stw_test_client_call (client, "tools/list", NULL);
+  ping = stw_test_client_call (client, "ping", "{" MODERN_META "}");
+
+  result = json_object_get_object_member (discover, "result");
+  assert_modern_result (result, TRUE);
+  assert_modern_result (json_object_get_object_member (legacy_discover, "result"), TRUE);
+  result = json_object_get_object_member (status, "result");
+  assert_modern_result (result, FALSE);
+  g_assert_false (json_object_get_boolean_member (result, "isError"));
+  /* Without _meta, the 2025 rules hold. */
+  g_assert_cmpint (json_object_get_int_member (json_object_get_object_member (not_initialized, "error"), "code"),
+                   ==, -32600);
+  g_assert_cmpint (json_object_get_int_member (json_object_get_object_member (ping, "error"), "code"),
+                   ==, -32601);
+  stw_test_client_free (client);
+}
+
 /* TLS {{{1 */
 
 static gboolean
@@ -1173,6 +1374,10 @@ main (int   argc,
   ADD ("hostile", test_hostile, "later");
   ADD ("slowloris", test_slowloris, NULL);
   ADD ("tls", test_tls, "later");
+  ADD ("stateless", test_stateless, NULL);
+  ADD ("stateless-refusals", test_stateless_refusals, NULL);
+  ADD ("stateless-close-cancels", test_stateless_close_cancels, NULL);
+  g_test_add_func ("/mcp-http/stdio-stateless", test_stdio_stateless);
 
   return g_test_run ();
 }
