@@ -47,6 +47,15 @@ try {
   sdk = { skip: `@modelcontextprotocol/sdk is not installed (run npm ci in tests/): ${error.message}` };
 }
 const skip = sdk.skip ?? false;
+
+// The split 2.x client (installed with the pinned Inspector), whose
+// automatic mode probes server/discover and speaks 2026-07-28 when it can.
+let client2;
+try {
+  client2 = await import('@modelcontextprotocol/client');
+} catch (error) {
+  client2 = { skip: `@modelcontextprotocol/client is not installed: ${error.message}` };
+}
 const appSkip = electronSkipReason() ?? demoAppSkipReason() ?? false;
 
 function test (name, options, fn) {
@@ -231,3 +240,44 @@ test('the program refuses bad --http setups with exit status 2', async () => {
     assert.match(stderr, message);
   }
 });
+
+test('the 2.x client in automatic mode speaks 2026-07-28: demo app launched, screenshot, stopped',
+  { skip: skip || client2.skip || false }, async (t) => {
+    const server = await startHttpServer(t);
+    const client = new client2.Client({ name: 'stagewright-http-e2e-2x', version: '0.0.0' },
+      { versionNegotiation: { mode: 'auto' } });
+    await client.connect(new client2.StreamableHTTPClientTransport(new URL(server.url)));
+    assert.equal(client.getProtocolEra(), 'modern');
+    assert.equal(client.getNegotiatedProtocolVersion(), '2026-07-28');
+
+    const { tools } = await client.listTools();
+    assert.ok(tools.some((tool) => tool.name === 'electron_status'));
+    const call = async (name, args = {}) => envelopeOf(await client.callTool({ name, arguments: args }));
+    ok(await call('electron_status'), 'electron_status');
+
+    if (!appSkip) {
+      const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'stw-http-2x-'));
+      t.after(() => fs.rmSync(dir, { recursive: true, force: true }));
+      const launch = ok(await call('electron_launch', launchArgs(DEMO_APP)), 'electron_launch');
+      // Stateless: the app is addressed by its sessionId from here on.
+      const shot = ok(await call('electron_screenshot', { sessionId: launch.session_id, dir }), 'electron_screenshot');
+      assert.deepEqual(pngSize(shot.path), { width: shot.width, height: shot.height });
+      const stop = ok(await call('electron_stop', { sessionId: launch.session_id }), 'electron_stop');
+      assert.equal(stop.stopped, true);
+      assert.equal(processAlive(launch.pid), false);
+    }
+    await client.close();
+
+    // The same client pinned to the previous era still gets a session.
+    const legacy = new client2.Client({ name: 'stagewright-http-e2e-2x', version: '0.0.0' },
+      { versionNegotiation: { mode: 'legacy' } });
+    const transport = new client2.StreamableHTTPClientTransport(new URL(server.url));
+    await legacy.connect(transport);
+    assert.equal(legacy.getNegotiatedProtocolVersion(), '2025-11-25');
+    assert.match(transport.sessionId, /^[0-9a-f]{32}$/);
+    ok(envelopeOf(await legacy.callTool({ name: 'electron_status', arguments: {} })));
+    await legacy.close();
+
+    const { code } = await server.stop();
+    assert.equal(code, 0, server.stderr());
+  });
