@@ -18,6 +18,11 @@
 #include "stw-mcp-server-private.h"
 #include "stw-test-utils.h"
 
+/* The _meta of a 2026-07-28 request. */
+#define MODERN_META "\"_meta\":{\"io.modelcontextprotocol/protocolVersion\":\"2026-07-28\"," \
+                    "\"io.modelcontextprotocol/clientInfo\":{\"name\":\"test\",\"version\":\"1\"}," \
+                    "\"io.modelcontextprotocol/clientCapabilities\":{}}"
+
 typedef struct
 {
   StwTestClient *client;
@@ -1005,8 +1010,30 @@ test_hostile (Fixture       *f,
   for (; sent < count && g_get_monotonic_time () < deadline; sent++)
     {
       g_autofree char *body = mutate (rand);
-      g_autoptr(Reply) reply = request_full (f, "POST", id, "application/json", body, strlen (body), NULL,
-                                             NULL);
+      /* A third go stateless, with the 2026-07-28 headers (whatever the
+       * body says). */
+      gboolean stateless = sent % 3 == 2;
+      g_autofree char *modern_body = stateless ? g_strdup_printf ("{\"jsonrpc\":\"2.0\",\"id\":%u,\"method\":"
+                                                                  "\"tools/call\",\"params\":{\"name\":%s,"
+                                                                  MODERN_META "}}", sent, body) : NULL;
+      const char *sent_body = stateless && sent % 2 ? modern_body : body;
+      g_autofree char *name = NULL;
+
+      /* Mcp-Name: the mutated text, raw when a header can carry it, else
+       * in the base64 sentinel form (random bytes, invalid UTF-8 too). */
+      for (const char *p = body; name == NULL && *p; p++)
+        if (*p < 0x20 || *p > 0x7e)
+          {
+            g_autofree char *encoded = g_base64_encode ((const guchar *) body, strlen (body));
+            name = g_strdup_printf ("=?base64?%s?=", encoded);
+          }
+      if (name == NULL)
+        name = g_strdup (body);
+      g_autoptr(Reply) reply = request_full (f, "POST", stateless ? NULL : id, "application/json",
+                                             sent_body, strlen (sent_body), NULL,
+                                             "MCP-Protocol-Version", stateless ? "2026-07-28" : NULL,
+                                             "Mcp-Method", stateless ? "tools/call" : NULL,
+                                             "Mcp-Name", stateless ? name : NULL, NULL);
 
       /* Every answer is an HTTP answer of ours; a JSON one is a frame. */
       g_assert_cmpuint (reply->status, !=, 0);
@@ -1079,9 +1106,6 @@ test_slowloris (Fixture       *f,
 
 /* The stateless era (2026-07-28) {{{1 */
 
-#define MODERN_META "\"_meta\":{\"io.modelcontextprotocol/protocolVersion\":\"2026-07-28\"," \
-                    "\"io.modelcontextprotocol/clientInfo\":{\"name\":\"test\",\"version\":\"1\"}," \
-                    "\"io.modelcontextprotocol/clientCapabilities\":{}}"
 
 static Reply *
 modern (Fixture    *f,
