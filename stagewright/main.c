@@ -21,6 +21,7 @@
 #include "stw-confine-private.h"
 #include "stw-json-private.h"
 #include "stw-mcp-http-private.h"
+#include "stw-mcp-server-private.h"
 
 #define EXIT_USAGE 2
 /* Graceful budget per app when the server exits. */
@@ -41,6 +42,7 @@ typedef struct
   char           *tls_cert;
   char           *tls_key;
   gboolean        stdio;
+  gboolean        share_apps;
   gint64          http_max_sessions;
   gint64          http_idle_timeout;
   gint64          http_rate_limit;
@@ -330,6 +332,9 @@ main (int   argc,
     { "http-rate-limit", 0, 0, G_OPTION_ARG_INT64, &options.http_rate_limit,
       N_("Answer 429 past this many HTTP requests per second from one address (default: 50; 0 disables)"),
       N_("N") },
+    { "share-apps", 0, 0, G_OPTION_ARG_NONE, &options.share_apps,
+      N_("Let every MCP client drive every app (default: an app belongs to the client that launched it)"),
+      NULL },
     { "stdio", 0, 0, G_OPTION_ARG_NONE, &options.stdio,
       N_("With --http, also serve MCP on stdin and stdout"), NULL },
     { "version", 'V', 0, G_OPTION_ARG_NONE, &options.version,
@@ -468,6 +473,7 @@ main (int   argc,
   run.status = EXIT_SUCCESS;
 
   server = stw_mcp_server_new (dispatcher);
+  _stw_mcp_server_set_share_apps (server, options.share_apps);
 
   if (options.http != NULL)
     {

@@ -37,6 +37,8 @@ void              _stw_mcp_server_remove_connection (StwMcpServer        *self,
 /* Returns: (transfer full): the ids (strings) of @owner's live apps. */
 GPtrArray        *_stw_mcp_server_list_owned_sessions (StwMcpServer      *self,
                                                        const char        *owner);
+void              _stw_mcp_server_set_share_apps    (StwMcpServer        *self,
+                                                     gboolean             share);
 void              _stw_mcp_server_set_stdio_accepts_modern (StwMcpServer  *self,
                                                             gboolean       accepts);
 /* The protocol versions served, newest first. */

@@ -108,6 +108,7 @@ struct _StwMcpServer
   /* The request being handled carries 2026-07-28 _meta (stateless). */
   gboolean          modern;
   gboolean          stdio_modern;
+  gboolean          share_apps;
 
   gulong            tool_added_id;
   gulong            tool_removed_id;
@@ -258,7 +259,7 @@ check_app_owner (StwMcpServer      *self,
   g_autoptr(GPtrArray) mine = NULL;
   guint n_live = 0;
 
-  if (stw_tool_get_session_requirement (tool) == STW_SESSION_REQUIREMENT_NONE)
+  if (self->share_apps || stw_tool_get_session_requirement (tool) == STW_SESSION_REQUIREMENT_NONE)
     return TRUE;
   prune_owners (self);
 
@@ -1335,6 +1336,15 @@ stw_mcp_server_run_finish (StwMcpServer  *self,
   g_return_val_if_fail (g_task_is_valid (result, self), FALSE);
 
   return g_task_propagate_boolean (G_TASK (result), error);
+}
+
+/* Every client may drive every app (the operator said so). */
+void
+_stw_mcp_server_set_share_apps (StwMcpServer *self,
+                                gboolean      share)
+{
+  g_return_if_fail (STW_IS_MCP_SERVER (self));
+  self->share_apps = share;
 }
 
 /* Stdio answers server/discover with -32601 and ignores _meta versions

@@ -185,6 +185,21 @@ test('the demo app over HTTP: launch, screenshot, stop; apps belong to their MCP
     assert.equal(code, 0, server.stderr());
   });
 
+test('--share-apps: another MCP session may drive the app', { skip: skip || appSkip }, async (t) => {
+  const server = await startHttpServer(t, ['--share-apps']);
+  const owner = await connect(server);
+  const other = await connect(server);
+  const launch = ok(await owner.call('electron_launch', launchArgs(DEMO_APP)), 'electron_launch');
+  const info = ok(await other.call('electron_info', { sessionId: launch.session_id }), 'electron_info');
+  assert.equal(info.session_id, launch.session_id);
+  ok(await other.call('electron_stop', {}), 'electron_stop from the other session');
+  assert.equal(processAlive(launch.pid), false);
+  await owner.client.close();
+  await other.client.close();
+  const { code } = await server.stop();
+  assert.equal(code, 0, server.stderr());
+});
+
 test('ending an MCP session stops the apps it launched', { skip: skip || appSkip }, async (t) => {
   const server = await startHttpServer(t);
   const a = await connect(server);
