@@ -94,6 +94,17 @@ iterate_for (Fixture *f,
   g_source_unref (source);
 }
 
+/* Until @tool has been called @n times (bounded). */
+static void
+wait_calls (Fixture *f,
+            StwTool *tool,
+            guint    n)
+{
+  for (guint i = 0; i < 500 && stw_test_tool_get_n_calls (tool) < n; i++)
+    iterate_for (f, 10);
+  g_assert_cmpuint (stw_test_tool_get_n_calls (tool), ==, n);
+}
+
 static void
 fixture_listen (Fixture    *f,
                 const char *address)
@@ -511,8 +522,9 @@ test_sse_log (Fixture       *f,
   g_autoptr(JsonObject) level = call (f, id, "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"logging/setLevel\","
                                              "\"params\":{\"level\":\"info\"}}");
   const char *body = "{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"tools/call\","
-                     "\"params\":{\"name\":\"test_slow\",\"arguments\":{\"ms\":300}}}";
+                     "\"params\":{\"name\":\"test_slow\",\"arguments\":{\"ms\":1000}}}";
   g_autoptr(Reply) reply = NULL;
+  g_autoptr(GCancellable) no_wait = g_cancellable_new ();
   const char *text;
   const char *log;
   const char *result;
@@ -521,8 +533,8 @@ test_sse_log (Fixture       *f,
   /* No stream open: dropped, nothing breaks. */
   stw_mcp_server_send_log (server, "warning", "test", "nobody listens");
 
-  reply = request_full (f, "POST", id, "application/json", body, strlen (body), g_cancellable_new (), NULL);
-  iterate_for (f, 100);
+  reply = request_full (f, "POST", id, "application/json", body, strlen (body), no_wait, NULL);
+  wait_calls (f, stw_test_client_get_tool (f->client, "test_slow"), 1);
   g_assert_false (reply->done);
   stw_mcp_server_send_log (server, "warning", "test", "while the call runs");
   stw_mcp_server_send_log (server, "debug", "test", "below the level");
@@ -550,13 +562,13 @@ test_cancel (Fixture       *f,
   StwTool *never = stw_test_client_get_tool (f->client, "test_never");
   const char *body = "{\"jsonrpc\":\"2.0\",\"id\":\"n\",\"method\":\"tools/call\","
                      "\"params\":{\"name\":\"test_never\",\"arguments\":{}}}";
+  g_autoptr(GCancellable) no_wait = g_cancellable_new ();
   g_autoptr(Reply) pending = request_full (f, "POST", id, "application/json", body, strlen (body),
-                                           g_cancellable_new (), NULL);
+                                           no_wait, NULL);
   g_autoptr(Reply) cancel = NULL;
 
-  iterate_for (f, 100);
+  wait_calls (f, never, 1);
   g_assert_false (pending->done);
-  g_assert_cmpuint (stw_test_tool_get_n_calls (never), ==, 1);
 
   cancel = post (f, id, "{\"jsonrpc\":\"2.0\",\"method\":\"notifications/cancelled\","
                         "\"params\":{\"requestId\":\"n\",\"reason\":\"test\"}}");
@@ -581,8 +593,7 @@ test_disconnect_does_not_cancel (Fixture       *f,
   g_autoptr(JsonObject) ping = NULL;
   gboolean completed = FALSE;
 
-  iterate_for (f, 100);
-  g_assert_cmpuint (stw_test_tool_get_n_calls (slow), ==, 1);
+  wait_calls (f, slow, 1);
   /* The client goes away: MCP says that is not a cancellation. */
   g_cancellable_cancel (cancellable);
   g_assert_true (wait_for (f, &abandoned->done, STW_TEST_TIMEOUT_MS));
@@ -1249,9 +1260,7 @@ test_stateless_close_cancels (Fixture       *f,
   gboolean cancelled = FALSE;
 
   raw_write (raw, request, strlen (request));
-  for (guint i = 0; i < 100 && stw_test_tool_get_n_calls (never) == 0; i++)
-    iterate_for (f, 20);
-  g_assert_cmpuint (stw_test_tool_get_n_calls (never), ==, 1);
+  wait_calls (f, never, 1);
 
   g_socket_shutdown (g_socket_connection_get_socket (raw->connection), TRUE, TRUE, NULL);
   g_assert_true (wait_for (f, &raw->closed, STW_TEST_TIMEOUT_MS));

@@ -214,6 +214,19 @@ test('ending an MCP session stops the apps it launched', { skip: skip || appSkip
   assert.equal(code, 0, server.stderr());
 });
 
+test('SIGTERM with an app running over HTTP stops it and exits 0', { skip: skip || appSkip }, async (t) => {
+  const server = await startHttpServer(t);
+  const a = await connect(server);
+  const launch = ok(await a.call('electron_launch', launchArgs(DEMO_APP)), 'electron_launch');
+  const { code, signal } = await server.stop();
+  assert.equal(signal, null);
+  assert.equal(code, 0, server.stderr());
+  assert.ok(await waitUntil(() => !processAlive(launch.pid), 10000, 50), 'the app is gone');
+  await waitUntil(() => survivors({ pgids: [launch.pid] }).length === 0, 5000, 50);
+  assert.deepEqual(survivors({ pgids: [launch.pid] }), []);
+  await a.client.close().catch(() => {});
+});
+
 test('--http-token-file: the SDK client with the token works, without it 401', async (t) => {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'stw-http-token-'));
   t.after(() => fs.rmSync(dir, { recursive: true, force: true }));
