@@ -28,6 +28,8 @@
 
 /* Rate buckets kept per client address; beyond this, stale ones go. */
 #define MAX_BUCKETS 4096
+/* Stateless requests answered at once need no bound; these wait. */
+#define MAX_STATELESS_REQUESTS 256
 /* Apps of an ended session get this long to stop gracefully. */
 #define SESSION_STOP_MS 3000
 
@@ -823,6 +825,15 @@ handle_stateless (StwMcpHttp        *self,
         json_object_set_string_member (error_data, "method", method);
       respond_error_full (msg, SOUP_STATUS_NOT_FOUND, id, STW_RPC_METHOD_NOT_FOUND, "Method not found",
                           error_data);
+      return;
+    }
+
+  /* Each waits on a call: bounded like sessions are. */
+  if (self->requests->len >= MAX_STATELESS_REQUESTS)
+    {
+      soup_message_headers_replace (soup_server_message_get_response_headers (msg), "Retry-After", "1");
+      respond_error_full (msg, SOUP_STATUS_SERVICE_UNAVAILABLE, id, -32000,
+                          "Too many requests in flight; retry later", NULL);
       return;
     }
 

@@ -33,7 +33,9 @@
  *
  * The object holds what all clients share (the dispatcher, the methods,
  * the resources); each client is a connection (its session state and calls
- * in flight) over a framing (newline-delimited stdio here).
+ * in flight) over a framing (newline-delimited stdio here; the Streamable
+ * HTTP transport, stw-mcp-http.c, adds one connection per MCP session).
+ * Driven apps belong to the client that launched them.
  */
 
 #define MAX_IN_FLIGHT 256
