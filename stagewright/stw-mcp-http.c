@@ -714,22 +714,18 @@ on_request_socket (GSocket      *socket,
 static char *
 header_value (const char *value)
 {
+  g_autofree char *inner = NULL;
+  g_autofree guchar *decoded = NULL;
   gsize length = 0;
-  guchar *decoded;
 
   if (value == NULL)
     return NULL;
   if (!g_str_has_prefix (value, "=?base64?") || !g_str_has_suffix (value, "?=") || strlen (value) < 11)
     return g_strdup (value);
-  {
-    g_autofree char *inner = g_strndup (value + 9, strlen (value) - 11);
-    decoded = g_base64_decode (inner, &length);
-  }
+  inner = g_strndup (value + 9, strlen (value) - 11);
+  decoded = g_base64_decode (inner, &length);
   if (!g_utf8_validate ((const char *) decoded, length, NULL) || memchr (decoded, '\0', length) != NULL)
-    {
-      g_free (decoded);
-      return NULL;
-    }
+    return NULL;
   return g_strndup ((const char *) decoded, length);
 }
 
