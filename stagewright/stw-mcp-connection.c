@@ -103,7 +103,6 @@ _stw_mcp_connection_send_result (StwMcpConnection *self,
                                  JsonObject       *result)
 {
   g_autoptr(JsonObject) message = json_object_new ();
-
   g_autofree char *key = stw_json_to_string (id, NULL);
 
   json_object_set_member (message, "id", json_node_copy (id));
@@ -135,19 +134,7 @@ _stw_mcp_connection_send_error (StwMcpConnection *self,
   send_object (self, message, key, TRUE);
 }
 
-void
-_stw_mcp_connection_send_notification (StwMcpConnection *self,
-                                       const char       *method,
-                                       JsonObject       *params)
-{
-  g_autoptr(JsonObject) message = json_object_new ();
-
-  json_object_set_string_member (message, "method", method);
-  if (params != NULL)
-    json_object_set_object_member (message, "params", params);
-  send_object (self, message, NULL, FALSE);
-}
-
+/* @request_key: the request the notification belongs to, or NULL. */
 static void
 send_related_notification (StwMcpConnection *self,
                            const char       *request_key,
@@ -157,8 +144,17 @@ send_related_notification (StwMcpConnection *self,
   g_autoptr(JsonObject) message = json_object_new ();
 
   json_object_set_string_member (message, "method", method);
-  json_object_set_object_member (message, "params", params);
+  if (params != NULL)
+    json_object_set_object_member (message, "params", params);
   send_object (self, message, request_key, FALSE);
+}
+
+void
+_stw_mcp_connection_send_notification (StwMcpConnection *self,
+                                       const char       *method,
+                                       JsonObject       *params)
+{
+  send_related_notification (self, NULL, method, params);
 }
 
 /* --- state --------------------------------------------------------------- */
