@@ -20,6 +20,8 @@
 #include "stagewright.h"
 #include "stw-confine-private.h"
 #include "stw-json-private.h"
+#include "stw-mcp-http-private.h"
+#include "stw-mcp-server-private.h"
 
 #define EXIT_USAGE 2
 /* Graceful budget per app when the server exits. */
@@ -35,6 +37,15 @@ typedef struct
   char          **plugins;
   char          **plugin_configs;
   gboolean        version;
+  char           *http;
+  char           *http_token_file;
+  char           *tls_cert;
+  char           *tls_key;
+  gboolean        stdio;
+  gboolean        share_apps;
+  gint64          http_max_sessions;
+  gint64          http_idle_timeout;
+  gint64          http_rate_limit;
 } Options;
 
 static StwMcpServer *log_server;
@@ -273,7 +284,8 @@ int
 main (int   argc,
       char *argv[])
 {
-  Options options = { .operation_timeout_ms = -1 };
+  Options options = { .operation_timeout_ms = -1, .http_max_sessions = -1,
+                      .http_idle_timeout = -1, .http_rate_limit = -1 };
   g_autoptr(GOptionContext) context = NULL;
   g_autoptr(GError) error = NULL;
   g_autoptr(StwDispatcher) dispatcher = NULL;
@@ -283,7 +295,9 @@ main (int   argc,
   g_autoptr(GMainLoop) loop = NULL;
   g_autoptr(GCancellable) cancellable = NULL;
   g_autoptr(GList) sessions = NULL;
+  g_autoptr(StwMcpHttp) http = NULL;
   gboolean tools_command = FALSE;
+  gboolean serve_stdio;
   StwToolProfile profile = STW_TOOL_PROFILE_FULL;
   Run run = { 0 };
   const GOptionEntry entries[] = {
@@ -301,6 +315,28 @@ main (int   argc,
       N_("Load a plugin by name or absolute path (repeatable)"), N_("PLUGIN") },
     { "plugin-config", 0, 0, G_OPTION_ARG_STRING_ARRAY, &options.plugin_configs,
       N_("Configure a plugin with a JSON object (repeatable)"), N_("NAME=JSON") },
+    { "http", 0, 0, G_OPTION_ARG_STRING, &options.http,
+      N_("Serve MCP Streamable HTTP at /mcp on this port (default address 127.0.0.1; port 0 picks one)"),
+      N_("[ADDR:]PORT") },
+    { "http-token-file", 0, 0, G_OPTION_ARG_FILENAME, &options.http_token_file,
+      N_("Require this bearer token over HTTP (needed beyond loopback)"), N_("FILE") },
+    { "tls-cert", 0, 0, G_OPTION_ARG_FILENAME, &options.tls_cert,
+      N_("Serve HTTPS with this PEM certificate (with --tls-key)"), N_("FILE") },
+    { "tls-key", 0, 0, G_OPTION_ARG_FILENAME, &options.tls_key,
+      N_("The PEM private key of --tls-cert"), N_("FILE") },
+    { "http-max-sessions", 0, 0, G_OPTION_ARG_INT64, &options.http_max_sessions,
+      N_("Serve at most this many MCP sessions over HTTP (default: 64)"), N_("N") },
+    { "http-idle-timeout", 0, 0, G_OPTION_ARG_INT64, &options.http_idle_timeout,
+      N_("End an HTTP MCP session idle this long, and stop its apps (default: 1800; 0 never)"),
+      N_("SECONDS") },
+    { "http-rate-limit", 0, 0, G_OPTION_ARG_INT64, &options.http_rate_limit,
+      N_("Answer 429 past this many HTTP requests per second from one address (default: 50; 0 disables)"),
+      N_("N") },
+    { "share-apps", 0, 0, G_OPTION_ARG_NONE, &options.share_apps,
+      N_("Let every MCP client drive every app (default: an app belongs to the client that launched it)"),
+      NULL },
+    { "stdio", 0, 0, G_OPTION_ARG_NONE, &options.stdio,
+      N_("With --http, also serve MCP on stdin and stdout"), NULL },
     { "version", 'V', 0, G_OPTION_ARG_NONE, &options.version,
       N_("Print the version and exit"), NULL },
     { NULL }
@@ -319,13 +355,14 @@ main (int   argc,
   bind_textdomain_codeset (GETTEXT_PACKAGE, "UTF-8");
   textdomain (GETTEXT_PACKAGE);
 
-  context = g_option_context_new (_("[tools] — serve Electron and Chromium automation over MCP on stdio"));
+  context = g_option_context_new (_("[tools] — serve Electron and Chromium automation over MCP on stdio or HTTP"));
   group = g_option_group_new (NULL, NULL, NULL, &options, NULL);
   g_option_group_add_entries (group, entries);
   g_option_group_set_translation_domain (group, GETTEXT_PACKAGE);
   g_option_context_set_main_group (context, group);
   g_option_context_set_summary (context,
-                                _("With no command, serves the Model Context Protocol on stdin and stdout.\n"
+                                _("With no command, serves the Model Context Protocol on stdin and stdout,\n"
+                                  "or with --http over Streamable HTTP until SIGINT or SIGTERM.\n"
                                   "“tools” prints the tool manifest as JSON."));
   g_option_context_set_translation_domain (context, GETTEXT_PACKAGE);
 
@@ -373,6 +410,30 @@ main (int   argc,
       return EXIT_USAGE;
     }
 
+  if (options.http == NULL &&
+      (options.http_token_file != NULL || options.tls_cert != NULL || options.tls_key != NULL ||
+       options.stdio || options.http_max_sessions != -1 || options.http_idle_timeout != -1 ||
+       options.http_rate_limit != -1))
+    {
+      g_printerr (_("stagewright: --http-token-file, --tls-cert, --tls-key, --stdio and the "
+                    "--http-* limits need --http\n"));
+      return EXIT_USAGE;
+    }
+  if (options.http_max_sessions == 0 || options.http_max_sessions < -1 || options.http_max_sessions > 100000 ||
+      options.http_idle_timeout < -1 || options.http_idle_timeout > G_MAXUINT / 1000 ||
+      options.http_rate_limit < -1 || options.http_rate_limit > 1000000)
+    {
+      g_printerr (_("stagewright: --http-max-sessions takes 1 to 100000, --http-idle-timeout 0 to %u, "
+                    "--http-rate-limit 0 to 1000000\n"), G_MAXUINT / 1000);
+      return EXIT_USAGE;
+    }
+  if ((options.tls_cert == NULL) != (options.tls_key == NULL))
+    {
+      g_printerr (_("stagewright: --tls-cert and --tls-key go together\n"));
+      return EXIT_USAGE;
+    }
+  serve_stdio = options.http == NULL || options.stdio;
+
   dispatcher = stw_dispatcher_new ();
   stw_dispatcher_set_tool_profile (dispatcher, profile);
   stw_dispatcher_set_allow_eval (dispatcher, options.allow_eval);
@@ -388,7 +449,7 @@ main (int   argc,
   if (tools_command)
     return print_manifest (dispatcher);
 
-  if (closed_fds & ((1u << STDIN_FILENO) | (1u << STDOUT_FILENO)))
+  if (serve_stdio && (closed_fds & ((1u << STDIN_FILENO) | (1u << STDOUT_FILENO))))
     {
       g_printerr (_("stagewright: %s is closed; the MCP server reads requests from stdin "
                     "and writes answers to stdout\n"),
@@ -411,16 +472,57 @@ main (int   argc,
   run.cancellable = cancellable;
   run.status = EXIT_SUCCESS;
 
-  input = g_unix_input_stream_new (STDIN_FILENO, FALSE);
-  output = g_unix_output_stream_new (STDOUT_FILENO, FALSE);
   server = stw_mcp_server_new (dispatcher);
+  _stw_mcp_server_set_share_apps (server, options.share_apps);
+
+  if (options.http != NULL)
+    {
+      g_autofree char *url = NULL;
+
+      http = _stw_mcp_http_new (server);
+      if (options.http_max_sessions > 0)
+        _stw_mcp_http_set_max_sessions (http, (guint) options.http_max_sessions);
+      if (options.http_idle_timeout >= 0)
+        _stw_mcp_http_set_idle_timeout_ms (http, (guint) options.http_idle_timeout * 1000);
+      if (options.http_rate_limit >= 0)
+        _stw_mcp_http_set_rate_limit (http, (guint) options.http_rate_limit,
+                                      (guint) MAX (options.http_rate_limit * 4, 1));
+      if ((options.http_token_file != NULL &&
+           !_stw_mcp_http_set_token_file (http, options.http_token_file, &error)) ||
+          (options.tls_cert != NULL &&
+           !_stw_mcp_http_set_tls_files (http, options.tls_cert, options.tls_key, &error)))
+        {
+          g_printerr ("stagewright: %s\n", error->message);
+          return EXIT_USAGE;
+        }
+      if (!_stw_mcp_http_listen (http, options.http, &error))
+        {
+          g_printerr ("stagewright: %s\n", error->message);
+          return g_error_matches (error, G_IO_ERROR, G_IO_ERROR_PERMISSION_DENIED) ||
+                 g_error_matches (error, G_IO_ERROR, G_IO_ERROR_INVALID_ARGUMENT)
+                 ? EXIT_USAGE : EXIT_FAILURE;
+        }
+      url = _stw_mcp_http_get_url (http);
+      /* Tests and scripts read the address from this line. */
+      g_printerr ("stagewright: serving MCP over HTTP at %s\n", url);
+    }
+
   log_server = server;
 
   g_unix_signal_add (SIGINT, on_signal, &run);
   g_unix_signal_add (SIGTERM, on_signal, &run);
 
-  stw_mcp_server_run_async (server, input, output, cancellable, on_run_done, &run);
+  if (serve_stdio)
+    {
+      input = g_unix_input_stream_new (STDIN_FILENO, FALSE);
+      output = g_unix_output_stream_new (STDOUT_FILENO, FALSE);
+      stw_mcp_server_run_async (server, input, output, cancellable, on_run_done, &run);
+    }
+  /* Over HTTP alone, serving ends with a signal. */
   g_main_loop_run (loop);
+
+  if (http != NULL)
+    _stw_mcp_http_shutdown (http);
 
   /* Nothing the server started outlives it: stop every app, bounded, and
    * let go of attached ones. A second signal meanwhile quits at once; the
@@ -443,6 +545,10 @@ main (int   argc,
   g_free (options.tool_profile);
   g_free (options.app_root);
   g_free (options.screenshot_dir);
+  g_free (options.http);
+  g_free (options.http_token_file);
+  g_free (options.tls_cert);
+  g_free (options.tls_key);
 
   return run.status;
 }

@@ -28,6 +28,9 @@ enum {
   STW_RPC_INVALID_PARAMS = -32602,
   STW_RPC_INTERNAL_ERROR = -32603,
   STW_RPC_RESOURCE_NOT_FOUND = -32002,
+  /* 2026-07-28 */
+  STW_RPC_HEADER_MISMATCH = -32020,
+  STW_RPC_UNSUPPORTED_PROTOCOL_VERSION = -32022,
 };
 
 #define STW_TYPE_MCP_CONNECTION (stw_mcp_connection_get_type ())
@@ -62,6 +65,18 @@ void              _stw_mcp_connection_set_log_threshold  (StwMcpConnection *self
                                                           guint             threshold);
 gboolean          _stw_mcp_connection_wants_log          (StwMcpConnection *self,
                                                           guint             level);
+
+/* Who the apps this client launches belong to ("stdio" unless set; the
+ * HTTP transport sets its MCP session id). */
+const char       *_stw_mcp_connection_get_owner          (StwMcpConnection *self);
+void              _stw_mcp_connection_set_owner          (StwMcpConnection *self,
+                                                          const char       *owner);
+
+/* Whether requests of the stateless era (2026-07-28: server/discover,
+ * the version in each request's _meta) are served; off unless set. */
+gboolean          _stw_mcp_connection_get_accepts_modern (StwMcpConnection *self);
+void              _stw_mcp_connection_set_accepts_modern (StwMcpConnection *self,
+                                                          gboolean          accepts);
 
 /* Sending; @result, @data and @params are taken. */
 void              _stw_mcp_connection_send_result        (StwMcpConnection *self,

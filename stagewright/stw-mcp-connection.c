@@ -30,6 +30,8 @@ struct _StwMcpConnection
   gboolean        initialized;   /* initialize answered */
   gboolean        ready;         /* notifications/initialized received */
   char           *protocol_version;
+  char           *owner;         /* who the apps it launches belong to */
+  gboolean        accepts_modern; /* serves 2026-07-28 requests */
   guint           log_threshold; /* index into the MCP log levels */
   gboolean        log_level_set;
 
@@ -74,7 +76,9 @@ call_free (gpointer data)
 
 static void
 send_object (StwMcpConnection *self,
-             JsonObject       *message)
+             JsonObject       *message,
+             const char       *request_key,
+             gboolean          is_response)
 {
   gsize length = 0;
   char *text;
@@ -87,7 +91,9 @@ send_object (StwMcpConnection *self,
   text = stw_json_object_to_string (message, &length);
   {
     g_autoptr(GBytes) frame = g_bytes_new_take (text, length);
-    _stw_mcp_framing_send (self->framing, frame);
+    /* A framing with a stream per request (HTTP) routes by the request's
+     * id; stdio has one stream and ignores it. */
+    _stw_mcp_framing_send_related (self->framing, frame, request_key, is_response);
   }
 }
 
@@ -97,10 +103,11 @@ _stw_mcp_connection_send_result (StwMcpConnection *self,
                                  JsonObject       *result)
 {
   g_autoptr(JsonObject) message = json_object_new ();
+  g_autofree char *key = stw_json_to_string (id, NULL);
 
   json_object_set_member (message, "id", json_node_copy (id));
   json_object_set_object_member (message, "result", result);
-  send_object (self, message);
+  send_object (self, message, key, TRUE);
 }
 
 void
@@ -112,6 +119,7 @@ _stw_mcp_connection_send_error (StwMcpConnection *self,
 {
   g_autoptr(JsonObject) message = json_object_new ();
   JsonObject *error = json_object_new ();
+  g_autofree char *key = id != NULL ? stw_json_to_string (id, NULL) : NULL;
 
   if (id != NULL)
     json_object_set_member (message, "id", json_node_copy (id));
@@ -123,7 +131,22 @@ _stw_mcp_connection_send_error (StwMcpConnection *self,
   if (data != NULL)
     json_object_set_object_member (error, "data", data);
   json_object_set_object_member (message, "error", error);
-  send_object (self, message);
+  send_object (self, message, key, TRUE);
+}
+
+/* @request_key: the request the notification belongs to, or NULL. */
+static void
+send_related_notification (StwMcpConnection *self,
+                           const char       *request_key,
+                           const char       *method,
+                           JsonObject       *params)
+{
+  g_autoptr(JsonObject) message = json_object_new ();
+
+  json_object_set_string_member (message, "method", method);
+  if (params != NULL)
+    json_object_set_object_member (message, "params", params);
+  send_object (self, message, request_key, FALSE);
 }
 
 void
@@ -131,12 +154,7 @@ _stw_mcp_connection_send_notification (StwMcpConnection *self,
                                        const char       *method,
                                        JsonObject       *params)
 {
-  g_autoptr(JsonObject) message = json_object_new ();
-
-  json_object_set_string_member (message, "method", method);
-  if (params != NULL)
-    json_object_set_object_member (message, "params", params);
-  send_object (self, message);
+  send_related_notification (self, NULL, method, params);
 }
 
 /* --- state --------------------------------------------------------------- */
@@ -189,6 +207,33 @@ _stw_mcp_connection_wants_log (StwMcpConnection *self,
   return self->log_level_set && self->serve_task != NULL && level >= self->log_threshold;
 }
 
+const char *
+_stw_mcp_connection_get_owner (StwMcpConnection *self)
+{
+  return self->owner != NULL ? self->owner : "stdio";
+}
+
+void
+_stw_mcp_connection_set_owner (StwMcpConnection *self,
+                               const char       *owner)
+{
+  g_free (self->owner);
+  self->owner = g_strdup (owner);
+}
+
+gboolean
+_stw_mcp_connection_get_accepts_modern (StwMcpConnection *self)
+{
+  return self->accepts_modern;
+}
+
+void
+_stw_mcp_connection_set_accepts_modern (StwMcpConnection *self,
+                                        gboolean          accepts)
+{
+  self->accepts_modern = accepts;
+}
+
 /* --- calls in flight ----------------------------------------------------- */
 
 gboolean
@@ -232,7 +277,8 @@ on_progress (StwInvocation *invocation,
     json_object_set_double_member (params, "total", total);
   if (message != NULL)
     json_object_set_string_member (params, "message", message);
-  _stw_mcp_connection_send_notification (call->connection, "notifications/progress", params);
+  /* On the stream of the request it reports on (HTTP). */
+  send_related_notification (call->connection, call->key, "notifications/progress", params);
 }
 
 GCancellable *
@@ -558,6 +604,7 @@ stw_mcp_connection_finalize (GObject *object)
   g_clear_object (&self->framing);
   g_clear_pointer (&self->calls, g_hash_table_unref);
   g_clear_pointer (&self->protocol_version, g_free);
+  g_clear_pointer (&self->owner, g_free);
 
   G_OBJECT_CLASS (stw_mcp_connection_parent_class)->finalize (object);
 }

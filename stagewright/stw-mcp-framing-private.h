@@ -54,6 +54,14 @@ struct _StwMcpFramingClass
   gboolean (*is_idle) (StwMcpFraming *self);
   /* Stop reading and writing; idempotent. No sink call follows. */
   void     (*stop)    (StwMcpFraming *self);
+  /* Optional: queue one frame that belongs to the request whose id has
+   * the JSON text @request_key (NULL: unrelated, or a response to a
+   * message that had no valid id), @is_response when it answers it. A
+   * framing with one stream leaves this NULL and gets send(). */
+  void     (*send_related) (StwMcpFraming *self,
+                            GBytes        *message,
+                            const char    *request_key,
+                            gboolean       is_response);
 };
 
 void     _stw_mcp_framing_set_sink     (StwMcpFraming           *self,
@@ -62,6 +70,10 @@ void     _stw_mcp_framing_set_sink     (StwMcpFraming           *self,
 void     _stw_mcp_framing_start        (StwMcpFraming           *self);
 void     _stw_mcp_framing_send         (StwMcpFraming           *self,
                                         GBytes                  *message);
+void     _stw_mcp_framing_send_related (StwMcpFraming           *self,
+                                        GBytes                  *message,
+                                        const char              *request_key,
+                                        gboolean                 is_response);
 gboolean _stw_mcp_framing_is_idle      (StwMcpFraming           *self);
 void     _stw_mcp_framing_stop         (StwMcpFraming           *self);
 

@@ -60,6 +60,27 @@ _stw_mcp_framing_send (StwMcpFraming *self,
     STW_MCP_FRAMING_GET_CLASS (self)->send (self, message);
 }
 
+void
+_stw_mcp_framing_send_related (StwMcpFraming *self,
+                               GBytes        *message,
+                               const char    *request_key,
+                               gboolean       is_response)
+{
+  StwMcpFramingPrivate *priv = stw_mcp_framing_get_instance_private (self);
+  StwMcpFramingClass *klass;
+
+  g_return_if_fail (STW_IS_MCP_FRAMING (self));
+  g_return_if_fail (message != NULL);
+
+  if (priv->stopped)
+    return;
+  klass = STW_MCP_FRAMING_GET_CLASS (self);
+  if (klass->send_related != NULL)
+    klass->send_related (self, message, request_key, is_response);
+  else
+    klass->send (self, message);
+}
+
 gboolean
 _stw_mcp_framing_is_idle (StwMcpFraming *self)
 {

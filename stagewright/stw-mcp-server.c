@@ -33,7 +33,9 @@
  *
  * The object holds what all clients share (the dispatcher, the methods,
  * the resources); each client is a connection (its session state and calls
- * in flight) over a framing (newline-delimited stdio here).
+ * in flight) over a framing (newline-delimited stdio here; the Streamable
+ * HTTP transport, stw-mcp-http.c, adds one connection per MCP session).
+ * Driven apps belong to the client that launched them.
  */
 
 #define MAX_IN_FLIGHT 256
@@ -45,6 +47,17 @@ GResource *stw_get_resource (void);
 
 static const char * const supported_versions[] = {
   "2025-11-25", "2025-06-18", "2025-03-26", NULL
+};
+
+/* The stateless era: no initialize, the version in each request's _meta. */
+#define MODERN_VERSION "2026-07-28"
+#define META_VERSION "io.modelcontextprotocol/protocolVersion"
+#define META_SERVER_INFO "io.modelcontextprotocol/serverInfo"
+/* How long a client may keep a list (tools, resources, discovery). */
+#define CACHE_TTL_MS 60000
+
+static const char * const discover_versions[] = {
+  MODERN_VERSION, "2025-11-25", "2025-06-18", "2025-03-26", NULL
 };
 
 /* RFC 5424 severities, as MCP names them, most verbose first. */
@@ -88,6 +101,17 @@ struct _StwMcpServer
   GTask            *run_task;
   gboolean          ran;
 
+  /* Clients served besides the one of stw_mcp_server_run_async(): one
+   * per MCP session of the HTTP transport. */
+  GPtrArray        *connections;
+  /* Session id of a driven app -> owner of the client that started it. */
+  GHashTable       *app_owners;
+
+  /* The request being handled carries 2026-07-28 _meta (stateless). */
+  gboolean          modern;
+  gboolean          stdio_modern;
+  gboolean          share_apps;
+
   gulong            tool_added_id;
   gulong            tool_removed_id;
   GSource          *list_changed_source;
@@ -127,23 +151,39 @@ stw_mcp_server_send_log (StwMcpServer *self,
   g_return_if_fail (STW_IS_MCP_SERVER (self));
   g_return_if_fail (level != NULL && message != NULL);
 
-  if (self->connection == NULL || !g_strv_contains (log_levels, level))
+  if (!g_strv_contains (log_levels, level))
     return;
   for (index = 0; log_levels[index] != NULL; index++)
     if (g_str_equal (log_levels[index], level))
       break;
-  if (!_stw_mcp_connection_wants_log (self->connection, index))
-    return;
 
-  params = json_object_new ();
-  json_object_set_string_member (params, "level", level);
-  if (logger != NULL)
-    json_object_set_string_member (params, "logger", logger);
-  json_object_set_string_member (params, "data", message);
-  _stw_mcp_connection_send_notification (self->connection, "notifications/message", params);
+  for (guint i = 0; i <= self->connections->len; i++)
+    {
+      StwMcpConnection *conn = i == 0 ? self->connection : g_ptr_array_index (self->connections, i - 1);
+
+      if (conn == NULL || !_stw_mcp_connection_wants_log (conn, index))
+        continue;
+      params = json_object_new ();
+      json_object_set_string_member (params, "level", level);
+      if (logger != NULL)
+        json_object_set_string_member (params, "logger", logger);
+      json_object_set_string_member (params, "data", message);
+      _stw_mcp_connection_send_notification (conn, "notifications/message", params);
+    }
 }
 
 /* --- tools/list_changed -------------------------------------------------- */
+
+static gboolean
+any_ready (StwMcpServer *self)
+{
+  if (self->connection != NULL && _stw_mcp_connection_is_ready (self->connection))
+    return TRUE;
+  for (guint i = 0; i < self->connections->len; i++)
+    if (_stw_mcp_connection_is_ready (g_ptr_array_index (self->connections, i)))
+      return TRUE;
+  return FALSE;
+}
 
 static gboolean
 on_list_changed_idle (gpointer user_data)
@@ -153,6 +193,10 @@ on_list_changed_idle (gpointer user_data)
   g_clear_pointer (&self->list_changed_source, g_source_unref);
   if (self->connection != NULL && _stw_mcp_connection_is_ready (self->connection))
     _stw_mcp_connection_send_notification (self->connection, "notifications/tools/list_changed", NULL);
+  for (guint i = 0; i < self->connections->len; i++)
+    if (_stw_mcp_connection_is_ready (g_ptr_array_index (self->connections, i)))
+      _stw_mcp_connection_send_notification (g_ptr_array_index (self->connections, i),
+                                             "notifications/tools/list_changed", NULL);
   return G_SOURCE_REMOVE;
 }
 
@@ -162,12 +206,146 @@ on_tools_changed (StwDispatcher *dispatcher,
                   StwMcpServer  *self)
 {
   /* Coalesced: a plugin adding ten tools is one notification. */
-  if (self->list_changed_source != NULL || self->connection == NULL ||
-      !_stw_mcp_connection_is_ready (self->connection))
+  if (self->list_changed_source != NULL || !any_ready (self))
     return;
   self->list_changed_source = g_idle_source_new ();
   g_source_set_callback (self->list_changed_source, on_list_changed_idle, self, NULL);
   g_source_attach (self->list_changed_source, g_main_context_get_thread_default ());
+}
+
+/* --- which client an app belongs to -------------------------------------- */
+
+/* Forget the owners of apps that are gone. */
+static void
+prune_owners (StwMcpServer *self)
+{
+  StwSessionManager *manager = stw_dispatcher_get_session_manager (self->dispatcher);
+  GHashTableIter iter;
+  gpointer key;
+
+  g_hash_table_iter_init (&iter, self->app_owners);
+  while (g_hash_table_iter_next (&iter, &key, NULL))
+    if (stw_session_manager_lookup (manager, key) == NULL)
+      g_hash_table_iter_remove (&iter);
+}
+
+static gboolean
+owned_by (StwMcpServer *self,
+          const char   *session_id,
+          const char   *owner)
+{
+  const char *recorded = g_hash_table_lookup (self->app_owners, session_id);
+
+  /* An app nobody launched over MCP (a harness made it) is shared. */
+  return recorded == NULL || g_str_equal (recorded, owner);
+}
+
+static const char *params_string (JsonObject *params,
+                                  const char *name);
+
+/* Driven apps belong to the MCP client that started them: another
+ * client's app is answered as if it did not exist, and a call that names
+ * no sessionId picks among this client's apps only. When no other client
+ * has an app, the dispatcher's own rules apply unchanged. */
+static gboolean
+check_app_owner (StwMcpServer      *self,
+                 StwMcpConnection  *conn,
+                 StwTool           *tool,
+                 JsonObject        *arguments,
+                 JsonObject       **replaced,
+                 GError           **error)
+{
+  const char *owner = _stw_mcp_connection_get_owner (conn);
+  const char *session_id = params_string (arguments, "sessionId");
+  g_autoptr(GList) live = NULL;
+  g_autoptr(GPtrArray) mine = NULL;
+  guint n_live = 0;
+
+  if (self->share_apps || stw_tool_get_session_requirement (tool) == STW_SESSION_REQUIREMENT_NONE)
+    return TRUE;
+  prune_owners (self);
+
+  if (session_id != NULL)
+    {
+      if (owned_by (self, session_id, owner))
+        return TRUE;
+      *error = stw_error_new ("NOT_RUNNING", _("No live session has the id %s"), session_id);
+      stw_error_add_next_action (*error, "electron_status()");
+      return FALSE;
+    }
+
+  live = stw_session_manager_list_sessions (stw_dispatcher_get_session_manager (self->dispatcher));
+  mine = g_ptr_array_new ();
+  for (const GList *l = live; l != NULL; l = l->next, n_live++)
+    if (owned_by (self, stw_session_get_id (l->data), owner))
+      g_ptr_array_add (mine, (gpointer) stw_session_get_id (l->data));
+
+  if (mine->len == n_live)
+    return TRUE;
+  if (mine->len == 1)
+    {
+      g_autoptr(GList) members = json_object_get_members (arguments);
+
+      *replaced = json_object_new ();
+      for (const GList *l = members; l != NULL; l = l->next)
+        json_object_set_member (*replaced, l->data,
+                                json_node_copy (json_object_get_member (arguments, l->data)));
+      json_object_set_string_member (*replaced, "sessionId", g_ptr_array_index (mine, 0));
+      return TRUE;
+    }
+  if (mine->len == 0)
+    {
+      if (stw_tool_get_session_requirement (tool) == STW_SESSION_REQUIREMENT_OPTIONAL)
+        return TRUE;
+      *error = stw_error_new_literal ("NOT_RUNNING", NULL);
+      stw_error_add_next_action (*error, "electron_launch({ main: \"/abs/path/main.js\" })");
+      return FALSE;
+    }
+
+  {
+    g_autoptr(JsonObject) details = json_object_new ();
+    JsonArray *ids = json_array_new ();
+
+    *error = stw_error_new ("BAD_ARGUMENT", _("%u sessions are live; pass sessionId"), mine->len);
+    for (guint i = 0; i < mine->len; i++)
+      json_array_add_string_element (ids, g_ptr_array_index (mine, i));
+    json_object_set_array_member (details, "available_sessions", ids);
+    stw_error_set_details (*error, details);
+    return FALSE;
+  }
+}
+
+static void
+record_app_owner (StwMcpServer     *self,
+                  StwMcpConnection *conn,
+                  StwInvocation    *invocation)
+{
+  const char *session_id = stw_invocation_get_session_id (invocation);
+  StwSessionManager *manager = stw_dispatcher_get_session_manager (self->dispatcher);
+
+  if (session_id == NULL || g_hash_table_contains (self->app_owners, session_id) ||
+      stw_session_manager_lookup (manager, session_id) == NULL)
+    return;
+  g_hash_table_insert (self->app_owners, g_strdup (session_id),
+                       g_strdup (_stw_mcp_connection_get_owner (conn)));
+}
+
+/* Returns: (transfer full) (element-type utf8): the ids of the live apps
+ * that belong to @owner. */
+GPtrArray *
+_stw_mcp_server_list_owned_sessions (StwMcpServer *self,
+                                     const char   *owner)
+{
+  GPtrArray *ids = g_ptr_array_new_with_free_func (g_free);
+  GHashTableIter iter;
+  gpointer key, value;
+
+  prune_owners (self);
+  g_hash_table_iter_init (&iter, self->app_owners);
+  while (g_hash_table_iter_next (&iter, &key, &value))
+    if (g_str_equal (value, owner))
+      g_ptr_array_add (ids, g_strdup (key));
+  return ids;
 }
 
 /* --- methods ------------------------------------------------------------- */
@@ -197,6 +375,65 @@ load_resource_text (const char *path)
     return g_strdup ("");
   data = g_bytes_get_data (bytes, &size);
   return g_strndup (data, size);
+}
+
+static JsonObject *
+server_info (void)
+{
+  JsonObject *info = json_object_new ();
+
+  json_object_set_string_member (info, "name", "stagewright");
+  json_object_set_string_member (info, "title", "Stagewright");
+  json_object_set_string_member (info, "version", PACKAGE_VERSION);
+  return info;
+}
+
+/* A 2026-07-28 result says it is complete and who answered; a list says
+ * how long it may be kept. Earlier eras get the result as it is. */
+static void
+send_result (StwMcpServer     *self,
+             StwMcpConnection *conn,
+             JsonNode         *id,
+             JsonObject       *result,
+             gboolean          modern,
+             gboolean          cacheable)
+{
+  if (modern)
+    {
+      JsonObject *meta = json_object_new ();
+
+      json_object_set_object_member (meta, META_SERVER_INFO, server_info ());
+      json_object_set_string_member (result, "resultType", "complete");
+      json_object_set_object_member (result, "_meta", meta);
+      if (cacheable)
+        {
+          json_object_set_int_member (result, "ttlMs", CACHE_TTL_MS);
+          json_object_set_string_member (result, "cacheScope", "public");
+        }
+    }
+  _stw_mcp_connection_send_result (conn, id, result);
+}
+
+static void
+handle_discover (StwMcpServer     *self,
+                 StwMcpConnection *conn,
+                 JsonNode         *id)
+{
+  JsonObject *result = json_object_new ();
+  JsonArray *versions = json_array_new ();
+  JsonObject *capabilities = json_object_new ();
+  g_autofree char *instructions = load_resource_text ("/org/stagewright/core/instructions.txt");
+
+  for (guint i = 0; discover_versions[i] != NULL; i++)
+    json_array_add_string_element (versions, discover_versions[i]);
+  json_object_set_array_member (result, "supportedVersions", versions);
+  /* No subscriptions/listen yet: no listChanged to promise. */
+  json_object_set_object_member (capabilities, "tools", json_object_new ());
+  json_object_set_object_member (capabilities, "resources", json_object_new ());
+  json_object_set_object_member (result, "capabilities", capabilities);
+  json_object_set_string_member (result, "instructions", instructions);
+  /* Discovery answers in the 2026-07-28 shape whoever asks. */
+  send_result (self, conn, id, result, TRUE, TRUE);
 }
 
 static void
@@ -323,7 +560,7 @@ handle_tools_list (StwMcpServer     *self,
       g_autofree char *next = encode_cursor (offset + count);
       json_object_set_string_member (result, "nextCursor", next);
     }
-  _stw_mcp_connection_send_result (conn, id, result);
+  send_result (self, conn, id, result, self->modern, TRUE);
 }
 
 static JsonObject *
@@ -353,6 +590,8 @@ tool_result_from_envelope (JsonObject *envelope,
 
 typedef struct
 {
+  StwMcpServer     *server;      /* outlives its connections' answers */
+  gboolean          modern;
   StwMcpConnection *connection;
   char             *key;
   StwInvocation    *invocation;
@@ -387,8 +626,11 @@ on_call_done (GObject      *object,
   if (id == NULL)
     return;
 
+  record_app_owner (ref->server, conn, ref->invocation);
   if (envelope != NULL)
-    _stw_mcp_connection_send_result (conn, id, tool_result_from_envelope (envelope, _stw_invocation_get_images (ref->invocation)));
+    send_result (ref->server, conn, id,
+                 tool_result_from_envelope (envelope, _stw_invocation_get_images (ref->invocation)),
+                 ref->modern, FALSE);
   else if (!g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
     _stw_mcp_connection_send_error (conn, id, STW_RPC_INTERNAL_ERROR, error->message, NULL);
   /* A cancelled request gets no response (MCP cancellation). */
@@ -410,6 +652,8 @@ handle_tools_call (StwMcpServer     *self,
                      ? json_object_get_object_member (params, "_meta") : NULL;
   JsonNode *token = meta ? json_object_get_member (meta, "progressToken") : NULL;
   JsonObject *arguments = NULL;
+  g_autoptr(JsonObject) owned_arguments = NULL;
+  g_autoptr(JsonObject) empty_arguments = json_object_new ();
   g_autoptr(GError) error = NULL;
   g_autoptr(StwInvocation) invocation = NULL;
   GCancellable *cancellable;
@@ -449,6 +693,17 @@ handle_tools_call (StwMcpServer     *self,
       return;
     }
 
+  if (!check_app_owner (self, conn, stw_dispatcher_lookup_tool (self->dispatcher, name),
+                        arguments != NULL ? arguments : empty_arguments, &owned_arguments, &error))
+    {
+      g_autoptr(JsonObject) envelope = stw_envelope_new_error (error, 0, NULL);
+
+      send_result (self, conn, id, tool_result_from_envelope (envelope, NULL), self->modern, FALSE);
+      return;
+    }
+  if (owned_arguments != NULL)
+    arguments = owned_arguments;
+
   invocation = stw_dispatcher_create_invocation (self->dispatcher, name, arguments, &error);
   g_assert (invocation != NULL);
 
@@ -459,6 +714,8 @@ handle_tools_call (StwMcpServer     *self,
 
   cancellable = _stw_mcp_connection_add_call (conn, key, id, token, invocation);
   ref = g_new0 (CallRef, 1);
+  ref->server = self;
+  ref->modern = self->modern;
   ref->connection = g_object_ref (conn);
   ref->key = g_strdup (key);
   ref->invocation = g_object_ref (invocation);
@@ -507,7 +764,7 @@ handle_resources_list (StwMcpServer     *self,
       json_array_add_object_element (resources, resource);
     }
   json_object_set_array_member (result, "resources", resources);
-  _stw_mcp_connection_send_result (conn, id, result);
+  send_result (self, conn, id, result, self->modern, TRUE);
 }
 
 static void
@@ -538,7 +795,8 @@ handle_resources_read (StwMcpServer     *self,
       JsonObject *data = json_object_new ();
       if (strlen (uri) <= 256)
         json_object_set_string_member (data, "uri", uri);
-      _stw_mcp_connection_send_error (conn, id, STW_RPC_RESOURCE_NOT_FOUND,
+      /* 2026-07-28 moved "not found" to invalid params. */
+      _stw_mcp_connection_send_error (conn, id, self->modern ? STW_RPC_INVALID_PARAMS : STW_RPC_RESOURCE_NOT_FOUND,
                                       "Resource not found", data);
       return;
     }
@@ -563,7 +821,7 @@ handle_resources_read (StwMcpServer     *self,
   json_array_add_object_element (contents, content);
   result = json_object_new ();
   json_object_set_array_member (result, "contents", contents);
-  _stw_mcp_connection_send_result (conn, id, result);
+  send_result (self, conn, id, result, self->modern, TRUE);
 }
 
 static void
@@ -699,11 +957,53 @@ _stw_mcp_server_handle_message (StwMcpServer     *self,
       return;
     }
 
-  if (g_str_equal (method, "ping"))
+  /* A request that names its version in _meta is of the stateless era
+   * (2026-07-28): served without initialize, answered in its shape. */
+  {
+    JsonNode *meta_node = params ? json_object_get_member (params, "_meta") : NULL;
+    JsonObject *meta = meta_node != NULL && JSON_NODE_HOLDS_OBJECT (meta_node)
+                       ? json_node_get_object (meta_node) : NULL;
+    JsonNode *requested = meta ? json_object_get_member (meta, META_VERSION) : NULL;
+
+    if (requested != NULL && _stw_mcp_connection_get_accepts_modern (conn))
+      {
+        const char *version = params_string (meta, META_VERSION);
+
+        if (version == NULL || !g_strv_contains (discover_versions, version))
+          {
+            JsonObject *data = json_object_new ();
+            JsonArray *supported = json_array_new ();
+
+            for (guint i = 0; discover_versions[i] != NULL; i++)
+              json_array_add_string_element (supported, discover_versions[i]);
+            json_object_set_array_member (data, "supported", supported);
+            if (version != NULL && strlen (version) <= 64)
+              json_object_set_string_member (data, "requested", version);
+            else
+              json_object_set_null_member (data, "requested");
+            _stw_mcp_connection_send_error (conn, id, STW_RPC_UNSUPPORTED_PROTOCOL_VERSION,
+                                            "Unsupported protocol version", data);
+            return;
+          }
+        self->modern = g_str_equal (version, MODERN_VERSION);
+      }
+  }
+
+  if (g_str_equal (method, "server/discover") && _stw_mcp_connection_get_accepts_modern (conn))
+    handle_discover (self, conn, id);
+  else if (self->modern && (g_str_equal (method, "ping") || g_str_equal (method, "initialize") ||
+                            g_str_equal (method, "logging/setLevel")))
+    {
+      /* Gone in 2026-07-28. */
+      JsonObject *data = json_object_new ();
+      json_object_set_string_member (data, "method", method);
+      _stw_mcp_connection_send_error (conn, id, STW_RPC_METHOD_NOT_FOUND, "Method not found", data);
+    }
+  else if (g_str_equal (method, "ping"))
     _stw_mcp_connection_send_result (conn, id, json_object_new ());
   else if (g_str_equal (method, "initialize"))
     handle_initialize (self, conn, id, params);
-  else if (!_stw_mcp_connection_is_initialized (conn) &&
+  else if (!self->modern && !_stw_mcp_connection_is_initialized (conn) &&
            (g_str_equal (method, "tools/list") || g_str_equal (method, "tools/call") ||
             g_str_equal (method, "resources/list") || g_str_equal (method, "resources/read") ||
             g_str_equal (method, "resources/templates/list") || g_str_equal (method, "logging/setLevel")))
@@ -724,7 +1024,7 @@ _stw_mcp_server_handle_message (StwMcpServer     *self,
     {
       JsonObject *result = json_object_new ();
       json_object_set_array_member (result, "resourceTemplates", json_array_new ());
-      _stw_mcp_connection_send_result (conn, id, result);
+      send_result (self, conn, id, result, self->modern, TRUE);
     }
   else if (g_str_equal (method, "logging/setLevel"))
     handle_set_level (self, conn, id, params);
@@ -735,6 +1035,7 @@ _stw_mcp_server_handle_message (StwMcpServer     *self,
         json_object_set_string_member (data, "method", method);
       _stw_mcp_connection_send_error (conn, id, STW_RPC_METHOD_NOT_FOUND, "Method not found", data);
     }
+  self->modern = FALSE;
 }
 
 /* --- object -------------------------------------------------------------- */
@@ -759,6 +1060,12 @@ stw_mcp_server_dispose (GObject *object)
       g_object_run_dispose (G_OBJECT (self->connection));
       g_clear_object (&self->connection);
     }
+  if (self->connections != NULL)
+    {
+      for (guint i = 0; i < self->connections->len; i++)
+        g_object_run_dispose (g_ptr_array_index (self->connections, i));
+      g_ptr_array_set_size (self->connections, 0);
+    }
 
   G_OBJECT_CLASS (stw_mcp_server_parent_class)->dispose (object);
 }
@@ -769,6 +1076,8 @@ stw_mcp_server_finalize (GObject *object)
   StwMcpServer *self = STW_MCP_SERVER (object);
 
   g_clear_object (&self->dispatcher);
+  g_clear_pointer (&self->connections, g_ptr_array_unref);
+  g_clear_pointer (&self->app_owners, g_hash_table_unref);
 
   G_OBJECT_CLASS (stw_mcp_server_parent_class)->finalize (object);
 }
@@ -851,6 +1160,8 @@ static void
 stw_mcp_server_init (StwMcpServer *self)
 {
   self->page_size = DEFAULT_PAGE_SIZE;
+  self->connections = g_ptr_array_new_with_free_func (g_object_unref);
+  self->app_owners = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_free);
 }
 
 /**
@@ -932,7 +1243,44 @@ _stw_mcp_server_serve_async (StwMcpServer        *self,
   self->run_task = g_task_new (self, cancellable, callback, user_data);
   g_task_set_source_tag (self->run_task, stw_mcp_server_run_async);
   self->connection = _stw_mcp_connection_new (self, framing);
+  _stw_mcp_connection_set_accepts_modern (self->connection, self->stdio_modern);
   _stw_mcp_connection_serve_async (self->connection, cancellable, on_served, g_object_ref (self));
+}
+
+/* Another client, beside the one of stw_mcp_server_run_async(): the HTTP
+ * transport serves each MCP session this way. @callback gets the
+ * connection (finish with _stw_mcp_connection_serve_finish()); the
+ * transport calls _stw_mcp_server_remove_connection() once serving ended. */
+StwMcpConnection *
+_stw_mcp_server_add_connection (StwMcpServer        *self,
+                                StwMcpFraming       *framing,
+                                const char          *owner,
+                                GCancellable        *cancellable,
+                                GAsyncReadyCallback  callback,
+                                gpointer             user_data)
+{
+  StwMcpConnection *conn;
+
+  g_return_val_if_fail (STW_IS_MCP_SERVER (self), NULL);
+  g_return_val_if_fail (STW_IS_MCP_FRAMING (framing), NULL);
+  g_return_val_if_fail (owner != NULL, NULL);
+
+  conn = _stw_mcp_connection_new (self, framing);
+  _stw_mcp_connection_set_owner (conn, owner);
+  /* The HTTP transport speaks both eras. */
+  _stw_mcp_connection_set_accepts_modern (conn, TRUE);
+  g_ptr_array_add (self->connections, g_object_ref (conn));
+  _stw_mcp_connection_serve_async (conn, cancellable, callback, user_data);
+  return conn;
+}
+
+void
+_stw_mcp_server_remove_connection (StwMcpServer     *self,
+                                   StwMcpConnection *conn)
+{
+  g_return_if_fail (STW_IS_MCP_SERVER (self));
+
+  g_ptr_array_remove (self->connections, conn);
 }
 
 /**
@@ -990,4 +1338,32 @@ stw_mcp_server_run_finish (StwMcpServer  *self,
   g_return_val_if_fail (g_task_is_valid (result, self), FALSE);
 
   return g_task_propagate_boolean (G_TASK (result), error);
+}
+
+/* Every client may drive every app (the operator said so). */
+void
+_stw_mcp_server_set_share_apps (StwMcpServer *self,
+                                gboolean      share)
+{
+  g_return_if_fail (STW_IS_MCP_SERVER (self));
+  self->share_apps = share;
+}
+
+/* Stdio answers server/discover with -32601 and ignores _meta versions
+ * until this is set (hosts probe with it and fall back to initialize). */
+void
+_stw_mcp_server_set_stdio_accepts_modern (StwMcpServer *self,
+                                          gboolean      accepts)
+{
+  g_return_if_fail (STW_IS_MCP_SERVER (self));
+
+  self->stdio_modern = accepts;
+  if (self->connection != NULL)
+    _stw_mcp_connection_set_accepts_modern (self->connection, accepts);
+}
+
+gboolean
+_stw_mcp_server_supports_version (const char *version)
+{
+  return version != NULL && g_strv_contains (discover_versions, version);
 }

@@ -1,0 +1,1349 @@
+/* stw-mcp-http.c: MCP Streamable HTTP (2025-11-25) on a SoupServer
+ *
+ * One endpoint, /mcp. POST carries one JSON-RPC message: a request is
+ * answered as application/json, or as text/event-stream when the client
+ * accepts it and progress or logs come before the result; a notification
+ * or a response gets 202. GET gets 405 (no server-to-client stream is
+ * offered yet). DELETE ends a session.
+ *
+ * Every request passes the same gate before its body is read (an early
+ * handler): Host (DNS rebinding), Origin, the request rate of its address,
+ * the bearer token, the path, the method and the declared body size. Each
+ * refusal has its HTTP status and a JSON-RPC error body without an id.
+ *
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+#include "config.h"
+
+#include <glib/gi18n-lib.h>
+#include <glib/gstdio.h>
+#include <string.h>
+#include <sys/random.h>
+
+#include "stw-json-private.h"
+#include "stw-mcp-connection-private.h"
+#include "stw-mcp-http-private.h"
+#include "stw-mcp-server-private.h"
+#include "stw-session.h"
+
+/* Rate buckets kept per client address; beyond this, stale ones go. */
+#define MAX_BUCKETS 4096
+/* Stateless requests answered at once need no bound; these wait. */
+#define MAX_STATELESS_REQUESTS 256
+/* Apps of an ended session get this long to stop gracefully. */
+#define SESSION_STOP_MS 3000
+
+typedef struct
+{
+  double tokens;
+  gint64 last_us;
+} Bucket;
+
+typedef struct
+{
+  StwMcpHttp        *http;        /* weak: sessions end before it */
+  char              *id;
+  StwMcpFraming     *framing;
+  StwMcpConnection  *connection;
+  GCancellable      *cancellable;
+  gint64             last_used_us;
+} Session;
+
+struct _StwMcpHttp
+{
+  GObject        parent_instance;
+
+  StwMcpServer  *server;
+  SoupServer    *soup;
+  GTlsCertificate *certificate;
+  char          *token;
+  gboolean       listening;
+  gboolean       loopback;
+  gboolean       wildcard;
+  char          *bound_host;      /* the address as a Host names it */
+  guint          port;
+  char          *url;
+
+  GHashTable    *sessions;        /* id -> Session */
+  GPtrArray     *requests;        /* stateless requests in flight (Session, no id) */
+  guint          max_sessions;
+  guint          idle_timeout_ms;
+  GSource       *sweep_source;
+  gsize          max_body;
+  guint          rate;
+  guint          burst;
+  GHashTable    *buckets;         /* client address -> Bucket */
+};
+
+G_DEFINE_FINAL_TYPE (StwMcpHttp, stw_mcp_http, G_TYPE_OBJECT)
+
+static void end_session (StwMcpHttp *self,
+                         Session    *session);
+static void end_request (StwMcpHttp *self,
+                         Session    *request);
+
+/* --- answers ------------------------------------------------------------- */
+
+static void
+respond_error_full (SoupServerMessage *msg,
+                    guint              status,
+                    JsonNode          *id,
+                    int                code,
+                    const char        *message,
+                    JsonObject        *data)
+{
+  g_autoptr(JsonObject) body = json_object_new ();
+  JsonObject *error = json_object_new ();
+  g_autofree char *text = NULL;
+  gsize length = 0;
+
+  json_object_set_string_member (body, "jsonrpc", "2.0");
+  if (id != NULL)
+    json_object_set_member (body, "id", json_node_copy (id));
+  else
+    json_object_set_null_member (body, "id");
+  json_object_set_int_member (error, "code", code);
+  json_object_set_string_member (error, "message", message);
+  if (data != NULL)
+    json_object_set_object_member (error, "data", data);
+  json_object_set_object_member (body, "error", error);
+  text = stw_json_object_to_string (body, &length);
+
+  soup_server_message_set_status (msg, status, NULL);
+  soup_server_message_set_response (msg, "application/json", SOUP_MEMORY_COPY, text, length);
+}
+
+static void
+respond_error (SoupServerMessage *msg,
+               guint              status,
+               int                code,
+               const char        *message)
+{
+  respond_error_full (msg, status, NULL, code, message, NULL);
+}
+
+/* --- the gate ------------------------------------------------------------ */
+
+static gboolean
+is_loopback_name (const char *host)
+{
+  return g_ascii_strcasecmp (host, "localhost") == 0 ||
+         g_str_equal (host, "127.0.0.1") || g_str_equal (host, "[::1]");
+}
+
+/* @authority is host[:port] as a Host header or an origin carries it. */
+static gboolean
+authority_allowed (StwMcpHttp *self,
+                   const char *authority)
+{
+  g_autofree char *host = NULL;
+  const char *colon;
+  const char *bracket;
+
+  if (authority == NULL || *authority == '\0')
+    return FALSE;
+
+  bracket = strrchr (authority, ']');
+  colon = strrchr (authority, ':');
+  if (colon != NULL && (bracket == NULL || colon > bracket))
+    {
+      char *end = NULL;
+      guint64 port = g_ascii_strtoull (colon + 1, &end, 10);
+
+      if (end == colon + 1 || *end != '\0' || port != self->port)
+        return FALSE;
+      host = g_strndup (authority, colon - authority);
+    }
+  else
+    host = g_strdup (authority);
+
+  if (g_ascii_strcasecmp (host, self->bound_host) == 0)
+    return TRUE;
+  /* On loopback, only the names of loopback: a rebinding page's Host is
+   * its own domain. Past loopback the token guards instead. */
+  if (self->loopback)
+    return is_loopback_name (host);
+  return self->wildcard;
+}
+
+static gboolean
+origin_allowed (StwMcpHttp *self,
+                const char *origin,
+                const char *host_header)
+{
+  g_autoptr(GUri) uri = NULL;
+  g_autofree char *authority = NULL;
+  const char *scheme;
+
+  uri = g_uri_parse (origin, G_URI_FLAGS_NONE, NULL);
+  if (uri == NULL || g_uri_get_host (uri) == NULL)
+    return FALSE;
+  scheme = g_uri_get_scheme (uri);
+  if (g_strcmp0 (scheme, "http") != 0 && g_strcmp0 (scheme, "https") != 0)
+    return FALSE;
+
+  if (strchr (g_uri_get_host (uri), ':') != NULL)
+    authority = g_uri_get_port (uri) > 0
+                ? g_strdup_printf ("[%s]:%d", g_uri_get_host (uri), g_uri_get_port (uri))
+                : g_strdup_printf ("[%s]", g_uri_get_host (uri));
+  else
+    authority = g_uri_get_port (uri) > 0
+                ? g_strdup_printf ("%s:%d", g_uri_get_host (uri), g_uri_get_port (uri))
+                : g_strdup (g_uri_get_host (uri));
+
+  /* Bound to every address, only the page the server itself serves. */
+  if (self->wildcard)
+    return host_header != NULL && g_ascii_strcasecmp (authority, host_header) == 0;
+  return authority_allowed (self, authority);
+}
+
+/* Digests, then every byte: the time taken says nothing of the token. */
+static gboolean
+token_matches (const char *expected,
+               const char *given)
+{
+  g_autoptr(GChecksum) a = g_checksum_new (G_CHECKSUM_SHA256);
+  g_autoptr(GChecksum) b = g_checksum_new (G_CHECKSUM_SHA256);
+  guint8 da[32], db[32];
+  gsize la = sizeof da, lb = sizeof db;
+  guint8 diff = 0;
+
+  g_checksum_update (a, (const guchar *) expected, strlen (expected));
+  g_checksum_update (b, (const guchar *) given, strlen (given));
+  g_checksum_get_digest (a, da, &la);
+  g_checksum_get_digest (b, db, &lb);
+  for (gsize i = 0; i < sizeof da; i++)
+    diff |= da[i] ^ db[i];
+  return diff == 0;
+}
+
+static gboolean
+authorized (StwMcpHttp        *self,
+            SoupServerMessage *msg)
+{
+  const char *header;
+
+  if (self->token == NULL)
+    return TRUE;
+  header = soup_message_headers_get_one (soup_server_message_get_request_headers (msg),
+                                         "Authorization");
+  if (header == NULL || g_ascii_strncasecmp (header, "Bearer ", 7) != 0)
+    return FALSE;
+  header += 7;
+  while (*header == ' ')
+    header++;
+  return token_matches (self->token, header);
+}
+
+static gboolean
+take_token (StwMcpHttp        *self,
+            SoupServerMessage *msg)
+{
+  const char *address = soup_server_message_get_remote_host (msg);
+  gint64 now = g_get_monotonic_time ();
+  Bucket *bucket;
+
+  if (self->rate == 0)
+    return TRUE;
+  if (address == NULL)
+    address = "";
+
+  bucket = g_hash_table_lookup (self->buckets, address);
+  if (bucket == NULL)
+    {
+      if (g_hash_table_size (self->buckets) >= MAX_BUCKETS)
+        {
+          GHashTableIter iter;
+          gpointer value;
+
+          /* A full bucket is one nobody used for a while: forget those. */
+          g_hash_table_iter_init (&iter, self->buckets);
+          while (g_hash_table_iter_next (&iter, NULL, &value))
+            if ((now - ((Bucket *) value)->last_us) / 1e6 * self->rate >= self->burst)
+              g_hash_table_iter_remove (&iter);
+        }
+      if (g_hash_table_size (self->buckets) >= MAX_BUCKETS)
+        return FALSE;
+      bucket = g_new0 (Bucket, 1);
+      bucket->tokens = self->burst;
+      bucket->last_us = now;
+      g_hash_table_insert (self->buckets, g_strdup (address), bucket);
+    }
+
+  bucket->tokens = MIN ((double) self->burst,
+                        bucket->tokens + (now - bucket->last_us) / 1e6 * self->rate);
+  bucket->last_us = now;
+  if (bucket->tokens < 1.0)
+    return FALSE;
+  bucket->tokens -= 1.0;
+  return TRUE;
+}
+
+typedef struct
+{
+  GIOStream *stream;
+  GBytes    *response;
+} Refusal;
+
+static void
+refusal_free (Refusal *refusal)
+{
+  g_clear_object (&refusal->stream);
+  g_clear_pointer (&refusal->response, g_bytes_unref);
+  g_free (refusal);
+}
+
+static void
+on_refusal_closed (GObject      *object,
+                   GAsyncResult *result,
+                   gpointer      user_data)
+{
+  g_io_stream_close_finish (G_IO_STREAM (object), result, NULL);
+  refusal_free (user_data);
+}
+
+static void
+on_refusal_written (GObject      *object,
+                    GAsyncResult *result,
+                    gpointer      user_data)
+{
+  Refusal *refusal = user_data;
+
+  g_output_stream_write_all_finish (G_OUTPUT_STREAM (object), result, NULL, NULL);
+  g_io_stream_close_async (refusal->stream, G_PRIORITY_DEFAULT, NULL, on_refusal_closed, refusal);
+}
+
+/* Answers before the body is read, then closes the connection: libsoup
+ * would read a body whatever the early handler says, and a refused
+ * client's body is never read (it may be a gigabyte, or never come). */
+static void
+refuse (SoupServerMessage *msg,
+        guint              status,
+        int                code,
+        const char        *message,
+        const char        *extra_name,
+        const char        *extra_value)
+{
+  g_autoptr(JsonObject) body = json_object_new ();
+  JsonObject *error = json_object_new ();
+  g_autofree char *text = NULL;
+  GString *response;
+  Refusal *refusal;
+  gsize length = 0;
+
+  json_object_set_string_member (body, "jsonrpc", "2.0");
+  json_object_set_null_member (body, "id");
+  json_object_set_int_member (error, "code", code);
+  json_object_set_string_member (error, "message", message);
+  json_object_set_object_member (body, "error", error);
+  text = stw_json_object_to_string (body, &length);
+
+  response = g_string_new (NULL);
+  g_string_append_printf (response, "HTTP/1.1 %u %s\r\n", status, soup_status_get_phrase (status));
+  g_string_append_printf (response, "Content-Type: application/json\r\nContent-Length: %" G_GSIZE_FORMAT
+                          "\r\nConnection: close\r\n", length);
+  if (extra_name != NULL)
+    g_string_append_printf (response, "%s: %s\r\n", extra_name, extra_value);
+  g_string_append (response, "\r\n");
+  g_string_append_len (response, text, length);
+
+  refusal = g_new0 (Refusal, 1);
+  refusal->response = g_string_free_to_bytes (response);
+  refusal->stream = soup_server_message_steal_connection (msg);
+  g_output_stream_write_all_async (g_io_stream_get_output_stream (refusal->stream),
+                                   g_bytes_get_data (refusal->response, NULL),
+                                   g_bytes_get_size (refusal->response),
+                                   G_PRIORITY_DEFAULT, NULL, on_refusal_written, refusal);
+}
+
+static void
+early_handler (SoupServer        *soup,
+               SoupServerMessage *msg,
+               const char        *path,
+               GHashTable        *query,
+               gpointer           user_data)
+{
+  StwMcpHttp *self = user_data;
+  SoupMessageHeaders *request = soup_server_message_get_request_headers (msg);
+  const char *host = soup_message_headers_get_one (request, "Host");
+  const char *origin = soup_message_headers_get_one (request, "Origin");
+  const char *method = soup_server_message_get_method (msg);
+
+  if (!authority_allowed (self, host))
+    {
+      refuse (msg, SOUP_STATUS_FORBIDDEN, -32000, "Forbidden: Host not allowed", NULL, NULL);
+      return;
+    }
+  if (origin != NULL && !origin_allowed (self, origin, host))
+    {
+      refuse (msg, SOUP_STATUS_FORBIDDEN, -32000, "Forbidden: Origin not allowed", NULL, NULL);
+      return;
+    }
+  if (!take_token (self, msg))
+    {
+      refuse (msg, 429, -32000, "Too many requests", "Retry-After", "1");
+      return;
+    }
+  if (!authorized (self, msg))
+    {
+      /* No detail: missing and wrong look the same. */
+      refuse (msg, SOUP_STATUS_UNAUTHORIZED, -32001, "Unauthorized", "WWW-Authenticate", "Bearer");
+      return;
+    }
+  if (!g_str_equal (path, STW_MCP_HTTP_PATH))
+    {
+      refuse (msg, SOUP_STATUS_NOT_FOUND, -32000, "Not found: the MCP endpoint is " STW_MCP_HTTP_PATH,
+              NULL, NULL);
+      return;
+    }
+  if (!g_str_equal (method, "POST") && !g_str_equal (method, "DELETE"))
+    {
+      /* No standalone server-to-client stream yet: GET gets the spec's
+       * answer for that. */
+      refuse (msg, SOUP_STATUS_METHOD_NOT_ALLOWED, -32000,
+              g_str_equal (method, "GET") ? "Method not allowed: this server offers no GET stream"
+                                          : "Method not allowed",
+              "Allow", "POST, DELETE");
+      return;
+    }
+  if (g_str_equal (method, "POST"))
+    {
+      if (soup_message_headers_get_encoding (request) != SOUP_ENCODING_CONTENT_LENGTH)
+        {
+          refuse (msg, SOUP_STATUS_LENGTH_REQUIRED, -32600, "A POST needs a Content-Length", NULL, NULL);
+          return;
+        }
+      if ((guint64) soup_message_headers_get_content_length (request) > self->max_body)
+        {
+          g_autofree char *text = g_strdup_printf ("Message too large: more than %" G_GSIZE_FORMAT " bytes",
+                                                   self->max_body);
+
+          refuse (msg, SOUP_STATUS_REQUEST_ENTITY_TOO_LARGE, -32600, text, NULL, NULL);
+          return;
+        }
+    }
+}
+
+/* --- sessions ------------------------------------------------------------ */
+
+static void
+session_free (Session *session)
+{
+  g_clear_object (&session->connection);
+  g_clear_object (&session->framing);
+  g_clear_object (&session->cancellable);
+  g_free (session->id);
+  g_free (session);
+}
+
+/* 128 bits from the kernel's CSPRNG (g_uuid_string_random() uses
+ * g_random, which is not one), as hex: visible ASCII only. */
+static char *
+new_session_id (void)
+{
+  guint8 bytes[16];
+  GString *id = g_string_sized_new (33);
+
+  if (getrandom (bytes, sizeof bytes, 0) != (ssize_t) sizeof bytes)
+    g_error ("Cannot read random bytes for a session id");
+  for (gsize i = 0; i < sizeof bytes; i++)
+    g_string_append_printf (id, "%02x", bytes[i]);
+  return g_string_free (id, FALSE);
+}
+
+static void
+on_app_stopped (GObject      *object,
+                GAsyncResult *result,
+                gpointer      user_data)
+{
+  g_autoptr(GError) error = NULL;
+
+  if (!stw_session_stop_finish (STW_SESSION (object), result, NULL, &error))
+    g_debug ("Stopping an ended MCP session's app: %s", error->message);
+}
+
+static void
+end_session (StwMcpHttp *self,
+             Session    *session)
+{
+  StwSessionManager *manager = stw_dispatcher_get_session_manager (stw_mcp_server_get_dispatcher (self->server));
+  g_autoptr(GPtrArray) owned = NULL;
+
+  g_hash_table_steal (self->sessions, session->id);
+  g_debug ("MCP HTTP session ended; %u left", g_hash_table_size (self->sessions));
+
+  /* Serving stops now: calls in flight are cancelled, streams end. */
+  g_cancellable_cancel (session->cancellable);
+  _stw_mcp_framing_stop (session->framing);
+  _stw_mcp_server_remove_connection (self->server, session->connection);
+
+  /* The apps it started end with it. */
+  owned = _stw_mcp_server_list_owned_sessions (self->server, session->id);
+  for (guint i = 0; i < owned->len; i++)
+    {
+      StwSession *app = stw_session_manager_lookup (manager, g_ptr_array_index (owned, i));
+
+      if (app != NULL)
+        stw_session_stop_async (app, SESSION_STOP_MS, NULL, on_app_stopped, NULL);
+    }
+  session_free (session);
+}
+
+static void
+on_served (GObject      *object,
+           GAsyncResult *result,
+           gpointer      user_data)
+{
+  _stw_mcp_connection_serve_finish (STW_MCP_CONNECTION (object), result, NULL);
+}
+
+static Session *
+new_session (StwMcpHttp *self)
+{
+  Session *session = g_new0 (Session, 1);
+
+  session->http = self;
+  session->id = new_session_id ();
+  session->framing = _stw_mcp_http_framing_new ();
+  session->cancellable = g_cancellable_new ();
+  session->last_used_us = g_get_monotonic_time ();
+  session->connection = _stw_mcp_server_add_connection (self->server, session->framing, session->id,
+                                                        session->cancellable, on_served, NULL);
+  g_hash_table_insert (self->sessions, session->id, session);
+  return session;
+}
+
+static gboolean
+on_sweep (gpointer user_data)
+{
+  StwMcpHttp *self = user_data;
+  gint64 now = g_get_monotonic_time ();
+  g_autoptr(GPtrArray) idle = g_ptr_array_new ();
+  GHashTableIter iter;
+  gpointer value;
+
+  g_hash_table_iter_init (&iter, self->sessions);
+  while (g_hash_table_iter_next (&iter, NULL, &value))
+    {
+      Session *session = value;
+
+      /* A session waiting on a long call is not idle. */
+      if (_stw_mcp_http_framing_get_n_pending (STW_MCP_HTTP_FRAMING (session->framing)) > 0 ||
+          _stw_mcp_connection_get_n_calls (session->connection) > 0)
+        session->last_used_us = now;
+      else if ((now - session->last_used_us) / 1000 >= self->idle_timeout_ms)
+        g_ptr_array_add (idle, session);
+    }
+  for (guint i = 0; i < idle->len; i++)
+    {
+      g_debug ("MCP HTTP session idle for %u ms; ending it", self->idle_timeout_ms);
+      end_session (self, g_ptr_array_index (idle, i));
+    }
+  return G_SOURCE_CONTINUE;
+}
+
+static void
+restart_sweep (StwMcpHttp *self)
+{
+  if (self->sweep_source != NULL)
+    {
+      g_source_destroy (self->sweep_source);
+      g_clear_pointer (&self->sweep_source, g_source_unref);
+    }
+  if (!self->listening || self->idle_timeout_ms == 0)
+    return;
+  self->sweep_source = g_timeout_source_new (CLAMP (self->idle_timeout_ms / 4, 20, 10000));
+  g_source_set_callback (self->sweep_source, on_sweep, self, NULL);
+  g_source_attach (self->sweep_source, g_main_context_get_thread_default ());
+}
+
+/* --- the endpoint -------------------------------------------------------- */
+
+static gboolean
+accepts (SoupServerMessage *msg,
+         const char        *type)
+{
+  const char *accept = soup_message_headers_get_list (soup_server_message_get_request_headers (msg),
+                                                      "Accept");
+
+  return accept != NULL && soup_header_contains (accept, type);
+}
+
+static Session *
+lookup_session (StwMcpHttp        *self,
+                SoupServerMessage *msg,
+                gboolean           required)
+{
+  const char *id = soup_message_headers_get_one (soup_server_message_get_request_headers (msg),
+                                                 "MCP-Session-Id");
+  Session *session;
+
+  if (id == NULL)
+    {
+      if (required)
+        respond_error (msg, SOUP_STATUS_BAD_REQUEST, -32600,
+                       "Bad request: no MCP-Session-Id (initialize first)");
+      return NULL;
+    }
+  session = g_hash_table_lookup (self->sessions, id);
+  if (session == NULL)
+    respond_error (msg, SOUP_STATUS_NOT_FOUND, -32001, "Session not found");
+  return session;
+}
+
+static void
+handle_delete (StwMcpHttp        *self,
+               SoupServerMessage *msg)
+{
+  Session *session = lookup_session (self, msg, TRUE);
+
+  if (session == NULL)
+    return;
+  end_session (self, session);
+  soup_server_message_set_status (msg, SOUP_STATUS_OK, NULL);
+}
+
+static gboolean
+valid_id (JsonNode *id)
+{
+  return id != NULL && JSON_NODE_HOLDS_VALUE (id) &&
+         (json_node_get_value_type (id) == G_TYPE_STRING ||
+          json_node_get_value_type (id) == G_TYPE_INT64);
+}
+
+static const char *
+string_member (JsonObject *object,
+               const char *name)
+{
+  JsonNode *node = object != NULL ? json_object_get_member (object, name) : NULL;
+
+  if (node == NULL || !JSON_NODE_HOLDS_VALUE (node) || json_node_get_value_type (node) != G_TYPE_STRING)
+    return NULL;
+  return json_node_get_string (node);
+}
+
+/* --- stateless requests (2026-07-28) ------------------------------------ */
+
+#define STATELESS_OWNER "stateless"
+
+static const char * const stateless_methods[] = {
+  "server/discover", "tools/list", "tools/call", "resources/list", "resources/read",
+  "resources/templates/list", NULL
+};
+
+/* Each stateless request is a connection of its own, for as long as its
+ * answer takes: ids of different clients never meet, and closing the
+ * stream cancels the call (2026-07-28: the stream is the request). Apps
+ * launched this way are shared by every stateless client (they are
+ * addressed by sessionId, as the era says). */
+static void
+end_request (StwMcpHttp *self,
+             Session    *request)
+{
+  if (!g_ptr_array_remove (self->requests, request))
+    return;
+  g_cancellable_cancel (request->cancellable);
+  _stw_mcp_framing_stop (request->framing);
+  _stw_mcp_server_remove_connection (self->server, request->connection);
+  session_free (request);
+}
+
+typedef struct
+{
+  StwMcpHttp        *http;
+  Session           *request;
+  SoupServerMessage *msg;
+  GSource           *watch;
+} RequestRef;
+
+static void
+request_ref_free (RequestRef *ref)
+{
+  g_signal_handlers_disconnect_by_data (ref->msg, ref);
+  if (ref->watch != NULL)
+    {
+      g_source_destroy (ref->watch);
+      g_source_unref (ref->watch);
+    }
+  g_free (ref);
+}
+
+static void
+on_request_finished (SoupServerMessage *msg,
+                     gpointer           user_data)
+{
+  RequestRef *ref = user_data;
+  StwMcpHttp *self = ref->http;
+  Session *request = ref->request;
+
+  request_ref_free (ref);
+  end_request (self, request);
+}
+
+/* libsoup reads nothing while an answer waits, so it would notice a
+ * client that closed its stream only when the answer is written: peek at
+ * the socket instead. End of stream is the cancellation; bytes (a next
+ * pipelined request, TLS records) end the watch, which then cannot tell. */
+static gboolean
+on_request_socket (GSocket      *socket,
+                   GIOCondition  condition,
+                   gpointer      user_data)
+{
+  RequestRef *ref = user_data;
+  char byte;
+  GInputVector vector = { &byte, 1 };
+  int flags = G_SOCKET_MSG_PEEK;
+  g_autoptr(GError) error = NULL;
+  gssize n = g_socket_receive_message (socket, NULL, &vector, 1, NULL, NULL, &flags, NULL, &error);
+
+  if (n < 0 && g_error_matches (error, G_IO_ERROR, G_IO_ERROR_WOULD_BLOCK))
+    return G_SOURCE_CONTINUE;
+  if (n > 0)
+    {
+      g_clear_pointer (&ref->watch, g_source_unref);
+      return G_SOURCE_REMOVE;
+    }
+  g_debug ("A stateless request's stream closed; cancelling it");
+  g_clear_pointer (&ref->watch, g_source_unref);
+  on_request_finished (ref->msg, ref);
+  return G_SOURCE_REMOVE;
+}
+
+/* A header value as the client meant it: plain ASCII, or the base64
+ * sentinel form =?base64?...?= (2026-07-28, "Value Encoding"). */
+static char *
+header_value (const char *value)
+{
+  g_autofree char *inner = NULL;
+  g_autofree guchar *decoded = NULL;
+  gsize length = 0;
+
+  if (value == NULL)
+    return NULL;
+  if (!g_str_has_prefix (value, "=?base64?") || !g_str_has_suffix (value, "?=") || strlen (value) < 11)
+    return g_strdup (value);
+  inner = g_strndup (value + 9, strlen (value) - 11);
+  decoded = g_base64_decode (inner, &length);
+  if (!g_utf8_validate ((const char *) decoded, length, NULL) || memchr (decoded, '\0', length) != NULL)
+    return NULL;
+  return g_strndup ((const char *) decoded, length);
+}
+
+/* The protocol version a request names in its _meta, if any. */
+static const char *
+meta_version (JsonObject *message)
+{
+  JsonNode *params = json_object_get_member (message, "params");
+  JsonNode *meta;
+
+  if (params == NULL || !JSON_NODE_HOLDS_OBJECT (params))
+    return NULL;
+  meta = json_object_get_member (json_node_get_object (params), "_meta");
+  if (meta == NULL || !JSON_NODE_HOLDS_OBJECT (meta))
+    return NULL;
+  return string_member (json_node_get_object (meta), "io.modelcontextprotocol/protocolVersion");
+}
+
+static void
+handle_stateless (StwMcpHttp        *self,
+                  SoupServerMessage *msg,
+                  JsonObject        *message,
+                  const char        *method,
+                  JsonNode          *id,
+                  const char        *version,
+                  const char        *data,
+                  gsize              length)
+{
+  SoupMessageHeaders *request = soup_server_message_get_request_headers (msg);
+  const char *header_version = soup_message_headers_get_one (request, "MCP-Protocol-Version");
+  g_autofree char *header_method = header_value (soup_message_headers_get_one (request, "Mcp-Method"));
+  g_autofree char *header_name = header_value (soup_message_headers_get_one (request, "Mcp-Name"));
+  JsonNode *params_node = json_object_get_member (message, "params");
+  JsonObject *params = params_node != NULL && JSON_NODE_HOLDS_OBJECT (params_node)
+                       ? json_node_get_object (params_node) : NULL;
+  g_autofree char *key = NULL;
+  Session *call;
+  StwMcpHttpDelivered delivered;
+
+  /* The headers mirror the body, so that a proxy may route on them. */
+  if (g_strcmp0 (header_version, version) != 0)
+    {
+      respond_error_full (msg, SOUP_STATUS_BAD_REQUEST, id, STW_RPC_HEADER_MISMATCH,
+                          "Header mismatch: MCP-Protocol-Version must be the _meta protocolVersion", NULL);
+      return;
+    }
+  if (!_stw_mcp_server_supports_version (version))
+    {
+      JsonObject *error_data = json_object_new ();
+      JsonArray *supported = json_array_new ();
+
+      json_array_add_string_element (supported, "2026-07-28");
+      json_array_add_string_element (supported, "2025-11-25");
+      json_array_add_string_element (supported, "2025-06-18");
+      json_array_add_string_element (supported, "2025-03-26");
+      json_object_set_array_member (error_data, "supported", supported);
+      json_object_set_string_member (error_data, "requested", version);
+      respond_error_full (msg, SOUP_STATUS_BAD_REQUEST, id, STW_RPC_UNSUPPORTED_PROTOCOL_VERSION,
+                          "Unsupported protocol version", error_data);
+      return;
+    }
+  if (method == NULL || !valid_id (id))
+    {
+      /* No client notification means anything without a session. */
+      if (method != NULL && id == NULL)
+        soup_server_message_set_status (msg, SOUP_STATUS_ACCEPTED, NULL);
+      else
+        respond_error (msg, SOUP_STATUS_BAD_REQUEST, -32600, "Invalid request");
+      return;
+    }
+  if (g_strcmp0 (header_method, method) != 0)
+    {
+      respond_error_full (msg, SOUP_STATUS_BAD_REQUEST, id, STW_RPC_HEADER_MISMATCH,
+                          "Header mismatch: Mcp-Method must be the request's method", NULL);
+      return;
+    }
+  if (g_str_equal (method, "tools/call") || g_str_equal (method, "resources/read"))
+    {
+      const char *name = string_member (params, g_str_equal (method, "tools/call") ? "name" : "uri");
+
+      if (name == NULL || g_strcmp0 (header_name, name) != 0)
+        {
+          respond_error_full (msg, SOUP_STATUS_BAD_REQUEST, id, STW_RPC_HEADER_MISMATCH,
+                              "Header mismatch: Mcp-Name must be the request's name or uri", NULL);
+          return;
+        }
+    }
+  if (!g_strv_contains (stateless_methods, method))
+    {
+      JsonObject *error_data = json_object_new ();
+
+      if (strlen (method) <= 128)
+        json_object_set_string_member (error_data, "method", method);
+      respond_error_full (msg, SOUP_STATUS_NOT_FOUND, id, STW_RPC_METHOD_NOT_FOUND, "Method not found",
+                          error_data);
+      return;
+    }
+
+  /* Each waits on a call: bounded like sessions are. */
+  if (self->requests->len >= MAX_STATELESS_REQUESTS)
+    {
+      soup_message_headers_replace (soup_server_message_get_response_headers (msg), "Retry-After", "1");
+      respond_error_full (msg, SOUP_STATUS_SERVICE_UNAVAILABLE, id, -32000,
+                          "Too many requests in flight; retry later", NULL);
+      return;
+    }
+
+  call = g_new0 (Session, 1);
+  call->http = self;
+  call->framing = _stw_mcp_http_framing_new ();
+  call->cancellable = g_cancellable_new ();
+  call->last_used_us = g_get_monotonic_time ();
+  call->connection = _stw_mcp_server_add_connection (self->server, call->framing, STATELESS_OWNER,
+                                                     call->cancellable, on_served, NULL);
+  g_ptr_array_add (self->requests, call);
+
+  key = stw_json_to_string (id, NULL);
+  delivered = _stw_mcp_http_framing_deliver (STW_MCP_HTTP_FRAMING (call->framing), msg, key,
+                                             accepts (msg, "text/event-stream"), data, length);
+  if (delivered == STW_MCP_HTTP_DELIVERED_PENDING)
+    {
+      RequestRef *ref = g_new0 (RequestRef, 1);
+      GSocket *socket = soup_server_message_get_socket (msg);
+
+      ref->http = self;
+      ref->request = call;
+      ref->msg = msg;
+      g_signal_connect (msg, "finished", G_CALLBACK (on_request_finished), ref);
+      g_signal_connect (msg, "disconnected", G_CALLBACK (on_request_finished), ref);
+      if (socket != NULL)
+        {
+          ref->watch = g_socket_create_source (socket, G_IO_IN | G_IO_HUP | G_IO_ERR, NULL);
+          g_source_set_callback (ref->watch, G_SOURCE_FUNC (on_request_socket), ref, NULL);
+          g_source_attach (ref->watch, g_main_context_get_thread_default ());
+        }
+      return;
+    }
+  if (delivered == STW_MCP_HTTP_DELIVERED_NOTHING)
+    respond_error (msg, SOUP_STATUS_INTERNAL_SERVER_ERROR, -32603, "No answer");
+  end_request (self, call);
+}
+
+static void
+handle_post (StwMcpHttp        *self,
+             SoupServerMessage *msg)
+{
+  SoupMessageHeaders *request = soup_server_message_get_request_headers (msg);
+  const char *content_type = soup_message_headers_get_content_type (request, NULL);
+  const char *version = soup_message_headers_get_one (request, "MCP-Protocol-Version");
+  g_autoptr(GBytes) body = NULL;
+  g_autoptr(JsonNode) node = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autofree char *key = NULL;
+  JsonObject *message;
+  const char *method;
+  JsonNode *id;
+  Session *session;
+  gboolean created = FALSE;
+  const char *stateless_version = NULL;
+  gsize length = 0;
+  const char *data;
+  StwMcpHttpDelivered delivered;
+
+  if (content_type == NULL || g_ascii_strcasecmp (content_type, "application/json") != 0)
+    {
+      respond_error (msg, SOUP_STATUS_UNSUPPORTED_MEDIA_TYPE, -32600,
+                     "Unsupported media type: POST application/json");
+      return;
+    }
+
+  body = soup_message_body_flatten (soup_server_message_get_request_body (msg));
+  data = g_bytes_get_data (body, &length);
+  if (length > self->max_body)
+    {
+      respond_error (msg, SOUP_STATUS_REQUEST_ENTITY_TOO_LARGE, -32600, "Message too large");
+      return;
+    }
+
+  /* Read here as strictly as the connection reads it: the session and the
+   * answer's shape depend on what the message is. */
+  node = stw_json_parse_bounded (data != NULL ? data : "", (gssize) length,
+                                 stw_json_value_budget (length), &error);
+  if (node == NULL)
+    {
+      g_autofree char *text = g_strdup_printf ("Parse error: %s", error->message);
+
+      respond_error (msg, SOUP_STATUS_BAD_REQUEST,
+                     g_error_matches (error, STW_JSON_ERROR, STW_JSON_ERROR_TOO_LARGE) ? -32600 : -32700,
+                     text);
+      return;
+    }
+  if (JSON_NODE_HOLDS_ARRAY (node))
+    {
+      respond_error (msg, SOUP_STATUS_BAD_REQUEST, -32600, "Batches are not supported");
+      return;
+    }
+  if (!JSON_NODE_HOLDS_OBJECT (node))
+    {
+      respond_error (msg, SOUP_STATUS_BAD_REQUEST, -32600, "A message must be a JSON object");
+      return;
+    }
+  message = json_node_get_object (node);
+  method = string_member (message, "method");
+  id = json_object_get_member (message, "id");
+
+  if (g_strcmp0 (method, "initialize") == 0 &&
+      soup_message_headers_get_one (request, "MCP-Session-Id") == NULL)
+    {
+      if (g_hash_table_size (self->sessions) >= self->max_sessions)
+        {
+          g_autofree char *text = g_strdup_printf ("Too many MCP sessions (at most %u): "
+                                                   "end one with DELETE or retry later",
+                                                   self->max_sessions);
+
+          soup_message_headers_replace (soup_server_message_get_response_headers (msg),
+                                        "Retry-After", "5");
+          respond_error (msg, SOUP_STATUS_SERVICE_UNAVAILABLE, -32000, text);
+          return;
+        }
+      session = new_session (self);
+      created = TRUE;
+    }
+  else if (soup_message_headers_get_one (request, "MCP-Session-Id") == NULL &&
+           (stateless_version = meta_version (message)) != NULL &&
+           g_str_equal (stateless_version, "2026-07-28"))
+    {
+      handle_stateless (self, msg, message, method, id, stateless_version, data, length);
+      return;
+    }
+  else if (soup_message_headers_get_one (request, "MCP-Session-Id") == NULL &&
+           (stateless_version = meta_version (message)) != NULL &&
+           !_stw_mcp_server_supports_version (stateless_version))
+    {
+      /* A version we do not speak, sessions or not. */
+      handle_stateless (self, msg, message, method, id, stateless_version, data, length);
+      return;
+    }
+  else if ((session = lookup_session (self, msg, TRUE)) == NULL)
+    return;
+
+  /* After initialize, a version must be one we speak (absent: the client
+   * predates the header, 2025-03-26). */
+  if (!created && version != NULL && !_stw_mcp_server_supports_version (version))
+    {
+      g_autofree char *text = g_strdup_printf ("Bad request: unsupported MCP-Protocol-Version %.40s",
+                                               version);
+
+      respond_error (msg, SOUP_STATUS_BAD_REQUEST, -32600, text);
+      return;
+    }
+
+  session->last_used_us = g_get_monotonic_time ();
+  if (method != NULL && valid_id (id))
+    key = stw_json_to_string (id, NULL);
+
+  if (created)
+    soup_message_headers_replace (soup_server_message_get_response_headers (msg),
+                                  "MCP-Session-Id", session->id);
+
+  delivered = _stw_mcp_http_framing_deliver (STW_MCP_HTTP_FRAMING (session->framing), msg, key,
+                                             accepts (msg, "text/event-stream"), data, length);
+
+  if (created && !_stw_mcp_connection_is_initialized (session->connection))
+    {
+      /* initialize refused: no session comes of it. */
+      soup_message_headers_remove (soup_server_message_get_response_headers (msg), "MCP-Session-Id");
+      end_session (self, session);
+    }
+
+  if (delivered == STW_MCP_HTTP_DELIVERED_NOTHING)
+    {
+      if (key != NULL)
+        respond_error (msg, SOUP_STATUS_NOT_FOUND, -32001, "Session not found");
+      else
+        {
+          /* A notification or a response: accepted. */
+          soup_server_message_set_status (msg, SOUP_STATUS_ACCEPTED, NULL);
+          if (g_strcmp0 (method, "notifications/cancelled") == 0)
+            {
+              JsonObject *params = json_object_has_member (message, "params") &&
+                                   JSON_NODE_HOLDS_OBJECT (json_object_get_member (message, "params"))
+                                   ? json_object_get_object_member (message, "params") : NULL;
+              JsonNode *request_id = params ? json_object_get_member (params, "requestId") : NULL;
+
+              if (valid_id (request_id))
+                {
+                  g_autofree char *cancelled = stw_json_to_string (request_id, NULL);
+                  _stw_mcp_http_framing_abandon (STW_MCP_HTTP_FRAMING (session->framing), cancelled);
+                }
+            }
+        }
+    }
+}
+
+static void
+handler (SoupServer        *soup,
+         SoupServerMessage *msg,
+         const char        *path,
+         GHashTable        *query,
+         gpointer           user_data)
+{
+  StwMcpHttp *self = user_data;
+  const char *method = soup_server_message_get_method (msg);
+
+  if (g_str_equal (method, "DELETE"))
+    handle_delete (self, msg);
+  else if (g_str_equal (method, "POST"))
+    handle_post (self, msg);
+  else
+    respond_error (msg, SOUP_STATUS_METHOD_NOT_ALLOWED, -32000, "Method not allowed");
+}
+
+/* --- setup --------------------------------------------------------------- */
+
+void
+_stw_mcp_http_set_token (StwMcpHttp *self,
+                         const char *token)
+{
+  g_return_if_fail (STW_IS_MCP_HTTP (self));
+
+  if (self->token != NULL)
+    memset (self->token, 0, strlen (self->token));
+  g_clear_pointer (&self->token, g_free);
+  self->token = token != NULL && *token != '\0' ? g_strdup (token) : NULL;
+}
+
+gboolean
+_stw_mcp_http_set_token_file (StwMcpHttp  *self,
+                              const char  *path,
+                              GError     **error)
+{
+  g_autofree char *contents = NULL;
+  gsize length = 0;
+  GStatBuf buf;
+
+  g_return_val_if_fail (STW_IS_MCP_HTTP (self), FALSE);
+
+  if (!g_file_get_contents (path, &contents, &length, error))
+    return FALSE;
+  if (g_stat (path, &buf) == 0 && (buf.st_mode & 077) != 0)
+    g_message ("The token file %s can be read by other users (chmod 600 it)", path);
+  g_strstrip (contents);
+  if (*contents == '\0' || strlen (contents) != strlen (g_strchomp (contents)) ||
+      strpbrk (contents, "\r\n") != NULL || strlen (contents) < 16)
+    {
+      g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_DATA,
+                   _("%s: the token must be one line of at least 16 characters"), path);
+      memset (contents, 0, length);
+      return FALSE;
+    }
+  _stw_mcp_http_set_token (self, contents);
+  memset (contents, 0, length);
+  return TRUE;
+}
+
+gboolean
+_stw_mcp_http_set_tls_files (StwMcpHttp  *self,
+                             const char  *cert_file,
+                             const char  *key_file,
+                             GError     **error)
+{
+  g_return_val_if_fail (STW_IS_MCP_HTTP (self), FALSE);
+
+  g_clear_object (&self->certificate);
+  self->certificate = g_tls_certificate_new_from_files (cert_file, key_file, error);
+  return self->certificate != NULL;
+}
+
+void
+_stw_mcp_http_set_max_sessions (StwMcpHttp *self,
+                                guint       max_sessions)
+{
+  g_return_if_fail (STW_IS_MCP_HTTP (self));
+  self->max_sessions = max_sessions;
+}
+
+void
+_stw_mcp_http_set_idle_timeout_ms (StwMcpHttp *self,
+                                   guint       timeout_ms)
+{
+  g_return_if_fail (STW_IS_MCP_HTTP (self));
+  self->idle_timeout_ms = timeout_ms;
+  restart_sweep (self);
+}
+
+void
+_stw_mcp_http_set_max_body (StwMcpHttp *self,
+                            gsize       max_bytes)
+{
+  g_return_if_fail (STW_IS_MCP_HTTP (self));
+  self->max_body = max_bytes;
+}
+
+void
+_stw_mcp_http_set_rate_limit (StwMcpHttp *self,
+                              guint       rate,
+                              guint       burst)
+{
+  g_return_if_fail (STW_IS_MCP_HTTP (self));
+  self->rate = rate;
+  self->burst = MAX (burst, 1);
+  g_hash_table_remove_all (self->buckets);
+}
+
+static GInetAddress *
+parse_address (const char  *spec,
+               guint       *port,
+               GError     **error)
+{
+  g_autofree char *host = NULL;
+  const char *port_text = spec;
+  char *end = NULL;
+  guint64 value;
+  GInetAddress *address;
+
+  if (spec[0] == '[')
+    {
+      const char *close = strchr (spec, ']');
+
+      if (close == NULL || close[1] != ':')
+        goto bad;
+      host = g_strndup (spec + 1, close - spec - 1);
+      port_text = close + 2;
+    }
+  else if (strchr (spec, ':') != NULL)
+    {
+      const char *colon = strrchr (spec, ':');
+
+      host = g_strndup (spec, colon - spec);
+      port_text = colon + 1;
+    }
+
+  value = g_ascii_strtoull (port_text, &end, 10);
+  if (*port_text == '\0' || end == port_text || *end != '\0' || value > 65535)
+    goto bad;
+  *port = (guint) value;
+
+  if (host == NULL || g_ascii_strcasecmp (host, "localhost") == 0)
+    return g_inet_address_new_from_string ("127.0.0.1");
+  address = g_inet_address_new_from_string (host);
+  if (address != NULL)
+    return address;
+
+bad:
+  g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_ARGUMENT,
+               _("--http takes [ADDRESS:]PORT with an IP address or localhost, not “%s”"), spec);
+  return NULL;
+}
+
+gboolean
+_stw_mcp_http_listen (StwMcpHttp  *self,
+                      const char  *spec,
+                      GError     **error)
+{
+  g_autoptr(GInetAddress) address = NULL;
+  g_autoptr(GSocketAddress) socket_address = NULL;
+  g_autofree char *literal = NULL;
+  g_autoptr(GSList) listeners = NULL;
+  g_autoptr(GSocketAddress) local = NULL;
+  guint port = 0;
+
+  g_return_val_if_fail (STW_IS_MCP_HTTP (self), FALSE);
+  g_return_val_if_fail (!self->listening, FALSE);
+
+  address = parse_address (spec, &port, error);
+  if (address == NULL)
+    return FALSE;
+
+  self->loopback = g_inet_address_get_is_loopback (address);
+  self->wildcard = g_inet_address_get_is_any (address);
+  if (!self->loopback && self->token == NULL)
+    {
+      g_set_error (error, G_IO_ERROR, G_IO_ERROR_PERMISSION_DENIED,
+                   _("refusing to serve HTTP on %s without a token: a non-loopback address "
+                     "needs --http-token-file"), spec);
+      return FALSE;
+    }
+
+  if (self->certificate != NULL)
+    g_object_set (self->soup, "tls-certificate", self->certificate, NULL);
+
+  socket_address = g_inet_socket_address_new (address, port);
+  if (!soup_server_listen (self->soup, socket_address,
+                           self->certificate != NULL ? SOUP_SERVER_LISTEN_HTTPS : 0, error))
+    return FALSE;
+
+  /* The listener's own address (soup_server_get_uris() leaks one in 3.2). */
+  listeners = soup_server_get_listeners (self->soup);
+  local = listeners != NULL ? g_socket_get_local_address (listeners->data, error) : NULL;
+  if (local == NULL)
+    {
+      if (listeners == NULL)
+        g_set_error (error, G_IO_ERROR, G_IO_ERROR_FAILED, _("the HTTP server is not listening"));
+      return FALSE;
+    }
+  self->port = g_inet_socket_address_get_port (G_INET_SOCKET_ADDRESS (local));
+
+  literal = g_inet_address_to_string (address);
+  g_free (self->bound_host);
+  self->bound_host = g_inet_address_get_family (address) == G_SOCKET_FAMILY_IPV6
+                     ? g_strdup_printf ("[%s]", literal) : g_strdup (literal);
+  g_free (self->url);
+  self->url = g_strdup_printf ("%s://%s:%u%s", self->certificate != NULL ? "https" : "http",
+                               self->wildcard ? "127.0.0.1" : self->bound_host, self->port,
+                               STW_MCP_HTTP_PATH);
+  if (self->wildcard)
+    {
+      /* Every address, loopback too. */
+      g_free (self->bound_host);
+      self->bound_host = g_strdup ("127.0.0.1");
+    }
+  self->listening = TRUE;
+  restart_sweep (self);
+  return TRUE;
+}
+
+char *
+_stw_mcp_http_get_url (StwMcpHttp *self)
+{
+  g_return_val_if_fail (STW_IS_MCP_HTTP (self), NULL);
+  return g_strdup (self->url);
+}
+
+guint
+_stw_mcp_http_get_n_sessions (StwMcpHttp *self)
+{
+  g_return_val_if_fail (STW_IS_MCP_HTTP (self), 0);
+  return g_hash_table_size (self->sessions);
+}
+
+void
+_stw_mcp_http_shutdown (StwMcpHttp *self)
+{
+  g_return_if_fail (STW_IS_MCP_HTTP (self));
+
+  while (g_hash_table_size (self->sessions) > 0)
+    {
+      GHashTableIter iter;
+      gpointer value;
+
+      g_hash_table_iter_init (&iter, self->sessions);
+      g_hash_table_iter_next (&iter, NULL, &value);
+      end_session (self, value);
+    }
+  while (self->requests->len > 0)
+    end_request (self, g_ptr_array_index (self->requests, 0));
+  if (self->soup != NULL)
+    soup_server_disconnect (self->soup);
+  self->listening = FALSE;
+  restart_sweep (self);
+}
+
+/* --- object -------------------------------------------------------------- */
+
+static void
+stw_mcp_http_dispose (GObject *object)
+{
+  StwMcpHttp *self = STW_MCP_HTTP (object);
+
+  if (self->sessions != NULL && self->server != NULL)
+    _stw_mcp_http_shutdown (self);
+  g_clear_object (&self->soup);
+
+  G_OBJECT_CLASS (stw_mcp_http_parent_class)->dispose (object);
+}
+
+static void
+stw_mcp_http_finalize (GObject *object)
+{
+  StwMcpHttp *self = STW_MCP_HTTP (object);
+
+  _stw_mcp_http_set_token (self, NULL);
+  g_clear_object (&self->server);
+  g_clear_object (&self->certificate);
+  g_clear_pointer (&self->sessions, g_hash_table_unref);
+  g_clear_pointer (&self->requests, g_ptr_array_unref);
+  g_clear_pointer (&self->buckets, g_hash_table_unref);
+  g_clear_pointer (&self->bound_host, g_free);
+  g_clear_pointer (&self->url, g_free);
+
+  G_OBJECT_CLASS (stw_mcp_http_parent_class)->finalize (object);
+}
+
+static void
+stw_mcp_http_class_init (StwMcpHttpClass *klass)
+{
+  GObjectClass *object_class = G_OBJECT_CLASS (klass);
+
+  object_class->dispose = stw_mcp_http_dispose;
+  object_class->finalize = stw_mcp_http_finalize;
+}
+
+static void
+stw_mcp_http_init (StwMcpHttp *self)
+{
+  self->sessions = g_hash_table_new (g_str_hash, g_str_equal);
+  self->requests = g_ptr_array_new ();
+  self->buckets = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_free);
+  self->max_sessions = STW_MCP_HTTP_DEFAULT_MAX_SESSIONS;
+  self->idle_timeout_ms = STW_MCP_HTTP_DEFAULT_IDLE_TIMEOUT_MS;
+  self->max_body = STW_MCP_HTTP_DEFAULT_MAX_BODY;
+  self->rate = STW_MCP_HTTP_DEFAULT_RATE;
+  self->burst = STW_MCP_HTTP_DEFAULT_BURST;
+  self->bound_host = g_strdup ("127.0.0.1");
+}
+
+StwMcpHttp *
+_stw_mcp_http_new (StwMcpServer *server)
+{
+  StwMcpHttp *self;
+
+  g_return_val_if_fail (STW_IS_MCP_SERVER (server), NULL);
+
+  self = g_object_new (STW_TYPE_MCP_HTTP, NULL);
+  self->server = g_object_ref (server);
+  /* No Server header: nothing to fingerprint. */
+  self->soup = soup_server_new ("server-header", NULL, NULL);
+  soup_server_add_early_handler (self->soup, NULL, early_handler, self, NULL);
+  soup_server_add_handler (self->soup, NULL, handler, self, NULL);
+  return self;
+}

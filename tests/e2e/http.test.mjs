@@ -1,0 +1,311 @@
+// http.test.mjs: `stagewright --http` driven by the official TypeScript SDK
+// client over Streamable HTTP (StreamableHTTPClientTransport, pinned in
+// tests/package.json): the demo app launched, screenshot, stopped; apps
+// belong to the MCP session that launched them; ending a session stops its
+// apps; the token and the loopback rule of the program.
+//
+// Each server is a process this test spawned, tracked by its pid and
+// stopped by its pid.
+//
+// SPDX-License-Identifier: LGPL-2.1-or-later
+//
+// Run by hand:
+//   STAGEWRIGHT_BIN=$PWD/stagewright/stagewright STW_TOP_SRCDIR=$PWD \
+//     node --test --test-reporter=tap --test-concurrency=1 tests/e2e/http.test.mjs
+
+import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { test as nodeTest } from 'node:test';
+
+import {
+  BIN,
+  DEMO_APP,
+  demoAppSkipReason,
+  electronSkipReason,
+  envelopeOf,
+  failsWith,
+  launchArgs,
+  ok,
+  pngSize,
+  processAlive,
+  survivors,
+  waitUntil,
+} from './lib/lifecycle-harness.mjs';
+import { assertNoGLibCriticals, run } from './lib/harness.mjs';
+
+let sdk;
+try {
+  const [client, http] = await Promise.all([
+    import('@modelcontextprotocol/sdk/client/index.js'),
+    import('@modelcontextprotocol/sdk/client/streamableHttp.js'),
+  ]);
+  sdk = { Client: client.Client, StreamableHTTPClientTransport: http.StreamableHTTPClientTransport };
+} catch (error) {
+  sdk = { skip: `@modelcontextprotocol/sdk is not installed (run npm ci in tests/): ${error.message}` };
+}
+const skip = sdk.skip ?? false;
+
+// The split 2.x client (installed with the pinned Inspector), whose
+// automatic mode probes server/discover and speaks 2026-07-28 when it can.
+let client2;
+try {
+  client2 = await import('@modelcontextprotocol/client');
+} catch (error) {
+  client2 = { skip: `@modelcontextprotocol/client is not installed: ${error.message}` };
+}
+const appSkip = electronSkipReason() ?? demoAppSkipReason() ?? false;
+
+function test (name, options, fn) {
+  if (typeof options === 'function') [fn, options] = [options, {}];
+  return nodeTest(name, { timeout: 120000, ...options, skip: skip || options.skip }, fn);
+}
+
+/** `stagewright --http 127.0.0.1:0 …`; resolves once it printed its URL. */
+async function startHttpServer (t, extraArgs = []) {
+  const child = spawn(BIN, ['--http', '127.0.0.1:0', ...extraArgs], { stdio: ['ignore', 'ignore', 'pipe'] });
+  const pid = child.pid;
+  let stderr = '';
+  const exited = new Promise((resolve) => child.once('exit', (code, signal) => resolve({ code, signal })));
+  const url = await new Promise((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`no URL on stderr: ${stderr}`)), 20000);
+    child.stderr.on('data', (chunk) => {
+      stderr += chunk;
+      const match = /serving MCP over HTTP at (http:\/\/127\.0\.0\.1:\d+\/mcp)\n/.exec(stderr);
+      if (match) {
+        clearTimeout(timer);
+        resolve(match[1]);
+      }
+    });
+    child.once('exit', () => reject(new Error(`the server exited: ${stderr}`)));
+  });
+  const server = {
+    pid,
+    url,
+    stderr: () => stderr,
+    async stop () {
+      if (processAlive(pid)) process.kill(pid, 'SIGTERM');
+      const { code, signal } = await exited;
+      return { code, signal };
+    },
+  };
+  t.after(async () => {
+    if (processAlive(pid)) {
+      process.kill(pid, 'SIGTERM');
+      await exited;
+    }
+    assertNoGLibCriticals(assert, stderr, 'server stderr');
+  });
+  return server;
+}
+
+async function connect (server, { headers } = {}) {
+  const transport = new sdk.StreamableHTTPClientTransport(new URL(server.url),
+    headers ? { requestInit: { headers } } : undefined);
+  const client = new sdk.Client({ name: 'stagewright-http-e2e', version: '0.0.0' });
+  await client.connect(transport);
+  return {
+    client,
+    transport,
+    async call (name, args = {}) {
+      return envelopeOf(await client.callTool({ name, arguments: args }));
+    },
+  };
+}
+
+test('initialize, tools/list, electron_status, DELETE over Streamable HTTP', async (t) => {
+  const server = await startHttpServer(t);
+  const a = await connect(server);
+  assert.match(a.transport.sessionId, /^[0-9a-f]{32}$/);
+  assert.equal(a.client.getServerVersion().name, 'stagewright');
+  assert.equal(a.transport.protocolVersion, '2025-11-25');
+
+  const { tools } = await a.client.listTools();
+  assert.ok(tools.some((tool) => tool.name === 'electron_status'));
+  const status = ok(await a.call('electron_status'), 'electron_status');
+  assert.equal(status.active_sessions, 0);
+  await a.client.ping();
+
+  // Several sessions at once, each its own.
+  const b = await connect(server);
+  assert.notEqual(b.transport.sessionId, a.transport.sessionId);
+  await b.client.ping();
+
+  const id = a.transport.sessionId;
+  await a.transport.terminateSession();
+  const after = await fetch(server.url, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-session-id': id },
+    body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'ping' }),
+  });
+  assert.equal(after.status, 404, 'an ended session is not found');
+  await b.client.ping();
+  await a.client.close();
+  await b.client.close();
+
+  const { code, signal } = await server.stop();
+  assert.equal(signal, null);
+  assert.equal(code, 0, server.stderr());
+});
+
+test('the demo app over HTTP: launch, screenshot, stop; apps belong to their MCP session',
+  { skip: skip || appSkip }, async (t) => {
+    const server = await startHttpServer(t);
+    const owner = await connect(server);
+    const other = await connect(server);
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'stw-http-'));
+    t.after(() => fs.rmSync(dir, { recursive: true, force: true }));
+
+    const launch = ok(await owner.call('electron_launch', launchArgs(DEMO_APP)), 'electron_launch');
+    assert.ok(processAlive(launch.pid));
+
+    const shot = ok(await owner.call('electron_screenshot', { dir }), 'electron_screenshot');
+    assert.deepEqual(pngSize(shot.path), { width: shot.width, height: shot.height });
+
+    // Another MCP session sees no app of its own, and cannot reach this one
+    // by its id.
+    failsWith(await other.call('electron_info', {}), 'NOT_RUNNING');
+    failsWith(await other.call('electron_info', { sessionId: launch.session_id }), 'NOT_RUNNING');
+    failsWith(await other.call('electron_stop', { sessionId: launch.session_id }), 'NOT_RUNNING');
+    assert.ok(processAlive(launch.pid), 'the other session stopped nothing');
+
+    const info = ok(await owner.call('electron_info', {}), 'electron_info');
+    assert.equal(info.session_id, launch.session_id);
+
+    const stop = ok(await owner.call('electron_stop', {}), 'electron_stop');
+    assert.equal(stop.stopped, true);
+    assert.equal(processAlive(launch.pid), false);
+    assert.deepEqual(survivors({ pgids: [launch.pid] }), []);
+
+    await owner.client.close();
+    await other.client.close();
+    const { code } = await server.stop();
+    assert.equal(code, 0, server.stderr());
+  });
+
+test('--share-apps: another MCP session may drive the app', { skip: skip || appSkip }, async (t) => {
+  const server = await startHttpServer(t, ['--share-apps']);
+  const owner = await connect(server);
+  const other = await connect(server);
+  const launch = ok(await owner.call('electron_launch', launchArgs(DEMO_APP)), 'electron_launch');
+  const info = ok(await other.call('electron_info', { sessionId: launch.session_id }), 'electron_info');
+  assert.equal(info.session_id, launch.session_id);
+  ok(await other.call('electron_stop', {}), 'electron_stop from the other session');
+  assert.equal(processAlive(launch.pid), false);
+  await owner.client.close();
+  await other.client.close();
+  const { code } = await server.stop();
+  assert.equal(code, 0, server.stderr());
+});
+
+test('ending an MCP session stops the apps it launched', { skip: skip || appSkip }, async (t) => {
+  const server = await startHttpServer(t);
+  const a = await connect(server);
+  const launch = ok(await a.call('electron_launch', launchArgs(DEMO_APP)), 'electron_launch');
+  assert.ok(processAlive(launch.pid));
+  await a.transport.terminateSession();
+  await a.client.close();
+  assert.ok(await waitUntil(() => !processAlive(launch.pid), 15000, 50), 'the app stopped with its session');
+  await waitUntil(() => survivors({ pgids: [launch.pid] }).length === 0, 5000, 50);
+  assert.deepEqual(survivors({ pgids: [launch.pid] }), []);
+  const { code } = await server.stop();
+  assert.equal(code, 0, server.stderr());
+});
+
+test('SIGTERM with an app running over HTTP stops it and exits 0', { skip: skip || appSkip }, async (t) => {
+  const server = await startHttpServer(t);
+  const a = await connect(server);
+  const launch = ok(await a.call('electron_launch', launchArgs(DEMO_APP)), 'electron_launch');
+  const { code, signal } = await server.stop();
+  assert.equal(signal, null);
+  assert.equal(code, 0, server.stderr());
+  assert.ok(await waitUntil(() => !processAlive(launch.pid), 10000, 50), 'the app is gone');
+  await waitUntil(() => survivors({ pgids: [launch.pid] }).length === 0, 5000, 50);
+  assert.deepEqual(survivors({ pgids: [launch.pid] }), []);
+  await a.client.close().catch(() => {});
+});
+
+test('--http-token-file: the SDK client with the token works, without it 401', async (t) => {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'stw-http-token-'));
+  t.after(() => fs.rmSync(dir, { recursive: true, force: true }));
+  const file = path.join(dir, 'token');
+  const token = 'e2e-token-' + Math.random().toString(36).slice(2) + 'abcdef';
+  fs.writeFileSync(file, token + '\n', { mode: 0o600 });
+
+  const server = await startHttpServer(t, ['--http-token-file', file]);
+  const authorized = await connect(server, { headers: { Authorization: `Bearer ${token}` } });
+  await authorized.client.ping();
+  await authorized.client.close();
+
+  await assert.rejects(connect(server), /401|Unauthorized/);
+  const refused = await fetch(server.url, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', authorization: 'Bearer wrong' },
+    body: '{}',
+  });
+  assert.equal(refused.status, 401);
+  assert.equal(refused.headers.get('www-authenticate'), 'Bearer');
+  const body = await refused.json();
+  assert.equal(body.error.message, 'Unauthorized');
+  assert.ok(!server.stderr().includes(token), 'the token is never logged');
+  const { code } = await server.stop();
+  assert.equal(code, 0);
+});
+
+test('the program refuses bad --http setups with exit status 2', async () => {
+  const cases = [
+    [['--http', '0.0.0.0:0'], /--http-token-file/],
+    [['--http', 'example.com:80'], /--http takes/],
+    [['--http-token-file', '/nonexistent'], /need --http/],
+    [['--http', '127.0.0.1:0', '--tls-cert', '/nonexistent'], /go together/],
+    [['--http', '127.0.0.1:0', '--http-token-file', '/nonexistent/token'], /token/],
+  ];
+  for (const [args, message] of cases) {
+    const { code, stderr } = await run(BIN, args, { timeoutMs: 20000 });
+    assert.equal(code, 2, `${args.join(' ')}: ${stderr}`);
+    assert.match(stderr, message);
+  }
+});
+
+test('the 2.x client in automatic mode speaks 2026-07-28: demo app launched, screenshot, stopped',
+  { skip: skip || client2.skip || false }, async (t) => {
+    const server = await startHttpServer(t);
+    const client = new client2.Client({ name: 'stagewright-http-e2e-2x', version: '0.0.0' },
+      { versionNegotiation: { mode: 'auto' } });
+    await client.connect(new client2.StreamableHTTPClientTransport(new URL(server.url)));
+    assert.equal(client.getProtocolEra(), 'modern');
+    assert.equal(client.getNegotiatedProtocolVersion(), '2026-07-28');
+
+    const { tools } = await client.listTools();
+    assert.ok(tools.some((tool) => tool.name === 'electron_status'));
+    const call = async (name, args = {}) => envelopeOf(await client.callTool({ name, arguments: args }));
+    ok(await call('electron_status'), 'electron_status');
+
+    if (!appSkip) {
+      const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'stw-http-2x-'));
+      t.after(() => fs.rmSync(dir, { recursive: true, force: true }));
+      const launch = ok(await call('electron_launch', launchArgs(DEMO_APP)), 'electron_launch');
+      // Stateless: the app is addressed by its sessionId from here on.
+      const shot = ok(await call('electron_screenshot', { sessionId: launch.session_id, dir }), 'electron_screenshot');
+      assert.deepEqual(pngSize(shot.path), { width: shot.width, height: shot.height });
+      const stop = ok(await call('electron_stop', { sessionId: launch.session_id }), 'electron_stop');
+      assert.equal(stop.stopped, true);
+      assert.equal(processAlive(launch.pid), false);
+    }
+    await client.close();
+
+    // The same client pinned to the previous era still gets a session.
+    const legacy = new client2.Client({ name: 'stagewright-http-e2e-2x', version: '0.0.0' },
+      { versionNegotiation: { mode: 'legacy' } });
+    const transport = new client2.StreamableHTTPClientTransport(new URL(server.url));
+    await legacy.connect(transport);
+    assert.equal(legacy.getNegotiatedProtocolVersion(), '2025-11-25');
+    assert.match(transport.sessionId, /^[0-9a-f]{32}$/);
+    ok(envelopeOf(await legacy.callTool({ name: 'electron_status', arguments: {} })));
+    await legacy.close();
+
+    const { code } = await server.stop();
+    assert.equal(code, 0, server.stderr());
+  });

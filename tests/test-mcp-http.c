@@ -1,0 +1,1416 @@
+/* test-mcp-http.c: MCP Streamable HTTP, in process
+ *
+ * A StwMcpServer (the test client's, so its stdio connection runs beside)
+ * served over HTTP on 127.0.0.1 with a port the kernel picks; SoupSession
+ * is the client for well-formed HTTP, a raw socket for what SoupSession
+ * will not send (a foreign Host, a body that never comes, a slow client).
+ *
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+#include "config.h"
+
+#include <glib/gstdio.h>
+#include <string.h>
+
+#include "stagewright.h"
+#include "stw-json-private.h"
+#include "stw-mcp-http-private.h"
+#include "stw-mcp-server-private.h"
+#include "stw-test-utils.h"
+
+/* The _meta of a 2026-07-28 request. */
+#define MODERN_META "\"_meta\":{\"io.modelcontextprotocol/protocolVersion\":\"2026-07-28\"," \
+                    "\"io.modelcontextprotocol/clientInfo\":{\"name\":\"test\",\"version\":\"1\"}," \
+                    "\"io.modelcontextprotocol/clientCapabilities\":{}}"
+
+typedef struct
+{
+  StwTestClient *client;
+  StwMcpHttp    *http;
+  SoupSession   *session;
+  char          *url;
+  guint          port;
+  char          *session_id;
+} Fixture;
+
+typedef struct
+{
+  gboolean      done;
+  guint         status;
+  GBytes       *body;
+  SoupMessage  *msg;
+} Reply;
+
+static void
+reply_free (Reply *reply)
+{
+  g_clear_pointer (&reply->body, g_bytes_unref);
+  g_clear_object (&reply->msg);
+  g_free (reply);
+}
+
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (Reply, reply_free)
+
+static gboolean
+set_flag (gpointer data)
+{
+  *(gboolean *) data = TRUE;
+  return G_SOURCE_REMOVE;
+}
+
+/* Iterates the client's context (the server's) until *@flag or @ms pass. */
+static gboolean
+wait_for (Fixture        *f,
+          const gboolean *flag,
+          guint           ms)
+{
+  GMainContext *context = stw_test_client_get_context (f->client);
+  gboolean expired = FALSE;
+  GSource *source = g_timeout_source_new (stw_test_timeout_ms (ms));
+
+  g_source_set_callback (source, set_flag, &expired, NULL);
+  g_source_attach (source, context);
+  while (!*flag && !expired)
+    g_main_context_iteration (context, TRUE);
+  g_source_destroy (source);
+  g_source_unref (source);
+  return *flag;
+}
+
+static void
+iterate_for (Fixture *f,
+             guint    ms)
+{
+  gboolean never = FALSE;
+  GMainContext *context = stw_test_client_get_context (f->client);
+  GSource *source = g_timeout_source_new (ms);
+  gboolean expired = FALSE;
+
+  g_source_set_callback (source, set_flag, &expired, NULL);
+  g_source_attach (source, context);
+  while (!never && !expired)
+    g_main_context_iteration (context, TRUE);
+  g_source_destroy (source);
+  g_source_unref (source);
+}
+
+/* Until @tool has been called @n times (bounded). */
+static void
+wait_calls (Fixture *f,
+            StwTool *tool,
+            guint    n)
+{
+  for (guint i = 0; i < 500 && stw_test_tool_get_n_calls (tool) < n; i++)
+    iterate_for (f, 10);
+  g_assert_cmpuint (stw_test_tool_get_n_calls (tool), ==, n);
+}
+
+static void
+fixture_listen (Fixture    *f,
+                const char *address)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(GUri) uri = NULL;
+
+  g_assert_true (_stw_mcp_http_listen (f->http, address, &error));
+  g_assert_no_error (error);
+  f->url = _stw_mcp_http_get_url (f->http);
+  uri = g_uri_parse (f->url, G_URI_FLAGS_NONE, NULL);
+  f->port = (guint) g_uri_get_port (uri);
+}
+
+static void
+fixture_setup (Fixture       *f,
+               gconstpointer  data)
+{
+  f->client = stw_test_client_new ();
+  stw_test_client_initialize (f->client);
+  f->http = _stw_mcp_http_new (stw_test_client_get_server (f->client));
+  {
+    /* Loopback only: no proxy from the environment. */
+    g_autoptr(GProxyResolver) direct = g_simple_proxy_resolver_new (NULL, NULL);
+    f->session = soup_session_new_with_options ("proxy-resolver", direct, NULL);
+  }
+  /* Most tests listen at once; those that configure first pass "later". */
+  if (g_strcmp0 (data, "later") != 0)
+    fixture_listen (f, "127.0.0.1:0");
+}
+
+static void
+fixture_teardown (Fixture       *f,
+                  gconstpointer  data)
+{
+  _stw_mcp_http_shutdown (f->http);
+  g_clear_object (&f->session);
+  g_clear_object (&f->http);
+  iterate_for (f, 10);
+  stw_test_client_free (f->client);
+  g_free (f->url);
+  g_free (f->session_id);
+}
+
+static void
+on_sent (GObject      *object,
+         GAsyncResult *result,
+         gpointer      user_data)
+{
+  Reply *reply = user_data;
+  g_autoptr(GError) error = NULL;
+
+  reply->body = soup_session_send_and_read_finish (SOUP_SESSION (object), result, &error);
+  reply->status = soup_message_get_status (reply->msg);
+  reply->done = TRUE;
+}
+
+/* One HTTP request; @headers are "Name", "value" pairs, NULL-ended. */
+static Reply *
+request_full (Fixture      *f,
+              const char   *method,
+              const char   *session_id,
+              const char   *content_type,
+              const char   *body,
+              gsize         length,
+              GCancellable *cancellable,
+              const char   *first_header,
+              ...)
+{
+  Reply *reply = g_new0 (Reply, 1);
+  SoupMessageHeaders *headers;
+  va_list args;
+
+  reply->msg = soup_message_new (method, f->url);
+  headers = soup_message_get_request_headers (reply->msg);
+  soup_message_headers_replace (headers, "Accept", "application/json, text/event-stream");
+  if (session_id != NULL)
+    soup_message_headers_replace (headers, "MCP-Session-Id", session_id);
+  if (body != NULL)
+    {
+      g_autoptr(GBytes) bytes = g_bytes_new (body, length);
+      soup_message_set_request_body_from_bytes (reply->msg, content_type, bytes);
+    }
+  va_start (args, first_header);
+  for (const char *name = first_header; name != NULL; name = va_arg (args, const char *))
+    {
+      const char *value = va_arg (args, const char *);
+
+      if (value == NULL)
+        soup_message_headers_remove (headers, name);
+      else
+        soup_message_headers_replace (headers, name, value);
+    }
+  va_end (args);
+
+  soup_session_send_and_read_async (f->session, reply->msg, G_PRIORITY_DEFAULT, cancellable,
+                                    on_sent, reply);
+  if (cancellable == NULL)
+    g_assert_true (wait_for (f, &reply->done, STW_TEST_TIMEOUT_MS));
+  return reply;
+}
+
+static Reply *
+post (Fixture    *f,
+      const char *session_id,
+      const char *body)
+{
+  return request_full (f, "POST", session_id, "application/json", body, strlen (body), NULL, NULL);
+}
+
+static const char *
+reply_text (Reply *reply)
+{
+  gsize length = 0;
+  const char *data = reply->body ? g_bytes_get_data (reply->body, &length) : NULL;
+
+  /* Bodies here are JSON or SSE: text, and GBytes data is NUL-ended
+   * past its length only by luck; copy. */
+  g_object_set_data_full (G_OBJECT (reply->msg), "text", g_strndup (data ? data : "", length), g_free);
+  return g_object_get_data (G_OBJECT (reply->msg), "text");
+}
+
+static const char *
+reply_header (Reply      *reply,
+              const char *name)
+{
+  return soup_message_headers_get_one (soup_message_get_response_headers (reply->msg), name);
+}
+
+static JsonObject *
+reply_json (Reply *reply)
+{
+  const char *type = reply_header (reply, "Content-Type");
+
+  g_assert_nonnull (type);
+  g_assert_true (g_str_has_prefix (type, "application/json"));
+  return stw_test_json_object_from (reply_text (reply));
+}
+
+/* An HTTP-level refusal: @status and a JSON-RPC error without an id. */
+static void
+assert_refused (Reply *reply,
+                guint  status,
+                gint64 code)
+{
+  g_autoptr(JsonObject) body = NULL;
+
+  g_assert_cmpuint (reply->status, ==, status);
+  body = reply_json (reply);
+  stw_test_assert_error (body, "null", code);
+}
+
+static char *
+initialize (Fixture *f)
+{
+  g_autoptr(Reply) reply = post (f, NULL,
+                                 "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"initialize\",\"params\":"
+                                 "{\"protocolVersion\":\"2025-11-25\",\"capabilities\":{},"
+                                 "\"clientInfo\":{\"name\":\"test\",\"version\":\"1\"}}}");
+  g_autoptr(JsonObject) body = NULL;
+  g_autoptr(Reply) initialized = NULL;
+  const char *notification = "{\"jsonrpc\":\"2.0\",\"method\":\"notifications/initialized\"}";
+  const char *id;
+
+  g_assert_cmpuint (reply->status, ==, 200);
+  body = reply_json (reply);
+  stw_test_assert_result (body, "1");
+  id = reply_header (reply, "MCP-Session-Id");
+  g_assert_nonnull (id);
+  /* 128 random bits as hex: visible ASCII. */
+  g_assert_cmpuint (strlen (id), ==, 32);
+  for (const char *p = id; *p; p++)
+    g_assert_true (g_ascii_isxdigit (*p));
+
+  initialized = request_full (f, "POST", id, "application/json", notification,
+                              strlen (notification), NULL, "MCP-Protocol-Version", "2025-11-25", NULL);
+  g_assert_cmpuint (initialized->status, ==, 202);
+  g_assert_cmpuint (g_bytes_get_size (initialized->body), ==, 0);
+  return g_strdup (id);
+}
+
+static JsonObject *
+call (Fixture    *f,
+      const char *session_id,
+      const char *body)
+{
+  g_autoptr(Reply) reply = request_full (f, "POST", session_id, "application/json", body, strlen (body),
+                                         NULL, "MCP-Protocol-Version", "2025-11-25", NULL);
+
+  g_assert_cmpuint (reply->status, ==, 200);
+  return reply_json (reply);
+}
+
+/* Raw HTTP {{{1 */
+
+typedef struct
+{
+  GSocketConnection *connection;
+  GString           *received;
+  gboolean           closed;
+  guint8             buffer[4096];
+} Raw;
+
+static void
+raw_free (Raw *raw)
+{
+  g_clear_object (&raw->connection);
+  g_string_free (raw->received, TRUE);
+  g_free (raw);
+}
+
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (Raw, raw_free)
+
+static void raw_read_next (Raw *raw);
+
+static void
+on_raw_read (GObject      *object,
+             GAsyncResult *result,
+             gpointer      user_data)
+{
+  Raw *raw = user_data;
+  gssize n = g_input_stream_read_finish (G_INPUT_STREAM (object), result, NULL);
+
+  if (n <= 0)
+    {
+      raw->closed = TRUE;
+      return;
+    }
+  g_string_append_len (raw->received, (const char *) raw->buffer, n);
+  raw_read_next (raw);
+}
+
+static void
+raw_read_next (Raw *raw)
+{
+  g_input_stream_read_async (g_io_stream_get_input_stream (G_IO_STREAM (raw->connection)),
+                             raw->buffer, sizeof raw->buffer, G_PRIORITY_DEFAULT, NULL,
+                             on_raw_read, raw);
+}
+
+static Raw *
+raw_connect (Fixture *f)
+{
+  g_autoptr(GSocketClient) client = g_socket_client_new ();
+  g_autoptr(GError) error = NULL;
+  Raw *raw = g_new0 (Raw, 1);
+
+  raw->received = g_string_new (NULL);
+  raw->connection = g_socket_client_connect_to_host (client, "127.0.0.1", f->port, NULL, &error);
+  g_assert_no_error (error);
+  raw_read_next (raw);
+  return raw;
+}
+
+static void
+raw_write (Raw        *raw,
+           const char *data,
+           gsize       length)
+{
+  g_autoptr(GError) error = NULL;
+
+  g_output_stream_write_all (g_io_stream_get_output_stream (G_IO_STREAM (raw->connection)),
+                             data, length, NULL, NULL, &error);
+  g_assert_no_error (error);
+}
+
+/* Sends @request and returns the status of the answer. */
+static guint
+raw_status (Fixture    *f,
+            Raw        *raw,
+            const char *request)
+{
+  guint status = 0;
+
+  raw_write (raw, request, strlen (request));
+  wait_for (f, &raw->closed, STW_TEST_TIMEOUT_MS);
+  g_assert_true (raw->closed);
+  g_assert_true (g_str_has_prefix (raw->received->str, "HTTP/1.1 "));
+  status = (guint) g_ascii_strtoull (raw->received->str + 9, NULL, 10);
+  return status;
+}
+
+/* The flow {{{1 */
+
+static void
+test_flow (Fixture       *f,
+           gconstpointer  data)
+{
+  g_autofree char *id = initialize (f);
+  g_autoptr(JsonObject) list = NULL;
+  g_autoptr(JsonObject) status = NULL;
+  g_autoptr(JsonObject) stdio_ping = NULL;
+  g_autoptr(Reply) deleted = NULL;
+  g_autoptr(Reply) after = NULL;
+  JsonObject *result;
+  JsonArray *tools;
+  gboolean found = FALSE;
+
+  g_assert_cmpuint (_stw_mcp_http_get_n_sessions (f->http), ==, 1);
+
+  list = call (f, id, "{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"tools/list\"}");
+  result = stw_test_assert_result (list, "2");
+  tools = json_object_get_array_member (result, "tools");
+  for (guint i = 0; i < json_array_get_length (tools); i++)
+    if (g_str_equal (json_object_get_string_member (json_array_get_object_element (tools, i), "name"),
+                     "electron_status"))
+      found = TRUE;
+  g_assert_true (found);
+
+  status = call (f, id, "{\"jsonrpc\":\"2.0\",\"id\":\"s\",\"method\":\"tools/call\","
+                        "\"params\":{\"name\":\"electron_status\",\"arguments\":{}}}");
+  result = stw_test_assert_result (status, "\"s\"");
+  g_assert_false (json_object_get_boolean_member (result, "isError"));
+  g_assert_true (json_object_get_boolean_member (json_object_get_object_member (result, "structuredContent"),
+                                                 "ok"));
+
+  /* The stdio client of the same server is served meanwhile. */
+  stdio_ping = stw_test_client_call_result (f->client, "ping", NULL);
+  g_assert_nonnull (stdio_ping);
+
+  deleted = request_full (f, "DELETE", id, NULL, NULL, 0, NULL, NULL);
+  g_assert_cmpuint (deleted->status, ==, 200);
+  g_assert_cmpuint (_stw_mcp_http_get_n_sessions (f->http), ==, 0);
+
+  after = post (f, id, "{\"jsonrpc\":\"2.0\",\"id\":3,\"method\":\"ping\"}");
+  assert_refused (after, 404, -32001);
+}
+
+static void
+test_accepted (Fixture       *f,
+               gconstpointer  data)
+{
+  g_autofree char *id = initialize (f);
+  const char * const accepted[] = {
+    "{\"jsonrpc\":\"2.0\",\"method\":\"notifications/cancelled\",\"params\":{\"requestId\":99}}",
+    "{\"jsonrpc\":\"2.0\",\"method\":\"notifications/whatever\"}",
+    "{\"jsonrpc\":\"2.0\",\"id\":7,\"result\":{}}",
+    "{\"jsonrpc\":\"2.0\",\"id\":8,\"error\":{\"code\":-1,\"message\":\"no\"}}",
+  };
+
+  for (guint i = 0; i < G_N_ELEMENTS (accepted); i++)
+    {
+      g_autoptr(Reply) reply = post (f, id, accepted[i]);
+
+      g_assert_cmpuint (reply->status, ==, 202);
+      g_assert_cmpuint (g_bytes_get_size (reply->body), ==, 0);
+    }
+}
+
+/* Progress, then the result, on one SSE stream. */
+static void
+test_sse_progress (Fixture       *f,
+                   gconstpointer  data)
+{
+  g_autofree char *id = initialize (f);
+  const char *body = "{\"jsonrpc\":\"2.0\",\"id\":5,\"method\":\"tools/call\",\"params\":{\"name\":\"test_progress\","
+                     "\"arguments\":{\"steps\":20,\"interval_ms\":30},\"_meta\":{\"progressToken\":\"p\"}}}";
+  g_autoptr(Reply) reply = request_full (f, "POST", id, "application/json", body, strlen (body), NULL,
+                                         "MCP-Protocol-Version", "2025-11-25", NULL);
+  g_autoptr(Reply) json_only = NULL;
+  g_auto(GStrv) events = NULL;
+  guint n_progress = 0;
+  gboolean result_last = FALSE;
+
+  g_assert_cmpuint (reply->status, ==, 200);
+  g_assert_true (g_str_has_prefix (reply_header (reply, "Content-Type"), "text/event-stream"));
+
+  events = g_strsplit (reply_text (reply), "\n\n", -1);
+  for (guint i = 0; events[i] != NULL; i++)
+    {
+      g_autoptr(JsonObject) message = NULL;
+
+      if (*events[i] == '\0')
+        continue;
+      g_assert_true (g_str_has_prefix (events[i], "event: message\ndata: "));
+      /* One data line per event. */
+      g_assert_null (strchr (events[i] + 21, '\n'));
+      message = stw_test_json_object_from (events[i] + 21);
+      stw_test_check_frame (message);
+      g_assert_false (result_last);
+      if (json_object_has_member (message, "method"))
+        {
+          g_assert_cmpstr (json_object_get_string_member (message, "method"), ==, "notifications/progress");
+          g_assert_cmpstr (json_object_get_string_member (json_object_get_object_member (message, "params"),
+                                                          "progressToken"), ==, "p");
+          n_progress++;
+        }
+      else
+        {
+          stw_test_assert_result (message, "5");
+          result_last = TRUE;
+        }
+    }
+  g_test_message ("%u progress events before the result", n_progress);
+  g_assert_cmpuint (n_progress, >=, 1);
+  g_assert_true (result_last);
+
+  /* A client that takes JSON only gets the result alone. */
+  json_only = request_full (f, "POST", id, "application/json", body, strlen (body), NULL,
+                            "Accept", "application/json", NULL);
+  g_assert_cmpuint (json_only->status, ==, 200);
+  {
+    g_autoptr(JsonObject) message = reply_json (json_only);
+    stw_test_assert_result (message, "5");
+  }
+}
+
+/* A log while a call runs goes on that call's stream, before its result. */
+static void
+test_sse_log (Fixture       *f,
+              gconstpointer  data)
+{
+  g_autofree char *id = initialize (f);
+  StwMcpServer *server = stw_test_client_get_server (f->client);
+  g_autoptr(JsonObject) level = call (f, id, "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"logging/setLevel\","
+                                             "\"params\":{\"level\":\"info\"}}");
+  const char *body = "{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"tools/call\","
+                     "\"params\":{\"name\":\"test_slow\",\"arguments\":{\"ms\":1000}}}";
+  g_autoptr(Reply) reply = NULL;
+  g_autoptr(GCancellable) no_wait = g_cancellable_new ();
+  const char *text;
+  const char *log;
+  const char *result;
+
+  stw_test_assert_result (level, "1");
+  /* No stream open: dropped, nothing breaks. */
+  stw_mcp_server_send_log (server, "warning", "test", "nobody listens");
+
+  reply = request_full (f, "POST", id, "application/json", body, strlen (body), no_wait, NULL);
+  wait_calls (f, stw_test_client_get_tool (f->client, "test_slow"), 1);
+  g_assert_false (reply->done);
+  stw_mcp_server_send_log (server, "warning", "test", "while the call runs");
+  stw_mcp_server_send_log (server, "debug", "test", "below the level");
+  g_assert_true (wait_for (f, &reply->done, STW_TEST_TIMEOUT_MS));
+
+  g_assert_cmpuint (reply->status, ==, 200);
+  g_assert_true (g_str_has_prefix (reply_header (reply, "Content-Type"), "text/event-stream"));
+  text = reply_text (reply);
+  log = strstr (text, "while the call runs");
+  result = strstr (text, "\"id\":2");
+  g_assert_nonnull (log);
+  g_assert_nonnull (result);
+  g_assert_true (log < result);
+  g_assert_null (strstr (text, "nobody listens"));
+  g_assert_null (strstr (text, "below the level"));
+}
+
+/* Cancelling and disconnecting {{{1 */
+
+static void
+test_cancel (Fixture       *f,
+             gconstpointer  data)
+{
+  g_autofree char *id = initialize (f);
+  StwTool *never = stw_test_client_get_tool (f->client, "test_never");
+  const char *body = "{\"jsonrpc\":\"2.0\",\"id\":\"n\",\"method\":\"tools/call\","
+                     "\"params\":{\"name\":\"test_never\",\"arguments\":{}}}";
+  g_autoptr(GCancellable) no_wait = g_cancellable_new ();
+  g_autoptr(Reply) pending = request_full (f, "POST", id, "application/json", body, strlen (body),
+                                           no_wait, NULL);
+  g_autoptr(Reply) cancel = NULL;
+
+  wait_calls (f, never, 1);
+  g_assert_false (pending->done);
+
+  cancel = post (f, id, "{\"jsonrpc\":\"2.0\",\"method\":\"notifications/cancelled\","
+                        "\"params\":{\"requestId\":\"n\",\"reason\":\"test\"}}");
+  g_assert_cmpuint (cancel->status, ==, 202);
+  /* The stream of the cancelled request ends without an answer. */
+  g_assert_true (wait_for (f, &pending->done, STW_TEST_TIMEOUT_MS));
+  g_assert_cmpuint (pending->status, ==, 204);
+  g_assert_cmpuint (stw_test_tool_get_n_cancelled (never), ==, 1);
+}
+
+static void
+test_disconnect_does_not_cancel (Fixture       *f,
+                                 gconstpointer  data)
+{
+  g_autofree char *id = initialize (f);
+  StwTool *slow = stw_test_client_get_tool (f->client, "test_slow");
+  const char *body = "{\"jsonrpc\":\"2.0\",\"id\":\"s\",\"method\":\"tools/call\","
+                     "\"params\":{\"name\":\"test_slow\",\"arguments\":{\"ms\":400}}}";
+  g_autoptr(GCancellable) cancellable = g_cancellable_new ();
+  g_autoptr(Reply) abandoned = request_full (f, "POST", id, "application/json", body, strlen (body),
+                                             cancellable, NULL);
+  g_autoptr(JsonObject) ping = NULL;
+  gboolean completed = FALSE;
+
+  wait_calls (f, slow, 1);
+  /* The client goes away: MCP says that is not a cancellation. */
+  g_cancellable_cancel (cancellable);
+  g_assert_true (wait_for (f, &abandoned->done, STW_TEST_TIMEOUT_MS));
+
+  for (guint i = 0; i < 100 && !completed; i++)
+    {
+      iterate_for (f, 20);
+      completed = stw_test_tool_get_n_completed (slow) == 1;
+    }
+  g_assert_true (completed);
+  g_assert_cmpuint (stw_test_tool_get_n_cancelled (slow), ==, 0);
+
+  ping = call (f, id, "{\"jsonrpc\":\"2.0\",\"id\":9,\"method\":\"ping\"}");
+  stw_test_assert_result (ping, "9");
+}
+
+/* Security {{{1 */
+
+static void
+test_origin (Fixture       *f,
+             gconstpointer  data)
+{
+  const char *init = "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"initialize\",\"params\":{\"protocolVersion\":\"2025-11-25\"}}";
+  g_autofree char *own = g_strdup_printf ("http://localhost:%u", f->port);
+  g_autofree char *own_ip = g_strdup_printf ("http://127.0.0.1:%u", f->port);
+  g_autofree char *other_port = g_strdup_printf ("http://127.0.0.1:%u", f->port == 1 ? 2 : f->port - 1);
+  const char *foreign[] = { "http://evil.example.com", "https://evil.example.com:443", "null",
+                            "file://", "http://127.0.0.1.evil.example.com", other_port };
+
+  for (guint i = 0; i < G_N_ELEMENTS (foreign); i++)
+    {
+      g_autoptr(Reply) reply = request_full (f, "POST", NULL, "application/json", init, strlen (init), NULL,
+                                             "Origin", foreign[i], NULL);
+
+      g_test_message ("Origin: %s", foreign[i]);
+      assert_refused (reply, 403, -32000);
+    }
+  g_assert_cmpuint (_stw_mcp_http_get_n_sessions (f->http), ==, 0);
+
+  {
+    g_autoptr(Reply) a = request_full (f, "POST", NULL, "application/json", init, strlen (init), NULL,
+                                       "Origin", own, NULL);
+    g_autoptr(Reply) b = request_full (f, "POST", NULL, "application/json", init, strlen (init), NULL,
+                                       "Origin", own_ip, NULL);
+    g_assert_cmpuint (a->status, ==, 200);
+    g_assert_cmpuint (b->status, ==, 200);
+  }
+}
+
+static void
+test_host (Fixture       *f,
+           gconstpointer  data)
+{
+  const char *body = "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"initialize\",\"params\":{}}";
+  const char *hosts[] = { "evil.example.com", "evil.example.com:PORT", "127.0.0.2:PORT", "localhost:1",
+                          "", "localhost.evil.example.com:PORT" };
+  const char *good[] = { "localhost:PORT", "127.0.0.1:PORT", "localhost", "LOCALHOST:PORT" };
+  g_autofree char *port = g_strdup_printf ("%u", f->port);
+
+  for (guint i = 0; i < G_N_ELEMENTS (hosts); i++)
+    {
+      g_autoptr(Raw) raw = raw_connect (f);
+      g_autoptr(GString) host_string = g_string_new (hosts[i]);
+      const char *host = (g_string_replace (host_string, "PORT", port, 0), host_string->str);
+      g_autofree char *request =
+        g_strdup_printf ("POST /mcp HTTP/1.1\r\nHost: %s\r\nContent-Type: application/json\r\n"
+                         "Content-Length: %zu\r\nConnection: close\r\n\r\n%s",
+                         host, strlen (body), body);
+
+      g_test_message ("Host: %s", host);
+      g_assert_cmpuint (raw_status (f, raw, request), ==, 403);
+    }
+  for (guint i = 0; i < G_N_ELEMENTS (good); i++)
+    {
+      g_autoptr(Raw) raw = raw_connect (f);
+      g_autoptr(GString) host_string = g_string_new (good[i]);
+      const char *host = (g_string_replace (host_string, "PORT", port, 0), host_string->str);
+      g_autofree char *request =
+        g_strdup_printf ("POST /mcp HTTP/1.1\r\nHost: %s\r\nContent-Type: application/json\r\n"
+                         "Content-Length: %zu\r\nConnection: close\r\n\r\n%s",
+                         host, strlen (body), body);
+
+      g_assert_cmpuint (raw_status (f, raw, request), ==, 200);
+    }
+}
+
+static void
+test_token (Fixture       *f,
+            gconstpointer  data)
+{
+  const char *init = "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"initialize\",\"params\":{}}";
+  const char *token = "s3cret-token-0123456789";
+  g_autoptr(Reply) missing = NULL;
+  g_autoptr(Reply) wrong = NULL;
+  g_autoptr(Reply) prefix = NULL;
+  g_autoptr(Reply) basic = NULL;
+  g_autoptr(Reply) right = NULL;
+  g_autofree char *missing_text = NULL;
+
+  _stw_mcp_http_set_token (f->http, token);
+  fixture_listen (f, "127.0.0.1:0");
+
+  missing = post (f, NULL, init);
+  wrong = request_full (f, "POST", NULL, "application/json", init, strlen (init), NULL,
+                        "Authorization", "Bearer s3cret-token-0123456788", NULL);
+  prefix = request_full (f, "POST", NULL, "application/json", init, strlen (init), NULL,
+                         "Authorization", "Bearer s3cret", NULL);
+  basic = request_full (f, "POST", NULL, "application/json", init, strlen (init), NULL,
+                        "Authorization", "Basic czNjcmV0LXRva2VuLTAxMjM0NTY3ODk=", NULL);
+  right = request_full (f, "POST", NULL, "application/json", init, strlen (init), NULL,
+                        "Authorization", "Bearer s3cret-token-0123456789", NULL);
+
+  missing_text = g_strdup (reply_text (missing));
+  assert_refused (missing, 401, -32001);
+  /* No detail: every refusal reads the same, and names nothing. */
+  for (Reply **r = (Reply *[]) { wrong, prefix, basic, NULL }; *r != NULL; r++)
+    {
+      assert_refused (*r, 401, -32001);
+      g_assert_cmpstr (reply_text (*r), ==, missing_text);
+      g_assert_cmpstr (reply_header (*r, "WWW-Authenticate"), ==, "Bearer");
+    }
+  g_assert_null (strstr (missing_text, "oken"));
+  g_assert_cmpuint (right->status, ==, 200);
+}
+
+static void
+test_non_loopback_needs_token (Fixture       *f,
+                               gconstpointer  data)
+{
+  g_autoptr(GError) error = NULL;
+  const char *bin = g_getenv ("STAGEWRIGHT_BIN");
+  const char *bad[] = { "127.0.0.1", "127.0.0.1:99999", "example.com:80", "[::1", "1.2.3.4.5:0", ":" };
+
+  g_assert_false (_stw_mcp_http_listen (f->http, "0.0.0.0:0", &error));
+  g_assert_error (error, G_IO_ERROR, G_IO_ERROR_PERMISSION_DENIED);
+  g_clear_error (&error);
+  for (guint i = 0; i < G_N_ELEMENTS (bad); i++)
+    {
+      g_assert_false (_stw_mcp_http_listen (f->http, bad[i], &error));
+      g_assert_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_ARGUMENT);
+      g_clear_error (&error);
+    }
+
+  /* The program refuses to start: exit status 2 and a clear message. */
+  if (bin != NULL)
+    {
+      const char *argv[] = { bin, "--http", "0.0.0.0:0", NULL };
+      g_autofree char *err = NULL;
+      int status = 0;
+
+      g_assert_true (g_spawn_sync (NULL, (char **) argv, NULL, G_SPAWN_STDOUT_TO_DEV_NULL, NULL, NULL,
+                                   NULL, &err, &status, &error));
+      g_assert_no_error (error);
+      g_assert_true (WIFEXITED (status));
+      g_assert_cmpint (WEXITSTATUS (status), ==, 2);
+      g_assert_nonnull (strstr (err, "--http-token-file"));
+    }
+}
+
+static void
+test_body_limit (Fixture       *f,
+                 gconstpointer  data)
+{
+  g_autofree char *id = NULL;
+  g_autofree char *big = NULL;
+  g_autoptr(Reply) reply = NULL;
+  g_autoptr(Raw) raw = NULL;
+  g_autofree char *request = NULL;
+
+  _stw_mcp_http_set_max_body (f->http, 4096);
+  fixture_listen (f, "127.0.0.1:0");
+  id = initialize (f);
+
+  big = g_strdup_printf ("{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"ping\",\"params\":{\"pad\":\"%0*d\"}}", 5000, 0);
+  reply = post (f, id, big);
+  assert_refused (reply, 413, -32600);
+
+  /* Refused on its Content-Length, before a byte of the body comes. */
+  raw = raw_connect (f);
+  request = g_strdup_printf ("POST /mcp HTTP/1.1\r\nHost: 127.0.0.1:%u\r\nContent-Type: application/json\r\n"
+                             "MCP-Session-Id: %s\r\nContent-Length: 1000000000\r\n\r\n{", f->port, id);
+  g_assert_cmpuint (raw_status (f, raw, request), ==, 413);
+
+  {
+    g_autoptr(JsonObject) ping = call (f, id, "{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"ping\"}");
+    stw_test_assert_result (ping, "2");
+  }
+}
+
+static void
+test_session_cap (Fixture       *f,
+                  gconstpointer  data)
+{
+  g_autofree char *a = NULL;
+  g_autofree char *b = NULL;
+  g_autofree char *c = NULL;
+  g_autoptr(Reply) refused = NULL;
+  g_autoptr(Reply) deleted = NULL;
+  g_autoptr(JsonObject) body = NULL;
+  JsonObject *error;
+
+  _stw_mcp_http_set_max_sessions (f->http, 2);
+  fixture_listen (f, "127.0.0.1:0");
+  a = initialize (f);
+  b = initialize (f);
+
+  refused = post (f, NULL, "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"initialize\",\"params\":{}}");
+  g_assert_cmpuint (refused->status, ==, 503);
+  g_assert_nonnull (reply_header (refused, "Retry-After"));
+  g_assert_null (reply_header (refused, "MCP-Session-Id"));
+  body = reply_json (refused);
+  error = stw_test_assert_error (body, "null", -32000);
+  g_assert_nonnull (strstr (json_object_get_string_member (error, "message"), "at most 2"));
+  g_assert_cmpuint (_stw_mcp_http_get_n_sessions (f->http), ==, 2);
+
+  deleted = request_full (f, "DELETE", a, NULL, NULL, 0, NULL, NULL);
+  g_assert_cmpuint (deleted->status, ==, 200);
+  c = initialize (f);
+  g_assert_cmpstr (c, !=, a);
+}
+
+static void
+test_idle_timeout (Fixture       *f,
+                   gconstpointer  data)
+{
+  g_autofree char *id = NULL;
+  g_autoptr(Reply) after = NULL;
+  gboolean gone = FALSE;
+
+  _stw_mcp_http_set_idle_timeout_ms (f->http, 200);
+  fixture_listen (f, "127.0.0.1:0");
+  id = initialize (f);
+  for (guint i = 0; i < 200 && !gone; i++)
+    {
+      iterate_for (f, 20);
+      gone = _stw_mcp_http_get_n_sessions (f->http) == 0;
+    }
+  g_assert_true (gone);
+  after = post (f, id, "{\"jsonrpc\":\"2.0\",\"id\":3,\"method\":\"ping\"}");
+  assert_refused (after, 404, -32001);
+}
+
+static void
+test_rate_limit (Fixture       *f,
+                 gconstpointer  data)
+{
+  g_autofree char *id = NULL;
+  guint limited = 0;
+
+  _stw_mcp_http_set_rate_limit (f->http, 1, 5);
+  fixture_listen (f, "127.0.0.1:0");
+  id = initialize (f);  /* two requests */
+  for (guint i = 0; i < 10; i++)
+    {
+      g_autoptr(Reply) reply = post (f, id, "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"ping\"}");
+
+      if (reply->status == 429)
+        {
+          assert_refused (reply, 429, -32000);
+          g_assert_nonnull (reply_header (reply, "Retry-After"));
+          limited++;
+        }
+      else
+        g_assert_cmpuint (reply->status, ==, 200);
+    }
+  /* Five in a burst, at most a few more refilled meanwhile. */
+  g_assert_cmpuint (limited, >=, 3);
+}
+
+/* What is not a well-formed request for this endpoint. */
+static void
+test_refusals (Fixture       *f,
+               gconstpointer  data)
+{
+  g_autofree char *id = initialize (f);
+  const char *ping = "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"ping\"}";
+  const struct { const char *body; gint64 code; } bad_bodies[] = {
+    { "", -32700 },
+    { "garbage", -32700 },
+    { "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"pi", -32700 },
+    { "{\"jsonrpc\":\"2.0\",\"id\":1,", -32700 },
+    { "\xff\xfe{}", -32700 },
+    { "[{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"ping\"}]", -32600 },
+    { "42", -32600 },
+    { "\"text\"", -32600 },
+    { "{\"jsonrpc\":\"2.0\",\"id\":{},\"method\":\"ping\"}", -32600 },
+    { "{\"id\":1,\"method\":\"ping\"}", -32600 },
+  };
+
+  for (guint i = 0; i < G_N_ELEMENTS (bad_bodies); i++)
+    {
+      g_autoptr(Reply) reply = post (f, id, bad_bodies[i].body);
+      g_autoptr(JsonObject) body = NULL;
+
+      g_test_message ("body: %s", bad_bodies[i].body);
+      if (reply->status == 200)
+        {
+          /* A request with a valid id is answered as a request. */
+          body = reply_json (reply);
+          stw_test_assert_error (body, "1", bad_bodies[i].code);
+        }
+      else
+        assert_refused (reply, 400, bad_bodies[i].code);
+    }
+
+  {
+    g_autoptr(Reply) text = request_full (f, "POST", id, "text/plain", ping, strlen (ping), NULL, NULL);
+    g_autoptr(Reply) form = request_full (f, "POST", id, "application/x-www-form-urlencoded", ping,
+                                          strlen (ping), NULL, NULL);
+    g_autoptr(Reply) no_session = post (f, NULL, ping);
+    g_autoptr(Reply) unknown = post (f, "00000000000000000000000000000000", ping);
+    g_autoptr(Reply) bad_version = request_full (f, "POST", id, "application/json", ping, strlen (ping),
+                                                 NULL, "MCP-Protocol-Version", "1999-01-01", NULL);
+    g_autoptr(Reply) old_version = request_full (f, "POST", id, "application/json", ping, strlen (ping),
+                                                 NULL, "MCP-Protocol-Version", "2025-03-26", NULL);
+    g_autoptr(Reply) get = request_full (f, "GET", id, NULL, NULL, 0, NULL, "Accept", "text/event-stream", NULL);
+    g_autoptr(Reply) put = request_full (f, "PUT", id, "application/json", ping, strlen (ping), NULL, NULL);
+    g_autoptr(Reply) other_path = NULL;
+    g_autoptr(Reply) delete_unknown = request_full (f, "DELETE", "nope", NULL, NULL, 0, NULL, NULL);
+    g_autoptr(Reply) delete_none = request_full (f, "DELETE", NULL, NULL, NULL, 0, NULL, NULL);
+    g_autoptr(Reply) reinit = post (f, id, "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"initialize\",\"params\":{}}");
+
+    assert_refused (text, 415, -32600);
+    assert_refused (form, 415, -32600);
+    assert_refused (no_session, 400, -32600);
+    assert_refused (unknown, 404, -32001);
+    assert_refused (bad_version, 400, -32600);
+    g_assert_cmpuint (old_version->status, ==, 200);
+    assert_refused (get, 405, -32000);
+    g_assert_cmpstr (reply_header (get, "Allow"), ==, "POST, DELETE");
+    assert_refused (put, 405, -32000);
+    assert_refused (delete_unknown, 404, -32001);
+    assert_refused (delete_none, 400, -32600);
+    {
+      g_autoptr(JsonObject) body = reply_json (reinit);
+      stw_test_assert_error (body, "1", -32600);
+    }
+
+    g_free (f->url);
+    f->url = g_strdup_printf ("http://127.0.0.1:%u/other", f->port);
+    other_path = post (f, id, ping);
+    assert_refused (other_path, 404, -32000);
+  }
+}
+
+/* Hostile input {{{1 */
+
+static const char * const seeds[] = {
+  "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"ping\"}",
+  "{\"jsonrpc\":\"2.0\",\"id\":\"a\",\"method\":\"tools/list\",\"params\":{\"cursor\":\"c3R3OjA=\"}}",
+  "{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"tools/call\",\"params\":{\"name\":\"test_echo\",\"arguments\":{\"message\":\"hi\"}}}",
+  "{\"jsonrpc\":\"2.0\",\"id\":3,\"method\":\"tools/call\",\"params\":{\"name\":\"electron_status\",\"arguments\":{}}}",
+  "{\"jsonrpc\":\"2.0\",\"id\":4,\"method\":\"resources/read\",\"params\":{\"uri\":\"stagewright://docs/quickstart\"}}",
+  "{\"jsonrpc\":\"2.0\",\"method\":\"notifications/cancelled\",\"params\":{\"requestId\":2}}",
+  "{\"jsonrpc\":\"2.0\",\"id\":5,\"method\":\"logging/setLevel\",\"params\":{\"level\":\"debug\"}}",
+  "{\"jsonrpc\":\"2.0\",\"id\":6,\"result\":{}}",
+};
+
+static char *
+mutate (GRand *rand)
+{
+  const char *seed = seeds[g_rand_int_range (rand, 0, G_N_ELEMENTS (seeds))];
+  GString *out = g_string_new (seed);
+  guint kind = g_rand_int_range (rand, 0, 7);
+
+  switch (kind)
+    {
+    case 0: /* truncated */
+      g_string_truncate (out, g_rand_int_range (rand, 0, out->len));
+      break;
+    case 1: /* bytes flipped */
+      for (guint i = 0, n = g_rand_int_range (rand, 1, 6); i < n; i++)
+        out->str[g_rand_int_range (rand, 0, out->len)] = (char) g_rand_int_range (rand, 1, 256);
+      break;
+    case 2: /* random bytes */
+      g_string_truncate (out, 0);
+      for (guint i = 0, n = g_rand_int_range (rand, 1, 200); i < n; i++)
+        g_string_append_c (out, (char) g_rand_int_range (rand, 1, 256));
+      break;
+    case 3: /* deep nesting */
+      {
+        g_autofree char *nested = stw_test_json_nested (g_rand_int_range (rand, 100, 3000), "[", "0", "]");
+        g_string_printf (out, "{\"jsonrpc\":\"2.0\",\"id\":9,\"method\":\"ping\",\"params\":{\"x\":%s}}", nested);
+      }
+      break;
+    case 4: /* a piece inserted */
+      {
+        const char *pieces[] = { "\\ud800", "1e999999", "-0", "null", "{", "]", "\"\\u0000\"", ",,", "99999999999999999999" };
+        g_string_insert (out, g_rand_int_range (rand, 0, out->len),
+                         pieces[g_rand_int_range (rand, 0, G_N_ELEMENTS (pieces))]);
+      }
+      break;
+    case 5: /* wrong types for the envelope's members */
+      g_string_printf (out, "{\"jsonrpc\":%s,\"id\":%s,\"method\":%s,\"params\":%s}",
+                       (const char *[]) { "\"2.0\"", "2", "null", "[]" }[g_rand_int_range (rand, 0, 4)],
+                       (const char *[]) { "1", "\"x\"", "1.5", "[]", "{}", "true" }[g_rand_int_range (rand, 0, 6)],
+                       (const char *[]) { "\"ping\"", "1", "{}", "\"tools/call\"", "\"\"" }[g_rand_int_range (rand, 0, 5)],
+                       (const char *[]) { "{}", "[]", "1", "\"p\"", "{\"name\":1}" }[g_rand_int_range (rand, 0, 5)]);
+      break;
+    default: /* as is */
+      break;
+    }
+  return g_string_free (out, FALSE);
+}
+
+static void
+test_hostile (Fixture       *f,
+              gconstpointer  data)
+{
+  g_autofree char *id = NULL;
+  const char *seed_text = g_getenv ("STW_FUZZ_SEED");
+  guint32 seed = seed_text ? (guint32) g_ascii_strtoull (seed_text, NULL, 10) : 20261124;
+  const char *count_text = g_getenv ("STW_FUZZ_ITERATIONS");
+  guint count = count_text ? (guint) g_ascii_strtoull (count_text, NULL, 10) : 2000;
+  g_autoptr(GRand) rand = g_rand_new_with_seed (seed);
+  g_autoptr(JsonObject) ping = NULL;
+  gint64 deadline = g_get_monotonic_time () + (gint64) stw_test_timeout_ms (60000) * 1000;
+  guint sent = 0;
+
+  _stw_mcp_http_set_rate_limit (f->http, 0, 0);
+  fixture_listen (f, "127.0.0.1:0");
+  id = initialize (f);
+  g_test_message ("seed %u, %u messages", seed, count);
+
+  for (; sent < count && g_get_monotonic_time () < deadline; sent++)
+    {
+      g_autofree char *body = mutate (rand);
+      /* A third go stateless, with the 2026-07-28 headers (whatever the
+       * body says). */
+      gboolean stateless = sent % 3 == 2;
+      g_autofree char *modern_body = stateless ? g_strdup_printf ("{\"jsonrpc\":\"2.0\",\"id\":%u,\"method\":"
+                                                                  "\"tools/call\",\"params\":{\"name\":%s,"
+                                                                  MODERN_META "}}", sent, body) : NULL;
+      const char *sent_body = stateless && sent % 2 ? modern_body : body;
+      g_autofree char *name = NULL;
+
+      /* Mcp-Name: the mutated text, raw when a header can carry it, else
+       * in the base64 sentinel form (random bytes, invalid UTF-8 too). */
+      for (const char *p = body; name == NULL && *p; p++)
+        if (*p < 0x20 || *p > 0x7e)
+          {
+            g_autofree char *encoded = g_base64_encode ((const guchar *) body, strlen (body));
+            name = g_strdup_printf ("=?base64?%s?=", encoded);
+          }
+      if (name == NULL)
+        name = g_strdup (body);
+      g_autoptr(Reply) reply = request_full (f, "POST", stateless ? NULL : id, "application/json",
+                                             sent_body, strlen (sent_body), NULL,
+                                             "MCP-Protocol-Version", stateless ? "2026-07-28" : NULL,
+                                             "Mcp-Method", stateless ? "tools/call" : NULL,
+                                             "Mcp-Name", stateless ? name : NULL, NULL);
+
+      /* Every answer is an HTTP answer of ours; a JSON one is a frame. */
+      g_assert_cmpuint (reply->status, !=, 0);
+      g_assert_cmpuint (reply->status, <, 500);
+      if (reply->status == 200 && g_str_has_prefix (reply_header (reply, "Content-Type"), "application/json"))
+        {
+          g_autoptr(JsonObject) frame = reply_json (reply);
+          stw_test_check_frame (frame);
+        }
+    }
+  g_test_message ("%u messages sent", sent);
+  g_assert_cmpuint (sent, >=, MIN (count, 200));
+
+  ping = call (f, id, "{\"jsonrpc\":\"2.0\",\"id\":\"last\",\"method\":\"ping\"}");
+  stw_test_assert_result (ping, "\"last\"");
+}
+
+/* A client that sends a byte every 100 ms holds its own socket only. */
+typedef struct
+{
+  Raw        *raw;
+  const char *request;
+  gsize       sent;
+  gsize       limit;
+} Slow;
+
+static gboolean
+on_slow_tick (gpointer user_data)
+{
+  Slow *slow = user_data;
+
+  if (slow->sent >= slow->limit)
+    return G_SOURCE_REMOVE;
+  raw_write (slow->raw, slow->request + slow->sent, 1);
+  slow->sent++;
+  return G_SOURCE_CONTINUE;
+}
+
+static void
+test_slowloris (Fixture       *f,
+                gconstpointer  data)
+{
+  g_autoptr(Raw) raw = raw_connect (f);
+  g_autofree char *request = g_strdup_printf ("POST /mcp HTTP/1.1\r\nHost: 127.0.0.1:%u\r\n"
+                                              "Content-Type: application/json\r\nContent-Length: 40\r\n\r\n",
+                                              f->port);
+  Slow slow = { raw, request, 0, 30 };
+  GSource *tick = g_timeout_source_new (100);
+  g_autofree char *id = NULL;
+  g_autoptr(JsonObject) ping = NULL;
+
+  g_source_set_callback (tick, on_slow_tick, &slow, NULL);
+  g_source_attach (tick, stw_test_client_get_context (f->client));
+  iterate_for (f, 250);
+  g_assert_cmpuint (slow.sent, >=, 1);
+
+  /* Another client is served while the slow one trickles. */
+  id = initialize (f);
+  ping = call (f, id, "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"ping\"}");
+  stw_test_assert_result (ping, "1");
+  g_assert_cmpuint (slow.sent, <, slow.limit);
+  g_assert_false (raw->closed);
+
+  g_source_destroy (tick);
+  g_source_unref (tick);
+  /* The read in flight must end before the Raw goes. */
+  g_socket_shutdown (g_socket_connection_get_socket (raw->connection), TRUE, TRUE, NULL);
+  g_assert_true (wait_for (f, &raw->closed, STW_TEST_TIMEOUT_MS));
+}
+
+/* The stateless era (2026-07-28) {{{1 */
+
+
+static Reply *
+modern (Fixture    *f,
+        const char *method,
+        const char *name,
+        const char *body,
+        const char *version)
+{
+  return request_full (f, "POST", NULL, "application/json", body, strlen (body), NULL,
+                       "MCP-Protocol-Version", version ? version : "2026-07-28",
+                       "Mcp-Method", method, "Mcp-Name", name, NULL);
+}
+
+static void
+assert_modern_result (JsonObject *result,
+                      gboolean    cacheable)
+{
+  JsonObject *meta = json_object_get_object_member (result, "_meta");
+
+  g_assert_cmpstr (json_object_get_string_member (result, "resultType"), ==, "complete");
+  g_assert_cmpstr (json_object_get_string_member (json_object_get_object_member (meta, "io.modelcontextprotocol/serverInfo"),
+                                                  "name"), ==, "stagewright");
+  g_assert_true (json_object_has_member (result, "ttlMs") == cacheable);
+  if (cacheable)
+    g_assert_cmpstr (json_object_get_string_member (result, "cacheScope"), ==, "public");
+}
+
+static void
+test_stateless (Fixture       *f,
+                gconstpointer  data)
+{
+  g_autoptr(Reply) discover = modern (f, "server/discover", NULL,
+                                      "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"server/discover\",\"params\":{" MODERN_META "}}",
+                                      NULL);
+  g_autoptr(Reply) list = modern (f, "tools/list", NULL,
+                                  "{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"tools/list\",\"params\":{" MODERN_META "}}",
+                                  NULL);
+  g_autoptr(Reply) status = modern (f, "tools/call", "electron_status",
+                                    "{\"jsonrpc\":\"2.0\",\"id\":3,\"method\":\"tools/call\",\"params\":"
+                                    "{\"name\":\"electron_status\",\"arguments\":{}," MODERN_META "}}", NULL);
+  g_autoptr(Reply) encoded = modern (f, "tools/call", "=?base64?ZWxlY3Ryb25fc3RhdHVz?=",
+                                     "{\"jsonrpc\":\"2.0\",\"id\":3,\"method\":\"tools/call\",\"params\":"
+                                     "{\"name\":\"electron_status\",\"arguments\":{}," MODERN_META "}}", NULL);
+  g_autoptr(Reply) missing = modern (f, "resources/read", "stagewright://nothing",
+                                     "{\"jsonrpc\":\"2.0\",\"id\":4,\"method\":\"resources/read\",\"params\":"
+                                     "{\"uri\":\"stagewright://nothing\"," MODERN_META "}}", NULL);
+  g_autoptr(JsonObject) body = NULL;
+  JsonObject *result;
+  JsonArray *versions;
+
+  g_assert_cmpuint (discover->status, ==, 200);
+  g_assert_null (reply_header (discover, "MCP-Session-Id"));
+  body = reply_json (discover);
+  result = stw_test_assert_result (body, "1");
+  assert_modern_result (result, TRUE);
+  versions = json_object_get_array_member (result, "supportedVersions");
+  g_assert_cmpstr (json_array_get_string_element (versions, 0), ==, "2026-07-28");
+  g_assert_true (json_object_has_member (json_object_get_object_member (result, "capabilities"), "tools"));
+  g_clear_pointer (&body, json_object_unref);
+
+  g_assert_cmpuint (list->status, ==, 200);
+  body = reply_json (list);
+  assert_modern_result (stw_test_assert_result (body, "2"), TRUE);
+  g_clear_pointer (&body, json_object_unref);
+
+  for (Reply **r = (Reply *[]) { status, encoded, NULL }; *r != NULL; r++)
+    {
+      g_assert_cmpuint ((*r)->status, ==, 200);
+      body = reply_json (*r);
+      result = stw_test_assert_result (body, "3");
+      assert_modern_result (result, FALSE);
+      g_assert_true (json_object_get_boolean_member (json_object_get_object_member (result, "structuredContent"), "ok"));
+      g_clear_pointer (&body, json_object_unref);
+    }
+
+  /* Not found is invalid params in this era. */
+  body = reply_json (missing);
+  stw_test_assert_error (body, "4", -32602);
+  g_assert_cmpuint (_stw_mcp_http_get_n_sessions (f->http), ==, 0);
+}
+
+static void
+test_stateless_refusals (Fixture       *f,
+                         gconstpointer  data)
+{
+  const char *list = "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/list\",\"params\":{" MODERN_META "}}";
+  const char *call = "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/call\",\"params\":"
+                     "{\"name\":\"electron_status\",\"arguments\":{}," MODERN_META "}}";
+  const char *ping = "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"ping\",\"params\":{" MODERN_META "}}";
+  const char *old = "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/list\",\"params\":"
+                    "{\"_meta\":{\"io.modelcontextprotocol/protocolVersion\":\"1900-01-01\"}}}";
+  g_autoptr(Reply) version_mismatch = modern (f, "tools/list", NULL, list, "2025-11-25");
+  g_autoptr(Reply) method_mismatch = modern (f, "tools/call", NULL, list, NULL);
+  g_autoptr(Reply) no_method = request_full (f, "POST", NULL, "application/json", list, strlen (list), NULL,
+                                             "MCP-Protocol-Version", "2026-07-28", NULL);
+  g_autoptr(Reply) name_mismatch = modern (f, "tools/call", "electron_info", call, NULL);
+  g_autoptr(Reply) no_name = modern (f, "tools/call", NULL, call, NULL);
+  g_autoptr(Reply) bad_base64 = modern (f, "tools/call", "=?base64?!!!?=", call, NULL);
+  g_autoptr(Reply) gone = modern (f, "ping", NULL, ping, NULL);
+  g_autoptr(Reply) unsupported = modern (f, "tools/list", NULL, old, "1900-01-01");
+  g_autoptr(JsonObject) body = NULL;
+  JsonObject *error;
+
+  for (Reply **r = (Reply *[]) { version_mismatch, method_mismatch, no_method, name_mismatch, no_name,
+                                 bad_base64, NULL };
+       *r != NULL; r++)
+    {
+      g_autoptr(JsonObject) refused = NULL;
+
+      g_assert_cmpuint ((*r)->status, ==, 400);
+      refused = reply_json (*r);
+      stw_test_assert_error (refused, "1", -32020);
+    }
+
+  g_assert_cmpuint (gone->status, ==, 404);
+  body = reply_json (gone);
+  stw_test_assert_error (body, "1", -32601);
+  g_clear_pointer (&body, json_object_unref);
+
+  g_assert_cmpuint (unsupported->status, ==, 400);
+  body = reply_json (unsupported);
+  error = stw_test_assert_error (body, "1", -32022);
+  g_assert_cmpstr (json_object_get_string_member (json_object_get_object_member (error, "data"), "requested"),
+                   ==, "1900-01-01");
+}
+
+/* In this era the stream is the request: closing it cancels the call. */
+static void
+test_stateless_close_cancels (Fixture       *f,
+                              gconstpointer  data)
+{
+  StwTool *never = stw_test_client_get_tool (f->client, "test_never");
+  const char *body = "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/call\",\"params\":"
+                     "{\"name\":\"test_never\",\"arguments\":{}," MODERN_META "}}";
+  g_autoptr(Raw) raw = raw_connect (f);
+  g_autofree char *request =
+    g_strdup_printf ("POST /mcp HTTP/1.1\r\nHost: 127.0.0.1:%u\r\nContent-Type: application/json\r\n"
+                     "Accept: application/json, text/event-stream\r\nMCP-Protocol-Version: 2026-07-28\r\n"
+                     "Mcp-Method: tools/call\r\nMcp-Name: test_never\r\nContent-Length: %zu\r\n\r\n%s",
+                     f->port, strlen (body), body);
+  gboolean cancelled = FALSE;
+
+  raw_write (raw, request, strlen (request));
+  wait_calls (f, never, 1);
+
+  g_socket_shutdown (g_socket_connection_get_socket (raw->connection), TRUE, TRUE, NULL);
+  g_assert_true (wait_for (f, &raw->closed, STW_TEST_TIMEOUT_MS));
+  for (guint i = 0; i < 200 && !cancelled; i++)
+    {
+      iterate_for (f, 20);
+      cancelled = stw_test_tool_get_n_cancelled (never) == 1;
+    }
+  g_assert_true (cancelled);
+}
+
+/* Over stdio too: discovery and stateless calls need no initialize. */
+static void
+test_stdio_stateless (void)
+{
+  StwTestClient *client = stw_test_client_new ();
+  g_autoptr(JsonObject) refused = stw_test_client_call (client, "server/discover", "{" MODERN_META "}");
+  g_autoptr(JsonObject) discover = NULL;
+  g_autoptr(JsonObject) legacy_discover = NULL;
+  g_autoptr(JsonObject) status = NULL;
+  g_autoptr(JsonObject) not_initialized = NULL;
+  g_autoptr(JsonObject) ping = NULL;
+  JsonObject *result;
+
+  /* Off by default on stdio: hosts probe with discover, then initialize. */
+  g_assert_cmpint (json_object_get_int_member (json_object_get_object_member (refused, "error"), "code"),
+                   ==, -32601);
+  _stw_mcp_server_set_stdio_accepts_modern (stw_test_client_get_server (client), TRUE);
+  discover = stw_test_client_call (client, "server/discover", "{" MODERN_META "}");
+  legacy_discover = stw_test_client_call (client, "server/discover", NULL);
+  status = stw_test_client_call (client, "tools/call",
+                                 "{\"name\":\"electron_status\",\"arguments\":{}," MODERN_META "}");
+  not_initialized = stw_test_client_call (client, "tools/list", NULL);
+  ping = stw_test_client_call (client, "ping", "{" MODERN_META "}");
+
+  result = json_object_get_object_member (discover, "result");
+  assert_modern_result (result, TRUE);
+  assert_modern_result (json_object_get_object_member (legacy_discover, "result"), TRUE);
+  result = json_object_get_object_member (status, "result");
+  assert_modern_result (result, FALSE);
+  g_assert_false (json_object_get_boolean_member (result, "isError"));
+  /* Without _meta, the 2025 rules hold. */
+  g_assert_cmpint (json_object_get_int_member (json_object_get_object_member (not_initialized, "error"), "code"),
+                   ==, -32600);
+  g_assert_cmpint (json_object_get_int_member (json_object_get_object_member (ping, "error"), "code"),
+                   ==, -32601);
+  stw_test_client_free (client);
+}
+
+/* TLS {{{1 */
+
+static gboolean
+on_accept_certificate (SoupMessage          *msg,
+                       GTlsCertificate      *certificate,
+                       GTlsCertificateFlags  errors,
+                       gpointer              user_data)
+{
+  /* The test's own self-signed certificate: only an unknown issuer. */
+  return errors == G_TLS_CERTIFICATE_UNKNOWN_CA;
+}
+
+static void
+test_tls (Fixture       *f,
+          gconstpointer  data)
+{
+  g_autoptr(GError) error = NULL;
+  g_autofree char *dir = g_dir_make_tmp ("stw-tls-XXXXXX", &error);
+  g_autofree char *cert = g_build_filename (dir, "cert.pem", NULL);
+  g_autofree char *key = g_build_filename (dir, "key.pem", NULL);
+  g_autofree char *openssl = g_find_program_in_path ("openssl");
+  const char *body = "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"initialize\",\"params\":{}}";
+  g_autoptr(Reply) reply = g_new0 (Reply, 1);
+  int status = 0;
+
+  g_assert_no_error (error);
+  if (openssl == NULL || !g_tls_backend_supports_tls (g_tls_backend_get_default ()))
+    {
+      g_test_skip ("needs openssl and glib-networking");
+      g_rmdir (dir);
+      return;
+    }
+  {
+    const char *argv[] = { openssl, "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "1",
+                           "-subj", "/CN=127.0.0.1", "-addext", "subjectAltName=IP:127.0.0.1",
+                           "-keyout", key, "-out", cert, NULL };
+    g_assert_true (g_spawn_sync (NULL, (char **) argv, NULL,
+                                 G_SPAWN_STDOUT_TO_DEV_NULL | G_SPAWN_STDERR_TO_DEV_NULL,
+                                 NULL, NULL, NULL, NULL, &status, &error));
+    g_assert_no_error (error);
+    g_assert_true (g_spawn_check_wait_status (status, NULL));
+  }
+
+  g_assert_true (_stw_mcp_http_set_tls_files (f->http, cert, key, &error));
+  g_assert_no_error (error);
+  fixture_listen (f, "127.0.0.1:0");
+  g_assert_true (g_str_has_prefix (f->url, "https://127.0.0.1:"));
+
+  reply->msg = soup_message_new ("POST", f->url);
+  g_signal_connect (reply->msg, "accept-certificate", G_CALLBACK (on_accept_certificate), NULL);
+  soup_message_headers_replace (soup_message_get_request_headers (reply->msg), "Accept", "application/json");
+  {
+    g_autoptr(GBytes) bytes = g_bytes_new_static (body, strlen (body));
+    soup_message_set_request_body_from_bytes (reply->msg, "application/json", bytes);
+  }
+  soup_session_send_and_read_async (f->session, reply->msg, G_PRIORITY_DEFAULT, NULL, on_sent, reply);
+  g_assert_true (wait_for (f, &reply->done, STW_TEST_TIMEOUT_MS));
+  g_assert_cmpuint (reply->status, ==, 200);
+  g_assert_nonnull (reply_header (reply, "MCP-Session-Id"));
+  g_assert_cmpuint (_stw_mcp_http_get_n_sessions (f->http), ==, 1);
+
+  /* Bad files are refused before listening. */
+  g_assert_false (_stw_mcp_http_set_tls_files (f->http, key, cert, &error));
+  g_assert_nonnull (error);
+
+  g_unlink (cert);
+  g_unlink (key);
+  g_rmdir (dir);
+}
+
+int
+main (int   argc,
+      char *argv[])
+{
+  stw_test_init (&argc, &argv);
+
+#define ADD(path, func, data) \
+  g_test_add ("/mcp-http/" path, Fixture, data, fixture_setup, func, fixture_teardown)
+
+  ADD ("flow", test_flow, NULL);
+  ADD ("accepted", test_accepted, NULL);
+  ADD ("sse-progress", test_sse_progress, NULL);
+  ADD ("sse-log", test_sse_log, NULL);
+  ADD ("cancel", test_cancel, NULL);
+  ADD ("disconnect-does-not-cancel", test_disconnect_does_not_cancel, NULL);
+  ADD ("origin", test_origin, NULL);
+  ADD ("host", test_host, NULL);
+  ADD ("token", test_token, "later");
+  ADD ("non-loopback-needs-token", test_non_loopback_needs_token, "later");
+  ADD ("body-limit", test_body_limit, "later");
+  ADD ("session-cap", test_session_cap, "later");
+  ADD ("idle-timeout", test_idle_timeout, "later");
+  ADD ("rate-limit", test_rate_limit, "later");
+  ADD ("refusals", test_refusals, NULL);
+  ADD ("hostile", test_hostile, "later");
+  ADD ("slowloris", test_slowloris, NULL);
+  ADD ("tls", test_tls, "later");
+  ADD ("stateless", test_stateless, NULL);
+  ADD ("stateless-refusals", test_stateless_refusals, NULL);
+  ADD ("stateless-close-cancels", test_stateless_close_cancels, NULL);
+  g_test_add_func ("/mcp-http/stdio-stateless", test_stdio_stateless);
+
+  return g_test_run ();
+}
