@@ -30,7 +30,10 @@ def binary():
 
 def man_page():
     if os.environ.get('STW_MAN_PAGE'):
-        return Path(os.environ['STW_MAN_PAGE'])
+        page = Path(os.environ['STW_MAN_PAGE'])
+        # Distributions compress installed pages.
+        gz = page.with_name(page.name + '.gz')
+        return gz if not page.exists() and gz.exists() else page
     candidates = []
     if os.environ.get('STAGEWRIGHT_BIN'):
         builddir = Path(os.environ['STAGEWRIGHT_BIN']).resolve().parent.parent
