@@ -11,9 +11,11 @@
 # "env", VS Code's ${workspaceFolder} set to a scratch directory. The test
 # then speaks MCP to it: initialize, notifications/initialized, tools/list,
 # and end of input, which must end the server with status 0. HTTP forms are
-# checked for shape and a loopback URL; they are started only once
-# `stagewright --http` exists (issue 10) and are skipped until then. The
-# systemd user unit must serve the URL the HTTP forms name.
+# checked for shape and a loopback URL, then `stagewright --http` is started
+# from PATH (on a free port: the forms' own may be taken here) and the test
+# speaks MCP to its /mcp over HTTP: initialize, then tools/list in the
+# session it got. The systemd user unit must serve the URL the HTTP forms
+# name.
 #
 # Environment: STAGEWRIGHT_BIN (its directory goes first on PATH),
 # STW_HOSTS_DIR (default: docs/hosts of the source tree), STW_USER_UNIT
@@ -29,6 +31,7 @@ import subprocess
 import sys
 import tempfile
 import time
+import urllib.request
 from pathlib import Path
 from urllib.parse import urlparse
 
@@ -68,11 +71,61 @@ def search_path():
     return path
 
 
-def has_http():
+def post(url, message, session=None):
+    """One JSON-RPC message to an MCP endpoint: (status, headers, parsed JSON body)."""
+    headers = {'Content-Type': 'application/json', 'Accept': 'application/json, text/event-stream',
+               'MCP-Protocol-Version': PROTOCOL_VERSION}
+    if session:
+        headers['MCP-Session-Id'] = session
+    request = urllib.request.Request(url, data=json.dumps(message).encode(), headers=headers, method='POST')
+    with urllib.request.urlopen(request, timeout=TIMEOUT_S) as answer:
+        body = answer.read().decode()
+        if answer.headers.get('Content-Type', '').startswith('text/event-stream'):
+            data = [line[5:].strip() for line in body.splitlines() if line.startswith('data:')]
+            body = data[-1] if data else 'null'
+        return answer.status, answer.headers, json.loads(body) if body else None
+
+
+def drive_http(path):
+    """Starts stagewright --http from PATH on a free loopback port and speaks MCP to its /mcp."""
     exe = shutil.which('stagewright', path=search_path())
-    out = subprocess.run([exe, '--help-all'], capture_output=True, text=True,
-                         timeout=TIMEOUT_S, env=dict(os.environ, LC_ALL='C.UTF-8')).stdout
-    return re.search(r'^\s+--http\b', out, re.M) is not None
+    if exe is None:
+        raise FileNotFoundError('stagewright is not on PATH (%s)' % search_path())
+    proc = subprocess.Popen([exe, '--http', '127.0.0.1:0'], stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+                            stderr=subprocess.PIPE, env=dict(os.environ, PATH=search_path(), LC_ALL='C.UTF-8'))
+    try:
+        url, seen, deadline = None, b'', time.monotonic() + TIMEOUT_S
+        while url is None and time.monotonic() < deadline:
+            ready, _, _ = select.select([proc.stderr], [], [], max(0, deadline - time.monotonic()))
+            if not ready:
+                break
+            chunk = os.read(proc.stderr.fileno(), 4096)
+            if not chunk:
+                break
+            seen += chunk
+            m = re.search(rb'(http://127\.0\.0\.1:\d+' + re.escape(path.encode()) + rb')', seen)
+            url = m.group(1).decode() if m else None
+        if url is None:
+            raise RuntimeError('stagewright --http printed no URL: %r' % seen.decode(errors='replace'))
+        status, headers, init = post(url, {'jsonrpc': '2.0', 'id': 1, 'method': 'initialize',
+                                           'params': {'protocolVersion': PROTOCOL_VERSION, 'capabilities': {},
+                                                      'clientInfo': {'name': 'test-host-config', 'version': '1'}}})
+        assert status == 200 and 'result' in init, 'initialize over HTTP: %r %r' % (status, init)
+        session = headers.get('MCP-Session-Id')
+        assert session, 'initialize over HTTP gave no MCP-Session-Id'
+        status, _, _ = post(url, {'jsonrpc': '2.0', 'method': 'notifications/initialized'}, session)
+        assert status == 202, 'notifications/initialized over HTTP: %r' % status
+        status, _, listed = post(url, {'jsonrpc': '2.0', 'id': 2, 'method': 'tools/list', 'params': {}}, session)
+        names = [t['name'] for t in listed['result']['tools']]
+        assert 'electron_launch' in names, 'tools/list over HTTP lacks electron_launch: %r' % names
+        return url, len(names)
+    finally:
+        proc.terminate()
+        try:
+            proc.wait(timeout=TIMEOUT_S)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()
 
 
 def servers_of(name, config):
@@ -169,7 +222,6 @@ def main():
     results = []
     files = sorted(hosts_dir().glob('*.json'))
     urls = set()
-    http_ok = has_http()
     results.append((len(files) >= 4, 'docs/hosts has the host configurations (%d files)' % len(files), '', ''))
 
     with tempfile.TemporaryDirectory(prefix='stw-hosts-') as workspace:
@@ -187,8 +239,12 @@ def main():
                         and url.path == '/mcp' and url.port is not None
                     urls.add((url.hostname, url.port))
                     results.append((ok, '%s names a loopback /mcp URL' % name, server['url'], ''))
-                    results.append((True, '%s answers initialize over HTTP' % name, '',
-                                    '' if http_ok else 'stagewright --http does not exist yet (issue 10)'))
+                    try:
+                        served, count = drive_http(url.path)
+                        results.append((True, '%s: stagewright --http answers initialize at %s and lists %d tools'
+                                        % (name, served, count), '', ''))
+                    except Exception as e:  # noqa: BLE001 — any failure is the test's verdict
+                        results.append((False, '%s: stagewright --http answers MCP' % name, repr(e), ''))
                     continue
                 try:
                     exe, count = drive_stdio(server, workspace)
