@@ -65,7 +65,7 @@ test('tools/list: dialog_handler is listed, writable, and within its budget', as
   const { tools } = await server.client.listTools();
   const tool = tools.find((t) => t.name === 'electron_dialog_handler');
   assert.ok(tool, 'electron_dialog_handler is listed in the full profile');
-  assert.equal(tool.annotations.readOnlyHint, false);
+  assert.equal(tool.annotations.readOnlyHint ?? false, false, 'not read-only (the MCP default, unsaid)');
   assert.match(tool.description, /TRANSPORT_UNSUPPORTED/);
   assert.ok(JSON.stringify(tool).length / 4 <= 450, `${JSON.stringify(tool).length / 4} tokens`);
 });

@@ -27,7 +27,9 @@ export const TOP_SRCDIR = process.env.STW_TOP_SRCDIR
 export const BIN = process.env.STAGEWRIGHT_BIN
   ? path.resolve(process.env.STAGEWRIGHT_BIN)
   : path.join(TOP_SRCDIR, 'stagewright', 'stagewright');
-export const NODE_MODULES = path.join(TOP_SRCDIR, 'tests', 'node_modules');
+// The npm test clients: configure --with-node-modules=DIR (an out-of-tree
+// build from a tarball) or the source tree's tests/node_modules.
+export const NODE_MODULES = process.env.STW_NODE_MODULES || path.join(TOP_SRCDIR, 'tests', 'node_modules');
 // The build tree: the binary is <builddir>/stagewright/stagewright.
 export const BUILDDIR = path.dirname(path.dirname(BIN));
 export const GI_PYTHON = process.env.GI_PYTHON ?? '/usr/bin/python3';

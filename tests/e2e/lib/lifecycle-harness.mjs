@@ -48,6 +48,10 @@ export function demoAppSkipReason () {
  * text item, isError = !ok). Closed after the test unless `keep` is set.
  */
 export async function startServer (t, { args = [], env, keep = false } = {}) {
+  // The SDK hands the server a trimmed environment; the apps it launches
+  // (the pages app) still need to find the npm clients of an out-of-tree build.
+  if (env === undefined && process.env.STW_NODE_MODULES)
+    env = { ...sdk.getDefaultEnvironment(), STW_NODE_MODULES: process.env.STW_NODE_MODULES };
   const transport = new sdk.StdioClientTransport({ command: BIN, args, env, stderr: 'pipe' });
   let stderr = '';
   transport.stderr.on('data', (chunk) => { stderr += chunk; });
