@@ -18,6 +18,7 @@
 #include "config.h"
 
 #include <glib/gi18n-lib.h>
+#include <inttypes.h>
 
 #include "stw-error-registry.h"
 #include "stw-http-private.h"
@@ -234,7 +235,7 @@ on_http_chunk (GObject      *object,
       if (get->body->len > get->max_body)
         {
           g_task_return_error (task, stw_error_new ("CDP_DISCONNECTED",
-                                                    _("%s answered with more than %" G_GSIZE_FORMAT " bytes"),
+                                                    _("%s answered with more than %zu bytes"),
                                                     get->url, get->max_body));
           return;
         }
@@ -303,7 +304,7 @@ on_http_sent (GObject      *object,
       soup_message_headers_get_content_length (headers) > (goffset) get->max_body)
     {
       g_task_return_error (task, stw_error_new ("CDP_DISCONNECTED",
-                                                _("%s announced %" G_GOFFSET_FORMAT " bytes, more than %" G_GSIZE_FORMAT),
+                                                _("%s announced %" PRId64 " bytes, more than %zu"),
                                                 get->url, soup_message_headers_get_content_length (headers),
                                                 get->max_body));
       g_object_unref (task);

@@ -22,6 +22,7 @@
 #include "config.h"
 
 #include <glib/gi18n-lib.h>
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -87,7 +88,7 @@ _stw_proc_check_pid_range (gint64   pid,
   if (pid >= 1 && pid < limit)
     return TRUE;
   g_propagate_error (error, pid_error ("a pid is an integer from 1 to pid_max - 1",
-                                       _("pid %" G_GINT64_FORMAT " is not a process id (1 to %" G_GINT64_FORMAT ")"),
+                                       _("pid %" PRId64 " is not a process id (1 to %" PRId64 ")"),
                                        pid, limit - 1));
   return FALSE;
 }

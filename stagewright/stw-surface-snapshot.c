@@ -12,6 +12,7 @@
 #include "config.h"
 
 #include <glib/gi18n-lib.h>
+#include <inttypes.h>
 #include <string.h>
 
 #include "stw-error-registry.h"
@@ -160,8 +161,8 @@ read_int (JsonObject  *object,
       json_node_get_int (node) < min || json_node_get_int (node) > max)
     {
       g_autofree char *message = max == G_MAXINT64
-                                 ? g_strdup_printf (_("must be an integer >= %" G_GINT64_FORMAT), min)
-                                 : g_strdup_printf (_("must be an integer in %" G_GINT64_FORMAT "..%" G_GINT64_FORMAT), min, max);
+                                 ? g_strdup_printf (_("must be an integer >= %" PRId64), min)
+                                 : g_strdup_printf (_("must be an integer in %" PRId64 "..%" PRId64), min, max);
       g_propagate_error (error, bad_argument (member, message));
       return FALSE;
     }

@@ -12,6 +12,7 @@
 #include "config.h"
 
 #include <glib/gi18n-lib.h>
+#include <inttypes.h>
 
 #include "stw-core-tools.h"
 #include "stw-error-registry.h"
@@ -127,7 +128,7 @@ on_progress_tick (gpointer user_data)
 {
   Progress *progress = user_data;
   gint64 elapsed = stw_invocation_get_elapsed_ms (progress->invocation);
-  g_autofree char *message = g_strdup_printf (_("waited %" G_GINT64_FORMAT " of %u ms"), elapsed, progress->timeout_ms);
+  g_autofree char *message = g_strdup_printf (_("waited %" PRId64 " of %u ms"), elapsed, progress->timeout_ms);
 
   stw_invocation_report_progress (progress->invocation, (double) elapsed, progress->timeout_ms, message);
   return G_SOURCE_CONTINUE;
