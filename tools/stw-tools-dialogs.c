@@ -139,15 +139,14 @@ console_logs_invoke (StwTool       *tool,
 static const StwToolSpec dialogs_specs[] = {
   {
     .name = "electron_dialog_handler",
-    .title = "Answer dialogs, stub native ones",
     .description = "Answers JavaScript dialogs in every window and frame (dismiss unless armed) and stubs Electron "
                    "main-process APIs. Arm (replaces the policy): action accept|dismiss, perType{alert, confirm, "
                    "prompt, beforeunload}, promptText, oneShot. stub {name: answer | true (default answer) | null "
                    "(restore)} for dialog.showOpenDialog ([paths]), showSaveDialog (path), showMessageBox (button), "
                    "their Sync forms, showErrorBox, shell.openExternal|openPath, clipboard.readText|writeText|clear; "
                    "each call is recorded. Read: type (alert… or dialog, shell, clipboard, or a method), since, limit "
-                   "(50, max 200), clear. Returns {policy, entries[], count, overflowed, native}. "
-                   "Errors: TRANSPORT_UNSUPPORTED (stub without a main process).",
+                   "(50, max 200), clear. Returns {policy, entries[], count, overflowed, native}; stubbing needs the "
+                   "main process.",
     .input_schema =
       "{\"type\":\"object\",\"additionalProperties\":false,\"properties\":{"
       STW_SCHEMA_SESSION_ID ","
@@ -170,7 +169,6 @@ static const StwToolSpec dialogs_specs[] = {
   },
   {
     .name = "electron_console_logs",
-    .title = "Console logs",
     .description = "Console of every window, frame and webview, the main process and its stdout/stderr, newest "
                    "limit (200, max 1000). Filters: type, source (renderer|main|stdout|stderr), match (regex, "
                    "/re/imsu), since (epoch ms). Returns {entries[{source, type, text, timestamp, windowId?, "
