@@ -82,6 +82,16 @@ if (launch.ok) {
     const changed = await call('electron_snapshot', { format: 'text', since: 'last' });
     if (changed.ok) console.log(color('2', changed.diff_text ?? changed.snapshot_text));
     await call('electron_get_text', { ref: refOf(text, 'status', '') });
+    // Assert in one call instead of reading and comparing.
+    await call('electron_expect_text', { ref: refOf(text, 'status', ''), contains: 'Saved 1 note' });
+    // A native open dialog never blocks the app: stub it with a canned answer,
+    // press the button that opens it, then read what the main process logged.
+    await call('electron_dialog_handler', { stub: { 'dialog.showOpenDialog': ['/srv/notes/groceries.json'] } });
+    await call('electron_click', { ref: refOf(text, 'button', 'Open notes…') });
+    // The app answers in its own time: wait for what it shows, not a sleep.
+    await call('electron_expect_text', { ref: refOf(text, 'status', ''), contains: 'groceries.json' });
+    await call('electron_dialog_handler', { type: 'dialog', limit: 5 });
+    await call('electron_console_logs', { source: 'main', match: 'open dialog', limit: 5 });
   }
   const shot = await call('electron_screenshot', { format: 'png' });
   await call('electron_status');
