@@ -547,6 +547,9 @@ stw_session_stub_electron_async (StwSession          *self,
  * @result: the result given to the callback
  * @error: where to put the failure
  *
+ * Finishes an operation started with
+ * [method@Stagewright.Session.stub_electron_async].
+ *
  * Returns: %TRUE when the stubs are in place
  *
  * Since: 1.0
@@ -858,6 +861,9 @@ stw_session_read_dialog_events_async (StwSession          *self,
  * @self: a #StwSession
  * @result: the result given to the callback
  * @error: where to put the failure
+ *
+ * Finishes an operation started with
+ * [method@Stagewright.Session.read_dialog_events_async].
  *
  * Returns: (transfer full): `{policy, entries, count, overflowed, native}`
  *   where `native` says whether native stubs are available (the session

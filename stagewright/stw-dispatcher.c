@@ -646,6 +646,8 @@ stw_dispatcher_remove_provider (StwDispatcher   *self,
  * @self: a [class@Stagewright.Dispatcher]
  * @name: a provider's name
  *
+ * Looks up a tool provider added to @self by its name.
+ *
  * Returns: (transfer none) (nullable): the provider of that name in @self
  *
  * Since: 1.0
@@ -670,6 +672,9 @@ stw_dispatcher_lookup_provider (StwDispatcher *self,
  * stw_dispatcher_remove_tool:
  * @self: a [class@Stagewright.Dispatcher]
  * @name: the tool's name
+ *
+ * Removes the tool named @name, so that it is neither listed nor
+ * callable.
  *
  * Returns: %TRUE if a tool was removed
  *
@@ -761,6 +766,8 @@ compare_tools (gconstpointer a,
 /**
  * stw_dispatcher_list_tools:
  * @self: a [class@Stagewright.Dispatcher]
+ *
+ * Lists the tools of every provider that the current tool profile shows.
  *
  * Returns: (transfer container) (element-type StwTool): the visible tools,
  *   sorted by name
@@ -1256,6 +1263,9 @@ stw_dispatcher_invoke_async (StwDispatcher       *self,
  * @result: the result given to the callback
  * @error: where to put %G_IO_ERROR_CANCELLED
  *
+ * Finishes an operation started with
+ * [method@Stagewright.Dispatcher.invoke_async].
+ *
  * Returns: (transfer full): the envelope, or %NULL if the caller cancelled
  *
  * Since: 1.0
@@ -1403,6 +1413,9 @@ stw_dispatcher_set_eval_guard (StwDispatcher    *self,
  * stw_dispatcher_get_tool_profile:
  * @self: a [class@Stagewright.Dispatcher]
  *
+ * Gets the profile that decides which tools
+ * [method@Stagewright.Dispatcher.list_tools] shows.
+ *
  * Returns: the tool profile
  *
  * Since: 1.0
@@ -1418,6 +1431,8 @@ stw_dispatcher_get_tool_profile (StwDispatcher *self)
  * stw_dispatcher_set_tool_profile:
  * @self: a [class@Stagewright.Dispatcher]
  * @profile: the tool profile
+ *
+ * Sets the profile that decides which tools are listed and callable.
  *
  * Since: 1.0
  */
@@ -1437,6 +1452,9 @@ stw_dispatcher_set_tool_profile (StwDispatcher  *self,
  * stw_dispatcher_get_allow_eval:
  * @self: a [class@Stagewright.Dispatcher]
  *
+ * Gets where evaluation tools may run code, as set by
+ * [method@Stagewright.Dispatcher.set_allow_eval].
+ *
  * Returns: the eval policy
  *
  * Since: 1.0
@@ -1452,6 +1470,9 @@ stw_dispatcher_get_allow_eval (StwDispatcher *self)
  * stw_dispatcher_set_allow_eval:
  * @self: a [class@Stagewright.Dispatcher]
  * @targets: where evaluation is allowed
+ *
+ * Sets where evaluation tools may run code. Calls of an evaluation tool
+ * to a target not allowed fail with `EVAL_DISABLED`.
  *
  * Since: 1.0
  */
@@ -1471,6 +1492,9 @@ stw_dispatcher_set_allow_eval (StwDispatcher *self,
  * stw_dispatcher_get_operation_timeout_ms:
  * @self: a [class@Stagewright.Dispatcher]
  *
+ * Gets the backstop after which a tool call that has not answered fails
+ * with `OPERATION_TIMEOUT`.
+ *
  * Returns: the backstop in milliseconds, 0 when disabled
  *
  * Since: 1.0
@@ -1486,6 +1510,9 @@ stw_dispatcher_get_operation_timeout_ms (StwDispatcher *self)
  * stw_dispatcher_set_operation_timeout_ms:
  * @self: a [class@Stagewright.Dispatcher]
  * @timeout_ms: the backstop in milliseconds, 0 to disable
+ *
+ * Sets the backstop after which a tool call that has not answered fails
+ * with `OPERATION_TIMEOUT`.
  *
  * Since: 1.0
  */
@@ -1505,6 +1532,9 @@ stw_dispatcher_set_operation_timeout_ms (StwDispatcher *self,
  * stw_dispatcher_get_app_root:
  * @self: a [class@Stagewright.Dispatcher]
  *
+ * Gets the directory every path the tools read or write must lie in, if
+ * one was set.
+ *
  * Returns: (transfer none) (nullable): the app root
  *
  * Since: 1.0
@@ -1520,6 +1550,9 @@ stw_dispatcher_get_app_root (StwDispatcher *self)
  * stw_dispatcher_set_app_root:
  * @self: a [class@Stagewright.Dispatcher]
  * @app_root: (nullable): an absolute directory
+ *
+ * Sets the directory every path the tools read or write must lie in;
+ * %NULL lifts the confinement.
  *
  * Since: 1.0
  */
@@ -1541,6 +1574,8 @@ stw_dispatcher_set_app_root (StwDispatcher *self,
  * stw_dispatcher_get_screenshot_dir:
  * @self: a [class@Stagewright.Dispatcher]
  *
+ * Gets where screenshots go when a call names no path, if set.
+ *
  * Returns: (transfer none) (nullable): the screenshot directory
  *
  * Since: 1.0
@@ -1556,6 +1591,8 @@ stw_dispatcher_get_screenshot_dir (StwDispatcher *self)
  * stw_dispatcher_set_screenshot_dir:
  * @self: a [class@Stagewright.Dispatcher]
  * @screenshot_dir: (nullable): an absolute directory
+ *
+ * Sets where screenshots go when a call names no path.
  *
  * Since: 1.0
  */
@@ -1575,6 +1612,8 @@ stw_dispatcher_set_screenshot_dir (StwDispatcher *self,
 /**
  * stw_dispatcher_get_started_at:
  * @self: a [class@Stagewright.Dispatcher]
+ *
+ * Gets the time the dispatcher was created.
  *
  * Returns: when the dispatcher was created, in milliseconds since the epoch
  *

@@ -194,6 +194,8 @@ stw_envelope_new_error (const GError *error,
  * stw_envelope_is_ok:
  * @envelope: an envelope
  *
+ * Checks whether an answer envelope reports success.
+ *
  * Returns: the envelope's `ok`
  *
  * Since: 1.0

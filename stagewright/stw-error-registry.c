@@ -115,6 +115,8 @@ G_DEFINE_EXTENDED_ERROR (StwError, stw_error)
  * stw_error_code_to_string:
  * @code: a core #StwError
  *
+ * Gets the wire name of a core error code.
+ *
  * Returns: (transfer none): the wire name of @code, e.g. `"NOT_RUNNING"`
  *
  * Since: 1.0
@@ -131,6 +133,8 @@ stw_error_code_to_string (StwError code)
  * stw_error_code_from_string:
  * @code_name: a wire name such as `"NOT_RUNNING"`
  * @code: (out) (optional): the matching core code
+ *
+ * Parses the wire name of a core error code.
  *
  * Returns: %TRUE if @code_name is a core code
  *
@@ -281,6 +285,9 @@ stw_error_set_hint (GError     *error,
  * stw_error_get_hint:
  * @error: any #GError
  *
+ * Gets the hint for @error: the one given when it was raised, or the
+ * registry's default for its code.
+ *
  * Returns: (transfer none): the occurrence's hint or the registry's
  *
  * Since: 1.0
@@ -323,6 +330,8 @@ stw_error_set_details (GError     *error,
 /**
  * stw_error_get_details:
  * @error: any #GError
+ *
+ * Gets the machine-readable details attached to @error, if any.
  *
  * Returns: (transfer none) (nullable): the details
  *
@@ -367,6 +376,8 @@ stw_error_add_next_action (GError     *error,
  * stw_error_get_next_actions:
  * @error: any #GError
  *
+ * Gets the tool calls suggested to recover from @error, if any.
+ *
  * Returns: (transfer none) (nullable) (array zero-terminated=1): the next actions
  *
  * Since: 1.0
@@ -404,6 +415,8 @@ stw_error_set_similar_refs (GError    *error,
 /**
  * stw_error_get_similar_refs:
  * @error: any #GError
+ *
+ * Gets the refs that resemble the one @error failed to find, if any.
  *
  * Returns: (transfer none) (nullable): the similar refs
  *
@@ -497,6 +510,9 @@ stw_error_registry_get_default (void)
  * @retryable: (out) (optional): whether retrying the same call can help
  * @hint: (out) (optional) (transfer none): the default hint
  *
+ * Looks up what the registry knows of @code_name: its HTTP status,
+ * whether it is retryable and its default hint.
+ *
  * Returns: %TRUE if the code is registered
  *
  * Since: 1.0
@@ -546,6 +562,8 @@ stw_error_registry_lookup (StwErrorRegistry  *self,
  * @self: the registry
  * @code_name: a wire code
  *
+ * Checks whether @code_name is a core code or one a plugin registered.
+ *
  * Returns: %TRUE if the code is registered
  *
  * Since: 1.0
@@ -568,6 +586,8 @@ compare_code_names (gconstpointer a,
 /**
  * stw_error_registry_list_codes:
  * @self: the registry
+ *
+ * Lists every registered wire code.
  *
  * Returns: (transfer full): every registered code, core first, then plugin
  *   codes sorted

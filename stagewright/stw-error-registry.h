@@ -24,6 +24,16 @@ G_BEGIN_DECLS
  * similar refs (see stw_error_set_details() and friends).
  */
 #define STW_ERROR (stw_error_quark ())
+
+/**
+ * stw_error_quark:
+ *
+ * Gets the error domain of [error@Stagewright.Error]; use %STW_ERROR in C.
+ *
+ * Returns: the quark of the `stw-error-quark` domain
+ *
+ * Since: 1.0
+ */
 STW_AVAILABLE_IN_1_0
 GQuark stw_error_quark (void);
 

@@ -182,6 +182,8 @@ complete (StwInvocation *self,
  * stw_invocation_get_tool:
  * @self: a [class@Stagewright.Invocation]
  *
+ * Gets the tool being called.
+ *
  * Returns: (transfer none): the tool being called
  *
  * Since: 1.0
@@ -196,6 +198,9 @@ stw_invocation_get_tool (StwInvocation *self)
 /**
  * stw_invocation_get_dispatcher:
  * @self: a [class@Stagewright.Invocation]
+ *
+ * Gets the dispatcher running the call; %NULL once the dispatcher is
+ * gone.
  *
  * Returns: (transfer none) (nullable): the dispatcher running the call
  *
@@ -269,6 +274,9 @@ stw_invocation_get_session (StwInvocation *self)
  * stw_invocation_get_session_id:
  * @self: a [class@Stagewright.Invocation]
  *
+ * Gets the id of the session the call resolved to, if it needs one and
+ * one was found.
+ *
  * Returns: (transfer none) (nullable): the session the call resolved to
  *
  * Since: 1.0
@@ -302,6 +310,8 @@ stw_invocation_set_session_id (StwInvocation *self,
 /**
  * stw_invocation_get_elapsed_ms:
  * @self: a [class@Stagewright.Invocation]
+ *
+ * Gets how long the call has been running.
  *
  * Returns: milliseconds since the call started
  *
@@ -491,7 +501,7 @@ stw_invocation_return_error_literal (StwInvocation *self,
  *
  * Completes the call with an error envelope described as JSON: the form
  * Python and JavaScript tools use, since the #GError decorations
- * ([func@Stagewright.error_set_details] and friends) act on a copy in bindings. An
+ * ([func@Stagewright.Error.set_details] and friends) act on a copy in bindings. An
  * unregistered code, or text that is not such an object, completes the
  * call with `INTERNAL_ERROR`.
  *
@@ -545,6 +555,8 @@ stw_invocation_return_error_json (StwInvocation *self,
  * stw_invocation_is_completed:
  * @self: a [class@Stagewright.Invocation]
  *
+ * Checks whether the call has been answered or abandoned.
+ *
  * Returns: whether the call has been answered (or abandoned)
  *
  * Since: 1.0
@@ -559,6 +571,8 @@ stw_invocation_is_completed (StwInvocation *self)
 /**
  * stw_invocation_get_envelope:
  * @self: a [class@Stagewright.Invocation]
+ *
+ * Gets the answer envelope, once the call has completed.
  *
  * Returns: (transfer none) (nullable): the envelope once completed
  *

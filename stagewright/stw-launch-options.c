@@ -267,6 +267,8 @@ stw_launch_options_init (StwLaunchOptions *self)
 /**
  * stw_launch_options_new:
  *
+ * Creates launch options with every property at its default.
+ *
  * Returns: (transfer full): empty launch options
  *
  * Since: 1.0
@@ -541,6 +543,8 @@ set_str (char       **field,
  * stw_launch_options_get_executable_path:
  * @self: a #StwLaunchOptions
  *
+ * Gets the Electron executable (or packaged app) to run.
+ *
  * Returns: (nullable): the [property@Stagewright.LaunchOptions:executable-path]
  *
  * Since: 1.0
@@ -558,6 +562,8 @@ DEFINE_STRING (executable_path, PROP_EXECUTABLE_PATH)
 /**
  * stw_launch_options_get_main:
  * @self: a #StwLaunchOptions
+ *
+ * Gets the main script or app directory the runtime runs.
  *
  * Returns: (nullable): the [property@Stagewright.LaunchOptions:main]
  *
@@ -577,6 +583,8 @@ DEFINE_STRING (main, PROP_MAIN)
  * stw_launch_options_get_cwd:
  * @self: a #StwLaunchOptions
  *
+ * Gets the working directory of the app.
+ *
  * Returns: (nullable): the [property@Stagewright.LaunchOptions:cwd]
  *
  * Since: 1.0
@@ -594,6 +602,8 @@ DEFINE_STRING (cwd, PROP_CWD)
 /**
  * stw_launch_options_get_runtime:
  * @self: a #StwLaunchOptions
+ *
+ * Gets which Electron runs the main script.
  *
  * Returns: (nullable): the [property@Stagewright.LaunchOptions:runtime]
  *
@@ -613,6 +623,8 @@ DEFINE_STRING (runtime, PROP_RUNTIME)
  * stw_launch_options_get_credential_store:
  * @self: a #StwLaunchOptions
  *
+ * Gets the credential store a packaged app is started with.
+ *
  * Returns: (nullable): the [property@Stagewright.LaunchOptions:credential-store]
  *
  * Since: 1.0
@@ -630,6 +642,9 @@ DEFINE_STRING (credential_store, PROP_CREDENTIAL_STORE)
 /**
  * stw_launch_options_get_timeout:
  * @self: a #StwLaunchOptions
+ *
+ * Gets how long the launch waits for the app's endpoints and first
+ * window.
  *
  * Returns: the [property@Stagewright.LaunchOptions:timeout] in milliseconds
  *
@@ -649,6 +664,8 @@ DEFINE_VALUE (guint, timeout, PROP_TIMEOUT)
  * stw_launch_options_get_allow_multiple:
  * @self: a #StwLaunchOptions
  *
+ * Gets whether a second session of the same app may be launched.
+ *
  * Returns: the [property@Stagewright.LaunchOptions:allow-multiple]
  *
  * Since: 1.0
@@ -666,6 +683,8 @@ DEFINE_VALUE (gboolean, allow_multiple, PROP_ALLOW_MULTIPLE)
 /**
  * stw_launch_options_get_instrument_native:
  * @self: a #StwLaunchOptions
+ *
+ * Gets whether trays and notifications are to be hooked at launch.
  *
  * Returns: the [property@Stagewright.LaunchOptions:instrument-native]
  *
@@ -685,6 +704,9 @@ DEFINE_VALUE (gboolean, instrument_native, PROP_INSTRUMENT_NATIVE)
  * stw_launch_options_get_pipe:
  * @self: a #StwLaunchOptions
  *
+ * Gets whether the DevTools protocol is spoken over a pipe instead of a
+ * port.
+ *
  * Returns: the [property@Stagewright.LaunchOptions:pipe]
  *
  * Since: 1.0
@@ -703,6 +725,9 @@ DEFINE_VALUE (gboolean, pipe, PROP_PIPE)
 /**
  * stw_launch_options_get_ready_timeout:
  * @self: a #StwLaunchOptions
+ *
+ * Gets how long the launch waits for meaningful content in the first
+ * window.
  *
  * Returns: the [property@Stagewright.LaunchOptions:ready-timeout] in milliseconds
  *
@@ -741,6 +766,8 @@ stw_launch_options_set_ready_timeout (StwLaunchOptions *self,
  * stw_launch_options_get_args:
  * @self: a #StwLaunchOptions
  *
+ * Gets the extra command-line arguments given to the app.
+ *
  * Returns: (nullable) (transfer none) (array zero-terminated=1): the
  *   [property@Stagewright.LaunchOptions:args]
  *
@@ -775,6 +802,8 @@ stw_launch_options_set_args (StwLaunchOptions   *self,
 /**
  * stw_launch_options_dup_env:
  * @self: a #StwLaunchOptions
+ *
+ * Copies the extra environment of the app as a string array.
  *
  * Returns: (transfer full) (array zero-terminated=1): the
  *   [property@Stagewright.LaunchOptions:env] as `KEY=VALUE` entries
@@ -881,6 +910,8 @@ _stw_launch_options_get_env (StwLaunchOptions  *self,
  * stw_launch_options_get_runtime_source:
  * @self: a #StwLaunchOptions
  *
+ * Gets where the Electron runtime that will run the app comes from.
+ *
  * Returns: where the runtime comes from, as `electron_launch` reports it:
  *   `"explicit"` (an executable path), `"project"` (the app root's own
  *   Electron) or `"default"` (discovered)
@@ -899,6 +930,8 @@ stw_launch_options_get_runtime_source (StwLaunchOptions *self)
 /**
  * stw_launch_options_get_launch_mode:
  * @self: a #StwLaunchOptions
+ *
+ * Gets how the app will be started, derived from the properties set.
  *
  * Returns: `"development"` (an app run by its runtime, @main set) or
  *   `"packaged"` (an executable alone)

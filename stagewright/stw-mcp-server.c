@@ -1168,6 +1168,9 @@ stw_mcp_server_init (StwMcpServer *self)
  * stw_mcp_server_new:
  * @dispatcher: the dispatcher to serve
  *
+ * Creates an MCP server that answers the requests of its connections with
+ * the tools of @dispatcher.
+ *
  * Returns: (transfer full): a new #StwMcpServer
  *
  * Since: 1.0
@@ -1184,6 +1187,8 @@ stw_mcp_server_new (StwDispatcher *dispatcher)
  * stw_mcp_server_get_dispatcher:
  * @self: a #StwMcpServer
  *
+ * Gets the dispatcher the server serves.
+ *
  * Returns: (transfer none): the dispatcher
  *
  * Since: 1.0
@@ -1199,6 +1204,9 @@ stw_mcp_server_get_dispatcher (StwMcpServer *self)
  * stw_mcp_server_set_page_size:
  * @self: a #StwMcpServer
  * @page_size: tools per `tools/list` page, at least 1
+ *
+ * Sets how many tools a `tools/list` page holds before the answer gives a
+ * `nextCursor`.
  *
  * Since: 1.0
  */
@@ -1324,6 +1332,9 @@ stw_mcp_server_run_async (StwMcpServer        *self,
  * @self: a #StwMcpServer
  * @result: the result given to the callback
  * @error: where to put an input error
+ *
+ * Finishes an operation started with
+ * [method@Stagewright.McpServer.run_async].
  *
  * Returns: %TRUE if serving ended normally
  *

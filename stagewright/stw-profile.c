@@ -22,6 +22,8 @@ static const char * const profile_names[] = {
  * stw_tool_profile_to_string:
  * @profile: a [enum@Stagewright.ToolProfile]
  *
+ * Gets the name of a tool profile.
+ *
  * Returns: (transfer none): the profile's name as `--tool-profile` takes it
  *
  * Since: 1.0
@@ -38,6 +40,8 @@ stw_tool_profile_to_string (StwToolProfile profile)
  * stw_tool_profile_from_string:
  * @name: `essential`, `testing`, `debug` or `full`
  * @profile: (out) (optional): the profile
+ *
+ * Parses the name of a tool profile.
  *
  * Returns: %TRUE if @name names a profile
  *

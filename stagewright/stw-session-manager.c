@@ -91,6 +91,8 @@ stw_session_manager_init (StwSessionManager *self)
 /**
  * stw_session_manager_new:
  *
+ * Creates a session manager with no sessions.
+ *
  * Returns: (transfer full): a new #StwSessionManager
  *
  * Since: 1.0
@@ -105,6 +107,9 @@ stw_session_manager_new (void)
  * stw_session_manager_set_app_root:
  * @self: a #StwSessionManager
  * @app_root: (nullable): the directory launch paths must lie in
+ *
+ * Sets the directory that launch paths must lie in; %NULL lifts the
+ * confinement.
  *
  * Since: 1.0
  */
@@ -122,6 +127,8 @@ stw_session_manager_set_app_root (StwSessionManager *self,
 /**
  * stw_session_manager_list_sessions:
  * @self: a #StwSessionManager
+ *
+ * Lists the live sessions of the manager.
  *
  * Returns: (transfer container) (element-type StwSession): the live sessions
  *
@@ -143,6 +150,8 @@ stw_session_manager_list_sessions (StwSessionManager *self)
  * stw_session_manager_lookup:
  * @self: a #StwSessionManager
  * @session_id: a session id
+ *
+ * Looks up a live session by its id.
  *
  * Returns: (transfer none) (nullable): the live session with that id
  *
@@ -915,6 +924,9 @@ launch_json_async (StwSessionManager   *self,
  * @result: the result given to the callback
  * @error: where to put the failure
  *
+ * Finishes an operation started with
+ * [method@Stagewright.SessionManager.launch_async].
+ *
  * Returns: (transfer full): the session
  *
  * Since: 1.0
@@ -1175,6 +1187,9 @@ stw_session_manager_discover_async (StwSessionManager   *self,
  * @self: a #StwSessionManager
  * @result: the result given to the callback
  * @error: where to put the failure
+ *
+ * Finishes an operation started with
+ * [method@Stagewright.SessionManager.discover_async].
  *
  * Returns: (transfer full): the endpoints found, in the order of the
  *   ports probed (possibly none)
@@ -1569,6 +1584,9 @@ fail:
  * @self: a #StwSessionManager
  * @result: the result given to the callback
  * @error: where to put the failure
+ *
+ * Finishes an operation started with
+ * [method@Stagewright.SessionManager.attach_async].
  *
  * Returns: (transfer full): the session
  *
@@ -2095,6 +2113,9 @@ fail:
  * @result: the result given to the callback
  * @error: where to put the failure
  *
+ * Finishes an operation started with
+ * [method@Stagewright.SessionManager.inject_async].
+ *
  * Returns: (transfer full): the session
  *
  * Since: 1.0
@@ -2171,6 +2192,9 @@ stw_session_manager_stop_all_async (StwSessionManager   *self,
  * @self: a #StwSessionManager
  * @result: the result given to the callback
  * @error: where to put a failure
+ *
+ * Finishes an operation started with
+ * [method@Stagewright.SessionManager.stop_all_async].
  *
  * Returns: %TRUE when every session ended
  *

@@ -904,6 +904,9 @@ stw_session_evaluate_main_async (StwSession          *self,
  * @result: the result given to the callback
  * @error: where to put the failure
  *
+ * Finishes an operation started with
+ * [method@Stagewright.Session.evaluate_main_async].
+ *
  * Returns: (transfer full): the value, by JSON
  *
  * Since: 1.0
@@ -1001,6 +1004,9 @@ stw_session_evaluate_renderer_async (StwSession          *self,
  * @self: a #StwSession
  * @result: the result given to the callback
  * @error: where to put the failure
+ *
+ * Finishes an operation started with
+ * [method@Stagewright.Session.evaluate_renderer_async].
  *
  * Returns: (transfer full): the value, by JSON
  *
@@ -1530,6 +1536,9 @@ stw_session_run_main_async (StwSession          *self,
  *   back as its string form (undefined, a bigint, a function, a cycle)
  * @error: where to put the failure
  *
+ * Finishes an operation started with
+ * [method@Stagewright.Session.run_main_async].
+ *
  * Returns: (transfer full): the value
  *
  * Since: 1.0
@@ -1662,6 +1671,9 @@ stw_session_run_renderer_async (StwSession          *self,
  * @serialized: (out) (optional): whether the value was not JSON and came
  *   back as its string form
  * @error: where to put the failure
+ *
+ * Finishes an operation started with
+ * [method@Stagewright.Session.run_renderer_async].
  *
  * Returns: (transfer full): the value
  *
@@ -1824,6 +1836,9 @@ stw_session_refresh_window_states_async (StwSession          *self,
  * @result: the result given to the callback
  * @error: where to put the failure
  *
+ * Finishes an operation started with
+ * [method@Stagewright.Session.refresh_window_states_async].
+ *
  * Returns: %TRUE when the states were read (or there is no main process)
  *
  * Since: 1.0
@@ -1962,6 +1977,9 @@ stw_session_refresh_surfaces_async (StwSession          *self,
  * @result: the result given to the callback
  * @error: where to put a failure
  *
+ * Finishes an operation started with
+ * [method@Stagewright.Session.refresh_surfaces_async].
+ *
  * Returns: %TRUE when the surfaces are current
  *
  * Since: 1.0
@@ -2012,6 +2030,8 @@ stw_session_refresh_surfaces_sync (StwSession    *self,
  * stw_session_list_windows:
  * @self: a #StwSession
  *
+ * Lists the live top-level windows of the session.
+ *
  * Returns: (transfer container) (element-type StwSurface): the live windows, in opening order
  *
  * Since: 1.0
@@ -2052,6 +2072,8 @@ append_tree (StwSession *self,
  * stw_session_list_surfaces:
  * @self: a #StwSession
  *
+ * Lists the live surfaces of the session: windows, frames and webviews.
+ *
  * Returns: (transfer container) (element-type StwSurface): the live
  *   surfaces, parents before their children
  *
@@ -2082,6 +2104,8 @@ stw_session_list_surfaces (StwSession *self)
  * stw_session_get_active_window:
  * @self: a #StwSession
  *
+ * Gets the window that later calls act on.
+ *
  * Returns: (transfer none) (nullable): the window later calls act on
  *
  * Since: 1.0
@@ -2097,6 +2121,9 @@ stw_session_get_active_window (StwSession *self)
 /**
  * stw_session_get_active_surface:
  * @self: a #StwSession
+ *
+ * Gets the surface that page operations without an explicit surface act
+ * on.
  *
  * Returns: (transfer none) (nullable): the surface page operations act on
  *
@@ -2264,6 +2291,8 @@ stw_session_switch_surface (StwSession  *self,
  * stw_session_get_id:
  * @self: a #StwSession
  *
+ * Gets the id that names the session in tool calls.
+ *
  * Returns: (transfer none): the session id
  *
  * Since: 1.0
@@ -2278,6 +2307,8 @@ stw_session_get_id (StwSession *self)
 /**
  * stw_session_get_transport_name:
  * @self: a #StwSession
+ *
+ * Gets the name of the transport the session talks to the app with.
  *
  * Returns: (transfer none): `cdp` or `injector`
  *
@@ -2294,6 +2325,9 @@ stw_session_get_transport_name (StwSession *self)
  * stw_session_is_owned:
  * @self: a #StwSession
  *
+ * Checks whether the server launched the app, rather than attaching to
+ * it.
+ *
  * Returns: whether the server launched the app (and so owns its processes)
  *
  * Since: 1.0
@@ -2308,6 +2342,8 @@ stw_session_is_owned (StwSession *self)
 /**
  * stw_session_is_running:
  * @self: a #StwSession
+ *
+ * Checks whether the app is still running.
  *
  * Returns: whether the app is still there
  *
@@ -2324,6 +2360,10 @@ stw_session_is_running (StwSession *self)
  * stw_session_has_main_process:
  * @self: a #StwSession
  *
+ * Checks whether the session can reach the app's main process, so that
+ * [method@Stagewright.Session.run_main_async] and
+ * [method@Stagewright.Session.evaluate_main_async] may work.
+ *
  * Returns: whether main-process operations are possible
  *
  * Since: 1.0
@@ -2339,6 +2379,9 @@ stw_session_has_main_process (StwSession *self)
  * stw_session_is_renderer_ready:
  * @self: a #StwSession
  *
+ * Checks whether the first window showed meaningful content before the
+ * launch completed.
+ *
  * Returns: whether the first window showed meaningful content at launch
  *
  * Since: 1.0
@@ -2353,6 +2396,8 @@ stw_session_is_renderer_ready (StwSession *self)
 /**
  * stw_session_get_pid:
  * @self: a #StwSession
+ *
+ * Gets the process id of the app's main process.
  *
  * Returns: the app's main process id, or 0 when unknown
  *
@@ -2550,6 +2595,9 @@ stw_session_get_info_async (StwSession          *self,
  * @result: the result given to the callback
  * @error: where to put the failure
  *
+ * Finishes an operation started with
+ * [method@Stagewright.Session.get_info_async].
+ *
  * Returns: (transfer full): `{versions, app, protocol_version}`
  *
  * Since: 1.0
@@ -2645,6 +2693,9 @@ stw_session_capture_screenshot_async (StwSession          *self,
  * @self: a #StwSession
  * @result: the result given to the callback
  * @error: where to put the failure
+ *
+ * Finishes an operation started with
+ * [method@Stagewright.Session.capture_screenshot_async].
  *
  * Returns: (transfer full): the encoded image
  *
@@ -2794,6 +2845,9 @@ stw_session_stop_async (StwSession          *self,
  * @result: the result given to the callback
  * @escalated: (out) (optional): whether signals were needed
  * @error: where to put a failure
+ *
+ * Finishes an operation started with
+ * [method@Stagewright.Session.stop_async].
  *
  * Returns: %TRUE when stopped
  *

@@ -204,6 +204,14 @@ gboolean stw_session_detach (StwSession *self,
 STW_AVAILABLE_IN_1_0
 G_DECLARE_FINAL_TYPE (StwSessionManager, stw_session_manager, STW, SESSION_MANAGER, GObject)
 
+/**
+ * STW_MAX_SESSIONS:
+ *
+ * The most live sessions a [class@Stagewright.SessionManager] holds at
+ * once; launching or attaching another fails with `ALREADY_RUNNING`.
+ *
+ * Since: 1.0
+ */
 #define STW_MAX_SESSIONS 16
 
 STW_AVAILABLE_IN_1_0

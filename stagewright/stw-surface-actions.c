@@ -70,6 +70,8 @@ stw_action_options_new (void)
  * stw_action_options_copy:
  * @options: a #StwActionOptions
  *
+ * Copies action options.
+ *
  * Returns: (transfer full): a copy of @options
  *
  * Since: 1.0
@@ -125,6 +127,8 @@ stw_action_options_set_force (StwActionOptions *options,
  * stw_action_options_get_force:
  * @options: a #StwActionOptions
  *
+ * Gets whether the actionability checks are skipped.
+ *
  * Returns: whether the actionability checks are skipped
  *
  * Since: 1.0
@@ -157,6 +161,9 @@ stw_action_options_set_timeout_ms (StwActionOptions *options,
 /**
  * stw_action_options_get_timeout_ms:
  * @options: a #StwActionOptions
+ *
+ * Gets how long an interaction waits for its element to become
+ * actionable.
  *
  * Returns: the actionability budget in milliseconds
  *
@@ -193,6 +200,8 @@ stw_action_options_set_button (StwActionOptions *options,
  * stw_action_options_get_button:
  * @options: a #StwActionOptions
  *
+ * Gets the mouse button a click presses: `left`, `right` or `middle`.
+ *
  * Returns: (transfer none): the mouse button
  *
  * Since: 1.0
@@ -225,6 +234,8 @@ stw_action_options_set_click_count (StwActionOptions *options,
 /**
  * stw_action_options_get_click_count:
  * @options: a #StwActionOptions
+ *
+ * Gets how many times a click presses the button (1 to 3).
  *
  * Returns: the click count
  *
@@ -1403,6 +1414,9 @@ stw_surface_click_async (StwSurface             *self,
  * @result: the result given to the callback
  * @error: where to put the failure
  *
+ * Finishes an operation started with
+ * [method@Stagewright.Surface.click_async].
+ *
  * Returns: (transfer full): `{target: {ref, role, name}, dialog?}`
  *
  * Since: 1.0
@@ -1480,6 +1494,9 @@ stw_surface_hover_async (StwSurface             *self,
  * @self: a #StwSurface
  * @result: the result given to the callback
  * @error: where to put the failure
+ *
+ * Finishes an operation started with
+ * [method@Stagewright.Surface.hover_async].
  *
  * Returns: (transfer full): `{target}`
  *
@@ -1563,6 +1580,9 @@ stw_surface_drag_async (StwSurface             *self,
  * @self: a #StwSurface
  * @result: the result given to the callback
  * @error: where to put the failure
+ *
+ * Finishes an operation started with
+ * [method@Stagewright.Surface.drag_async].
  *
  * Returns: (transfer full): `{source, target}`
  *
@@ -1655,6 +1675,9 @@ stw_surface_fill_async (StwSurface             *self,
  * @result: the result given to the callback
  * @error: where to put the failure
  *
+ * Finishes an operation started with
+ * [method@Stagewright.Surface.fill_async].
+ *
  * Returns: (transfer full): `{target}`
  *
  * Since: 1.0
@@ -1730,6 +1753,9 @@ stw_surface_clear_async (StwSurface             *self,
  * @self: a #StwSurface
  * @result: the result given to the callback
  * @error: where to put the failure
+ *
+ * Finishes an operation started with
+ * [method@Stagewright.Surface.clear_async].
  *
  * Returns: (transfer full): `{target, cleared}`
  *
@@ -1815,6 +1841,9 @@ stw_surface_type_text_async (StwSurface             *self,
  * @self: a #StwSurface
  * @result: the result given to the callback
  * @error: where to put the failure
+ *
+ * Finishes an operation started with
+ * [method@Stagewright.Surface.type_text_async].
  *
  * Returns: (transfer full): `{typed, target?}` (`typed`: characters)
  *
@@ -1908,6 +1937,9 @@ stw_surface_type_into_editor_async (StwSurface             *self,
  * @result: the result given to the callback
  * @error: where to put the failure
  *
+ * Finishes an operation started with
+ * [method@Stagewright.Surface.type_into_editor_async].
+ *
  * Returns: (transfer full): `{target, typed, replaced}`
  *
  * Since: 1.0
@@ -1998,6 +2030,9 @@ stw_surface_press_key_async (StwSurface             *self,
  * @self: a #StwSurface
  * @result: the result given to the callback
  * @error: where to put the failure
+ *
+ * Finishes an operation started with
+ * [method@Stagewright.Surface.press_key_async].
  *
  * Returns: (transfer full): `{key, target?}`
  *
@@ -2090,6 +2125,9 @@ stw_surface_press_sequence_async (StwSurface             *self,
  * @result: the result given to the callback
  * @error: where to put the failure
  *
+ * Finishes an operation started with
+ * [method@Stagewright.Surface.press_sequence_async].
+ *
  * Returns: (transfer full): `{keys, target?}`
  *
  * Since: 1.0
@@ -2180,6 +2218,9 @@ stw_surface_select_options_async (StwSurface             *self,
  * @result: the result given to the callback
  * @error: where to put the failure
  *
+ * Finishes an operation started with
+ * [method@Stagewright.Surface.select_options_async].
+ *
  * Returns: (transfer full): `{target, selected}` (`selected`: the values
  *   of the options chosen)
  *
@@ -2264,6 +2305,9 @@ stw_surface_set_checked_async (StwSurface             *self,
  * @self: a #StwSurface
  * @result: the result given to the callback
  * @error: where to put the failure
+ *
+ * Finishes an operation started with
+ * [method@Stagewright.Surface.set_checked_async].
  *
  * Returns: (transfer full): `{target, checked}`
  *
@@ -2366,6 +2410,9 @@ stw_surface_set_files_async (StwSurface             *self,
  * @self: a #StwSurface
  * @result: the result given to the callback
  * @error: where to put the failure
+ *
+ * Finishes an operation started with
+ * [method@Stagewright.Surface.set_files_async].
  *
  * Returns: (transfer full): `{target, files}` (`files`: the file names)
  *
@@ -2470,6 +2517,9 @@ stw_surface_drop_files_async (StwSurface             *self,
  * @result: the result given to the callback
  * @error: where to put the failure
  *
+ * Finishes an operation started with
+ * [method@Stagewright.Surface.drop_files_async].
+ *
  * Returns: (transfer full): `{target, files, default_prevented}`
  *   (`default_prevented`: the page handled the drop)
  *
@@ -2565,6 +2615,9 @@ stw_surface_scroll_async (StwSurface             *self,
  * @result: the result given to the callback
  * @error: where to put the failure
  *
+ * Finishes an operation started with
+ * [method@Stagewright.Surface.scroll_async].
+ *
  * Returns: (transfer full): `{target}` or `{dx, dy}`
  *
  * Since: 1.0
@@ -2643,6 +2696,9 @@ stw_surface_scroll_into_view_async (StwSurface             *self,
  * @self: a #StwSurface
  * @result: the result given to the callback
  * @error: where to put the failure
+ *
+ * Finishes an operation started with
+ * [method@Stagewright.Surface.scroll_into_view_async].
  *
  * Returns: (transfer full): `{target}`
  *
@@ -2933,6 +2989,9 @@ stw_surface_fill_form_async (StwSurface             *self,
  * @self: a #StwSurface
  * @result: the result given to the callback
  * @error: where to put the failure
+ *
+ * Finishes an operation started with
+ * [method@Stagewright.Surface.fill_form_async].
  *
  * Returns: (transfer full): `{filled: [{ref, role, name}], count}`
  *

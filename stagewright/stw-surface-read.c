@@ -163,6 +163,9 @@ stw_surface_get_text_async (StwSurface          *self,
  *   `{ref, role, name}`
  * @error: where to put the failure
  *
+ * Finishes an operation started with
+ * [method@Stagewright.Surface.get_text_async].
+ *
  * Returns: (transfer full) (nullable): the text, %NULL on failure
  *
  * Since: 1.0
@@ -259,6 +262,9 @@ stw_surface_get_value_async (StwSurface          *self,
  * @element: (out) (optional) (transfer full) (nullable): the element read,
  *   `{ref, role, name}`
  * @error: where to put the failure
+ *
+ * Finishes an operation started with
+ * [method@Stagewright.Surface.get_value_async].
  *
  * Returns: (transfer full) (nullable): the value; %NULL without @error
  *   set when the element has none
@@ -383,6 +389,9 @@ stw_surface_get_attribute_async (StwSurface          *self,
  * @element: (out) (optional) (transfer full) (nullable): the element read,
  *   `{ref, role, name}`
  * @error: where to put the failure
+ *
+ * Finishes an operation started with
+ * [method@Stagewright.Surface.get_attribute_async].
  *
  * Returns: (transfer full) (nullable): the value; %NULL without @error
  *   set when the element has no such attribute
@@ -553,6 +562,9 @@ stw_surface_get_bbox_async (StwSurface          *self,
  *   `{ref, role, name}`
  * @error: where to put the failure
  *
+ * Finishes an operation started with
+ * [method@Stagewright.Surface.get_bbox_async].
+ *
  * Returns: %TRUE when the box was measured
  *
  * Since: 1.0
@@ -716,6 +728,9 @@ stw_surface_get_computed_style_async (StwSurface          *self,
  *   `{ref, role, name}`
  * @error: where to put the failure
  *
+ * Finishes an operation started with
+ * [method@Stagewright.Surface.get_computed_style_async].
+ *
  * Returns: (transfer full) (nullable): `{property: value}` for each
  *   property asked for
  *
@@ -822,6 +837,9 @@ stw_surface_get_state_async (StwSurface          *self,
  * @element: (out) (optional) (transfer full) (nullable): the element read,
  *   `{ref, role, name}`
  * @error: where to put the failure
+ *
+ * Finishes an operation started with
+ * [method@Stagewright.Surface.get_state_async].
  *
  * Returns: (transfer full) (nullable): the states
  *
@@ -946,6 +964,9 @@ stw_surface_exists_async (StwSurface          *self,
  * @element: (out) (optional) (transfer full) (nullable): the element
  *   found, `{ref, role, name}`; %NULL when there is none
  * @error: where to put the failure
+ *
+ * Finishes an operation started with
+ * [method@Stagewright.Surface.exists_async].
  *
  * Returns: whether the element is there (%FALSE with @error set on
  *   failure)
@@ -1220,6 +1241,9 @@ stw_surface_get_focused_element_async (StwSurface          *self,
  * @self: a #StwSurface
  * @result: the result given to the callback
  * @error: where to put the failure
+ *
+ * Finishes an operation started with
+ * [method@Stagewright.Surface.get_focused_element_async].
  *
  * Returns: (transfer full) (nullable): `{ref, role, name, surface_id}`,
  *   or %NULL (without @error set) when nothing has the focus

@@ -50,6 +50,8 @@ G_DEFINE_BOXED_TYPE (StwSnapshotOptions, stw_snapshot_options,
 /**
  * stw_snapshot_options_new:
  *
+ * Creates snapshot options with the defaults.
+ *
  * Returns: (transfer full): options for a full JSON snapshot of at most
  *   2,000 entries
  *
@@ -67,6 +69,8 @@ stw_snapshot_options_new (void)
 /**
  * stw_snapshot_options_copy:
  * @options: options
+ *
+ * Copies snapshot options.
  *
  * Returns: (transfer full): a copy of @options
  *
@@ -87,6 +91,8 @@ stw_snapshot_options_copy (const StwSnapshotOptions *options)
 /**
  * stw_snapshot_options_free:
  * @options: (transfer full): options
+ *
+ * Frees snapshot options.
  *
  * Since: 1.0
  */
@@ -270,6 +276,8 @@ stw_snapshot_options_new_from_json (JsonObject  *object,
  * @options: options
  * @interactive_only: list only what an agent acts on
  *
+ * Sets whether only the entries an agent acts on are listed.
+ *
  * Since: 1.0
  */
 void
@@ -283,6 +291,8 @@ stw_snapshot_options_set_interactive_only (StwSnapshotOptions *options,
 /**
  * stw_snapshot_options_get_interactive_only:
  * @options: options
+ *
+ * Gets whether only the entries an agent acts on are listed.
  *
  * Returns: whether only interactive entries are listed
  *
@@ -300,6 +310,8 @@ stw_snapshot_options_get_interactive_only (const StwSnapshotOptions *options)
  * @options: options
  * @max_entries: how many entries at most (1–10,000)
  *
+ * Sets how many entries the snapshot lists at most.
+ *
  * Since: 1.0
  */
 void
@@ -314,6 +326,8 @@ stw_snapshot_options_set_max_entries (StwSnapshotOptions *options,
 /**
  * stw_snapshot_options_get_max_entries:
  * @options: options
+ *
+ * Gets how many entries the snapshot lists at most.
  *
  * Returns: how many entries at most
  *
@@ -331,6 +345,8 @@ stw_snapshot_options_get_max_entries (const StwSnapshotOptions *options)
  * @options: options
  * @format: JSON entries or text lines
  *
+ * Sets whether the snapshot answers JSON entries or text lines.
+ *
  * Since: 1.0
  */
 void
@@ -344,6 +360,8 @@ stw_snapshot_options_set_format (StwSnapshotOptions *options,
 /**
  * stw_snapshot_options_get_format:
  * @options: options
+ *
+ * Gets whether the snapshot answers JSON entries or text lines.
  *
  * Returns: the format
  *
@@ -361,6 +379,9 @@ stw_snapshot_options_get_format (const StwSnapshotOptions *options)
  * @options: options
  * @since_last: answer what changed since the surface's last snapshot
  *
+ * Sets whether the snapshot answers only what changed since the surface's
+ * last snapshot.
+ *
  * Since: 1.0
  */
 void
@@ -374,6 +395,8 @@ stw_snapshot_options_set_since_last (StwSnapshotOptions *options,
 /**
  * stw_snapshot_options_get_since_last:
  * @options: options
+ *
+ * Gets whether the snapshot answers only what changed since the last one.
  *
  * Returns: whether a diff is asked for
  *
@@ -391,6 +414,8 @@ stw_snapshot_options_get_since_last (const StwSnapshotOptions *options)
  * @options: options
  * @diff_format: how a JSON diff encodes changed entries
  *
+ * Sets how a JSON diff encodes changed entries.
+ *
  * Since: 1.0
  */
 void
@@ -404,6 +429,8 @@ stw_snapshot_options_set_diff_format (StwSnapshotOptions *options,
 /**
  * stw_snapshot_options_get_diff_format:
  * @options: options
+ *
+ * Gets how a JSON diff encodes changed entries.
  *
  * Returns: the diff format
  *
@@ -422,6 +449,8 @@ stw_snapshot_options_get_diff_format (const StwSnapshotOptions *options)
  * @budget_tokens: the most a diff may cost (characters / 4), at least 50;
  *   0 for no limit
  *
+ * Sets the most a diff may cost.
+ *
  * Since: 1.0
  */
 void
@@ -436,6 +465,8 @@ stw_snapshot_options_set_budget_tokens (StwSnapshotOptions *options,
 /**
  * stw_snapshot_options_get_budget_tokens:
  * @options: options
+ *
+ * Gets the most a diff may cost.
  *
  * Returns: the diff budget, 0 for none
  *
@@ -453,6 +484,8 @@ stw_snapshot_options_get_budget_tokens (const StwSnapshotOptions *options)
  * @options: options
  * @root: (nullable): the element whose subtree is listed, %NULL for all
  *
+ * Sets the element whose subtree is listed.
+ *
  * Since: 1.0
  */
 void
@@ -467,6 +500,8 @@ stw_snapshot_options_set_root (StwSnapshotOptions *options,
 /**
  * stw_snapshot_options_get_root:
  * @options: options
+ *
+ * Gets the element whose subtree is listed.
  *
  * Returns: (transfer none) (nullable): the subtree's root
  *
@@ -1656,6 +1691,9 @@ stw_surface_snapshot_async (StwSurface               *self,
  * @result: the #GAsyncResult
  * @error: return location for an error
  *
+ * Finishes an operation started with
+ * [method@Stagewright.Surface.snapshot_async].
+ *
  * Returns: (transfer full): the snapshot, as the `electron_snapshot`
  *   tool answers it (without the envelope)
  *
@@ -1790,6 +1828,9 @@ stw_surface_find_async (StwSurface          *self,
  * @result: the #GAsyncResult
  * @error: return location for an error
  *
+ * Finishes an operation started with
+ * [method@Stagewright.Surface.find_async].
+ *
  * Returns: (transfer full): the matches
  *
  * Since: 1.0
@@ -1885,6 +1926,9 @@ stw_surface_list_elements_async (StwSurface          *self,
  * @self: a #StwSurface
  * @result: the #GAsyncResult
  * @error: return location for an error
+ *
+ * Finishes an operation started with
+ * [method@Stagewright.Surface.list_elements_async].
  *
  * Returns: (transfer full): the elements
  *

@@ -485,6 +485,9 @@ stw_surface_wait_for_selector_async (StwSurface          *self,
  *   `{ref, role, name}`; %NULL when it is absent (hidden or detached)
  * @error: where to put the failure
  *
+ * Finishes an operation started with
+ * [method@Stagewright.Surface.wait_for_selector_async].
+ *
  * Returns: %TRUE when the element reached the state
  *
  * Since: 1.0
@@ -595,6 +598,9 @@ stw_surface_expect_visible_async (StwSurface          *self,
  * @element: (out) (optional) (transfer full) (nullable): the element,
  *   `{ref, role, name}`
  * @error: where to put the failure
+ *
+ * Finishes an operation started with
+ * [method@Stagewright.Surface.expect_visible_async].
  *
  * Returns: %TRUE when the expectation holds
  *
@@ -731,6 +737,9 @@ stw_surface_wait_for_state_async (StwSurface          *self,
  *   `{ref, role, name}`
  * @error: where to put the failure
  *
+ * Finishes an operation started with
+ * [method@Stagewright.Surface.wait_for_state_async].
+ *
  * Returns: (transfer full) (nullable): the element's twelve flags when
  *   they matched
  *
@@ -833,6 +842,9 @@ stw_surface_expect_state_async (StwSurface          *self,
  * @result: the result given to the callback
  * @element: (out) (optional) (transfer full) (nullable): the element
  * @error: where to put the failure
+ *
+ * Finishes an operation started with
+ * [method@Stagewright.Surface.expect_state_async].
  *
  * Returns: (transfer full) (nullable): the element's twelve flags when
  *   the expectation holds
@@ -995,6 +1007,9 @@ stw_surface_expect_text_async (StwSurface          *self,
  * @element: (out) (optional) (transfer full) (nullable): the element
  * @error: where to put the failure
  *
+ * Finishes an operation started with
+ * [method@Stagewright.Surface.expect_text_async].
+ *
  * Returns: %TRUE when the expectation holds
  *
  * Since: 1.0
@@ -1116,6 +1131,9 @@ stw_surface_expect_value_async (StwSurface          *self,
  * @element: (out) (optional) (transfer full) (nullable): the element
  * @error: where to put the failure
  *
+ * Finishes an operation started with
+ * [method@Stagewright.Surface.expect_value_async].
+ *
  * Returns: %TRUE when the expectation holds
  *
  * Since: 1.0
@@ -1235,6 +1253,9 @@ stw_surface_assert_pattern_async (StwSurface          *self,
  * @actual: (out) (optional) (transfer full) (nullable): what was tested
  * @element: (out) (optional) (transfer full) (nullable): the element
  * @error: where to put the failure
+ *
+ * Finishes an operation started with
+ * [method@Stagewright.Surface.assert_pattern_async].
  *
  * Returns: %TRUE when the assertion holds
  *
@@ -1374,6 +1395,9 @@ stw_surface_expect_url_async (StwSurface          *self,
  * @result: the result given to the callback
  * @actual: (out) (optional) (transfer full) (nullable): the URL
  * @error: where to put the failure
+ *
+ * Finishes an operation started with
+ * [method@Stagewright.Surface.expect_url_async].
  *
  * Returns: %TRUE when the expectation holds
  *
@@ -1572,6 +1596,9 @@ stw_surface_expect_count_async (StwSurface          *self,
  * @result: the result given to the callback
  * @actual: (out) (optional): the number counted
  * @error: where to put the failure
+ *
+ * Finishes an operation started with
+ * [method@Stagewright.Surface.expect_count_async].
  *
  * Returns: %TRUE when the expectation holds
  *
@@ -1963,6 +1990,9 @@ stw_surface_wait_for_event_async (StwSurface          *self,
  * @self: a #StwSurface
  * @result: the result given to the callback
  * @error: where to put the failure
+ *
+ * Finishes an operation started with
+ * [method@Stagewright.Surface.wait_for_event_async].
  *
  * Returns: (transfer full) (nullable): the event: `{type, url?,
  *   window_id?}` for the browser's events, `{type, at, target}` for a DOM

@@ -107,6 +107,8 @@ stw_screenshot_options_new (void)
  * stw_screenshot_options_copy:
  * @options: a #StwScreenshotOptions
  *
+ * Copies screenshot options.
+ *
  * Returns: (transfer full): a copy of @options
  *
  * Since: 1.0
@@ -162,6 +164,8 @@ stw_screenshot_options_set_format (StwScreenshotOptions *options,
  * stw_screenshot_options_get_format:
  * @options: a #StwScreenshotOptions
  *
+ * Gets the image encoding of the screenshot.
+ *
  * Returns: the encoding
  *
  * Since: 1.0
@@ -194,6 +198,8 @@ stw_screenshot_options_set_quality (StwScreenshotOptions *options,
 /**
  * stw_screenshot_options_get_quality:
  * @options: a #StwScreenshotOptions
+ *
+ * Gets the JPEG quality of the screenshot.
  *
  * Returns: the JPEG quality, or -1 for the browser's default
  *
@@ -247,6 +253,8 @@ stw_screenshot_options_set_clip (StwScreenshotOptions *options,
  * @width: (out) (optional): the width
  * @height: (out) (optional): the height
  *
+ * Gets the rectangle, in CSS pixels, the screenshot is cropped to.
+ *
  * Returns: whether a clip is set
  *
  * Since: 1.0
@@ -299,6 +307,8 @@ stw_screenshot_options_set_selector (StwScreenshotOptions *options,
  * stw_screenshot_options_get_selector:
  * @options: a #StwScreenshotOptions
  *
+ * Gets the CSS selector of the element the screenshot is cropped to.
+ *
  * Returns: (transfer none) (nullable): the element's selector, when the
  *   target is one
  *
@@ -343,6 +353,8 @@ stw_screenshot_options_set_target (StwScreenshotOptions *options,
  * stw_screenshot_options_get_target:
  * @options: a #StwScreenshotOptions
  *
+ * Gets the element the screenshot is cropped to.
+ *
  * Returns: (transfer none) (nullable): the element to crop to
  *
  * Since: 1.0
@@ -381,6 +393,8 @@ stw_screenshot_options_set_max_size (StwScreenshotOptions *options,
  * @options: a #StwScreenshotOptions
  * @max_width: (out) (optional): the widest image wanted, 0 for no limit
  * @max_height: (out) (optional): the tallest, 0 for no limit
+ *
+ * Gets the size the image is scaled down to fit in.
  *
  * Returns: whether the image is bounded
  *
@@ -426,6 +440,9 @@ stw_screenshot_options_set_full_page (StwScreenshotOptions *options,
 /**
  * stw_screenshot_options_get_full_page:
  * @options: a #StwScreenshotOptions
+ *
+ * Gets whether the whole scrollable page is captured rather than the
+ * viewport.
  *
  * Returns: whether the whole page is captured
  *
@@ -936,6 +953,8 @@ _stw_surface_get_context (StwSurface *self)
  * stw_surface_get_id:
  * @self: a #StwSurface
  *
+ * Gets the id that names the surface in tool calls.
+ *
  * Returns: (transfer none): the surface's id
  *
  * Since: 1.0
@@ -950,6 +969,8 @@ stw_surface_get_id (StwSurface *self)
 /**
  * stw_surface_get_kind:
  * @self: a #StwSurface
+ *
+ * Gets what kind of surface @self is.
  *
  * Returns: what the surface is
  *
@@ -966,6 +987,9 @@ stw_surface_get_kind (StwSurface *self)
  * stw_surface_get_parent_id:
  * @self: a #StwSurface
  *
+ * Gets the id of the surface @self is embedded in, if it is a frame or a
+ * webview.
+ *
  * Returns: (transfer none) (nullable): the id of the surface it is embedded in
  *
  * Since: 1.0
@@ -980,6 +1004,8 @@ stw_surface_get_parent_id (StwSurface *self)
 /**
  * stw_surface_get_window_id:
  * @self: a #StwSurface
+ *
+ * Gets the id of the top-level window @self belongs to.
  *
  * Returns: (transfer none) (nullable): the id of the window it belongs to
  *
@@ -996,6 +1022,8 @@ stw_surface_get_window_id (StwSurface *self)
  * stw_surface_get_title:
  * @self: a #StwSurface
  *
+ * Gets the title the surface last reported.
+ *
  * Returns: (transfer none) (nullable): the title
  *
  * Since: 1.0
@@ -1011,6 +1039,8 @@ stw_surface_get_title (StwSurface *self)
  * stw_surface_get_url:
  * @self: a #StwSurface
  *
+ * Gets the URL the surface last reported.
+ *
  * Returns: (transfer none) (nullable): the URL
  *
  * Since: 1.0
@@ -1025,6 +1055,8 @@ stw_surface_get_url (StwSurface *self)
 /**
  * stw_surface_get_target_id:
  * @self: a #StwSurface
+ *
+ * Gets the DevTools target id of the surface.
  *
  * Returns: (transfer none) (nullable): the DevTools target id (for a
  *   same-process frame, its page's)
@@ -1061,6 +1093,8 @@ stw_surface_get_frame_id (StwSurface *self)
  * stw_surface_get_cdp_session_id:
  * @self: a #StwSurface
  *
+ * Gets the flat CDP session the surface is reached through.
+ *
  * Returns: (transfer none) (nullable): the flat CDP session the surface is
  *   reached through (a same-process frame shares its page's)
  *
@@ -1077,6 +1111,9 @@ stw_surface_get_cdp_session_id (StwSurface *self)
  * stw_surface_is_closed:
  * @self: a #StwSurface
  *
+ * Checks whether the surface is gone; page operations on it then fail
+ * with `SURFACE_CLOSED`.
+ *
  * Returns: whether the surface closed or detached
  *
  * Since: 1.0
@@ -1091,6 +1128,8 @@ stw_surface_is_closed (StwSurface *self)
 /**
  * stw_surface_dup_session:
  * @self: a #StwSurface
+ *
+ * Gets a new reference to the session the surface belongs to.
  *
  * Returns: (transfer full) (nullable): the session the surface belongs
  *   to, or %NULL once the session is gone
@@ -1173,6 +1212,8 @@ stw_surface_get_origin_relation (StwSurface *self)
 /**
  * stw_surface_kind_to_string:
  * @kind: a #StwSurfaceKind
+ *
+ * Gets the name of a surface kind, as the tools report it.
  *
  * Returns: (transfer none): `window`, `frame`, `webview` or `other`
  *
@@ -2020,6 +2061,9 @@ stw_surface_capture_screenshot_async (StwSurface                 *self,
  * @self: a #StwSurface
  * @result: the result given to the callback
  * @error: where to put the failure
+ *
+ * Finishes an operation started with
+ * [method@Stagewright.Surface.capture_screenshot_async].
  *
  * Returns: (transfer full): the encoded image; its size is
  *   [func@Stagewright.image_get_size]'s

@@ -22,6 +22,8 @@ G_DEFINE_BOXED_TYPE (StwTarget, stw_target, stw_target_copy, stw_target_free)
  * stw_target_new_for_ref:
  * @ref: a ref from a snapshot, find or element list of the session
  *
+ * Creates a target that names an element by its ref.
+ *
  * Returns: (transfer full): a target naming the element of @ref
  *
  * Since: 1.0
@@ -41,6 +43,8 @@ stw_target_new_for_ref (guint ref)
 /**
  * stw_target_new_for_selector:
  * @selector: a CSS selector
+ *
+ * Creates a target that names an element by a CSS selector.
  *
  * Returns: (transfer full): a target naming the first element matching
  *   @selector when the operation runs
@@ -128,6 +132,8 @@ stw_target_new_from_json (JsonObject  *object,
  * stw_target_copy:
  * @target: a target
  *
+ * Copies a target.
+ *
  * Returns: (transfer full): a copy of @target
  *
  * Since: 1.0
@@ -149,6 +155,8 @@ stw_target_copy (const StwTarget *target)
  * stw_target_free:
  * @target: (transfer full): a target
  *
+ * Frees a target.
+ *
  * Since: 1.0
  */
 void
@@ -164,6 +172,8 @@ stw_target_free (StwTarget *target)
  * stw_target_get_ref:
  * @target: a target
  *
+ * Gets the ref the target names.
+ *
  * Returns: the ref, or 0 when @target is a selector
  *
  * Since: 1.0
@@ -178,6 +188,8 @@ stw_target_get_ref (const StwTarget *target)
 /**
  * stw_target_get_selector:
  * @target: a target
+ *
+ * Gets the CSS selector the target names.
  *
  * Returns: (nullable): the selector, or %NULL when @target is a ref
  *

@@ -161,6 +161,8 @@ stw_tool_provider_new (const char *name)
  * stw_tool_provider_get_name:
  * @self: a [class@Stagewright.ToolProvider]
  *
+ * Gets the name of the provider.
+ *
  * Returns: (transfer none) (nullable): the provider's name
  *
  * Since: 1.0
@@ -266,6 +268,8 @@ stw_tool_provider_add_error_code (StwToolProvider  *self,
 /**
  * stw_tool_provider_list_tools:
  * @self: a [class@Stagewright.ToolProvider]
+ *
+ * Lists the tools of the provider.
  *
  * Returns: (transfer container) (element-type StwTool): the tools, in the
  *   order they were added

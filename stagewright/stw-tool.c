@@ -388,6 +388,8 @@ stw_tool_init (StwTool *self)
  * stw_tool_get_name:
  * @self: a [class@Stagewright.Tool]
  *
+ * Gets the name the tool is called by.
+ *
  * Returns: (transfer none) (nullable): the name
  *
  * Since: 1.0
@@ -403,6 +405,8 @@ stw_tool_get_name (StwTool *self)
  * stw_tool_get_title:
  * @self: a [class@Stagewright.Tool]
  *
+ * Gets the human-readable title of the tool.
+ *
  * Returns: (transfer none) (nullable): the title
  *
  * Since: 1.0
@@ -417,6 +421,8 @@ stw_tool_get_title (StwTool *self)
 /**
  * stw_tool_get_description:
  * @self: a [class@Stagewright.Tool]
+ *
+ * Gets the description the tool is listed with.
  *
  * Returns: (transfer none) (nullable): the description as given
  *
@@ -502,6 +508,8 @@ stw_tool_dup_agent_description (StwTool *self)
  * stw_tool_get_input_schema:
  * @self: a [class@Stagewright.Tool]
  *
+ * Gets the JSON Schema the tool's arguments are validated against.
+ *
  * Returns: (transfer none): the input schema
  *
  * Since: 1.0
@@ -516,6 +524,9 @@ stw_tool_get_input_schema (StwTool *self)
 /**
  * stw_tool_get_output_schema:
  * @self: a [class@Stagewright.Tool]
+ *
+ * Gets the JSON Schema of the tool's structured answer, if it declares
+ * one.
  *
  * Returns: (transfer none) (nullable): the output schema
  *
@@ -532,6 +543,8 @@ stw_tool_get_output_schema (StwTool *self)
  * stw_tool_get_operation_type:
  * @self: a [class@Stagewright.Tool]
  *
+ * Gets the kind of operation the tool performs.
+ *
  * Returns: the operation type
  *
  * Since: 1.0
@@ -546,6 +559,9 @@ stw_tool_get_operation_type (StwTool *self)
 /**
  * stw_tool_get_eval_target:
  * @self: a [class@Stagewright.Tool]
+ *
+ * Gets where the tool evaluates code, which the dispatcher checks against
+ * its eval policy.
  *
  * Returns: the eval target
  *
@@ -580,6 +596,8 @@ stw_tool_get_code_argument (StwTool *self)
 /**
  * stw_tool_get_error_codes:
  * @self: a [class@Stagewright.Tool]
+ *
+ * Gets the registry codes the tool declares it can fail with.
  *
  * Returns: (transfer none) (nullable) (array zero-terminated=1): the declared codes
  *
@@ -627,6 +645,9 @@ stw_tool_get_read_only_hint (StwTool *self)
  * stw_tool_get_destructive_hint:
  * @self: a [class@Stagewright.Tool]
  *
+ * Gets whether the tool may destroy state (the MCP `destructiveHint`
+ * annotation).
+ *
  * Returns: the MCP `destructiveHint`
  *
  * Since: 1.0
@@ -641,6 +662,9 @@ stw_tool_get_destructive_hint (StwTool *self)
 /**
  * stw_tool_get_idempotent_hint:
  * @self: a [class@Stagewright.Tool]
+ *
+ * Gets whether calling the tool twice has the effect of calling it once
+ * (the MCP `idempotentHint` annotation).
  *
  * Returns: the MCP `idempotentHint`
  *
@@ -673,6 +697,8 @@ stw_tool_get_open_world_hint (StwTool *self)
 /**
  * stw_tool_get_profiles:
  * @self: a [class@Stagewright.Tool]
+ *
+ * Gets the tool profiles the tool is listed in.
  *
  * Returns: the profiles that show the tool
  *
@@ -711,6 +737,8 @@ stw_tool_is_in_profile (StwTool        *self,
 /**
  * stw_tool_get_session_requirement:
  * @self: a [class@Stagewright.Tool]
+ *
+ * Gets whether the tool needs a session.
  *
  * Returns: whether the tool acts on a session
  *

@@ -36,4 +36,11 @@
 #define STW_AVAILABLE_IN_ALL _STW_EXTERN
 #define STW_AVAILABLE_IN_1_0 _STW_EXTERN
 #define STW_DEPRECATED_IN_1_0 G_DEPRECATED _STW_EXTERN
+/**
+ * STW_DEPRECATED_IN_1_0_FOR:
+ * @f: the replacement of the symbol
+ *
+ * Marks a symbol as deprecated since 1.0 in favour of @f: using it warns
+ * and names @f.
+ */
 #define STW_DEPRECATED_IN_1_0_FOR(f) G_DEPRECATED_FOR (f) _STW_EXTERN

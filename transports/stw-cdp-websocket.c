@@ -417,6 +417,9 @@ stw_cdp_websocket_connect_async (const char          *url,
  * @result: the #GAsyncResult passed to the callback
  * @error: return location for a #GError
  *
+ * Finishes an operation started with
+ * [func@Stagewright.CdpWebsocket.connect_async].
+ *
  * Returns: (transfer full) (type StwCdpWebsocket): the connected transport,
  *   or %NULL with @error set
  *
@@ -435,6 +438,8 @@ stw_cdp_websocket_connect_finish (GAsyncResult  *result,
 /**
  * stw_cdp_websocket_get_url:
  * @self: a #StwCdpWebsocket
+ *
+ * Gets the DevTools WebSocket URL the connection was made to.
  *
  * Returns: (transfer none): the URL given to
  *   stw_cdp_websocket_connect_async()

@@ -489,6 +489,9 @@ stw_transport_call_async (StwTransport        *self,
  * @result: the #GAsyncResult passed to the callback
  * @error: return location for a #GError
  *
+ * Finishes an operation started with
+ * [method@Stagewright.Transport.call_async].
+ *
  * Returns: (transfer full): the reply's `result` object (immutable), or
  *   %NULL with @error set
  *
@@ -572,6 +575,8 @@ stw_transport_close (StwTransport *self)
  * stw_transport_is_closed:
  * @self: a #StwTransport
  *
+ * Checks whether the channel to the app is gone.
+ *
  * Returns: %TRUE once the channel is gone; calls then fail at once with
  *   `CDP_DISCONNECTED`
  *
@@ -590,6 +595,8 @@ stw_transport_is_closed (StwTransport *self)
 /**
  * stw_transport_get_default_timeout_ms:
  * @self: a #StwTransport
+ *
+ * Gets the timeout of calls made without one.
  *
  * Returns: the timeout of calls made with a timeout of 0, in milliseconds
  *
@@ -635,6 +642,8 @@ stw_transport_set_default_timeout_ms (StwTransport *self,
 /**
  * stw_transport_get_n_pending:
  * @self: a #StwTransport
+ *
+ * Gets the number of calls that are still waiting for their reply.
  *
  * Returns: how many calls wait for their reply
  *

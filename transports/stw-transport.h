@@ -25,6 +25,17 @@ G_BEGIN_DECLS
  * the useful detail of parameter errors there).
  */
 #define STW_CDP_ERROR (stw_cdp_error_quark ())
+
+/**
+ * stw_cdp_error_quark:
+ *
+ * Gets the error domain of the errors a DevTools peer answers with; use
+ * %STW_CDP_ERROR in C.
+ *
+ * Returns: the quark of the `stw-cdp-error-quark` domain
+ *
+ * Since: 1.0
+ */
 STW_AVAILABLE_IN_1_0
 GQuark stw_cdp_error_quark (void);
 
