@@ -1777,8 +1777,13 @@ on_window_states (GObject      *object,
     {
       JsonNode *state = json_object_get_member (states, l->data);
 
+      /* Sealed: stw_session_get_window_state() hands out references, and a
+       * caller must not be able to change what the session knows. */
       if (JSON_NODE_HOLDS_OBJECT (state))
-        g_hash_table_insert (self->window_states, g_strdup (l->data), json_object_ref (json_node_get_object (state)));
+        {
+          json_object_seal (json_node_get_object (state));
+          g_hash_table_insert (self->window_states, g_strdup (l->data), json_object_ref (json_node_get_object (state)));
+        }
     }
   g_task_return_boolean (task, TRUE);
 }
@@ -1892,8 +1897,9 @@ stw_session_refresh_window_states_sync (StwSession    *self,
  * (the BrowserWindow's id), `visible`, `focused`, `minimized` and
  * `bounds` (`x`, `y`, `width`, `height`).
  *
- * Returns: (transfer full) (nullable): the state, or %NULL when the main
- *   process is out of reach or does not know the window
+ * Returns: (transfer full) (nullable): the state (immutable: see
+ *   json_object_seal()), or %NULL when the main process is out of reach or
+ *   does not know the window
  *
  * Since: 1.0
  */

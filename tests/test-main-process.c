@@ -326,6 +326,8 @@ test_window_states (void)
           JsonObject *bounds;
 
           g_assert_nonnull (state);
+          /* What the session knows cannot be changed through it. */
+          g_assert_true (json_object_is_immutable (state));
           if (json_object_get_int_member (state, "electronId") != hidden_id)
             {
               g_assert_true (json_object_get_boolean_member (state, "visible"));
