@@ -56,8 +56,8 @@ typedef enum {
 } StwMcpHttpOpened;
 
 /* A GET: @msg becomes the reader of the stream @last_event_id names (its
- * events after that one are replayed), or, with no such id, unknown or
- * expired, of the standalone stream, fresh. */
+ * kept events after that one are replayed; none if it expired), or,
+ * with no id or an unknown or malformed one, of the standalone stream. */
 StwMcpHttpOpened     _stw_mcp_http_framing_open_stream (StwMcpHttpFraming *self,
                                                         SoupServerMessage *msg,
                                                         const char        *last_event_id);
