@@ -7,12 +7,19 @@
  * Progress for a request goes on its exchange, which turns from a pending
  * JSON answer into an SSE stream when the client accepts one (progress,
  * logs and then the result on one stream). Notifications that belong to
- * no request (logs, list_changed) go to the newest exchange that streams;
- * with no GET stream (not offered yet), none open means they are dropped.
+ * no request (logs, list_changed) go to the session's standalone stream,
+ * the one a GET opens.
+ *
+ * Every SSE stream has an id ("0" is the standalone one, requests count
+ * from 1); its events have ids "STREAM:SEQ" and the last ones are kept
+ * (STREAM_MAX_EVENTS, STREAM_MAX_BYTES), so that a GET with
+ * Last-Event-ID replays what followed and the stream goes on. Each stream
+ * starts with a priming event (an id, empty data).
  *
  * A client that goes away does not cancel its request (MCP: only
- * notifications/cancelled does): the answer then finds no exchange and is
- * dropped.
+ * notifications/cancelled does): a request's stream keeps its events and
+ * its result for a GET that resumes it; a request answered as JSON has
+ * nothing to resume, and its answer is dropped.
  *
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */
@@ -22,10 +29,39 @@
 
 #include "stw-mcp-http-private.h"
 
+/* What one stream keeps for resumption. */
+#define STREAM_MAX_EVENTS 256
+#define STREAM_MAX_BYTES (1024 * 1024)
+/* Request streams kept once complete, for a client that lost the end. */
+#define MAX_DONE_STREAMS 16
+
+typedef struct
+{
+  guint64  seq;
+  GBytes  *text;                  /* the whole event, as written */
+} Event;
+
+typedef struct
+{
+  StwMcpHttpFraming *framing;     /* weak */
+  char              *id;
+  guint64            next_seq;    /* the next event's; 0 is the priming one */
+  GQueue             events;      /* Event, oldest first */
+  gsize              bytes;
+  guint64            lost_seq;    /* events up to this one are gone */
+  SoupServerMessage *msg;         /* the reader, if one is attached */
+  gulong             finished_id;
+  gulong             disconnected_id;
+  GSource           *watch;       /* on the reader's socket, for its end */
+  gboolean           live;        /* its handler returned: unpause after writing */
+  gboolean           complete;    /* nothing more comes */
+} Stream;
+
 typedef struct
 {
   StwMcpHttpFraming *framing;     /* weak: the framing outlives its table */
-  SoupServerMessage *msg;
+  SoupServerMessage *msg;         /* NULL once handed to its stream */
+  Stream            *stream;      /* owned by the framing's table */
   char              *key;         /* JSON text of the request id, or NULL */
   gboolean           accepts_sse;
   gboolean           is_request;
@@ -44,6 +80,11 @@ struct _StwMcpHttpFraming
   GHashTable    *pending;         /* key -> Exchange, awaiting their answer */
   GQueue         order;           /* the pending exchanges, oldest first */
   Exchange      *current;         /* being delivered */
+
+  GHashTable    *streams;         /* id -> Stream */
+  Stream        *standalone;      /* "0", the GET stream */
+  GQueue         done;            /* complete request streams, oldest first */
+  guint64        next_stream;
 };
 
 G_DEFINE_FINAL_TYPE (StwMcpHttpFraming, stw_mcp_http_framing, STW_TYPE_MCP_FRAMING)
@@ -65,7 +106,7 @@ static void
 exchange_resume (Exchange *exchange)
 {
   /* Unpausing a message whose I/O ended is a libsoup assertion. */
-  if (!exchange->gone && exchange->paused)
+  if (!exchange->gone && exchange->paused && exchange->msg != NULL)
     soup_server_message_unpause (exchange->msg);
 }
 
@@ -81,33 +122,244 @@ forget (StwMcpHttpFraming *self,
   exchange_free (exchange);
 }
 
-static void
-start_stream (Exchange *exchange)
-{
-  SoupMessageHeaders *headers = soup_server_message_get_response_headers (exchange->msg);
+/* --- streams ------------------------------------------------------------- */
 
-  exchange->streaming = TRUE;
-  soup_server_message_set_status (exchange->msg, SOUP_STATUS_OK, NULL);
+static void
+event_free (Event *event)
+{
+  g_bytes_unref (event->text);
+  g_free (event);
+}
+
+static void
+stream_detach (Stream *stream)
+{
+  if (stream->watch != NULL)
+    {
+      g_source_destroy (stream->watch);
+      g_clear_pointer (&stream->watch, g_source_unref);
+    }
+  if (stream->msg == NULL)
+    return;
+  g_clear_signal_handler (&stream->finished_id, stream->msg);
+  g_clear_signal_handler (&stream->disconnected_id, stream->msg);
+  g_clear_object (&stream->msg);
+  stream->live = FALSE;
+}
+
+static void
+stream_free (Stream *stream)
+{
+  stream_detach (stream);
+  g_queue_clear_full (&stream->events, (GDestroyNotify) event_free);
+  g_free (stream->id);
+  g_free (stream);
+}
+
+static Stream *
+stream_new (StwMcpHttpFraming *self,
+            const char        *id)
+{
+  Stream *stream = g_new0 (Stream, 1);
+
+  stream->framing = self;
+  stream->id = g_strdup (id);
+  stream->next_seq = 1;
+  g_queue_init (&stream->events);
+  g_hash_table_insert (self->streams, stream->id, stream);
+  return stream;
+}
+
+static void
+stream_push (Stream     *stream,
+             const char *text,
+             gsize       length)
+{
+  if (stream->msg == NULL)
+    return;
+  soup_message_body_append (soup_server_message_get_response_body (stream->msg),
+                            SOUP_MEMORY_COPY, text, length);
+}
+
+static void
+stream_flush (Stream *stream)
+{
+  if (stream->msg != NULL && stream->live)
+    soup_server_message_unpause (stream->msg);
+}
+
+static void
+write_priming (Stream *stream)
+{
+  /* An id and no data: a client that loses the stream now has an id to
+   * resume from (MCP 2025-11-25). */
+  g_autofree char *text = g_strdup_printf ("id: %s:%" G_GUINT64_FORMAT "\ndata: \n\n",
+                                           stream->id, stream->next_seq - 1);
+
+  stream_push (stream, text, strlen (text));
+}
+
+static void
+on_stream_gone (SoupServerMessage *msg,
+                gpointer           user_data)
+{
+  Stream *stream = user_data;
+
+  g_debug ("MCP HTTP: the reader of stream %s went away", stream->id);
+  stream_detach (stream);
+}
+
+/* Lets the reader go: its response ends (if it is still there). */
+static void
+stream_let_go (Stream *stream)
+{
+  SoupServerMessage *old = g_object_ref (stream->msg);
+  gboolean live = stream->live;
+
+  stream_detach (stream);
+  if (!stream->complete)
+    soup_message_body_complete (soup_server_message_get_response_body (old));
+  if (live)
+    soup_server_message_unpause (old);
+  g_object_unref (old);
+}
+
+/* libsoup reads nothing while it streams, so it would notice a reader
+ * that went away only at the next write; a GET stream may write nothing
+ * for long: peek at the socket. End of stream is the reader leaving;
+ * bytes (a pipelined request, TLS records) end the watch, which then
+ * cannot tell. */
+static gboolean
+on_stream_socket (GSocket      *socket,
+                  GIOCondition  condition,
+                  gpointer      user_data)
+{
+  Stream *stream = user_data;
+  char byte;
+  GInputVector vector = { &byte, 1 };
+  int flags = G_SOCKET_MSG_PEEK;
+  g_autoptr(GError) error = NULL;
+  gssize n = g_socket_receive_message (socket, NULL, &vector, 1, NULL, NULL, &flags, NULL, &error);
+
+  if (n < 0 && g_error_matches (error, G_IO_ERROR, G_IO_ERROR_WOULD_BLOCK))
+    return G_SOURCE_CONTINUE;
+  g_clear_pointer (&stream->watch, g_source_unref);
+  if (n > 0)
+    return G_SOURCE_REMOVE;
+  g_debug ("MCP HTTP: the reader of stream %s closed its connection", stream->id);
+  stream_let_go (stream);
+  return G_SOURCE_REMOVE;
+}
+
+/* @msg becomes the stream's reader; one attached before is let go. */
+static void
+stream_attach (Stream            *stream,
+               SoupServerMessage *msg)
+{
+  SoupMessageHeaders *headers = soup_server_message_get_response_headers (msg);
+  GSocket *socket = soup_server_message_get_socket (msg);
+
+  /* A reader that resumes lost the one before, whether the server
+   * noticed yet or not: end that one. */
+  if (stream->msg != NULL)
+    stream_let_go (stream);
+  if (socket != NULL)
+    {
+      stream->watch = g_socket_create_source (socket, G_IO_IN | G_IO_HUP | G_IO_ERR, NULL);
+      g_source_set_callback (stream->watch, G_SOURCE_FUNC (on_stream_socket), stream, NULL);
+      g_source_attach (stream->watch, g_main_context_get_thread_default ());
+    }
+
+  stream->msg = g_object_ref (msg);
+  stream->live = FALSE;
+  soup_server_message_set_status (msg, SOUP_STATUS_OK, NULL);
   soup_message_headers_set_content_type (headers, "text/event-stream", NULL);
   soup_message_headers_replace (headers, "Cache-Control", "no-cache");
   /* Proxies (nginx) pass events on at once. */
   soup_message_headers_replace (headers, "X-Accel-Buffering", "no");
   soup_message_headers_set_encoding (headers, SOUP_ENCODING_CHUNKED);
+  stream->finished_id = g_signal_connect (msg, "finished", G_CALLBACK (on_stream_gone), stream);
+  stream->disconnected_id = g_signal_connect (msg, "disconnected", G_CALLBACK (on_stream_gone), stream);
 }
 
 static void
-write_event (Exchange *exchange,
-             GBytes   *message)
+stream_write (Stream *stream,
+              GBytes *message)
 {
-  SoupMessageBody *body = soup_server_message_get_response_body (exchange->msg);
   gsize length = 0;
   const char *data = g_bytes_get_data (message, &length);
+  GString *text = g_string_sized_new (length + 64);
+  Event *event = g_new0 (Event, 1);
 
   /* One event per message; the connection's writer escapes every newline,
    * so a frame is one data line. */
-  soup_message_body_append (body, SOUP_MEMORY_STATIC, "event: message\ndata: ", 21);
-  soup_message_body_append (body, SOUP_MEMORY_COPY, data, length);
-  soup_message_body_append (body, SOUP_MEMORY_STATIC, "\n\n", 2);
+  g_string_append_printf (text, "id: %s:%" G_GUINT64_FORMAT "\nevent: message\ndata: ",
+                          stream->id, stream->next_seq);
+  g_string_append_len (text, data, length);
+  g_string_append (text, "\n\n");
+
+  event->seq = stream->next_seq++;
+  event->text = g_string_free_to_bytes (text);
+  stream->bytes += g_bytes_get_size (event->text);
+  g_queue_push_tail (&stream->events, event);
+  while (g_queue_get_length (&stream->events) > 1 &&
+         (g_queue_get_length (&stream->events) > STREAM_MAX_EVENTS || stream->bytes > STREAM_MAX_BYTES))
+    {
+      Event *old = g_queue_pop_head (&stream->events);
+
+      stream->bytes -= g_bytes_get_size (old->text);
+      stream->lost_seq = old->seq;
+      event_free (old);
+    }
+
+  stream_push (stream, g_bytes_get_data (event->text, NULL), g_bytes_get_size (event->text));
+  stream_flush (stream);
+}
+
+static void
+stream_complete (Stream *stream)
+{
+  StwMcpHttpFraming *self = stream->framing;
+
+  if (stream->complete)
+    return;
+  stream->complete = TRUE;
+  if (stream->msg != NULL)
+    {
+      soup_message_body_complete (soup_server_message_get_response_body (stream->msg));
+      stream_flush (stream);
+    }
+  if (stream == self->standalone)
+    return;
+  /* Kept for a client that resumes it, a few at a time. */
+  g_queue_push_tail (&self->done, stream);
+  while (g_queue_get_length (&self->done) > MAX_DONE_STREAMS)
+    {
+      Stream *old = g_queue_pop_head (&self->done);
+
+      g_hash_table_steal (self->streams, old->id);
+      stream_free (old);
+    }
+}
+
+/* --- exchanges ----------------------------------------------------------- */
+
+static void
+start_stream (Exchange *exchange)
+{
+  StwMcpHttpFraming *self = exchange->framing;
+  g_autofree char *id = g_strdup_printf ("%" G_GUINT64_FORMAT, ++self->next_stream);
+
+  exchange->streaming = TRUE;
+  exchange->stream = stream_new (self, id);
+  stream_attach (exchange->stream, exchange->msg);
+  /* From now on the stream watches the message. */
+  g_clear_signal_handler (&exchange->finished_id, exchange->msg);
+  g_clear_signal_handler (&exchange->disconnected_id, exchange->msg);
+  g_clear_object (&exchange->msg);
+  /* Sent outside the POST's delivery: its handler has returned. */
+  exchange->stream->live = exchange != self->current;
+  write_priming (exchange->stream);
 }
 
 static void
@@ -118,23 +370,21 @@ answer (Exchange *exchange,
   const char *data = g_bytes_get_data (message, &length);
 
   exchange->answered = TRUE;
-  if (exchange->gone)
-    return;
   if (exchange->streaming)
     {
-      write_event (exchange, message);
-      soup_message_body_complete (soup_server_message_get_response_body (exchange->msg));
+      stream_write (exchange->stream, message);
+      stream_complete (exchange->stream);
+      return;
     }
-  else
-    {
-      /* An error for what was not a request (unparsable, no valid id)
-       * means the message was not accepted: 400. */
-      soup_server_message_set_status (exchange->msg,
-                                      exchange->is_request ? SOUP_STATUS_OK : SOUP_STATUS_BAD_REQUEST,
-                                      NULL);
-      soup_server_message_set_response (exchange->msg, "application/json",
-                                        SOUP_MEMORY_COPY, data, length);
-    }
+  if (exchange->gone)
+    return;
+  /* An error for what was not a request (unparsable, no valid id)
+   * means the message was not accepted: 400. */
+  soup_server_message_set_status (exchange->msg,
+                                  exchange->is_request ? SOUP_STATUS_OK : SOUP_STATUS_BAD_REQUEST,
+                                  NULL);
+  soup_server_message_set_response (exchange->msg, "application/json",
+                                    SOUP_MEMORY_COPY, data, length);
   exchange_resume (exchange);
 }
 
@@ -143,30 +393,16 @@ notify (Exchange *exchange,
         GBytes   *message)
 {
   /* A POST that carries no request is answered 202 and nothing else. */
-  if (exchange->gone || exchange->answered || !exchange->is_request)
+  if (exchange->answered || !exchange->is_request)
     return;
   if (!exchange->streaming)
     {
       /* A client that takes JSON only gets the answer alone. */
-      if (!exchange->accepts_sse)
+      if (exchange->gone || !exchange->accepts_sse)
         return;
       start_stream (exchange);
     }
-  write_event (exchange, message);
-  exchange_resume (exchange);
-}
-
-static Exchange *
-newest_stream (StwMcpHttpFraming *self)
-{
-  for (GList *l = self->order.tail; l != NULL; l = l->prev)
-    {
-      Exchange *exchange = l->data;
-
-      if (exchange->accepts_sse && !exchange->gone && !exchange->answered)
-        return exchange;
-    }
-  return NULL;
+  stream_write (exchange->stream, message);
 }
 
 static void
@@ -184,7 +420,13 @@ stw_mcp_http_framing_send_related (StwMcpFraming *framing,
   else if (request_key != NULL)
     exchange = g_hash_table_lookup (self->pending, request_key);
   else if (!is_response)
-    exchange = newest_stream (self);
+    {
+      /* Not tied to a request: the standalone stream, kept for a GET that
+       * opens or resumes it. */
+      if (!self->standalone->complete)
+        stream_write (self->standalone, message);
+      return;
+    }
 
   if (exchange == NULL)
     {
@@ -247,6 +489,8 @@ _stw_mcp_http_framing_deliver (StwMcpHttpFraming *self,
 
   if (exchange->answered)
     {
+      if (exchange->streaming)
+        exchange->stream->live = TRUE;
       exchange_free (exchange);
       return STW_MCP_HTTP_DELIVERED_ANSWERED;
     }
@@ -256,21 +500,26 @@ _stw_mcp_http_framing_deliver (StwMcpHttpFraming *self,
     {
       gboolean streaming = exchange->streaming;
 
+      if (streaming)
+        {
+          exchange->stream->live = TRUE;
+          stream_complete (exchange->stream);
+        }
       exchange_free (exchange);
       return streaming ? STW_MCP_HTTP_DELIVERED_ANSWERED : STW_MCP_HTTP_DELIVERED_NOTHING;
     }
 
-  exchange->finished_id = g_signal_connect (msg, "finished", G_CALLBACK (on_exchange_gone), exchange);
-  exchange->disconnected_id = g_signal_connect (msg, "disconnected", G_CALLBACK (on_exchange_gone), exchange);
   g_hash_table_insert (self->pending, exchange->key, exchange);
   g_queue_push_tail (&self->order, exchange);
   if (!exchange->streaming)
     {
+      exchange->finished_id = g_signal_connect (msg, "finished", G_CALLBACK (on_exchange_gone), exchange);
+      exchange->disconnected_id = g_signal_connect (msg, "disconnected", G_CALLBACK (on_exchange_gone), exchange);
       exchange->paused = TRUE;
       soup_server_message_pause (msg);
     }
   else
-    exchange->paused = TRUE;  /* libsoup pauses itself once the chunks run out */
+    exchange->stream->live = TRUE;  /* libsoup pauses itself once the chunks run out */
   return STW_MCP_HTTP_DELIVERED_PENDING;
 }
 
@@ -280,11 +529,11 @@ close_exchange (StwMcpHttpFraming *self,
                 guint              status)
 {
   exchange->answered = TRUE;
-  if (!exchange->gone)
+  if (exchange->streaming)
+    stream_complete (exchange->stream);
+  else if (!exchange->gone)
     {
-      if (exchange->streaming)
-        soup_message_body_complete (soup_server_message_get_response_body (exchange->msg));
-      else if (status == SOUP_STATUS_NO_CONTENT)
+      if (status == SOUP_STATUS_NO_CONTENT)
         soup_server_message_set_status (exchange->msg, status, NULL);
       else
         {
@@ -312,6 +561,63 @@ _stw_mcp_http_framing_abandon (StwMcpHttpFraming *self,
   exchange = g_hash_table_lookup (self->pending, request_key);
   if (exchange != NULL)
     close_exchange (self, exchange, SOUP_STATUS_NO_CONTENT);
+}
+
+StwMcpHttpOpened
+_stw_mcp_http_framing_open_stream (StwMcpHttpFraming *self,
+                                   SoupServerMessage *msg,
+                                   const char        *last_event_id)
+{
+  Stream *stream = NULL;
+  guint64 after = 0;
+  gboolean replay = FALSE;
+
+  g_return_val_if_fail (STW_IS_MCP_HTTP_FRAMING (self), STW_MCP_HTTP_OPENED_CONFLICT);
+
+  if (last_event_id != NULL)
+    {
+      const char *colon = strrchr (last_event_id, ':');
+      g_autofree char *id = colon != NULL ? g_strndup (last_event_id, colon - last_event_id) : NULL;
+      char *end = NULL;
+
+      if (id != NULL && g_ascii_isdigit (colon[1]))
+        {
+          after = g_ascii_strtoull (colon + 1, &end, 10);
+          if (*end == '\0')
+            stream = g_hash_table_lookup (self->streams, id);
+        }
+      /* Resumable while nothing after it was let go, and it was sent. */
+      if (stream != NULL && after >= stream->lost_seq && after < stream->next_seq)
+        replay = TRUE;
+      else
+        g_debug ("MCP HTTP: Last-Event-ID %.64s is unknown or expired; a fresh stream",
+                 last_event_id);
+    }
+
+  if (stream == NULL)
+    {
+      /* A fresh GET: one reader of the standalone stream at a time. */
+      stream = self->standalone;
+      if (stream->msg != NULL)
+        return STW_MCP_HTTP_OPENED_CONFLICT;
+    }
+  stream_attach (stream, msg);
+  if (replay)
+    {
+      for (GList *l = stream->events.head; l != NULL; l = l->next)
+        {
+          Event *event = l->data;
+
+          if (event->seq > after)
+            stream_push (stream, g_bytes_get_data (event->text, NULL), g_bytes_get_size (event->text));
+        }
+    }
+  else
+    write_priming (stream);
+  if (stream->complete)
+    soup_message_body_complete (soup_server_message_get_response_body (msg));
+  stream->live = TRUE;
+  return replay ? STW_MCP_HTTP_OPENED_RESUMED : STW_MCP_HTTP_OPENED_FRESH;
 }
 
 guint
@@ -343,6 +649,7 @@ stw_mcp_http_framing_stop (StwMcpFraming *framing)
    * for an ended session), streams end. */
   while (!g_queue_is_empty (&self->order))
     close_exchange (self, g_queue_peek_head (&self->order), SOUP_STATUS_NOT_FOUND);
+  stream_complete (self->standalone);
 }
 
 static void
@@ -353,6 +660,8 @@ stw_mcp_http_framing_finalize (GObject *object)
   while (!g_queue_is_empty (&self->order))
     forget (self, g_queue_peek_head (&self->order));
   g_clear_pointer (&self->pending, g_hash_table_unref);
+  g_queue_clear (&self->done);
+  g_clear_pointer (&self->streams, g_hash_table_unref);
 
   G_OBJECT_CLASS (stw_mcp_http_framing_parent_class)->finalize (object);
 }
@@ -376,6 +685,9 @@ stw_mcp_http_framing_init (StwMcpHttpFraming *self)
 {
   self->pending = g_hash_table_new (g_str_hash, g_str_equal);
   g_queue_init (&self->order);
+  self->streams = g_hash_table_new_full (g_str_hash, g_str_equal, NULL, (GDestroyNotify) stream_free);
+  g_queue_init (&self->done);
+  self->standalone = stream_new (self, "0");
 }
 
 StwMcpFraming *

@@ -49,6 +49,19 @@ void                 _stw_mcp_http_framing_abandon  (StwMcpHttpFraming *self,
                                                      const char        *request_key);
 guint                _stw_mcp_http_framing_get_n_pending (StwMcpHttpFraming *self);
 
+typedef enum {
+  STW_MCP_HTTP_OPENED_FRESH,     /* a new reader of the standalone stream */
+  STW_MCP_HTTP_OPENED_RESUMED,   /* the events after Last-Event-ID, then on */
+  STW_MCP_HTTP_OPENED_CONFLICT,  /* the standalone stream has a reader: 409 */
+} StwMcpHttpOpened;
+
+/* A GET: @msg becomes the reader of the stream @last_event_id names (its
+ * kept events after that one are replayed; none if it expired), or,
+ * with no id or an unknown or malformed one, of the standalone stream. */
+StwMcpHttpOpened     _stw_mcp_http_framing_open_stream (StwMcpHttpFraming *self,
+                                                        SoupServerMessage *msg,
+                                                        const char        *last_event_id);
+
 #define STW_TYPE_MCP_HTTP (stw_mcp_http_get_type ())
 G_DECLARE_FINAL_TYPE (StwMcpHttp, stw_mcp_http, STW, MCP_HTTP, GObject)
 

@@ -3,8 +3,9 @@
  * One endpoint, /mcp. POST carries one JSON-RPC message: a request is
  * answered as application/json, or as text/event-stream when the client
  * accepts it and progress or logs come before the result; a notification
- * or a response gets 202. GET gets 405 (no server-to-client stream is
- * offered yet). DELETE ends a session.
+ * or a response gets 202. GET opens the session's server-to-client stream
+ * (one at a time: 409 for a second), or with Last-Event-ID resumes any
+ * stream of the session. DELETE ends a session.
  *
  * Every request passes the same gate before its body is read (an early
  * handler): Host (DNS rebinding), Origin, the request rate of its address,
@@ -396,14 +397,10 @@ early_handler (SoupServer        *soup,
               NULL, NULL);
       return;
     }
-  if (!g_str_equal (method, "POST") && !g_str_equal (method, "DELETE"))
+  if (!g_str_equal (method, "POST") && !g_str_equal (method, "DELETE") && !g_str_equal (method, "GET"))
     {
-      /* No standalone server-to-client stream yet: GET gets the spec's
-       * answer for that. */
-      refuse (msg, SOUP_STATUS_METHOD_NOT_ALLOWED, -32000,
-              g_str_equal (method, "GET") ? "Method not allowed: this server offers no GET stream"
-                                          : "Method not allowed",
-              "Allow", "POST, DELETE");
+      refuse (msg, SOUP_STATUS_METHOD_NOT_ALLOWED, -32000, "Method not allowed",
+              "Allow", "GET, POST, DELETE");
       return;
     }
   if (g_str_equal (method, "POST"))
@@ -601,6 +598,40 @@ handle_delete (StwMcpHttp        *self,
     return;
   end_session (self, session);
   soup_server_message_set_status (msg, SOUP_STATUS_OK, NULL);
+}
+
+/* The server-to-client stream of a session, or the rest of one it lost. */
+static void
+handle_get (StwMcpHttp        *self,
+            SoupServerMessage *msg)
+{
+  SoupMessageHeaders *request = soup_server_message_get_request_headers (msg);
+  const char *version = soup_message_headers_get_one (request, "MCP-Protocol-Version");
+  const char *last_event_id = soup_message_headers_get_one (request, "Last-Event-ID");
+  Session *session;
+
+  if (!accepts (msg, "text/event-stream"))
+    {
+      respond_error (msg, SOUP_STATUS_NOT_ACCEPTABLE, -32600,
+                     "Not acceptable: a GET stream is text/event-stream");
+      return;
+    }
+  if ((session = lookup_session (self, msg, TRUE)) == NULL)
+    return;
+  if (version != NULL && !_stw_mcp_server_supports_version (version))
+    {
+      g_autofree char *text = g_strdup_printf ("Bad request: unsupported MCP-Protocol-Version %.40s",
+                                               version);
+
+      respond_error (msg, SOUP_STATUS_BAD_REQUEST, -32600, text);
+      return;
+    }
+
+  session->last_used_us = g_get_monotonic_time ();
+  if (_stw_mcp_http_framing_open_stream (STW_MCP_HTTP_FRAMING (session->framing), msg, last_event_id) ==
+      STW_MCP_HTTP_OPENED_CONFLICT)
+    respond_error (msg, SOUP_STATUS_CONFLICT, -32000,
+                   "Conflict: this session's GET stream is open already");
 }
 
 static gboolean
@@ -1034,6 +1065,8 @@ handler (SoupServer        *soup,
     handle_delete (self, msg);
   else if (g_str_equal (method, "POST"))
     handle_post (self, msg);
+  else if (g_str_equal (method, "GET"))
+    handle_get (self, msg);
   else
     respond_error (msg, SOUP_STATUS_METHOD_NOT_ALLOWED, -32000, "Method not allowed");
 }

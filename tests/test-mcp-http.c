@@ -387,6 +387,211 @@ raw_status (Fixture    *f,
   return status;
 }
 
+
+/* SSE {{{1 */
+
+typedef struct
+{
+  char *id;
+  char *data;
+} SseEvent;
+
+static void
+sse_event_free (SseEvent *event)
+{
+  g_free (event->id);
+  g_free (event->data);
+  g_free (event);
+}
+
+/* The complete events of @text, each checked: an id, one data line. */
+static GPtrArray *
+sse_parse (const char *text)
+{
+  GPtrArray *events = g_ptr_array_new_with_free_func ((GDestroyNotify) sse_event_free);
+  const char *end;
+
+  while ((end = strstr (text, "\n\n")) != NULL)
+    {
+      g_autofree char *block = g_strndup (text, end - text);
+      g_auto(GStrv) lines = g_strsplit (block, "\n", -1);
+      SseEvent *event = g_new0 (SseEvent, 1);
+
+      for (guint i = 0; lines[i] != NULL; i++)
+        {
+          if (g_str_has_prefix (lines[i], "id: "))
+            event->id = g_strdup (lines[i] + 4);
+          else if (g_str_has_prefix (lines[i], "data: "))
+            {
+              g_assert_null (event->data);
+              event->data = g_strdup (lines[i] + 6);
+            }
+          else
+            g_assert_cmpstr (lines[i], ==, "event: message");
+        }
+      g_assert_nonnull (event->id);
+      g_assert_nonnull (event->data);
+      g_ptr_array_add (events, event);
+      text = end + 2;
+    }
+  return events;
+}
+
+static guint64
+sse_seq (SseEvent   *event,
+         const char *stream)
+{
+  const char *colon = strrchr (event->id, ':');
+
+  g_assert_nonnull (colon);
+  g_assert_cmpuint (colon - event->id, ==, strlen (stream));
+  g_assert_true (strncmp (event->id, stream, strlen (stream)) == 0);
+  return g_ascii_strtoull (colon + 1, NULL, 10);
+}
+
+/* A response read as it comes. */
+typedef struct
+{
+  SoupMessage  *msg;
+  GInputStream *stream;
+  GCancellable *cancellable;
+  GString      *received;
+  gboolean      sent;
+  gboolean      closed;
+  gboolean      reading;      /* a read is pending */
+  gboolean      orphaned;     /* freed while reading: the read frees it */
+  guint8        buffer[4096];
+} Reader;
+
+static void
+reader_free (Reader *reader)
+{
+  g_cancellable_cancel (reader->cancellable);
+  if (reader->reading)
+    {
+      reader->orphaned = TRUE;
+      return;
+    }
+  g_clear_object (&reader->stream);
+  g_clear_object (&reader->msg);
+  g_clear_object (&reader->cancellable);
+  g_string_free (reader->received, TRUE);
+  g_free (reader);
+}
+
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (Reader, reader_free)
+
+static void reader_read_next (Reader *reader);
+
+static void
+on_reader_read (GObject      *object,
+                GAsyncResult *result,
+                gpointer      user_data)
+{
+  Reader *reader = user_data;
+  gssize n = g_input_stream_read_finish (G_INPUT_STREAM (object), result, NULL);
+
+  reader->reading = FALSE;
+  if (reader->orphaned)
+    {
+      reader_free (reader);
+      return;
+    }
+  if (n <= 0)
+    {
+      reader->closed = TRUE;
+      return;
+    }
+  g_string_append_len (reader->received, (const char *) reader->buffer, n);
+  reader_read_next (reader);
+}
+
+static void
+reader_read_next (Reader *reader)
+{
+  reader->reading = TRUE;
+  g_input_stream_read_async (reader->stream, reader->buffer, sizeof reader->buffer, G_PRIORITY_DEFAULT,
+                             reader->cancellable, on_reader_read, reader);
+}
+
+static void
+on_reader_sent (GObject      *object,
+                GAsyncResult *result,
+                gpointer      user_data)
+{
+  Reader *reader = user_data;
+
+  reader->stream = soup_session_send_finish (SOUP_SESSION (object), result, NULL);
+  reader->sent = TRUE;
+  if (reader->stream == NULL)
+    reader->closed = TRUE;
+  else
+    reader_read_next (reader);
+}
+
+/* GET (@body NULL) or POST, with @last_event_id if not NULL. */
+static Reader *
+reader_open (Fixture    *f,
+             const char *session_id,
+             const char *body,
+             const char *last_event_id)
+{
+  Reader *reader = g_new0 (Reader, 1);
+  SoupMessageHeaders *headers;
+
+  reader->received = g_string_new (NULL);
+  reader->cancellable = g_cancellable_new ();
+  reader->msg = soup_message_new (body != NULL ? "POST" : "GET", f->url);
+  headers = soup_message_get_request_headers (reader->msg);
+  soup_message_headers_replace (headers, "Accept", "application/json, text/event-stream");
+  soup_message_headers_replace (headers, "MCP-Session-Id", session_id);
+  soup_message_headers_replace (headers, "MCP-Protocol-Version", "2025-11-25");
+  if (last_event_id != NULL)
+    soup_message_headers_replace (headers, "Last-Event-ID", last_event_id);
+  if (body != NULL)
+    {
+      g_autoptr(GBytes) bytes = g_bytes_new (body, strlen (body));
+      soup_message_set_request_body_from_bytes (reader->msg, "application/json", bytes);
+    }
+  soup_session_send_async (f->session, reader->msg, G_PRIORITY_DEFAULT, reader->cancellable,
+                           on_reader_sent, reader);
+  g_assert_true (wait_for (f, &reader->sent, STW_TEST_TIMEOUT_MS));
+  return reader;
+}
+
+static gboolean
+reader_has (Reader     *reader,
+            const char *text)
+{
+  return strstr (reader->received->str, text) != NULL;
+}
+
+/* Until @text has come (bounded); FALSE if the stream ended first. */
+static gboolean
+reader_wait (Fixture    *f,
+             Reader     *reader,
+             const char *text)
+{
+  for (guint i = 0; i < 1000 && !reader_has (reader, text) && !reader->closed; i++)
+    iterate_for (f, 10);
+  return reader_has (reader, text);
+}
+
+/* The client goes away: the connection closes. */
+static void
+reader_cut (Fixture *f,
+            Reader  *reader)
+{
+  g_cancellable_cancel (reader->cancellable);
+  /* The pending read ends first: a stream with one cannot close. */
+  for (guint i = 0; i < 500 && reader->reading; i++)
+    iterate_for (f, 10);
+  g_assert_false (reader->reading);
+  if (reader->stream != NULL)
+    g_input_stream_close (reader->stream, NULL, NULL);
+  iterate_for (f, 20);
+}
+
 /* The flow {{{1 */
 
 static void
@@ -465,24 +670,29 @@ test_sse_progress (Fixture       *f,
   g_autoptr(Reply) reply = request_full (f, "POST", id, "application/json", body, strlen (body), NULL,
                                          "MCP-Protocol-Version", "2025-11-25", NULL);
   g_autoptr(Reply) json_only = NULL;
-  g_auto(GStrv) events = NULL;
+  g_autoptr(GPtrArray) events = NULL;
+  g_autofree char *stream_id = NULL;
   guint n_progress = 0;
   gboolean result_last = FALSE;
 
   g_assert_cmpuint (reply->status, ==, 200);
   g_assert_true (g_str_has_prefix (reply_header (reply, "Content-Type"), "text/event-stream"));
 
-  events = g_strsplit (reply_text (reply), "\n\n", -1);
-  for (guint i = 0; events[i] != NULL; i++)
+  events = sse_parse (reply_text (reply));
+  g_assert_cmpuint (events->len, >=, 2);
+  /* The priming event: an id, no data. */
+  stream_id = g_strndup (((SseEvent *) events->pdata[0])->id,
+                         strrchr (((SseEvent *) events->pdata[0])->id, ':') - ((SseEvent *) events->pdata[0])->id);
+  g_assert_cmpstr (stream_id, !=, "0");
+  g_assert_cmpuint (sse_seq (events->pdata[0], stream_id), ==, 0);
+  g_assert_cmpstr (((SseEvent *) events->pdata[0])->data, ==, "");
+  for (guint i = 1; i < events->len; i++)
     {
+      SseEvent *event = events->pdata[i];
       g_autoptr(JsonObject) message = NULL;
 
-      if (*events[i] == '\0')
-        continue;
-      g_assert_true (g_str_has_prefix (events[i], "event: message\ndata: "));
-      /* One data line per event. */
-      g_assert_null (strchr (events[i] + 21, '\n'));
-      message = stw_test_json_object_from (events[i] + 21);
+      g_assert_cmpuint (sse_seq (event, stream_id), ==, i);
+      message = stw_test_json_object_from (event->data);
       stw_test_check_frame (message);
       g_assert_false (result_last);
       if (json_object_has_member (message, "method"))
@@ -512,7 +722,8 @@ test_sse_progress (Fixture       *f,
   }
 }
 
-/* A log while a call runs goes on that call's stream, before its result. */
+/* A log belongs to no request: it goes on the GET stream, not on the
+ * stream of a call that runs meanwhile. */
 static void
 test_sse_log (Fixture       *f,
               gconstpointer  data)
@@ -524,14 +735,17 @@ test_sse_log (Fixture       *f,
   const char *body = "{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"tools/call\","
                      "\"params\":{\"name\":\"test_slow\",\"arguments\":{\"ms\":1000}}}";
   g_autoptr(Reply) reply = NULL;
+  g_autoptr(Reader) get = NULL;
   g_autoptr(GCancellable) no_wait = g_cancellable_new ();
-  const char *text;
-  const char *log;
-  const char *result;
+  g_autoptr(GPtrArray) events = NULL;
 
   stw_test_assert_result (level, "1");
-  /* No stream open: dropped, nothing breaks. */
+  /* No GET stream yet: kept for a resumption, not sent to a fresh GET. */
   stw_mcp_server_send_log (server, "warning", "test", "nobody listens");
+
+  get = reader_open (f, id, NULL, NULL);
+  g_assert_cmpuint (soup_message_get_status (get->msg), ==, 200);
+  g_assert_true (reader_wait (f, get, "\n\n"));
 
   reply = request_full (f, "POST", id, "application/json", body, strlen (body), no_wait, NULL);
   wait_calls (f, stw_test_client_get_tool (f->client, "test_slow"), 1);
@@ -539,17 +753,207 @@ test_sse_log (Fixture       *f,
   stw_mcp_server_send_log (server, "warning", "test", "while the call runs");
   stw_mcp_server_send_log (server, "debug", "test", "below the level");
   g_assert_true (wait_for (f, &reply->done, STW_TEST_TIMEOUT_MS));
+  g_assert_true (reader_wait (f, get, "while the call runs"));
 
+  /* The call's answer is its result alone. */
   g_assert_cmpuint (reply->status, ==, 200);
-  g_assert_true (g_str_has_prefix (reply_header (reply, "Content-Type"), "text/event-stream"));
-  text = reply_text (reply);
-  log = strstr (text, "while the call runs");
-  result = strstr (text, "\"id\":2");
-  g_assert_nonnull (log);
-  g_assert_nonnull (result);
-  g_assert_true (log < result);
-  g_assert_null (strstr (text, "nobody listens"));
-  g_assert_null (strstr (text, "below the level"));
+  {
+    g_autoptr(JsonObject) message = reply_json (reply);
+    stw_test_assert_result (message, "2");
+  }
+  g_assert_null (strstr (reply_text (reply), "while the call runs"));
+  g_assert_false (reader_has (get, "nobody listens"));
+  g_assert_false (reader_has (get, "below the level"));
+
+  events = sse_parse (get->received->str);
+  g_assert_cmpuint (events->len, ==, 2);
+  g_assert_cmpstr (((SseEvent *) events->pdata[0])->data, ==, "");
+  /* The priming event names the last event sent: "nobody listens". */
+  g_assert_cmpuint (sse_seq (events->pdata[0], "0"), ==, 1);
+  g_assert_cmpuint (sse_seq (events->pdata[1], "0"), ==, 2);
+}
+
+/* The GET stream {{{1 */
+
+static void
+test_get_stream (Fixture       *f,
+                 gconstpointer  data)
+{
+  g_autofree char *id = initialize (f);
+  g_autoptr(Reader) get = reader_open (f, id, NULL, NULL);
+  g_autoptr(Reply) second = NULL;
+  g_autoptr(Reply) json_only = NULL;
+  g_autoptr(GPtrArray) events = NULL;
+  g_autoptr(StwTool) tool = stw_test_tool_new_echo ("extra_http");
+  g_autoptr(GError) error = NULL;
+
+  g_assert_cmpuint (soup_message_get_status (get->msg), ==, 200);
+  g_assert_true (g_str_has_prefix (soup_message_headers_get_one (soup_message_get_response_headers (get->msg),
+                                                                 "Content-Type"), "text/event-stream"));
+  /* The priming event comes first, alone. */
+  g_assert_true (reader_wait (f, get, "\n\n"));
+  g_assert_cmpstr (get->received->str, ==, "id: 0:0\ndata: \n\n");
+
+  /* One reader at a time. */
+  second = request_full (f, "GET", id, NULL, NULL, 0, NULL, "Accept", "text/event-stream", NULL);
+  assert_refused (second, 409, -32000);
+  json_only = request_full (f, "GET", id, NULL, NULL, 0, NULL, "Accept", "application/json", NULL);
+  assert_refused (json_only, 406, -32600);
+
+  /* A notification of no request comes on it. */
+  stw_dispatcher_add_tool (stw_test_client_get_dispatcher (f->client), tool, &error);
+  g_assert_no_error (error);
+  g_assert_true (reader_wait (f, get, "notifications/tools/list_changed"));
+  g_assert_true (reader_wait (f, get, "}\n\n"));
+  events = sse_parse (get->received->str);
+  g_assert_cmpuint (events->len, ==, 2);
+  g_assert_cmpuint (sse_seq (events->pdata[1], "0"), ==, 1);
+  {
+    g_autoptr(JsonObject) message = stw_test_json_object_from (((SseEvent *) events->pdata[1])->data);
+    g_assert_cmpstr (json_object_get_string_member (message, "method"), ==, "notifications/tools/list_changed");
+  }
+
+  /* Ending the session ends the stream. */
+  {
+    g_autoptr(Reply) deleted = request_full (f, "DELETE", id, NULL, NULL, 0, NULL, NULL);
+    g_assert_cmpuint (deleted->status, ==, 200);
+  }
+  for (guint i = 0; i < 500 && !get->closed; i++)
+    iterate_for (f, 10);
+  g_assert_true (get->closed);
+}
+
+/* A POST's stream cut after its first progress event, resumed by a GET
+ * with Last-Event-ID: the rest, and the result exactly once. */
+static void
+test_resume_request (Fixture       *f,
+                     gconstpointer  data)
+{
+  g_autofree char *id = initialize (f);
+  const char *body = "{\"jsonrpc\":\"2.0\",\"id\":7,\"method\":\"tools/call\",\"params\":{\"name\":\"test_progress\","
+                     "\"arguments\":{\"steps\":10,\"interval_ms\":100},\"_meta\":{\"progressToken\":\"p\"}}}";
+  StwTool *progress = stw_test_client_get_tool (f->client, "test_progress");
+  g_autoptr(Reader) post_reader = reader_open (f, id, body, NULL);
+  g_autoptr(Reader) resumed = NULL;
+  g_autoptr(GPtrArray) before = NULL;
+  g_autoptr(GPtrArray) after = NULL;
+  g_autofree char *stream_id = NULL;
+  g_autofree char *last = NULL;
+  guint64 last_seq;
+  guint n_results = 0;
+
+  g_assert_cmpuint (soup_message_get_status (post_reader->msg), ==, 200);
+  g_assert_true (reader_wait (f, post_reader, "notifications/progress"));
+  g_assert_true (reader_wait (f, post_reader, "}\n\n"));
+  before = sse_parse (post_reader->received->str);
+  g_assert_cmpuint (before->len, >=, 2);
+  last = g_strdup (((SseEvent *) before->pdata[before->len - 1])->id);
+  stream_id = g_strndup (last, strrchr (last, ':') - last);
+  last_seq = sse_seq (before->pdata[before->len - 1], stream_id);
+  g_assert_cmpuint (last_seq, ==, before->len - 1);
+  reader_cut (f, post_reader);
+  g_assert_cmpuint (stw_test_tool_get_n_completed (progress), ==, 0);
+
+  resumed = reader_open (f, id, NULL, last);
+  g_assert_cmpuint (soup_message_get_status (resumed->msg), ==, 200);
+  /* The stream ends after the result. */
+  for (guint i = 0; i < 1000 && !resumed->closed; i++)
+    iterate_for (f, 10);
+  g_assert_true (resumed->closed);
+  g_assert_cmpuint (stw_test_tool_get_n_cancelled (progress), ==, 0);
+
+  after = sse_parse (resumed->received->str);
+  g_assert_cmpuint (after->len, >=, 1);
+  for (guint i = 0; i < after->len; i++)
+    {
+      SseEvent *event = after->pdata[i];
+      g_autoptr(JsonObject) message = NULL;
+
+      /* Every event after the last one seen, in order, none twice. */
+      g_assert_cmpuint (sse_seq (event, stream_id), ==, last_seq + 1 + i);
+      message = stw_test_json_object_from (event->data);
+      if (!json_object_has_member (message, "method"))
+        {
+          stw_test_assert_result (message, "7");
+          g_assert_cmpuint (i, ==, after->len - 1);
+          n_results++;
+        }
+    }
+  g_assert_cmpuint (n_results, ==, 1);
+  g_test_message ("%u events before the cut, %u after", before->len - 1, after->len);
+  /* Its connection back to the pool. */
+  reader_cut (f, resumed);
+
+  /* Resumed again from the start of the stream, it replays everything. */
+  {
+    g_autofree char *from_start = g_strdup_printf ("%s:0", stream_id);
+    g_autoptr(Reader) again = reader_open (f, id, NULL, from_start);
+    g_autoptr(GPtrArray) all = NULL;
+
+    for (guint i = 0; i < 1000 && !again->closed; i++)
+      iterate_for (f, 10);
+    all = sse_parse (again->received->str);
+    g_assert_cmpuint (all->len, ==, last_seq + after->len);
+  }
+}
+
+/* Past the buffer, an id has expired: a fresh stream, nothing replayed. */
+static void
+test_resume_expired (Fixture       *f,
+                     gconstpointer  data)
+{
+  g_autofree char *id = initialize (f);
+  StwMcpServer *server = stw_test_client_get_server (f->client);
+  g_autoptr(JsonObject) level = call (f, id, "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"logging/setLevel\","
+                                             "\"params\":{\"level\":\"info\"}}");
+  g_autoptr(Reader) get = reader_open (f, id, NULL, NULL);
+
+  stw_test_assert_result (level, "1");
+  g_assert_true (reader_wait (f, get, "\n\n"));
+  for (guint i = 1; i <= 300; i++)
+    {
+      g_autofree char *text = g_strdup_printf ("log number %u.", i);
+      stw_mcp_server_send_log (server, "warning", "test", text);
+    }
+  g_assert_true (reader_wait (f, get, "log number 300."));
+  reader_cut (f, get);
+
+  /* 300 events, the last 256 kept: 0:44 follows none that is gone. */
+  {
+    g_autoptr(Reader) resumed = reader_open (f, id, NULL, "0:44");
+    g_autoptr(GPtrArray) events = NULL;
+
+    g_assert_true (reader_wait (f, resumed, "log number 300."));
+    events = sse_parse (resumed->received->str);
+    g_assert_cmpuint (events->len, ==, 256);
+    g_assert_cmpuint (sse_seq (events->pdata[0], "0"), ==, 45);
+    g_assert_true (strstr (((SseEvent *) events->pdata[0])->data, "log number 45.") != NULL);
+    reader_cut (f, resumed);
+  }
+  /* 0:43 needs 44, which is gone. */
+  {
+    g_autoptr(Reader) expired = reader_open (f, id, NULL, "0:43");
+
+    g_assert_cmpuint (soup_message_get_status (expired->msg), ==, 200);
+    g_assert_true (reader_wait (f, expired, "\n\n"));
+    iterate_for (f, 50);
+    g_assert_cmpstr (expired->received->str, ==, "id: 0:300\ndata: \n\n");
+    reader_cut (f, expired);
+  }
+  /* Unknown and malformed ids too (nothing reads the GET stream now). */
+  for (guint i = 0; i < 3; i++)
+    {
+      const char *ids[] = { "99:1", "garbage", "0:99999" };
+      g_autoptr(Reader) fresh = NULL;
+
+      /* Let the server see the cut reader go. */
+      iterate_for (f, 50);
+      fresh = reader_open (f, id, NULL, ids[i]);
+      g_assert_cmpuint (soup_message_get_status (fresh->msg), ==, 200);
+      g_assert_true (reader_wait (f, fresh, "\n\n"));
+      g_assert_cmpstr (fresh->received->str, ==, "id: 0:300\ndata: \n\n");
+      reader_cut (f, fresh);
+    }
 }
 
 /* Cancelling and disconnecting {{{1 */
@@ -909,7 +1313,7 @@ test_refusals (Fixture       *f,
                                                  NULL, "MCP-Protocol-Version", "1999-01-01", NULL);
     g_autoptr(Reply) old_version = request_full (f, "POST", id, "application/json", ping, strlen (ping),
                                                  NULL, "MCP-Protocol-Version", "2025-03-26", NULL);
-    g_autoptr(Reply) get = request_full (f, "GET", id, NULL, NULL, 0, NULL, "Accept", "text/event-stream", NULL);
+    g_autoptr(Reply) get = request_full (f, "GET", "nope", NULL, NULL, 0, NULL, "Accept", "text/event-stream", NULL);
     g_autoptr(Reply) put = request_full (f, "PUT", id, "application/json", ping, strlen (ping), NULL, NULL);
     g_autoptr(Reply) other_path = NULL;
     g_autoptr(Reply) delete_unknown = request_full (f, "DELETE", "nope", NULL, NULL, 0, NULL, NULL);
@@ -922,9 +1326,9 @@ test_refusals (Fixture       *f,
     assert_refused (unknown, 404, -32001);
     assert_refused (bad_version, 400, -32600);
     g_assert_cmpuint (old_version->status, ==, 200);
-    assert_refused (get, 405, -32000);
-    g_assert_cmpstr (reply_header (get, "Allow"), ==, "POST, DELETE");
+    assert_refused (get, 404, -32001);
     assert_refused (put, 405, -32000);
+    g_assert_cmpstr (reply_header (put, "Allow"), ==, "GET, POST, DELETE");
     assert_refused (delete_unknown, 404, -32001);
     assert_refused (delete_none, 400, -32600);
     {
@@ -1393,6 +1797,9 @@ main (int   argc,
   ADD ("accepted", test_accepted, NULL);
   ADD ("sse-progress", test_sse_progress, NULL);
   ADD ("sse-log", test_sse_log, NULL);
+  ADD ("get-stream", test_get_stream, NULL);
+  ADD ("resume-request", test_resume_request, NULL);
+  ADD ("resume-expired", test_resume_expired, NULL);
   ADD ("cancel", test_cancel, NULL);
   ADD ("disconnect-does-not-cancel", test_disconnect_does_not_cancel, NULL);
   ADD ("origin", test_origin, NULL);

@@ -150,6 +150,43 @@ test('initialize, tools/list, electron_status, DELETE over Streamable HTTP', asy
   assert.equal(code, 0, server.stderr());
 });
 
+test('the SDK opens the GET stream itself; a second reader gets 409', async (t) => {
+  const server = await startHttpServer(t);
+  const transport = new sdk.StreamableHTTPClientTransport(new URL(server.url));
+  const errors = [];
+  transport.onerror = (error) => errors.push(error);
+  const client = new sdk.Client({ name: 'stagewright-http-e2e-get', version: '0.0.0' });
+  await client.connect(transport);
+  await client.ping();
+
+  // The SDK sends its GET after notifications/initialized, without
+  // waiting: once it reads the stream, another GET is one too many.
+  const second = async () => {
+    const controller = new AbortController();
+    const response = await fetch(server.url, {
+      headers: { accept: 'text/event-stream', 'mcp-session-id': transport.sessionId, 'mcp-protocol-version': '2025-11-25' },
+      signal: controller.signal,
+    });
+    // Came first: let the stream go at once, so that the SDK gets it.
+    if (response.status !== 409) controller.abort();
+    else await response.json();
+    return response.status;
+  };
+  assert.equal(await waitUntil(async () => (await second()) === 409, 10000, 100), true,
+    'the SDK holds the GET stream');
+
+  // Calls still answer on their own POSTs, and nothing went wrong.
+  const { tools } = await client.listTools();
+  assert.ok(tools.some((tool) => tool.name === 'electron_status'));
+  ok(envelopeOf(await client.callTool({ name: 'electron_status', arguments: {} })), 'electron_status');
+  assert.deepEqual(errors.map(String), []);
+
+  await transport.terminateSession();
+  await client.close();
+  const { code } = await server.stop();
+  assert.equal(code, 0, server.stderr());
+});
+
 test('the demo app over HTTP: launch, screenshot, stop; apps belong to their MCP session',
   { skip: skip || appSkip }, async (t) => {
     const server = await startHttpServer(t);
