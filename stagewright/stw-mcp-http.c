@@ -775,6 +775,41 @@ meta_version (JsonObject *message)
   return string_member (json_node_get_object (meta), "io.modelcontextprotocol/protocolVersion");
 }
 
+/* What a request of the stateless era lacks in its _meta (every request
+ * names its protocol version and its client's capabilities there), or
+ * NULL when nothing. */
+static const char *
+meta_lacks (JsonObject *message)
+{
+  JsonNode *params = json_object_get_member (message, "params");
+  JsonNode *meta = params != NULL && JSON_NODE_HOLDS_OBJECT (params)
+                   ? json_object_get_member (json_node_get_object (params), "_meta") : NULL;
+  JsonNode *capabilities;
+
+  if (meta == NULL || !JSON_NODE_HOLDS_OBJECT (meta))
+    return "_meta";
+  if (string_member (json_node_get_object (meta), "io.modelcontextprotocol/protocolVersion") == NULL)
+    return "_meta io.modelcontextprotocol/protocolVersion";
+  capabilities = json_object_get_member (json_node_get_object (meta), "io.modelcontextprotocol/clientCapabilities");
+  if (capabilities == NULL || !JSON_NODE_HOLDS_OBJECT (capabilities))
+    return "_meta io.modelcontextprotocol/clientCapabilities";
+  return NULL;
+}
+
+/* Whether a request without a session is of the stateless era: its _meta
+ * or, when its _meta is incomplete, its MCP-Protocol-Version header says
+ * 2026-07-28. */
+static gboolean
+is_stateless_era (SoupServerMessage *msg,
+                  JsonObject        *message)
+{
+  const char *version = meta_version (message);
+
+  if (version == NULL)
+    version = soup_message_headers_get_one (soup_server_message_get_request_headers (msg), "MCP-Protocol-Version");
+  return g_strcmp0 (version, "2026-07-28") == 0;
+}
+
 static void
 handle_stateless (StwMcpHttp        *self,
                   SoupServerMessage *msg,
@@ -787,6 +822,7 @@ handle_stateless (StwMcpHttp        *self,
 {
   SoupMessageHeaders *request = soup_server_message_get_request_headers (msg);
   const char *header_version = soup_message_headers_get_one (request, "MCP-Protocol-Version");
+  const char *lacks = meta_lacks (message);
   g_autofree char *header_method = header_value (soup_message_headers_get_one (request, "Mcp-Method"));
   g_autofree char *header_name = header_value (soup_message_headers_get_one (request, "Mcp-Name"));
   JsonNode *params_node = json_object_get_member (message, "params");
@@ -796,14 +832,15 @@ handle_stateless (StwMcpHttp        *self,
   Session *call;
   StwMcpHttpDelivered delivered;
 
-  /* The headers mirror the body, so that a proxy may route on them. */
-  if (g_strcmp0 (header_version, version) != 0)
+  /* The headers mirror the body, so that a proxy may route on them. A
+   * request with no version in its _meta is refused below for that. */
+  if (version != NULL && g_strcmp0 (header_version, version) != 0)
     {
       respond_error_full (msg, SOUP_STATUS_BAD_REQUEST, id, STW_RPC_HEADER_MISMATCH,
                           "Header mismatch: MCP-Protocol-Version must be the _meta protocolVersion", NULL);
       return;
     }
-  if (!_stw_mcp_server_supports_version (version))
+  if (version != NULL && !_stw_mcp_server_supports_version (version))
     {
       JsonObject *error_data = json_object_new ();
       JsonArray *supported = json_array_new ();
@@ -816,6 +853,20 @@ handle_stateless (StwMcpHttp        *self,
       json_object_set_string_member (error_data, "requested", version);
       respond_error_full (msg, SOUP_STATUS_BAD_REQUEST, id, STW_RPC_UNSUPPORTED_PROTOCOL_VERSION,
                           "Unsupported protocol version", error_data);
+      return;
+    }
+
+  /* Every request says who asks and in which version (2026-07-28). */
+  if (lacks != NULL)
+    {
+      g_autofree char *text = g_strdup_printf ("Invalid params: %s is required", lacks);
+
+      if (method != NULL && valid_id (id))
+        respond_error_full (msg, SOUP_STATUS_BAD_REQUEST, id, STW_RPC_INVALID_PARAMS, text, NULL);
+      else if (method != NULL && id == NULL)
+        soup_server_message_set_status (msg, SOUP_STATUS_ACCEPTED, NULL);  /* a notification: nothing to answer */
+      else
+        respond_error (msg, SOUP_STATUS_BAD_REQUEST, -32600, "Invalid request");
       return;
     }
   if (method == NULL || !valid_id (id))
@@ -963,7 +1014,8 @@ handle_post (StwMcpHttp        *self,
   id = json_object_get_member (message, "id");
 
   if (g_strcmp0 (method, "initialize") == 0 &&
-      soup_message_headers_get_one (request, "MCP-Session-Id") == NULL)
+      soup_message_headers_get_one (request, "MCP-Session-Id") == NULL &&
+      !is_stateless_era (msg, message))
     {
       if (g_hash_table_size (self->sessions) >= self->max_sessions)
         {
@@ -980,9 +1032,11 @@ handle_post (StwMcpHttp        *self,
       created = TRUE;
     }
   else if (soup_message_headers_get_one (request, "MCP-Session-Id") == NULL &&
-           (stateless_version = meta_version (message)) != NULL &&
-           g_str_equal (stateless_version, "2026-07-28"))
+           is_stateless_era (msg, message))
     {
+      /* initialize is gone in this era: it is answered 404 like any
+       * method the era does not have. */
+      stateless_version = meta_version (message);
       handle_stateless (self, msg, message, method, id, stateless_version, data, length);
       return;
     }

@@ -1602,6 +1602,65 @@ test_stateless (Fixture       *f,
   g_assert_cmpuint (_stw_mcp_http_get_n_sessions (f->http), ==, 0);
 }
 
+/* 2026-07-28: a request says its version and its client's capabilities
+ * in _meta, or is refused with -32602 and HTTP 400, its id kept; the
+ * removed initialize is 404 and -32601, and opens no session. (The
+ * conformance suite's server-stateless checks these too, but it stays in
+ * the baseline for the fixture tools it also wants.) */
+static void
+test_stateless_meta (Fixture       *f,
+                     gconstpointer  data)
+{
+  static const struct { const char *params; const char *lacks; } cases[] = {
+    { "{}", "_meta" },
+    { "{\"_meta\":[]}", "_meta" },
+    { "{\"_meta\":{\"io.modelcontextprotocol/clientCapabilities\":{}}}", "protocolVersion" },
+    { "{\"_meta\":{\"io.modelcontextprotocol/protocolVersion\":\"2026-07-28\"}}", "clientCapabilities" },
+    { "{\"_meta\":{\"io.modelcontextprotocol/protocolVersion\":\"2026-07-28\","
+      "\"io.modelcontextprotocol/clientCapabilities\":true}}", "clientCapabilities" },
+  };
+  const char *initialize = "{\"jsonrpc\":\"2.0\",\"id\":7,\"method\":\"initialize\",\"params\":{"
+                           "\"protocolVersion\":\"2026-07-28\",\"capabilities\":{},"
+                           "\"clientInfo\":{\"name\":\"t\",\"version\":\"1\"}," MODERN_META "}}";
+  const char *no_client_info = "{\"jsonrpc\":\"2.0\",\"id\":8,\"method\":\"server/discover\",\"params\":{\"_meta\":{"
+                               "\"io.modelcontextprotocol/protocolVersion\":\"2026-07-28\","
+                               "\"io.modelcontextprotocol/clientCapabilities\":{}}}}";
+
+  for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
+    {
+      g_autofree char *body = g_strdup_printf ("{\"jsonrpc\":\"2.0\",\"id\":%u,\"method\":\"server/discover\",\"params\":%s}",
+                                               100 + i, cases[i].params);
+      g_autofree char *id = g_strdup_printf ("%u", 100 + i);
+      g_autoptr(Reply) reply = modern (f, "server/discover", NULL, body, NULL);
+      g_autoptr(JsonObject) answer = NULL;
+      JsonObject *error;
+
+      g_assert_cmpuint (reply->status, ==, 400);
+      answer = reply_json (reply);
+      error = stw_test_assert_error (answer, id, -32602);
+      g_assert_nonnull (strstr (json_object_get_string_member (error, "message"), cases[i].lacks));
+    }
+
+  {
+    g_autoptr(Reply) reply = modern (f, "initialize", NULL, initialize, NULL);
+    g_autoptr(JsonObject) answer = NULL;
+
+    g_assert_cmpuint (reply->status, ==, 404);
+    answer = reply_json (reply);
+    stw_test_assert_error (answer, "7", -32601);
+    g_assert_cmpuint (_stw_mcp_http_get_n_sessions (f->http), ==, 0);
+  }
+  {
+    /* clientInfo is a SHOULD: its absence is served. */
+    g_autoptr(Reply) reply = modern (f, "server/discover", NULL, no_client_info, NULL);
+    g_autoptr(JsonObject) answer = NULL;
+
+    g_assert_cmpuint (reply->status, ==, 200);
+    answer = reply_json (reply);
+    g_assert_true (json_object_has_member (answer, "result"));
+  }
+}
+
 static void
 test_stateless_refusals (Fixture       *f,
                          gconstpointer  data)
@@ -1816,6 +1875,7 @@ main (int   argc,
   ADD ("tls", test_tls, "later");
   ADD ("stateless", test_stateless, NULL);
   ADD ("stateless-refusals", test_stateless_refusals, NULL);
+  ADD ("stateless-meta", test_stateless_meta, NULL);
   ADD ("stateless-close-cancels", test_stateless_close_cancels, NULL);
   g_test_add_func ("/mcp-http/stdio-stateless", test_stdio_stateless);
 
