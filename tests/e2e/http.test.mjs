@@ -14,7 +14,6 @@
 //     node --test --test-reporter=tap --test-concurrency=1 tests/e2e/http.test.mjs
 
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -31,10 +30,11 @@ import {
   ok,
   pngSize,
   processAlive,
+  startHttpServer,
   survivors,
   waitUntil,
 } from './lib/lifecycle-harness.mjs';
-import { assertNoGLibCriticals, run } from './lib/harness.mjs';
+import { run } from './lib/harness.mjs';
 
 let sdk;
 try {
@@ -61,44 +61,6 @@ const appSkip = electronSkipReason() ?? demoAppSkipReason() ?? false;
 function test (name, options, fn) {
   if (typeof options === 'function') [fn, options] = [options, {}];
   return nodeTest(name, { timeout: 120000, ...options, skip: skip || options.skip }, fn);
-}
-
-/** `stagewright --http 127.0.0.1:0 …`; resolves once it printed its URL. */
-async function startHttpServer (t, extraArgs = []) {
-  const child = spawn(BIN, ['--http', '127.0.0.1:0', ...extraArgs], { stdio: ['ignore', 'ignore', 'pipe'] });
-  const pid = child.pid;
-  let stderr = '';
-  const exited = new Promise((resolve) => child.once('exit', (code, signal) => resolve({ code, signal })));
-  const url = await new Promise((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`no URL on stderr: ${stderr}`)), 20000);
-    child.stderr.on('data', (chunk) => {
-      stderr += chunk;
-      const match = /serving MCP over HTTP at (http:\/\/127\.0\.0\.1:\d+\/mcp)\n/.exec(stderr);
-      if (match) {
-        clearTimeout(timer);
-        resolve(match[1]);
-      }
-    });
-    child.once('exit', () => reject(new Error(`the server exited: ${stderr}`)));
-  });
-  const server = {
-    pid,
-    url,
-    stderr: () => stderr,
-    async stop () {
-      if (processAlive(pid)) process.kill(pid, 'SIGTERM');
-      const { code, signal } = await exited;
-      return { code, signal };
-    },
-  };
-  t.after(async () => {
-    if (processAlive(pid)) {
-      process.kill(pid, 'SIGTERM');
-      await exited;
-    }
-    assertNoGLibCriticals(assert, stderr, 'server stderr');
-  });
-  return server;
 }
 
 async function connect (server, { headers } = {}) {

@@ -296,3 +296,46 @@ export function median (values) {
   const mid = Math.floor(sorted.length / 2);
   return sorted.length % 2 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
 }
+
+/**
+ * `stagewright --http 127.0.0.1:0 …`, a process this test spawned; resolves
+ * once it printed its URL. With `t`, it is stopped (by its pid) after the
+ * test and its stderr checked for GLib criticals; without, the caller stops
+ * it with `server.stop()`.
+ */
+export async function startHttpServer (t, extraArgs = []) {
+  const child = spawn(BIN, ['--http', '127.0.0.1:0', ...extraArgs], { stdio: ['ignore', 'ignore', 'pipe'] });
+  const pid = child.pid;
+  let stderr = '';
+  const exited = new Promise((resolve) => child.once('exit', (code, signal) => resolve({ code, signal })));
+  const url = await new Promise((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`no URL on stderr: ${stderr}`)), 20000);
+    child.stderr.on('data', (chunk) => {
+      stderr += chunk;
+      const match = /serving MCP over HTTP at (http:\/\/127\.0\.0\.1:\d+\/mcp)\n/.exec(stderr);
+      if (match) {
+        clearTimeout(timer);
+        resolve(match[1]);
+      }
+    });
+    child.once('exit', () => reject(new Error(`the server exited: ${stderr}`)));
+  });
+  const server = {
+    pid,
+    url,
+    stderr: () => stderr,
+    async stop () {
+      if (processAlive(pid)) process.kill(pid, 'SIGTERM');
+      const { code, signal } = await exited;
+      return { code, signal };
+    },
+  };
+  t?.after(async () => {
+    if (processAlive(pid)) {
+      process.kill(pid, 'SIGTERM');
+      await exited;
+    }
+    assertNoGLibCriticals(assert, stderr, 'server stderr');
+  });
+  return server;
+}
