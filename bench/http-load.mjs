@@ -62,32 +62,28 @@ function startServer () {
   });
 }
 
-/** The pids whose parent is `pid`. */
-function childrenOf (pid) {
+/** Every process's pid, state, parent and process group, from /proc. */
+function processes () {
   const out = [];
   for (const name of fs.readdirSync('/proc')) {
     if (!/^\d+$/.test(name)) continue;
     try {
       const stat = fs.readFileSync(`/proc/${name}/stat`, 'utf8');
-      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-      if (Number(fields[1]) === pid && fields[0] !== 'Z') out.push(Number(name));
+      const [state, ppid, pgrp] = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      out.push({ pid: Number(name), state, ppid: Number(ppid), pgrp: Number(pgrp) });
     } catch { /* gone */ }
   }
   return out;
 }
 
-/** Whether a live process (not a zombie waiting for its reaper) is in group `pgid`. */
-function groupAlive (pgid) {
-  for (const name of fs.readdirSync('/proc')) {
-    if (!/^\d+$/.test(name)) continue;
-    try {
-      const stat = fs.readFileSync(`/proc/${name}/stat`, 'utf8');
-      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-      if (Number(fields[2]) === pgid && fields[0] !== 'Z' && fields[0] !== 'X') return true;
-    } catch { /* gone */ }
-  }
-  return false;
-}
+// Zombies waiting for their reaper are not left behind: they run nothing.
+const live = (p) => p.state !== 'Z' && p.state !== 'X';
+
+/** The live pids whose parent is `pid`. */
+const childrenOf = (pid) => processes().filter((p) => p.ppid === pid && live(p)).map((p) => p.pid);
+
+/** Whether a live process is in group `pgid`. */
+const groupAlive = (pgid) => processes().some((p) => p.pgrp === pgid && live(p));
 
 async function session (url, index, pagesDir, record) {
   const client = new Client({ name: `stagewright-http-load-${index}`, version: '1.0.0' });
