@@ -1035,6 +1035,9 @@ typedef struct
   char       *frame_url;   /* the URL of the frame element that has the focus */
   StwSurface *holder;      /* the surface whose frame has the focus */
   gboolean    refreshed;   /* the session's surfaces were listed anew */
+  gboolean    exact;       /* the candidate is the focused frame's surface */
+  char       *frame_id;    /* the focused frame's, from its owner element */
+  char       *owner_object; /* the owner element, to release */
 } FocusSearch;
 
 static void
@@ -1045,6 +1048,8 @@ focus_search_free (FocusSearch *search)
   g_clear_pointer (&search->fallback, json_object_unref);
   g_free (search->frame_url);
   g_clear_object (&search->holder);
+  g_free (search->frame_id);
+  g_free (search->owner_object);
   g_free (search);
 }
 
@@ -1058,6 +1063,7 @@ ask_next_candidate (GTask *task)
   FocusSearch *search = g_task_get_task_data (task);
   g_autoptr(StwSurface) next = NULL;
 
+  search->exact = FALSE;
   if (search->candidates == NULL || search->candidates->len == 0)
     {
       g_task_return_pointer (task, g_steal_pointer (&search->fallback), (GDestroyNotify) json_object_unref);
@@ -1082,18 +1088,150 @@ collect_frames (FocusSearch *search)
       g_ptr_array_add (search->candidates, g_object_ref (l->data));
 }
 
+/* The live surface showing the frame of id @frame_id, or NULL. */
+static StwSurface *
+find_frame_surface (FocusSearch *search,
+                    const char  *frame_id)
+{
+  g_autoptr(GList) surfaces = stw_session_list_surfaces (search->session);
+
+  for (const GList *l = surfaces; l != NULL; l = l->next)
+    if (!stw_surface_is_closed (l->data) && l->data != search->holder &&
+        g_strcmp0 (stw_surface_get_frame_id (l->data), frame_id) == 0)
+      return g_object_ref (l->data);
+  return NULL;
+}
+
+/* Asks the focused frame's surface when it is known, or else every frame
+ * of the holder in turn; @may_refresh lists the surfaces anew once when
+ * the frame is not among them (a frame that appeared since). */
+static void on_refreshed (GObject *object, GAsyncResult *result, gpointer user_data);
+
+static void
+ask_frames (GTask    *task,
+            gboolean  may_refresh)
+{
+  FocusSearch *search = g_task_get_task_data (task);
+  g_autoptr(StwSurface) frame = NULL;
+
+  if (search->frame_id != NULL)
+    frame = find_frame_surface (search, search->frame_id);
+  if (frame == NULL)
+    collect_frames (search);
+  if (may_refresh && !search->refreshed &&
+      (frame == NULL && (search->frame_id != NULL || search->candidates->len == 0)))
+    {
+      search->refreshed = TRUE;
+      stw_session_refresh_surfaces_async (search->session, g_task_get_cancellable (task), on_refreshed, task);
+      return;
+    }
+  if (frame != NULL)
+    {
+      /* That frame has the focus, whatever its document says of it. */
+      g_clear_pointer (&search->candidates, g_ptr_array_unref);
+      search->candidates = g_ptr_array_new_with_free_func (g_object_unref);
+      search->exact = TRUE;
+      ask_focus (task, frame);
+      return;
+    }
+  ask_next_candidate (task);
+}
+
 static void
 on_refreshed (GObject      *object,
               GAsyncResult *result,
               gpointer      user_data)
 {
   GTask *task = user_data;
-  FocusSearch *search = g_task_get_task_data (task);
 
-  /* A failed refresh leaves the list as it was: nothing to ask. */
+  /* A failed refresh leaves the list as it was. */
   stw_session_refresh_surfaces_finish (STW_SESSION (object), result, NULL);
-  collect_frames (search);
-  ask_next_candidate (task);
+  ask_frames (task, FALSE);
+}
+
+static void
+release_owner (FocusSearch *search)
+{
+  g_autoptr(JsonObject) params = NULL;
+
+  if (search->owner_object == NULL)
+    return;
+  params = json_object_new ();
+  json_object_set_string_member (params, "objectId", search->owner_object);
+  stw_transport_send_notification (_stw_surface_get_transport (search->holder), "Runtime.releaseObject", params,
+                                   stw_surface_get_cdp_session_id (search->holder));
+  g_clear_pointer (&search->owner_object, g_free);
+}
+
+static void
+on_owner_described (GObject      *object,
+                    GAsyncResult *result,
+                    gpointer      user_data)
+{
+  GTask *task = user_data;
+  FocusSearch *search = g_task_get_task_data (task);
+  g_autoptr(JsonObject) reply = stw_transport_call_finish (STW_TRANSPORT (object), result, NULL);
+  JsonObject *node = reply != NULL && json_object_has_member (reply, "node") &&
+                     JSON_NODE_HOLDS_OBJECT (json_object_get_member (reply, "node"))
+                     ? json_object_get_object_member (reply, "node") : NULL;
+  const char *frame_id = stw_json_get_string (node, "frameId");
+
+  release_owner (search);
+  g_free (search->frame_id);
+  search->frame_id = frame_id != NULL && *frame_id != '\0' ? g_strdup (frame_id) : NULL;
+  ask_frames (task, TRUE);
+}
+
+static void
+on_owner_object (GObject      *object,
+                 GAsyncResult *result,
+                 gpointer      user_data)
+{
+  GTask *task = user_data;
+  FocusSearch *search = g_task_get_task_data (task);
+  g_autoptr(JsonObject) reply = stw_transport_call_finish (STW_TRANSPORT (object), result, NULL);
+  JsonObject *remote = reply != NULL && json_object_has_member (reply, "result") &&
+                       JSON_NODE_HOLDS_OBJECT (json_object_get_member (reply, "result"))
+                       ? json_object_get_object_member (reply, "result") : NULL;
+  const char *object_id = stw_json_get_string (remote, "objectId");
+  g_autoptr(JsonObject) params = NULL;
+
+  if (object_id == NULL)
+    {
+      /* The element went meanwhile: the frames' URLs must do. */
+      ask_frames (task, TRUE);
+      return;
+    }
+  search->owner_object = g_strdup (object_id);
+  params = json_object_new ();
+  json_object_set_string_member (params, "objectId", object_id);
+  stw_transport_call_async (STW_TRANSPORT (object), "DOM.describeNode", params,
+                            stw_surface_get_cdp_session_id (search->holder), 0,
+                            g_task_get_cancellable (task), on_owner_described, task);
+}
+
+/* Learns which frame the focused frame element of the holder shows:
+ * DOM.describeNode gives its frame id (an out-of-process frame's is its
+ * target id), which names the surface without guessing from URLs. */
+static void
+describe_frame_owner (GTask  *task,
+                      gint64  world_id,
+                      gint64  key)
+{
+  FocusSearch *search = g_task_get_task_data (task);
+  g_autoptr(JsonObject) params = json_object_new ();
+  JsonArray *arguments = json_array_new ();
+  JsonObject *argument = json_object_new ();
+
+  json_object_set_string_member (params, "functionDeclaration",
+                                 "function (k) { return globalThis.__stagewright.element (k); }");
+  json_object_set_int_member (params, "executionContextId", world_id);
+  json_object_set_int_member (argument, "value", key);
+  json_array_add_object_element (arguments, argument);
+  json_object_set_array_member (params, "arguments", arguments);
+  stw_transport_call_async (_stw_surface_get_transport (search->holder), "Runtime.callFunctionOn", params,
+                            stw_surface_get_cdp_session_id (search->holder), 0,
+                            g_task_get_cancellable (task), on_owner_object, task);
 }
 
 /* {ref, role, name, surface_id} of the element the page described. */
@@ -1150,7 +1288,8 @@ on_focus_answer (GObject      *object,
    * one at the URL of the frame element focused in its parent (when the
    * window itself is not focused, no document has the focus); failing
    * both, the first frame with a focused element of its own. */
-  if (search->candidates != NULL && !json_object_get_boolean_member_with_default (answer, "hasFocus", FALSE) &&
+  if (search->candidates != NULL && !search->exact &&
+      !json_object_get_boolean_member_with_default (answer, "hasFocus", FALSE) &&
       (search->frame_url == NULL || *search->frame_url == '\0' ||
        g_strcmp0 (search->frame_url, stw_surface_get_url (surface)) != 0))
     {
@@ -1172,16 +1311,13 @@ on_focus_answer (GObject      *object,
       g_free (search->frame_url);
       search->frame_url = g_strdup (stw_json_get_string (answer, "frameUrl"));
       g_clear_pointer (&search->fallback, json_object_unref);
+      g_clear_pointer (&search->frame_id, g_free);
       g_set_object (&search->holder, surface);
-      collect_frames (search);
-      if (search->candidates->len == 0 && !search->refreshed)
-        {
-          /* A frame that appeared since the surfaces were last listed. */
-          search->refreshed = TRUE;
-          stw_session_refresh_surfaces_async (search->session, g_task_get_cancellable (task), on_refreshed, task);
-          return;
-        }
-      ask_next_candidate (task);
+      search->refreshed = FALSE;
+      if (json_object_get_int_member_with_default (answer, "frameKey", 0) > 0 && world_id != 0)
+        describe_frame_owner (task, world_id, json_object_get_int_member (answer, "frameKey"));
+      else
+        ask_frames (task, TRUE);
       return;
     }
   g_task_return_pointer (task, NULL, NULL);

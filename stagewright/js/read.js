@@ -164,7 +164,9 @@
       return answer;
     if (active.tagName === 'IFRAME' || active.tagName === 'FRAME' || active.tagName === 'WEBVIEW') {
       answer.frame = true;
-      // Which of the frames: the library matches it with their URLs.
+      // Which of the frames: the library asks the browser for the frame
+      // of this element (by its key), or else matches the frames' URLs.
+      answer.frameKey = S.keyOf(active);
       answer.frameUrl = typeof active.src === 'string' ? active.src : '';
     }
     else
