@@ -472,6 +472,11 @@ main (int   argc,
   run.cancellable = cancellable;
   run.status = EXIT_SUCCESS;
 
+  /* Before the line that says the server listens: a signal sent as soon
+   * as it is read must shut down in order, not kill. */
+  g_unix_signal_add (SIGINT, on_signal, &run);
+  g_unix_signal_add (SIGTERM, on_signal, &run);
+
   server = stw_mcp_server_new (dispatcher);
   _stw_mcp_server_set_share_apps (server, options.share_apps);
 
@@ -508,9 +513,6 @@ main (int   argc,
     }
 
   log_server = server;
-
-  g_unix_signal_add (SIGINT, on_signal, &run);
-  g_unix_signal_add (SIGTERM, on_signal, &run);
 
   if (serve_stdio)
     {
