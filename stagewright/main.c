@@ -22,6 +22,7 @@
 #include "stw-json-private.h"
 #include "stw-mcp-http-private.h"
 #include "stw-mcp-server-private.h"
+#include "stw-session-private.h"
 
 #define EXIT_USAGE 2
 /* Graceful budget per app when the server exits. */
@@ -46,6 +47,7 @@ typedef struct
   gint64          http_max_sessions;
   gint64          http_idle_timeout;
   gint64          http_rate_limit;
+  char           *http_instance_id;
 } Options;
 
 static StwMcpServer *log_server;
@@ -332,6 +334,9 @@ main (int   argc,
     { "http-rate-limit", 0, 0, G_OPTION_ARG_INT64, &options.http_rate_limit,
       N_("Answer 429 past this many HTTP requests per second from one address (default: 50; 0 disables)"),
       N_("N") },
+    { "http-instance-id", 0, 0, G_OPTION_ARG_STRING, &options.http_instance_id,
+      N_("Name this instance behind a load balancer; app session ids begin with it (default: random)"),
+      N_("ID") },
     { "share-apps", 0, 0, G_OPTION_ARG_NONE, &options.share_apps,
       N_("Let every MCP client drive every app (default: an app belongs to the client that launched it)"),
       NULL },
@@ -413,10 +418,17 @@ main (int   argc,
   if (options.http == NULL &&
       (options.http_token_file != NULL || options.tls_cert != NULL || options.tls_key != NULL ||
        options.stdio || options.http_max_sessions != -1 || options.http_idle_timeout != -1 ||
-       options.http_rate_limit != -1))
+       options.http_rate_limit != -1 || options.http_instance_id != NULL))
     {
       g_printerr (_("stagewright: --http-token-file, --tls-cert, --tls-key, --stdio and the "
                     "--http-* limits need --http\n"));
+      return EXIT_USAGE;
+    }
+  if (options.http_instance_id != NULL &&
+      !_stw_session_manager_instance_id_is_valid (options.http_instance_id))
+    {
+      g_printerr (_("stagewright: --http-instance-id takes 1 to 32 letters, digits, “_” and “-”, "
+                    "not “%s”\n"), options.http_instance_id);
       return EXIT_USAGE;
     }
   if (options.http_max_sessions == 0 || options.http_max_sessions < -1 || options.http_max_sessions > 100000 ||
@@ -472,12 +484,32 @@ main (int   argc,
   run.cancellable = cancellable;
   run.status = EXIT_SUCCESS;
 
+  /* Before the line that says the server listens: a signal sent as soon
+   * as it is read must shut down in order, not kill. */
+  g_unix_signal_add (SIGINT, on_signal, &run);
+  g_unix_signal_add (SIGTERM, on_signal, &run);
+
   server = stw_mcp_server_new (dispatcher);
   _stw_mcp_server_set_share_apps (server, options.share_apps);
 
   if (options.http != NULL)
     {
       g_autofree char *url = NULL;
+      g_autofree char *instance_id = NULL;
+
+      /* Each instance names the apps it owns, so that a load balancer
+       * can route calls for them and the others can say whose they are.
+       * A random default never collides with a sibling on the same host;
+       * behind a balancer, the operator names each instance as the
+       * balancer names its server (docs/http.md). */
+      if (options.http_instance_id != NULL)
+        instance_id = g_strdup (options.http_instance_id);
+      else
+        {
+          g_autofree char *uuid = g_uuid_string_random ();
+          instance_id = g_strndup (uuid, 8);
+        }
+      _stw_session_manager_set_instance_id (stw_dispatcher_get_session_manager (dispatcher), instance_id);
 
       http = _stw_mcp_http_new (server);
       if (options.http_max_sessions > 0)
@@ -503,14 +535,12 @@ main (int   argc,
                  ? EXIT_USAGE : EXIT_FAILURE;
         }
       url = _stw_mcp_http_get_url (http);
-      /* Tests and scripts read the address from this line. */
+      g_printerr ("stagewright: instance id %s\n", instance_id);
+      /* Tests and scripts read the address from this line: it comes last. */
       g_printerr ("stagewright: serving MCP over HTTP at %s\n", url);
     }
 
   log_server = server;
-
-  g_unix_signal_add (SIGINT, on_signal, &run);
-  g_unix_signal_add (SIGTERM, on_signal, &run);
 
   if (serve_stdio)
     {
@@ -547,6 +577,7 @@ main (int   argc,
   g_free (options.screenshot_dir);
   g_free (options.http);
   g_free (options.http_token_file);
+  g_free (options.http_instance_id);
   g_free (options.tls_cert);
   g_free (options.tls_key);
 

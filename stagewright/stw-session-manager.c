@@ -39,6 +39,7 @@ struct _StwSessionManager
   GObject     parent_instance;
   GPtrArray  *sessions;
   char       *app_root;
+  char       *instance_id; /* prefixes session ids: "ID.app-1-…" */
   guint       next_id;
   guint       launching;   /* launches in flight: they count against the rules */
   GMainContext *context;    /* thread-default when made */
@@ -70,6 +71,7 @@ stw_session_manager_finalize (GObject *object)
 
   g_ptr_array_unref (self->sessions);
   g_free (self->app_root);
+  g_free (self->instance_id);
   g_main_context_unref (self->context);
   G_OBJECT_CLASS (stw_session_manager_parent_class)->finalize (object);
 }
@@ -122,6 +124,56 @@ stw_session_manager_set_app_root (StwSessionManager *self,
   self->app_root = app_root ? realpath (app_root, NULL) : NULL;
   if (app_root != NULL && self->app_root == NULL)
     self->app_root = g_strdup (app_root);
+}
+
+/* Short enough for a balancer's server name and a log line; no dot, which
+ * ends the id in a session id. */
+#define INSTANCE_ID_MAX 32
+
+gboolean
+_stw_session_manager_instance_id_is_valid (const char *instance_id)
+{
+  gsize len = instance_id != NULL ? strlen (instance_id) : 0;
+
+  if (len == 0 || len > INSTANCE_ID_MAX)
+    return FALSE;
+  for (gsize i = 0; i < len; i++)
+    if (!g_ascii_isalnum (instance_id[i]) && instance_id[i] != '_' && instance_id[i] != '-')
+      return FALSE;
+  return TRUE;
+}
+
+/* Several servers behind one balancer: each session id names the server
+ * that owns the app ("ID.app-1-…"), so that the balancer can route a call
+ * to it and another server can say whose app it is. %NULL (the default)
+ * keeps ids bare. */
+void
+_stw_session_manager_set_instance_id (StwSessionManager *self,
+                                      const char        *instance_id)
+{
+  g_return_if_fail (STW_IS_SESSION_MANAGER (self));
+  g_return_if_fail (instance_id == NULL || _stw_session_manager_instance_id_is_valid (instance_id));
+
+  g_free (self->instance_id);
+  self->instance_id = g_strdup (instance_id);
+}
+
+/* The instance a session id names, when it names one other than ours:
+ * such an app is never ours, and the caller is told whose it is. A
+ * server without an instance id (stdio alone) claims nothing. */
+static char *
+foreign_owner (StwSessionManager *self,
+               const char        *session_id)
+{
+  const char *dot = strchr (session_id, '.');
+  g_autofree char *owner = NULL;
+
+  if (dot == NULL || self->instance_id == NULL)
+    return NULL;
+  owner = g_strndup (session_id, dot - session_id);
+  if (!_stw_session_manager_instance_id_is_valid (owner) || g_strcmp0 (owner, self->instance_id) == 0)
+    return NULL;
+  return g_steal_pointer (&owner);
 }
 
 /**
@@ -178,7 +230,8 @@ stw_session_manager_lookup (StwSessionManager *self,
  * @session_id: (nullable): the session a call names
  * @error: `NOT_RUNNING` or `BAD_ARGUMENT`
  *
- * The contract's rule: a named session must be live (`NOT_RUNNING`);
+ * The contract's rule: a named session must be live (`NOT_RUNNING`; when
+ * its id names another instance, `details.owner` is that instance);
  * without a name, the only live session, `NOT_RUNNING` when there is none
  * and `BAD_ARGUMENT` listing them when there are several.
  *
@@ -196,7 +249,24 @@ stw_session_manager_resolve (StwSessionManager  *self,
   if (session_id != NULL)
     {
       StwSession *session = stw_session_manager_lookup (self, session_id);
-      if (session == NULL)
+      g_autofree char *owner = NULL;
+
+      if (session == NULL && (owner = foreign_owner (self, session_id)) != NULL)
+        {
+          g_autoptr(JsonObject) details = json_object_new ();
+          GError *elsewhere = stw_error_new ("NOT_RUNNING",
+                                             _("The session %s belongs to the stagewright instance “%s”, "
+                                               "not to this one (“%s”): send the call to “%s”"),
+                                             session_id, owner, self->instance_id, owner);
+
+          stw_error_set_hint (elsewhere, _("Each stagewright instance drives only its own apps; "
+                                           "a sessionId begins with its owner's instance id."));
+          json_object_set_string_member (details, "owner", owner);
+          json_object_set_string_member (details, "instance", self->instance_id);
+          stw_error_set_details (elsewhere, details);
+          g_propagate_error (error, elsewhere);
+        }
+      else if (session == NULL)
         {
           GError *missing = stw_error_new ("NOT_RUNNING", _("No live session has the id %s"), session_id);
           stw_error_add_next_action (missing, "electron_status()");
@@ -271,7 +341,9 @@ next_session_id (StwSessionManager *self,
   g_autofree char *uuid = g_uuid_string_random ();
 
   /* Short and unique: a counter for humans, a random tail against reuse
-   * across restarts. */
+   * across restarts; the owning instance first when there are several. */
+  if (self->instance_id != NULL)
+    return g_strdup_printf ("%s.%s-%u-%.8s", self->instance_id, prefix, ++self->next_id, uuid);
   return g_strdup_printf ("%s-%u-%.8s", prefix, ++self->next_id, uuid);
 }
 

@@ -64,4 +64,9 @@ GMainContext *_stw_session_get_context     (StwSession *self);
 /* The session's refs (docs/page-ops.md). */
 StwRefTable  *_stw_session_get_refs        (StwSession *self);
 
+/* The instance id that prefixes session ids (several servers, one balancer). */
+gboolean      _stw_session_manager_instance_id_is_valid (const char *instance_id);
+void          _stw_session_manager_set_instance_id      (StwSessionManager *self,
+                                                         const char        *instance_id);
+
 G_END_DECLS
