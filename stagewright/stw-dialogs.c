@@ -367,7 +367,7 @@ stw_session_set_dialog_policy (StwSession  *self,
 }
 
 /**
- * stw_session_get_dialog_policy:
+ * stw_session_dup_dialog_policy:
  * @self: a #StwSession
  *
  * The policy in force, as [method@Stagewright.Session.set_dialog_policy]
@@ -379,7 +379,7 @@ stw_session_set_dialog_policy (StwSession  *self,
  * Since: 1.0
  */
 JsonObject *
-stw_session_get_dialog_policy (StwSession *self)
+stw_session_dup_dialog_policy (StwSession *self)
 {
   Dialogs *dialogs;
   JsonObject *policy;
@@ -737,7 +737,7 @@ collect (StwSession *session,
   for (guint i = skip; i < picked->len; i++)
     json_array_add_object_element (entries, json_object_ref (g_ptr_array_index (picked, i)));
 
-  json_object_set_object_member (answer, "policy", stw_session_get_dialog_policy (session));
+  json_object_set_object_member (answer, "policy", stw_session_dup_dialog_policy (session));
   json_object_set_array_member (answer, "entries", entries);
   json_object_set_int_member (answer, "count", json_array_get_length (entries));
   json_object_set_int_member (answer, "overflowed", (gint64) dialogs->overflowed);

@@ -32,7 +32,7 @@ gboolean    stw_session_set_dialog_policy          (StwSession    *self,
                                                     JsonObject    *policy,
                                                     GError       **error);
 STW_AVAILABLE_IN_1_0
-JsonObject *stw_session_get_dialog_policy          (StwSession    *self);
+JsonObject *stw_session_dup_dialog_policy          (StwSession    *self);
 
 STW_AVAILABLE_IN_1_0
 void        stw_session_stub_electron_async        (StwSession          *self,

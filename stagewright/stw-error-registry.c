@@ -589,8 +589,8 @@ compare_code_names (gconstpointer a,
  *
  * Lists every registered wire code.
  *
- * Returns: (transfer full): every registered code, core first, then plugin
- *   codes sorted
+ * Returns: (transfer full) (array zero-terminated=1): every registered
+ *   code, core first, then plugin codes sorted
  *
  * Since: 1.0
  */

@@ -1472,7 +1472,7 @@ run_arguments_json (JsonNode *arg)
  * `EVAL_RUNTIME_ERROR` (its first line), a budget overrun with
  * `EVAL_TIMEOUT`; a session without a main process with
  * `TRANSPORT_UNSUPPORTED` (see the `notes` of
- * [method@Stagewright.Session.get_capabilities]); code longer than
+ * [method@Stagewright.Session.dup_capabilities]); code longer than
  * 100,000 characters with `BAD_ARGUMENT`.
  *
  * Since: 1.0
@@ -1777,7 +1777,7 @@ on_window_states (GObject      *object,
     {
       JsonNode *state = json_object_get_member (states, l->data);
 
-      /* Sealed: stw_session_get_window_state() hands out references, and a
+      /* Sealed: stw_session_dup_window_state() hands out references, and a
        * caller must not be able to change what the session knows. */
       if (JSON_NODE_HOLDS_OBJECT (state))
         {
@@ -1796,7 +1796,7 @@ on_window_states (GObject      *object,
  * @user_data: data for @callback
  *
  * Asks the main process the state of each window (see
- * [method@Stagewright.Session.get_window_state]). A session without a main
+ * [method@Stagewright.Session.dup_window_state]). A session without a main
  * process succeeds with no states: windows are then reported as they
  * always were.
  *
@@ -1888,7 +1888,7 @@ stw_session_refresh_window_states_sync (StwSession    *self,
 }
 
 /**
- * stw_session_get_window_state:
+ * stw_session_dup_window_state:
  * @self: a #StwSession
  * @window: one of the session's windows
  *
@@ -1904,7 +1904,7 @@ stw_session_refresh_window_states_sync (StwSession    *self,
  * Since: 1.0
  */
 JsonObject *
-stw_session_get_window_state (StwSession *self,
+stw_session_dup_window_state (StwSession *self,
                               StwSurface *window)
 {
   JsonObject *state;
@@ -2417,7 +2417,7 @@ stw_session_get_pid (StwSession *self)
 }
 
 /**
- * stw_session_get_capabilities:
+ * stw_session_dup_capabilities:
  * @self: a #StwSession
  *
  * What the session can do: `mainEval`, `rendererEval`, `interaction`,
@@ -2429,7 +2429,7 @@ stw_session_get_pid (StwSession *self)
  * Since: 1.0
  */
 JsonObject *
-stw_session_get_capabilities (StwSession *self)
+stw_session_dup_capabilities (StwSession *self)
 {
   JsonObject *caps;
   gboolean renderer;

@@ -73,7 +73,7 @@ gboolean stw_session_refresh_surfaces_sync (StwSession *self,
                                             GCancellable *cancellable,
                                             GError **error);
 STW_AVAILABLE_IN_1_0
-JsonObject *stw_session_get_capabilities (StwSession *self);
+JsonObject *stw_session_dup_capabilities (StwSession *self);
 STW_AVAILABLE_IN_1_0
 void stw_session_evaluate_main_async (StwSession *self,
                                       const char *expression,
@@ -150,7 +150,7 @@ gboolean stw_session_refresh_window_states_sync (StwSession *self,
                                                  GCancellable *cancellable,
                                                  GError **error);
 STW_AVAILABLE_IN_1_0
-JsonObject *stw_session_get_window_state (StwSession *self,
+JsonObject *stw_session_dup_window_state (StwSession *self,
                                           StwSurface *window);
 STW_AVAILABLE_IN_1_0
 void stw_session_get_info_async (StwSession *self,

@@ -1144,7 +1144,7 @@ stw_surface_dup_session (StwSurface *self)
 }
 
 /**
- * stw_surface_get_capabilities:
+ * stw_surface_dup_capabilities:
  * @self: a #StwSurface
  *
  * What page operations the surface supports now: `snapshot`,
@@ -1155,7 +1155,7 @@ stw_surface_dup_session (StwSurface *self)
  * Since: 1.0
  */
 JsonObject *
-stw_surface_get_capabilities (StwSurface *self)
+stw_surface_dup_capabilities (StwSurface *self)
 {
   JsonObject *caps;
   gboolean live;

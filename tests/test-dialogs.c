@@ -206,7 +206,7 @@ test_policy (void)
   if (!have_app ())
     return;
 
-  policy = stw_session_get_dialog_policy (app.session);
+  policy = stw_session_dup_dialog_policy (app.session);
   g_assert_cmpstr (json_object_get_string_member (policy, "action"), ==, "dismiss");
   g_assert_false (json_object_get_boolean_member (policy, "oneShot"));
 
@@ -222,7 +222,7 @@ test_policy (void)
     }
   /* Refused policies changed nothing. */
   g_clear_pointer (&policy, json_object_unref);
-  policy = stw_session_get_dialog_policy (app.session);
+  policy = stw_session_dup_dialog_policy (app.session);
   g_assert_cmpstr (json_object_get_string_member (policy, "promptText"), ==, "Grace");
   g_assert_cmpstr (json_object_get_string_member (json_object_get_object_member (policy, "perType"), "prompt"),
                    ==, "accept");

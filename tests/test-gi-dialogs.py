@@ -53,7 +53,7 @@ def launch_the_pages_app_on_dialogs():
 @test
 def default_policy_dismisses_and_the_click_reports_it():
     session = state['session']
-    policy = to_python(session.get_dialog_policy())
+    policy = to_python(session.dup_dialog_policy())
     assert policy['action'] == 'dismiss' and policy['stubs'] == [], policy
     answer = to_python(state['window'].click_sync(sel('#confirm'), None, None))
     assert answer['dialog'] == {'type': 'confirm', 'message': 'Delete everything?', 'action': 'dismiss'}, answer

@@ -102,8 +102,8 @@ def window_states_blocking_and_async():
         else:
             assert session.refresh_window_states_sync(None)
         use_async = not use_async
-        seen = {to_python(session.get_window_state(w))['electronId']: to_python(session.get_window_state(w))
-                for w in session.list_windows() if session.get_window_state(w) is not None}
+        seen = {to_python(session.dup_window_state(w))['electronId']: to_python(session.dup_window_state(w))
+                for w in session.list_windows() if session.dup_window_state(w) is not None}
         if hidden in seen:
             break
         time.sleep(0.1)
@@ -133,7 +133,7 @@ def attach_by_port_finds_and_opens_the_main_process():
 
     manager = Stagewright.SessionManager.new()
     session = manager.attach_sync(json.dumps({'port': port}), None)
-    caps = to_python(session.get_capabilities())
+    caps = to_python(session.dup_capabilities())
     assert caps['mainEval'] is True, caps
     value, _ = session.run_main_sync(READ_HANDLERS, None, 0, None)
     assert to_python(value) == DEMO_HANDLERS

@@ -244,7 +244,7 @@ def surface_screenshots_blocking_and_async():
     assert window.dup_session() is session
     assert window.get_frame_id() == window.get_target_id()
     assert window.get_cdp_session_id()
-    caps = to_python(window.get_capabilities())
+    caps = to_python(window.dup_capabilities())
     assert caps == {'snapshot': True, 'interaction': True, 'rendererEval': True}, caps
     assert window.get_origin_relation() is None
     # The viewport, blocking.
@@ -281,7 +281,7 @@ def surface_screenshots_blocking_and_async():
     bad = Json.Object.new()
     bad.set_string_member('format', 'gif')
     expect_error('BAD_ARGUMENT', session.capture_screenshot_sync, None, bad, None)
-    caps = to_python(session.get_capabilities())
+    caps = to_python(session.dup_capabilities())
     assert caps['mainEval'] is True and caps['owned'] is True, caps
 
 

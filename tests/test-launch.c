@@ -838,7 +838,7 @@ test_executable_only (void)
   session = launch (manager, options, &error);
   g_assert_no_error (error);
   g_assert_true (stw_session_has_main_process (session));
-  caps = stw_session_get_capabilities (session);
+  caps = stw_session_dup_capabilities (session);
   g_assert_true (json_object_get_boolean_member (caps, "mainEval"));
   g_assert_false (json_object_has_member (caps, "notes"));
 
@@ -915,7 +915,7 @@ test_no_inspector (void)
   session = launch (manager, options, &error);
   g_assert_no_error (error);
   g_assert_false (stw_session_has_main_process (session));
-  caps = stw_session_get_capabilities (session);
+  caps = stw_session_dup_capabilities (session);
   g_assert_false (json_object_get_boolean_member (caps, "mainEval"));
   g_assert_true (json_object_get_boolean_member (caps, "rendererEval"));
   notes = json_object_get_object_member (caps, "notes");

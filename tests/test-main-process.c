@@ -322,7 +322,7 @@ test_window_states (void)
       windows = stw_session_list_windows (app.session);
       for (const GList *l = windows; l != NULL; l = l->next)
         {
-          g_autoptr(JsonObject) state = stw_session_get_window_state (app.session, l->data);
+          g_autoptr(JsonObject) state = stw_session_dup_window_state (app.session, l->data);
           JsonObject *bounds;
 
           g_assert_nonnull (state);
@@ -426,7 +426,7 @@ test_attach_finds_main (void)
   options = g_strdup_printf ("{\"port\": %d}", g_uri_get_port (uri));
   session = stw_session_manager_attach_sync (manager, options, NULL, &error);
   g_assert_no_error (error);
-  caps = stw_session_get_capabilities (session);
+  caps = stw_session_dup_capabilities (session);
   g_assert_true (json_object_get_boolean_member (caps, "mainEval"));
 
   handlers = stw_session_run_main_sync (session, READ_HANDLERS, NULL, 0, NULL, NULL, &error);

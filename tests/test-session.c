@@ -294,7 +294,7 @@ test_surfaces (void)
   g_assert_nonnull (stw_surface_get_cdp_session_id (window));
   owner = stw_surface_dup_session (window);
   g_assert_true (owner == app.session);
-  caps = stw_surface_get_capabilities (window);
+  caps = stw_surface_dup_capabilities (window);
   g_assert_true (json_object_get_boolean_member (caps, "rendererEval"));
   g_assert_true (json_object_get_boolean_member (caps, "snapshot"));
   g_assert_true (json_object_get_boolean_member (caps, "interaction"));

@@ -112,7 +112,7 @@ stw_tools_window_json (StwSession *session,
   json_object_set_string_member (object, "target_id", stw_surface_get_target_id (window));
   /* The main process knows; without it, a window is taken as shown and
    * the active one as focused. */
-  state = stw_session_get_window_state (session, window);
+  state = stw_session_dup_window_state (session, window);
   if (state != NULL)
     {
       JsonNode *bounds = json_object_get_member (state, "bounds");

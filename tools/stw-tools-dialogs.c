@@ -94,7 +94,7 @@ dialog_handler_invoke (StwTool       *tool,
   JsonObject *args = stw_invocation_get_arguments (invocation);
   StwSession *session = stw_invocation_get_session (invocation);
   g_autoptr(JsonObject) policy = pick (args, policy_members);
-  g_autoptr(JsonObject) previous = stw_session_get_dialog_policy (session);
+  g_autoptr(JsonObject) previous = stw_session_dup_dialog_policy (session);
   g_autoptr(GError) error = NULL;
 
   /* No arming parameter: inspect only. */

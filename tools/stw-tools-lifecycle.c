@@ -35,7 +35,7 @@ return_session (StwInvocation    *invocation,
       if (stw_session_get_pid (session) > 0)
         json_object_set_int_member (payload, "pid", stw_session_get_pid (session));
     }
-  json_object_set_object_member (payload, "capabilities", stw_session_get_capabilities (session));
+  json_object_set_object_member (payload, "capabilities", stw_session_dup_capabilities (session));
   stw_invocation_return_value (invocation, payload);
 }
 
@@ -253,7 +253,7 @@ on_info (GObject      *object,
   /* Code signatures are a macOS notion; Linux packages are signed by their repository. */
   json_object_set_string_member (signature, "status", "unsupported");
   json_object_set_object_member (info, "signature", signature);
-  json_object_set_object_member (info, "capabilities", stw_session_get_capabilities (session));
+  json_object_set_object_member (info, "capabilities", stw_session_dup_capabilities (session));
   stw_invocation_return_value (invocation, info);
 }
 

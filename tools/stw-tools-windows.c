@@ -108,7 +108,7 @@ surface_json (StwSession *session,
   if (stw_surface_get_url (surface) != NULL)
     json_object_set_string_member (object, "url", stw_surface_get_url (surface));
   json_object_set_boolean_member (object, "active", surface == active);
-  json_object_set_object_member (object, "capabilities", stw_surface_get_capabilities (surface));
+  json_object_set_object_member (object, "capabilities", stw_surface_dup_capabilities (surface));
   if (stw_surface_get_origin_relation (surface) != NULL)
     json_object_set_string_member (object, "originRelation", stw_surface_get_origin_relation (surface));
   return object;
