@@ -280,18 +280,57 @@ take_token (StwMcpHttp        *self,
   return TRUE;
 }
 
+/* A refused connection lingers after its answer (RFC 9112 §9.6): the
+ * server shuts down its sending side, then reads and drops what the client
+ * still sends (the body of its refused request) until the client closes,
+ * or LINGER_MAX_BYTES, or LINGER_MS from the refusal, whichever comes
+ * first. Closing a socket with unread bytes in it sends a reset, which may
+ * destroy the answer before the client read it. Bounded in bytes, time and
+ * number, so that a client that never stops (or never closes) holds
+ * nothing for long. */
+#define LINGER_MS 2000
+#define LINGER_MAX_BYTES (64 * 1024)
+#define LINGER_MAX_CONNECTIONS 256
+
+static guint n_lingering;
+
 typedef struct
 {
-  GIOStream *stream;
-  GBytes    *response;
+  GIOStream    *stream;
+  GSocket      *socket;            /* the TCP socket under @stream, if known */
+  gboolean      tls;
+  GBytes       *response;
+  GCancellable *cancellable;      /* cancelled at the deadline */
+  GSource      *deadline;
+  gsize         drained;
+  gboolean      lingering;        /* counted in n_lingering */
+  guint8        buffer[4096];
 } Refusal;
 
 static void
 refusal_free (Refusal *refusal)
 {
+  if (refusal->deadline != NULL)
+    {
+      g_source_destroy (refusal->deadline);
+      g_source_unref (refusal->deadline);
+    }
+  if (refusal->lingering)
+    n_lingering--;
+  g_clear_object (&refusal->cancellable);
+  g_clear_object (&refusal->socket);
   g_clear_object (&refusal->stream);
   g_clear_pointer (&refusal->response, g_bytes_unref);
   g_free (refusal);
+}
+
+static gboolean
+on_refusal_deadline (gpointer user_data)
+{
+  Refusal *refusal = user_data;
+
+  g_cancellable_cancel (refusal->cancellable);
+  return G_SOURCE_CONTINUE;  /* destroyed with the refusal */
 }
 
 static void
@@ -304,19 +343,83 @@ on_refusal_closed (GObject      *object,
 }
 
 static void
+refusal_close (Refusal *refusal)
+{
+  /* Not cancellable: closing must happen even past the deadline. */
+  g_io_stream_close_async (refusal->stream, G_PRIORITY_DEFAULT, NULL, on_refusal_closed, refusal);
+}
+
+static void
+on_refusal_drained (GObject      *object,
+                    GAsyncResult *result,
+                    gpointer      user_data)
+{
+  Refusal *refusal = user_data;
+  gssize n = g_input_stream_read_finish (G_INPUT_STREAM (object), result, NULL);
+
+  /* The client closed, failed, or the bounds are reached. */
+  if (n <= 0 || (refusal->drained += (gsize) n) >= LINGER_MAX_BYTES)
+    {
+      refusal_close (refusal);
+      return;
+    }
+  g_input_stream_read_async (g_io_stream_get_input_stream (refusal->stream),
+                             refusal->buffer, sizeof refusal->buffer, G_PRIORITY_DEFAULT,
+                             refusal->cancellable, on_refusal_drained, refusal);
+}
+
+static void
+refusal_linger (Refusal *refusal)
+{
+  if (n_lingering >= LINGER_MAX_CONNECTIONS || g_cancellable_is_cancelled (refusal->cancellable))
+    {
+      refusal_close (refusal);
+      return;
+    }
+  n_lingering++;
+  refusal->lingering = TRUE;
+  /* The client sees the end of the answer (TLS: after the close_notify
+   * its output's close sent); it may still be sending. */
+  if (refusal->socket != NULL)
+    g_socket_shutdown (refusal->socket, FALSE, TRUE, NULL);
+  g_input_stream_read_async (g_io_stream_get_input_stream (refusal->stream),
+                             refusal->buffer, sizeof refusal->buffer, G_PRIORITY_DEFAULT,
+                             refusal->cancellable, on_refusal_drained, refusal);
+}
+
+static void
+on_refusal_output_closed (GObject      *object,
+                          GAsyncResult *result,
+                          gpointer      user_data)
+{
+  g_output_stream_close_finish (G_OUTPUT_STREAM (object), result, NULL);
+  refusal_linger (user_data);
+}
+
+static void
 on_refusal_written (GObject      *object,
                     GAsyncResult *result,
                     gpointer      user_data)
 {
   Refusal *refusal = user_data;
 
-  g_output_stream_write_all_finish (G_OUTPUT_STREAM (object), result, NULL, NULL);
-  g_io_stream_close_async (refusal->stream, G_PRIORITY_DEFAULT, NULL, on_refusal_closed, refusal);
+  if (!g_output_stream_write_all_finish (G_OUTPUT_STREAM (object), result, NULL, NULL))
+    {
+      refusal_close (refusal);
+      return;
+    }
+  if (!refusal->tls)
+    refusal_linger (refusal);
+  else
+    /* TLS: its close_notify ends the answer. */
+    g_output_stream_close_async (G_OUTPUT_STREAM (object), G_PRIORITY_DEFAULT, refusal->cancellable,
+                                 on_refusal_output_closed, refusal);
 }
 
 /* Answers before the body is read, then closes the connection: libsoup
  * would read a body whatever the early handler says, and a refused
- * client's body is never read (it may be a gigabyte, or never come). */
+ * client's body is never read in full (it may be a gigabyte, or never
+ * come): the connection lingers a bounded while (see LINGER_MS). */
 static void
 refuse (SoupServerMessage *msg,
         guint              status,
@@ -350,11 +453,18 @@ refuse (SoupServerMessage *msg,
 
   refusal = g_new0 (Refusal, 1);
   refusal->response = g_string_free_to_bytes (response);
+  if (soup_server_message_get_socket (msg) != NULL)
+    refusal->socket = g_object_ref (soup_server_message_get_socket (msg));
+  refusal->tls = g_strcmp0 (g_uri_get_scheme (soup_server_message_get_uri (msg)), "https") == 0;
   refusal->stream = soup_server_message_steal_connection (msg);
+  refusal->cancellable = g_cancellable_new ();
+  refusal->deadline = g_timeout_source_new (LINGER_MS);
+  g_source_set_callback (refusal->deadline, on_refusal_deadline, refusal, NULL);
+  g_source_attach (refusal->deadline, g_main_context_get_thread_default ());
   g_output_stream_write_all_async (g_io_stream_get_output_stream (refusal->stream),
                                    g_bytes_get_data (refusal->response, NULL),
                                    g_bytes_get_size (refusal->response),
-                                   G_PRIORITY_DEFAULT, NULL, on_refusal_written, refusal);
+                                   G_PRIORITY_DEFAULT, refusal->cancellable, on_refusal_written, refusal);
 }
 
 static void

@@ -305,6 +305,7 @@ typedef struct
   GSocketConnection *connection;
   GString           *received;
   gboolean           closed;
+  GError            *error;       /* how the read ended, if not by end of stream */
   guint8             buffer[4096];
 } Raw;
 
@@ -313,6 +314,7 @@ raw_free (Raw *raw)
 {
   g_clear_object (&raw->connection);
   g_string_free (raw->received, TRUE);
+  g_clear_error (&raw->error);
   g_free (raw);
 }
 
@@ -326,7 +328,7 @@ on_raw_read (GObject      *object,
              gpointer      user_data)
 {
   Raw *raw = user_data;
-  gssize n = g_input_stream_read_finish (G_INPUT_STREAM (object), result, NULL);
+  gssize n = g_input_stream_read_finish (G_INPUT_STREAM (object), result, &raw->error);
 
   if (n <= 0)
     {
@@ -345,8 +347,9 @@ raw_read_next (Raw *raw)
                              on_raw_read, raw);
 }
 
+/* A connection that reads nothing until raw_read_next(). */
 static Raw *
-raw_connect (Fixture *f)
+raw_connect_quiet (Fixture *f)
 {
   g_autoptr(GSocketClient) client = g_socket_client_new ();
   g_autoptr(GError) error = NULL;
@@ -355,6 +358,14 @@ raw_connect (Fixture *f)
   raw->received = g_string_new (NULL);
   raw->connection = g_socket_client_connect_to_host (client, "127.0.0.1", f->port, NULL, &error);
   g_assert_no_error (error);
+  return raw;
+}
+
+static Raw *
+raw_connect (Fixture *f)
+{
+  Raw *raw = raw_connect_quiet (f);
+
   raw_read_next (raw);
   return raw;
 }
@@ -1519,6 +1530,121 @@ test_slowloris (Fixture       *f,
   g_assert_true (wait_for (f, &raw->closed, STW_TEST_TIMEOUT_MS));
 }
 
+/* A refused client may still be sending its body when the answer comes:
+ * the server lingers (reads and drops it) before it closes, or the unread
+ * bytes would make its close a reset that can destroy the answer before
+ * the client reads it ("fetch failed"). */
+static void
+test_refusal_lingers (Fixture       *f,
+                      gconstpointer  data)
+{
+  const char *body = "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/list\"}";
+  g_autofree char *headers =
+    g_strdup_printf ("POST /mcp HTTP/1.1\r\nHost: evil.example.com\r\nContent-Type: application/json\r\n"
+                     "Content-Length: %zu\r\n\r\n", strlen (body));
+
+  for (guint i = 0; i < 40; i++)
+    {
+      g_autoptr(Raw) raw = raw_connect_quiet (f);
+      const char *separator;
+      gsize length;
+
+      GSocket *socket = g_socket_connection_get_socket (raw->connection);
+
+      /* The headers, refused at once; the body once the answer is on its
+       * way, before the server closes; the answer read last. */
+      raw_write (raw, headers, strlen (headers));
+      for (guint j = 0; j < 100000 && g_socket_get_available_bytes (socket) <= 0; j++)
+        if (!g_main_context_iteration (stw_test_client_get_context (f->client), FALSE))
+          g_usleep (100);
+      g_assert_cmpint (g_socket_get_available_bytes (socket), >, 0);
+      raw_write (raw, body, strlen (body));
+      iterate_for (f, 20);
+      raw_read_next (raw);
+      g_assert_true (wait_for (f, &raw->closed, STW_TEST_TIMEOUT_MS));
+
+      g_assert_no_error (raw->error);
+      g_assert_true (g_str_has_prefix (raw->received->str, "HTTP/1.1 403 "));
+      separator = strstr (raw->received->str, "\r\n\r\n");
+      g_assert_nonnull (separator);
+      length = (gsize) g_ascii_strtoull (strstr (raw->received->str, "Content-Length: ") + 16, NULL, 10);
+      g_assert_cmpuint (strlen (separator + 4), ==, length);
+      g_assert_nonnull (strstr (separator, "Host not allowed"));
+    }
+}
+
+typedef struct
+{
+  gboolean done;
+  gboolean failed;
+  gsize    written;
+} Sent;
+
+static void
+on_big_written (GObject      *object,
+                GAsyncResult *result,
+                gpointer      user_data)
+{
+  Sent *sent = user_data;
+  g_autoptr(GError) error = NULL;
+
+  sent->failed = !g_output_stream_write_all_finish (G_OUTPUT_STREAM (object), result, &sent->written, &error);
+  sent->done = TRUE;
+}
+
+/* Lingering is bounded: a refused 10 MB body is not read in full, and a
+ * client that sends nothing more and never closes is closed on. */
+static void
+test_refusal_linger_bounded (Fixture       *f,
+                             gconstpointer  data)
+{
+  gsize size = 10 * 1024 * 1024;
+  g_autofree char *big = g_malloc0 (size);
+  g_autofree char *headers =
+    g_strdup_printf ("POST /mcp HTTP/1.1\r\nHost: evil.example.com\r\nContent-Type: application/json\r\n"
+                     "Content-Length: %zu\r\n\r\n", size);
+
+  {
+    g_autoptr(Raw) raw = raw_connect (f);
+    Sent sent = { 0 };
+
+    memset (big, ' ', size);
+    raw_write (raw, headers, strlen (headers));
+    g_output_stream_write_all_async (g_io_stream_get_output_stream (G_IO_STREAM (raw->connection)),
+                                     big, size, G_PRIORITY_DEFAULT, NULL, on_big_written, &sent);
+    g_assert_true (wait_for (f, &raw->closed, STW_TEST_TIMEOUT_MS));
+    g_assert_true (g_str_has_prefix (raw->received->str, "HTTP/1.1 403 "));
+    /* The server stopped reading and closed: the rest cannot be sent. */
+    g_assert_true (wait_for (f, &sent.done, STW_TEST_TIMEOUT_MS));
+    g_assert_true (sent.failed);
+    g_assert_cmpuint (sent.written, <, size);
+  }
+
+  {
+    g_autoptr(Raw) raw = raw_connect (f);
+    gint64 start = g_get_monotonic_time ();
+
+    /* Headers that promise a body which never comes. */
+    raw_write (raw, headers, strlen (headers));
+    g_assert_true (wait_for (f, &raw->closed, STW_TEST_TIMEOUT_MS));
+    g_assert_no_error (raw->error);
+    g_assert_true (g_str_has_prefix (raw->received->str, "HTTP/1.1 403 "));
+    /* The answer ended (the server's side is shut); the server still
+     * reads, then lets go: a byte sent then is refused. */
+    for (;;)
+      {
+        g_autoptr(GError) error = NULL;
+
+        g_socket_send (g_socket_connection_get_socket (raw->connection), "x", 1, NULL, &error);
+        if (error != NULL)
+          break;
+        g_assert_cmpint (g_get_monotonic_time () - start, <,
+                         (gint64) stw_test_timeout_ms (STW_TEST_TIMEOUT_MS) * 1000);
+        iterate_for (f, 100);
+      }
+  }
+}
+
 /* The stateless era (2026-07-28) {{{1 */
 
 
@@ -1872,6 +1998,8 @@ main (int   argc,
   ADD ("refusals", test_refusals, NULL);
   ADD ("hostile", test_hostile, "later");
   ADD ("slowloris", test_slowloris, NULL);
+  ADD ("refusal-lingers", test_refusal_lingers, NULL);
+  ADD ("refusal-linger-bounded", test_refusal_linger_bounded, NULL);
   ADD ("tls", test_tls, "later");
   ADD ("stateless", test_stateless, NULL);
   ADD ("stateless-refusals", test_stateless_refusals, NULL);
