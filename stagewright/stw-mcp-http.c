@@ -236,18 +236,33 @@ authorized (StwMcpHttp        *self,
   return token_matches (self->token, header);
 }
 
+/* The client's address, or NULL when it is gone already (reset). Asked of
+ * the socket: libsoup 3.2's own accessors warn when the peer is gone, and a
+ * client may reset its connection at any time. */
+static char *
+peer_address (SoupServerMessage *msg)
+{
+  GSocket *socket = soup_server_message_get_socket (msg);
+  g_autoptr(GSocketAddress) peer = socket != NULL ? g_socket_get_remote_address (socket, NULL) : NULL;
+
+  if (peer == NULL || !G_IS_INET_SOCKET_ADDRESS (peer))
+    return NULL;
+  return g_inet_address_to_string (g_inet_socket_address_get_address (G_INET_SOCKET_ADDRESS (peer)));
+}
+
 static gboolean
 take_token (StwMcpHttp        *self,
             SoupServerMessage *msg)
 {
-  const char *address = soup_server_message_get_remote_host (msg);
+  g_autofree char *peer = NULL;
+  const char *address;
   gint64 now = g_get_monotonic_time ();
   Bucket *bucket;
 
   if (self->rate == 0)
     return TRUE;
-  if (address == NULL)
-    address = "";
+  peer = peer_address (msg);
+  address = peer != NULL ? peer : "";
 
   bucket = g_hash_table_lookup (self->buckets, address);
   if (bucket == NULL)
@@ -420,6 +435,14 @@ on_refusal_written (GObject      *object,
  * would read a body whatever the early handler says, and a refused
  * client's body is never read in full (it may be a gigabyte, or never
  * come): the connection lingers a bounded while (see LINGER_MS). */
+static gboolean
+client_connected (SoupServerMessage *msg)
+{
+  g_autofree char *peer = peer_address (msg);
+
+  return peer != NULL;
+}
+
 static void
 refuse (SoupServerMessage *msg,
         guint              status,
@@ -450,6 +473,18 @@ refuse (SoupServerMessage *msg,
     g_string_append_printf (response, "%s: %s\r\n", extra_name, extra_value);
   g_string_append (response, "\r\n");
   g_string_append_len (response, text, length);
+
+  if (!client_connected (msg))
+    {
+      /* Gone: nothing to linger for, and stealing the connection would
+       * have libsoup warn as it asks the peer's address. libsoup ends the
+       * exchange when its read fails. */
+      soup_message_headers_replace (soup_server_message_get_response_headers (msg), "Connection", "close");
+      soup_server_message_set_status (msg, status, NULL);
+      soup_server_message_set_response (msg, "application/json", SOUP_MEMORY_COPY, text, length);
+      g_string_free (response, TRUE);
+      return;
+    }
 
   refusal = g_new0 (Refusal, 1);
   refusal->response = g_string_free_to_bytes (response);
@@ -1215,6 +1250,17 @@ handle_post (StwMcpHttp        *self,
     }
 }
 
+/* libsoup before 3.4 never closes a kept-alive connection that its client
+ * closes while it waits for the next request (libsoup d20c6601): it stays
+ * in CLOSE_WAIT, a descriptor each, until the process has none left and
+ * the listener stops accepting. With those, every answer ends its
+ * connection. */
+static gboolean
+keepalive_leaks (void)
+{
+  return soup_get_major_version () == 3 && soup_get_minor_version () < 4;
+}
+
 static void
 handler (SoupServer        *soup,
          SoupServerMessage *msg,
@@ -1225,6 +1271,8 @@ handler (SoupServer        *soup,
   StwMcpHttp *self = user_data;
   const char *method = soup_server_message_get_method (msg);
 
+  if (keepalive_leaks ())
+    soup_message_headers_replace (soup_server_message_get_response_headers (msg), "Connection", "close");
   if (g_str_equal (method, "DELETE"))
     handle_delete (self, msg);
   else if (g_str_equal (method, "POST"))

@@ -11,6 +11,7 @@
 
 #include <glib/gstdio.h>
 #include <string.h>
+#include <sys/socket.h>
 
 #include "stagewright.h"
 #include "stw-json-private.h"
@@ -1645,6 +1646,102 @@ test_refusal_linger_bounded (Fixture       *f,
   }
 }
 
+static guint
+count_fds (void)
+{
+  g_autoptr(GDir) dir = g_dir_open ("/proc/self/fd", 0, NULL);
+  guint n = 0;
+
+  g_assert_nonnull (dir);
+  while (g_dir_read_name (dir) != NULL)
+    n++;
+  return n;
+}
+
+/* A client that closes its kept-alive connection between requests takes
+ * the server's end with it (libsoup 3.2 kept those in CLOSE_WAIT forever,
+ * one descriptor each, until the listener could accept no more). */
+static void
+test_closed_connections_end (Fixture       *f,
+                             gconstpointer  data)
+{
+  const char *body = "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/list\",\"params\":{" MODERN_META "}}";
+  g_autofree char *request =
+    g_strdup_printf ("POST /mcp HTTP/1.1\r\nHost: 127.0.0.1:%u\r\nContent-Type: application/json\r\n"
+                     "Accept: application/json\r\nMCP-Protocol-Version: 2026-07-28\r\n"
+                     "Mcp-Method: tools/list\r\nContent-Length: %zu\r\n\r\n%s",
+                     f->port, strlen (body), body);
+  guint before;
+  guint after = 0;
+
+  /* The first connection may open what stays open (a GSocket's). */
+  iterate_for (f, 50);
+  before = count_fds ();
+  for (guint i = 0; i < 20; i++)
+    {
+      g_autoptr(Raw) raw = raw_connect (f);
+      const char *end = NULL;
+
+      raw_write (raw, request, strlen (request));
+      for (guint j = 0; j < 1000 && !raw->closed; j++)
+        {
+          end = strstr (raw->received->str, "\r\n\r\n");
+          if (end != NULL && strstr (raw->received->str, "\"tools\"") != NULL &&
+              g_str_has_suffix (raw->received->str, "}"))
+            break;
+          iterate_for (f, 5);
+        }
+      g_assert_true (g_str_has_prefix (raw->received->str, "HTTP/1.1 200 "));
+      /* Closed by the client, whether the server kept it alive or not. */
+      g_socket_shutdown (g_socket_connection_get_socket (raw->connection), TRUE, TRUE, NULL);
+      g_assert_true (wait_for (f, &raw->closed, STW_TEST_TIMEOUT_MS));
+    }
+  for (guint i = 0; i < 100; i++)
+    {
+      iterate_for (f, 20);
+      after = count_fds ();
+      if (after <= before + 2)
+        break;
+    }
+  g_assert_cmpuint (after, <=, before + 2);
+}
+
+/* A client that resets its connection right after its request: the server
+ * asks its address for the rate limit, and for a refusal steals the
+ * connection; neither may warn (libsoup 3.2's accessors did, and a warning
+ * is fatal here) nor fail. */
+static void
+test_reset_clients (Fixture       *f,
+                    gconstpointer  data)
+{
+  const char *body = "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/list\",\"params\":{" MODERN_META "}}";
+  const char *hosts[] = { "127.0.0.1", "evil.example.com" };
+  g_autofree char *id = NULL;
+  g_autoptr(JsonObject) ping = NULL;
+
+  for (guint i = 0; i < 20; i++)
+    {
+      g_autoptr(Raw) raw = raw_connect_quiet (f);
+      GSocket *socket = g_socket_connection_get_socket (raw->connection);
+      g_autofree char *request =
+        g_strdup_printf ("POST /mcp HTTP/1.1\r\nHost: %s:%u\r\nContent-Type: application/json\r\n"
+                         "Accept: application/json\r\nMCP-Protocol-Version: 2026-07-28\r\n"
+                         "Mcp-Method: tools/list\r\nContent-Length: %zu\r\n\r\n%s",
+                         hosts[i % 2], f->port, strlen (body), body);
+      struct linger reset = { 1, 0 };
+
+      raw_write (raw, request, strlen (request));
+      setsockopt (g_socket_get_fd (socket), SOL_SOCKET, SO_LINGER, &reset, sizeof reset);
+      g_socket_close (socket, NULL);
+      iterate_for (f, 20);
+    }
+
+  /* And the server goes on. */
+  id = initialize (f);
+  ping = call (f, id, "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"ping\"}");
+  stw_test_assert_result (ping, "1");
+}
+
 /* The stateless era (2026-07-28) {{{1 */
 
 
@@ -2000,6 +2097,8 @@ main (int   argc,
   ADD ("slowloris", test_slowloris, NULL);
   ADD ("refusal-lingers", test_refusal_lingers, NULL);
   ADD ("refusal-linger-bounded", test_refusal_linger_bounded, NULL);
+  ADD ("closed-connections-end", test_closed_connections_end, NULL);
+  ADD ("reset-clients", test_reset_clients, NULL);
   ADD ("tls", test_tls, "later");
   ADD ("stateless", test_stateless, NULL);
   ADD ("stateless-refusals", test_stateless_refusals, NULL);
