@@ -323,6 +323,8 @@ export async function startHttpServer (t, extraArgs = []) {
   child.stderr.on('data', (chunk) => { stderr += chunk; });
   const tail = (n = 3000) => stderr.length > n ? `…${stderr.slice(-n)}` : stderr;
   const describe = () => {
+    if (!exit && !stopping && !processAlive(pid))
+      return `the server (pid ${pid}) died before the test stopped it (not yet reaped); its stderr ends with:\n${tail()}`;
     if (!exit) return `the server (pid ${pid}) is running; its stderr ends with:\n${tail()}`;
     const how = exit.signal ? `killed by ${exit.signal}` : `exited with code ${exit.code}`;
     return `the server (pid ${pid}) ${how}${exit.early ? ' before the test stopped it' : ''}; ` +
