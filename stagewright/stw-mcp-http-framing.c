@@ -102,12 +102,24 @@ exchange_free (Exchange *exchange)
   g_free (exchange);
 }
 
+/* Unpauses @msg if libsoup still does its I/O. Once its connection is
+ * gone, unpausing it is a libsoup critical (3.2: io_data is NULL), and
+ * that can happen before "disconnected" is emitted or while its handlers
+ * run: libsoup drops the socket first, then tells. A critical raised while
+ * a log message is forwarded to an MCP client (notifications/message) is a
+ * recursive one, which aborts the process. */
+static void
+message_unpause (SoupServerMessage *msg)
+{
+  if (soup_server_message_get_socket (msg) != NULL)
+    soup_server_message_unpause (msg);
+}
+
 static void
 exchange_resume (Exchange *exchange)
 {
-  /* Unpausing a message whose I/O ended is a libsoup assertion. */
   if (!exchange->gone && exchange->paused && exchange->msg != NULL)
-    soup_server_message_unpause (exchange->msg);
+    message_unpause (exchange->msg);
 }
 
 static void
@@ -185,7 +197,7 @@ static void
 stream_flush (Stream *stream)
 {
   if (stream->msg != NULL && stream->live)
-    soup_server_message_unpause (stream->msg);
+    message_unpause (stream->msg);
 }
 
 static void
@@ -205,8 +217,10 @@ on_stream_gone (SoupServerMessage *msg,
 {
   Stream *stream = user_data;
 
-  g_debug ("MCP HTTP: the reader of stream %s went away", stream->id);
+  /* Detached first: the debug message may be forwarded to MCP clients,
+   * this stream's included, and this reader's I/O is over. */
   stream_detach (stream);
+  g_debug ("MCP HTTP: the reader of stream %s went away", stream->id);
 }
 
 /* Lets the reader go: its response ends (if it is still there). */
@@ -220,7 +234,7 @@ stream_let_go (Stream *stream)
   if (!stream->complete)
     soup_message_body_complete (soup_server_message_get_response_body (old));
   if (live)
-    soup_server_message_unpause (old);
+    message_unpause (old);
   g_object_unref (old);
 }
 
@@ -246,8 +260,8 @@ on_stream_socket (GSocket      *socket,
   g_clear_pointer (&stream->watch, g_source_unref);
   if (n > 0)
     return G_SOURCE_REMOVE;
-  g_debug ("MCP HTTP: the reader of stream %s closed its connection", stream->id);
   stream_let_go (stream);
+  g_debug ("MCP HTTP: the reader of stream %s closed its connection", stream->id);
   return G_SOURCE_REMOVE;
 }
 
