@@ -33,6 +33,9 @@
 #define MAX_STATELESS_REQUESTS 256
 /* Apps of an ended session get this long to stop gracefully. */
 #define SESSION_STOP_MS 3000
+/* Open SSE streams and requests awaiting their answer, per client address:
+ * each holds a connection (and a call) for as long as it lasts. */
+#define MAX_HELD_PER_CLIENT 256
 
 typedef struct
 {
@@ -74,6 +77,7 @@ struct _StwMcpHttp
   guint          rate;
   guint          burst;
   GHashTable    *buckets;         /* client address -> Bucket */
+  GHashTable    *held;            /* client address -> open streams and pending requests */
 };
 
 G_DEFINE_FINAL_TYPE (StwMcpHttp, stw_mcp_http, G_TYPE_OBJECT)
@@ -699,6 +703,81 @@ restart_sweep (StwMcpHttp *self)
   g_source_attach (self->sweep_source, g_main_context_get_thread_default ());
 }
 
+/* --- what a client holds ------------------------------------------------ */
+
+/* An SSE stream or a request awaiting its answer, counted against its
+ * client's address until its message finishes or its connection goes. */
+typedef struct
+{
+  GWeakRef           http;
+  char              *address;
+  SoupServerMessage *msg;         /* weak: released at its end */
+  gulong             finished_id;
+  gulong             disconnected_id;
+} Hold;
+
+static void
+on_hold_over (SoupServerMessage *msg,
+              gpointer           user_data)
+{
+  Hold *hold = user_data;
+  g_autoptr(StwMcpHttp) self = g_weak_ref_get (&hold->http);
+
+  g_clear_signal_handler (&hold->finished_id, hold->msg);
+  g_clear_signal_handler (&hold->disconnected_id, hold->msg);
+  if (self != NULL)
+    {
+      guint n = GPOINTER_TO_UINT (g_hash_table_lookup (self->held, hold->address));
+
+      if (n <= 1)
+        g_hash_table_remove (self->held, hold->address);
+      else
+        g_hash_table_insert (self->held, g_strdup (hold->address), GUINT_TO_POINTER (n - 1));
+    }
+  g_weak_ref_clear (&hold->http);
+  g_free (hold->address);
+  g_free (hold);
+}
+
+static void
+hold (StwMcpHttp        *self,
+      SoupServerMessage *msg)
+{
+  g_autofree char *address = peer_address (msg);
+  Hold *held;
+
+  if (address == NULL)
+    return;  /* gone already: it ends at once */
+  held = g_new0 (Hold, 1);
+  g_weak_ref_init (&held->http, self);
+  held->msg = msg;
+  g_hash_table_insert (self->held, g_strdup (address),
+                       GUINT_TO_POINTER (GPOINTER_TO_UINT (g_hash_table_lookup (self->held, address)) + 1));
+  held->address = g_steal_pointer (&address);
+  held->finished_id = g_signal_connect (msg, "finished", G_CALLBACK (on_hold_over), held);
+  held->disconnected_id = g_signal_connect (msg, "disconnected", G_CALLBACK (on_hold_over), held);
+}
+
+/* Whether @msg's client may open one more stream or pending request; if
+ * not, @msg is answered 429 with a JSON-RPC error for @id. */
+static gboolean
+may_hold (StwMcpHttp        *self,
+          SoupServerMessage *msg,
+          JsonNode          *id)
+{
+  g_autofree char *address = peer_address (msg);
+  g_autofree char *text = NULL;
+
+  if (address == NULL ||
+      GPOINTER_TO_UINT (g_hash_table_lookup (self->held, address)) < MAX_HELD_PER_CLIENT)
+    return TRUE;
+  text = g_strdup_printf ("Too many open streams and pending requests from this client (at most %u): "
+                          "close some, cancel requests or end sessions", MAX_HELD_PER_CLIENT);
+  soup_message_headers_replace (soup_server_message_get_response_headers (msg), "Retry-After", "1");
+  respond_error_full (msg, 429, id, -32000, text, NULL);
+  return FALSE;
+}
+
 /* --- the endpoint -------------------------------------------------------- */
 
 static gboolean
@@ -773,10 +852,14 @@ handle_get (StwMcpHttp        *self,
     }
 
   session->last_used_us = g_get_monotonic_time ();
+  if (!may_hold (self, msg, NULL))
+    return;
   if (_stw_mcp_http_framing_open_stream (STW_MCP_HTTP_FRAMING (session->framing), msg, last_event_id) ==
       STW_MCP_HTTP_OPENED_CONFLICT)
     respond_error (msg, SOUP_STATUS_CONFLICT, -32000,
                    "Conflict: this session's GET stream is open already");
+  else
+    hold (self, msg);
 }
 
 static gboolean
@@ -1060,6 +1143,9 @@ handle_stateless (StwMcpHttp        *self,
       return;
     }
 
+  if (!may_hold (self, msg, id))
+    return;
+
   call = g_new0 (Session, 1);
   call->http = self;
   call->framing = _stw_mcp_http_framing_new ();
@@ -1082,6 +1168,7 @@ handle_stateless (StwMcpHttp        *self,
       ref->msg = msg;
       g_signal_connect (msg, "finished", G_CALLBACK (on_request_finished), ref);
       g_signal_connect (msg, "disconnected", G_CALLBACK (on_request_finished), ref);
+      hold (self, msg);
       if (socket != NULL)
         {
           ref->watch = g_socket_create_source (socket, G_IO_IN | G_IO_HUP | G_IO_ERR, NULL);
@@ -1210,6 +1297,8 @@ handle_post (StwMcpHttp        *self,
   session->last_used_us = g_get_monotonic_time ();
   if (method != NULL && valid_id (id))
     key = stw_json_to_string (id, NULL);
+  if (key != NULL && !created && !may_hold (self, msg, id))
+    return;
 
   if (created)
     soup_message_headers_replace (soup_server_message_get_response_headers (msg),
@@ -1225,6 +1314,8 @@ handle_post (StwMcpHttp        *self,
       end_session (self, session);
     }
 
+  if (delivered == STW_MCP_HTTP_DELIVERED_PENDING)
+    hold (self, msg);
   if (delivered == STW_MCP_HTTP_DELIVERED_NOTHING)
     {
       if (key != NULL)
@@ -1548,6 +1639,7 @@ stw_mcp_http_finalize (GObject *object)
   g_clear_pointer (&self->sessions, g_hash_table_unref);
   g_clear_pointer (&self->requests, g_ptr_array_unref);
   g_clear_pointer (&self->buckets, g_hash_table_unref);
+  g_clear_pointer (&self->held, g_hash_table_unref);
   g_clear_pointer (&self->bound_host, g_free);
   g_clear_pointer (&self->url, g_free);
 
@@ -1569,6 +1661,7 @@ stw_mcp_http_init (StwMcpHttp *self)
   self->sessions = g_hash_table_new (g_str_hash, g_str_equal);
   self->requests = g_ptr_array_new ();
   self->buckets = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_free);
+  self->held = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
   self->max_sessions = STW_MCP_HTTP_DEFAULT_MAX_SESSIONS;
   self->idle_timeout_ms = STW_MCP_HTTP_DEFAULT_IDLE_TIMEOUT_MS;
   self->max_body = STW_MCP_HTTP_DEFAULT_MAX_BODY;

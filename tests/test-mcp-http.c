@@ -1742,6 +1742,80 @@ test_reset_clients (Fixture       *f,
   stw_test_assert_result (ping, "1");
 }
 
+/* What one client may hold at once, streams and requests awaiting their
+ * answer, is bounded (256): past it a clear 429 and a JSON-RPC error, and
+ * what does not hold (a notification) is still served; ending what it
+ * holds frees the client. */
+static void
+test_held_cap (Fixture       *f,
+               gconstpointer  data)
+{
+  StwTool *never = stw_test_client_get_tool (f->client, "test_never");
+  g_autoptr(GPtrArray) raws = g_ptr_array_new_with_free_func ((GDestroyNotify) raw_free);
+  g_autofree char *id = NULL;
+  guint cap = 256;
+
+  _stw_mcp_http_set_rate_limit (f->http, 0, 0);
+  fixture_listen (f, "127.0.0.1:0");
+  id = initialize (f);
+
+  for (guint i = 0; i < cap; i++)
+    {
+      Raw *raw = raw_connect (f);
+      g_autofree char *body =
+        g_strdup_printf ("{\"jsonrpc\":\"2.0\",\"id\":%u,\"method\":\"tools/call\","
+                         "\"params\":{\"name\":\"test_never\",\"arguments\":{}}}", i + 100);
+      g_autofree char *request =
+        g_strdup_printf ("POST /mcp HTTP/1.1\r\nHost: 127.0.0.1:%u\r\nContent-Type: application/json\r\n"
+                         "Accept: application/json\r\nMCP-Session-Id: %s\r\nContent-Length: %zu\r\n\r\n%s",
+                         f->port, id, strlen (body), body);
+
+      raw_write (raw, request, strlen (request));
+      g_ptr_array_add (raws, raw);
+      /* The server accepts as its loop turns (its backlog is short). */
+      for (guint j = 0; j < 1000 && stw_test_tool_get_n_calls (never) <= i; j++)
+        iterate_for (f, 1);
+    }
+  for (guint i = 0; i < 500 && stw_test_tool_get_n_calls (never) < cap; i++)
+    iterate_for (f, 10);
+  g_assert_cmpuint (stw_test_tool_get_n_calls (never), ==, cap);
+
+  {
+    g_autoptr(Reply) over = post (f, id, "{\"jsonrpc\":\"2.0\",\"id\":7,\"method\":\"ping\"}");
+    g_autoptr(Reply) get = request_full (f, "GET", id, NULL, NULL, 0, NULL, "Accept", "text/event-stream", NULL);
+    g_autoptr(Reply) note = post (f, id, "{\"jsonrpc\":\"2.0\",\"method\":\"notifications/progress\","
+                                         "\"params\":{\"progressToken\":1,\"progress\":1}}");
+    g_autoptr(JsonObject) body = NULL;
+    JsonObject *error;
+
+    g_assert_cmpuint (over->status, ==, 429);
+    g_assert_nonnull (reply_header (over, "Retry-After"));
+    body = reply_json (over);
+    error = stw_test_assert_error (body, "7", -32000);
+    g_assert_nonnull (strstr (json_object_get_string_member (error, "message"), "at most 256"));
+    assert_refused (get, 429, -32000);
+    g_assert_cmpuint (note->status, ==, 202);
+  }
+
+  /* The session ends: what it held ends, and the client is served again. */
+  {
+    g_autoptr(Reply) end = request_full (f, "DELETE", id, NULL, NULL, 0, NULL, NULL);
+    g_autofree char *again = NULL;
+    g_autoptr(JsonObject) ping = NULL;
+
+    g_assert_cmpuint (end->status, ==, 200);
+    for (guint i = 0; i < raws->len; i++)
+      {
+        Raw *raw = g_ptr_array_index (raws, i);
+
+        g_assert_true (wait_for (f, &raw->closed, STW_TEST_TIMEOUT_MS));
+      }
+    again = initialize (f);
+    ping = call (f, again, "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"ping\"}");
+    stw_test_assert_result (ping, "1");
+  }
+}
+
 /* The stateless era (2026-07-28) {{{1 */
 
 
@@ -2099,6 +2173,7 @@ main (int   argc,
   ADD ("refusal-linger-bounded", test_refusal_linger_bounded, NULL);
   ADD ("closed-connections-end", test_closed_connections_end, NULL);
   ADD ("reset-clients", test_reset_clients, NULL);
+  ADD ("held-cap", test_held_cap, "later");
   ADD ("tls", test_tls, "later");
   ADD ("stateless", test_stateless, NULL);
   ADD ("stateless-refusals", test_stateless_refusals, NULL);
