@@ -2131,6 +2131,25 @@ test_tls (Fixture       *f,
   g_assert_nonnull (reply_header (reply, "MCP-Session-Id"));
   g_assert_cmpuint (_stw_mcp_http_get_n_sessions (f->http), ==, 1);
 
+  /* A refusal over TLS: the answer, its close_notify, then the linger. */
+  for (guint i = 0; i < 3; i++)
+    {
+      g_autoptr(Reply) refused = g_new0 (Reply, 1);
+      g_autoptr(JsonObject) answer = NULL;
+
+      refused->msg = soup_message_new ("POST", f->url);
+      g_signal_connect (refused->msg, "accept-certificate", G_CALLBACK (on_accept_certificate), NULL);
+      soup_message_headers_replace (soup_message_get_request_headers (refused->msg), "Origin",
+                                    "https://evil.example.com");
+      {
+        g_autoptr(GBytes) bytes = g_bytes_new_static (body, strlen (body));
+        soup_message_set_request_body_from_bytes (refused->msg, "application/json", bytes);
+      }
+      soup_session_send_and_read_async (f->session, refused->msg, G_PRIORITY_DEFAULT, NULL, on_sent, refused);
+      g_assert_true (wait_for (f, &refused->done, STW_TEST_TIMEOUT_MS));
+      assert_refused (refused, 403, -32000);
+    }
+
   /* Bad files are refused before listening. */
   g_assert_false (_stw_mcp_http_set_tls_files (f->http, key, cert, &error));
   g_assert_nonnull (error);
