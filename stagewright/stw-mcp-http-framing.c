@@ -71,6 +71,7 @@ typedef struct
   gboolean           gone;        /* finished or disconnected */
   gulong             finished_id;
   gulong             disconnected_id;
+  GSource           *watch;       /* on its socket while it waits, for the client's end */
 } Exchange;
 
 struct _StwMcpHttpFraming
@@ -92,6 +93,11 @@ G_DEFINE_FINAL_TYPE (StwMcpHttpFraming, stw_mcp_http_framing, STW_TYPE_MCP_FRAMI
 static void
 exchange_free (Exchange *exchange)
 {
+  if (exchange->watch != NULL)
+    {
+      g_source_destroy (exchange->watch);
+      g_clear_pointer (&exchange->watch, g_source_unref);
+    }
   if (exchange->msg != NULL)
     {
       g_clear_signal_handler (&exchange->finished_id, exchange->msg);
@@ -477,6 +483,34 @@ on_exchange_gone (SoupServerMessage *msg,
   forget (exchange->framing, exchange);
 }
 
+/* A request waiting for its JSON answer holds its connection, and libsoup
+ * reads nothing meanwhile: peek at the socket. A client that closed it
+ * will read no answer; the message ends now (204) rather than when the
+ * call does, which may be never. The call goes on (MCP: only
+ * notifications/cancelled cancels), and its answer is dropped. Bytes end
+ * the watch, which then cannot tell. */
+static gboolean
+on_exchange_socket (GSocket      *socket,
+                    GIOCondition  condition,
+                    gpointer      user_data)
+{
+  Exchange *exchange = user_data;
+  char byte;
+  GInputVector vector = { &byte, 1 };
+  int flags = G_SOCKET_MSG_PEEK;
+  g_autoptr(GError) error = NULL;
+  gssize n = g_socket_receive_message (socket, NULL, &vector, 1, NULL, NULL, &flags, NULL, &error);
+
+  if (n < 0 && g_error_matches (error, G_IO_ERROR, G_IO_ERROR_WOULD_BLOCK))
+    return G_SOURCE_CONTINUE;
+  g_clear_pointer (&exchange->watch, g_source_unref);
+  if (n > 0 || exchange->gone || exchange->answered || exchange->msg == NULL)
+    return G_SOURCE_REMOVE;
+  soup_server_message_set_status (exchange->msg, SOUP_STATUS_NO_CONTENT, NULL);
+  exchange_resume (exchange);
+  return G_SOURCE_REMOVE;
+}
+
 StwMcpHttpDelivered
 _stw_mcp_http_framing_deliver (StwMcpHttpFraming *self,
                                SoupServerMessage *msg,
@@ -531,6 +565,13 @@ _stw_mcp_http_framing_deliver (StwMcpHttpFraming *self,
       exchange->disconnected_id = g_signal_connect (msg, "disconnected", G_CALLBACK (on_exchange_gone), exchange);
       exchange->paused = TRUE;
       soup_server_message_pause (msg);
+      if (soup_server_message_get_socket (msg) != NULL)
+        {
+          exchange->watch = g_socket_create_source (soup_server_message_get_socket (msg),
+                                                    G_IO_IN | G_IO_HUP | G_IO_ERR, NULL);
+          g_source_set_callback (exchange->watch, G_SOURCE_FUNC (on_exchange_socket), exchange, NULL);
+          g_source_attach (exchange->watch, g_main_context_get_thread_default ());
+        }
     }
   else
     exchange->stream->live = TRUE;  /* libsoup pauses itself once the chunks run out */

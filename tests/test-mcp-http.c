@@ -1816,6 +1816,69 @@ test_held_cap (Fixture       *f,
   }
 }
 
+/* A client that goes away from a request waiting for its JSON answer does
+ * not cancel it, but its connection is let go at once, not when the call
+ * ends (which may be never): no descriptor is held for nobody. */
+static void
+test_abandoned_answer_lets_go (Fixture       *f,
+                               gconstpointer  data)
+{
+  g_autofree char *id = initialize (f);
+  StwTool *never = stw_test_client_get_tool (f->client, "test_never");
+  const char *body = "{\"jsonrpc\":\"2.0\",\"id\":\"a\",\"method\":\"tools/call\","
+                     "\"params\":{\"name\":\"test_never\",\"arguments\":{}}}";
+  g_autofree char *request =
+    g_strdup_printf ("POST /mcp HTTP/1.1\r\nHost: 127.0.0.1:%u\r\nContent-Type: application/json\r\n"
+                     "Accept: application/json\r\nMCP-Session-Id: %s\r\nContent-Length: %zu\r\n\r\n%s",
+                     f->port, id, strlen (body), body);
+  g_autoptr(JsonObject) ping = NULL;
+  guint before;
+  guint after = 0;
+
+  {
+    g_autoptr(Raw) raw = raw_connect (f);
+
+    raw_write (raw, request, strlen (request));
+    wait_calls (f, never, 1);
+    /* The client is done sending: the server lets the exchange go. */
+    g_socket_shutdown (g_socket_connection_get_socket (raw->connection), FALSE, TRUE, NULL);
+    g_assert_true (wait_for (f, &raw->closed, STW_TEST_TIMEOUT_MS));
+    g_assert_true (g_str_has_prefix (raw->received->str, "HTTP/1.1 204 "));
+  }
+
+  iterate_for (f, 50);
+  before = count_fds ();
+  for (guint i = 0; i < 10; i++)
+    {
+      g_autoptr(Raw) raw = raw_connect (f);
+      g_autofree char *other_body =
+        g_strdup_printf ("{\"jsonrpc\":\"2.0\",\"id\":%u,\"method\":\"tools/call\","
+                         "\"params\":{\"name\":\"test_never\",\"arguments\":{}}}", i);
+      g_autofree char *other =
+        g_strdup_printf ("POST /mcp HTTP/1.1\r\nHost: 127.0.0.1:%u\r\nContent-Type: application/json\r\n"
+                         "Accept: application/json\r\nMCP-Session-Id: %s\r\nContent-Length: %zu\r\n\r\n%s",
+                         f->port, id, strlen (other_body), other_body);
+
+      raw_write (raw, other, strlen (other));
+      wait_calls (f, never, i + 2);
+      g_socket_close (g_socket_connection_get_socket (raw->connection), NULL);
+      g_assert_true (wait_for (f, &raw->closed, STW_TEST_TIMEOUT_MS));
+    }
+  for (guint i = 0; i < 100; i++)
+    {
+      iterate_for (f, 20);
+      after = count_fds ();
+      if (after <= before + 2)
+        break;
+    }
+  g_assert_cmpuint (after, <=, before + 2);
+
+  /* Not cancelled, and the session goes on. */
+  g_assert_cmpuint (stw_test_tool_get_n_cancelled (never), ==, 0);
+  ping = call (f, id, "{\"jsonrpc\":\"2.0\",\"id\":99,\"method\":\"ping\"}");
+  stw_test_assert_result (ping, "99");
+}
+
 /* The stateless era (2026-07-28) {{{1 */
 
 
@@ -2193,6 +2256,7 @@ main (int   argc,
   ADD ("closed-connections-end", test_closed_connections_end, NULL);
   ADD ("reset-clients", test_reset_clients, NULL);
   ADD ("held-cap", test_held_cap, "later");
+  ADD ("abandoned-answer-lets-go", test_abandoned_answer_lets_go, NULL);
   ADD ("tls", test_tls, "later");
   ADD ("stateless", test_stateless, NULL);
   ADD ("stateless-refusals", test_stateless_refusals, NULL);
