@@ -71,6 +71,7 @@ typedef struct
   gboolean           gone;        /* finished or disconnected */
   gulong             finished_id;
   gulong             disconnected_id;
+  GSource           *watch;       /* on its socket while it waits, for the client's end */
 } Exchange;
 
 struct _StwMcpHttpFraming
@@ -92,6 +93,11 @@ G_DEFINE_FINAL_TYPE (StwMcpHttpFraming, stw_mcp_http_framing, STW_TYPE_MCP_FRAMI
 static void
 exchange_free (Exchange *exchange)
 {
+  if (exchange->watch != NULL)
+    {
+      g_source_destroy (exchange->watch);
+      g_clear_pointer (&exchange->watch, g_source_unref);
+    }
   if (exchange->msg != NULL)
     {
       g_clear_signal_handler (&exchange->finished_id, exchange->msg);
@@ -102,12 +108,24 @@ exchange_free (Exchange *exchange)
   g_free (exchange);
 }
 
+/* Unpauses @msg if libsoup still does its I/O. Once its connection is
+ * gone, unpausing it is a libsoup critical (3.2: io_data is NULL), and
+ * that can happen before "disconnected" is emitted or while its handlers
+ * run: libsoup drops the socket first, then tells. A critical raised while
+ * a log message is forwarded to an MCP client (notifications/message) is a
+ * recursive one, which aborts the process. */
+static void
+message_unpause (SoupServerMessage *msg)
+{
+  if (soup_server_message_get_socket (msg) != NULL)
+    soup_server_message_unpause (msg);
+}
+
 static void
 exchange_resume (Exchange *exchange)
 {
-  /* Unpausing a message whose I/O ended is a libsoup assertion. */
   if (!exchange->gone && exchange->paused && exchange->msg != NULL)
-    soup_server_message_unpause (exchange->msg);
+    message_unpause (exchange->msg);
 }
 
 static void
@@ -185,7 +203,7 @@ static void
 stream_flush (Stream *stream)
 {
   if (stream->msg != NULL && stream->live)
-    soup_server_message_unpause (stream->msg);
+    message_unpause (stream->msg);
 }
 
 static void
@@ -205,8 +223,10 @@ on_stream_gone (SoupServerMessage *msg,
 {
   Stream *stream = user_data;
 
-  g_debug ("MCP HTTP: the reader of stream %s went away", stream->id);
+  /* Detached first: the debug message may be forwarded to MCP clients,
+   * this stream's included, and this reader's I/O is over. */
   stream_detach (stream);
+  g_debug ("MCP HTTP: the reader of stream %s went away", stream->id);
 }
 
 /* Lets the reader go: its response ends (if it is still there). */
@@ -220,7 +240,7 @@ stream_let_go (Stream *stream)
   if (!stream->complete)
     soup_message_body_complete (soup_server_message_get_response_body (old));
   if (live)
-    soup_server_message_unpause (old);
+    message_unpause (old);
   g_object_unref (old);
 }
 
@@ -246,8 +266,8 @@ on_stream_socket (GSocket      *socket,
   g_clear_pointer (&stream->watch, g_source_unref);
   if (n > 0)
     return G_SOURCE_REMOVE;
-  g_debug ("MCP HTTP: the reader of stream %s closed its connection", stream->id);
   stream_let_go (stream);
+  g_debug ("MCP HTTP: the reader of stream %s closed its connection", stream->id);
   return G_SOURCE_REMOVE;
 }
 
@@ -463,6 +483,34 @@ on_exchange_gone (SoupServerMessage *msg,
   forget (exchange->framing, exchange);
 }
 
+/* A request waiting for its JSON answer holds its connection, and libsoup
+ * reads nothing meanwhile: peek at the socket. A client that closed it
+ * will read no answer; the message ends now (204) rather than when the
+ * call does, which may be never. The call goes on (MCP: only
+ * notifications/cancelled cancels), and its answer is dropped. Bytes end
+ * the watch, which then cannot tell. */
+static gboolean
+on_exchange_socket (GSocket      *socket,
+                    GIOCondition  condition,
+                    gpointer      user_data)
+{
+  Exchange *exchange = user_data;
+  char byte;
+  GInputVector vector = { &byte, 1 };
+  int flags = G_SOCKET_MSG_PEEK;
+  g_autoptr(GError) error = NULL;
+  gssize n = g_socket_receive_message (socket, NULL, &vector, 1, NULL, NULL, &flags, NULL, &error);
+
+  if (n < 0 && g_error_matches (error, G_IO_ERROR, G_IO_ERROR_WOULD_BLOCK))
+    return G_SOURCE_CONTINUE;
+  g_clear_pointer (&exchange->watch, g_source_unref);
+  if (n > 0 || exchange->gone || exchange->answered || exchange->msg == NULL)
+    return G_SOURCE_REMOVE;
+  soup_server_message_set_status (exchange->msg, SOUP_STATUS_NO_CONTENT, NULL);
+  exchange_resume (exchange);
+  return G_SOURCE_REMOVE;
+}
+
 StwMcpHttpDelivered
 _stw_mcp_http_framing_deliver (StwMcpHttpFraming *self,
                                SoupServerMessage *msg,
@@ -517,6 +565,13 @@ _stw_mcp_http_framing_deliver (StwMcpHttpFraming *self,
       exchange->disconnected_id = g_signal_connect (msg, "disconnected", G_CALLBACK (on_exchange_gone), exchange);
       exchange->paused = TRUE;
       soup_server_message_pause (msg);
+      if (soup_server_message_get_socket (msg) != NULL)
+        {
+          exchange->watch = g_socket_create_source (soup_server_message_get_socket (msg),
+                                                    G_IO_IN | G_IO_HUP | G_IO_ERR, NULL);
+          g_source_set_callback (exchange->watch, G_SOURCE_FUNC (on_exchange_socket), exchange, NULL);
+          g_source_attach (exchange->watch, g_main_context_get_thread_default ());
+        }
     }
   else
     exchange->stream->live = TRUE;  /* libsoup pauses itself once the chunks run out */

@@ -33,6 +33,9 @@
 #define MAX_STATELESS_REQUESTS 256
 /* Apps of an ended session get this long to stop gracefully. */
 #define SESSION_STOP_MS 3000
+/* Open SSE streams and requests awaiting their answer, per client address:
+ * each holds a connection (and a call) for as long as it lasts. */
+#define MAX_HELD_PER_CLIENT 256
 
 typedef struct
 {
@@ -74,6 +77,7 @@ struct _StwMcpHttp
   guint          rate;
   guint          burst;
   GHashTable    *buckets;         /* client address -> Bucket */
+  GHashTable    *held;            /* client address -> open streams and pending requests */
 };
 
 G_DEFINE_FINAL_TYPE (StwMcpHttp, stw_mcp_http, G_TYPE_OBJECT)
@@ -236,18 +240,33 @@ authorized (StwMcpHttp        *self,
   return token_matches (self->token, header);
 }
 
+/* The client's address, or NULL when it is gone already (reset). Asked of
+ * the socket: libsoup 3.2's own accessors warn when the peer is gone, and a
+ * client may reset its connection at any time. */
+static char *
+peer_address (SoupServerMessage *msg)
+{
+  GSocket *socket = soup_server_message_get_socket (msg);
+  g_autoptr(GSocketAddress) peer = socket != NULL ? g_socket_get_remote_address (socket, NULL) : NULL;
+
+  if (peer == NULL || !G_IS_INET_SOCKET_ADDRESS (peer))
+    return NULL;
+  return g_inet_address_to_string (g_inet_socket_address_get_address (G_INET_SOCKET_ADDRESS (peer)));
+}
+
 static gboolean
 take_token (StwMcpHttp        *self,
             SoupServerMessage *msg)
 {
-  const char *address = soup_server_message_get_remote_host (msg);
+  g_autofree char *peer = NULL;
+  const char *address;
   gint64 now = g_get_monotonic_time ();
   Bucket *bucket;
 
   if (self->rate == 0)
     return TRUE;
-  if (address == NULL)
-    address = "";
+  peer = peer_address (msg);
+  address = peer != NULL ? peer : "";
 
   bucket = g_hash_table_lookup (self->buckets, address);
   if (bucket == NULL)
@@ -280,18 +299,57 @@ take_token (StwMcpHttp        *self,
   return TRUE;
 }
 
+/* A refused connection lingers after its answer (RFC 9112 §9.6): the
+ * server shuts down its sending side, then reads and drops what the client
+ * still sends (the body of its refused request) until the client closes,
+ * or LINGER_MAX_BYTES, or LINGER_MS from the refusal, whichever comes
+ * first. Closing a socket with unread bytes in it sends a reset, which may
+ * destroy the answer before the client read it. Bounded in bytes, time and
+ * number, so that a client that never stops (or never closes) holds
+ * nothing for long. */
+#define LINGER_MS 2000
+#define LINGER_MAX_BYTES (64 * 1024)
+#define LINGER_MAX_CONNECTIONS 256
+
+static guint n_lingering;
+
 typedef struct
 {
-  GIOStream *stream;
-  GBytes    *response;
+  GIOStream    *stream;
+  GSocket      *socket;            /* the TCP socket under @stream, if known */
+  gboolean      tls;
+  GBytes       *response;
+  GCancellable *cancellable;      /* cancelled at the deadline */
+  GSource      *deadline;
+  gsize         drained;
+  gboolean      lingering;        /* counted in n_lingering */
+  guint8        buffer[4096];
 } Refusal;
 
 static void
 refusal_free (Refusal *refusal)
 {
+  if (refusal->deadline != NULL)
+    {
+      g_source_destroy (refusal->deadline);
+      g_source_unref (refusal->deadline);
+    }
+  if (refusal->lingering)
+    n_lingering--;
+  g_clear_object (&refusal->cancellable);
+  g_clear_object (&refusal->socket);
   g_clear_object (&refusal->stream);
   g_clear_pointer (&refusal->response, g_bytes_unref);
   g_free (refusal);
+}
+
+static gboolean
+on_refusal_deadline (gpointer user_data)
+{
+  Refusal *refusal = user_data;
+
+  g_cancellable_cancel (refusal->cancellable);
+  return G_SOURCE_CONTINUE;  /* destroyed with the refusal */
 }
 
 static void
@@ -304,19 +362,91 @@ on_refusal_closed (GObject      *object,
 }
 
 static void
+refusal_close (Refusal *refusal)
+{
+  /* Not cancellable: closing must happen even past the deadline. */
+  g_io_stream_close_async (refusal->stream, G_PRIORITY_DEFAULT, NULL, on_refusal_closed, refusal);
+}
+
+static void
+on_refusal_drained (GObject      *object,
+                    GAsyncResult *result,
+                    gpointer      user_data)
+{
+  Refusal *refusal = user_data;
+  gssize n = g_input_stream_read_finish (G_INPUT_STREAM (object), result, NULL);
+
+  /* The client closed, failed, or the bounds are reached. */
+  if (n <= 0 || (refusal->drained += (gsize) n) >= LINGER_MAX_BYTES)
+    {
+      refusal_close (refusal);
+      return;
+    }
+  g_input_stream_read_async (g_io_stream_get_input_stream (refusal->stream),
+                             refusal->buffer, sizeof refusal->buffer, G_PRIORITY_DEFAULT,
+                             refusal->cancellable, on_refusal_drained, refusal);
+}
+
+static void
+refusal_linger (Refusal *refusal)
+{
+  if (n_lingering >= LINGER_MAX_CONNECTIONS || g_cancellable_is_cancelled (refusal->cancellable))
+    {
+      refusal_close (refusal);
+      return;
+    }
+  n_lingering++;
+  refusal->lingering = TRUE;
+  /* The client sees the end of the answer (TLS: after the close_notify
+   * its output's close sent); it may still be sending. */
+  if (refusal->socket != NULL)
+    g_socket_shutdown (refusal->socket, FALSE, TRUE, NULL);
+  g_input_stream_read_async (g_io_stream_get_input_stream (refusal->stream),
+                             refusal->buffer, sizeof refusal->buffer, G_PRIORITY_DEFAULT,
+                             refusal->cancellable, on_refusal_drained, refusal);
+}
+
+static void
+on_refusal_output_closed (GObject      *object,
+                          GAsyncResult *result,
+                          gpointer      user_data)
+{
+  g_output_stream_close_finish (G_OUTPUT_STREAM (object), result, NULL);
+  refusal_linger (user_data);
+}
+
+static void
 on_refusal_written (GObject      *object,
                     GAsyncResult *result,
                     gpointer      user_data)
 {
   Refusal *refusal = user_data;
 
-  g_output_stream_write_all_finish (G_OUTPUT_STREAM (object), result, NULL, NULL);
-  g_io_stream_close_async (refusal->stream, G_PRIORITY_DEFAULT, NULL, on_refusal_closed, refusal);
+  if (!g_output_stream_write_all_finish (G_OUTPUT_STREAM (object), result, NULL, NULL))
+    {
+      refusal_close (refusal);
+      return;
+    }
+  if (!refusal->tls)
+    refusal_linger (refusal);
+  else
+    /* TLS: its close_notify ends the answer. */
+    g_output_stream_close_async (G_OUTPUT_STREAM (object), G_PRIORITY_DEFAULT, refusal->cancellable,
+                                 on_refusal_output_closed, refusal);
 }
 
 /* Answers before the body is read, then closes the connection: libsoup
  * would read a body whatever the early handler says, and a refused
- * client's body is never read (it may be a gigabyte, or never come). */
+ * client's body is never read in full (it may be a gigabyte, or never
+ * come): the connection lingers a bounded while (see LINGER_MS). */
+static gboolean
+client_connected (SoupServerMessage *msg)
+{
+  g_autofree char *peer = peer_address (msg);
+
+  return peer != NULL;
+}
+
 static void
 refuse (SoupServerMessage *msg,
         guint              status,
@@ -348,13 +478,32 @@ refuse (SoupServerMessage *msg,
   g_string_append (response, "\r\n");
   g_string_append_len (response, text, length);
 
+  if (!client_connected (msg))
+    {
+      /* Gone: nothing to linger for, and stealing the connection would
+       * have libsoup warn as it asks the peer's address. libsoup ends the
+       * exchange when its read fails. */
+      soup_message_headers_replace (soup_server_message_get_response_headers (msg), "Connection", "close");
+      soup_server_message_set_status (msg, status, NULL);
+      soup_server_message_set_response (msg, "application/json", SOUP_MEMORY_COPY, text, length);
+      g_string_free (response, TRUE);
+      return;
+    }
+
   refusal = g_new0 (Refusal, 1);
   refusal->response = g_string_free_to_bytes (response);
+  if (soup_server_message_get_socket (msg) != NULL)
+    refusal->socket = g_object_ref (soup_server_message_get_socket (msg));
+  refusal->tls = g_strcmp0 (g_uri_get_scheme (soup_server_message_get_uri (msg)), "https") == 0;
   refusal->stream = soup_server_message_steal_connection (msg);
+  refusal->cancellable = g_cancellable_new ();
+  refusal->deadline = g_timeout_source_new (LINGER_MS);
+  g_source_set_callback (refusal->deadline, on_refusal_deadline, refusal, NULL);
+  g_source_attach (refusal->deadline, g_main_context_get_thread_default ());
   g_output_stream_write_all_async (g_io_stream_get_output_stream (refusal->stream),
                                    g_bytes_get_data (refusal->response, NULL),
                                    g_bytes_get_size (refusal->response),
-                                   G_PRIORITY_DEFAULT, NULL, on_refusal_written, refusal);
+                                   G_PRIORITY_DEFAULT, refusal->cancellable, on_refusal_written, refusal);
 }
 
 static void
@@ -554,6 +703,81 @@ restart_sweep (StwMcpHttp *self)
   g_source_attach (self->sweep_source, g_main_context_get_thread_default ());
 }
 
+/* --- what a client holds ------------------------------------------------ */
+
+/* An SSE stream or a request awaiting its answer, counted against its
+ * client's address until its message finishes or its connection goes. */
+typedef struct
+{
+  GWeakRef           http;
+  char              *address;
+  SoupServerMessage *msg;         /* weak: released at its end */
+  gulong             finished_id;
+  gulong             disconnected_id;
+} Hold;
+
+static void
+on_hold_over (SoupServerMessage *msg,
+              gpointer           user_data)
+{
+  Hold *hold = user_data;
+  g_autoptr(StwMcpHttp) self = g_weak_ref_get (&hold->http);
+
+  g_clear_signal_handler (&hold->finished_id, hold->msg);
+  g_clear_signal_handler (&hold->disconnected_id, hold->msg);
+  if (self != NULL)
+    {
+      guint n = GPOINTER_TO_UINT (g_hash_table_lookup (self->held, hold->address));
+
+      if (n <= 1)
+        g_hash_table_remove (self->held, hold->address);
+      else
+        g_hash_table_insert (self->held, g_strdup (hold->address), GUINT_TO_POINTER (n - 1));
+    }
+  g_weak_ref_clear (&hold->http);
+  g_free (hold->address);
+  g_free (hold);
+}
+
+static void
+hold (StwMcpHttp        *self,
+      SoupServerMessage *msg)
+{
+  g_autofree char *address = peer_address (msg);
+  Hold *held;
+
+  if (address == NULL)
+    return;  /* gone already: it ends at once */
+  held = g_new0 (Hold, 1);
+  g_weak_ref_init (&held->http, self);
+  held->msg = msg;
+  g_hash_table_insert (self->held, g_strdup (address),
+                       GUINT_TO_POINTER (GPOINTER_TO_UINT (g_hash_table_lookup (self->held, address)) + 1));
+  held->address = g_steal_pointer (&address);
+  held->finished_id = g_signal_connect (msg, "finished", G_CALLBACK (on_hold_over), held);
+  held->disconnected_id = g_signal_connect (msg, "disconnected", G_CALLBACK (on_hold_over), held);
+}
+
+/* Whether @msg's client may open one more stream or pending request; if
+ * not, @msg is answered 429 with a JSON-RPC error for @id. */
+static gboolean
+may_hold (StwMcpHttp        *self,
+          SoupServerMessage *msg,
+          JsonNode          *id)
+{
+  g_autofree char *address = peer_address (msg);
+  g_autofree char *text = NULL;
+
+  if (address == NULL ||
+      GPOINTER_TO_UINT (g_hash_table_lookup (self->held, address)) < MAX_HELD_PER_CLIENT)
+    return TRUE;
+  text = g_strdup_printf ("Too many open streams and pending requests from this client (at most %u): "
+                          "close some, cancel requests or end sessions", MAX_HELD_PER_CLIENT);
+  soup_message_headers_replace (soup_server_message_get_response_headers (msg), "Retry-After", "1");
+  respond_error_full (msg, 429, id, -32000, text, NULL);
+  return FALSE;
+}
+
 /* --- the endpoint -------------------------------------------------------- */
 
 static gboolean
@@ -628,10 +852,14 @@ handle_get (StwMcpHttp        *self,
     }
 
   session->last_used_us = g_get_monotonic_time ();
+  if (!may_hold (self, msg, NULL))
+    return;
   if (_stw_mcp_http_framing_open_stream (STW_MCP_HTTP_FRAMING (session->framing), msg, last_event_id) ==
       STW_MCP_HTTP_OPENED_CONFLICT)
     respond_error (msg, SOUP_STATUS_CONFLICT, -32000,
                    "Conflict: this session's GET stream is open already");
+  else
+    hold (self, msg);
 }
 
 static gboolean
@@ -915,6 +1143,9 @@ handle_stateless (StwMcpHttp        *self,
       return;
     }
 
+  if (!may_hold (self, msg, id))
+    return;
+
   call = g_new0 (Session, 1);
   call->http = self;
   call->framing = _stw_mcp_http_framing_new ();
@@ -937,6 +1168,7 @@ handle_stateless (StwMcpHttp        *self,
       ref->msg = msg;
       g_signal_connect (msg, "finished", G_CALLBACK (on_request_finished), ref);
       g_signal_connect (msg, "disconnected", G_CALLBACK (on_request_finished), ref);
+      hold (self, msg);
       if (socket != NULL)
         {
           ref->watch = g_socket_create_source (socket, G_IO_IN | G_IO_HUP | G_IO_ERR, NULL);
@@ -1065,6 +1297,8 @@ handle_post (StwMcpHttp        *self,
   session->last_used_us = g_get_monotonic_time ();
   if (method != NULL && valid_id (id))
     key = stw_json_to_string (id, NULL);
+  if (key != NULL && !created && !may_hold (self, msg, id))
+    return;
 
   if (created)
     soup_message_headers_replace (soup_server_message_get_response_headers (msg),
@@ -1080,6 +1314,8 @@ handle_post (StwMcpHttp        *self,
       end_session (self, session);
     }
 
+  if (delivered == STW_MCP_HTTP_DELIVERED_PENDING)
+    hold (self, msg);
   if (delivered == STW_MCP_HTTP_DELIVERED_NOTHING)
     {
       if (key != NULL)
@@ -1105,6 +1341,17 @@ handle_post (StwMcpHttp        *self,
     }
 }
 
+/* libsoup before 3.4 never closes a kept-alive connection that its client
+ * closes while it waits for the next request (libsoup d20c6601): it stays
+ * in CLOSE_WAIT, a descriptor each, until the process has none left and
+ * the listener stops accepting. With those, every answer ends its
+ * connection. */
+static gboolean
+keepalive_leaks (void)
+{
+  return soup_get_major_version () == 3 && soup_get_minor_version () < 4;
+}
+
 static void
 handler (SoupServer        *soup,
          SoupServerMessage *msg,
@@ -1115,6 +1362,8 @@ handler (SoupServer        *soup,
   StwMcpHttp *self = user_data;
   const char *method = soup_server_message_get_method (msg);
 
+  if (keepalive_leaks ())
+    soup_message_headers_replace (soup_server_message_get_response_headers (msg), "Connection", "close");
   if (g_str_equal (method, "DELETE"))
     handle_delete (self, msg);
   else if (g_str_equal (method, "POST"))
@@ -1390,6 +1639,7 @@ stw_mcp_http_finalize (GObject *object)
   g_clear_pointer (&self->sessions, g_hash_table_unref);
   g_clear_pointer (&self->requests, g_ptr_array_unref);
   g_clear_pointer (&self->buckets, g_hash_table_unref);
+  g_clear_pointer (&self->held, g_hash_table_unref);
   g_clear_pointer (&self->bound_host, g_free);
   g_clear_pointer (&self->url, g_free);
 
@@ -1411,6 +1661,7 @@ stw_mcp_http_init (StwMcpHttp *self)
   self->sessions = g_hash_table_new (g_str_hash, g_str_equal);
   self->requests = g_ptr_array_new ();
   self->buckets = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_free);
+  self->held = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
   self->max_sessions = STW_MCP_HTTP_DEFAULT_MAX_SESSIONS;
   self->idle_timeout_ms = STW_MCP_HTTP_DEFAULT_IDLE_TIMEOUT_MS;
   self->max_body = STW_MCP_HTTP_DEFAULT_MAX_BODY;

@@ -11,6 +11,7 @@
 
 #include <glib/gstdio.h>
 #include <string.h>
+#include <sys/socket.h>
 
 #include "stagewright.h"
 #include "stw-json-private.h"
@@ -305,6 +306,7 @@ typedef struct
   GSocketConnection *connection;
   GString           *received;
   gboolean           closed;
+  GError            *error;       /* how the read ended, if not by end of stream */
   guint8             buffer[4096];
 } Raw;
 
@@ -313,6 +315,7 @@ raw_free (Raw *raw)
 {
   g_clear_object (&raw->connection);
   g_string_free (raw->received, TRUE);
+  g_clear_error (&raw->error);
   g_free (raw);
 }
 
@@ -326,7 +329,7 @@ on_raw_read (GObject      *object,
              gpointer      user_data)
 {
   Raw *raw = user_data;
-  gssize n = g_input_stream_read_finish (G_INPUT_STREAM (object), result, NULL);
+  gssize n = g_input_stream_read_finish (G_INPUT_STREAM (object), result, &raw->error);
 
   if (n <= 0)
     {
@@ -345,8 +348,9 @@ raw_read_next (Raw *raw)
                              on_raw_read, raw);
 }
 
+/* A connection that reads nothing until raw_read_next(). */
 static Raw *
-raw_connect (Fixture *f)
+raw_connect_quiet (Fixture *f)
 {
   g_autoptr(GSocketClient) client = g_socket_client_new ();
   g_autoptr(GError) error = NULL;
@@ -355,6 +359,14 @@ raw_connect (Fixture *f)
   raw->received = g_string_new (NULL);
   raw->connection = g_socket_client_connect_to_host (client, "127.0.0.1", f->port, NULL, &error);
   g_assert_no_error (error);
+  return raw;
+}
+
+static Raw *
+raw_connect (Fixture *f)
+{
+  Raw *raw = raw_connect_quiet (f);
+
   raw_read_next (raw);
   return raw;
 }
@@ -1519,6 +1531,354 @@ test_slowloris (Fixture       *f,
   g_assert_true (wait_for (f, &raw->closed, STW_TEST_TIMEOUT_MS));
 }
 
+/* A refused client may still be sending its body when the answer comes:
+ * the server lingers (reads and drops it) before it closes, or the unread
+ * bytes would make its close a reset that can destroy the answer before
+ * the client reads it ("fetch failed"). */
+static void
+test_refusal_lingers (Fixture       *f,
+                      gconstpointer  data)
+{
+  const char *body = "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/list\"}";
+  g_autofree char *headers =
+    g_strdup_printf ("POST /mcp HTTP/1.1\r\nHost: evil.example.com\r\nContent-Type: application/json\r\n"
+                     "Content-Length: %zu\r\n\r\n", strlen (body));
+
+  for (guint i = 0; i < 40; i++)
+    {
+      g_autoptr(Raw) raw = raw_connect_quiet (f);
+      const char *separator;
+      gsize length;
+
+      GSocket *socket = g_socket_connection_get_socket (raw->connection);
+
+      /* The headers, refused at once; the body once the answer is on its
+       * way, before the server closes; the answer read last. */
+      raw_write (raw, headers, strlen (headers));
+      for (guint j = 0; j < 100000 && g_socket_get_available_bytes (socket) <= 0; j++)
+        if (!g_main_context_iteration (stw_test_client_get_context (f->client), FALSE))
+          g_usleep (100);
+      g_assert_cmpint (g_socket_get_available_bytes (socket), >, 0);
+      raw_write (raw, body, strlen (body));
+      iterate_for (f, 20);
+      raw_read_next (raw);
+      g_assert_true (wait_for (f, &raw->closed, STW_TEST_TIMEOUT_MS));
+
+      g_assert_no_error (raw->error);
+      g_assert_true (g_str_has_prefix (raw->received->str, "HTTP/1.1 403 "));
+      separator = strstr (raw->received->str, "\r\n\r\n");
+      g_assert_nonnull (separator);
+      length = (gsize) g_ascii_strtoull (strstr (raw->received->str, "Content-Length: ") + 16, NULL, 10);
+      g_assert_cmpuint (strlen (separator + 4), ==, length);
+      g_assert_nonnull (strstr (separator, "Host not allowed"));
+    }
+}
+
+typedef struct
+{
+  gboolean done;
+  gboolean failed;
+  gsize    written;
+} Sent;
+
+static void
+on_big_written (GObject      *object,
+                GAsyncResult *result,
+                gpointer      user_data)
+{
+  Sent *sent = user_data;
+  g_autoptr(GError) error = NULL;
+
+  sent->failed = !g_output_stream_write_all_finish (G_OUTPUT_STREAM (object), result, &sent->written, &error);
+  sent->done = TRUE;
+}
+
+/* Lingering is bounded: a refused 10 MB body is not read in full, and a
+ * client that sends nothing more and never closes is closed on. */
+static void
+test_refusal_linger_bounded (Fixture       *f,
+                             gconstpointer  data)
+{
+  gsize size = 10 * 1024 * 1024;
+  g_autofree char *big = g_malloc0 (size);
+  g_autofree char *headers =
+    g_strdup_printf ("POST /mcp HTTP/1.1\r\nHost: evil.example.com\r\nContent-Type: application/json\r\n"
+                     "Content-Length: %zu\r\n\r\n", size);
+
+  {
+    g_autoptr(Raw) raw = raw_connect (f);
+    Sent sent = { 0 };
+
+    memset (big, ' ', size);
+    raw_write (raw, headers, strlen (headers));
+    g_output_stream_write_all_async (g_io_stream_get_output_stream (G_IO_STREAM (raw->connection)),
+                                     big, size, G_PRIORITY_DEFAULT, NULL, on_big_written, &sent);
+    g_assert_true (wait_for (f, &raw->closed, STW_TEST_TIMEOUT_MS));
+    g_assert_true (g_str_has_prefix (raw->received->str, "HTTP/1.1 403 "));
+    /* The server stopped reading and closed: the rest cannot be sent. */
+    g_assert_true (wait_for (f, &sent.done, STW_TEST_TIMEOUT_MS));
+    g_assert_true (sent.failed);
+    g_assert_cmpuint (sent.written, <, size);
+  }
+
+  {
+    g_autoptr(Raw) raw = raw_connect (f);
+    gint64 start = g_get_monotonic_time ();
+
+    /* Headers that promise a body which never comes. */
+    raw_write (raw, headers, strlen (headers));
+    g_assert_true (wait_for (f, &raw->closed, STW_TEST_TIMEOUT_MS));
+    g_assert_no_error (raw->error);
+    g_assert_true (g_str_has_prefix (raw->received->str, "HTTP/1.1 403 "));
+    /* The answer ended (the server's side is shut); the server still
+     * reads, then lets go: a byte sent then is refused. */
+    for (;;)
+      {
+        g_autoptr(GError) error = NULL;
+
+        g_socket_send (g_socket_connection_get_socket (raw->connection), "x", 1, NULL, &error);
+        if (error != NULL)
+          break;
+        g_assert_cmpint (g_get_monotonic_time () - start, <,
+                         (gint64) stw_test_timeout_ms (STW_TEST_TIMEOUT_MS) * 1000);
+        iterate_for (f, 100);
+      }
+  }
+}
+
+static guint
+count_fds (void)
+{
+  g_autoptr(GDir) dir = g_dir_open ("/proc/self/fd", 0, NULL);
+  guint n = 0;
+
+  g_assert_nonnull (dir);
+  while (g_dir_read_name (dir) != NULL)
+    n++;
+  return n;
+}
+
+/* A client that closes its kept-alive connection between requests takes
+ * the server's end with it (libsoup 3.2 kept those in CLOSE_WAIT forever,
+ * one descriptor each, until the listener could accept no more). */
+static void
+test_closed_connections_end (Fixture       *f,
+                             gconstpointer  data)
+{
+  const char *body = "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/list\",\"params\":{" MODERN_META "}}";
+  g_autofree char *request =
+    g_strdup_printf ("POST /mcp HTTP/1.1\r\nHost: 127.0.0.1:%u\r\nContent-Type: application/json\r\n"
+                     "Accept: application/json\r\nMCP-Protocol-Version: 2026-07-28\r\n"
+                     "Mcp-Method: tools/list\r\nContent-Length: %zu\r\n\r\n%s",
+                     f->port, strlen (body), body);
+  guint before;
+  guint after = 0;
+
+  /* The first connection may open what stays open (a GSocket's). */
+  iterate_for (f, 50);
+  before = count_fds ();
+  for (guint i = 0; i < 20; i++)
+    {
+      g_autoptr(Raw) raw = raw_connect (f);
+      const char *end = NULL;
+
+      raw_write (raw, request, strlen (request));
+      for (guint j = 0; j < 1000 && !raw->closed; j++)
+        {
+          end = strstr (raw->received->str, "\r\n\r\n");
+          if (end != NULL && strstr (raw->received->str, "\"tools\"") != NULL &&
+              g_str_has_suffix (raw->received->str, "}"))
+            break;
+          iterate_for (f, 5);
+        }
+      g_assert_true (g_str_has_prefix (raw->received->str, "HTTP/1.1 200 "));
+      /* Closed by the client, whether the server kept it alive or not. */
+      g_socket_shutdown (g_socket_connection_get_socket (raw->connection), TRUE, TRUE, NULL);
+      g_assert_true (wait_for (f, &raw->closed, STW_TEST_TIMEOUT_MS));
+    }
+  for (guint i = 0; i < 100; i++)
+    {
+      iterate_for (f, 20);
+      after = count_fds ();
+      if (after <= before + 2)
+        break;
+    }
+  g_assert_cmpuint (after, <=, before + 2);
+}
+
+/* A client that resets its connection right after its request: the server
+ * asks its address for the rate limit, and for a refusal steals the
+ * connection; neither may warn (libsoup 3.2's accessors did, and a warning
+ * is fatal here) nor fail. */
+static void
+test_reset_clients (Fixture       *f,
+                    gconstpointer  data)
+{
+  const char *body = "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/list\",\"params\":{" MODERN_META "}}";
+  const char *hosts[] = { "127.0.0.1", "evil.example.com" };
+  g_autofree char *id = NULL;
+  g_autoptr(JsonObject) ping = NULL;
+
+  for (guint i = 0; i < 20; i++)
+    {
+      g_autoptr(Raw) raw = raw_connect_quiet (f);
+      GSocket *socket = g_socket_connection_get_socket (raw->connection);
+      g_autofree char *request =
+        g_strdup_printf ("POST /mcp HTTP/1.1\r\nHost: %s:%u\r\nContent-Type: application/json\r\n"
+                         "Accept: application/json\r\nMCP-Protocol-Version: 2026-07-28\r\n"
+                         "Mcp-Method: tools/list\r\nContent-Length: %zu\r\n\r\n%s",
+                         hosts[i % 2], f->port, strlen (body), body);
+      struct linger reset = { 1, 0 };
+
+      raw_write (raw, request, strlen (request));
+      setsockopt (g_socket_get_fd (socket), SOL_SOCKET, SO_LINGER, &reset, sizeof reset);
+      g_socket_close (socket, NULL);
+      iterate_for (f, 20);
+    }
+
+  /* And the server goes on. */
+  id = initialize (f);
+  ping = call (f, id, "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"ping\"}");
+  stw_test_assert_result (ping, "1");
+}
+
+/* What one client may hold at once, streams and requests awaiting their
+ * answer, is bounded (256): past it a clear 429 and a JSON-RPC error, and
+ * what does not hold (a notification) is still served; ending what it
+ * holds frees the client. */
+static void
+test_held_cap (Fixture       *f,
+               gconstpointer  data)
+{
+  StwTool *never = stw_test_client_get_tool (f->client, "test_never");
+  g_autoptr(GPtrArray) raws = g_ptr_array_new_with_free_func ((GDestroyNotify) raw_free);
+  g_autofree char *id = NULL;
+  guint cap = 256;
+
+  _stw_mcp_http_set_rate_limit (f->http, 0, 0);
+  fixture_listen (f, "127.0.0.1:0");
+  id = initialize (f);
+
+  for (guint i = 0; i < cap; i++)
+    {
+      Raw *raw = raw_connect (f);
+      g_autofree char *body =
+        g_strdup_printf ("{\"jsonrpc\":\"2.0\",\"id\":%u,\"method\":\"tools/call\","
+                         "\"params\":{\"name\":\"test_never\",\"arguments\":{}}}", i + 100);
+      g_autofree char *request =
+        g_strdup_printf ("POST /mcp HTTP/1.1\r\nHost: 127.0.0.1:%u\r\nContent-Type: application/json\r\n"
+                         "Accept: application/json\r\nMCP-Session-Id: %s\r\nContent-Length: %zu\r\n\r\n%s",
+                         f->port, id, strlen (body), body);
+
+      raw_write (raw, request, strlen (request));
+      g_ptr_array_add (raws, raw);
+      /* The server accepts as its loop turns (its backlog is short). */
+      for (guint j = 0; j < 1000 && stw_test_tool_get_n_calls (never) <= i; j++)
+        iterate_for (f, 1);
+    }
+  for (guint i = 0; i < 500 && stw_test_tool_get_n_calls (never) < cap; i++)
+    iterate_for (f, 10);
+  g_assert_cmpuint (stw_test_tool_get_n_calls (never), ==, cap);
+
+  {
+    g_autoptr(Reply) over = post (f, id, "{\"jsonrpc\":\"2.0\",\"id\":7,\"method\":\"ping\"}");
+    g_autoptr(Reply) get = request_full (f, "GET", id, NULL, NULL, 0, NULL, "Accept", "text/event-stream", NULL);
+    g_autoptr(Reply) note = post (f, id, "{\"jsonrpc\":\"2.0\",\"method\":\"notifications/progress\","
+                                         "\"params\":{\"progressToken\":1,\"progress\":1}}");
+    g_autoptr(JsonObject) body = NULL;
+    JsonObject *error;
+
+    g_assert_cmpuint (over->status, ==, 429);
+    g_assert_nonnull (reply_header (over, "Retry-After"));
+    body = reply_json (over);
+    error = stw_test_assert_error (body, "7", -32000);
+    g_assert_nonnull (strstr (json_object_get_string_member (error, "message"), "at most 256"));
+    assert_refused (get, 429, -32000);
+    g_assert_cmpuint (note->status, ==, 202);
+  }
+
+  /* The session ends: what it held ends, and the client is served again. */
+  {
+    g_autoptr(Reply) end = request_full (f, "DELETE", id, NULL, NULL, 0, NULL, NULL);
+    g_autofree char *again = NULL;
+    g_autoptr(JsonObject) ping = NULL;
+
+    g_assert_cmpuint (end->status, ==, 200);
+    for (guint i = 0; i < raws->len; i++)
+      {
+        Raw *raw = g_ptr_array_index (raws, i);
+
+        g_assert_true (wait_for (f, &raw->closed, STW_TEST_TIMEOUT_MS));
+      }
+    again = initialize (f);
+    ping = call (f, again, "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"ping\"}");
+    stw_test_assert_result (ping, "1");
+  }
+}
+
+/* A client that goes away from a request waiting for its JSON answer does
+ * not cancel it, but its connection is let go at once, not when the call
+ * ends (which may be never): no descriptor is held for nobody. */
+static void
+test_abandoned_answer_lets_go (Fixture       *f,
+                               gconstpointer  data)
+{
+  g_autofree char *id = initialize (f);
+  StwTool *never = stw_test_client_get_tool (f->client, "test_never");
+  const char *body = "{\"jsonrpc\":\"2.0\",\"id\":\"a\",\"method\":\"tools/call\","
+                     "\"params\":{\"name\":\"test_never\",\"arguments\":{}}}";
+  g_autofree char *request =
+    g_strdup_printf ("POST /mcp HTTP/1.1\r\nHost: 127.0.0.1:%u\r\nContent-Type: application/json\r\n"
+                     "Accept: application/json\r\nMCP-Session-Id: %s\r\nContent-Length: %zu\r\n\r\n%s",
+                     f->port, id, strlen (body), body);
+  g_autoptr(JsonObject) ping = NULL;
+  guint before;
+  guint after = 0;
+
+  {
+    g_autoptr(Raw) raw = raw_connect (f);
+
+    raw_write (raw, request, strlen (request));
+    wait_calls (f, never, 1);
+    /* The client is done sending: the server lets the exchange go. */
+    g_socket_shutdown (g_socket_connection_get_socket (raw->connection), FALSE, TRUE, NULL);
+    g_assert_true (wait_for (f, &raw->closed, STW_TEST_TIMEOUT_MS));
+    g_assert_true (g_str_has_prefix (raw->received->str, "HTTP/1.1 204 "));
+  }
+
+  iterate_for (f, 50);
+  before = count_fds ();
+  for (guint i = 0; i < 10; i++)
+    {
+      g_autoptr(Raw) raw = raw_connect (f);
+      g_autofree char *other_body =
+        g_strdup_printf ("{\"jsonrpc\":\"2.0\",\"id\":%u,\"method\":\"tools/call\","
+                         "\"params\":{\"name\":\"test_never\",\"arguments\":{}}}", i);
+      g_autofree char *other =
+        g_strdup_printf ("POST /mcp HTTP/1.1\r\nHost: 127.0.0.1:%u\r\nContent-Type: application/json\r\n"
+                         "Accept: application/json\r\nMCP-Session-Id: %s\r\nContent-Length: %zu\r\n\r\n%s",
+                         f->port, id, strlen (other_body), other_body);
+
+      raw_write (raw, other, strlen (other));
+      wait_calls (f, never, i + 2);
+      g_socket_close (g_socket_connection_get_socket (raw->connection), NULL);
+      g_assert_true (wait_for (f, &raw->closed, STW_TEST_TIMEOUT_MS));
+    }
+  for (guint i = 0; i < 100; i++)
+    {
+      iterate_for (f, 20);
+      after = count_fds ();
+      if (after <= before + 2)
+        break;
+    }
+  g_assert_cmpuint (after, <=, before + 2);
+
+  /* Not cancelled, and the session goes on. */
+  g_assert_cmpuint (stw_test_tool_get_n_cancelled (never), ==, 0);
+  ping = call (f, id, "{\"jsonrpc\":\"2.0\",\"id\":99,\"method\":\"ping\"}");
+  stw_test_assert_result (ping, "99");
+}
+
 /* The stateless era (2026-07-28) {{{1 */
 
 
@@ -1834,6 +2194,25 @@ test_tls (Fixture       *f,
   g_assert_nonnull (reply_header (reply, "MCP-Session-Id"));
   g_assert_cmpuint (_stw_mcp_http_get_n_sessions (f->http), ==, 1);
 
+  /* A refusal over TLS: the answer, its close_notify, then the linger. */
+  for (guint i = 0; i < 3; i++)
+    {
+      g_autoptr(Reply) refused = g_new0 (Reply, 1);
+      g_autoptr(JsonObject) answer = NULL;
+
+      refused->msg = soup_message_new ("POST", f->url);
+      g_signal_connect (refused->msg, "accept-certificate", G_CALLBACK (on_accept_certificate), NULL);
+      soup_message_headers_replace (soup_message_get_request_headers (refused->msg), "Origin",
+                                    "https://evil.example.com");
+      {
+        g_autoptr(GBytes) bytes = g_bytes_new_static (body, strlen (body));
+        soup_message_set_request_body_from_bytes (refused->msg, "application/json", bytes);
+      }
+      soup_session_send_and_read_async (f->session, refused->msg, G_PRIORITY_DEFAULT, NULL, on_sent, refused);
+      g_assert_true (wait_for (f, &refused->done, STW_TEST_TIMEOUT_MS));
+      assert_refused (refused, 403, -32000);
+    }
+
   /* Bad files are refused before listening. */
   g_assert_false (_stw_mcp_http_set_tls_files (f->http, key, cert, &error));
   g_assert_nonnull (error);
@@ -1872,6 +2251,12 @@ main (int   argc,
   ADD ("refusals", test_refusals, NULL);
   ADD ("hostile", test_hostile, "later");
   ADD ("slowloris", test_slowloris, NULL);
+  ADD ("refusal-lingers", test_refusal_lingers, NULL);
+  ADD ("refusal-linger-bounded", test_refusal_linger_bounded, NULL);
+  ADD ("closed-connections-end", test_closed_connections_end, NULL);
+  ADD ("reset-clients", test_reset_clients, NULL);
+  ADD ("held-cap", test_held_cap, "later");
+  ADD ("abandoned-answer-lets-go", test_abandoned_answer_lets_go, NULL);
   ADD ("tls", test_tls, "later");
   ADD ("stateless", test_stateless, NULL);
   ADD ("stateless-refusals", test_stateless_refusals, NULL);

