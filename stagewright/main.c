@@ -15,6 +15,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <unistd.h>
 
 #include "stagewright.h"
@@ -170,16 +171,97 @@ guard_std_fds (void)
   return closed;
 }
 
+/* Log lines for MCP clients that asked for them wait here until the main
+ * loop comes round again: a line logged from inside libsoup (a signal
+ * handler, an I/O callback) must not write into a connection while libsoup
+ * is changing it. A burst of lines is bounded; the rest are counted. */
+#define MAX_PENDING_LOGS 1000
+
+typedef struct
+{
+  const char *level;       /* static */
+  char       *message;
+} PendingLog;
+
+static GQueue pending_logs = G_QUEUE_INIT;
+static guint pending_dropped;
+static guint forward_source;
+static gboolean forwarding;
+
+static void
+pending_log_free (PendingLog *line)
+{
+  g_free (line->message);
+  g_free (line);
+}
+
+static void
+drop_pending_logs (void)
+{
+  g_queue_clear_full (&pending_logs, (GDestroyNotify) pending_log_free);
+  pending_dropped = 0;
+  g_clear_handle_id (&forward_source, g_source_remove);
+}
+
+static gboolean
+forward_logs (gpointer user_data)
+{
+  PendingLog *line;
+
+  forward_source = 0;
+  /* What sending logs itself is not sent again. */
+  forwarding = TRUE;
+  while ((line = g_queue_pop_head (&pending_logs)) != NULL)
+    {
+      if (log_server != NULL)
+        stw_mcp_server_send_log (log_server, line->level, "stagewright", line->message);
+      pending_log_free (line);
+    }
+  if (pending_dropped > 0 && log_server != NULL)
+    {
+      g_autofree char *text = g_strdup_printf ("%u log lines were not sent: too many at once", pending_dropped);
+
+      stw_mcp_server_send_log (log_server, "warning", "stagewright", text);
+    }
+  pending_dropped = 0;
+  forwarding = FALSE;
+  return G_SOURCE_REMOVE;
+}
+
+/* libsoup 3.2's listener stops accepting for good after one failed
+ * accept (EMFILE): an HTTP server takes the descriptors the hard limit
+ * allows, up to a bound its children can live with. */
+static void
+raise_fd_limit (void)
+{
+  struct rlimit limit;
+
+  if (getrlimit (RLIMIT_NOFILE, &limit) != 0 || limit.rlim_cur >= MIN (limit.rlim_max, 65536))
+    return;
+  limit.rlim_cur = MIN (limit.rlim_max, 65536);
+  if (setrlimit (RLIMIT_NOFILE, &limit) != 0)
+    g_debug ("Could not raise the descriptor limit: %s", g_strerror (errno));
+}
+
+/* Sends what waits now, from code that is not inside libsoup. */
+static void
+flush_pending_logs (void)
+{
+  if (forward_source != 0)
+    {
+      g_clear_handle_id (&forward_source, g_source_remove);
+      forward_logs (NULL);
+    }
+}
+
 static GLogWriterOutput
 log_writer (GLogLevelFlags   log_level,
             const GLogField *fields,
             gsize            n_fields,
             gpointer         user_data)
 {
-  static gboolean forwarding;
-
   /* Also tell an MCP client that asked for logs; only from the main
-   * thread, never recursively. */
+   * thread, and later (forward_logs). */
   if (log_server != NULL && !forwarding && g_main_context_is_owner (g_main_context_default ()))
     {
       const char *message = NULL;
@@ -199,11 +281,17 @@ log_writer (GLogLevelFlags   log_level,
         default:                   level = "debug"; break;
         }
 
-      if (message != NULL)
+      if (message != NULL && g_queue_get_length (&pending_logs) >= MAX_PENDING_LOGS)
+        pending_dropped++;
+      else if (message != NULL)
         {
-          forwarding = TRUE;
-          stw_mcp_server_send_log (log_server, level, "stagewright", message);
-          forwarding = FALSE;
+          PendingLog *line = g_new0 (PendingLog, 1);
+
+          line->level = level;
+          line->message = g_strdup (message);
+          g_queue_push_tail (&pending_logs, line);
+          if (forward_source == 0)
+            forward_source = g_idle_add_full (G_PRIORITY_DEFAULT, forward_logs, NULL, NULL);
         }
     }
 
@@ -511,6 +599,7 @@ main (int   argc,
         }
       _stw_session_manager_set_instance_id (stw_dispatcher_get_session_manager (dispatcher), instance_id);
 
+      raise_fd_limit ();
       http = _stw_mcp_http_new (server);
       if (options.http_max_sessions > 0)
         _stw_mcp_http_set_max_sessions (http, (guint) options.http_max_sessions);
@@ -550,6 +639,8 @@ main (int   argc,
     }
   /* Over HTTP alone, serving ends with a signal. */
   g_main_loop_run (loop);
+  /* The lines logged as the loop ended (the signal's) still go out. */
+  flush_pending_logs ();
 
   if (http != NULL)
     _stw_mcp_http_shutdown (http);
@@ -569,7 +660,9 @@ main (int   argc,
       g_main_loop_run (stop_loop);
     }
 
+  flush_pending_logs ();
   log_server = NULL;
+  drop_pending_logs ();
   g_strfreev (options.plugins);
   g_strfreev (options.plugin_configs);
   g_free (options.tool_profile);

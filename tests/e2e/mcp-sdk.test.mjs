@@ -437,6 +437,10 @@ test('stdout carries JSON-RPC frames only over a full SDK session', async (t) =>
   assert.equal(session.partial, '', 'stdout ends with a complete line');
   const methods = new Set(session.frames.filter((f) => f.method).map((f) => f.method));
   for (const method of methods) assert.ok(method.startsWith('notifications/'), method);
+  // The server's own log lines reached the client (sent from the main
+  // loop, after the code that logged them has returned).
+  assert.ok(session.frames.some((f) => f.method === 'notifications/message' && f.params?.logger === 'stagewright'),
+            'the server forwarded its own log lines');
 });
 
 // --- process lifecycle -------------------------------------------------------
