@@ -1566,6 +1566,23 @@ _stw_mcp_server_set_stdio_accepts_modern (StwMcpServer *self,
     _stw_mcp_connection_set_accepts_modern (self->connection, accepts);
 }
 
+guint
+_stw_mcp_server_get_n_listens (StwMcpServer *self)
+{
+  guint n = 0;
+
+  g_return_val_if_fail (STW_IS_MCP_SERVER (self), 0);
+
+  for (guint i = 0; i <= self->connections->len; i++)
+    {
+      StwMcpConnection *conn = i == 0 ? self->connection : g_ptr_array_index (self->connections, i - 1);
+
+      if (conn != NULL)
+        n += _stw_mcp_connection_get_n_listens (conn);
+    }
+  return n;
+}
+
 gboolean
 _stw_mcp_server_supports_version (const char *version)
 {

@@ -1843,7 +1843,11 @@ test_stateless_listen (Fixture       *f,
   g_assert_false (prompts->closed);
 
   /* Closing its stream ends the subscription; the other stays. */
+  g_assert_cmpuint (_stw_mcp_server_get_n_listens (stw_test_client_get_server (f->client)), ==, 2);
   reader_cut (f, tools);
+  for (guint i = 0; i < 200 && _stw_mcp_server_get_n_listens (stw_test_client_get_server (f->client)) > 1; i++)
+    iterate_for (f, 10);
+  g_assert_cmpuint (_stw_mcp_server_get_n_listens (stw_test_client_get_server (f->client)), ==, 1);
   stw_dispatcher_add_tool (dispatcher, echo_two, &error);
   g_assert_no_error (error);
   iterate_for (f, 100);

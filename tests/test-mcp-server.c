@@ -2337,9 +2337,11 @@ test_stdio_listen (void)
   }
 
   /* Cancelled: no answer, nothing more, and its id is free again. */
+  g_assert_cmpuint (_stw_mcp_server_get_n_listens (stw_test_client_get_server (client)), ==, 2);
   stw_test_client_send_line (client,
                              "{\"jsonrpc\":\"2.0\",\"method\":\"notifications/cancelled\",\"params\":{\"requestId\":\"tools\"}}");
   stw_test_client_flush (client);
+  g_assert_cmpuint (_stw_mcp_server_get_n_listens (stw_test_client_get_server (client)), ==, 1);
   g_assert_true (stw_dispatcher_remove_tool (stw_test_client_get_dispatcher (client), "extra_listen"));
   {
     g_autoptr(GPtrArray) none = NULL;
