@@ -965,6 +965,8 @@ handle_listen (StwMcpServer     *self,
     {
       JsonArray *array = JSON_NODE_HOLDS_ARRAY (uris_node) ? json_node_get_array (uris_node) : NULL;
 
+      if (array != NULL && json_array_get_length (array) > MAX_LISTEN_URIS)
+        array = NULL;
       for (guint i = 0; array != NULL && i < json_array_get_length (array); i++)
         {
           JsonNode *element = json_array_get_element (array, i);
@@ -972,11 +974,12 @@ handle_listen (StwMcpServer     *self,
           if (!JSON_NODE_HOLDS_VALUE (element) || json_node_get_value_type (element) != G_TYPE_STRING)
             array = NULL;
         }
-      if (array == NULL || json_array_get_length (array) > MAX_LISTEN_URIS)
+      if (array == NULL)
         {
-          _stw_mcp_connection_send_error (conn, id, STW_RPC_INVALID_PARAMS,
-                                          "subscriptions/listen: “resourceSubscriptions” must be an array "
-                                          "of at most 64 URIs", NULL);
+          g_autofree char *text = g_strdup_printf ("subscriptions/listen: “resourceSubscriptions” must be "
+                                                   "an array of at most %d URIs", MAX_LISTEN_URIS);
+
+          _stw_mcp_connection_send_error (conn, id, STW_RPC_INVALID_PARAMS, text, NULL);
           return;
         }
       /* Only resources we have can be updated; the others are left out of
