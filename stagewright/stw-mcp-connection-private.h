@@ -120,7 +120,8 @@ void              _stw_mcp_connection_cancel_call        (StwMcpConnection *self
  * notifications their filter names, until the client cancels them
  * (notifications/cancelled, or closing the HTTP stream) or serving ends.
  * They are not calls: they hold no drain grace when the input ends. */
-typedef enum {
+typedef enum
+{
   STW_MCP_LISTEN_NONE = 0,
   STW_MCP_LISTEN_TOOLS_LIST_CHANGED = 1 << 0,
 } StwMcpListenFlags;
