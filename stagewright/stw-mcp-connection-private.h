@@ -90,6 +90,12 @@ void              _stw_mcp_connection_send_error         (StwMcpConnection *self
 void              _stw_mcp_connection_send_notification  (StwMcpConnection *self,
                                                           const char       *method,
                                                           JsonObject       *params);
+/* On the stream of the request whose id has the JSON text @request_key
+ * (HTTP); stdio has one stream. */
+void              _stw_mcp_connection_send_related_notification (StwMcpConnection *self,
+                                                                 const char       *request_key,
+                                                                 const char       *method,
+                                                                 JsonObject       *params);
 
 /* Calls in flight, by the JSON text of their request id. */
 gboolean          _stw_mcp_connection_has_call           (StwMcpConnection *self,
@@ -109,5 +115,29 @@ void              _stw_mcp_connection_remove_call        (StwMcpConnection *self
                                                           const char       *key);
 void              _stw_mcp_connection_cancel_call        (StwMcpConnection *self,
                                                           const char       *key);
+
+/* subscriptions/listen (2026-07-28): requests that stay open and carry the
+ * notifications their filter names, until the client cancels them
+ * (notifications/cancelled, or closing the HTTP stream) or serving ends.
+ * They are not calls: they hold no drain grace when the input ends. */
+typedef enum
+{
+  STW_MCP_LISTEN_NONE = 0,
+  STW_MCP_LISTEN_TOOLS_LIST_CHANGED = 1 << 0,
+} StwMcpListenFlags;
+
+void              _stw_mcp_connection_add_listen         (StwMcpConnection   *self,
+                                                          const char         *key,
+                                                          JsonNode           *id,
+                                                          StwMcpListenFlags   flags,
+                                                          const char * const *uris);
+guint             _stw_mcp_connection_get_n_listens      (StwMcpConnection   *self);
+/* Sends @method to every listen that asked for @flag, or, with a @uri, to
+ * every listen subscribed to @uri (then the params carry it); each with
+ * its subscription id in _meta. */
+void              _stw_mcp_connection_notify_listens     (StwMcpConnection   *self,
+                                                          const char         *method,
+                                                          StwMcpListenFlags   flag,
+                                                          const char         *uri);
 
 G_END_DECLS

@@ -36,6 +36,7 @@ struct _StwMcpConnection
   gboolean        log_level_set;
 
   GHashTable     *calls;         /* id key -> Call */
+  GHashTable     *listens;       /* id key -> Listen */
 };
 
 G_DEFINE_FINAL_TYPE (StwMcpConnection, stw_mcp_connection, G_TYPE_OBJECT)
@@ -54,8 +55,27 @@ typedef struct
   gint64            started_us;
 } Call;
 
+typedef struct
+{
+  char              *key;
+  JsonNode          *id;
+  StwMcpListenFlags  flags;
+  GStrv              uris;
+} Listen;
+
 static void finish_serving (StwMcpConnection *self,
                             GError           *error);
+
+static void
+listen_free (gpointer data)
+{
+  Listen *listen = data;
+
+  g_clear_pointer (&listen->id, json_node_unref);
+  g_clear_pointer (&listen->uris, g_strfreev);
+  g_clear_pointer (&listen->key, g_free);
+  g_free (listen);
+}
 
 static void
 call_free (gpointer data)
@@ -157,6 +177,15 @@ _stw_mcp_connection_send_notification (StwMcpConnection *self,
   send_related_notification (self, NULL, method, params);
 }
 
+void
+_stw_mcp_connection_send_related_notification (StwMcpConnection *self,
+                                               const char       *request_key,
+                                               const char       *method,
+                                               JsonObject       *params)
+{
+  send_related_notification (self, request_key, method, params);
+}
+
 /* --- state --------------------------------------------------------------- */
 
 gboolean
@@ -240,7 +269,8 @@ gboolean
 _stw_mcp_connection_has_call (StwMcpConnection *self,
                               const char       *key)
 {
-  return g_hash_table_contains (self->calls, key);
+  /* A listen's id is in use for as long as it is open. */
+  return g_hash_table_contains (self->calls, key) || g_hash_table_contains (self->listens, key);
 }
 
 guint
@@ -345,6 +375,68 @@ _stw_mcp_connection_cancel_call (StwMcpConnection *self,
 
   if (call != NULL)
     g_cancellable_cancel (call->cancellable);
+  /* A cancelled listen ends without a response, like any cancelled
+   * request. */
+  else
+    g_hash_table_remove (self->listens, key);
+}
+
+/* --- subscriptions/listen ------------------------------------------------ */
+
+void
+_stw_mcp_connection_add_listen (StwMcpConnection   *self,
+                                const char         *key,
+                                JsonNode           *id,
+                                StwMcpListenFlags   flags,
+                                const char * const *uris)
+{
+  Listen *listen;
+
+  g_return_if_fail (!_stw_mcp_connection_has_call (self, key));
+
+  listen = g_new0 (Listen, 1);
+  listen->key = g_strdup (key);
+  listen->id = json_node_copy (id);
+  listen->flags = flags;
+  listen->uris = g_strdupv ((char **) uris);
+  g_hash_table_insert (self->listens, listen->key, listen);
+}
+
+guint
+_stw_mcp_connection_get_n_listens (StwMcpConnection *self)
+{
+  return self->serve_task != NULL ? g_hash_table_size (self->listens) : 0;
+}
+
+void
+_stw_mcp_connection_notify_listens (StwMcpConnection  *self,
+                                    const char        *method,
+                                    StwMcpListenFlags  flag,
+                                    const char        *uri)
+{
+  GHashTableIter iter;
+  gpointer value;
+
+  if (self->serve_task == NULL)
+    return;
+  g_hash_table_iter_init (&iter, self->listens);
+  while (g_hash_table_iter_next (&iter, NULL, &value))
+    {
+      Listen *listen = value;
+      JsonObject *params;
+      JsonObject *meta;
+
+      if (uri != NULL ? listen->uris == NULL || !g_strv_contains ((const char * const *) listen->uris, uri)
+                      : (listen->flags & flag) == 0)
+        continue;
+      params = json_object_new ();
+      meta = json_object_new ();
+      json_object_set_member (meta, "io.modelcontextprotocol/subscriptionId", json_node_copy (listen->id));
+      json_object_set_object_member (params, "_meta", meta);
+      if (uri != NULL)
+        json_object_set_string_member (params, "uri", uri);
+      send_related_notification (self, listen->key, method, params);
+    }
 }
 
 /* --- input --------------------------------------------------------------- */
@@ -517,6 +609,7 @@ finish_serving (StwMcpConnection *self,
   while (g_hash_table_iter_next (&iter, NULL, &value))
     g_cancellable_cancel (((Call *) value)->cancellable);
   g_hash_table_remove_all (self->calls);
+  g_hash_table_remove_all (self->listens);
 
   if (error != NULL)
     g_task_return_error (task, error);
@@ -590,6 +683,8 @@ stw_mcp_connection_dispose (GObject *object)
 
   if (self->calls != NULL)
     g_hash_table_remove_all (self->calls);
+  if (self->listens != NULL)
+    g_hash_table_remove_all (self->listens);
   if (self->framing != NULL)
     _stw_mcp_framing_stop (self->framing);
 
@@ -603,6 +698,7 @@ stw_mcp_connection_finalize (GObject *object)
 
   g_clear_object (&self->framing);
   g_clear_pointer (&self->calls, g_hash_table_unref);
+  g_clear_pointer (&self->listens, g_hash_table_unref);
   g_clear_pointer (&self->protocol_version, g_free);
   g_clear_pointer (&self->owner, g_free);
 
@@ -622,6 +718,7 @@ static void
 stw_mcp_connection_init (StwMcpConnection *self)
 {
   self->calls = g_hash_table_new_full (g_str_hash, g_str_equal, NULL, call_free);
+  self->listens = g_hash_table_new_full (g_str_hash, g_str_equal, NULL, listen_free);
   self->log_threshold = 1;  /* info, once the client asks */
 }
 

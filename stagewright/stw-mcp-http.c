@@ -887,7 +887,7 @@ string_member (JsonObject *object,
 
 static const char * const stateless_methods[] = {
   "server/discover", "tools/list", "tools/call", "resources/list", "resources/read",
-  "resources/templates/list", NULL
+  "resources/templates/list", "subscriptions/listen", NULL
 };
 
 /* Each stateless request is a connection of its own, for as long as its

@@ -41,6 +41,8 @@ void              _stw_mcp_server_set_share_apps    (StwMcpServer        *self,
                                                      gboolean             share);
 void              _stw_mcp_server_set_stdio_accepts_modern (StwMcpServer  *self,
                                                             gboolean       accepts);
+/* subscriptions/listen open on every connection (for tests). */
+guint             _stw_mcp_server_get_n_listens     (StwMcpServer        *self);
 /* The protocol versions served, newest first. */
 gboolean          _stw_mcp_server_supports_version  (const char          *version);
 

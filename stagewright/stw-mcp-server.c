@@ -18,9 +18,12 @@
 /**
  * StwMcpServer:
  *
- * Serves MCP 2025-11-25 (and 2025-06-18, 2025-03-26) as newline-delimited
- * JSON-RPC 2.0 over a pair of streams — stdin and stdout for the
- * `stagewright` program, pipe pairs in tests. Everything is asynchronous
+ * Serves MCP as newline-delimited JSON-RPC 2.0 over a pair of streams —
+ * stdin and stdout for the `stagewright` program, pipe pairs in tests — in
+ * both protocol eras: 2025-11-25 (and 2025-06-18, 2025-03-26) for a client
+ * that sends `initialize`, and the stateless 2026-07-28 for one whose
+ * requests name that version in their `_meta` (`server/discover`,
+ * `subscriptions/listen`, `resultType`). Everything is asynchronous
  * on the thread-default main context: several tool calls can be in flight,
  * answers go out in completion order, `notifications/cancelled` cancels
  * the running call, and the output stream carries protocol frames only.
@@ -53,6 +56,12 @@ static const char * const supported_versions[] = {
 #define MODERN_VERSION "2026-07-28"
 #define META_VERSION "io.modelcontextprotocol/protocolVersion"
 #define META_SERVER_INFO "io.modelcontextprotocol/serverInfo"
+#define META_CLIENT_CAPABILITIES "io.modelcontextprotocol/clientCapabilities"
+#define META_SUBSCRIPTION_ID "io.modelcontextprotocol/subscriptionId"
+/* subscriptions/listen open at once on one connection (stdio: the whole
+ * client; HTTP: each listen is a request of its own, bounded there). */
+#define MAX_LISTENS 32
+#define MAX_LISTEN_URIS 64
 /* How long a client may keep a list (tools, resources, discovery). */
 #define CACHE_TTL_MS 60000
 
@@ -74,6 +83,8 @@ typedef struct
   const char *resource;   /* GResource path, or NULL for generated */
 } ResourceDoc;
 
+#define PROFILE_URI "stagewright://manifest/profile"
+
 static const ResourceDoc resource_docs[] = {
   { "stagewright://docs/quickstart", "quickstart", "Quick start",
     "How to drive an app: launch, snapshot, act, expect, stop.",
@@ -84,7 +95,7 @@ static const ResourceDoc resource_docs[] = {
   { "stagewright://docs/security", "security", "Security",
     "The eval policy, path confinement and what the server refuses.",
     "/org/stagewright/core/docs/security.md" },
-  { "stagewright://manifest/profile", "profile", "Active tool profile",
+  { PROFILE_URI, "profile", "Active tool profile",
     "The active tool profile, eval policy and visible tools.",
     NULL },
 };
@@ -174,14 +185,17 @@ stw_mcp_server_send_log (StwMcpServer *self,
 
 /* --- tools/list_changed -------------------------------------------------- */
 
+/* Someone to tell: an initialized 2025 client, or an open listen. */
 static gboolean
-any_ready (StwMcpServer *self)
+any_listener (StwMcpServer *self)
 {
-  if (self->connection != NULL && _stw_mcp_connection_is_ready (self->connection))
-    return TRUE;
-  for (guint i = 0; i < self->connections->len; i++)
-    if (_stw_mcp_connection_is_ready (g_ptr_array_index (self->connections, i)))
-      return TRUE;
+  for (guint i = 0; i <= self->connections->len; i++)
+    {
+      StwMcpConnection *conn = i == 0 ? self->connection : g_ptr_array_index (self->connections, i - 1);
+
+      if (conn != NULL && (_stw_mcp_connection_is_ready (conn) || _stw_mcp_connection_get_n_listens (conn) > 0))
+        return TRUE;
+    }
   return FALSE;
 }
 
@@ -189,14 +203,29 @@ static gboolean
 on_list_changed_idle (gpointer user_data)
 {
   StwMcpServer *self = user_data;
+  g_autoptr(GPtrArray) conns = g_ptr_array_new_with_free_func (g_object_unref);
 
   g_clear_pointer (&self->list_changed_source, g_source_unref);
-  if (self->connection != NULL && _stw_mcp_connection_is_ready (self->connection))
-    _stw_mcp_connection_send_notification (self->connection, "notifications/tools/list_changed", NULL);
+  /* Sending may end a connection (a client gone): hold them meanwhile. */
+  if (self->connection != NULL)
+    g_ptr_array_add (conns, g_object_ref (self->connection));
   for (guint i = 0; i < self->connections->len; i++)
-    if (_stw_mcp_connection_is_ready (g_ptr_array_index (self->connections, i)))
-      _stw_mcp_connection_send_notification (g_ptr_array_index (self->connections, i),
-                                             "notifications/tools/list_changed", NULL);
+    g_ptr_array_add (conns, g_object_ref (g_ptr_array_index (self->connections, i)));
+
+  for (guint i = 0; i < conns->len; i++)
+    {
+      StwMcpConnection *conn = g_ptr_array_index (conns, i);
+
+      /* 2025-11-25: unsolicited, once initialized. */
+      if (_stw_mcp_connection_is_ready (conn))
+        _stw_mcp_connection_send_notification (conn, "notifications/tools/list_changed", NULL);
+      /* 2026-07-28: on the listens that asked. The profile manifest
+       * lists the visible tools, so it changed too. */
+      _stw_mcp_connection_notify_listens (conn, "notifications/tools/list_changed",
+                                          STW_MCP_LISTEN_TOOLS_LIST_CHANGED, NULL);
+      _stw_mcp_connection_notify_listens (conn, "notifications/resources/updated",
+                                          STW_MCP_LISTEN_NONE, PROFILE_URI);
+    }
   return G_SOURCE_REMOVE;
 }
 
@@ -206,7 +235,7 @@ on_tools_changed (StwDispatcher *dispatcher,
                   StwMcpServer  *self)
 {
   /* Coalesced: a plugin adding ten tools is one notification. */
-  if (self->list_changed_source != NULL || !any_ready (self))
+  if (self->list_changed_source != NULL || !any_listener (self))
     return;
   self->list_changed_source = g_idle_source_new ();
   g_source_set_callback (self->list_changed_source, on_list_changed_idle, self, NULL);
@@ -422,14 +451,21 @@ handle_discover (StwMcpServer     *self,
   JsonObject *result = json_object_new ();
   JsonArray *versions = json_array_new ();
   JsonObject *capabilities = json_object_new ();
+  JsonObject *tools;
+  JsonObject *resources;
   g_autofree char *instructions = load_resource_text ("/org/stagewright/core/instructions.txt");
 
   for (guint i = 0; discover_versions[i] != NULL; i++)
     json_array_add_string_element (versions, discover_versions[i]);
   json_object_set_array_member (result, "supportedVersions", versions);
-  /* No subscriptions/listen yet: no listChanged to promise. */
-  json_object_set_object_member (capabilities, "tools", json_object_new ());
-  json_object_set_object_member (capabilities, "resources", json_object_new ());
+  /* What subscriptions/listen delivers: the tool list changing, and a
+   * resource updated (the profile manifest, when the tools change). */
+  tools = json_object_new ();
+  json_object_set_boolean_member (tools, "listChanged", TRUE);
+  json_object_set_object_member (capabilities, "tools", tools);
+  resources = json_object_new ();
+  json_object_set_boolean_member (resources, "subscribe", TRUE);
+  json_object_set_object_member (capabilities, "resources", resources);
   json_object_set_object_member (result, "capabilities", capabilities);
   json_object_set_string_member (result, "instructions", instructions);
   /* Discovery answers in the 2026-07-28 shape whoever asks. */
@@ -869,6 +905,129 @@ has_cursor (JsonObject *params)
   return cursor != NULL && !JSON_NODE_HOLDS_NULL (cursor);
 }
 
+/* --- subscriptions/listen (2026-07-28) ---------------------------------- */
+
+static gboolean
+is_resource_uri (const char *uri)
+{
+  for (guint i = 0; i < G_N_ELEMENTS (resource_docs); i++)
+    if (g_str_equal (resource_docs[i].uri, uri))
+      return TRUE;
+  return FALSE;
+}
+
+/* A listen stays open: it is acknowledged with the part of its filter we
+ * honor, then carries those notifications, each tagged with its id, until
+ * the client cancels it (on stdio notifications/cancelled, over HTTP by
+ * closing the stream) or serving ends. */
+static void
+handle_listen (StwMcpServer     *self,
+               StwMcpConnection *conn,
+               JsonNode         *id,
+               const char       *key,
+               JsonObject       *params)
+{
+  static const char * const flags_known[] = {
+    "toolsListChanged", "resourcesListChanged", "promptsListChanged", NULL
+  };
+  JsonNode *filter_node = params ? json_object_get_member (params, "notifications") : NULL;
+  JsonNode *uris_node;
+  JsonObject *filter;
+  JsonObject *honored;
+  JsonObject *ack;
+  JsonObject *meta;
+  g_autoptr(GPtrArray) uris = g_ptr_array_new ();
+  StwMcpListenFlags flags = STW_MCP_LISTEN_NONE;
+
+  if (filter_node == NULL || !JSON_NODE_HOLDS_OBJECT (filter_node))
+    {
+      _stw_mcp_connection_send_error (conn, id, STW_RPC_INVALID_PARAMS,
+                                      "subscriptions/listen needs a “notifications” object", NULL);
+      return;
+    }
+  filter = json_node_get_object (filter_node);
+
+  for (guint i = 0; flags_known[i] != NULL; i++)
+    {
+      JsonNode *node = json_object_get_member (filter, flags_known[i]);
+
+      if (node != NULL && !(JSON_NODE_HOLDS_VALUE (node) && json_node_get_value_type (node) == G_TYPE_BOOLEAN))
+        {
+          g_autofree char *text = g_strdup_printf ("subscriptions/listen: “%s” must be a boolean", flags_known[i]);
+
+          _stw_mcp_connection_send_error (conn, id, STW_RPC_INVALID_PARAMS, text, NULL);
+          return;
+        }
+    }
+
+  uris_node = json_object_get_member (filter, "resourceSubscriptions");
+  if (uris_node != NULL)
+    {
+      JsonArray *array = JSON_NODE_HOLDS_ARRAY (uris_node) ? json_node_get_array (uris_node) : NULL;
+
+      if (array != NULL && json_array_get_length (array) > MAX_LISTEN_URIS)
+        array = NULL;
+      for (guint i = 0; array != NULL && i < json_array_get_length (array); i++)
+        {
+          JsonNode *element = json_array_get_element (array, i);
+
+          if (!JSON_NODE_HOLDS_VALUE (element) || json_node_get_value_type (element) != G_TYPE_STRING)
+            array = NULL;
+        }
+      if (array == NULL)
+        {
+          g_autofree char *text = g_strdup_printf ("subscriptions/listen: “resourceSubscriptions” must be "
+                                                   "an array of at most %d URIs", MAX_LISTEN_URIS);
+
+          _stw_mcp_connection_send_error (conn, id, STW_RPC_INVALID_PARAMS, text, NULL);
+          return;
+        }
+      /* Only resources we have can be updated; the others are left out of
+       * the acknowledgement. */
+      for (guint i = 0; i < json_array_get_length (array); i++)
+        {
+          const char *uri = json_array_get_string_element (array, i);
+
+          if (is_resource_uri (uri) && !g_ptr_array_find_with_equal_func (uris, uri, g_str_equal, NULL))
+            g_ptr_array_add (uris, (gpointer) uri);
+        }
+    }
+
+  if (_stw_mcp_connection_get_n_listens (conn) >= MAX_LISTENS)
+    {
+      _stw_mcp_connection_send_error (conn, id, STW_RPC_INTERNAL_ERROR,
+                                      "Too many subscriptions open; cancel one first", NULL);
+      return;
+    }
+
+  /* The resource list and its URIs never change, and there are no prompts:
+   * only these two are honored. */
+  honored = json_object_new ();
+  if (json_object_has_member (filter, "toolsListChanged") &&
+      json_object_get_boolean_member (filter, "toolsListChanged"))
+    {
+      flags |= STW_MCP_LISTEN_TOOLS_LIST_CHANGED;
+      json_object_set_boolean_member (honored, "toolsListChanged", TRUE);
+    }
+  if (uris->len > 0)
+    {
+      JsonArray *honored_uris = json_array_new ();
+
+      for (guint i = 0; i < uris->len; i++)
+        json_array_add_string_element (honored_uris, g_ptr_array_index (uris, i));
+      json_object_set_array_member (honored, "resourceSubscriptions", honored_uris);
+    }
+  g_ptr_array_add (uris, NULL);
+  _stw_mcp_connection_add_listen (conn, key, id, flags, (const char * const *) uris->pdata);
+
+  ack = json_object_new ();
+  meta = json_object_new ();
+  json_object_set_member (meta, META_SUBSCRIPTION_ID, json_node_copy (id));
+  json_object_set_object_member (ack, "_meta", meta);
+  json_object_set_object_member (ack, "notifications", honored);
+  _stw_mcp_connection_send_related_notification (conn, key, "notifications/subscriptions/acknowledged", ack);
+}
+
 /* --- one line ------------------------------------------------------------ */
 
 static gboolean
@@ -958,16 +1117,38 @@ _stw_mcp_server_handle_message (StwMcpServer     *self,
     }
 
   /* A request that names its version in _meta is of the stateless era
-   * (2026-07-28): served without initialize, answered in its shape. */
+   * (2026-07-28): served without initialize, answered in its shape. The
+   * era's own methods need that _meta. */
   {
     JsonNode *meta_node = params ? json_object_get_member (params, "_meta") : NULL;
     JsonObject *meta = meta_node != NULL && JSON_NODE_HOLDS_OBJECT (meta_node)
                        ? json_node_get_object (meta_node) : NULL;
     JsonNode *requested = meta ? json_object_get_member (meta, META_VERSION) : NULL;
+    gboolean modern_method = g_str_equal (method, "server/discover") ||
+                             g_str_equal (method, "subscriptions/listen");
 
+    if (requested == NULL && modern_method && _stw_mcp_connection_get_accepts_modern (conn))
+      {
+        /* An initialized client is of 2025-11-25, which has no such
+         * method; any other has left out what every request carries. */
+        if (_stw_mcp_connection_is_initialized (conn))
+          {
+            JsonObject *data = json_object_new ();
+
+            json_object_set_string_member (data, "method", method);
+            _stw_mcp_connection_send_error (conn, id, STW_RPC_METHOD_NOT_FOUND, "Method not found", data);
+            return;
+          }
+        _stw_mcp_connection_send_error (conn, id, STW_RPC_INVALID_PARAMS,
+                                        meta == NULL ? "Invalid params: _meta is required"
+                                        : "Invalid params: _meta io.modelcontextprotocol/protocolVersion is required",
+                                        NULL);
+        return;
+      }
     if (requested != NULL && _stw_mcp_connection_get_accepts_modern (conn))
       {
         const char *version = params_string (meta, META_VERSION);
+        JsonNode *capabilities = json_object_get_member (meta, META_CLIENT_CAPABILITIES);
 
         if (version == NULL || !g_strv_contains (discover_versions, version))
           {
@@ -983,6 +1164,15 @@ _stw_mcp_server_handle_message (StwMcpServer     *self,
               json_object_set_null_member (data, "requested");
             _stw_mcp_connection_send_error (conn, id, STW_RPC_UNSUPPORTED_PROTOCOL_VERSION,
                                             "Unsupported protocol version", data);
+            return;
+          }
+        /* Every request says what its client can do (2026-07-28). */
+        if (g_str_equal (version, MODERN_VERSION) &&
+            (capabilities == NULL || !JSON_NODE_HOLDS_OBJECT (capabilities)))
+          {
+            _stw_mcp_connection_send_error (conn, id, STW_RPC_INVALID_PARAMS,
+                                            "Invalid params: _meta io.modelcontextprotocol/clientCapabilities is required",
+                                            NULL);
             return;
           }
         self->modern = g_str_equal (version, MODERN_VERSION);
@@ -1028,6 +1218,8 @@ _stw_mcp_server_handle_message (StwMcpServer     *self,
     }
   else if (g_str_equal (method, "logging/setLevel"))
     handle_set_level (self, conn, id, params);
+  else if (g_str_equal (method, "subscriptions/listen") && self->modern)
+    handle_listen (self, conn, id, key, params);
   else
     {
       JsonObject *data = json_object_new ();
@@ -1160,6 +1352,9 @@ static void
 stw_mcp_server_init (StwMcpServer *self)
 {
   self->page_size = DEFAULT_PAGE_SIZE;
+  /* Stdio speaks both eras too: initialize gets 2025-11-25, a request with
+   * 2026-07-28 in its _meta (server/discover first) that era. */
+  self->stdio_modern = TRUE;
   self->connections = g_ptr_array_new_with_free_func (g_object_unref);
   self->app_owners = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_free);
 }
@@ -1360,8 +1555,9 @@ _stw_mcp_server_set_share_apps (StwMcpServer *self,
   self->share_apps = share;
 }
 
-/* Stdio answers server/discover with -32601 and ignores _meta versions
- * until this is set (hosts probe with it and fall back to initialize). */
+/* Stdio serves the 2026-07-28 era unless this is unset: then
+ * server/discover gets -32601 and _meta versions are ignored, as a
+ * 2025-11-25-only server would answer. */
 void
 _stw_mcp_server_set_stdio_accepts_modern (StwMcpServer *self,
                                           gboolean      accepts)
@@ -1371,6 +1567,23 @@ _stw_mcp_server_set_stdio_accepts_modern (StwMcpServer *self,
   self->stdio_modern = accepts;
   if (self->connection != NULL)
     _stw_mcp_connection_set_accepts_modern (self->connection, accepts);
+}
+
+guint
+_stw_mcp_server_get_n_listens (StwMcpServer *self)
+{
+  guint n = 0;
+
+  g_return_val_if_fail (STW_IS_MCP_SERVER (self), 0);
+
+  for (guint i = 0; i <= self->connections->len; i++)
+    {
+      StwMcpConnection *conn = i == 0 ? self->connection : g_ptr_array_index (self->connections, i - 1);
+
+      if (conn != NULL)
+        n += _stw_mcp_connection_get_n_listens (conn);
+    }
+  return n;
 }
 
 gboolean

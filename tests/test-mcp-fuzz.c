@@ -302,6 +302,7 @@ static const char * const methods[] = {
   "server/discover", "notifications/cancelled", "notifications/initialized",
   "notifications/progress", "completion/complete", "prompts/list", "tasks/get",
   "resources/subscribe", "", "tools/", "TOOLS/LIST", "ping ", "tools/call\\u0000x",
+  "subscriptions/listen", "subscriptions/listen",
 };
 
 static const char * const tool_names[] = {
@@ -414,6 +415,34 @@ append_params (Fuzz       *fuzz,
       append_value (fuzz, out, 3);
       g_string_append_c (out, '}');
     }
+  else if (g_str_equal (method, "subscriptions/listen"))
+    {
+      static const char * const flags[] = { "toolsListChanged", "resourcesListChanged", "promptsListChanged" };
+
+      g_string_append (out, "{\"notifications\":{");
+      for (guint i = 0; i < G_N_ELEMENTS (flags); i++)
+        {
+          g_string_append_printf (out, "\"%s\":", flags[i]);
+          if (chance (fuzz, 80))
+            g_string_append (out, chance (fuzz, 50) ? "true" : "false");
+          else
+            append_value (fuzz, out, 3);
+          g_string_append_c (out, ',');
+        }
+      g_string_append (out, "\"resourceSubscriptions\":");
+      if (chance (fuzz, 80))
+        g_string_append_printf (out, "[\"%s\",\"%s\"]", PICK (fuzz, uris), PICK (fuzz, uris));
+      else
+        append_value (fuzz, out, 2);
+      g_string_append (out, "}");
+      /* Mostly of its era; sometimes not, or half. */
+      if (chance (fuzz, 80))
+        g_string_append (out, ",\"_meta\":{\"io.modelcontextprotocol/protocolVersion\":\"2026-07-28\","
+                              "\"io.modelcontextprotocol/clientCapabilities\":{}}");
+      else if (chance (fuzz, 50))
+        g_string_append (out, ",\"_meta\":{\"io.modelcontextprotocol/protocolVersion\":\"2026-07-28\"}");
+      g_string_append_c (out, '}');
+    }
   else if (g_str_equal (method, "logging/setLevel"))
     g_string_append_printf (out, "{\"level\":\"%s\"}", PICK (fuzz, levels));
   else if (g_str_equal (method, "resources/read"))
@@ -458,7 +487,8 @@ append_message (Fuzz    *fuzz,
   if (kind > 4)
     {
       g_string_append (out, ",\"id\":");
-      append_id (fuzz, out, g_str_equal (method, "tools/call"));
+      /* Remembered for notifications/cancelled. */
+      append_id (fuzz, out, g_str_equal (method, "tools/call") || g_str_equal (method, "subscriptions/listen"));
     }
   g_string_append (out, ",\"method\":");
   if (chance (fuzz, 95))

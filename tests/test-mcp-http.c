@@ -2095,12 +2095,154 @@ test_stateless_close_cancels (Fixture       *f,
   g_assert_true (cancelled);
 }
 
+/* subscriptions/listen: a POST whose stream stays open. */
+static Reader *
+listen_open (Fixture    *f,
+             const char *body)
+{
+  Reader *reader = g_new0 (Reader, 1);
+  SoupMessageHeaders *headers;
+  g_autoptr(GBytes) bytes = g_bytes_new (body, strlen (body));
+
+  reader->received = g_string_new (NULL);
+  reader->cancellable = g_cancellable_new ();
+  reader->msg = soup_message_new ("POST", f->url);
+  headers = soup_message_get_request_headers (reader->msg);
+  soup_message_headers_replace (headers, "Accept", "application/json, text/event-stream");
+  soup_message_headers_replace (headers, "MCP-Protocol-Version", "2026-07-28");
+  soup_message_headers_replace (headers, "Mcp-Method", "subscriptions/listen");
+  soup_message_set_request_body_from_bytes (reader->msg, "application/json", bytes);
+  soup_session_send_async (f->session, reader->msg, G_PRIORITY_DEFAULT, reader->cancellable,
+                           on_reader_sent, reader);
+  g_assert_true (wait_for (f, &reader->sent, STW_TEST_TIMEOUT_MS));
+  return reader;
+}
+
+/* The JSON-RPC messages a listen's stream carried (priming events left
+ * out), each a notification tagged with @subscription_id. */
+static GPtrArray *
+listen_messages (Reader     *reader,
+                 const char *subscription_id)
+{
+  g_autoptr(GPtrArray) events = sse_parse (reader->received->str);
+  GPtrArray *messages = g_ptr_array_new_with_free_func ((GDestroyNotify) json_object_unref);
+
+  for (guint i = 0; i < events->len; i++)
+    {
+      SseEvent *event = g_ptr_array_index (events, i);
+      JsonObject *message;
+      JsonObject *meta;
+      g_autofree char *tag = NULL;
+
+      if (event->data[0] == '\0')
+        continue;
+      message = stw_test_json_object_from (event->data);
+      g_assert_false (json_object_has_member (message, "id"));
+      meta = json_object_get_object_member (json_object_get_object_member (message, "params"), "_meta");
+      tag = stw_test_to_json (json_object_get_member (meta, "io.modelcontextprotocol/subscriptionId"));
+      g_assert_cmpstr (tag, ==, subscription_id);
+      g_ptr_array_add (messages, message);
+    }
+  return messages;
+}
+
+static const char *
+message_method (GPtrArray *messages,
+                guint      index)
+{
+  return json_object_get_string_member (g_ptr_array_index (messages, index), "method");
+}
+
+/* subscriptions/listen (2026-07-28): the POST's stream stays open, is
+ * acknowledged first, carries what its filter asked for and nothing
+ * else; closing it ends the subscription. A 2025 session has no such
+ * method. */
+static void
+test_stateless_listen (Fixture       *f,
+                       gconstpointer  data)
+{
+  StwDispatcher *dispatcher = stw_test_client_get_dispatcher (f->client);
+  g_autoptr(Reader) tools = listen_open (f, "{\"jsonrpc\":\"2.0\",\"id\":\"sub\",\"method\":\"subscriptions/listen\","
+                                         "\"params\":{\"notifications\":{\"toolsListChanged\":true,"
+                                         "\"resourceSubscriptions\":[\"stagewright://manifest/profile\"]},"
+                                         MODERN_META "}}");
+  g_autoptr(Reader) prompts = listen_open (f, "{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"subscriptions/listen\","
+                                           "\"params\":{\"notifications\":{\"promptsListChanged\":true},"
+                                           MODERN_META "}}");
+  g_autoptr(GPtrArray) messages = NULL;
+  g_autoptr(StwTool) echo = stw_test_tool_new_echo ("extra_http_listen");
+  g_autoptr(StwTool) echo_two = stw_test_tool_new_echo ("extra_http_listen_two");
+  g_autoptr(GError) error = NULL;
+
+  g_assert_true (reader_wait (f, tools, "notifications/subscriptions/acknowledged"));
+  g_assert_true (reader_wait (f, prompts, "notifications/subscriptions/acknowledged"));
+  g_assert_cmpuint (soup_message_get_status (tools->msg), ==, 200);
+  g_assert_true (g_str_has_prefix (soup_message_headers_get_one (soup_message_get_response_headers (tools->msg),
+                                                                 "Content-Type"), "text/event-stream"));
+
+  stw_dispatcher_add_tool (dispatcher, echo, &error);
+  g_assert_no_error (error);
+  g_assert_true (reader_wait (f, tools, "notifications/resources/updated"));
+  g_assert_true (reader_wait (f, tools, "notifications/tools/list_changed"));
+  iterate_for (f, 50);
+
+  messages = listen_messages (tools, "\"sub\"");
+  g_assert_cmpuint (messages->len, ==, 3);
+  g_assert_cmpstr (message_method (messages, 0), ==, "notifications/subscriptions/acknowledged");
+  g_assert_cmpstr (json_object_get_string_member (json_object_get_object_member (g_ptr_array_index (messages, 2),
+                                                                                 "params"), "uri"),
+                   ==, "stagewright://manifest/profile");
+  g_clear_pointer (&messages, g_ptr_array_unref);
+  /* Only its acknowledgement, with nothing honored. */
+  messages = listen_messages (prompts, "2");
+  g_assert_cmpuint (messages->len, ==, 1);
+  stw_test_assert_json_equal (json_object_get_member (json_object_get_object_member (g_ptr_array_index (messages, 0),
+                                                                                     "params"), "notifications"),
+                              "{}");
+  g_assert_false (tools->closed);
+  g_assert_false (prompts->closed);
+
+  /* Closing its stream ends the subscription; the other stays. */
+  g_assert_cmpuint (_stw_mcp_server_get_n_listens (stw_test_client_get_server (f->client)), ==, 2);
+  reader_cut (f, tools);
+  for (guint i = 0; i < 200 && _stw_mcp_server_get_n_listens (stw_test_client_get_server (f->client)) > 1; i++)
+    iterate_for (f, 10);
+  g_assert_cmpuint (_stw_mcp_server_get_n_listens (stw_test_client_get_server (f->client)), ==, 1);
+  stw_dispatcher_add_tool (dispatcher, echo_two, &error);
+  g_assert_no_error (error);
+  iterate_for (f, 100);
+  g_assert_false (prompts->closed);
+  g_clear_pointer (&messages, g_ptr_array_unref);
+  messages = listen_messages (prompts, "2");
+  g_assert_cmpuint (messages->len, ==, 1);
+
+  /* Its _meta is checked like any other request's. */
+  {
+    g_autoptr(Reply) reply = modern (f, "subscriptions/listen", NULL,
+                                     "{\"jsonrpc\":\"2.0\",\"id\":3,\"method\":\"subscriptions/listen\","
+                                     "\"params\":{\"notifications\":{},\"_meta\":{"
+                                     "\"io.modelcontextprotocol/protocolVersion\":\"2026-07-28\"}}}", NULL);
+    g_autoptr(JsonObject) body = NULL;
+
+    g_assert_cmpuint (reply->status, ==, 400);
+    body = reply_json (reply);
+    stw_test_assert_error (body, "3", -32602);
+  }
+  /* A 2025-11-25 session: no such method. */
+  {
+    g_autofree char *session = initialize (f);
+    g_autoptr(JsonObject) body = call (f, session, "{\"jsonrpc\":\"2.0\",\"id\":4,\"method\":\"subscriptions/listen\","
+                                       "\"params\":{\"notifications\":{\"toolsListChanged\":true}}}");
+
+    stw_test_assert_error (body, "4", -32601);
+  }
+}
+
 /* Over stdio too: discovery and stateless calls need no initialize. */
 static void
 test_stdio_stateless (void)
 {
   StwTestClient *client = stw_test_client_new ();
-  g_autoptr(JsonObject) refused = stw_test_client_call (client, "server/discover", "{" MODERN_META "}");
   g_autoptr(JsonObject) discover = NULL;
   g_autoptr(JsonObject) legacy_discover = NULL;
   g_autoptr(JsonObject) status = NULL;
@@ -2108,10 +2250,7 @@ test_stdio_stateless (void)
   g_autoptr(JsonObject) ping = NULL;
   JsonObject *result;
 
-  /* Off by default on stdio: hosts probe with discover, then initialize. */
-  g_assert_cmpint (json_object_get_int_member (json_object_get_object_member (refused, "error"), "code"),
-                   ==, -32601);
-  _stw_mcp_server_set_stdio_accepts_modern (stw_test_client_get_server (client), TRUE);
+  /* On by default on stdio too (tests/test-mcp-server.c has the rest). */
   discover = stw_test_client_call (client, "server/discover", "{" MODERN_META "}");
   legacy_discover = stw_test_client_call (client, "server/discover", NULL);
   status = stw_test_client_call (client, "tools/call",
@@ -2121,7 +2260,9 @@ test_stdio_stateless (void)
 
   result = json_object_get_object_member (discover, "result");
   assert_modern_result (result, TRUE);
-  assert_modern_result (json_object_get_object_member (legacy_discover, "result"), TRUE);
+  /* Discovery without _meta says what it lacks, as over HTTP. */
+  g_assert_cmpint (json_object_get_int_member (json_object_get_object_member (legacy_discover, "error"), "code"),
+                   ==, -32602);
   result = json_object_get_object_member (status, "result");
   assert_modern_result (result, FALSE);
   g_assert_false (json_object_get_boolean_member (result, "isError"));
@@ -2262,6 +2403,7 @@ main (int   argc,
   ADD ("stateless-refusals", test_stateless_refusals, NULL);
   ADD ("stateless-meta", test_stateless_meta, NULL);
   ADD ("stateless-close-cancels", test_stateless_close_cancels, NULL);
+  ADD ("stateless-listen", test_stateless_listen, NULL);
   g_test_add_func ("/mcp-http/stdio-stateless", test_stdio_stateless);
 
   return g_test_run ();

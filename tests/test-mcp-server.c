@@ -19,6 +19,11 @@
 /* Mirrors DRAIN_GRACE_MS in stw-mcp-connection.c. */
 #define DRAIN_GRACE_MS 3000
 
+/* The _meta of a 2026-07-28 request. */
+#define MODERN_META "\"_meta\":{\"io.modelcontextprotocol/protocolVersion\":\"2026-07-28\"," \
+                    "\"io.modelcontextprotocol/clientInfo\":{\"name\":\"test\",\"version\":\"1\"}," \
+                    "\"io.modelcontextprotocol/clientCapabilities\":{}}"
+
 /* Helpers {{{1 */
 
 static StwMcpServer *log_forward_server;
@@ -270,12 +275,16 @@ test_initialize_required (void)
     g_assert_cmpuint (json_object_get_size (result), ==, 0);
   }
 
-  /* Clients of the next revision probe first (id 0); the answer is -32601
-   * and the connection stays up. */
-  expect_error (client,
-                "{\"jsonrpc\":\"2.0\",\"id\":0,\"method\":\"server/discover\",\"params\":{\"_meta\":"
-                "{\"io.modelcontextprotocol/protocolVersion\":\"2026-07-28\"}}}",
-                "0", -32601);
+  /* Clients of both revisions probe first (id 0): discovery answers in
+   * the 2026-07-28 shape, and a client that then initializes gets the
+   * 2025-11-25 session on the same connection. */
+  {
+    g_autoptr(JsonObject) result = stw_test_client_call_result (client, "server/discover", "{" MODERN_META "}");
+
+    g_assert_cmpstr (json_array_get_string_element (array_member (result, "supportedVersions"), 0),
+                     ==, "2026-07-28");
+    g_assert_cmpstr (string_member (result, "resultType"), ==, "complete");
+  }
 
   stw_test_client_initialize (client);
   {
@@ -2151,6 +2160,254 @@ test_program_stdout_unread (void)
 
 /* main {{{1 */
 
+/* Both eras over stdio {{{1 */
+
+/* A 2026-07-28 client needs no initialize; each request's _meta is held
+ * to that era's rules; methods the era removed are gone for it. */
+static void
+test_stdio_modern (void)
+{
+  g_autoptr(StwTestClient) client = stw_test_client_new ();
+
+  {
+    g_autoptr(JsonObject) result = stw_test_client_call_result (client, "server/discover", "{" MODERN_META "}");
+    JsonObject *capabilities = object_member (result, "capabilities");
+    JsonObject *meta = object_member (result, "_meta");
+
+    g_assert_cmpstr (json_array_get_string_element (array_member (result, "supportedVersions"), 0),
+                     ==, "2026-07-28");
+    /* What subscriptions/listen delivers. */
+    g_assert_true (boolean_member (object_member (capabilities, "tools"), "listChanged"));
+    g_assert_true (boolean_member (object_member (capabilities, "resources"), "subscribe"));
+    g_assert_false (json_object_has_member (capabilities, "logging"));
+    g_assert_cmpstr (string_member (object_member (meta, "io.modelcontextprotocol/serverInfo"), "name"),
+                     ==, "stagewright");
+    g_assert_cmpint (json_object_get_int_member (result, "ttlMs"), >, 0);
+    g_assert_cmpstr (string_member (result, "cacheScope"), ==, "public");
+  }
+  {
+    g_autoptr(JsonObject) result = stw_test_client_call_result (client, "tools/list", "{" MODERN_META "}");
+
+    g_assert_cmpuint (json_array_get_length (array_member (result, "tools")), >, 0);
+    g_assert_cmpstr (string_member (result, "resultType"), ==, "complete");
+    g_assert_true (json_object_has_member (result, "ttlMs"));
+  }
+  {
+    g_autoptr(JsonObject) result =
+      stw_test_client_call_result (client, "tools/call", "{\"name\":\"test_echo\",\"arguments\":{\"message\":\"hi\"}," MODERN_META "}");
+
+    g_assert_cmpstr (string_member (result, "resultType"), ==, "complete");
+    g_assert_false (boolean_member (result, "isError"));
+    /* A call's result is not a list: no caching hints. */
+    g_assert_false (json_object_has_member (result, "ttlMs"));
+  }
+
+  /* _meta that does not say who asks is invalid params. */
+  expect_call_error (client, "server/discover", NULL, -32602);
+  expect_call_error (client, "server/discover", "{}", -32602);
+  expect_call_error (client, "server/discover", "{\"_meta\":{}}", -32602);
+  expect_call_error (client, "tools/list",
+                     "{\"_meta\":{\"io.modelcontextprotocol/protocolVersion\":\"2026-07-28\"}}", -32602);
+  expect_call_error (client, "tools/list",
+                     "{\"_meta\":{\"io.modelcontextprotocol/protocolVersion\":\"2026-07-28\","
+                     "\"io.modelcontextprotocol/clientCapabilities\":[]}}", -32602);
+  expect_call_error (client, "subscriptions/listen", "{\"notifications\":{}}", -32602);
+  /* A version nobody speaks. */
+  {
+    g_autofree char *id = stw_test_client_send_request (client, "tools/list",
+                                                        "{\"_meta\":{\"io.modelcontextprotocol/protocolVersion\":\"1999-01-01\","
+                                                        "\"io.modelcontextprotocol/clientCapabilities\":{}}}");
+    g_autoptr(JsonObject) response = stw_test_client_wait_response (client, id);
+    JsonObject *error = stw_test_assert_error (response, id, -32022);
+
+    g_assert_cmpstr (string_member (object_member (error, "data"), "requested"), ==, "1999-01-01");
+  }
+  /* Gone in this era. */
+  expect_call_error (client, "ping", "{" MODERN_META "}", -32601);
+  expect_call_error (client, "initialize", "{" MODERN_META "}", -32601);
+  expect_call_error (client, "logging/setLevel", "{\"level\":\"debug\"," MODERN_META "}", -32601);
+  /* Not found is invalid params in this era. */
+  expect_call_error (client, "resources/read", "{\"uri\":\"stagewright://nothing\"," MODERN_META "}", -32602);
+
+  /* A request without _meta is of 2025-11-25: it needs initialize, and
+   * subscriptions/listen is not of that era. */
+  expect_call_error (client, "tools/list", NULL, -32600);
+  stw_test_client_initialize (client);
+  expect_call_error (client, "subscriptions/listen",
+                     "{\"notifications\":{},\"_meta\":{\"io.modelcontextprotocol/protocolVersion\":\"2025-11-25\"}}",
+                     -32601);
+  expect_call_error (client, "subscriptions/listen", "{\"notifications\":{}}", -32601);
+  expect_call_error (client, "server/discover", NULL, -32601);
+  /* Initialized or not, a request that names 2026-07-28 is of that era. */
+  {
+    g_autoptr(JsonObject) result = stw_test_client_call_result (client, "server/discover", "{" MODERN_META "}");
+
+    g_assert_cmpstr (string_member (result, "resultType"), ==, "complete");
+  }
+  {
+    g_autoptr(JsonObject) result = stw_test_client_call_result (client, "tools/list", NULL);
+
+    g_assert_false (json_object_has_member (result, "resultType"));
+    g_assert_false (json_object_has_member (result, "ttlMs"));
+  }
+}
+
+/* A server told to speak 2025-11-25 only over stdio answers discovery as
+ * a server of that era would. */
+static void
+test_stdio_modern_off (void)
+{
+  g_autoptr(StwTestClient) client = stw_test_client_new ();
+
+  _stw_mcp_server_set_stdio_accepts_modern (stw_test_client_get_server (client), FALSE);
+  expect_call_error (client, "server/discover", "{" MODERN_META "}", -32601);
+  expect_call_error (client, "subscriptions/listen", "{\"notifications\":{}," MODERN_META "}", -32601);
+  expect_call_error (client, "tools/list", "{" MODERN_META "}", -32600);
+}
+
+static void
+assert_subscription_id (JsonObject *notification,
+                        const char *id)
+{
+  JsonObject *params = object_member (notification, "params");
+
+  g_assert_cmpstr (string_member (object_member (params, "_meta"), "io.modelcontextprotocol/subscriptionId"),
+                   ==, id);
+}
+
+/* subscriptions/listen: acknowledged with what is honored, then the
+ * notifications it asked for, tagged; nothing it did not ask for; ended
+ * by notifications/cancelled. */
+static void
+test_stdio_listen (void)
+{
+  g_autoptr(StwTestClient) client = stw_test_client_new ();
+
+  stw_test_client_send_line (client,
+                             "{\"jsonrpc\":\"2.0\",\"id\":\"tools\",\"method\":\"subscriptions/listen\",\"params\":{"
+                             "\"notifications\":{\"toolsListChanged\":true,\"promptsListChanged\":true,"
+                             "\"resourcesListChanged\":true,\"resourceSubscriptions\":"
+                             "[\"stagewright://manifest/profile\",\"stagewright://nothing\",\"stagewright://manifest/profile\"]},"
+                             MODERN_META "}}");
+  {
+    g_autoptr(JsonObject) ack = stw_test_client_wait_notification (client, "notifications/subscriptions/acknowledged");
+
+    assert_subscription_id (ack, "tools");
+    /* No prompts, a fixed resource list, unknown URIs left out. */
+    stw_test_assert_json_equal (json_object_get_member (object_member (ack, "params"), "notifications"),
+                                "{\"toolsListChanged\":true,"
+                                "\"resourceSubscriptions\":[\"stagewright://manifest/profile\"]}");
+  }
+  stw_test_client_send_line (client,
+                             "{\"jsonrpc\":\"2.0\",\"id\":7000,\"method\":\"subscriptions/listen\",\"params\":{"
+                             "\"notifications\":{\"promptsListChanged\":true}," MODERN_META "}}");
+  {
+    g_autoptr(JsonObject) ack = stw_test_client_wait_notification (client, "notifications/subscriptions/acknowledged");
+    JsonObject *meta = object_member (object_member (ack, "params"), "_meta");
+
+    g_assert_cmpint (json_object_get_int_member (meta, "io.modelcontextprotocol/subscriptionId"), ==, 7000);
+    stw_test_assert_json_equal (json_object_get_member (object_member (ack, "params"), "notifications"), "{}");
+  }
+  /* The id of an open listen is in use. */
+  expect_call_error (client, "tools/list", NULL, -32600);
+  stw_test_client_send_line (client, "{\"jsonrpc\":\"2.0\",\"id\":7000,\"method\":\"tools/list\",\"params\":{" MODERN_META "}}");
+  {
+    g_autoptr(JsonObject) response = stw_test_client_wait_response (client, "7000");
+
+    stw_test_assert_error (response, "7000", -32600);
+  }
+
+  /* The tool list changes: the first listen hears it, once, and that the
+   * profile manifest changed with it; the second hears nothing, and the
+   * client, never initialized, gets nothing unsolicited. */
+  add_echo_tool (client, "extra_listen");
+  add_echo_tool (client, "extra_listen_two");
+  {
+    g_autoptr(JsonObject) changed = stw_test_client_wait_notification (client, "notifications/tools/list_changed");
+    g_autoptr(JsonObject) updated = stw_test_client_wait_notification (client, "notifications/resources/updated");
+    g_autoptr(GPtrArray) more = NULL;
+
+    assert_subscription_id (changed, "tools");
+    assert_subscription_id (updated, "tools");
+    g_assert_cmpstr (string_member (object_member (updated, "params"), "uri"), ==, "stagewright://manifest/profile");
+    stw_test_client_iterate (client, 50);
+    stw_test_client_flush (client);
+    more = stw_test_client_take_notifications (client, NULL);
+    g_assert_cmpuint (more->len, ==, 0);
+  }
+
+  /* Cancelled: no answer, nothing more, and its id is free again. */
+  g_assert_cmpuint (_stw_mcp_server_get_n_listens (stw_test_client_get_server (client)), ==, 2);
+  stw_test_client_send_line (client,
+                             "{\"jsonrpc\":\"2.0\",\"method\":\"notifications/cancelled\",\"params\":{\"requestId\":\"tools\"}}");
+  stw_test_client_flush (client);
+  g_assert_cmpuint (_stw_mcp_server_get_n_listens (stw_test_client_get_server (client)), ==, 1);
+  g_assert_true (stw_dispatcher_remove_tool (stw_test_client_get_dispatcher (client), "extra_listen"));
+  {
+    g_autoptr(GPtrArray) none = NULL;
+
+    stw_test_client_iterate (client, 50);
+    stw_test_client_flush (client);
+    none = stw_test_client_take_notifications (client, NULL);
+    g_assert_cmpuint (none->len, ==, 0);
+    g_assert_false (stw_test_client_has_response (client, "\"tools\""));
+  }
+  stw_test_client_send_line (client, "{\"jsonrpc\":\"2.0\",\"id\":\"tools\",\"method\":\"tools/list\",\"params\":{" MODERN_META "}}");
+  {
+    g_autoptr(JsonObject) response = stw_test_client_wait_response (client, "\"tools\"");
+
+    stw_test_assert_result (response, "\"tools\"");
+  }
+
+  /* Hostile filters. */
+  {
+    static const char * const filters[] = {
+      "null", "[]", "\"tools\"", "{\"toolsListChanged\":1}", "{\"toolsListChanged\":\"true\"}",
+      "{\"resourceSubscriptions\":\"stagewright://manifest/profile\"}", "{\"resourceSubscriptions\":[1]}",
+      "{\"resourceSubscriptions\":[null]}", "{\"promptsListChanged\":{}}",
+    };
+
+    for (guint i = 0; i < G_N_ELEMENTS (filters); i++)
+      {
+        g_autofree char *params = g_strdup_printf ("{\"notifications\":%s," MODERN_META "}", filters[i]);
+
+        expect_call_error (client, "subscriptions/listen", params, -32602);
+      }
+    expect_call_error (client, "subscriptions/listen", "{" MODERN_META "}", -32602);
+  }
+  {
+    GString *many = g_string_new ("{\"notifications\":{\"resourceSubscriptions\":[");
+    g_autofree char *params = NULL;
+
+    for (guint i = 0; i < 65; i++)
+      g_string_append_printf (many, "%s\"stagewright://docs/quickstart\"", i ? "," : "");
+    g_string_append (many, "]}," MODERN_META "}");
+    params = g_string_free (many, FALSE);
+    expect_call_error (client, "subscriptions/listen", params, -32602);
+  }
+
+  /* Bounded: the 33rd open listen is refused. */
+  for (guint i = 1; i < 32; i++)
+    {
+      g_autoptr(JsonObject) ack = NULL;
+
+      stw_test_client_send_printf (client,
+                                   "{\"jsonrpc\":\"2.0\",\"id\":\"many-%u\",\"method\":\"subscriptions/listen\","
+                                   "\"params\":{\"notifications\":{}," MODERN_META "}}", i);
+      ack = stw_test_client_wait_notification (client, "notifications/subscriptions/acknowledged");
+    }
+  expect_call_error (client, "subscriptions/listen", "{\"notifications\":{}," MODERN_META "}", -32603);
+
+  /* The input ends: open listens do not hold the server for a drain. */
+  stw_test_client_close (client);
+  {
+    g_autoptr(GError) error = NULL;
+
+    g_assert_true (stw_test_client_wait_finished (client, stw_test_timeout_ms (DRAIN_GRACE_MS / 2), &error));
+    g_assert_no_error (error);
+  }
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -2188,6 +2445,9 @@ main (int   argc,
   g_test_add_func ("/mcp-server/tools/call/too-many-in-flight", test_too_many_in_flight);
   g_test_add_func ("/mcp-server/tools/call/duplicate-id", test_duplicate_id);
   g_test_add_func ("/mcp-server/tools/list-changed", test_list_changed);
+  g_test_add_func ("/mcp-server/modern/stdio", test_stdio_modern);
+  g_test_add_func ("/mcp-server/modern/stdio-off", test_stdio_modern_off);
+  g_test_add_func ("/mcp-server/modern/listen", test_stdio_listen);
   g_test_add_func ("/mcp-server/cancel", test_cancel);
   g_test_add_func ("/mcp-server/progress/string-token", test_progress_string_token);
   g_test_add_func ("/mcp-server/progress/integer-token", test_progress_integer_token);

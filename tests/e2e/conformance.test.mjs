@@ -120,5 +120,13 @@ test('the pending 2026-07-28 scenarios: the era\'s headers and errors pass, its 
     assert.equal(status, 0, `${scenario}:\n${output.slice(-4000)}${health()}`);
     if (scenario === 'http-header-validation' || scenario === 'sep-2164-resource-not-found')
       assert.match(output, /Passed: (\d+)\/\1, 0 failed/, `${scenario} passes:\n${output.slice(-3000)}${health()}`);
+    // In the baseline for its fixture tools, but its subscriptions/listen
+    // checks (the acknowledgement first, every notification tagged, the
+    // filter honored) pass.
+    if (scenario === 'server-stateless') {
+      for (const check of ['sep-2575-server-sends-subscription-ack', 'sep-2575-server-tags-subscription-id',
+                           'sep-2575-server-honors-notification-filter'])
+        assert.match(output, new RegExp(`\\[${check} *\\] SUCCESS`), `${check} passes:\n${output.slice(-4000)}${health()}`);
+    }
   }
 });

@@ -164,7 +164,7 @@ test('logging/setLevel debug: exit 0, empty result', async () => {
   assert.deepEqual(r.json, { result: {} });
 });
 
-test('--protocol-era auto: server/discover is refused with -32601, then initialize works', async (t) => {
+test('--protocol-era auto: server/discover answers, then 2026-07-28 without initialize', async (t) => {
   // A wrapper records what crosses the pipes, so we know the probe happened
   // and how the server answered it.
   const dir = makeTempDir('stw-inspector-trace-');
@@ -182,11 +182,20 @@ test('--protocol-era auto: server/discover is refused with -32601, then initiali
   const sent = fs.readFileSync(inLog, 'utf8').trim().split('\n').map((l) => JSON.parse(l));
   const received = fs.readFileSync(outLog, 'utf8').trim().split('\n').map((l) => JSON.parse(l));
   assert.equal(sent[0].method, 'server/discover', 'the Inspector probes first');
-  assert.equal(sent[1].method, 'initialize');
   const probe = received.find((m) => m.id === sent[0].id);
-  assert.equal(probe.error.code, -32601);
-  const init = received.find((m) => m.id === sent[1].id);
-  assert.equal(init.result.protocolVersion, '2025-11-25');
+  assert.equal(probe.result.supportedVersions[0], '2026-07-28');
+  assert.equal(probe.result.resultType, 'complete');
+  // Stdio speaks both eras: the Inspector stays in the new one.
+  assert.ok(!sent.some((m) => m.method === 'initialize'), 'no initialize in 2026-07-28');
+  const list = sent.find((m) => m.method === 'tools/list');
+  assert.equal(list.params._meta['io.modelcontextprotocol/protocolVersion'], '2026-07-28');
+  assert.equal(received.find((m) => m.id === list.id).result.resultType, 'complete');
+  // A listen it opens (for list changes) is acknowledged first.
+  for (const listen of sent.filter((m) => m.method === 'subscriptions/listen')) {
+    const ack = received.find((m) => m.method === 'notifications/subscriptions/acknowledged' &&
+                                     m.params._meta['io.modelcontextprotocol/subscriptionId'] === listen.id);
+    assert.ok(ack, `listen ${listen.id} acknowledged`);
+  }
 });
 
 test('--load: 200 concurrent electron_status calls, no errors', async (t) => {
