@@ -1134,6 +1134,14 @@ handle_stateless (StwMcpHttp        *self,
       return;
     }
 
+  /* A listen answers only with notifications, as they come: on a stream. */
+  if (g_str_equal (method, "subscriptions/listen") && !accepts (msg, "text/event-stream"))
+    {
+      respond_error_full (msg, SOUP_STATUS_NOT_ACCEPTABLE, id, -32600,
+                          "Not acceptable: subscriptions/listen answers as text/event-stream", NULL);
+      return;
+    }
+
   /* Each waits on a call: bounded like sessions are. */
   if (self->requests->len >= MAX_STATELESS_REQUESTS)
     {

@@ -2228,6 +2228,21 @@ test_stateless_listen (Fixture       *f,
     body = reply_json (reply);
     stw_test_assert_error (body, "3", -32602);
   }
+  /* It answers only on a stream: a client that takes JSON alone is told
+   * so at once, not kept waiting. */
+  {
+    const char *body = "{\"jsonrpc\":\"2.0\",\"id\":5,\"method\":\"subscriptions/listen\","
+                       "\"params\":{\"notifications\":{\"toolsListChanged\":true}," MODERN_META "}}";
+    g_autoptr(Reply) reply = request_full (f, "POST", NULL, "application/json", body, strlen (body), NULL,
+                                           "Accept", "application/json", "MCP-Protocol-Version", "2026-07-28",
+                                           "Mcp-Method", "subscriptions/listen", NULL);
+    g_autoptr(JsonObject) refused = NULL;
+
+    g_assert_cmpuint (reply->status, ==, 406);
+    refused = reply_json (reply);
+    stw_test_assert_error (refused, "5", -32600);
+    g_assert_cmpuint (_stw_mcp_server_get_n_listens (stw_test_client_get_server (f->client)), ==, 1);
+  }
   /* A 2025-11-25 session: no such method. */
   {
     g_autofree char *session = initialize (f);
