@@ -110,14 +110,12 @@ exchange_free (Exchange *exchange)
 
 /* Unpauses @msg if libsoup still does its I/O. Once its connection is
  * gone, unpausing it is a libsoup critical (3.2: io_data is NULL), and
- * that can happen before "disconnected" is emitted or while its handlers
- * run: libsoup drops the socket first, then tells. A critical raised while
- * a log message is forwarded to an MCP client (notifications/message) is a
- * recursive one, which aborts the process. */
+ * that can happen while "disconnected" handlers run: the first handler of
+ * every message marks it (_stw_mcp_http_message_connected). */
 static void
 message_unpause (SoupServerMessage *msg)
 {
-  if (soup_server_message_get_socket (msg) != NULL)
+  if (_stw_mcp_http_message_connected (msg))
     soup_server_message_unpause (msg);
 }
 
@@ -277,7 +275,7 @@ stream_attach (Stream            *stream,
                SoupServerMessage *msg)
 {
   SoupMessageHeaders *headers = soup_server_message_get_response_headers (msg);
-  GSocket *socket = soup_server_message_get_socket (msg);
+  GSocket *socket = _stw_mcp_http_message_socket (msg);
 
   /* A reader that resumes lost the one before, whether the server
    * noticed yet or not: end that one. */
@@ -565,9 +563,9 @@ _stw_mcp_http_framing_deliver (StwMcpHttpFraming *self,
       exchange->disconnected_id = g_signal_connect (msg, "disconnected", G_CALLBACK (on_exchange_gone), exchange);
       exchange->paused = TRUE;
       soup_server_message_pause (msg);
-      if (soup_server_message_get_socket (msg) != NULL)
+      if (_stw_mcp_http_message_socket (msg) != NULL)
         {
-          exchange->watch = g_socket_create_source (soup_server_message_get_socket (msg),
+          exchange->watch = g_socket_create_source (_stw_mcp_http_message_socket (msg),
                                                     G_IO_IN | G_IO_HUP | G_IO_ERR, NULL);
           g_source_set_callback (exchange->watch, G_SOURCE_FUNC (on_exchange_socket), exchange, NULL);
           g_source_attach (exchange->watch, g_main_context_get_thread_default ());

@@ -35,6 +35,13 @@ typedef enum {
   STW_MCP_HTTP_DELIVERED_PENDING,  /* paused until the answer comes */
 } StwMcpHttpDelivered;
 
+/* The socket of @msg's connection (transfer none), and whether libsoup
+ * still does @msg's I/O: once its connection is gone, unpausing it is a
+ * libsoup critical. Connections are accepted by StwMcpHttp itself, so
+ * soup_server_message_get_socket() knows none of them. */
+GSocket             *_stw_mcp_http_message_socket    (SoupServerMessage *msg);
+gboolean             _stw_mcp_http_message_connected (SoupServerMessage *msg);
+
 StwMcpFraming       *_stw_mcp_http_framing_new      (void);
 /* Hands one message (one POST body) to the connection. @request_key is
  * the JSON text of its id when it is a request, NULL otherwise. */
