@@ -242,31 +242,18 @@ stream_let_go (Stream *stream)
   g_object_unref (old);
 }
 
-/* libsoup reads nothing while it streams, so it would notice a reader
- * that went away only at the next write; a GET stream may write nothing
- * for long: peek at the socket. End of stream is the reader leaving;
- * bytes (a pipelined request, TLS records) end the watch, which then
- * cannot tell. */
-static gboolean
-on_stream_socket (GSocket      *socket,
-                  GIOCondition  condition,
-                  gpointer      user_data)
+/* A GET stream may write nothing for long: its reader may leave unseen. */
+static void
+on_stream_client (gpointer user_data,
+                  gboolean left)
 {
   Stream *stream = user_data;
-  char byte;
-  GInputVector vector = { &byte, 1 };
-  int flags = G_SOCKET_MSG_PEEK;
-  g_autoptr(GError) error = NULL;
-  gssize n = g_socket_receive_message (socket, NULL, &vector, 1, NULL, NULL, &flags, NULL, &error);
 
-  if (n < 0 && g_error_matches (error, G_IO_ERROR, G_IO_ERROR_WOULD_BLOCK))
-    return G_SOURCE_CONTINUE;
   g_clear_pointer (&stream->watch, g_source_unref);
-  if (n > 0)
-    return G_SOURCE_REMOVE;
+  if (!left)
+    return;
   stream_let_go (stream);
   g_debug ("MCP HTTP: the reader of stream %s closed its connection", stream->id);
-  return G_SOURCE_REMOVE;
 }
 
 /* @msg becomes the stream's reader; one attached before is let go. */
@@ -275,18 +262,12 @@ stream_attach (Stream            *stream,
                SoupServerMessage *msg)
 {
   SoupMessageHeaders *headers = soup_server_message_get_response_headers (msg);
-  GSocket *socket = _stw_mcp_http_message_socket (msg);
 
   /* A reader that resumes lost the one before, whether the server
    * noticed yet or not: end that one. */
   if (stream->msg != NULL)
     stream_let_go (stream);
-  if (socket != NULL)
-    {
-      stream->watch = g_socket_create_source (socket, G_IO_IN | G_IO_HUP | G_IO_ERR, NULL);
-      g_source_set_callback (stream->watch, G_SOURCE_FUNC (on_stream_socket), stream, NULL);
-      g_source_attach (stream->watch, g_main_context_get_thread_default ());
-    }
+  stream->watch = _stw_mcp_http_watch_client (msg, on_stream_client, stream);
 
   stream->msg = g_object_ref (msg);
   stream->live = FALSE;
@@ -481,32 +462,21 @@ on_exchange_gone (SoupServerMessage *msg,
   forget (exchange->framing, exchange);
 }
 
-/* A request waiting for its JSON answer holds its connection, and libsoup
- * reads nothing meanwhile: peek at the socket. A client that closed it
- * will read no answer; the message ends now (204) rather than when the
- * call does, which may be never. The call goes on (MCP: only
- * notifications/cancelled cancels), and its answer is dropped. Bytes end
- * the watch, which then cannot tell. */
-static gboolean
-on_exchange_socket (GSocket      *socket,
-                    GIOCondition  condition,
-                    gpointer      user_data)
+/* A request waiting for its JSON answer holds its connection. A client
+ * that closed it will read no answer; the message ends now (204) rather
+ * than when the call does, which may be never. The call goes on (MCP:
+ * only notifications/cancelled cancels), and its answer is dropped. */
+static void
+on_exchange_client (gpointer user_data,
+                    gboolean left)
 {
   Exchange *exchange = user_data;
-  char byte;
-  GInputVector vector = { &byte, 1 };
-  int flags = G_SOCKET_MSG_PEEK;
-  g_autoptr(GError) error = NULL;
-  gssize n = g_socket_receive_message (socket, NULL, &vector, 1, NULL, NULL, &flags, NULL, &error);
 
-  if (n < 0 && g_error_matches (error, G_IO_ERROR, G_IO_ERROR_WOULD_BLOCK))
-    return G_SOURCE_CONTINUE;
   g_clear_pointer (&exchange->watch, g_source_unref);
-  if (n > 0 || exchange->gone || exchange->answered || exchange->msg == NULL)
-    return G_SOURCE_REMOVE;
+  if (!left || exchange->gone || exchange->answered || exchange->msg == NULL)
+    return;
   soup_server_message_set_status (exchange->msg, SOUP_STATUS_NO_CONTENT, NULL);
   exchange_resume (exchange);
-  return G_SOURCE_REMOVE;
 }
 
 StwMcpHttpDelivered
@@ -563,13 +533,7 @@ _stw_mcp_http_framing_deliver (StwMcpHttpFraming *self,
       exchange->disconnected_id = g_signal_connect (msg, "disconnected", G_CALLBACK (on_exchange_gone), exchange);
       exchange->paused = TRUE;
       soup_server_message_pause (msg);
-      if (_stw_mcp_http_message_socket (msg) != NULL)
-        {
-          exchange->watch = g_socket_create_source (_stw_mcp_http_message_socket (msg),
-                                                    G_IO_IN | G_IO_HUP | G_IO_ERR, NULL);
-          g_source_set_callback (exchange->watch, G_SOURCE_FUNC (on_exchange_socket), exchange, NULL);
-          g_source_attach (exchange->watch, g_main_context_get_thread_default ());
-        }
+      exchange->watch = _stw_mcp_http_watch_client (msg, on_exchange_client, exchange);
     }
   else
     exchange->stream->live = TRUE;  /* libsoup pauses itself once the chunks run out */

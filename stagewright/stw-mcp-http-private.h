@@ -42,6 +42,18 @@ typedef enum {
 GSocket             *_stw_mcp_http_message_socket    (SoupServerMessage *msg);
 gboolean             _stw_mcp_http_message_connected (SoupServerMessage *msg);
 
+/* libsoup reads nothing while an answer waits or a stream writes, so it
+ * notices a client that left only at its next write: the watch peeks at
+ * the socket instead. @func is called once, @left TRUE when the client
+ * closed its connection, FALSE when it sent bytes (a pipelined request,
+ * TLS records), after which the watch cannot tell. Returns the attached
+ * source (the caller's reference), or NULL when @msg has no socket. */
+typedef void (*StwMcpHttpClientFunc) (gpointer user_data,
+                                      gboolean left);
+GSource             *_stw_mcp_http_watch_client      (SoupServerMessage   *msg,
+                                                      StwMcpHttpClientFunc func,
+                                                      gpointer             user_data);
+
 StwMcpFraming       *_stw_mcp_http_framing_new      (void);
 /* Hands one message (one POST body) to the connection. @request_key is
  * the JSON text of its id when it is a request, NULL otherwise. */

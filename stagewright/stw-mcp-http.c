@@ -308,6 +308,50 @@ _stw_mcp_http_message_socket (SoupServerMessage *msg)
   return remote != NULL ? g_object_get_data (G_OBJECT (remote), SOCKET_KEY) : NULL;
 }
 
+typedef struct
+{
+  StwMcpHttpClientFunc func;
+  gpointer             data;
+} ClientWatch;
+
+static gboolean
+on_client_socket (GSocket      *socket,
+                  GIOCondition  condition,
+                  gpointer      user_data)
+{
+  ClientWatch *watch = user_data;
+  char byte;
+  GInputVector vector = { &byte, 1 };
+  int flags = G_SOCKET_MSG_PEEK;
+  g_autoptr(GError) error = NULL;
+  gssize n = g_socket_receive_message (socket, NULL, &vector, 1, NULL, NULL, &flags, NULL, &error);
+
+  if (n < 0 && g_error_matches (error, G_IO_ERROR, G_IO_ERROR_WOULD_BLOCK))
+    return G_SOURCE_CONTINUE;
+  watch->func (watch->data, n <= 0);
+  return G_SOURCE_REMOVE;
+}
+
+GSource *
+_stw_mcp_http_watch_client (SoupServerMessage    *msg,
+                            StwMcpHttpClientFunc  func,
+                            gpointer              user_data)
+{
+  GSocket *socket = _stw_mcp_http_message_socket (msg);
+  ClientWatch *watch;
+  GSource *source;
+
+  if (socket == NULL)
+    return NULL;
+  watch = g_new (ClientWatch, 1);
+  watch->func = func;
+  watch->data = user_data;
+  source = g_socket_create_source (socket, G_IO_IN | G_IO_HUP | G_IO_ERR, NULL);
+  g_source_set_callback (source, G_SOURCE_FUNC (on_client_socket), watch, g_free);
+  g_source_attach (source, g_main_context_get_thread_default ());
+  return source;
+}
+
 static void
 on_message_disconnected (SoupServerMessage *msg,
                          gpointer           user_data)
@@ -1023,33 +1067,19 @@ on_request_finished (SoupServerMessage *msg,
   end_request (self, request);
 }
 
-/* libsoup reads nothing while an answer waits, so it would notice a
- * client that closed its stream only when the answer is written: peek at
- * the socket instead. End of stream is the cancellation; bytes (a next
- * pipelined request, TLS records) end the watch, which then cannot tell. */
-static gboolean
-on_request_socket (GSocket      *socket,
-                   GIOCondition  condition,
-                   gpointer      user_data)
+/* End of stream is the cancellation (2026-07-28: the stream is the
+ * request). */
+static void
+on_request_client (gpointer user_data,
+                   gboolean left)
 {
   RequestRef *ref = user_data;
-  char byte;
-  GInputVector vector = { &byte, 1 };
-  int flags = G_SOCKET_MSG_PEEK;
-  g_autoptr(GError) error = NULL;
-  gssize n = g_socket_receive_message (socket, NULL, &vector, 1, NULL, NULL, &flags, NULL, &error);
 
-  if (n < 0 && g_error_matches (error, G_IO_ERROR, G_IO_ERROR_WOULD_BLOCK))
-    return G_SOURCE_CONTINUE;
-  if (n > 0)
-    {
-      g_clear_pointer (&ref->watch, g_source_unref);
-      return G_SOURCE_REMOVE;
-    }
-  g_debug ("A stateless request's stream closed; cancelling it");
   g_clear_pointer (&ref->watch, g_source_unref);
+  if (!left)
+    return;
+  g_debug ("A stateless request's stream closed; cancelling it");
   on_request_finished (ref->msg, ref);
-  return G_SOURCE_REMOVE;
 }
 
 /* A header value as the client meant it: plain ASCII, or the base64
@@ -1253,7 +1283,6 @@ handle_stateless (StwMcpHttp        *self,
   if (delivered == STW_MCP_HTTP_DELIVERED_PENDING)
     {
       RequestRef *ref = g_new0 (RequestRef, 1);
-      GSocket *socket = _stw_mcp_http_message_socket (msg);
 
       ref->http = self;
       ref->request = call;
@@ -1261,12 +1290,7 @@ handle_stateless (StwMcpHttp        *self,
       g_signal_connect (msg, "finished", G_CALLBACK (on_request_finished), ref);
       g_signal_connect (msg, "disconnected", G_CALLBACK (on_request_finished), ref);
       hold (self, msg);
-      if (socket != NULL)
-        {
-          ref->watch = g_socket_create_source (socket, G_IO_IN | G_IO_HUP | G_IO_ERR, NULL);
-          g_source_set_callback (ref->watch, G_SOURCE_FUNC (on_request_socket), ref, NULL);
-          g_source_attach (ref->watch, g_main_context_get_thread_default ());
-        }
+      ref->watch = _stw_mcp_http_watch_client (msg, on_request_client, ref);
       return;
     }
   if (delivered == STW_MCP_HTTP_DELIVERED_NOTHING)
