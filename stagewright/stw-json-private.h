@@ -28,6 +28,9 @@ G_BEGIN_DECLS
 gsize     stw_json_value_budget (gsize length);
 const char *stw_json_get_string (JsonObject *object,
                                  const char *member);
+/* @member of @object when it is an object, else NULL (@object may be). */
+JsonObject *stw_json_get_object (JsonObject *object,
+                                 const char *member);
 /* Sets @src's members on @dest (json_node_copy(): an object or array
  * member is shared, not duplicated), but those @except names (NULL, or a
  * NULL-terminated list). @src may be NULL. */

@@ -513,6 +513,15 @@ stw_json_get_string (JsonObject *object,
   return object ? json_object_get_string_member_with_default (object, member, NULL) : NULL;
 }
 
+JsonObject *
+stw_json_get_object (JsonObject *object,
+                     const char *member)
+{
+  JsonNode *node = object != NULL ? json_object_get_member (object, member) : NULL;
+
+  return node != NULL && JSON_NODE_HOLDS_OBJECT (node) ? json_node_get_object (node) : NULL;
+}
+
 void
 stw_json_object_copy_members (JsonObject         *dest,
                               JsonObject         *src,

@@ -1171,10 +1171,7 @@ on_owner_described (GObject      *object,
   GTask *task = user_data;
   FocusSearch *search = g_task_get_task_data (task);
   g_autoptr(JsonObject) reply = stw_transport_call_finish (STW_TRANSPORT (object), result, NULL);
-  JsonObject *node = reply != NULL && json_object_has_member (reply, "node") &&
-                     JSON_NODE_HOLDS_OBJECT (json_object_get_member (reply, "node"))
-                     ? json_object_get_object_member (reply, "node") : NULL;
-  const char *frame_id = stw_json_get_string (node, "frameId");
+  const char *frame_id = stw_json_get_string (stw_json_get_object (reply, "node"), "frameId");
 
   release_owner (search);
   g_free (search->frame_id);
@@ -1190,10 +1187,7 @@ on_owner_object (GObject      *object,
   GTask *task = user_data;
   FocusSearch *search = g_task_get_task_data (task);
   g_autoptr(JsonObject) reply = stw_transport_call_finish (STW_TRANSPORT (object), result, NULL);
-  JsonObject *remote = reply != NULL && json_object_has_member (reply, "result") &&
-                       JSON_NODE_HOLDS_OBJECT (json_object_get_member (reply, "result"))
-                       ? json_object_get_object_member (reply, "result") : NULL;
-  const char *object_id = stw_json_get_string (remote, "objectId");
+  const char *object_id = stw_json_get_string (stw_json_get_object (reply, "result"), "objectId");
   g_autoptr(JsonObject) params = NULL;
 
   if (object_id == NULL)
@@ -1281,8 +1275,7 @@ on_focus_answer (GObject      *object,
       ask_next_candidate (task);
       return;
     }
-  target = json_object_has_member (answer, "target") && JSON_NODE_HOLDS_OBJECT (json_object_get_member (answer, "target"))
-           ? json_object_get_object_member (answer, "target") : NULL;
+  target = stw_json_get_object (answer, "target");
 
   /* Among the frames, the one whose document has the focus, or else the
    * one at the URL of the frame element focused in its parent (when the
