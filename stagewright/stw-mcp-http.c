@@ -1459,9 +1459,9 @@ handle_post (StwMcpHttp        *self,
 
 /* libsoup before 3.4 never closes a kept-alive connection that its client
  * closes while it waits for the next request (libsoup d20c6601): it stays
- * in CLOSE_WAIT, a descriptor each, until the process has none left and
- * the listener stops accepting. With those, every answer ends its
- * connection. */
+ * in CLOSE_WAIT, a descriptor and a connection object each, until the
+ * process has no descriptor left. With those, every answer ends its
+ * connection (on_incoming() accepts the next). */
 static gboolean
 keepalive_leaks (void)
 {
