@@ -304,7 +304,9 @@ def stop_sync_stops_and_cleans_up():
     exited = []
     session.connect('exited', lambda s: exited.append(s))
     started = time.monotonic()
-    result = session.stop_sync(5000)
+    # A graceful quit answers as soon as the app is gone; the bound is only
+    # how long it may take on a loaded machine before escalating.
+    result = session.stop_sync(20000)
     state['stop_ms'] = (time.monotonic() - started) * 1000
     assert result == (True, False), result      # stopped, not escalated
     stopped, escalated = result
