@@ -5,6 +5,7 @@
 #pragma once
 
 #include "stw-surface.h"
+#include "stw-sync-private.h"
 #include "stw-target.h"
 #include "stw-transport.h"
 
@@ -39,6 +40,22 @@ StwTransport *_stw_surface_get_transport  (StwSurface *self);
 /* The main context that was thread-default when the surface was made:
  * what its blocking calls iterate. */
 GMainContext *_stw_surface_get_context    (StwSurface *self);
+
+/* A blocking call of @self: its asynchronous operation goes in as @start,
+ * a closure over @data (the call's arguments); the surface's context is
+ * then iterated until it completes (stw-sync-private.h). Returns the
+ * result, valid until _stw_sync_call_clear (@call), or NULL (after a
+ * critical) when the call cannot be made from this thread. */
+typedef void (*StwSurfaceStartFunc) (StwSurface          *self,
+                                     gconstpointer        data,
+                                     GCancellable        *cancellable,
+                                     GAsyncReadyCallback  callback,
+                                     gpointer             user_data);
+GAsyncResult *_stw_surface_block_on       (StwSurface          *self,
+                                           StwSyncCall         *call,
+                                           StwSurfaceStartFunc  start,
+                                           gconstpointer        data,
+                                           GCancellable        *cancellable);
 
 /* Runs an op of the page-side module (docs/page-ops.md) with @args in the
  * surface's isolated world: one round trip. A failure the op reports

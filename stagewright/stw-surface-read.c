@@ -101,26 +101,6 @@ dup_object_member (JsonObject *answer,
                                                        : json_object_new ();
 }
 
-/* One blocking wrapper per read would be eight copies of the same lines:
- * the async call goes in as a closure over its arguments. */
-typedef void (*StartFunc) (StwSurface          *self,
-                           gconstpointer        data,
-                           GCancellable        *cancellable,
-                           GAsyncReadyCallback  callback,
-                           gpointer             user_data);
-
-static GAsyncResult *
-wait_read (StwSurface   *self,
-           StwSyncCall  *call,
-           StartFunc     start,
-           gconstpointer data,
-           GCancellable *cancellable)
-{
-  if (!_stw_sync_call_init (call, _stw_surface_get_context (self)))
-    return NULL;
-  start (self, data, cancellable, _stw_sync_call_callback, call);
-  return _stw_sync_call_wait (call);
-}
 
 /* --- text -------------------------------------------------------------- */
 
@@ -218,7 +198,7 @@ stw_surface_get_text_sync (StwSurface       *self,
   g_return_val_if_fail (STW_IS_SURFACE (self), NULL);
   g_return_val_if_fail (target != NULL, NULL);
 
-  if ((result = wait_read (self, &call, start_text, target, cancellable)) == NULL)
+  if ((result = _stw_surface_block_on (self, &call, start_text, target, cancellable)) == NULL)
     return NULL;
   text = stw_surface_get_text_finish (self, result, element, error);
   _stw_sync_call_clear (&call);
@@ -317,7 +297,7 @@ stw_surface_get_value_sync (StwSurface       *self,
   g_return_val_if_fail (STW_IS_SURFACE (self), NULL);
   g_return_val_if_fail (target != NULL, NULL);
 
-  if ((result = wait_read (self, &call, start_value, target, cancellable)) == NULL)
+  if ((result = _stw_surface_block_on (self, &call, start_value, target, cancellable)) == NULL)
     return NULL;
   value = stw_surface_get_value_finish (self, result, element, error);
   _stw_sync_call_clear (&call);
@@ -455,7 +435,7 @@ stw_surface_get_attribute_sync (StwSurface       *self,
   g_return_val_if_fail (STW_IS_SURFACE (self), NULL);
   g_return_val_if_fail (target != NULL && name != NULL, NULL);
 
-  if ((result = wait_read (self, &call, start_attribute, &args, cancellable)) == NULL)
+  if ((result = _stw_surface_block_on (self, &call, start_attribute, &args, cancellable)) == NULL)
     return NULL;
   value = stw_surface_get_attribute_finish (self, result, element, error);
   _stw_sync_call_clear (&call);
@@ -635,7 +615,7 @@ stw_surface_get_bbox_sync (StwSurface       *self,
   g_return_val_if_fail (STW_IS_SURFACE (self), FALSE);
   g_return_val_if_fail (target != NULL, FALSE);
 
-  if ((result = wait_read (self, &call, start_bbox, target, cancellable)) == NULL)
+  if ((result = _stw_surface_block_on (self, &call, start_bbox, target, cancellable)) == NULL)
     return FALSE;
   measured = stw_surface_get_bbox_finish (self, result, x, y, width, height, element, error);
   _stw_sync_call_clear (&call);
@@ -792,7 +772,7 @@ stw_surface_get_computed_style_sync (StwSurface         *self,
   g_return_val_if_fail (STW_IS_SURFACE (self), NULL);
   g_return_val_if_fail (target != NULL, NULL);
 
-  if ((result = wait_read (self, &call, start_style, &args, cancellable)) == NULL)
+  if ((result = _stw_surface_block_on (self, &call, start_style, &args, cancellable)) == NULL)
     return NULL;
   style = stw_surface_get_computed_style_finish (self, result, element, error);
   _stw_sync_call_clear (&call);
@@ -890,7 +870,7 @@ stw_surface_get_state_sync (StwSurface       *self,
   g_return_val_if_fail (STW_IS_SURFACE (self), NULL);
   g_return_val_if_fail (target != NULL, NULL);
 
-  if ((result = wait_read (self, &call, start_state, target, cancellable)) == NULL)
+  if ((result = _stw_surface_block_on (self, &call, start_state, target, cancellable)) == NULL)
     return NULL;
   state = stw_surface_get_state_finish (self, result, element, error);
   _stw_sync_call_clear (&call);
@@ -1018,7 +998,7 @@ stw_surface_exists_sync (StwSurface       *self,
   g_return_val_if_fail (STW_IS_SURFACE (self), FALSE);
   g_return_val_if_fail (target != NULL, FALSE);
 
-  if ((result = wait_read (self, &call, start_exists, target, cancellable)) == NULL)
+  if ((result = _stw_surface_block_on (self, &call, start_exists, target, cancellable)) == NULL)
     return FALSE;
   exists = stw_surface_exists_finish (self, result, element, error);
   _stw_sync_call_clear (&call);
@@ -1420,7 +1400,7 @@ stw_surface_get_focused_element_sync (StwSurface    *self,
 
   g_return_val_if_fail (STW_IS_SURFACE (self), NULL);
 
-  if ((result = wait_read (self, &call, start_focused, NULL, cancellable)) == NULL)
+  if ((result = _stw_surface_block_on (self, &call, start_focused, NULL, cancellable)) == NULL)
     return NULL;
   focused = stw_surface_get_focused_element_finish (self, result, error);
   _stw_sync_call_clear (&call);

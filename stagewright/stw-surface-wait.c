@@ -402,24 +402,6 @@ typedef struct
   guint            timeout_ms;
 } WaitArgs;
 
-typedef void (*StartFunc) (StwSurface          *self,
-                           const WaitArgs      *args,
-                           GCancellable        *cancellable,
-                           GAsyncReadyCallback  callback,
-                           gpointer             user_data);
-
-static GAsyncResult *
-block_on (StwSurface     *self,
-          StwSyncCall    *call,
-          StartFunc       start,
-          const WaitArgs *args,
-          GCancellable   *cancellable)
-{
-  if (!_stw_sync_call_init (call, _stw_surface_get_context (self)))
-    return NULL;
-  start (self, args, cancellable, _stw_sync_call_callback, call);
-  return _stw_sync_call_wait (call);
-}
 
 /* --- wait_for_selector, expect_visible ------------------------------------ */
 
@@ -504,9 +486,11 @@ stw_surface_wait_for_selector_finish (StwSurface    *self,
 }
 
 static void
-start_wait_for_selector (StwSurface *self, const WaitArgs *args, GCancellable *cancellable,
+start_wait_for_selector (StwSurface *self, gconstpointer data, GCancellable *cancellable,
                          GAsyncReadyCallback callback, gpointer user_data)
 {
+  const WaitArgs *args = data;
+
   stw_surface_wait_for_selector_async (self, args->target, args->state_name, args->timeout_ms,
                                        cancellable, callback, user_data);
 }
@@ -544,7 +528,7 @@ stw_surface_wait_for_selector_sync (StwSurface       *self,
   g_return_val_if_fail (STW_IS_SURFACE (self), FALSE);
   g_return_val_if_fail (target != NULL, FALSE);
 
-  if ((result = block_on (self, &call, start_wait_for_selector, &args, cancellable)) == NULL)
+  if ((result = _stw_surface_block_on (self, &call, start_wait_for_selector, &args, cancellable)) == NULL)
     return FALSE;
   met = stw_surface_wait_for_selector_finish (self, result, element, error);
   _stw_sync_call_clear (&call);
@@ -618,9 +602,11 @@ stw_surface_expect_visible_finish (StwSurface    *self,
 }
 
 static void
-start_expect_visible (StwSurface *self, const WaitArgs *args, GCancellable *cancellable,
+start_expect_visible (StwSurface *self, gconstpointer data, GCancellable *cancellable,
                       GAsyncReadyCallback callback, gpointer user_data)
 {
+  const WaitArgs *args = data;
+
   stw_surface_expect_visible_async (self, args->target, args->timeout_ms, cancellable, callback, user_data);
 }
 
@@ -655,7 +641,7 @@ stw_surface_expect_visible_sync (StwSurface       *self,
   g_return_val_if_fail (STW_IS_SURFACE (self), FALSE);
   g_return_val_if_fail (target != NULL, FALSE);
 
-  if ((result = block_on (self, &call, start_expect_visible, &args, cancellable)) == NULL)
+  if ((result = _stw_surface_block_on (self, &call, start_expect_visible, &args, cancellable)) == NULL)
     return FALSE;
   met = stw_surface_expect_visible_finish (self, result, element, error);
   _stw_sync_call_clear (&call);
@@ -757,9 +743,11 @@ stw_surface_wait_for_state_finish (StwSurface    *self,
 }
 
 static void
-start_wait_for_state (StwSurface *self, const WaitArgs *args, GCancellable *cancellable,
+start_wait_for_state (StwSurface *self, gconstpointer data, GCancellable *cancellable,
                       GAsyncReadyCallback callback, gpointer user_data)
 {
+  const WaitArgs *args = data;
+
   stw_surface_wait_for_state_async (self, args->target, args->state, args->timeout_ms, cancellable, callback, user_data);
 }
 
@@ -796,7 +784,7 @@ stw_surface_wait_for_state_sync (StwSurface       *self,
   g_return_val_if_fail (STW_IS_SURFACE (self), NULL);
   g_return_val_if_fail (target != NULL, NULL);
 
-  if ((result = block_on (self, &call, start_wait_for_state, &args, cancellable)) == NULL)
+  if ((result = _stw_surface_block_on (self, &call, start_wait_for_state, &args, cancellable)) == NULL)
     return NULL;
   flags = stw_surface_wait_for_state_finish (self, result, element, error);
   _stw_sync_call_clear (&call);
@@ -863,9 +851,11 @@ stw_surface_expect_state_finish (StwSurface    *self,
 }
 
 static void
-start_expect_state (StwSurface *self, const WaitArgs *args, GCancellable *cancellable,
+start_expect_state (StwSurface *self, gconstpointer data, GCancellable *cancellable,
                     GAsyncReadyCallback callback, gpointer user_data)
 {
+  const WaitArgs *args = data;
+
   stw_surface_expect_state_async (self, args->target, args->state, args->timeout_ms, cancellable, callback, user_data);
 }
 
@@ -902,7 +892,7 @@ stw_surface_expect_state_sync (StwSurface       *self,
   g_return_val_if_fail (STW_IS_SURFACE (self), NULL);
   g_return_val_if_fail (target != NULL, NULL);
 
-  if ((result = block_on (self, &call, start_expect_state, &args, cancellable)) == NULL)
+  if ((result = _stw_surface_block_on (self, &call, start_expect_state, &args, cancellable)) == NULL)
     return NULL;
   flags = stw_surface_expect_state_finish (self, result, element, error);
   _stw_sync_call_clear (&call);
@@ -1029,9 +1019,11 @@ stw_surface_expect_text_finish (StwSurface    *self,
 }
 
 static void
-start_expect_text (StwSurface *self, const WaitArgs *args, GCancellable *cancellable,
+start_expect_text (StwSurface *self, gconstpointer data, GCancellable *cancellable,
                    GAsyncReadyCallback callback, gpointer user_data)
 {
+  const WaitArgs *args = data;
+
   stw_surface_expect_text_async (self, args->target, args->predicate, args->expected, args->flags,
                                  args->timeout_ms, cancellable, callback, user_data);
 }
@@ -1076,7 +1068,7 @@ stw_surface_expect_text_sync (StwSurface       *self,
   g_return_val_if_fail (STW_IS_SURFACE (self), FALSE);
   g_return_val_if_fail (target != NULL, FALSE);
 
-  if ((result = block_on (self, &call, start_expect_text, &args, cancellable)) == NULL)
+  if ((result = _stw_surface_block_on (self, &call, start_expect_text, &args, cancellable)) == NULL)
     return FALSE;
   met = stw_surface_expect_text_finish (self, result, actual, element, error);
   _stw_sync_call_clear (&call);
@@ -1153,9 +1145,11 @@ stw_surface_expect_value_finish (StwSurface    *self,
 }
 
 static void
-start_expect_value (StwSurface *self, const WaitArgs *args, GCancellable *cancellable,
+start_expect_value (StwSurface *self, gconstpointer data, GCancellable *cancellable,
                     GAsyncReadyCallback callback, gpointer user_data)
 {
+  const WaitArgs *args = data;
+
   stw_surface_expect_value_async (self, args->target, args->predicate, args->expected, args->flags,
                                   args->timeout_ms, cancellable, callback, user_data);
 }
@@ -1200,7 +1194,7 @@ stw_surface_expect_value_sync (StwSurface       *self,
   g_return_val_if_fail (STW_IS_SURFACE (self), FALSE);
   g_return_val_if_fail (target != NULL, FALSE);
 
-  if ((result = block_on (self, &call, start_expect_value, &args, cancellable)) == NULL)
+  if ((result = _stw_surface_block_on (self, &call, start_expect_value, &args, cancellable)) == NULL)
     return FALSE;
   met = stw_surface_expect_value_finish (self, result, actual, element, error);
   _stw_sync_call_clear (&call);
@@ -1276,9 +1270,11 @@ stw_surface_assert_pattern_finish (StwSurface    *self,
 }
 
 static void
-start_assert_pattern (StwSurface *self, const WaitArgs *args, GCancellable *cancellable,
+start_assert_pattern (StwSurface *self, gconstpointer data, GCancellable *cancellable,
                       GAsyncReadyCallback callback, gpointer user_data)
 {
+  const WaitArgs *args = data;
+
   stw_surface_assert_pattern_async (self, args->target, args->attribute, args->predicate, args->expected,
                                     args->flags, cancellable, callback, user_data);
 }
@@ -1323,7 +1319,7 @@ stw_surface_assert_pattern_sync (StwSurface       *self,
   g_return_val_if_fail (STW_IS_SURFACE (self), FALSE);
   g_return_val_if_fail (target != NULL, FALSE);
 
-  if ((result = block_on (self, &call, start_assert_pattern, &args, cancellable)) == NULL)
+  if ((result = _stw_surface_block_on (self, &call, start_assert_pattern, &args, cancellable)) == NULL)
     return FALSE;
   met = stw_surface_assert_pattern_finish (self, result, actual, element, error);
   _stw_sync_call_clear (&call);
@@ -1417,9 +1413,11 @@ stw_surface_expect_url_finish (StwSurface    *self,
 }
 
 static void
-start_expect_url (StwSurface *self, const WaitArgs *args, GCancellable *cancellable,
+start_expect_url (StwSurface *self, gconstpointer data, GCancellable *cancellable,
                   GAsyncReadyCallback callback, gpointer user_data)
 {
+  const WaitArgs *args = data;
+
   stw_surface_expect_url_async (self, args->predicate, args->expected, args->flags, args->timeout_ms,
                                 cancellable, callback, user_data);
 }
@@ -1458,7 +1456,7 @@ stw_surface_expect_url_sync (StwSurface    *self,
 
   g_return_val_if_fail (STW_IS_SURFACE (self), FALSE);
 
-  if ((result = block_on (self, &call, start_expect_url, &args, cancellable)) == NULL)
+  if ((result = _stw_surface_block_on (self, &call, start_expect_url, &args, cancellable)) == NULL)
     return FALSE;
   met = stw_surface_expect_url_finish (self, result, actual, error);
   _stw_sync_call_clear (&call);
@@ -1618,9 +1616,11 @@ stw_surface_expect_count_finish (StwSurface    *self,
 }
 
 static void
-start_expect_count (StwSurface *self, const WaitArgs *args, GCancellable *cancellable,
+start_expect_count (StwSurface *self, gconstpointer data, GCancellable *cancellable,
                     GAsyncReadyCallback callback, gpointer user_data)
 {
+  const WaitArgs *args = data;
+
   stw_surface_expect_count_async (self, args->query, args->timeout_ms, cancellable, callback, user_data);
 }
 
@@ -1654,7 +1654,7 @@ stw_surface_expect_count_sync (StwSurface    *self,
 
   g_return_val_if_fail (STW_IS_SURFACE (self), FALSE);
 
-  if ((result = block_on (self, &call, start_expect_count, &args, cancellable)) == NULL)
+  if ((result = _stw_surface_block_on (self, &call, start_expect_count, &args, cancellable)) == NULL)
     return FALSE;
   met = stw_surface_expect_count_finish (self, result, actual, error);
   _stw_sync_call_clear (&call);
@@ -2018,9 +2018,11 @@ stw_surface_wait_for_event_finish (StwSurface    *self,
 }
 
 static void
-start_wait_for_event (StwSurface *self, const WaitArgs *args, GCancellable *cancellable,
+start_wait_for_event (StwSurface *self, gconstpointer data, GCancellable *cancellable,
                       GAsyncReadyCallback callback, gpointer user_data)
 {
+  const WaitArgs *args = data;
+
   stw_surface_wait_for_event_async (self, args->event_name, args->target, args->expected, args->flags,
                                     args->timeout_ms, cancellable, callback, user_data);
 }
@@ -2061,7 +2063,7 @@ stw_surface_wait_for_event_sync (StwSurface       *self,
   g_return_val_if_fail (STW_IS_SURFACE (self), NULL);
   g_return_val_if_fail (event_name != NULL, NULL);
 
-  if ((result = block_on (self, &call, start_wait_for_event, &args, cancellable)) == NULL)
+  if ((result = _stw_surface_block_on (self, &call, start_wait_for_event, &args, cancellable)) == NULL)
     return NULL;
   event = stw_surface_wait_for_event_finish (self, result, error);
   _stw_sync_call_clear (&call);

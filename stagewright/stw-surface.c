@@ -949,6 +949,19 @@ _stw_surface_get_context (StwSurface *self)
   return self->context;
 }
 
+GAsyncResult *
+_stw_surface_block_on (StwSurface          *self,
+                       StwSyncCall         *call,
+                       StwSurfaceStartFunc  start,
+                       gconstpointer        data,
+                       GCancellable        *cancellable)
+{
+  if (!_stw_sync_call_init (call, self->context))
+    return NULL;
+  start (self, data, cancellable, _stw_sync_call_callback, call);
+  return _stw_sync_call_wait (call);
+}
+
 /**
  * stw_surface_get_id:
  * @self: a #StwSurface
