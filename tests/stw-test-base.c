@@ -80,6 +80,32 @@ stw_test_iterate_for (guint ms)
   stw_test_wait_until (&never, ms);
 }
 
+void
+stw_test_result_cb (GObject      *object,
+                    GAsyncResult *result,
+                    gpointer      user_data)
+{
+  StwTestResult *wait = user_data;
+
+  g_assert_null (wait->result);
+  wait->result = g_object_ref (result);
+}
+
+GAsyncResult *
+stw_test_wait_result (StwTestResult *wait,
+                      guint          timeout_ms)
+{
+  gint64 deadline = g_get_monotonic_time () + (gint64) stw_test_timeout_ms (timeout_ms) * 1000;
+
+  while (wait->result == NULL)
+    {
+      g_assert_cmpint (g_get_monotonic_time (), <, deadline);
+      if (!g_main_context_iteration (NULL, FALSE))
+        g_usleep (1000);
+    }
+  return g_steal_pointer (&wait->result);
+}
+
 JsonNode *
 stw_test_parse (const char *json)
 {

@@ -50,6 +50,22 @@ gboolean        stw_test_wait_until               (const gboolean *flag,
                                                    guint           timeout_ms);
 void            stw_test_iterate_for              (guint          ms);
 
+/* One asynchronous result: stw_test_result_cb is the callback (with the
+ * StwTestResult as user data); stw_test_wait_result iterates the global
+ * default context until it ran, failing the test instead of hanging
+ * (@timeout_ms, scaled by stw_test_timeout_ms()). The caller owns the
+ * result. */
+typedef struct
+{
+  GAsyncResult *result;
+} StwTestResult;
+
+void            stw_test_result_cb                (GObject       *object,
+                                                   GAsyncResult  *result,
+                                                   gpointer       user_data);
+GAsyncResult   *stw_test_wait_result              (StwTestResult *wait,
+                                                   guint          timeout_ms);
+
 /* JSON helpers. stw_test_parse() reads with plain json-glib (what any
  * other reader sees); stw_test_json_object_from() with the strict
  * stw_json_parse() and asserts an object (NULL for NULL). Both fail the

@@ -25,37 +25,6 @@ static struct
   char              *skip;
 } app;
 
-typedef struct
-{
-  GAsyncResult *result;
-} Wait;
-
-static void
-on_result (GObject      *object,
-           GAsyncResult *result,
-           gpointer      user_data)
-{
-  ((Wait *) user_data)->result = g_object_ref (result);
-}
-
-/* Iterates the default context until the callback ran; fails instead of
- * hanging. */
-static GAsyncResult *
-wait_result (Wait  *wait,
-             guint  timeout_ms)
-{
-  gint64 deadline = g_get_monotonic_time () + (gint64) stw_test_timeout_ms (timeout_ms) * 1000;
-
-  while (wait->result == NULL)
-    {
-      g_assert_cmpint (g_get_monotonic_time (), <, deadline);
-      /* Not blocking: a deadline must be able to fail the test. */
-      if (!g_main_context_iteration (NULL, FALSE))
-        g_usleep (1000);
-    }
-  return g_steal_pointer (&wait->result);
-}
-
 static gboolean
 have_app (void)
 {
@@ -109,7 +78,7 @@ test_launch (void)
   const char * const args[] = { "--page=forms", NULL };
   g_autoptr(GAsyncResult) result = NULL;
   g_autoptr(GError) error = NULL;
-  Wait wait = { 0 };
+  StwTestResult wait = { 0 };
 
   if (!g_file_test (electron, G_FILE_TEST_IS_EXECUTABLE) ||
       !g_file_test ("/usr/lib/chromium/chromium", G_FILE_TEST_IS_EXECUTABLE))
@@ -123,8 +92,8 @@ test_launch (void)
   stw_launch_options_set_main (options, main);
   stw_launch_options_set_args (options, args);
   app.manager = stw_session_manager_new ();
-  stw_session_manager_launch_async (app.manager, options, NULL, on_result, &wait);
-  result = wait_result (&wait, 60000);
+  stw_session_manager_launch_async (app.manager, options, NULL, stw_test_result_cb, &wait);
+  result = stw_test_wait_result (&wait, 60000);
   app.session = stw_session_manager_launch_finish (app.manager, result, &error);
   g_assert_no_error (error);
   app.window = g_object_ref (stw_session_get_active_surface (app.session));
@@ -200,14 +169,14 @@ test_click_cancelled (void)
   g_autoptr(JsonObject) answer = NULL;
   g_autoptr(GError) error = NULL;
   g_autofree char *value = NULL;
-  Wait wait = { 0 };
+  StwTestResult wait = { 0 };
   gint64 cancelled_at;
 
   if (!have_app ())
     return;
 
   stw_action_options_set_timeout_ms (options, 20000);
-  stw_surface_click_async (app.window, covered, options, cancellable, on_result, &wait);
+  stw_surface_click_async (app.window, covered, options, cancellable, stw_test_result_cb, &wait);
   /* Let it wait in the page for a while. */
   {
     gint64 until = g_get_monotonic_time () + 300 * 1000;
@@ -217,7 +186,7 @@ test_click_cancelled (void)
   g_assert_null (wait.result);
   cancelled_at = g_get_monotonic_time ();
   g_cancellable_cancel (cancellable);
-  result = wait_result (&wait, 2000);
+  result = stw_test_wait_result (&wait, 2000);
   g_assert_cmpint (g_get_monotonic_time () - cancelled_at, <, 500 * 1000);
   answer = stw_surface_click_finish (app.window, result, &error);
   g_assert_error (error, G_IO_ERROR, G_IO_ERROR_CANCELLED);
@@ -238,13 +207,13 @@ test_fill_async (void)
   g_autoptr(JsonObject) cleared = NULL;
   g_autoptr(GError) error = NULL;
   g_autofree char *value = NULL;
-  Wait wait = { 0 };
+  StwTestResult wait = { 0 };
 
   if (!have_app ())
     return;
 
-  stw_surface_fill_async (app.window, name, "Ada Lovelace", NULL, NULL, on_result, &wait);
-  result = wait_result (&wait, 10000);
+  stw_surface_fill_async (app.window, name, "Ada Lovelace", NULL, NULL, stw_test_result_cb, &wait);
+  result = stw_test_wait_result (&wait, 10000);
   answer = stw_surface_fill_finish (app.window, result, &error);
   g_assert_no_error (error);
   value = value_of ("#fullname");
@@ -252,8 +221,8 @@ test_fill_async (void)
 
   by_ref = stw_target_new_for_ref (ref_of (answer));
   g_clear_object (&result);
-  stw_surface_clear_async (app.window, by_ref, NULL, NULL, on_result, &wait);
-  result = wait_result (&wait, 10000);
+  stw_surface_clear_async (app.window, by_ref, NULL, NULL, stw_test_result_cb, &wait);
+  result = stw_test_wait_result (&wait, 10000);
   cleared = stw_surface_clear_finish (app.window, result, &error);
   g_assert_no_error (error);
   g_assert_true (json_object_get_boolean_member (cleared, "cleared"));

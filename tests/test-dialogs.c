@@ -24,36 +24,6 @@ static struct
   char              *skip;
 } app;
 
-typedef struct
-{
-  GAsyncResult *result;
-} Wait;
-
-static void
-on_result (GObject      *object,
-           GAsyncResult *result,
-           gpointer      user_data)
-{
-  ((Wait *) user_data)->result = g_object_ref (result);
-}
-
-/* Iterates the default context until the callback ran; fails instead of
- * hanging. */
-static GAsyncResult *
-wait_result (Wait  *wait,
-             guint  timeout_ms)
-{
-  gint64 deadline = g_get_monotonic_time () + (gint64) stw_test_timeout_ms (timeout_ms) * 1000;
-
-  while (wait->result == NULL)
-    {
-      g_assert_cmpint (g_get_monotonic_time (), <, deadline);
-      if (!g_main_context_iteration (NULL, FALSE))
-        g_usleep (1000);
-    }
-  return g_steal_pointer (&wait->result);
-}
-
 static gboolean
 have_app (void)
 {
@@ -102,11 +72,11 @@ evaluate_main (const char *expression)
 {
   g_autoptr(GAsyncResult) result = NULL;
   g_autoptr(GError) error = NULL;
-  Wait wait = { 0 };
+  StwTestResult wait = { 0 };
   JsonNode *value;
 
-  stw_session_evaluate_main_async (app.session, expression, NULL, on_result, &wait);
-  result = wait_result (&wait, 10000);
+  stw_session_evaluate_main_async (app.session, expression, NULL, stw_test_result_cb, &wait);
+  result = stw_test_wait_result (&wait, 10000);
   value = stw_session_evaluate_main_finish (app.session, result, &error);
   g_assert_no_error (error);
   return value;
@@ -167,7 +137,7 @@ test_launch (void)
   const char * const args[] = { "--page=dialogs", NULL };
   g_autoptr(GAsyncResult) result = NULL;
   g_autoptr(GError) error = NULL;
-  Wait wait = { 0 };
+  StwTestResult wait = { 0 };
 
   if (!g_file_test (electron, G_FILE_TEST_IS_EXECUTABLE) ||
       !g_file_test ("/usr/lib/chromium/chromium", G_FILE_TEST_IS_EXECUTABLE))
@@ -181,8 +151,8 @@ test_launch (void)
   stw_launch_options_set_main (options, main);
   stw_launch_options_set_args (options, args);
   app.manager = stw_session_manager_new ();
-  stw_session_manager_launch_async (app.manager, options, NULL, on_result, &wait);
-  result = wait_result (&wait, 60000);
+  stw_session_manager_launch_async (app.manager, options, NULL, stw_test_result_cb, &wait);
+  result = stw_test_wait_result (&wait, 60000);
   app.session = stw_session_manager_launch_finish (app.manager, result, &error);
   g_assert_no_error (error);
   app.window = g_object_ref (stw_session_get_active_surface (app.session));
@@ -277,7 +247,7 @@ test_page_dialogs_async (void)
   g_autoptr(GError) error = NULL;
   g_autofree char *text = NULL;
   JsonArray *entries;
-  Wait wait = { 0 };
+  StwTestResult wait = { 0 };
 
   if (!have_app ())
     return;
@@ -285,8 +255,8 @@ test_page_dialogs_async (void)
   g_assert_true (stw_session_set_dialog_policy (app.session, accept, &error));
   /* The confirm holds the click's acknowledgement back until the handler
    * answered it: the click completes, not deadlocks. */
-  stw_surface_click_async (app.window, target, NULL, NULL, on_result, &wait);
-  result = wait_result (&wait, 10000);
+  stw_surface_click_async (app.window, target, NULL, NULL, stw_test_result_cb, &wait);
+  result = stw_test_wait_result (&wait, 10000);
   answer = stw_surface_click_finish (app.window, result, &error);
   g_assert_no_error (error);
   g_assert_cmpstr (json_object_get_string_member (json_object_get_object_member (answer, "dialog"), "type"),
@@ -295,8 +265,8 @@ test_page_dialogs_async (void)
   g_assert_cmpstr (text, ==, "confirm true");
 
   g_clear_object (&result);
-  stw_session_read_dialog_events_async (app.session, filter, NULL, on_result, &wait);
-  result = wait_result (&wait, 10000);
+  stw_session_read_dialog_events_async (app.session, filter, NULL, stw_test_result_cb, &wait);
+  result = stw_test_wait_result (&wait, 10000);
   events = stw_session_read_dialog_events_finish (app.session, result, &error);
   g_assert_no_error (error);
   entries = json_object_get_array_member (events, "entries");

@@ -24,35 +24,6 @@
 #define READ_HANDLERS "return [...electron.ipcMain._invokeHandlers.keys()].sort().join(' ');"
 #define DEMO_HANDLERS "app:info app:website clipboard:copy notes:export notes:load notes:open notes:save webview:url window:new"
 
-typedef struct
-{
-  GAsyncResult *result;
-} Wait;
-
-static void
-on_result (GObject      *object,
-           GAsyncResult *result,
-           gpointer      user_data)
-{
-  Wait *wait = user_data;
-
-  wait->result = g_object_ref (result);
-}
-
-static GAsyncResult *
-wait_result (Wait  *wait,
-             guint  timeout_ms)
-{
-  gint64 deadline = g_get_monotonic_time () + (gint64) stw_test_timeout_ms (timeout_ms) * 1000;
-
-  while (wait->result == NULL)
-    {
-      g_assert_cmpint (g_get_monotonic_time (), <, deadline);
-      g_main_context_iteration (NULL, TRUE);
-    }
-  return g_steal_pointer (&wait->result);
-}
-
 static gboolean
 array_has_port (GArray *ports,
                 guint   port)
@@ -148,7 +119,7 @@ test_launch (void)
   g_autoptr(StwLaunchOptions) options = NULL;
   g_autoptr(GAsyncResult) result = NULL;
   g_autoptr(GError) error = NULL;
-  Wait wait = { 0 };
+  StwTestResult wait = { 0 };
 
   if (!have_standin ())
     return;
@@ -156,8 +127,8 @@ test_launch (void)
   stw_launch_options_set_executable_path (options, electron);
   stw_launch_options_set_main (options, main);
   app.manager = stw_session_manager_new ();
-  stw_session_manager_launch_async (app.manager, options, NULL, on_result, &wait);
-  result = wait_result (&wait, 60000);
+  stw_session_manager_launch_async (app.manager, options, NULL, stw_test_result_cb, &wait);
+  result = stw_test_wait_result (&wait, 60000);
   app.session = stw_session_manager_launch_finish (app.manager, result, &error);
   g_assert_no_error (error);
   g_assert_true (stw_session_has_main_process (app.session));
@@ -173,14 +144,14 @@ test_run_main (void)
   g_autoptr(GAsyncResult) result = NULL;
   g_autoptr(GError) error = NULL;
   gboolean serialized = TRUE;
-  Wait wait = { 0 };
+  StwTestResult wait = { 0 };
 
   if (app.session == NULL && !have_standin ())
     return;
 
   /* Async. */
-  stw_session_run_main_async (app.session, READ_HANDLERS, NULL, 0, NULL, on_result, &wait);
-  result = wait_result (&wait, 20000);
+  stw_session_run_main_async (app.session, READ_HANDLERS, NULL, 0, NULL, stw_test_result_cb, &wait);
+  result = stw_test_wait_result (&wait, 20000);
   handlers = stw_session_run_main_finish (app.session, result, &serialized, &error);
   g_assert_no_error (error);
   g_assert_false (serialized);
@@ -220,13 +191,13 @@ test_run_renderer (void)
   g_autoptr(JsonNode) api = NULL;
   g_autoptr(GAsyncResult) result = NULL;
   g_autoptr(GError) error = NULL;
-  Wait wait = { 0 };
+  StwTestResult wait = { 0 };
 
   if (app.session == NULL && !have_standin ())
     return;
 
-  stw_session_run_renderer_async (app.session, "return document.title;", NULL, 0, NULL, on_result, &wait);
-  result = wait_result (&wait, 20000);
+  stw_session_run_renderer_async (app.session, "return document.title;", NULL, 0, NULL, stw_test_result_cb, &wait);
+  result = stw_test_wait_result (&wait, 20000);
   title = stw_session_run_renderer_finish (app.session, result, NULL, &error);
   g_assert_no_error (error);
   g_assert_cmpstr (json_node_get_string (title), ==, "Stagewright Notes");
@@ -291,7 +262,7 @@ test_window_states (void)
   g_autoptr(GError) error = NULL;
   g_autoptr(JsonNode) made = NULL;
   g_autoptr(GList) windows = NULL;
-  Wait wait = { 0 };
+  StwTestResult wait = { 0 };
   gint64 hidden_id;
   gboolean found = FALSE;
 
@@ -312,8 +283,8 @@ test_window_states (void)
         g_assert_true (stw_session_refresh_window_states_sync (app.session, NULL, &error));
       else
         {
-          stw_session_refresh_window_states_async (app.session, NULL, on_result, &wait);
-          result = wait_result (&wait, 10000);
+          stw_session_refresh_window_states_async (app.session, NULL, stw_test_result_cb, &wait);
+          result = stw_test_wait_result (&wait, 10000);
           g_assert_true (stw_session_refresh_window_states_finish (app.session, result, &error));
           g_clear_object (&result);
         }

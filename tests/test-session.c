@@ -29,39 +29,6 @@
 
 /* --- waiting for an async result ------------------------------------------ */
 
-typedef struct
-{
-  GAsyncResult *result;
-} Wait;
-
-static void
-on_result (GObject      *object,
-           GAsyncResult *result,
-           gpointer      user_data)
-{
-  Wait *wait = user_data;
-
-  wait->result = g_object_ref (result);
-}
-
-/* Iterates the default context until the callback ran; fails the test
- * instead of hanging. The caller owns the result. */
-static GAsyncResult *
-wait_result (Wait  *wait,
-             guint  timeout_ms)
-{
-  gint64 deadline = g_get_monotonic_time () + (gint64) stw_test_timeout_ms (timeout_ms) * 1000;
-
-  while (wait->result == NULL)
-    {
-      g_assert_cmpint (g_get_monotonic_time (), <, deadline);
-      g_main_context_iteration (NULL, FALSE);
-      if (wait->result == NULL)
-        g_usleep (1000);
-    }
-  return g_steal_pointer (&wait->result);
-}
-
 static void
 spin_until (gboolean (*predicate) (gpointer),
             gpointer   data,
@@ -83,11 +50,11 @@ capture_surface (StwSurface                 *surface,
                  GCancellable               *cancellable,
                  GError                    **error)
 {
-  Wait wait = { 0 };
+  StwTestResult wait = { 0 };
   g_autoptr(GAsyncResult) result = NULL;
 
-  stw_surface_capture_screenshot_async (surface, options, cancellable, on_result, &wait);
-  result = wait_result (&wait, 30000);
+  stw_surface_capture_screenshot_async (surface, options, cancellable, stw_test_result_cb, &wait);
+  result = stw_test_wait_result (&wait, 30000);
   return stw_surface_capture_screenshot_finish (surface, result, error);
 }
 
@@ -97,11 +64,11 @@ call_page (StwSurface  *surface,
            JsonObject  *args,
            GError     **error)
 {
-  Wait wait = { 0 };
+  StwTestResult wait = { 0 };
   g_autoptr(GAsyncResult) result = NULL;
 
-  _stw_surface_call_page_async (surface, op, args, NULL, on_result, &wait);
-  result = wait_result (&wait, 10000);
+  _stw_surface_call_page_async (surface, op, args, NULL, stw_test_result_cb, &wait);
+  result = stw_test_wait_result (&wait, 10000);
   return _stw_surface_call_page_finish (surface, result, NULL, error);
 }
 
@@ -110,11 +77,11 @@ evaluate_isolated (StwSurface  *surface,
                    const char  *expression,
                    GError     **error)
 {
-  Wait wait = { 0 };
+  StwTestResult wait = { 0 };
   g_autoptr(GAsyncResult) result = NULL;
 
-  _stw_surface_evaluate_isolated_async (surface, expression, NULL, on_result, &wait);
-  result = wait_result (&wait, 10000);
+  _stw_surface_evaluate_isolated_async (surface, expression, NULL, stw_test_result_cb, &wait);
+  result = stw_test_wait_result (&wait, 10000);
   return _stw_surface_evaluate_isolated_finish (surface, result, error);
 }
 
@@ -123,11 +90,11 @@ evaluate_main_world (StwSession  *session,
                      const char  *expression,
                      GError     **error)
 {
-  Wait wait = { 0 };
+  StwTestResult wait = { 0 };
   g_autoptr(GAsyncResult) result = NULL;
 
-  stw_session_evaluate_renderer_async (session, expression, NULL, on_result, &wait);
-  result = wait_result (&wait, 10000);
+  stw_session_evaluate_renderer_async (session, expression, NULL, stw_test_result_cb, &wait);
+  result = stw_test_wait_result (&wait, 10000);
   return stw_session_evaluate_renderer_finish (session, result, error);
 }
 
@@ -209,11 +176,11 @@ launch (StwSessionManager *manager,
   g_autoptr(StwLaunchOptions) options = launch_options (fixture);
   g_autoptr(GAsyncResult) result = NULL;
   g_autoptr(GError) error = NULL;
-  Wait wait = { 0 };
+  StwTestResult wait = { 0 };
   StwSession *session;
 
-  stw_session_manager_launch_async (manager, options, NULL, on_result, &wait);
-  result = wait_result (&wait, 60000);
+  stw_session_manager_launch_async (manager, options, NULL, stw_test_result_cb, &wait);
+  result = stw_test_wait_result (&wait, 60000);
   session = stw_session_manager_launch_finish (manager, result, &error);
   g_assert_no_error (error);
   return session;
@@ -251,13 +218,13 @@ static gboolean
 has_http_frame (gpointer data)
 {
   StwSession *session = data;
-  Wait wait = { 0 };
+  StwTestResult wait = { 0 };
   g_autoptr(GAsyncResult) result = NULL;
   g_autoptr(GError) error = NULL;
   g_autoptr(GList) surfaces = NULL;
 
-  stw_session_refresh_surfaces_async (session, NULL, on_result, &wait);
-  result = wait_result (&wait, 10000);
+  stw_session_refresh_surfaces_async (session, NULL, stw_test_result_cb, &wait);
+  result = stw_test_wait_result (&wait, 10000);
   g_assert_true (stw_session_refresh_surfaces_finish (session, result, &error));
   g_assert_no_error (error);
   surfaces = stw_session_list_surfaces (session);
@@ -455,7 +422,7 @@ test_isolated_world (void)
   g_autoptr(JsonNode) after = NULL;
   g_autoptr(JsonObject) reload = NULL;
   g_autoptr(GAsyncResult) result = NULL;
-  Wait wait = { 0 };
+  StwTestResult wait = { 0 };
   StwSurface *window;
   gint64 world;
 
@@ -482,8 +449,8 @@ test_isolated_world (void)
 
   /* A reload takes the world with the document; the next call makes a new one. */
   stw_transport_call_async (_stw_session_get_browser (app.session), "Page.reload", NULL,
-                            stw_surface_get_cdp_session_id (window), 0, NULL, on_result, &wait);
-  result = wait_result (&wait, 10000);
+                            stw_surface_get_cdp_session_id (window), 0, NULL, stw_test_result_cb, &wait);
+  result = stw_test_wait_result (&wait, 10000);
   reload = stw_transport_call_finish (_stw_session_get_browser (app.session), result, &error);
   g_assert_no_error (error);
   spin_until (world_dropped, window, 10000);
@@ -502,7 +469,7 @@ test_stop (void)
   g_autoptr(GError) error = NULL;
   g_autoptr(GBytes) image = NULL;
   g_autoptr(StwSurface) window = NULL;
-  Wait wait = { 0 };
+  StwTestResult wait = { 0 };
   gboolean escalated = TRUE;
   GPid pid;
 
@@ -511,8 +478,8 @@ test_stop (void)
 
   window = g_object_ref (stw_session_get_active_window (app.session));
   pid = stw_session_get_pid (app.session);
-  stw_session_stop_async (app.session, 5000, NULL, on_result, &wait);
-  result = wait_result (&wait, 20000);
+  stw_session_stop_async (app.session, 5000, NULL, stw_test_result_cb, &wait);
+  result = stw_test_wait_result (&wait, 20000);
   g_assert_true (stw_session_stop_finish (app.session, result, &escalated, &error));
   g_assert_no_error (error);
   g_assert_false (escalated);
@@ -582,14 +549,14 @@ fake_setup (Fake          *fake,
 {
   g_autoptr(GAsyncResult) result = NULL;
   g_autoptr(GError) error = NULL;
-  Wait wait = { 0 };
+  StwTestResult wait = { 0 };
 
   fake->browser = stw_test_cdp_browser_new ();
   fake->peer = stw_test_cdp_browser_get_peer (fake->browser);
   fake->session = _stw_session_new_attached (NULL, "fake-1", "cdp",
                                              stw_test_cdp_browser_get_transport (fake->browser), NULL, 0);
-  _stw_session_start_async (fake->session, 2000, 0, NULL, on_result, &wait);
-  result = wait_result (&wait, 5000);
+  _stw_session_start_async (fake->session, 2000, 0, NULL, stw_test_result_cb, &wait);
+  result = stw_test_wait_result (&wait, 5000);
   g_assert_true (_stw_session_start_finish (fake->session, result, &error));
   g_assert_no_error (error);
   g_assert_true (stw_session_is_renderer_ready (fake->session));
@@ -719,13 +686,13 @@ test_fake_cancel (Fake          *fake,
   g_autoptr(GAsyncResult) result = NULL;
   g_autoptr(GBytes) image = NULL;
   g_autoptr(GError) error = NULL;
-  Wait wait = { 0 };
+  StwTestResult wait = { 0 };
 
   stw_test_cdp_browser_set_shot_mode (fake->browser, STW_TEST_SHOT_HOLD);
-  stw_surface_capture_screenshot_async (window, NULL, cancellable, on_result, &wait);
+  stw_surface_capture_screenshot_async (window, NULL, cancellable, stw_test_result_cb, &wait);
   spin_until (is_held, fake, 2000);
   g_cancellable_cancel (cancellable);
-  result = wait_result (&wait, 2000);
+  result = stw_test_wait_result (&wait, 2000);
   image = stw_surface_capture_screenshot_finish (window, result, &error);
   g_assert_error (error, G_IO_ERROR, G_IO_ERROR_CANCELLED);
   g_assert_null (image);

@@ -23,36 +23,6 @@ static struct
   char              *skip;
 } app;
 
-typedef struct
-{
-  GAsyncResult *result;
-} Wait;
-
-static void
-on_result (GObject      *object,
-           GAsyncResult *result,
-           gpointer      user_data)
-{
-  ((Wait *) user_data)->result = g_object_ref (result);
-}
-
-/* Iterates the default context until the callback ran; fails instead of
- * hanging. */
-static GAsyncResult *
-wait_result (Wait  *wait,
-             guint  timeout_ms)
-{
-  gint64 deadline = g_get_monotonic_time () + (gint64) stw_test_timeout_ms (timeout_ms) * 1000;
-
-  while (wait->result == NULL)
-    {
-      g_assert_cmpint (g_get_monotonic_time (), <, deadline);
-      if (!g_main_context_iteration (NULL, FALSE))
-        g_usleep (1000);
-    }
-  return g_steal_pointer (&wait->result);
-}
-
 static void
 spin (guint ms)
 {
@@ -104,10 +74,10 @@ running_in_page (void)
   g_autoptr(GAsyncResult) result = NULL;
   g_autoptr(JsonNode) answer = NULL;
   g_autoptr(GError) error = NULL;
-  Wait wait = { 0 };
+  StwTestResult wait = { 0 };
 
-  _stw_surface_call_page_async (app.window, "waitsRunning", NULL, NULL, on_result, &wait);
-  result = wait_result (&wait, 10000);
+  _stw_surface_call_page_async (app.window, "waitsRunning", NULL, NULL, stw_test_result_cb, &wait);
+  result = stw_test_wait_result (&wait, 10000);
   answer = _stw_surface_call_page_finish (app.window, result, NULL, &error);
   g_assert_no_error (error);
   return json_object_get_int_member (json_node_get_object (answer), "running");
@@ -123,7 +93,7 @@ test_launch (void)
   g_autoptr(GAsyncResult) result = NULL;
   g_autoptr(GError) error = NULL;
   g_autoptr(StwTarget) reset_button = stw_target_new_for_selector ("#reset");
-  Wait wait = { 0 };
+  StwTestResult wait = { 0 };
 
   if (!g_file_test (electron, G_FILE_TEST_IS_EXECUTABLE) ||
       !g_file_test ("/usr/lib/chromium/chromium", G_FILE_TEST_IS_EXECUTABLE))
@@ -137,8 +107,8 @@ test_launch (void)
   stw_launch_options_set_main (options, main);
   stw_launch_options_set_args (options, args);
   app.manager = stw_session_manager_new ();
-  stw_session_manager_launch_async (app.manager, options, NULL, on_result, &wait);
-  result = wait_result (&wait, 60000);
+  stw_session_manager_launch_async (app.manager, options, NULL, stw_test_result_cb, &wait);
+  result = stw_test_wait_result (&wait, 60000);
   app.session = stw_session_manager_launch_finish (app.manager, result, &error);
   g_assert_no_error (error);
   app.window = g_object_ref (stw_session_get_active_surface (app.session));
@@ -193,7 +163,7 @@ test_state_async (void)
   g_autoptr(JsonObject) state = NULL;
   g_autoptr(GAsyncResult) result = NULL;
   g_autoptr(GError) error = NULL;
-  Wait wait = { 0 };
+  StwTestResult wait = { 0 };
 
   if (!have_app ())
     return;
@@ -201,11 +171,11 @@ test_state_async (void)
 
   json_object_set_boolean_member (wanted, "checked", TRUE);
   json_object_set_boolean_member (wanted, "enabled", TRUE);
-  stw_surface_wait_for_state_async (app.window, agree, wanted, 10000, NULL, on_result, &wait);
+  stw_surface_wait_for_state_async (app.window, agree, wanted, 10000, NULL, stw_test_result_cb, &wait);
   spin (50);
   g_assert_null (wait.result);
   click ("#check-later");
-  result = wait_result (&wait, 15000);
+  result = stw_test_wait_result (&wait, 15000);
   state = stw_surface_wait_for_state_finish (app.window, result, NULL, &error);
   g_assert_no_error (error);
   g_assert_true (json_object_get_boolean_member (state, "checked"));
@@ -235,15 +205,15 @@ test_expect_text_and_value (void)
   g_autoptr(GError) error = NULL;
   g_autofree char *actual = NULL;
   JsonObject *details;
-  Wait wait = { 0 };
+  StwTestResult wait = { 0 };
 
   if (!have_app ())
     return;
   reset ();
 
   click ("#text-later");
-  stw_surface_expect_text_async (app.window, status, "matches", "^d", "i", 10000, NULL, on_result, &wait);
-  result = wait_result (&wait, 15000);
+  stw_surface_expect_text_async (app.window, status, "matches", "^d", "i", 10000, NULL, stw_test_result_cb, &wait);
+  result = stw_test_wait_result (&wait, 15000);
   g_assert_true (stw_surface_expect_text_finish (app.window, result, &actual, NULL, &error));
   g_assert_no_error (error);
   g_assert_cmpstr (actual, ==, "Done");
@@ -346,20 +316,20 @@ test_cancelled (void)
   g_autoptr(GAsyncResult) result = NULL;
   g_autoptr(GError) error = NULL;
   gint64 cancelled_at;
-  Wait wait = { 0 };
+  StwTestResult wait = { 0 };
 
   if (!have_app ())
     return;
 
   g_assert_cmpint (running_in_page (), ==, 0);
-  stw_surface_wait_for_selector_async (app.window, never, "attached", 60000, cancellable, on_result, &wait);
+  stw_surface_wait_for_selector_async (app.window, never, "attached", 60000, cancellable, stw_test_result_cb, &wait);
   spin (300);
   g_assert_null (wait.result);
   g_assert_cmpint (running_in_page (), ==, 1);
 
   cancelled_at = g_get_monotonic_time ();
   g_cancellable_cancel (cancellable);
-  result = wait_result (&wait, 5000);
+  result = stw_test_wait_result (&wait, 5000);
   g_assert_false (stw_surface_wait_for_selector_finish (app.window, result, NULL, &error));
   g_assert_error (error, G_IO_ERROR, G_IO_ERROR_CANCELLED);
   g_assert_cmpint (g_get_monotonic_time () - cancelled_at, <, stw_test_timeout_ms (2000) * 1000);
