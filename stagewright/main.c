@@ -309,7 +309,7 @@ print_manifest (StwDispatcher *dispatcher)
 
   for (const GList *l = visible; l != NULL; l = l->next)
     {
-      JsonObject *entry = stw_tool_to_manifest (l->data);
+      JsonObject *entry = stw_tool_to_manifest_for_profile (l->data, stw_dispatcher_get_tool_profile (dispatcher));
       GEnumValue *op = g_enum_get_value (op_class, (int) stw_tool_get_operation_type (l->data));
 
       json_object_set_string_member (entry, "operationType", op ? op->value_nick : "command");

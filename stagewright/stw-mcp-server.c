@@ -561,6 +561,7 @@ handle_tools_list (StwMcpServer     *self,
                    JsonObject       *params)
 {
   g_autoptr(GList) tools = stw_dispatcher_list_tools (self->dispatcher);
+  StwToolProfile profile = stw_dispatcher_get_tool_profile (self->dispatcher);
   JsonNode *cursor_node = params ? json_object_get_member (params, "cursor") : NULL;
   guint offset = 0;
   guint count = 0;
@@ -585,7 +586,7 @@ handle_tools_list (StwMcpServer     *self,
         continue;
       if (count == self->page_size)
         break;
-      json_array_add_object_element (array, stw_tool_to_manifest (l->data));
+      json_array_add_object_element (array, stw_tool_to_manifest_for_profile (l->data, profile));
       count++;
     }
 

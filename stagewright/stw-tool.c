@@ -681,17 +681,21 @@ stw_tool_get_idempotent_hint (StwTool *self)
  * stw_tool_get_open_world_hint:
  * @self: a [class@Stagewright.Tool]
  *
- * Tools act on the app under test only, never on an open world.
+ * Whether the tool may reach an open world (MCP `openWorldHint`). Every
+ * tool drives an app or a browser that can show and fetch content from
+ * anywhere, so what a tool returns may come from outside the operator's
+ * control: hosts should treat it as they treat any open-world result.
  *
- * Returns: the MCP `openWorldHint`, always %FALSE
+ * Returns: the MCP `openWorldHint`, always %TRUE (MCP's default, so the
+ *   listing leaves it unsaid)
  *
  * Since: 1.0
  */
 gboolean
 stw_tool_get_open_world_hint (StwTool *self)
 {
-  g_return_val_if_fail (STW_IS_TOOL (self), FALSE);
-  return FALSE;
+  g_return_val_if_fail (STW_IS_TOOL (self), TRUE);
+  return TRUE;
 }
 
 /**
@@ -853,8 +857,9 @@ listed_schema (StwSchema *schema)
  * stw_tool_to_manifest:
  * @self: a [class@Stagewright.Tool]
  *
- * The tool as `tools/list` shows it: `name`, `title`, `description`,
- * `inputSchema`, `outputSchema`, `annotations`.
+ * The tool as `tools/list` shows it in the full profile: `name`, `title`,
+ * `description`, `inputSchema`, `outputSchema`, `annotations`. See
+ * [method@Stagewright.Tool.to_manifest_for_profile].
  *
  * Returns: (transfer full): the manifest entry
  *
@@ -863,10 +868,38 @@ listed_schema (StwSchema *schema)
 JsonObject *
 stw_tool_to_manifest (StwTool *self)
 {
+  return stw_tool_to_manifest_for_profile (self, STW_TOOL_PROFILE_FULL);
+}
+
+/**
+ * stw_tool_to_manifest_for_profile:
+ * @self: a [class@Stagewright.Tool]
+ * @profile: the profile the listing is for
+ *
+ * The tool as `tools/list` shows it under @profile: `name`, `title`,
+ * `description`, `inputSchema`, `outputSchema`, `annotations`.
+ *
+ * Every character is read by every agent on every session, so the entry
+ * says only what forms a call: bounds and defaults the dispatcher
+ * enforces are left to its `BAD_ARGUMENT` answer, and MCP's default
+ * annotations are left unsaid. The essential profile drives one app at a
+ * time, so its listing leaves out the arguments that only matter when
+ * several run, `sessionId` and `allowMultiple`: the only live session is
+ * implied. The tool still takes them.
+ *
+ * Returns: (transfer full): the manifest entry
+ *
+ * Since: 1.0
+ */
+JsonObject *
+stw_tool_to_manifest_for_profile (StwTool        *self,
+                                  StwToolProfile  profile)
+{
   g_autofree char *description = NULL;
   StwToolPrivate *priv;
   JsonObject *manifest;
   JsonObject *annotations;
+  JsonNode *schema;
 
   g_return_val_if_fail (STW_IS_TOOL (self), NULL);
 
@@ -877,25 +910,40 @@ stw_tool_to_manifest (StwTool *self)
   if (priv->title != NULL)
     json_object_set_string_member (manifest, "title", priv->title);
   json_object_set_string_member (manifest, "description", description);
-  json_object_set_member (manifest, "inputSchema", listed_schema (priv->input_schema));
+
+  schema = listed_schema (priv->input_schema);
+  if (profile == STW_TOOL_PROFILE_ESSENTIAL)
+    {
+      static const char * const several_sessions[] = { "sessionId", "allowMultiple" };
+      JsonObject *members = json_object_get_object_member (json_node_get_object (schema), "properties");
+
+      for (guint i = 0; members != NULL && i < G_N_ELEMENTS (several_sessions); i++)
+        if (json_object_has_member (members, several_sessions[i]))
+          json_object_remove_member (members, several_sessions[i]);
+    }
+  json_object_set_member (manifest, "inputSchema", schema);
   if (priv->output_schema != NULL)
     json_object_set_member (manifest, "outputSchema",
                             json_node_copy (stw_schema_get_node (priv->output_schema)));
 
-  /* Every character here is read by every agent on every session: the
-   * title is said once (top level), and MCP's defaults are left unsaid
-   * (readOnlyHint false; destructiveHint true, which means something only
-   * for a tool that is not read-only; idempotentHint false). openWorldHint
-   * defaults to true, so its false is said. */
+  /* The title is said once (top level); MCP's defaults are left unsaid:
+   * readOnlyHint false, destructiveHint true (meaningful only for a tool
+   * that is not read-only), idempotentHint false (likewise) and
+   * openWorldHint true (see stw_tool_get_open_world_hint()). */
   annotations = json_object_new ();
   if (stw_tool_get_read_only_hint (self))
     json_object_set_boolean_member (annotations, "readOnlyHint", TRUE);
-  else if (!priv->destructive_hint)
-    json_object_set_boolean_member (annotations, "destructiveHint", FALSE);
-  if (priv->idempotent_hint)
-    json_object_set_boolean_member (annotations, "idempotentHint", TRUE);
-  json_object_set_boolean_member (annotations, "openWorldHint", FALSE);
-  json_object_set_object_member (manifest, "annotations", annotations);
+  else
+    {
+      if (!priv->destructive_hint)
+        json_object_set_boolean_member (annotations, "destructiveHint", FALSE);
+      if (priv->idempotent_hint)
+        json_object_set_boolean_member (annotations, "idempotentHint", TRUE);
+    }
+  if (json_object_get_size (annotations) > 0)
+    json_object_set_object_member (manifest, "annotations", annotations);
+  else
+    json_object_unref (annotations);
 
   return manifest;
 }

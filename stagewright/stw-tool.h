@@ -84,6 +84,9 @@ StwSessionRequirement stw_tool_get_session_requirement (StwTool *self);
 STW_AVAILABLE_IN_1_0
 JsonObject *stw_tool_to_manifest (StwTool *self);
 STW_AVAILABLE_IN_1_0
+JsonObject *stw_tool_to_manifest_for_profile (StwTool *self,
+                                              StwToolProfile profile);
+STW_AVAILABLE_IN_1_0
 void stw_tool_invoke (StwTool *self,
                       StwInvocation *invocation);
 

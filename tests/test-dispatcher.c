@@ -1890,8 +1890,12 @@ test_tool_manifest (void)
   g_assert_cmpstr (json_object_get_string_member (manifest, "description"), ==,
                    "Does what the test says. Errors: NOT_RUNNING, WAIT_TIMEOUT.");
   g_assert_true (json_object_get_boolean_member (annotations, "readOnlyHint"));
-  g_assert_false (json_object_get_boolean_member (annotations, "openWorldHint"));
+  /* MCP's defaults: openWorldHint true, and no idempotentHint or
+   * destructiveHint for a read-only tool. */
+  g_assert_false (json_object_has_member (annotations, "openWorldHint"));
+  g_assert_true (stw_tool_get_open_world_hint (STW_TOOL (query)));
   g_assert_false (json_object_has_member (annotations, "destructiveHint"));
+  g_assert_false (json_object_has_member (annotations, "idempotentHint"));
 
   /* MCP's defaults are left unsaid: a command is not read-only unless
    * it says so. */
@@ -1945,6 +1949,43 @@ test_tool_manifest_lean_schema (void)
   assert_code (nested, "BAD_ARGUMENT");
   assert_ok (fine);
   g_assert_cmpuint (tool->n_invoked, ==, 1);
+}
+
+/* The essential profile drives one app at a time: its listing leaves out
+ * the arguments that matter only when several run, and the tool still
+ * takes them. */
+static void
+test_tool_manifest_essential (void)
+{
+  g_autoptr(TestTool) tool = test_tool_new_full (
+    "one_app_tool", STW_OPERATION_COMMAND, STW_EVAL_TARGET_NONE,
+    "{\"type\":\"object\",\"additionalProperties\":false,\"properties\":{"
+    "\"sessionId\":{\"type\":\"string\"},\"allowMultiple\":{\"type\":\"boolean\"},"
+    "\"ref\":{\"type\":\"integer\"}}}",
+    NULL, TEST_MODE_ECHO);
+  g_autoptr(JsonObject) essential = stw_tool_to_manifest_for_profile (STW_TOOL (tool), STW_TOOL_PROFILE_ESSENTIAL);
+  g_autoptr(JsonObject) full = stw_tool_to_manifest (STW_TOOL (tool));
+  g_autoptr(JsonObject) testing = stw_tool_to_manifest_for_profile (STW_TOOL (tool), STW_TOOL_PROFILE_TESTING);
+  g_autoptr(StwDispatcher) dispatcher = dispatcher_with (tool);
+  g_autoptr(JsonObject) accepted = NULL;
+  g_autoptr(JsonObject) refused = NULL;
+
+  stw_test_assert_json_equal (json_object_get_member (essential, "inputSchema"),
+                              "{\"type\":\"object\",\"properties\":{\"ref\":{\"type\":\"integer\"}}}");
+  stw_test_assert_json_equal (json_object_get_member (full, "inputSchema"),
+                              "{\"type\":\"object\",\"properties\":{\"sessionId\":{\"type\":\"string\"},"
+                              "\"allowMultiple\":{\"type\":\"boolean\"},\"ref\":{\"type\":\"integer\"}}}");
+  stw_test_assert_json_equal (json_object_get_member (testing, "inputSchema"),
+                              "{\"type\":\"object\",\"properties\":{\"sessionId\":{\"type\":\"string\"},"
+                              "\"allowMultiple\":{\"type\":\"boolean\"},\"ref\":{\"type\":\"integer\"}}}");
+
+  /* Unlisted is not refused: the dispatcher validates with the whole
+   * schema, whatever the profile. Other unlisted names still are. */
+  stw_dispatcher_set_tool_profile (dispatcher, STW_TOOL_PROFILE_ESSENTIAL);
+  accepted = call (dispatcher, "one_app_tool", "{\"sessionId\": \"x\", \"allowMultiple\": true, \"ref\": 1}");
+  assert_ok (accepted);
+  refused = call (dispatcher, "one_app_tool", "{\"windowId\": \"x\"}");
+  assert_code (refused, "BAD_ARGUMENT");
 }
 
 /* Providers {{{1 */
@@ -2828,6 +2869,7 @@ main (int   argc,
   g_test_add_func ("/dispatcher/properties", test_properties);
   g_test_add_func ("/dispatcher/tool/manifest", test_tool_manifest);
   g_test_add_func ("/dispatcher/tool/manifest-lean-schema", test_tool_manifest_lean_schema);
+  g_test_add_func ("/dispatcher/tool/manifest-essential", test_tool_manifest_essential);
   g_test_add_func ("/dispatcher/core/visibility", test_core_visibility);
   g_test_add_func ("/dispatcher/core/status", test_core_status);
   g_test_add_func ("/dispatcher/core/doctor", test_core_doctor);

@@ -308,7 +308,7 @@ scroll_into_view_invoke (StwTool       *tool,
 static const StwToolSpec interact_specs[] = {
   {
     .name = "electron_click",
-    .description = "Real click once visible, enabled, stable and uncovered (force skips checks). Returns {dialog?}.",
+    .description = "Real click once visible, enabled, stable, uncovered (force: no checks). Returns {dialog?}.",
     .input_schema = SCHEMA (P_ACT ",\"button\":{\"enum\":[\"left\",\"right\",\"middle\"]},"
                             "\"clickCount\":{\"type\":\"integer\",\"minimum\":1,\"maximum\":3}"),
     .operation_type = STW_OPERATION_COMMAND,
@@ -371,7 +371,7 @@ static const StwToolSpec interact_specs[] = {
   },
   {
     .name = "electron_key",
-    .description = "Press a key or chord (Enter, Control+A) on the element, else the focus. Returns {key}.",
+    .description = "Press a key or chord (Enter, Control+A) on the element, else the focus.",
     .input_schema = SCHEMA_REQ ("\"key\"", ",\"key\":{\"type\":\"string\",\"minLength\":1,\"maxLength\":64}"),
     .operation_type = STW_OPERATION_COMMAND,
     .errors = "BAD_ARGUMENT " E_TARGET,
@@ -392,7 +392,7 @@ static const StwToolSpec interact_specs[] = {
   },
   {
     .name = "electron_clear_input",
-    .description = "Empty an input. Returns {cleared}.",
+    .description = "Empty an input.",
     .input_schema = SCHEMA (P_ACT),
     .operation_type = STW_OPERATION_COMMAND,
     .errors = E_POINTER,
@@ -402,8 +402,8 @@ static const StwToolSpec interact_specs[] = {
   },
   {
     .name = "electron_fill_form",
-    .description = "Fill fields in order: strings are typed (a select takes an option label or value), booleans "
-                   "check or uncheck. Returns {filled[]}.",
+    .description = "Fill fields in order: strings type (a select takes an option label or value), booleans "
+                   "check/uncheck. Returns {filled[]}.",
     .input_schema =
       "{\"type\":\"object\",\"additionalProperties\":false,\"required\":[\"fields\"],\"properties\":{"
       STW_SCHEMA_SESSION_ID ",\"fields\":{\"type\":\"array\",\"minItems\":1,\"maxItems\":50,\"items\":"
@@ -417,7 +417,7 @@ static const StwToolSpec interact_specs[] = {
   },
   {
     .name = "electron_select_option",
-    .description = "Choose <select> options by value or label. Returns {selected}.",
+    .description = "Choose <select> options by value or label.",
     .input_schema = SCHEMA_REQ ("\"values\"", ",\"values\":{\"type\":\"array\",\"minItems\":1,"
                                 "\"items\":{\"type\":\"string\"}}"),
     .operation_type = STW_OPERATION_COMMAND,
@@ -428,7 +428,7 @@ static const StwToolSpec interact_specs[] = {
   },
   {
     .name = "electron_check",
-    .description = "Check (clicks only if unchecked). Returns {checked}.",
+    .description = "Check (clicks only if unchecked).",
     .input_schema = SCHEMA (P_ACT),
     .operation_type = STW_OPERATION_COMMAND,
     .idempotent = TRUE,
@@ -439,7 +439,7 @@ static const StwToolSpec interact_specs[] = {
   },
   {
     .name = "electron_uncheck",
-    .description = "Uncheck (clicks only if checked). Returns {checked}.",
+    .description = "Uncheck (clicks only if checked).",
     .input_schema = SCHEMA (P_ACT),
     .operation_type = STW_OPERATION_COMMAND,
     .idempotent = TRUE,

@@ -352,9 +352,8 @@ discover_invoke (StwTool       *tool,
 static const StwToolSpec lifecycle_specs[] = {
   {
     .name = "electron_launch",
-    .description = "Start an Electron app (main: app dir or entry; runtime from executablePath, the app root or "
-                   "PATH) or, given executablePath alone, a packaged app or Chromium. Stop ends all it started. "
-                   "Returns {session_id, windows[], renderer_ready, capabilities}.",
+    .description = "Start main (app dir or entry; Electron from executablePath, the app root or PATH), or a "
+                   "packaged app or Chromium from executablePath alone. Returns {session_id, windows[]}.",
     .input_schema =
       "{\"type\":\"object\",\"additionalProperties\":false,\"properties\":{"
       "\"main\":{\"type\":\"string\",\"minLength\":1},"
@@ -426,8 +425,7 @@ static const StwToolSpec lifecycle_specs[] = {
   },
   {
     .name = "electron_stop",
-    .description = "Quit, then after timeoutMs SIGTERM/SIGKILL the process group (escalated). Returns {stopped, "
-                   "escalated}.",
+    .description = "Quit; after timeoutMs, SIGTERM then SIGKILL the process group. Returns {stopped, escalated}.",
     .input_schema =
       "{\"type\":\"object\",\"additionalProperties\":false,\"properties\":{" STW_SCHEMA_SESSION_ID ","
       "\"timeoutMs\":{\"type\":\"integer\",\"minimum\":0,\"maximum\":120000,\"default\":10000}}}",
@@ -452,8 +450,8 @@ static const StwToolSpec lifecycle_specs[] = {
   },
   {
     .name = "electron_info",
-    .description = "Versions {electron,node,chrome,v8} and app {name,version,path,packaged\u2026} from the main process. "
-                   "Returns {versions, app, signature, capabilities}.",
+    .description = "Returns {versions{electron,node,chrome,v8}, app{name,version,path,packaged\u2026}, signature, "
+                   "capabilities}.",
     .input_schema = "{\"type\":\"object\",\"additionalProperties\":false,\"properties\":{" STW_SCHEMA_SESSION_ID "}}",
     .operation_type = STW_OPERATION_QUERY,
     .idempotent = TRUE,

@@ -158,8 +158,8 @@ screenshot_invoke (StwTool       *tool,
 static const StwToolSpec observe_specs[] = {
   {
     .name = "electron_screenshot",
-    .description = "PNG/JPEG of a window, the full page, a clip or an element (ref in any frame, selector) to "
-                   "path|dir; inline adds the image, fit in maxWidth x maxHeight. Returns {path, width, height}.",
+    .description = "PNG/JPEG of the window, full page, clip or element (in any frame) to path|dir; inline adds "
+                   "the image, fit in maxWidth x maxHeight. Returns {path, width, height}.",
     .input_schema =
       "{\"type\":\"object\",\"additionalProperties\":false,\"properties\":{"
       STW_SCHEMA_SESSION_ID ","

@@ -321,10 +321,10 @@ focused_element_invoke (StwTool *tool, StwInvocation *invocation)
 
 static const StwToolSpec read_specs[] = {
   READ_SPEC ("electron_get_text",
-             "Trimmed text of the element, else its label. Returns {text}.",
+             "Trimmed text, else the label. Returns {text}.",
              TARGET_SCHEMA, STW_IN_ESSENTIAL, get_text_invoke, READ_ERRORS),
   READ_SPEC ("electron_get_value",
-             "Value of an input, select, textarea or contenteditable, or null. Returns {value}.",
+             "Value of an input, select, textarea or contenteditable, else null.",
              TARGET_SCHEMA, STW_IN_ESSENTIAL, get_value_invoke, READ_ERRORS),
   READ_SPEC ("electron_get_attribute",
              "An attribute's value, null when absent. Returns {value}.",
@@ -343,7 +343,7 @@ static const StwToolSpec read_specs[] = {
              "Returns {state{visible,enabled,disabled,checked,selected,expanded,pressed,focused,readonly,required,invalid,busy}}.",
              TARGET_SCHEMA, STW_IN_ESSENTIAL, get_state_invoke, READ_ERRORS),
   READ_SPEC ("electron_exists",
-             "Whether ref or selector names an element; a miss is no error. Returns {exists}.",
+             "Whether the element exists; a miss is no error. Returns {exists}.",
              TARGET_SCHEMA, STW_IN_ESSENTIAL, exists_invoke, EXISTS_ERRORS),
   READ_SPEC ("electron_focused_element",
              "The focused element, into shadow roots and frames; body is null. Returns {focused{ref,role,name,surface_id}|null}.",

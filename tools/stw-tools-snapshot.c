@@ -126,8 +126,8 @@ elements_list_invoke (StwTool       *tool,
 static const StwToolSpec snapshot_specs[] = {
   {
     .name = "electron_snapshot",
-    .description = "Roles, names and states, frames inline; [ref] on controls, headings, status and options. "
-                   "format:text is leanest; since:\"last\" diffs. Returns {snapshot|snapshot_text|diff}.",
+    .description = "Roles, names, states, frames inline; [ref] on controls, headings, status, options. "
+                   "format:text is leanest, since:\"last\" diffs. Returns {snapshot|snapshot_text|diff}.",
     .input_schema =
       "{\"type\":\"object\",\"additionalProperties\":false,\"properties\":{" STW_SCHEMA_SESSION_ID ","
       "\"format\":{\"enum\":[\"json\",\"text\"]},"
@@ -146,7 +146,7 @@ static const StwToolSpec snapshot_specs[] = {
   },
   {
     .name = "electron_find",
-    .description = "Entries matching every filter (name_*: any case). Returns {matches[{ref,role,name,bbox}]}.",
+    .description = "Entries matching all filters (name_* ignore case). Returns {matches[{ref,role,name,bbox}]}.",
     .input_schema =
       "{\"type\":\"object\",\"additionalProperties\":false,\"properties\":{" STW_SCHEMA_SESSION_ID ","
       "\"role\":{\"type\":\"string\"},"

@@ -332,7 +332,7 @@ doctor_invoke (StwTool       *tool,
 static const StwToolSpec status_specs[] = {
   {
     .name = "electron_status",
-    .description = "Server version, uptime, last error and live sessions; needs no app.",
+    .description = "Server version, uptime, last error and live sessions.",
     .input_schema = "{\"type\":\"object\",\"properties\":{},\"additionalProperties\":false}",
     .operation_type = STW_OPERATION_QUERY,
     .idempotent = TRUE,

@@ -540,7 +540,7 @@ static const StwToolSpec wait_specs[] = {
              TARGET_OBJECT (",\"state\":{\"enum\":[\"attached\",\"visible\",\"hidden\",\"detached\"]}" P_TIMEOUT),
              STW_IN_ESSENTIAL, wait_for_selector_invoke, E_WAIT),
   WAIT_SPEC ("electron_wait_for_state",
-             "Wait until the flags given in state (as get_state) hold.",
+             "Wait until the state flags (as get_state) hold.",
              OBJECT_REQ ("\"state\"", "," STW_SCHEMA_TARGET P_STATE P_TIMEOUT),
              STW_IN_ESSENTIAL, state_invoke, E_WAIT),
   WAIT_SPEC ("electron_wait_for_event",

@@ -228,6 +228,46 @@ test('--tool-profile essential hides electron_doctor and explains how to get it'
   assert.equal(status.server.tool_profile, 'essential');
 });
 
+// Issue 8: tools/list is read by every agent on every session. Tokens as
+// `_meta.estimated_tokens` counts them: characters / 4 of what the client
+// reads (the whole JSON-RPC response).
+test('tools/list stays within its token budgets; essential leaves sessionId unlisted but takes it', async (t) => {
+  const listed = async (profile) => {
+    const session = new RawSession(['--tool-profile', profile]);
+    t.after(() => session.close());
+    session.send({ jsonrpc: '2.0', id: 0, method: 'initialize',
+                   params: { protocolVersion: LATEST, capabilities: {}, clientInfo: { name: 'raw', version: '0' } } });
+    await session.waitForResponse(0);
+    session.notify('notifications/initialized');
+    session.send({ jsonrpc: '2.0', id: 1, method: 'tools/list' });
+    const response = await session.waitForResponse(1);
+    return { tools: response.result.tools, tokens: JSON.stringify(response).length / 4 };
+  };
+  const essential = await listed('essential');
+  const full = await listed('full');
+  assert.ok(essential.tokens <= 2800, `essential tools/list: ${essential.tokens} tokens`);
+  assert.ok(full.tokens <= 10000, `full tools/list: ${full.tokens} tokens`);
+  assert.equal(essential.tools.length, 29);
+
+  // One app at a time: no tool of the essential profile lists sessionId or
+  // allowMultiple; in the full profile every session tool does.
+  for (const tool of essential.tools) {
+    assert.ok(!('sessionId' in (tool.inputSchema.properties ?? {})), `${tool.name} lists sessionId`);
+    assert.ok(!('allowMultiple' in (tool.inputSchema.properties ?? {})), `${tool.name} lists allowMultiple`);
+  }
+  const fullByName = new Map(full.tools.map((tool) => [tool.name, tool]));
+  assert.ok('sessionId' in fullByName.get('electron_click').inputSchema.properties);
+  assert.ok('allowMultiple' in fullByName.get('electron_launch').inputSchema.properties);
+
+  // Unlisted is still taken: a sessionId that names no app is NOT_RUNNING,
+  // not an unknown argument; a name no tool takes is still refused.
+  const { client } = await connect(t, ['--tool-profile', 'essential']);
+  const named = checkEnvelope(await client.callTool({ name: 'electron_info', arguments: { sessionId: 'app-9-deadbeef' } }));
+  assert.equal(named.code, 'NOT_RUNNING');
+  const unknown = checkEnvelope(await client.callTool({ name: 'electron_info', arguments: { windowId: 'w' } }));
+  assert.equal(unknown.code, 'BAD_ARGUMENT');
+});
+
 test('resources: list and read the quick start', async (t) => {
   const { client } = await connect(t);
   const { resources } = await client.listResources();
