@@ -79,6 +79,44 @@ field_string (const char *start,
   return out;
 }
 
+/* A number field, read as g_ascii_strtoll (text, NULL, 10) reads it
+ * (leading spaces, a sign, digits, clamped on overflow), without its
+ * generic machinery: eight per row. */
+static gint64
+field_int (const char *p)
+{
+  gboolean negative = FALSE;
+  guint64 magnitude = 0;
+  guint64 limit;
+
+  while (g_ascii_isspace (*p))
+    p++;
+  if (*p == '-' || *p == '+')
+    negative = *p++ == '-';
+  limit = negative ? (guint64) G_MAXINT64 + 1 : (guint64) G_MAXINT64;
+  for (; g_ascii_isdigit (*p); p++)
+    {
+      guint digit = (guint) (*p - '0');
+
+      if (magnitude > (limit - digit) / 10)
+        return negative ? G_MININT64 : G_MAXINT64;
+      magnitude = magnitude * 10 + digit;
+    }
+  return negative ? (gint64) ((guint64) 0 - magnitude) : (gint64) magnitude;
+}
+
+/* Roles come from a closed list (js/a11y.js): letters, digits and '-'. */
+static gboolean
+role_is_plain (const char *role)
+{
+  if (*role == '\0')
+    return FALSE;
+  for (; *role != '\0'; role++)
+    if (!g_ascii_isalnum (*role) && *role != '-')
+      return FALSE;
+  return TRUE;
+}
+
 enum
 {
   FIELD_KEY,
@@ -119,7 +157,7 @@ parse_row (const char *line,
     return NULL;
   fields[N_FIELDS] = end + 1;
 #define FIELD_END(i) (fields[(i) + 1] - 1)
-#define FIELD_INT(i) g_ascii_strtoll (fields[i], NULL, 10)
+#define FIELD_INT(i) field_int (fields[i])
 
   entry = _stw_snap_entry_new ();
   entry->key = FIELD_INT (FIELD_KEY);
@@ -143,8 +181,7 @@ parse_row (const char *line,
 #undef FIELD_INT
   /* Roles come from a closed list (js/a11y.js); anything else is not a
    * row the walker wrote, and must not reach the one-line text form. */
-  if (entry->key <= 0 || *entry->role == '\0' ||
-      entry->role[strspn (entry->role, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-")] != '\0')
+  if (entry->key <= 0 || !role_is_plain (entry->role))
     {
       _stw_snap_entry_free (entry);
       return NULL;
