@@ -24,6 +24,23 @@
 // Any ok:false envelope ends the run with an error: a benchmark that measured
 // failures would lie. Prints a Markdown table and one JSON line.
 //
+// Reading the figures. Calls follow each other back to back, as the issue's
+// figures were measured, so a call can wait for Chromium to render what the
+// previous one changed: each click on the large page changes #status (and
+// :active), each fill an input's text, and painting that page is a few ms of
+// the renderer's main thread (headless, software compositing), run at the
+// next BeginFrame. A call that arrives while that frame runs waits for it:
+// the 8-9 ms fills every fifth or sixth call, and the clicks that alternate
+// between about 4 and 10 ms. Whether one click in two or one in three meets a
+// frame depends on how long a click takes, so the large page's click median
+// jumps between the two from run to run. The small page's "later calls" start
+// right after launch, while Chromium still does its own start-up work: with
+// the stand-in, a second renderer loads Chrome's omnibox popup
+// (chrome://omnibox-popup.top-chrome/, about 130 requests), and renderers
+// and browser use several times the CPU per call they use seconds later
+// (median 2-3.7 ms against 1.3 ms after a 3 s pause). Compare runs made back
+// to back on a quiet machine.
+//
 // SPDX-License-Identifier: LGPL-2.1-or-later
 
 import { spawn } from 'node:child_process';

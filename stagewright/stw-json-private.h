@@ -68,4 +68,12 @@ char     *stw_json_object_to_string (JsonObject *object,
 gsize     stw_json_utf8_length (const char *str,
                                 gsize       n_bytes);
 
+/* Room for any gint64 in decimal, sign and NUL included. */
+#define STW_JSON_INT_SIZE 21
+
+gsize     stw_json_format_int (char   buf[STW_JSON_INT_SIZE],
+                               gint64 value);
+void      stw_json_append_int (GString *out,
+                               gint64   value);
+
 G_END_DECLS

@@ -626,11 +626,18 @@ stw_json_utf8_length (const char *str,
   return (gsize) g_utf8_strlen (str, (gssize) n_bytes);
 }
 
+/* Bytes a JSON string cannot hold as they are: controls, '"' and '\\'.
+ * Everything else (valid UTF-8 included) is copied in runs. */
+static const guint8 needs_escape[256] = {
+  [0x00 ... 0x1f] = 1, ['"'] = 1, ['\\'] = 1,
+};
+
 static void
 append_string (GString    *out,
                const char *str)
 {
   g_autofree char *valid = NULL;
+  const guchar *p;
 
   if (str == NULL)
     str = "";
@@ -638,25 +645,86 @@ append_string (GString    *out,
     str = valid = g_utf8_make_valid (str, -1);
 
   g_string_append_c (out, '"');
-  for (const guchar *p = (const guchar *) str; *p; p++)
+  for (p = (const guchar *) str; *p; p++)
     {
+      const guchar *run = p;
+
+      while (!needs_escape[*p])
+        p++;
+      if (p > run)
+        g_string_append_len (out, (const char *) run, p - run);
+      if (*p == '\0')
+        break;
       switch (*p)
         {
-        case '"':  g_string_append (out, "\\\""); break;
-        case '\\': g_string_append (out, "\\\\"); break;
-        case '\n': g_string_append (out, "\\n"); break;
-        case '\r': g_string_append (out, "\\r"); break;
-        case '\t': g_string_append (out, "\\t"); break;
-        case '\b': g_string_append (out, "\\b"); break;
-        case '\f': g_string_append (out, "\\f"); break;
+        case '"':  g_string_append_len (out, "\\\"", 2); break;
+        case '\\': g_string_append_len (out, "\\\\", 2); break;
+        case '\n': g_string_append_len (out, "\\n", 2); break;
+        case '\r': g_string_append_len (out, "\\r", 2); break;
+        case '\t': g_string_append_len (out, "\\t", 2); break;
+        case '\b': g_string_append_len (out, "\\b", 2); break;
+        case '\f': g_string_append_len (out, "\\f", 2); break;
         default:
-          if (*p < 0x20)
-            g_string_append_printf (out, "\\u%04x", *p);
-          else
-            g_string_append_c (out, (char) *p);
+          {
+            static const char hex[] = "0123456789abcdef";
+            char u[6] = { '\\', 'u', '0', '0', hex[*p >> 4], hex[*p & 0xf] };
+
+            g_string_append_len (out, u, sizeof u);
+          }
         }
     }
   g_string_append_c (out, '"');
+}
+
+/**
+ * stw_json_format_int:
+ * @buf: where the text goes (NUL-terminated)
+ * @value: a number
+ *
+ * Writes @value in decimal, as "%" G_GINT64_FORMAT would, without the
+ * cost of printf: keys and refs are written thousands of times per
+ * snapshot.
+ *
+ * Returns: the length of the text
+ */
+gsize
+stw_json_format_int (char   buf[STW_JSON_INT_SIZE],
+                     gint64 value)
+{
+  char digits[STW_JSON_INT_SIZE];
+  char *p = digits + sizeof digits;
+  /* In unsigned arithmetic: -G_MININT64 does not fit a gint64. */
+  guint64 magnitude = value < 0 ? (guint64) 0 - (guint64) value : (guint64) value;
+  gsize length;
+
+  do
+    {
+      *--p = (char) ('0' + magnitude % 10);
+      magnitude /= 10;
+    }
+  while (magnitude != 0);
+  if (value < 0)
+    *--p = '-';
+  length = (gsize) (digits + sizeof digits - p);
+  memcpy (buf, p, length);
+  buf[length] = '\0';
+  return length;
+}
+
+/**
+ * stw_json_append_int:
+ * @out: a string
+ * @value: a number
+ *
+ * Appends @value in decimal (see stw_json_format_int()).
+ */
+void
+stw_json_append_int (GString *out,
+                     gint64   value)
+{
+  char buf[STW_JSON_INT_SIZE];
+
+  g_string_append_len (out, buf, (gssize) stw_json_format_int (buf, value));
 }
 
 static void
@@ -711,7 +779,7 @@ stw_json_append (GString  *out,
       switch (json_node_get_value_type (node))
         {
         case G_TYPE_INT64:
-          g_string_append_printf (out, "%" G_GINT64_FORMAT, json_node_get_int (node));
+          stw_json_append_int (out, json_node_get_int (node));
           break;
         case G_TYPE_DOUBLE:
           append_double (out, json_node_get_double (node));
@@ -745,19 +813,23 @@ stw_json_append (GString  *out,
 
     case JSON_NODE_OBJECT:
       {
-        JsonObject *object = json_node_get_object (node);
-        g_autoptr(GList) members = json_object_get_members (object);
+        JsonObjectIter iter;
+        const char *name;
+        JsonNode *member;
         gboolean first = TRUE;
 
+        /* In insertion order, without a list of the names to allocate
+         * and a look-up per member. */
+        json_object_iter_init_ordered (&iter, json_node_get_object (node));
         g_string_append_c (out, '{');
-        for (const GList *l = members; l != NULL; l = l->next)
+        while (json_object_iter_next_ordered (&iter, &name, &member))
           {
             if (!first)
               g_string_append_c (out, ',');
             first = FALSE;
-            append_string (out, l->data);
+            append_string (out, name);
             g_string_append_c (out, ':');
-            stw_json_append (out, json_object_get_member (object, l->data));
+            stw_json_append (out, member);
           }
         g_string_append_c (out, '}');
       }

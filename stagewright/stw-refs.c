@@ -11,16 +11,60 @@
 struct _StwRefTable
 {
   GPtrArray  *refs;     /* StwRef *, index ref - 1: numbers are never reused */
-  GHashTable *live;     /* "surface world key" -> ref (GUINT_TO_POINTER) */
+  GHashTable *live;     /* ElementId * -> ref (GUINT_TO_POINTER) */
 };
 
-static char *
-element_id (const char *surface_id,
-            gint64      world_id,
-            gint64      key)
+/* Which element: a surface's world's key. Looked up thousands of times per
+ * snapshot, so a probe on the stack is the key, and nothing is allocated
+ * but for an insertion. */
+typedef struct
 {
-  return g_strdup_printf ("%s %" G_GINT64_FORMAT " %" G_GINT64_FORMAT, surface_id, world_id, key);
+  char  *surface_id;
+  gint64 world_id;
+  gint64 key;
+} ElementId;
+
+static guint
+element_id_hash (gconstpointer data)
+{
+  const ElementId *id = data;
+
+  return g_str_hash (id->surface_id ? id->surface_id : "") * 31u +
+         g_int64_hash (&id->world_id) * 1000003u + g_int64_hash (&id->key);
 }
+
+static gboolean
+element_id_equal (gconstpointer a,
+                  gconstpointer b)
+{
+  const ElementId *x = a, *y = b;
+
+  return x->key == y->key && x->world_id == y->world_id && g_strcmp0 (x->surface_id, y->surface_id) == 0;
+}
+
+static ElementId *
+element_id_new (const char *surface_id,
+                gint64      world_id,
+                gint64      key)
+{
+  ElementId *id = g_new (ElementId, 1);
+
+  id->surface_id = g_strdup (surface_id);
+  id->world_id = world_id;
+  id->key = key;
+  return id;
+}
+
+static void
+element_id_free (ElementId *id)
+{
+  g_free (id->surface_id);
+  g_free (id);
+}
+
+/* A probe for look-ups: borrows @surface_id. */
+#define ELEMENT_ID(surface, world, number) \
+  ((ElementId) { .surface_id = (char *) (surface), .world_id = (world), .key = (number) })
 
 static void
 stw_ref_free (StwRef *ref)
@@ -38,7 +82,7 @@ _stw_ref_table_new (void)
   StwRefTable *table = g_new0 (StwRefTable, 1);
 
   table->refs = g_ptr_array_new_with_free_func ((GDestroyNotify) stw_ref_free);
-  table->live = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
+  table->live = g_hash_table_new_full (element_id_hash, element_id_equal, (GDestroyNotify) element_id_free, NULL);
   return table;
 }
 
@@ -75,10 +119,10 @@ _stw_ref_table_find (StwRefTable *table,
                      gint64       world_id,
                      gint64       key)
 {
-  g_autofree char *id = element_id (surface_id, world_id, key);
+  ElementId id = ELEMENT_ID (surface_id, world_id, key);
 
   g_return_val_if_fail (table != NULL, 0);
-  return GPOINTER_TO_UINT (g_hash_table_lookup (table->live, id));
+  return GPOINTER_TO_UINT (g_hash_table_lookup (table->live, &id));
 }
 
 static void
@@ -101,15 +145,14 @@ _stw_ref_table_bind (StwRefTable *table,
                      const char  *role,
                      const char  *name)
 {
-  g_autofree char *id = NULL;
+  ElementId id = ELEMENT_ID (surface_id, world_id, key);
   StwRef *ref;
   guint number;
 
   g_return_val_if_fail (table != NULL, 0);
   g_return_val_if_fail (surface_id != NULL && key > 0, 0);
 
-  id = element_id (surface_id, world_id, key);
-  number = GPOINTER_TO_UINT (g_hash_table_lookup (table->live, id));
+  number = GPOINTER_TO_UINT (g_hash_table_lookup (table->live, &id));
   if (number != 0)
     ref = get_ref (table, number);
   else
@@ -120,7 +163,7 @@ _stw_ref_table_bind (StwRefTable *table,
       ref->world_id = world_id;
       ref->key = key;
       g_ptr_array_add (table->refs, ref);
-      g_hash_table_insert (table->live, g_steal_pointer (&id), GUINT_TO_POINTER (number));
+      g_hash_table_insert (table->live, element_id_new (surface_id, world_id, key), GUINT_TO_POINTER (number));
     }
   set_string (&ref->fingerprint, fingerprint);
   set_string (&ref->role, role);
@@ -132,10 +175,10 @@ static void
 unindex (StwRefTable *table,
          StwRef      *ref)
 {
-  g_autofree char *id = element_id (ref->surface_id, ref->world_id, ref->key);
+  ElementId id = ELEMENT_ID (ref->surface_id, ref->world_id, ref->key);
 
-  if (GPOINTER_TO_UINT (g_hash_table_lookup (table->live, id)) == ref->ref)
-    g_hash_table_remove (table->live, id);
+  if (GPOINTER_TO_UINT (g_hash_table_lookup (table->live, &id)) == ref->ref)
+    g_hash_table_remove (table->live, &id);
 }
 
 void
@@ -159,7 +202,7 @@ _stw_ref_table_rebind (StwRefTable *table,
     _stw_ref_table_retire (table, previous);
   ref->world_id = world_id;
   ref->key = key;
-  g_hash_table_insert (table->live, element_id (ref->surface_id, world_id, key), GUINT_TO_POINTER (number));
+  g_hash_table_insert (table->live, element_id_new (ref->surface_id, world_id, key), GUINT_TO_POINTER (number));
 }
 
 void

@@ -79,6 +79,44 @@ field_string (const char *start,
   return out;
 }
 
+/* A number field, read as g_ascii_strtoll (text, NULL, 10) reads it
+ * (leading spaces, a sign, digits, clamped on overflow), without its
+ * generic machinery: eight per row. */
+static gint64
+field_int (const char *p)
+{
+  gboolean negative = FALSE;
+  guint64 magnitude = 0;
+  guint64 limit;
+
+  while (g_ascii_isspace (*p))
+    p++;
+  if (*p == '-' || *p == '+')
+    negative = *p++ == '-';
+  limit = negative ? (guint64) G_MAXINT64 + 1 : (guint64) G_MAXINT64;
+  for (; g_ascii_isdigit (*p); p++)
+    {
+      guint digit = (guint) (*p - '0');
+
+      if (magnitude > (limit - digit) / 10)
+        return negative ? G_MININT64 : G_MAXINT64;
+      magnitude = magnitude * 10 + digit;
+    }
+  return negative ? (gint64) ((guint64) 0 - magnitude) : (gint64) magnitude;
+}
+
+/* Roles come from a closed list (js/a11y.js): letters, digits and '-'. */
+static gboolean
+role_is_plain (const char *role)
+{
+  if (*role == '\0')
+    return FALSE;
+  for (; *role != '\0'; role++)
+    if (!g_ascii_isalnum (*role) && *role != '-')
+      return FALSE;
+  return TRUE;
+}
+
 enum
 {
   FIELD_KEY,
@@ -119,7 +157,7 @@ parse_row (const char *line,
     return NULL;
   fields[N_FIELDS] = end + 1;
 #define FIELD_END(i) (fields[(i) + 1] - 1)
-#define FIELD_INT(i) g_ascii_strtoll (fields[i], NULL, 10)
+#define FIELD_INT(i) field_int (fields[i])
 
   entry = _stw_snap_entry_new ();
   entry->key = FIELD_INT (FIELD_KEY);
@@ -130,7 +168,7 @@ parse_row (const char *line,
     entry->value = field_string (fields[FIELD_VALUE], FIELD_END (FIELD_VALUE), FALSE);
   entry->flags &= ~HAS_VALUE;
   context = array_string (contexts, (guint) FIELD_INT (FIELD_CONTEXT));
-  entry->fingerprint = g_strdup_printf ("%s|%s|%s", entry->role, entry->name, context ? context : "");
+  entry->fingerprint = g_strconcat (entry->role, "|", entry->name, "|", context ? context : "", NULL);
   entry->x = (int) FIELD_INT (FIELD_X);
   entry->y = (int) FIELD_INT (FIELD_Y);
   entry->w = (int) FIELD_INT (FIELD_W);
@@ -143,8 +181,7 @@ parse_row (const char *line,
 #undef FIELD_INT
   /* Roles come from a closed list (js/a11y.js); anything else is not a
    * row the walker wrote, and must not reach the one-line text form. */
-  if (entry->key <= 0 || *entry->role == '\0' ||
-      entry->role[strspn (entry->role, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-")] != '\0')
+  if (entry->key <= 0 || !role_is_plain (entry->role))
     {
       _stw_snap_entry_free (entry);
       return NULL;
@@ -293,13 +330,20 @@ _stw_snapshot_reconcile (StwRefTable *refs,
 
 /* --- text ------------------------------------------------------------------ */
 
+/* Bytes append_quoted() writes escaped: '"', '\\', controls and DEL. */
+static const guint8 quote_escaped[256] = {
+  [0x00 ... 0x1f] = 1, ['"'] = 1, ['\\'] = 1, [0x7f] = 1,
+};
+
 /* A JSON-quoted string on one line, cut when long. */
 static void
 append_quoted (GString    *out,
                const char *text)
 {
-  glong length = g_utf8_strlen (text ? text : "", -1);
-  const char *end = text ? text + strlen (text) : NULL;
+  gsize bytes = text ? strlen (text) : 0;
+  /* No more bytes than TEXT_CUT, no more characters: nothing to count. */
+  glong length = bytes > TEXT_CUT ? g_utf8_strlen (text, -1) : (glong) bytes;
+  const char *end = text ? text + bytes : NULL;
 
   if (text != NULL && length > TEXT_CUT)
     end = g_utf8_offset_to_pointer (text, TEXT_CUT);
@@ -307,8 +351,16 @@ append_quoted (GString    *out,
   g_string_append_c (out, '"');
   for (const char *p = text; p != NULL && p < end; p++)
     {
-      guchar c = (guchar) *p;
+      const char *run = p;
+      guchar c;
 
+      while (p < end && !quote_escaped[(guchar) *p])
+        p++;
+      if (p > run)
+        g_string_append_len (out, run, p - run);
+      if (p == end)
+        break;
+      c = (guchar) *p;
       if (c == '"' || c == '\\')
         {
           g_string_append_c (out, '\\');
@@ -320,10 +372,8 @@ append_quoted (GString    *out,
         g_string_append (out, "\\r");
       else if (c == '\t')
         g_string_append (out, "\\t");
-      else if (c < 0x20 || c == 0x7f)
-        g_string_append_printf (out, "\\u%04x", c);
       else
-        g_string_append_c (out, (char) c);
+        g_string_append_printf (out, "\\u%04x", c);
     }
   if (text != NULL && length > TEXT_CUT)
     g_string_append_printf (out, "…(%ld chars)", length);
@@ -368,7 +418,11 @@ _stw_snapshot_entry_line (const StwSnapEntry *entry)
   if (entry->recently_changed)
     g_string_append_c (out, '~');
   if (entry->ref != 0)
-    g_string_append_printf (out, "[%u] ", entry->ref);
+    {
+      g_string_append_c (out, '[');
+      stw_json_append_int (out, entry->ref);
+      g_string_append_len (out, "] ", 2);
+    }
   else
     g_string_append (out, "[-] ");
   g_string_append (out, flags & STW_SNAP_FRAME ? "frame" : entry->role);
@@ -377,7 +431,10 @@ _stw_snapshot_entry_line (const StwSnapEntry *entry)
   if (flags & STW_SNAP_FRAME && entry->frame_surface_id != NULL)
     g_string_append_printf (out, " surface=%s", entry->frame_surface_id);
   if (entry->level > 0)
-    g_string_append_printf (out, " level=%d", entry->level);
+    {
+      g_string_append (out, " level=");
+      stw_json_append_int (out, entry->level);
+    }
   /* An empty value, like every default, goes without saying. */
   if (entry->value != NULL && *entry->value != '\0')
     {
@@ -584,24 +641,40 @@ _stw_snapshot_entry_json (const StwSnapEntry *entry)
 /* --- changes ---------------------------------------------------------------- */
 
 /* Two entries are the same thing when they have the same ref, or (without
- * refs) are the same element. */
-static char *
-identity (const StwSnapEntry *entry)
+ * refs) are the same element. Entries are their own keys in an index: no
+ * string to build per entry and look-up. */
+static guint
+identity_hash (gconstpointer data)
 {
+  const StwSnapEntry *entry = data;
+
   if (entry->ref != 0)
-    return g_strdup_printf ("r%u", entry->ref);
-  return g_strdup_printf ("e%s %" G_GINT64_FORMAT " %" G_GINT64_FORMAT, entry->surface_id, entry->world_id, entry->key);
+    return entry->ref;
+  return g_str_hash (entry->surface_id ? entry->surface_id : "") * 31u +
+         g_int64_hash (&entry->world_id) * 1000003u + g_int64_hash (&entry->key);
 }
 
+static gboolean
+identity_equal (gconstpointer a,
+                gconstpointer b)
+{
+  const StwSnapEntry *x = a, *y = b;
+
+  if (x->ref != 0 || y->ref != 0)
+    return x->ref == y->ref;
+  return x->key == y->key && x->world_id == y->world_id && g_strcmp0 (x->surface_id, y->surface_id) == 0;
+}
+
+/* The entries by identity (the last of equal ones wins). */
 static GHashTable *
 index_entries (GPtrArray *entries)
 {
-  GHashTable *index = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
+  GHashTable *index = g_hash_table_new (identity_hash, identity_equal);
 
   for (guint i = 0; entries != NULL && i < entries->len; i++)
     {
       StwSnapEntry *entry = g_ptr_array_index (entries, i);
-      g_hash_table_replace (index, identity (entry), entry);
+      g_hash_table_replace (index, entry, entry);
     }
   return index;
 }
@@ -641,8 +714,7 @@ _stw_snapshot_mark_changed (GPtrArray *prev,
   for (guint i = 0; i < curr->len; i++)
     {
       StwSnapEntry *entry = g_ptr_array_index (curr, i);
-      g_autofree char *id = identity (entry);
-      StwSnapEntry *before = g_hash_table_lookup (index, id);
+      StwSnapEntry *before = g_hash_table_lookup (index, entry);
 
       entry->recently_changed = before != NULL && (changes (before, entry) & ~CHANGED_BBOX) != 0;
     }
@@ -713,7 +785,11 @@ changed_line (const StwSnapEntry *before,
   GString *out = g_string_new ("~ ");
 
   if (after->ref != 0)
-    g_string_append_printf (out, "[%u] ", after->ref);
+    {
+      g_string_append_c (out, '[');
+      stw_json_append_int (out, after->ref);
+      g_string_append_len (out, "] ", 2);
+    }
   else
     g_string_append (out, "[-] ");
   g_string_append (out, after->role);
@@ -840,12 +916,11 @@ _stw_snapshot_diff (GPtrArray     *prev,
   for (guint i = 0; prev != NULL && i < prev->len; i++)
     {
       StwSnapEntry *entry = g_ptr_array_index (prev, i);
-      g_autofree char *id = identity (entry);
       DiffItem item = { 0 };
       JsonObject *object;
       GString *line;
 
-      if (g_hash_table_contains (after_index, id))
+      if (g_hash_table_contains (after_index, entry))
         continue;
       n_removed++;
       object = json_object_new ();
@@ -858,7 +933,11 @@ _stw_snapshot_diff (GPtrArray     *prev,
       json_object_set_string_member (object, "name", entry->name);
       line = g_string_new ("- ");
       if (entry->ref != 0)
-        g_string_append_printf (line, "[%u] ", entry->ref);
+        {
+          g_string_append_c (line, '[');
+          stw_json_append_int (line, entry->ref);
+          g_string_append_len (line, "] ", 2);
+        }
       else
         g_string_append (line, "[-] ");
       g_string_append (line, entry->role);
@@ -877,8 +956,7 @@ _stw_snapshot_diff (GPtrArray     *prev,
   for (guint i = 0; i < curr->len; i++)
     {
       StwSnapEntry *entry = g_ptr_array_index (curr, i);
-      g_autofree char *id = identity (entry);
-      StwSnapEntry *before = g_hash_table_lookup (before_index, id);
+      StwSnapEntry *before = g_hash_table_lookup (before_index, entry);
       DiffItem item = { 0 };
       JsonObject *object;
 

@@ -561,6 +561,8 @@ struct _Walk
   guint       steps;         /* steps of the current phase still running */
   gboolean    elsewhere;     /* walked in another surface than asked: which
                               * refs are alive there is not known */
+  gboolean    grouped;       /* remote objects were asked for in the job's
+                              * object group, in this surface's session */
   void      (*then) (GTask *task, Walk *walk);
 };
 
@@ -727,6 +729,7 @@ element_object (Step                *step,
   json_array_add_object_element (arguments, argument);
   json_object_set_array_member (params, "arguments", arguments);
   json_object_set_string_member (params, "objectGroup", job->object_group);
+  step->walk->grouped = TRUE;
   cdp (step, "Runtime.callFunctionOn", params, callback);
 }
 
@@ -810,6 +813,7 @@ on_host_described (GObject      *object,
       json_object_set_int_member (params, "backendNodeId", json_object_get_int_member (root, "backendNodeId"));
       json_object_set_int_member (params, "executionContextId", step->walk->world_id);
       json_object_set_string_member (params, "objectGroup", job->object_group);
+      step->walk->grouped = TRUE;
       cdp (step, "DOM.resolveNode", params, on_closed_root_resolved);
       return;
     }
@@ -1278,15 +1282,21 @@ flatten (Walk      *walk,
   g_ptr_array_set_size (walk->entries, 0);
 }
 
+/* Releases the remote objects the job asked for, in each session where
+ * it asked for some: a page without frames or closed shadow roots costs
+ * no message (and no renderer task ahead of the next call). */
 static void
 release_objects (Job  *job,
                  Walk *walk)
 {
-  g_autoptr(JsonObject) params = json_object_new ();
+  if (walk->grouped)
+    {
+      g_autoptr(JsonObject) params = json_object_new ();
 
-  json_object_set_string_member (params, "objectGroup", job->object_group);
-  stw_transport_send_notification (job->transport, "Runtime.releaseObjectGroup", params,
-                                   stw_surface_get_cdp_session_id (walk->surface));
+      json_object_set_string_member (params, "objectGroup", job->object_group);
+      stw_transport_send_notification (job->transport, "Runtime.releaseObjectGroup", params,
+                                       stw_surface_get_cdp_session_id (walk->surface));
+    }
   for (guint i = 0; i < walk->children->len; i++)
     release_objects (job, g_ptr_array_index (walk->children, i));
 }

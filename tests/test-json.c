@@ -236,6 +236,46 @@ test_negative_zero (void)
   g_assert_cmpstr (text_again, ==, text);
 }
 
+/* What the writer makes of strings (every escape, runs around them, UTF-8
+ * kept as it is, invalid UTF-8 repaired), integers at their limits and
+ * member order (insertion order, as written). */
+static void
+test_written (void)
+{
+  g_autoptr(JsonObject) object = json_object_new ();
+  g_autoptr(JsonArray) ints = json_array_new ();
+  g_autofree char *text = NULL;
+  g_autoptr(JsonNode) again = NULL;
+  char controls[32];
+
+  for (int i = 1; i < 32; i++)
+    controls[i - 1] = (char) i;
+  controls[31] = '\0';
+  json_object_set_string_member (object, "z", "plain");
+  json_object_set_string_member (object, "a", "say \"hi\" \\ back\n");
+  json_object_set_string_member (object, "m", controls);
+  json_object_set_string_member (object, "u", "caf\xc3\xa9 \xe2\x9c\x93");
+  json_object_set_string_member (object, "bad", "x\xff" "y");
+  json_object_set_string_member (object, "", "");
+  json_array_add_int_element (ints, G_MININT64);
+  json_array_add_int_element (ints, G_MAXINT64);
+  json_array_add_int_element (ints, 0);
+  json_array_add_int_element (ints, -7);
+  json_object_set_array_member (object, "ints", json_array_ref (ints));
+
+  text = stw_json_object_to_string (object, NULL);
+  g_assert_cmpstr (text, ==,
+                   "{\"z\":\"plain\",\"a\":\"say \\\"hi\\\" \\\\ back\\n\","
+                   "\"m\":\"\\u0001\\u0002\\u0003\\u0004\\u0005\\u0006\\u0007\\b\\t\\n\\u000b\\f\\r"
+                   "\\u000e\\u000f\\u0010\\u0011\\u0012\\u0013\\u0014\\u0015\\u0016\\u0017\\u0018\\u0019"
+                   "\\u001a\\u001b\\u001c\\u001d\\u001e\\u001f\","
+                   "\"u\":\"caf\xc3\xa9 \xe2\x9c\x93\",\"bad\":\"x\xef\xbf\xbdy\",\"\":\"\","
+                   "\"ints\":[-9223372036854775808,9223372036854775807,0,-7]}");
+  again = stw_json_parse (text, -1, NULL);
+  g_assert_nonnull (again);
+  g_assert_cmpstr (json_object_get_string_member (json_node_get_object (again), "m"), ==, controls);
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -251,6 +291,7 @@ main (int   argc,
   g_test_add_func ("/json/bounded", test_bounded);
   g_test_add_func ("/json/repairs", test_repairs);
   g_test_add_func ("/json/negative-zero", test_negative_zero);
+  g_test_add_func ("/json/written", test_written);
 
   return g_test_run ();
 }

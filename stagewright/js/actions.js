@@ -304,6 +304,10 @@
       if (after !== text && after === before)
         S.fail('TYPE_NO_EFFECT', `${label(element)} did not take the text (its content stayed the same)`);
     }
+    // The new text needs a layout, which the next call asking where the
+    // element is (a fill, a click) would otherwise wait for: done in a task
+    // of its own, it runs while this answer travels to the agent and back.
+    setTimeout(() => { if (element.isConnected) element.getBoundingClientRect(); }, 0);
     return { changed: after !== before };
   });
 
