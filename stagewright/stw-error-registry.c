@@ -92,6 +92,8 @@ static void
 stw_error_private_copy (const StwErrorPrivate *src,
                         StwErrorPrivate       *dest)
 {
+  if (src == NULL || dest == NULL)
+    return;
   dest->code_name = g_strdup (src->code_name);
   dest->hint = g_strdup (src->hint);
   dest->details = src->details ? json_object_ref (src->details) : NULL;
@@ -102,6 +104,10 @@ stw_error_private_copy (const StwErrorPrivate *src,
 static void
 stw_error_private_clear (StwErrorPrivate *priv)
 {
+  /* G_DEFINE_EXTENDED_ERROR hands these functions what its lookup found,
+   * which optimised builds cannot prove non-NULL (-Wnull-dereference). */
+  if (priv == NULL)
+    return;
   g_clear_pointer (&priv->code_name, g_free);
   g_clear_pointer (&priv->hint, g_free);
   g_clear_pointer (&priv->details, json_object_unref);
@@ -178,6 +184,7 @@ stw_error_new_literal (const char *code_name,
   const char *hint = NULL;
   StwError code;
   GError *error;
+  StwErrorPrivate *priv;
 
   g_return_val_if_fail (code_name != NULL, NULL);
 
@@ -196,7 +203,9 @@ stw_error_new_literal (const char *code_name,
     return g_error_new_literal (STW_ERROR, code, message);
 
   error = g_error_new_literal (STW_ERROR, STW_ERROR_PLUGIN, message);
-  stw_error_get_private (error)->code_name = g_strdup (code_name);
+  priv = stw_error_get_private (error);
+  if (priv != NULL)
+    priv->code_name = g_strdup (code_name);
   return error;
 }
 

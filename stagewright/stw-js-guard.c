@@ -1112,7 +1112,8 @@ lex_punctuator (Lexer   *lx,
       lx->pos++;
       if (!lex_template_part (lx, error, FALSE))
         return FALSE;
-      nested = last_token (lx)->kind == STW_JS_TOKEN_TEMPLATE_MIDDLE;
+      /* lex_template_part() added the part that decides. */
+      nested = last_token (lx) != NULL && last_token (lx)->kind == STW_JS_TOKEN_TEMPLATE_MIDDLE;
       if (!nested)
         lx->template_depth--;
       return TRUE;
@@ -1284,7 +1285,7 @@ tokenize (const char  *code,
 
   if (frames->len > 0)
     {
-      Frame *frame = top_frame (&lx);
+      Frame *frame = &g_array_index (frames, Frame, frames->len - 1);
       StwJsToken *opener = g_ptr_array_index (tokens, frame->token);
 
       fail_at (error, "EVAL_SYNTAX_ERROR", opener->line, opener->column,
@@ -1661,7 +1662,8 @@ check_literal_runs (Guard *g)
 
           for (guint e = s; e < run->len && value->len <= SPELLED_MAX && g->refusal == NULL; e++)
             {
-              g_string_append (value, TOKEN (g, g_array_index (run, guint, e))->value);
+              /* The run holds indices of tokens, so never NULL. */
+              g_string_append (value, ((StwJsToken *) g_ptr_array_index (g->tokens, g_array_index (run, guint, e)))->value);
               check_spelled (g, value->str, g_array_index (run, guint, s));
             }
         }

@@ -153,9 +153,8 @@ _stw_ref_table_bind (StwRefTable *table,
   g_return_val_if_fail (surface_id != NULL && key > 0, 0);
 
   number = GPOINTER_TO_UINT (g_hash_table_lookup (table->live, &id));
-  if (number != 0)
-    ref = get_ref (table, number);
-  else
+  /* A live number always has its entry; without one, a new ref. */
+  if (number == 0 || (ref = get_ref (table, number)) == NULL)
     {
       ref = g_new0 (StwRef, 1);
       ref->ref = number = table->refs->len + 1;
