@@ -24,6 +24,10 @@
 // Any ok:false envelope ends the run with an error: a benchmark that measured
 // failures would lie. Prints a Markdown table and one JSON line.
 //
+// Measure an optimised build, as distributions ship it: a build from git is
+// `-g -O0` (AX_CHECK_ENABLE_DEBUG), so configure a second tree with
+// `./configure CFLAGS='-O2 -g' --enable-debug=info` and pass its binary.
+//
 // Reading the figures. Calls follow each other back to back, as the issue's
 // figures were measured, so a call can wait for Chromium to render what the
 // previous one changed: each click on the large page changes #status (and
