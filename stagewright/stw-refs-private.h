@@ -25,6 +25,28 @@ typedef struct
 
 typedef struct _StwRefTable StwRefTable;
 
+/* An element's identity (surface, world, key), hashed and compared the
+ * same way wherever elements are indexed. */
+static inline guint
+_stw_element_identity_hash (const char *surface_id,
+                            gint64      world_id,
+                            gint64      key)
+{
+  return g_str_hash (surface_id ? surface_id : "") * 31u +
+         g_int64_hash (&world_id) * 1000003u + g_int64_hash (&key);
+}
+
+static inline gboolean
+_stw_element_identity_equal (const char *surface_a,
+                             gint64      world_a,
+                             gint64      key_a,
+                             const char *surface_b,
+                             gint64      world_b,
+                             gint64      key_b)
+{
+  return key_a == key_b && world_a == world_b && g_strcmp0 (surface_a, surface_b) == 0;
+}
+
 StwRefTable  *_stw_ref_table_new     (void);
 void          _stw_ref_table_free    (StwRefTable *table);
 

@@ -29,8 +29,7 @@ element_id_hash (gconstpointer data)
 {
   const ElementId *id = data;
 
-  return g_str_hash (id->surface_id ? id->surface_id : "") * 31u +
-         g_int64_hash (&id->world_id) * 1000003u + g_int64_hash (&id->key);
+  return _stw_element_identity_hash (id->surface_id, id->world_id, id->key);
 }
 
 static gboolean
@@ -39,7 +38,7 @@ element_id_equal (gconstpointer a,
 {
   const ElementId *x = a, *y = b;
 
-  return x->key == y->key && x->world_id == y->world_id && g_strcmp0 (x->surface_id, y->surface_id) == 0;
+  return _stw_element_identity_equal (x->surface_id, x->world_id, x->key, y->surface_id, y->world_id, y->key);
 }
 
 static ElementId *

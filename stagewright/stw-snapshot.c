@@ -650,8 +650,7 @@ identity_hash (gconstpointer data)
 
   if (entry->ref != 0)
     return entry->ref;
-  return g_str_hash (entry->surface_id ? entry->surface_id : "") * 31u +
-         g_int64_hash (&entry->world_id) * 1000003u + g_int64_hash (&entry->key);
+  return _stw_element_identity_hash (entry->surface_id, entry->world_id, entry->key);
 }
 
 static gboolean
@@ -662,7 +661,7 @@ identity_equal (gconstpointer a,
 
   if (x->ref != 0 || y->ref != 0)
     return x->ref == y->ref;
-  return x->key == y->key && x->world_id == y->world_id && g_strcmp0 (x->surface_id, y->surface_id) == 0;
+  return _stw_element_identity_equal (x->surface_id, x->world_id, x->key, y->surface_id, y->world_id, y->key);
 }
 
 /* The entries by identity (the last of equal ones wins). */
