@@ -299,6 +299,16 @@ call (Fixture    *f,
   return reply_json (reply);
 }
 
+/* A new client is served from start to answer: a session, then a ping. */
+static void
+assert_serves_a_new_client (Fixture *f)
+{
+  g_autofree char *id = initialize (f);
+  g_autoptr(JsonObject) ping = call (f, id, "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"ping\"}");
+
+  stw_test_assert_result (ping, "1");
+}
+
 /* Raw HTTP {{{1 */
 
 typedef struct
@@ -1509,8 +1519,6 @@ test_slowloris (Fixture       *f,
                                               f->port);
   Slow slow = { raw, request, 0, 30 };
   GSource *tick = g_timeout_source_new (100);
-  g_autofree char *id = NULL;
-  g_autoptr(JsonObject) ping = NULL;
 
   g_source_set_callback (tick, on_slow_tick, &slow, NULL);
   g_source_attach (tick, stw_test_client_get_context (f->client));
@@ -1518,9 +1526,7 @@ test_slowloris (Fixture       *f,
   g_assert_cmpuint (slow.sent, >=, 1);
 
   /* Another client is served while the slow one trickles. */
-  id = initialize (f);
-  ping = call (f, id, "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"ping\"}");
-  stw_test_assert_result (ping, "1");
+  assert_serves_a_new_client (f);
   g_assert_cmpuint (slow.sent, <, slow.limit);
   g_assert_false (raw->closed);
 
@@ -1658,6 +1664,23 @@ count_fds (void)
   return n;
 }
 
+/* The process holds at most two more descriptors than @before (the
+ * fixture's own may come and go), once the server has had up to 2 s to
+ * let go of what it closed. */
+static void
+assert_fds_back_to (Fixture *f,
+                    guint    before)
+{
+  guint after = G_MAXUINT;
+
+  for (guint i = 0; i < 100 && after > before + 2; i++)
+    {
+      iterate_for (f, 20);
+      after = count_fds ();
+    }
+  g_assert_cmpuint (after, <=, before + 2);
+}
+
 /* A client that closes its kept-alive connection between requests takes
  * the server's end with it (libsoup 3.2 kept those in CLOSE_WAIT forever,
  * one descriptor each, until the listener could accept no more). */
@@ -1672,7 +1695,6 @@ test_closed_connections_end (Fixture       *f,
                      "Mcp-Method: tools/list\r\nContent-Length: %zu\r\n\r\n%s",
                      f->port, strlen (body), body);
   guint before;
-  guint after = 0;
 
   /* The first connection may open what stays open (a GSocket's). */
   iterate_for (f, 50);
@@ -1696,14 +1718,7 @@ test_closed_connections_end (Fixture       *f,
       g_socket_shutdown (g_socket_connection_get_socket (raw->connection), TRUE, TRUE, NULL);
       g_assert_true (wait_for (f, &raw->closed, STW_TEST_TIMEOUT_MS));
     }
-  for (guint i = 0; i < 100; i++)
-    {
-      iterate_for (f, 20);
-      after = count_fds ();
-      if (after <= before + 2)
-        break;
-    }
-  g_assert_cmpuint (after, <=, before + 2);
+  assert_fds_back_to (f, before);
 }
 
 /* A client that resets its connection right after its request: the server
@@ -1716,8 +1731,6 @@ test_reset_clients (Fixture       *f,
 {
   const char *body = "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/list\",\"params\":{" MODERN_META "}}";
   const char *hosts[] = { "127.0.0.1", "evil.example.com" };
-  g_autofree char *id = NULL;
-  g_autoptr(JsonObject) ping = NULL;
 
   for (guint i = 0; i < 20; i++)
     {
@@ -1737,9 +1750,7 @@ test_reset_clients (Fixture       *f,
     }
 
   /* And the server goes on. */
-  id = initialize (f);
-  ping = call (f, id, "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"ping\"}");
-  stw_test_assert_result (ping, "1");
+  assert_serves_a_new_client (f);
 }
 
 /* What one client may hold at once, streams and requests awaiting their
@@ -1800,8 +1811,6 @@ test_held_cap (Fixture       *f,
   /* The session ends: what it held ends, and the client is served again. */
   {
     g_autoptr(Reply) end = request_full (f, "DELETE", id, NULL, NULL, 0, NULL, NULL);
-    g_autofree char *again = NULL;
-    g_autoptr(JsonObject) ping = NULL;
 
     g_assert_cmpuint (end->status, ==, 200);
     for (guint i = 0; i < raws->len; i++)
@@ -1810,9 +1819,7 @@ test_held_cap (Fixture       *f,
 
         g_assert_true (wait_for (f, &raw->closed, STW_TEST_TIMEOUT_MS));
       }
-    again = initialize (f);
-    ping = call (f, again, "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"ping\"}");
-    stw_test_assert_result (ping, "1");
+    assert_serves_a_new_client (f);
   }
 }
 
@@ -1833,7 +1840,6 @@ test_abandoned_answer_lets_go (Fixture       *f,
                      f->port, id, strlen (body), body);
   g_autoptr(JsonObject) ping = NULL;
   guint before;
-  guint after = 0;
 
   {
     g_autoptr(Raw) raw = raw_connect (f);
@@ -1864,14 +1870,7 @@ test_abandoned_answer_lets_go (Fixture       *f,
       g_socket_close (g_socket_connection_get_socket (raw->connection), NULL);
       g_assert_true (wait_for (f, &raw->closed, STW_TEST_TIMEOUT_MS));
     }
-  for (guint i = 0; i < 100; i++)
-    {
-      iterate_for (f, 20);
-      after = count_fds ();
-      if (after <= before + 2)
-        break;
-    }
-  g_assert_cmpuint (after, <=, before + 2);
+  assert_fds_back_to (f, before);
 
   /* Not cancelled, and the session goes on. */
   g_assert_cmpuint (stw_test_tool_get_n_cancelled (never), ==, 0);

@@ -109,6 +109,19 @@ expect_error (StwTestClient *client,
   g_assert_cmpuint (stw_test_client_get_n_frames (client), ==, before + 2);
 }
 
+/* Nothing more is notified: 50 ms pass, and the flush's answer comes
+ * with no notification before it. */
+static void
+assert_no_more_notifications (StwTestClient *client)
+{
+  g_autoptr(GPtrArray) more = NULL;
+
+  stw_test_client_iterate (client, 50);
+  stw_test_client_flush (client);
+  more = stw_test_client_take_notifications (client, NULL);
+  g_assert_cmpuint (more->len, ==, 0);
+}
+
 /* Calls @method and asserts it fails with @code. */
 static void
 expect_call_error (StwTestClient *client,
@@ -1396,13 +1409,9 @@ test_list_changed (void)
   /* Not before notifications/initialized. */
   {
     g_autoptr(JsonObject) result = stw_test_client_call_result (client, "initialize", "{}");
-    g_autoptr(GPtrArray) none = NULL;
 
     add_echo_tool (client, "extra_early");
-    stw_test_client_iterate (client, 50);
-    stw_test_client_flush (client);
-    none = stw_test_client_take_notifications (client, NULL);
-    g_assert_cmpuint (none->len, ==, 0);
+    assert_no_more_notifications (client);
   }
 
   stw_test_client_send_line (client, "{\"jsonrpc\":\"2.0\",\"method\":\"notifications/initialized\"}");
@@ -1412,13 +1421,9 @@ test_list_changed (void)
   add_echo_tool (client, "extra_one");
   {
     g_autoptr(JsonObject) notification = stw_test_client_wait_notification (client, "notifications/tools/list_changed");
-    g_autoptr(GPtrArray) more = NULL;
 
     stw_test_assert_members (notification, "jsonrpc", "method", NULL);
-    stw_test_client_iterate (client, 50);
-    stw_test_client_flush (client);
-    more = stw_test_client_take_notifications (client, NULL);
-    g_assert_cmpuint (more->len, ==, 0);
+    assert_no_more_notifications (client);
   }
 
   /* Three at once, one notification. */
@@ -1427,12 +1432,8 @@ test_list_changed (void)
   add_echo_tool (client, "extra_four");
   {
     g_autoptr(JsonObject) notification = stw_test_client_wait_notification (client, "notifications/tools/list_changed");
-    g_autoptr(GPtrArray) more = NULL;
 
-    stw_test_client_iterate (client, 50);
-    stw_test_client_flush (client);
-    more = stw_test_client_take_notifications (client, NULL);
-    g_assert_cmpuint (more->len, ==, 0);
+    assert_no_more_notifications (client);
   }
 
   /* Removal too. */
@@ -2331,15 +2332,11 @@ test_stdio_listen (void)
   {
     g_autoptr(JsonObject) changed = stw_test_client_wait_notification (client, "notifications/tools/list_changed");
     g_autoptr(JsonObject) updated = stw_test_client_wait_notification (client, "notifications/resources/updated");
-    g_autoptr(GPtrArray) more = NULL;
 
     assert_subscription_id (changed, "tools");
     assert_subscription_id (updated, "tools");
     g_assert_cmpstr (string_member (object_member (updated, "params"), "uri"), ==, "stagewright://manifest/profile");
-    stw_test_client_iterate (client, 50);
-    stw_test_client_flush (client);
-    more = stw_test_client_take_notifications (client, NULL);
-    g_assert_cmpuint (more->len, ==, 0);
+    assert_no_more_notifications (client);
   }
 
   /* Cancelled: no answer, nothing more, and its id is free again. */
@@ -2350,12 +2347,7 @@ test_stdio_listen (void)
   g_assert_cmpuint (_stw_mcp_server_get_n_listens (stw_test_client_get_server (client)), ==, 1);
   g_assert_true (stw_dispatcher_remove_tool (stw_test_client_get_dispatcher (client), "extra_listen"));
   {
-    g_autoptr(GPtrArray) none = NULL;
-
-    stw_test_client_iterate (client, 50);
-    stw_test_client_flush (client);
-    none = stw_test_client_take_notifications (client, NULL);
-    g_assert_cmpuint (none->len, ==, 0);
+    assert_no_more_notifications (client);
     g_assert_false (stw_test_client_has_response (client, "\"tools\""));
   }
   stw_test_client_send_line (client, "{\"jsonrpc\":\"2.0\",\"id\":\"tools\",\"method\":\"tools/list\",\"params\":{" MODERN_META "}}");

@@ -20,20 +20,15 @@
 //     node --test --test-reporter=tap --test-concurrency=1 tests/e2e/eras.test.mjs
 
 import assert from 'node:assert/strict';
-import fs from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
 import { test as nodeTest } from 'node:test';
 
 import {
   BIN,
-  DEMO_APP,
+  demoAppRoundTrip,
   demoAppSkipReason,
   electronSkipReason,
   envelopeOf,
-  launchArgs,
   ok,
-  pngSize,
   processAlive,
   startHttpServer,
   waitUntil,
@@ -100,14 +95,7 @@ test('stdio, automatic mode: 2026-07-28 without initialize; demo app launched, s
     assert.deepEqual(subscription.honoredFilter, { toolsListChanged: true, resourceSubscriptions: [PROFILE] });
 
     if (!appSkip) {
-      const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'stw-eras-'));
-      t.after(() => fs.rmSync(dir, { recursive: true, force: true }));
-      const launch = ok(await call('electron_launch', launchArgs(DEMO_APP)), 'electron_launch');
-      const shot = ok(await call('electron_screenshot', { sessionId: launch.session_id, dir }), 'electron_screenshot');
-      assert.deepEqual(pngSize(shot.path), { width: shot.width, height: shot.height });
-      const stop = ok(await call('electron_stop', { sessionId: launch.session_id }), 'electron_stop');
-      assert.equal(stop.stopped, true);
-      assert.equal(processAlive(launch.pid), false);
+      await demoAppRoundTrip(t, call, 'stw-eras-');
     } else {
       t.diagnostic(`demo app part skipped: ${appSkip}`);
     }

@@ -22,6 +22,7 @@ import { test as nodeTest } from 'node:test';
 import {
   BIN,
   DEMO_APP,
+  demoAppRoundTrip,
   demoAppSkipReason,
   electronSkipReason,
   envelopeOf,
@@ -282,17 +283,9 @@ test('the 2.x client in automatic mode speaks 2026-07-28: demo app launched, scr
     const call = async (name, args = {}) => envelopeOf(await client.callTool({ name, arguments: args }));
     ok(await call('electron_status'), 'electron_status');
 
-    if (!appSkip) {
-      const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'stw-http-2x-'));
-      t.after(() => fs.rmSync(dir, { recursive: true, force: true }));
-      const launch = ok(await call('electron_launch', launchArgs(DEMO_APP)), 'electron_launch');
-      // Stateless: the app is addressed by its sessionId from here on.
-      const shot = ok(await call('electron_screenshot', { sessionId: launch.session_id, dir }), 'electron_screenshot');
-      assert.deepEqual(pngSize(shot.path), { width: shot.width, height: shot.height });
-      const stop = ok(await call('electron_stop', { sessionId: launch.session_id }), 'electron_stop');
-      assert.equal(stop.stopped, true);
-      assert.equal(processAlive(launch.pid), false);
-    }
+    // Stateless: the app is addressed by its sessionId throughout.
+    if (!appSkip)
+      await demoAppRoundTrip(t, call, 'stw-http-2x-');
     await client.close();
 
     // The same client pinned to the previous era still gets a session.

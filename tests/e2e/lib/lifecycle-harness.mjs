@@ -112,6 +112,23 @@ export function launchArgs (app, extra = {}) {
 // --- versions, read independently ---------------------------------------------
 
 /** The version string the stand-in declares as process.versions.electron. */
+/**
+ * The demo app's round trip through `call` (name, args → envelope): launch,
+ * a screenshot into a scratch directory checked against its file, stop, and
+ * the app's process gone. Every call names the app by its sessionId, so it
+ * works statelessly too.
+ */
+export async function demoAppRoundTrip (t, call, prefix) {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), prefix));
+  t.after(() => fs.rmSync(dir, { recursive: true, force: true }));
+  const launch = ok(await call('electron_launch', launchArgs(DEMO_APP)), 'electron_launch');
+  const shot = ok(await call('electron_screenshot', { sessionId: launch.session_id, dir }), 'electron_screenshot');
+  assert.deepEqual(pngSize(shot.path), { width: shot.width, height: shot.height });
+  const stop = ok(await call('electron_stop', { sessionId: launch.session_id }), 'electron_stop');
+  assert.equal(stop.stopped, true);
+  assert.equal(processAlive(launch.pid), false);
+}
+
 export function standinElectronVersion () {
   const source = fs.readFileSync(path.join(STANDIN_DIR, 'runtime.js'), 'utf8');
   const match = /const ELECTRON_VERSION = '([^']+)'/.exec(source);
