@@ -335,6 +335,21 @@ static const guint8 quote_escaped[256] = {
   [0x00 ... 0x1f] = 1, ['"'] = 1, ['\\'] = 1, [0x7f] = 1,
 };
 
+/* An entry's ref as its lines begin with it: "[12] ", or "[-] " for none. */
+static void
+append_ref (GString *out,
+            guint    ref)
+{
+  if (ref == 0)
+    {
+      g_string_append_len (out, "[-] ", 4);
+      return;
+    }
+  g_string_append_c (out, '[');
+  stw_json_append_int (out, ref);
+  g_string_append_len (out, "] ", 2);
+}
+
 /* A JSON-quoted string on one line, cut when long. */
 static void
 append_quoted (GString    *out,
@@ -417,14 +432,7 @@ _stw_snapshot_entry_line (const StwSnapEntry *entry)
     g_string_append (out, "  ");
   if (entry->recently_changed)
     g_string_append_c (out, '~');
-  if (entry->ref != 0)
-    {
-      g_string_append_c (out, '[');
-      stw_json_append_int (out, entry->ref);
-      g_string_append_len (out, "] ", 2);
-    }
-  else
-    g_string_append (out, "[-] ");
+  append_ref (out, entry->ref);
   g_string_append (out, flags & STW_SNAP_FRAME ? "frame" : entry->role);
   g_string_append_c (out, ' ');
   append_quoted (out, entry->name);
@@ -783,14 +791,7 @@ changed_line (const StwSnapEntry *before,
 {
   GString *out = g_string_new ("~ ");
 
-  if (after->ref != 0)
-    {
-      g_string_append_c (out, '[');
-      stw_json_append_int (out, after->ref);
-      g_string_append_len (out, "] ", 2);
-    }
-  else
-    g_string_append (out, "[-] ");
+  append_ref (out, after->ref);
   g_string_append (out, after->role);
   g_string_append_c (out, ' ');
   append_quoted (out, before->name);
@@ -931,14 +932,7 @@ _stw_snapshot_diff (GPtrArray     *prev,
       json_object_set_string_member (object, "role", entry->role);
       json_object_set_string_member (object, "name", entry->name);
       line = g_string_new ("- ");
-      if (entry->ref != 0)
-        {
-          g_string_append_c (line, '[');
-          stw_json_append_int (line, entry->ref);
-          g_string_append_len (line, "] ", 2);
-        }
-      else
-        g_string_append (line, "[-] ");
+      append_ref (line, entry->ref);
       g_string_append (line, entry->role);
       g_string_append_c (line, ' ');
       append_quoted (line, entry->name);
