@@ -1565,9 +1565,11 @@ job_done (GTask *task)
   else
     answer = snapshot_answer (job, all, previous, reloaded);
 
-  /* A subtree is no baseline for the whole surface; filters never touch
-   * it (the whole walk is kept). This frees @previous. */
-  if (job->options == NULL || job->options->root == NULL)
+  /* Only a snapshot of the whole surface is the next diff's baseline: a
+   * subtree is not, and neither is a find (the agent did not read what it
+   * left out; the reference lets a find move the baseline, we do not).
+   * This frees @previous. */
+  if (job->mode == MODE_SNAPSHOT && job->options->root == NULL)
     g_object_set_data_full (G_OBJECT (job->top->surface), LAST_SNAPSHOT_KEY, baseline, (GDestroyNotify) baseline_free);
   else
     baseline_free (baseline);
