@@ -212,6 +212,11 @@ read_choice (JsonObject         *object,
  * `diffFormat` (`compact`|`full`), `budgetTokens` (≥ 50) and `root` (a
  * ref, or a CSS selector). Other members are ignored.
  *
+ * Without `format`, the tool answers text: what an agent that passes no
+ * arguments can afford to read (a departure from the reference, whose
+ * default is JSON). [ctor@Stagewright.SnapshotOptions.new] keeps JSON, the
+ * form a program reads.
+ *
  * Returns: (transfer full) (nullable): the options
  *
  * Since: 1.0
@@ -221,11 +226,11 @@ stw_snapshot_options_new_from_json (JsonObject  *object,
                                     GError     **error)
 {
   static const char * const since_choices[] = { "last", NULL };
-  static const char * const format_choices[] = { "json", "text", NULL };
+  static const char * const format_choices[] = { "json", "text", NULL };   /* StwSnapshotFormat */
   static const char * const diff_choices[] = { "compact", "full", NULL };
   g_autoptr(StwSnapshotOptions) options = stw_snapshot_options_new ();
   gint64 max_entries = DEFAULT_MAX_ENTRIES, budget = 0;
-  int since = -1, format = 0, diff_format = 0;
+  int since = -1, format = STW_SNAPSHOT_FORMAT_TEXT, diff_format = 0;
 
   g_return_val_if_fail (object != NULL, NULL);
   g_return_val_if_fail (error == NULL || *error == NULL, NULL);

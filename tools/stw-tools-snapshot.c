@@ -127,7 +127,8 @@ static const StwToolSpec snapshot_specs[] = {
   {
     .name = "electron_snapshot",
     .description = "Roles, names, states, frames inline; [ref] on controls, headings, status, options. "
-                   "format:text is leanest, since:\"last\" diffs. Returns {snapshot|snapshot_text|diff}.",
+                   "Text by default; format:\"json\" for entries, since:\"last\" diffs. "
+                   "Returns {snapshot_text, entry_count, truncated}|{snapshot}|{diff_text|diff}.",
     .input_schema =
       "{\"type\":\"object\",\"additionalProperties\":false,\"properties\":{" STW_SCHEMA_SESSION_ID ","
       "\"format\":{\"enum\":[\"json\",\"text\"]},"

@@ -267,7 +267,7 @@ const key = (e) => `${e.role} ${JSON.stringify(e.name.trim())} disabled=${e.disa
   `expanded=${e.expanded} selected=${e.selected} required=${e.required} invalid=${e.invalid}`;
 
 async function compareWithChromium (server, cdp, page) {
-  const snap = ok(await call(server, 'electron_snapshot', { maxEntries: 10000 }), 'electron_snapshot');
+  const snap = ok(await call(server, 'electron_snapshot', { format: 'json', maxEntries: 10000 }), 'electron_snapshot');
   // Chromium leaves out what visibility:hidden hides, not what has no size.
   const compared = (e) => e.interactive && (e.state.visible || e.bbox.w * e.bbox.h === 0);
   const top = snap.snapshot.entries.filter((e) => compared(e) && e.surface_id === snap.surface_id);
@@ -357,7 +357,7 @@ test('forms: disabled listed, select options shown, text form, find, elements_li
     assert.ok(lines.slice(1).every((l) => /^ *~?(\[\d+\]|\[-\]) \S+ "/.test(l)), 'one entry per line');
     assert.ok(text.entry_count >= lines.length - 1);
 
-    const json = ok(await call(server, 'electron_snapshot', {}));
+    const json = ok(await call(server, 'electron_snapshot', { format: 'json' }));
     const entries = json.snapshot.entries;
     assert.equal(json.snapshot.schemaVersion, 1);
     for (const e of entries) {
@@ -377,14 +377,14 @@ test('forms: disabled listed, select options shown, text form, find, elements_li
     assert.ok(entries.find((e) => e.role === 'status').ref > 0, 'status regions get refs');
     // Refs are stable across snapshots of an unchanged page.
     assert.deepEqual(entries.map((e) => e.ref), json.snapshot.entries.map((e) => e.ref));
-    const again = ok(await call(server, 'electron_snapshot', {}));
+    const again = ok(await call(server, 'electron_snapshot', { format: 'json' }));
     assert.deepEqual(again.snapshot.entries.map((e) => e.ref), entries.map((e) => e.ref));
 
     // interactiveOnly and maxEntries.
-    const only = ok(await call(server, 'electron_snapshot', { interactiveOnly: true }));
+    const only = ok(await call(server, 'electron_snapshot', { format: 'json', interactiveOnly: true }));
     assert.ok(only.snapshot.entries.every((e) => e.interactive));
     assert.equal(only.truncated, false);
-    const cut = ok(await call(server, 'electron_snapshot', { maxEntries: 3 }));
+    const cut = ok(await call(server, 'electron_snapshot', { format: 'json', maxEntries: 3 }));
     assert.equal(cut.snapshot.entries.length, 3);
     assert.equal(cut.truncated, true);
     assert.deepEqual(cut.snapshot.entries.map((e) => e.ref), entries.slice(0, 3).map((e) => e.ref));
@@ -394,7 +394,7 @@ test('forms: disabled listed, select options shown, text form, find, elements_li
     assert.match(form.snapshot_text, /textbox "Full name"/);
     assert.doesNotMatch(form.snapshot_text, /Far away button/);
     const region = entries.find((e) => e.role === 'heading' && e.name === 'Preferences');
-    const sub = ok(await call(server, 'electron_snapshot', { root: region.ref }));
+    const sub = ok(await call(server, 'electron_snapshot', { format: 'json', root: region.ref }));
     assert.equal(sub.snapshot.entries[0].ref, region.ref);
     assert.equal(sub.snapshot.entries.length, 1, 'a heading has nothing under it');
 
@@ -425,7 +425,7 @@ test('forms: disabled listed, select options shown, text form, find, elements_li
     // since:"last" after a change: only what changed.
     const name = entries.find((e) => e.role === 'textbox' && e.name === 'Full name');
     await cdp.run(`(() => { const i = document.querySelector('input[type=checkbox]'); i.click(); })()`);
-    const diff = ok(await call(server, 'electron_snapshot', { since: 'last' }));
+    const diff = ok(await call(server, 'electron_snapshot', { format: 'json', since: 'last' }));
     assert.equal(diff.kind, 'diff');
     assert.equal(diff.diff_format, 'compact');
     assert.equal(diff.diff._meta.entries_changed, 1);
@@ -443,7 +443,7 @@ test('forms: disabled listed, select options shown, text form, find, elements_li
 
     // A budget cuts a diff and says so.
     await cdp.run(`document.querySelectorAll('button').forEach((b, i) => { b.textContent = 'Renamed ' + i; })`);
-    const budget = ok(await call(server, 'electron_snapshot', { since: 'last', budgetTokens: 50 }));
+    const budget = ok(await call(server, 'electron_snapshot', { format: 'json', since: 'last', budgetTokens: 50 }));
     assert.equal(budget.kind, 'diff');
     assert.equal(budget.truncated, true);
     assert.ok(budget.diff._meta.truncated_entries > 0);
@@ -453,9 +453,29 @@ test('forms: disabled listed, select options shown, text form, find, elements_li
     // Reload: a full snapshot, renderer_reloaded.
     await cdp.run('location.reload()');
     await new Promise((resolve) => setTimeout(resolve, 800));
-    const reloaded = ok(await call(server, 'electron_snapshot', { since: 'last' }));
+    const reloaded = ok(await call(server, 'electron_snapshot', { format: 'json', since: 'last' }));
     assert.equal(reloaded.kind, 'full');
     assert.equal(reloaded.renderer_reloaded, true);
+  });
+});
+
+// Issue 16, defect 14: only a snapshot is the baseline of since:"last"; a
+// find between two snapshots reconciles refs but does not move it. (The
+// reference lets a find move the baseline: a deliberate departure.)
+test('since:"last" diffs against the last snapshot, not against a find in between', async (t) => {
+  await withPage(t, 'forms', async (server, cdp) => {
+    ok(await call(server, 'electron_snapshot', {}));
+    await cdp.run(`(() => { const b = document.createElement('button'); b.textContent = 'Wipe everything';
+                            document.querySelector('main').append(b); })()`);
+    const found = ok(await call(server, 'electron_find', { name_exact: 'Wipe everything' }));
+    assert.equal(found.count, 1);
+    const diff = ok(await call(server, 'electron_snapshot', { since: 'last' }));
+    assert.equal(diff.kind, 'diff');
+    assert.match(diff.diff_text, /^diff \+1 -0 ~\d+\n/);
+    // The ref the find gave is the one the diff shows.
+    assert.match(diff.diff_text, new RegExp(`\\n\\+ \\[${found.matches[0].ref}\\] button "Wipe everything"`));
+    const json = ok(await call(server, 'electron_snapshot', { since: 'last', format: 'json' }));
+    assert.equal(json.diff._meta.entries_added, 0, 'the diff before set the baseline');
   });
 });
 
@@ -466,8 +486,8 @@ test('hostile arguments are BAD_ARGUMENT or REF_NOT_FOUND, never a crash', async
       { budgetTokens: 'lots' }, { interactiveOnly: 'yes' }, { root: '' }, { root: 0 }, { root: -3 },
       { root: '::::' }, { root: { ref: 1 } }, { root: [1] }, { unknown: 1 }])
       failsWith(await call(server, 'electron_snapshot', args), 'BAD_ARGUMENT', JSON.stringify(args));
-    failsWith(await call(server, 'electron_snapshot', { root: 999999 }), 'REF_NOT_FOUND');
-    failsWith(await call(server, 'electron_snapshot', { root: '#no-such-element' }), 'SELECTOR_NO_MATCH');
+    failsWith(await call(server, 'electron_snapshot', { format: 'json', root: 999999 }), 'REF_NOT_FOUND');
+    failsWith(await call(server, 'electron_snapshot', { format: 'json', root: '#no-such-element' }), 'SELECTOR_NO_MATCH');
     for (const args of [{ limit: 0 }, { role: 3 }, { name_contains: 'a', name_exact: 'a' }, { visible: 'yes' },
       { limit: -1 }, { extra: true }])
       failsWith(await call(server, 'electron_find', args), 'BAD_ARGUMENT', JSON.stringify(args));
@@ -475,13 +495,13 @@ test('hostile arguments are BAD_ARGUMENT or REF_NOT_FOUND, never a crash', async
       { selector: 7 }])
       failsWith(await call(server, 'electron_elements_list', args), 'BAD_ARGUMENT', JSON.stringify(args));
     // Still fine afterwards.
-    ok(await call(server, 'electron_snapshot', { interactiveOnly: true }));
+    ok(await call(server, 'electron_snapshot', { format: 'json', interactiveOnly: true }));
   });
 });
 
 test('shadow: open and closed shadow content is listed, closed marked', async (t) => {
   await withPage(t, 'shadow', async (server) => {
-    const snap = ok(await call(server, 'electron_snapshot', {}));
+    const snap = ok(await call(server, 'electron_snapshot', { format: 'json' }));
     const entries = snap.snapshot.entries;
     const open = entries.find((e) => e.name === 'Open action');
     const closed = entries.find((e) => e.name === 'Closed action');
@@ -492,7 +512,7 @@ test('shadow: open and closed shadow content is listed, closed marked', async (t
     const text = ok(await call(server, 'electron_snapshot', { format: 'text' }));
     assert.match(text.snapshot_text, /\[\d+\] button "Closed action" shadow-closed/);
     // Same refs the second time (the hosts are not looked up again).
-    const again = ok(await call(server, 'electron_snapshot', {}));
+    const again = ok(await call(server, 'electron_snapshot', { format: 'json' }));
     assert.deepEqual(again.snapshot.entries.map((e) => e.ref), entries.map((e) => e.ref));
     // elements_list finds inside closed roots too.
     const listed = ok(await call(server, 'electron_elements_list', { selector: 'button' }));
@@ -502,7 +522,7 @@ test('shadow: open and closed shadow content is listed, closed marked', async (t
 
 test('frames: same- and cross-origin frames inline, each entry with its surface', async (t) => {
   await withPage(t, 'frames', async (server) => {
-    const snap = ok(await call(server, 'electron_snapshot', {}));
+    const snap = ok(await call(server, 'electron_snapshot', { format: 'json' }));
     const entries = snap.snapshot.entries;
     const frames = entries.filter((e) => e.role === 'frame');
     assert.equal(frames.length, 2);
@@ -519,12 +539,12 @@ test('frames: same- and cross-origin frames inline, each entry with its surface'
     const refs = entries.filter((e) => e.ref).map((e) => e.ref);
     assert.equal(new Set(refs).size, refs.length);
     // A subtree by a ref of a frame's element, from the window.
-    const sub = ok(await call(server, 'electron_snapshot', { root: inner.ref }));
+    const sub = ok(await call(server, 'electron_snapshot', { format: 'json', root: inner.ref }));
     assert.equal(sub.surface_id, inner.surface_id);
     assert.equal(sub.snapshot.entries[0].ref, inner.ref);
     // A frame surface alone.
     ok(await call(server, 'electron_switch_surface', { surfaceId: inner.surface_id }));
-    const alone = ok(await call(server, 'electron_snapshot', {}));
+    const alone = ok(await call(server, 'electron_snapshot', { format: 'json' }));
     assert.equal(alone.surface_id, inner.surface_id);
     assert.ok(alone.snapshot.entries.every((e) => e.surface_id === inner.surface_id));
     assert.equal(alone.snapshot.entries.find((e) => e.name === 'Inner cross-origin button').ref, inner.ref);
@@ -534,7 +554,7 @@ test('frames: same- and cross-origin frames inline, each entry with its surface'
 test('list: kept elements keep their refs, replaced ones move or go, gone refs are refused', async (t) => {
   await withPage(t, 'list', async (server, cdp) => {
     const refOf = (snap, name) => snap.snapshot.entries.find((e) => e.name === name)?.ref;
-    const before = ok(await call(server, 'electron_snapshot', { maxEntries: 10000 }));
+    const before = ok(await call(server, 'electron_snapshot', { format: 'json', maxEntries: 10000 }));
     const item = (n) => refOf(before, `Open item ${n}`);
     const click = (id) => cdp.run(`document.getElementById(${JSON.stringify(id)}).click()`);
 
@@ -544,7 +564,7 @@ test('list: kept elements keep their refs, replaced ones move or go, gone refs a
     await click('reverse-1-3');
     await click('rerender-7');
     await click('retext-8');
-    const after = ok(await call(server, 'electron_snapshot', { maxEntries: 10000 }));
+    const after = ok(await call(server, 'electron_snapshot', { format: 'json', maxEntries: 10000 }));
     const now = (name) => refOf(after, name);
 
     // Kept nodes keep refs: moved, renamed, retexted alike.
@@ -559,7 +579,7 @@ test('list: kept elements keep their refs, replaced ones move or go, gone refs a
     assert.ok(inserted > Math.max(...before.snapshot.entries.map((e) => e.ref ?? 0)));
     // Removed: the ref is gone, refused with similar refs.
     assert.equal(now('Open item 5'), undefined);
-    const stale = failsWith(await call(server, 'electron_snapshot', { root: item(5) }), 'REF_NOT_FOUND');
+    const stale = failsWith(await call(server, 'electron_snapshot', { format: 'json', root: item(5) }), 'REF_NOT_FOUND');
     assert.ok(Array.isArray(stale.similar_refs) && stale.similar_refs.length > 0);
     assert.ok(stale.similar_refs.every((s) => s.ref !== item(5)));
     assert.equal(stale.similar_refs[0].role, 'button');
@@ -571,13 +591,13 @@ test('list: kept elements keep their refs, replaced ones move or go, gone refs a
     // Used before the next snapshot, a ref follows the same rule: a node
     // replaced by an equal one takes it, a removed one refuses it.
     await cdp.run(`(() => { const b = document.getElementById('open-10'); b.replaceWith(b.cloneNode(true)); })()`);
-    const moved = ok(await call(server, 'electron_snapshot', { root: item(10) }));
+    const moved = ok(await call(server, 'electron_snapshot', { format: 'json', root: item(10) }));
     assert.equal(moved.snapshot.entries[0].ref, item(10));
     assert.equal(moved.snapshot.entries[0].name, 'Open item 10');
     await cdp.run(`document.getElementById('open-11').remove()`);
-    const refused = failsWith(await call(server, 'electron_snapshot', { root: item(11) }), 'REF_NOT_FOUND');
+    const refused = failsWith(await call(server, 'electron_snapshot', { format: 'json', root: item(11) }), 'REF_NOT_FOUND');
     assert.ok(refused.similar_refs.length > 0 && refused.similar_refs.every((r) => r.ref !== item(11)));
-    failsWith(await call(server, 'electron_snapshot', { root: item(11) }), 'REF_NOT_FOUND');
+    failsWith(await call(server, 'electron_snapshot', { format: 'json', root: item(11) }), 'REF_NOT_FOUND');
 
     // The diff says the same.
     await click('remove-5').catch(() => {});
@@ -588,25 +608,51 @@ test('list: kept elements keep their refs, replaced ones move or go, gone refs a
   });
 });
 
-test('large: 1,000 controls, every one reffed, text form within 10,000 tokens', async (t) => {
+// Issue 16: what an agent that passes no arguments reads. The default is the
+// text form (the reference's is JSON), within 10,000 tokens on the peer
+// benchmark's 1,000-control page, every control with its ref and states;
+// JSON only when asked for.
+test('large: a bare electron_snapshot {} is text, every control reffed, within 10,000 tokens', async (t) => {
   await withPage(t, 'large', async (server) => {
-    const text = ok(await call(server, 'electron_snapshot', { format: 'text' }));
+    const result = await server.client.callTool({ name: 'electron_snapshot', arguments: {} });
+    const read = result.content[0].text;
+    const text = JSON.parse(read);
+    assert.equal(text.ok, true);
+    assert.deepEqual(Object.keys(text).sort(),
+      ['_meta', 'entry_count', 'format', 'kind', 'ok', 'renderer_reloaded', 'snapshot_text', 'surface_id', 'truncated']);
+    assert.equal(text.format, 'text');
     assert.equal(text.truncated, false);
-    const refs = text.snapshot_text.match(/\[\d+\]/g);
-    // 1,000 controls plus 300 options, 25 headings and the status.
-    assert.ok(refs.length >= 1326, `${refs.length} refs`);
-    assert.ok(text.snapshot_text.length / 4 <= 10000, `${text.snapshot_text.length / 4} tokens`);
-    const json = ok(await call(server, 'electron_snapshot', { interactiveOnly: true, maxEntries: 10000 }));
+    // Tokens as the agent reads them: the text item, escapes and all.
+    assert.ok(read.length / 4 <= 10000, `the default snapshot costs ${read.length / 4} tokens`);
+    if (result.structuredContent !== undefined)
+      assert.deepEqual(result.structuredContent, text, 'structuredContent is the text item\'s envelope');
+
+    // Every one of the 1,000 controls is on a line with its ref and states,
+    // each with a ref of its own.
+    const json = ok(await call(server, 'electron_snapshot', { format: 'json', interactiveOnly: true, maxEntries: 10000 }));
+    assert.equal(json.snapshot.schemaVersion, 1);
     const controls = json.snapshot.entries.filter((e) => e.role !== 'option');
     assert.equal(controls.length, 1000);
     assert.ok(controls.every((e) => e.ref > 0));
+    const lines = new Map(text.snapshot_text.split('\n').slice(1)
+      .map((l) => [Number(/^ *~?\[(\d+)\]/.exec(l)?.[1]), l.trim()]));
+    for (const e of controls) {
+      const line = lines.get(e.ref);
+      assert.ok(line, `${e.role} "${e.name}" [${e.ref}] is in the default snapshot`);
+      assert.ok(line.includes(`${e.role} ${JSON.stringify(e.name)}`), line);
+      if (e.state.checked === true)
+        assert.match(line, / checked/, line);
+      if (e.state.disabled)
+        assert.match(line, / disabled/, line);
+    }
+    assert.equal(new Set(controls.map((e) => e.ref)).size, 1000);
   });
 });
 
 test('large lists: maxEntries truncates in document order, find counts the truth', async (t) => {
   await withPage(t, 'list', async (server) => {
-    const all = ok(await call(server, 'electron_snapshot', { maxEntries: 10000, interactiveOnly: true }));
-    const some = ok(await call(server, 'electron_snapshot', { maxEntries: 100, interactiveOnly: true }));
+    const all = ok(await call(server, 'electron_snapshot', { format: 'json', maxEntries: 10000, interactiveOnly: true }));
+    const some = ok(await call(server, 'electron_snapshot', { format: 'json', maxEntries: 100, interactiveOnly: true }));
     assert.equal(some.truncated, true);
     assert.deepEqual(some.snapshot.entries.map((e) => e.ref), all.snapshot.entries.slice(0, 100).map((e) => e.ref));
     const found = ok(await call(server, 'electron_find', { name_contains: 'open item', limit: 5 }));
