@@ -21,6 +21,7 @@ typedef struct
   char     *role;
   char     *name;
   gboolean  gone;
+  guint64   seen;       /* when it was last bound (the table's clock) */
 } StwRef;
 
 typedef struct _StwRefTable StwRefTable;
@@ -49,8 +50,23 @@ _stw_element_identity_equal (const char *surface_a,
 
 StwRefTable  *_stw_ref_table_new     (void);
 void          _stw_ref_table_free    (StwRefTable *table);
+/* Forgets every ref (the session ended); numbers are still never reused. */
+void          _stw_ref_table_clear   (StwRefTable *table);
+/* How many refs the table keeps at most: live ones (those bound longest
+ * ago are forgotten first) and gone ones (oldest first). A forgotten ref
+ * is refused like a gone one. */
+void          _stw_ref_table_set_limits (StwRefTable *table,
+                                         guint        max_live,
+                                         guint        max_gone);
+/* How many refs, live and gone, the table holds. */
+guint         _stw_ref_table_size    (StwRefTable *table);
+/* Whether @ref was ever given: a ref that was given and that lookup does
+ * not know was forgotten. */
+gboolean      _stw_ref_table_was_issued (StwRefTable *table,
+                                         guint        ref);
 
-/* The ref with that number, gone or not; NULL when it was never given. */
+/* The ref with that number, gone or not; NULL when it was never given or
+ * was forgotten. */
 const StwRef *_stw_ref_table_lookup  (StwRefTable *table,
                                       guint        ref);
 /* The live ref of an element, or 0. */

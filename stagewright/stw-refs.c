@@ -8,10 +8,23 @@
 
 #include "stw-refs-private.h"
 
+/* A page that re-renders everything makes new elements, and so new refs,
+ * at every snapshot: the table keeps at most this many refs of each kind,
+ * oldest first out. A gone ref is kept for a while only to answer
+ * REF_NOT_FOUND with similar refs; a forgotten one answers REF_NOT_FOUND
+ * without them. Each cap is well above what one snapshot lists (10,000). */
+#define DEFAULT_MAX_LIVE 50000
+#define DEFAULT_MAX_GONE 5000
+
 struct _StwRefTable
 {
-  GPtrArray  *refs;     /* StwRef *, index ref - 1: numbers are never reused */
+  GPtrArray  *refs;     /* StwRef *, by number: numbers only grow, never reused */
   GHashTable *live;     /* ElementId * -> ref (GUINT_TO_POINTER) */
+  guint       issued;   /* the last number given */
+  guint       n_gone;
+  guint       max_live;
+  guint       max_gone;
+  guint64     clock;    /* counts binds: StwRef.seen */
 };
 
 /* Which element: a surface's world's key. Looked up thousands of times per
@@ -82,6 +95,8 @@ _stw_ref_table_new (void)
 
   table->refs = g_ptr_array_new_with_free_func ((GDestroyNotify) stw_ref_free);
   table->live = g_hash_table_new_full (element_id_hash, element_id_equal, (GDestroyNotify) element_id_free, NULL);
+  table->max_live = DEFAULT_MAX_LIVE;
+  table->max_gone = DEFAULT_MAX_GONE;
   return table;
 }
 
@@ -95,13 +110,67 @@ _stw_ref_table_free (StwRefTable *table)
   g_free (table);
 }
 
+void
+_stw_ref_table_clear (StwRefTable *table)
+{
+  g_return_if_fail (table != NULL);
+
+  g_hash_table_remove_all (table->live);
+  g_ptr_array_set_size (table->refs, 0);
+  table->n_gone = 0;
+}
+
+void
+_stw_ref_table_set_limits (StwRefTable *table,
+                           guint        max_live,
+                           guint        max_gone)
+{
+  g_return_if_fail (table != NULL);
+  g_return_if_fail (max_live > 0);
+
+  table->max_live = max_live;
+  table->max_gone = max_gone;
+}
+
+guint
+_stw_ref_table_size (StwRefTable *table)
+{
+  g_return_val_if_fail (table != NULL, 0);
+  return table->refs->len;
+}
+
+gboolean
+_stw_ref_table_was_issued (StwRefTable *table,
+                           guint        ref)
+{
+  g_return_val_if_fail (table != NULL, FALSE);
+  return ref > 0 && ref <= table->issued;
+}
+
 static StwRef *
 get_ref (StwRefTable *table,
          guint        ref)
 {
-  if (ref == 0 || ref > table->refs->len)
+  guint low = 0, high = table->refs->len;
+
+  if (ref == 0 || ref > table->issued)
     return NULL;
-  return g_ptr_array_index (table->refs, ref - 1);
+  /* Nothing forgotten yet: the number is the index. */
+  if (table->refs->len == table->issued)
+    return g_ptr_array_index (table->refs, ref - 1);
+  while (low < high)
+    {
+      guint middle = low + (high - low) / 2;
+      StwRef *candidate = g_ptr_array_index (table->refs, middle);
+
+      if (candidate->ref == ref)
+        return candidate;
+      if (candidate->ref < ref)
+        low = middle + 1;
+      else
+        high = middle;
+    }
+  return NULL;
 }
 
 const StwRef *
@@ -135,6 +204,86 @@ set_string (char       **field,
     }
 }
 
+static void
+unindex (StwRefTable *table,
+         StwRef      *ref)
+{
+  ElementId id = ELEMENT_ID (ref->surface_id, ref->world_id, ref->key);
+
+  if (GPOINTER_TO_UINT (g_hash_table_lookup (table->live, &id)) == ref->ref)
+    g_hash_table_remove (table->live, &id);
+}
+
+static int
+compare_stamps (gconstpointer a,
+                gconstpointer b)
+{
+  guint64 x = *(const guint64 *) a, y = *(const guint64 *) b;
+
+  return x < y ? -1 : x > y;
+}
+
+/* The stamp at or below which @drop live refs were last seen longest ago. */
+static guint64
+stale_stamp (StwRefTable *table,
+             guint        drop)
+{
+  g_autoptr(GArray) stamps = g_array_sized_new (FALSE, FALSE, sizeof (guint64), table->refs->len);
+
+  for (guint i = 0; i < table->refs->len; i++)
+    {
+      StwRef *ref = g_ptr_array_index (table->refs, i);
+      if (!ref->gone)
+        g_array_append_val (stamps, ref->seen);
+    }
+  g_array_sort (stamps, compare_stamps);
+  return g_array_index (stamps, guint64, MIN (drop, stamps->len) - 1);
+}
+
+/* Past a cap, forgets refs down to three quarters of it, so this is one
+ * pass over the table now and then: gone refs oldest first, live refs
+ * those last bound longest ago (what the latest snapshot showed stays).
+ * The newest ref is never forgotten. */
+static void
+forget_oldest (StwRefTable *table)
+{
+  guint n_live = table->refs->len - table->n_gone;
+  guint drop_live = n_live > table->max_live ? n_live - table->max_live * 3 / 4 : 0;
+  guint drop_gone = table->n_gone > table->max_gone ? table->n_gone - table->max_gone * 3 / 4 : 0;
+  guint64 stale = drop_live > 0 ? stale_stamp (table, drop_live) : 0;
+  guint kept = 0;
+
+  if (drop_live == 0 && drop_gone == 0)
+    return;
+  for (guint i = 0; i < table->refs->len; i++)
+    {
+      StwRef *ref = g_ptr_array_index (table->refs, i);
+      gboolean forget = i + 1 < table->refs->len &&
+                        (ref->gone ? drop_gone > 0 : drop_live > 0 && ref->seen <= stale);
+
+      if (!forget)
+        {
+          table->refs->pdata[kept++] = ref;
+          continue;
+        }
+      if (ref->gone)
+        {
+          drop_gone--;
+          table->n_gone--;
+        }
+      else
+        {
+          drop_live--;
+          unindex (table, ref);
+        }
+      stw_ref_free (ref);
+    }
+  /* The tail now holds moved or freed pointers: drop them unfreed. */
+  g_ptr_array_set_free_func (table->refs, NULL);
+  g_ptr_array_set_size (table->refs, kept);
+  g_ptr_array_set_free_func (table->refs, (GDestroyNotify) stw_ref_free);
+}
+
 guint
 _stw_ref_table_bind (StwRefTable *table,
                      const char  *surface_id,
@@ -156,7 +305,7 @@ _stw_ref_table_bind (StwRefTable *table,
   if (number == 0 || (ref = get_ref (table, number)) == NULL)
     {
       ref = g_new0 (StwRef, 1);
-      ref->ref = number = table->refs->len + 1;
+      ref->ref = number = ++table->issued;
       ref->surface_id = g_strdup (surface_id);
       ref->world_id = world_id;
       ref->key = key;
@@ -166,17 +315,12 @@ _stw_ref_table_bind (StwRefTable *table,
   set_string (&ref->fingerprint, fingerprint);
   set_string (&ref->role, role);
   set_string (&ref->name, name);
+  ref->seen = ++table->clock;
+  /* Only here, when a ref was made: no caller holds an StwRef across a
+   * bind, while retire's callers still read the ref they retired. */
+  if (ref->ref == table->issued)
+    forget_oldest (table);
   return number;
-}
-
-static void
-unindex (StwRefTable *table,
-         StwRef      *ref)
-{
-  ElementId id = ELEMENT_ID (ref->surface_id, ref->world_id, ref->key);
-
-  if (GPOINTER_TO_UINT (g_hash_table_lookup (table->live, &id)) == ref->ref)
-    g_hash_table_remove (table->live, &id);
 }
 
 void
@@ -200,6 +344,7 @@ _stw_ref_table_rebind (StwRefTable *table,
     _stw_ref_table_retire (table, previous);
   ref->world_id = world_id;
   ref->key = key;
+  ref->seen = ++table->clock;
   g_hash_table_insert (table->live, element_id_new (ref->surface_id, world_id, key), GUINT_TO_POINTER (number));
 }
 
@@ -215,6 +360,7 @@ _stw_ref_table_retire (StwRefTable *table,
     return;
   unindex (table, ref);
   ref->gone = TRUE;
+  table->n_gone++;
 }
 
 void

@@ -414,6 +414,9 @@ mark_ended (StwSession *self)
   self->running = FALSE;
   for (guint i = 0; i < self->surfaces->len; i++)
     _stw_surface_set_closed (g_ptr_array_index (self->surfaces, i));
+  /* Nothing can use a ref any more; a caller may hold the session for
+   * long after (a binding, a pending answer). */
+  _stw_ref_table_clear (self->refs);
   if (self->first_window_task != NULL)
     {
       GTask *task = take_first_window_task (self);

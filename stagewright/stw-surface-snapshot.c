@@ -1685,8 +1685,10 @@ stw_surface_snapshot_async (StwSurface               *self,
       if (ref == NULL || ref->gone)
         {
           GError *error = stw_error_new ("REF_NOT_FOUND",
-                                         ref == NULL ? _("Ref %u was never given in this session")
-                                         : _("The element of ref %u is gone"), number);
+                                         ref != NULL ? _("The element of ref %u is gone")
+                                         : _stw_ref_table_was_issued (refs, number)
+                                         ? _("Ref %u is gone: the session keeps only its most recent refs")
+                                         : _("Ref %u was never given in this session"), number);
           if (ref != NULL && ref->gone)
             {
               g_autoptr(JsonArray) similar = _stw_ref_table_similar (refs, ref, 5);

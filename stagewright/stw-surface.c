@@ -917,6 +917,9 @@ _stw_surface_set_closed (StwSurface *self)
   self->world_id = 0;
   if (self->transport != NULL)
     disconnect_world_handlers (self);
+  /* No diff is taken of a closed surface: its last snapshot (all of its
+   * entries, stw-surface-snapshot.c) goes now, not with the session. */
+  g_object_set_data (G_OBJECT (self), "stw-last-snapshot", NULL);
 }
 
 const char *

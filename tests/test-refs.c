@@ -475,6 +475,86 @@ test_walk_rows (void)
   g_assert_cmpstr (b->fingerprint, ==, "button|Go|main");
 }
 
+/* Issue 16, defect 12: a page that re-renders everything makes new
+ * elements at every snapshot. The table stays under its caps with the
+ * defaults (no limit set here), forgets gone refs oldest first and live
+ * refs last bound longest ago, and a forgotten ref is told from one never
+ * given. */
+static void
+test_bounded (void)
+{
+  StwRefTable *refs = _stw_ref_table_new ();
+  gint64 key = 1;
+  guint first = 0, last = 0, max_size = 0;
+
+  /* 40 re-renders of 20,000 buttons, each reconciled as a snapshot. */
+  for (guint round = 0; round < 40; round++)
+    {
+      g_autoptr(GPtrArray) entries = g_ptr_array_new_with_free_func ((GDestroyNotify) _stw_snap_entry_free);
+      g_autoptr(GHashTable) alive = g_hash_table_new (g_int64_hash, g_int64_equal);
+
+      for (guint i = 0; i < 20000; i++, key++)
+        {
+          StwSnapEntry *entry = _stw_snap_entry_new ();
+
+          entry->surface_id = g_strdup (SURFACE);
+          entry->world_id = 1;
+          entry->key = key;
+          entry->role = g_strdup ("button");
+          entry->name = g_strdup ("Again");
+          entry->fingerprint = g_strdup ("button|Again|main");
+          entry->flags = STW_SNAP_REFFED | STW_SNAP_INTERACTIVE;
+          g_ptr_array_add (entries, entry);
+        }
+      _stw_snapshot_reconcile (refs, SURFACE, 1, entries, alive, FALSE);
+      if (round == 0)
+        first = ((StwSnapEntry *) entries->pdata[0])->ref;
+      last = ((StwSnapEntry *) entries->pdata[entries->len - 1])->ref;
+      max_size = MAX (max_size, _stw_ref_table_size (refs));
+      /* What the snapshot just showed is all there, live. */
+      for (guint i = 0; i < entries->len; i++)
+        {
+          const StwRef *ref = _stw_ref_table_lookup (refs, ((StwSnapEntry *) entries->pdata[i])->ref);
+          g_assert_nonnull (ref);
+          g_assert_false (ref->gone);
+        }
+    }
+  g_test_message ("%u refs given, at most %u held", last, max_size);
+  g_assert_cmpuint (last, ==, 40 * 20000);
+  /* 20,000 live and at most 5,000 gone. */
+  g_assert_cmpuint (max_size, <=, 25000);
+  g_assert_null (_stw_ref_table_lookup (refs, first));
+  g_assert_true (_stw_ref_table_was_issued (refs, first));
+  g_assert_false (_stw_ref_table_was_issued (refs, last + 1));
+  g_assert_nonnull (_stw_ref_table_lookup (refs, last));
+
+  /* Live refs past the cap: those bound longest ago go first. */
+  _stw_ref_table_set_limits (refs, 8, 4);
+  {
+    guint kept = _stw_ref_table_bind (refs, SURFACE, 1, 1000000, "fp", "button", "Kept");
+    guint older[3];
+
+    for (guint i = 0; i < G_N_ELEMENTS (older); i++)
+      older[i] = _stw_ref_table_bind (refs, SURFACE, 1, 1000001 + i, "fp", "button", "Other");
+    /* Seen again: now the most recent of them. */
+    g_assert_cmpuint (_stw_ref_table_bind (refs, SURFACE, 1, 1000000, "fp", "button", "Kept"), ==, kept);
+    for (guint i = 0; i < 4; i++)
+      _stw_ref_table_bind (refs, SURFACE, 1, 2000000 + i, "fp", "link", "New");
+    g_assert_cmpuint (_stw_ref_table_size (refs), <=, 8 + 4);
+    g_assert_nonnull (_stw_ref_table_lookup (refs, kept));
+    g_assert_null (_stw_ref_table_lookup (refs, older[0]));
+    g_assert_cmpuint (_stw_ref_table_find (refs, SURFACE, 1, 1000001), ==, 0);
+  }
+
+  /* The session ended: nothing is held, nothing is given again. */
+  _stw_ref_table_clear (refs);
+  g_assert_cmpuint (_stw_ref_table_size (refs), ==, 0);
+  g_assert_null (_stw_ref_table_lookup (refs, last));
+  g_assert_true (_stw_ref_table_was_issued (refs, last));
+  g_assert_cmpuint (_stw_ref_table_bind (refs, SURFACE, 1, 5, "fp", "button", "After"), >, last);
+  _stw_ref_table_free (refs);
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -485,5 +565,6 @@ main (int   argc,
   g_test_add_func ("/refs/text/lines", test_text_lines);
   g_test_add_func ("/refs/forget-world", test_forget_world);
   g_test_add_func ("/refs/walk/rows", test_walk_rows);
+  g_test_add_func ("/refs/bounded", test_bounded);
   return g_test_run ();
 }
