@@ -127,8 +127,7 @@ static const StwToolSpec snapshot_specs[] = {
   {
     .name = "electron_snapshot",
     .description = "Roles, names, states, frames inline; [ref] on controls, headings, status, options. "
-                   "Text by default; format:\"json\" for entries, since:\"last\" diffs. "
-                   "Returns {snapshot_text, entry_count, truncated}|{snapshot}|{diff_text|diff}.",
+                   "Text, or format:\"json\"; since:\"last\" diffs. Returns {snapshot_text|snapshot|diff}.",
     .input_schema =
       "{\"type\":\"object\",\"additionalProperties\":false,\"properties\":{" STW_SCHEMA_SESSION_ID ","
       "\"format\":{\"enum\":[\"json\",\"text\"]},"
