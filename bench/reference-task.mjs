@@ -2,7 +2,16 @@
 // it against `stagewright --tool-profile essential` over MCP (official SDK
 // client), counting calls and the tokens the agent reads.
 //
-//   node bench/reference-task.mjs [--json=FILE] STAGEWRIGHT ELECTRON PAGES_APP
+//   node bench/reference-task.mjs [--json=FILE] [--path=terse] STAGEWRIGHT ELECTRON PAGES_APP
+//
+// --path=terse (issue 16) does the task the way a terse agent does it, reading
+// no description closely: electron_launch, electron_snapshot {} (the default,
+// text), electron_fill_form (name, email, plan by its label, the terms
+// checkbox), electron_click, electron_expect_text on the status region by
+// its ref, electron_screenshot {} (to a file), electron_stop. Target: <= 7
+// calls and <= 3,000 tokens, tools/list included, counted as the text an
+// agent reads (tools/list whole, each result's text item). Measured the same
+// way with the JSON default (before issue 16): 7 calls, 5,474 tokens.
 //
 // The task: open the sign-up form (pages-app --page=signup), read tools/list,
 // snapshot (text), fill Full name and Email, choose the plan by its LABEL
@@ -33,7 +42,7 @@ const options = Object.fromEntries(process.argv.slice(2).filter((a) => a.startsW
   .map((a) => { const eq = a.indexOf('='); return eq < 0 ? [a.slice(2), true] : [a.slice(2, eq), a.slice(eq + 1)]; }));
 const [bin, electron, pagesApp] = process.argv.slice(2).filter((a) => !a.startsWith('--'));
 if (!bin || !electron || !pagesApp) {
-  console.error('usage: node bench/reference-task.mjs [--json=FILE] STAGEWRIGHT ELECTRON PAGES_APP');
+  console.error('usage: node bench/reference-task.mjs [--json=FILE] [--path=terse] STAGEWRIGHT ELECTRON PAGES_APP');
   process.exit(2);
 }
 
@@ -41,8 +50,13 @@ const NAME = 'Ada Lovelace';
 const EMAIL = 'ada@example.com';
 const PLAN_LABEL = 'Pro';
 const WELCOME = `Welcome, ${NAME}! Your ${PLAN_LABEL} plan is active.`;
-const NEEDED = ['electron_launch', 'electron_snapshot', 'electron_fill_form', 'electron_click', 'electron_get_text',
-  'electron_screenshot', 'electron_stop'];
+const TERSE = options.path === 'terse';
+if (options.path !== undefined && !TERSE) {
+  console.error(`unknown --path=${options.path} (terse is the one other path)`);
+  process.exit(2);
+}
+const NEEDED = ['electron_launch', 'electron_snapshot', 'electron_fill_form', 'electron_click',
+  TERSE ? 'electron_expect_text' : 'electron_get_text', 'electron_screenshot', 'electron_stop'];
 
 const tokens = (chars) => Math.round(chars / 4);
 
@@ -64,8 +78,9 @@ const shots = fs.mkdtempSync(path.join(os.tmpdir(), 'stw-reference-task-'));
 const server = await startStagewright(bin, ['--tool-profile', 'essential'], 'stagewright-reference-task');
 const steps = [];
 let failed = null;
+let initialize = null;
 try {
-  const initialize = server.read.find((r) => r.message?.result?.protocolVersion !== undefined);
+  initialize = server.read.find((r) => r.message?.result?.protocolVersion !== undefined);
   const list = await server.listTools();
   steps.push({ step: 'tools/list', call: false, chars: list.chars, text_chars: list.textChars, image_chars: 0,
                note: `${list.tools.length} tools` });
@@ -82,8 +97,13 @@ try {
 
   const launch = await call('open the sign-up form', 'electron_launch',
                             { executablePath: electron, main: pagesApp, args: ['--page=signup'] });
-  let text = strings(launch.envelope).find((s) => /\[\d+\]\s+button "Sign up"/.test(s));
-  if (!text) {
+  let text = TERSE ? null : strings(launch.envelope).find((s) => /\[\d+\]\s+button "Sign up"/.test(s));
+  if (TERSE) {
+    const snapshot = await call('snapshot, no arguments', 'electron_snapshot', {});
+    text = snapshot.envelope.snapshot_text;
+    if (typeof text !== 'string')
+      throw new Error(`electron_snapshot {} answered no text: ${JSON.stringify(snapshot.envelope).slice(0, 300)}`);
+  } else if (!text) {
     const snapshot = await call('snapshot', 'electron_snapshot', { format: 'text' });
     text = snapshot.envelope.snapshot_text;
   }
@@ -109,6 +129,16 @@ try {
     throw new Error(`electron_fill_form filled ${JSON.stringify(filled.envelope)}`);
   const clicked = await call('sign up', 'electron_click', { ref: ref.submit });
 
+  if (TERSE) {
+    // The status region appears with the click: by the ref the click's
+    // answer shows, or else by its role.
+    const statusRef = statusRefIn(strings(clicked.envelope));
+    await call('verify the welcome text', 'electron_expect_text',
+               statusRef === null ? { selector: '[role=status]', equals: WELCOME } : { ref: statusRef, equals: WELCOME });
+    await call('screenshot', 'electron_screenshot', { dir: shots });
+    await call('close', 'electron_stop', {});
+    report();
+  } else {
   // What changed shows the welcome text; an agent reads it there. Only
   // when it does not is the status read by its ref.
   const diff = await call('see what changed', 'electron_snapshot', { format: 'text', since: 'last' });
@@ -129,29 +159,8 @@ try {
   if (!shot.result.content.some((c) => c.type === 'image'))
     throw new Error('electron_screenshot {inline:true} returned no image content');
   await call('close', 'electron_stop', {});
-
-  const calls = steps.filter((s) => s.call).length;
-  const chars = steps.reduce((sum, s) => sum + s.chars, 0);
-  const imageChars = steps.reduce((sum, s) => sum + s.image_chars, 0);
-  const textChars = steps.reduce((sum, s) => sum + s.text_chars, 0);
-  const listChars = steps[0].chars;
-  const lines = [
-    'Reference task (issue 8) against stagewright --tool-profile essential, over MCP with the SDK client',
-    '| # | step | tool | tokens read (JSON-RPC) | text content only | image (apart) |',
-    '|---|---|---|---|---|---|',
-    ...steps.map((s, i) => `| ${i} | ${s.step} | ${s.tool ?? s.note ?? ''} | ${tokens(s.chars)} | ${tokens(s.text_chars)} | ` +
-                           `${s.image_chars ? `${tokens(s.image_chars)} (${s.image_chars} b64 chars)` : ''} |`),
-    '',
-    `tool calls: ${calls}; tokens read: ${tokens(chars)} (tools/list ${tokens(listChars)}, ${(100 * listChars / chars).toFixed(0)}%); ` +
-      `image content apart: ${tokens(imageChars)} tokens; initialize handshake (not counted): ${initialize ? tokens(initialize.chars) : '?'}`,
-    `text content only (tools/list whole, each result's text items without structuredContent): ${tokens(textChars)} tokens`,
-    `target: <= 3,500 tokens. Peers: Playwright MCP 7 calls / ~5,800; TypeScript Electron Stagewright 11 / 21,400; agent-browser 10 / 22,900`,
-  ];
-  console.log(lines.join('\n'));
-  const json = JSON.stringify({ calls, tokens: tokens(chars), chars, text_tokens: tokens(textChars), tools_list_tokens: tokens(listChars),
-    image_tokens: tokens(imageChars), initialize_tokens: initialize ? tokens(initialize.chars) : null, steps });
-  if (typeof options.json === 'string') fs.writeFileSync(path.resolve(options.json), `${json}\n`);
-  console.log(json);
+  report();
+  }
 } catch (error) {
   failed = error;
 } finally {
@@ -161,4 +170,32 @@ try {
 if (failed) {
   console.error(`reference task failed after ${steps.length} steps: ${failed.stack ?? failed}`);
   process.exit(1);
+}
+
+function report () {
+  const calls = steps.filter((s) => s.call).length;
+  const chars = steps.reduce((sum, s) => sum + s.chars, 0);
+  const imageChars = steps.reduce((sum, s) => sum + s.image_chars, 0);
+  const textChars = steps.reduce((sum, s) => sum + s.text_chars, 0);
+  const listChars = steps[0].chars;
+  const lines = [
+    `Reference task (issue 8${TERSE ? ', the terse path of issue 16' : ''}) against stagewright --tool-profile essential, ` +
+      'over MCP with the SDK client',
+    '| # | step | tool | tokens read (JSON-RPC) | text content only | image (apart) |',
+    '|---|---|---|---|---|---|',
+    ...steps.map((s, i) => `| ${i} | ${s.step} | ${s.tool ?? s.note ?? ''} | ${tokens(s.chars)} | ${tokens(s.text_chars)} | ` +
+                           `${s.image_chars ? `${tokens(s.image_chars)} (${s.image_chars} b64 chars)` : ''} |`),
+    '',
+    `tool calls: ${calls}; tokens read: ${tokens(chars)} (tools/list ${tokens(listChars)}, ${(100 * listChars / chars).toFixed(0)}%); ` +
+      `image content apart: ${tokens(imageChars)} tokens; initialize handshake (not counted): ${initialize ? tokens(initialize.chars) : '?'}`,
+    `text content only (tools/list whole, each result's text items without structuredContent): ${tokens(textChars)} tokens`,
+    TERSE
+      ? 'target: <= 7 calls, <= 3,000 tokens of text content. Peer: Playwright MCP 7 calls / 5,793; before issue 16 (JSON default): 7 / 5,474'
+      : 'target: <= 3,500 tokens. Peers: Playwright MCP 7 calls / ~5,800; TypeScript Electron Stagewright 11 / 21,400; agent-browser 10 / 22,900',
+  ];
+  console.log(lines.join('\n'));
+  const json = JSON.stringify({ path: TERSE ? 'terse' : 'reference', calls, tokens: tokens(chars), chars, text_tokens: tokens(textChars), tools_list_tokens: tokens(listChars),
+    image_tokens: tokens(imageChars), initialize_tokens: initialize ? tokens(initialize.chars) : null, steps });
+  if (typeof options.json === 'string') fs.writeFileSync(path.resolve(options.json), `${json}\n`);
+  console.log(json);
 }

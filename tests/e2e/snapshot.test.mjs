@@ -17,6 +17,8 @@ import path from 'node:path';
 import { test as nodeTest } from 'node:test';
 
 import {
+  BIN,
+  ELECTRON,
   FIXTURES,
   demoAppSkipReason,
   electronSkipReason,
@@ -647,6 +649,29 @@ test('large: a bare electron_snapshot {} is text, every control reffed, within 1
     }
     assert.equal(new Set(controls.map((e) => e.ref)).size, 1000);
   });
+});
+
+// Issue 16: the sign-up task the way a terse agent does it (bench/
+// reference-task.mjs --path=terse: launch, snapshot {}, fill_form, click,
+// expect_text, screenshot, stop), counted as that bench counts it: the text
+// an agent reads, tools/list (essential) included. With the JSON default
+// the snapshot alone cost about 2,600 tokens and the task 5,474.
+test('reference task, terse path: 7 calls, the default snapshot cheap, the whole within 3,500 tokens', async (t) => {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'stw-terse-'));
+  t.after(() => fs.rmSync(dir, { recursive: true, force: true }));
+  const out = path.join(dir, 'task.json');
+  const run = spawnSync(process.execPath, [path.join(TOP_SRCDIR, 'bench', 'reference-task.mjs'), '--path=terse',
+    `--json=${out}`, BIN, ELECTRON, PAGES_APP], { encoding: 'utf8', timeout: 100000 });
+  assert.equal(run.status, 0, `${run.stdout}\n${run.stderr}`);
+  const task = JSON.parse(fs.readFileSync(out, 'utf8'));
+  assert.equal(task.path, 'terse');
+  assert.ok(task.calls <= 7, `${task.calls} calls`);
+  assert.deepEqual(task.steps.filter((s) => s.call).map((s) => s.tool), ['electron_launch', 'electron_snapshot',
+    'electron_fill_form', 'electron_click', 'electron_expect_text', 'electron_screenshot', 'electron_stop']);
+  const snapshot = task.steps.find((s) => s.tool === 'electron_snapshot');
+  assert.ok(snapshot.text_chars / 4 <= 300, `electron_snapshot {} read ${snapshot.text_chars / 4} tokens`);
+  assert.ok(task.tools_list_tokens <= 2800, `tools/list ${task.tools_list_tokens} tokens`);
+  assert.ok(task.text_tokens <= 3500, `the task read ${task.text_tokens} tokens`);
 });
 
 test('large lists: maxEntries truncates in document order, find counts the truth', async (t) => {
