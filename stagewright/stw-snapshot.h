@@ -24,7 +24,9 @@ G_BEGIN_DECLS
  * StwSnapshotOptions:
  *
  * What [method@Stagewright.Surface.snapshot_async] lists and how it
- * answers. By default: every entry (at most 2,000), as JSON, in full.
+ * answers. By default: every entry (at most 2,000), as JSON, in full (the
+ * `electron_snapshot` tool's arguments default to text, see
+ * [ctor@Stagewright.SnapshotOptions.new_from_json]).
  *
  * Since: 1.0
  */
