@@ -572,6 +572,16 @@ test('a link click navigates, and the next click finds its element on the new pa
   ok(await call('electron_stop', {}));
 });
 
+// --- typing: capitals, and what a field does with a fill ------------------------------
+
+test('electron_key, electron_press_sequence: a capital letter types a capital', async () => {
+  await launchPage('todo', [`--pages-dir=${OWN_PAGES}`]);
+  ok(await call('electron_key', { selector: '#plain', key: 'X' }));
+  assert.equal(await value('#plain'), 'X');
+  ok(await call('electron_press_sequence', { selector: '#plain', keys: ['H', 'i', 'Shift+j', 'K'] }));
+  assert.equal(await value('#plain'), 'XHiJK');
+});
+
 // --- confinement ------------------------------------------------------------------------------
 
 test('--app-root: set_files and drop_file refuse a file outside the root', async () => {
