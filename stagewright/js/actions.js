@@ -253,9 +253,48 @@
     element.dispatchEvent(new Event_(type, { bubbles: true, composed: type === 'input', ...init }));
   };
 
-  // fill {text, force, waitMs} → {} once the content is the text; fails
-  // TYPE_NO_EFFECT when the element swallowed it (it neither changed nor
-  // holds the text after a short settle).
+  // Puts the text in the element as an edit would, with input and change
+  // events; answers whether the element held it once set (before the
+  // app's handlers ran).
+  const setContent = (element, kind, text) => {
+    if (kind !== 'value') {
+      const selection = element.ownerDocument.getSelection();
+      selection.selectAllChildren(element);
+      if (text === '')
+        document.execCommand('delete', false);
+      else
+        document.execCommand('insertText', false, text);
+      return false;
+    }
+    const proto = element instanceof HTMLTextAreaElement ? HTMLTextAreaElement.prototype : HTMLInputElement.prototype;
+    const setter = Object.getOwnPropertyDescriptor(proto, 'value').set;
+    if (element instanceof HTMLInputElement && !TEXT_INPUTS.has(element.type)) {
+      // date, colour, range…: the value is the text or the input refuses it.
+      setter.call(element, text);
+      if (text !== '' && element.value === '')
+        S.fail('BAD_ARGUMENT', `"${text.slice(0, 40)}" is not a valid value for an input of type ${element.type}`);
+    } else {
+      try { element.select(); } catch (e) { /* some types have no selection */ }
+      setter.call(element, text);
+    }
+    const set = contentOf(element) === text;
+    fire(element, 'input', { inputType: 'insertText', data: text });
+    fire(element, 'change');
+    return set;
+  };
+
+  // Whether the page changed outside the element: a MutationObserver's
+  // records, taken at once (no callback, no later task).
+  const changedElsewhere = (records, element) =>
+    records.some((record) => !composedWithin(record.target, element));
+
+  // fill {text, force, waitMs} → {changed} once the element took the text.
+  // It took it when its content is the text or changed, or when the app
+  // took the value and put the content back: the value was set, the app's
+  // handlers restored it and changed the page (TodoMVC adds the item and
+  // empties its box on change). Fails TYPE_NO_EFFECT when the element
+  // swallowed it: its content stayed the same and nothing else changed
+  // (an editor's hidden textarea that drops what is not typed).
   S.elementOp('fill', async (args, element) => {
     const text = String(args.text ?? '');
     const kind = editable(element);
@@ -275,34 +314,25 @@
       S.fail('TYPE_NO_EFFECT', `${label(element)} is hidden (clipped to nothing): setting its value is not typing`);
     const before = contentOf(element);
     element.focus({ preventScroll: false });
-    if (kind === 'value') {
-      const proto = element instanceof HTMLTextAreaElement ? HTMLTextAreaElement.prototype : HTMLInputElement.prototype;
-      const setter = Object.getOwnPropertyDescriptor(proto, 'value').set;
-      if (element instanceof HTMLInputElement && !TEXT_INPUTS.has(element.type)) {
-        // date, colour, range…: the value is the text or the input refuses it.
-        setter.call(element, text);
-        if (text !== '' && element.value === '')
-          S.fail('BAD_ARGUMENT', `"${text.slice(0, 40)}" is not a valid value for an input of type ${element.type}`);
-      } else {
-        try { element.select(); } catch (e) { /* some types have no selection */ }
-        setter.call(element, text);
-      }
-      fire(element, 'input', { inputType: 'insertText', data: text });
-      fire(element, 'change');
-    } else {
-      const selection = element.ownerDocument.getSelection();
-      selection.selectAllChildren(element);
-      if (text === '')
-        document.execCommand('delete', false);
-      else
-        document.execCommand('insertText', false, text);
-    }
-    let after = contentOf(element);
-    if (after !== text && after === before) {
-      await sleep(10);
+    // What the page does with the text, outside the element (the value
+    // itself is no mutation).
+    const observer = new MutationObserver(() => {});
+    observer.observe(document, { subtree: true, childList: true, attributes: true, characterData: true });
+    let after;
+    try {
+      const set = setContent(element, kind, text);
       after = contentOf(element);
-      if (after !== text && after === before)
-        S.fail('TYPE_NO_EFFECT', `${label(element)} did not take the text (its content stayed the same)`);
+      let records = observer.takeRecords();
+      if (after !== text && after === before && !(set && changedElsewhere(records, element))) {
+        await sleep(10);
+        after = contentOf(element);
+        records = records.concat(observer.takeRecords());
+        if (after !== text && after === before && !(set && changedElsewhere(records, element)))
+          S.fail('TYPE_NO_EFFECT', set ? `${label(element)} put its content back and nothing else changed: it did not take the text`
+            : `${label(element)} did not take the text (its content stayed the same)`);
+      }
+    } finally {
+      observer.disconnect();
     }
     // The new text needs a layout, which the next call asking where the
     // element is (a fill, a click) would otherwise wait for: done in a task

@@ -582,6 +582,23 @@ test('electron_key, electron_press_sequence: a capital letter types a capital', 
   assert.equal(await value('#plain'), 'XHiJK');
 });
 
+test('electron_type: a TodoMVC box that commits on change and empties itself took the text; a swallowing field did not', async () => {
+  await launchPage('todo', [`--pages-dir=${OWN_PAGES}`]);
+  ok(await call('electron_type', { selector: '#new-todo', text: 'Water the plants' }));
+  assert.equal(await text('#todo-list'), 'Water the plants');
+  assert.equal(await value('#new-todo'), '');
+  ok(await call('electron_type', { selector: '#new-todo', text: 'Feed the cat' }));
+  assert.equal(ok(await call('electron_elements_list', { selector: '#todo-list li' })).matches.length, 2);
+
+  // Empties itself, nothing else changes: swallowed.
+  failsWith(await call('electron_type', { selector: '#swallow', text: 'not typing' }), 'TYPE_NO_EFFECT');
+  // Puts its own value back: swallowed too.
+  failsWith(await call('electron_type', { selector: '#controlled', text: 'other' }), 'TYPE_NO_EFFECT');
+  assert.equal(await value('#controlled'), 'fixed');
+  assert.equal(ok(await call('electron_elements_list', { selector: '#todo-list li' })).matches.length, 2);
+  ok(await call('electron_stop', {}));
+});
+
 // --- confinement ------------------------------------------------------------------------------
 
 test('--app-root: set_files and drop_file refuse a file outside the root', async () => {
