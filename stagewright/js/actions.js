@@ -123,6 +123,115 @@
     return { x: (left + right) / 2, y: (top + bottom) / 2 };
   };
 
+  // --- the guard (guard.js): input aimed elsewhere never reaches the page -----
+
+  const guard = globalThis.__stagewrightGuard;
+  // Long enough for any input the library sends after arming; an armed
+  // check that outlives its action lets everything through.
+  const GUARD_MS = 15000;
+
+  // The focused element, through shadow roots.
+  const deepActive = () => {
+    let active = document.activeElement;
+    for (;;) {
+      const shadow = active && S.shadowRootOf(active);
+      const inner = shadow && shadow.activeElement;
+      if (!inner || inner === active)
+        return active;
+      active = inner;
+    }
+  };
+
+  // Where an event is going: the first node of its path as this window
+  // sees it. A path into a closed shadow root stops at its host; then the
+  // point (the mouse) or the focus (keys) says which element inside it is.
+  const aimOf = (event) => {
+    const first = event.composedPath()[0];
+    if (first instanceof Element && !first.shadowRoot && S.closedRoots.has(first)) {
+      const inner = event instanceof MouseEvent ? hitAt(event.clientX, event.clientY) : deepActive();
+      if (inner && composedWithin(inner, first))
+        return inner;
+    }
+    return first;
+  };
+
+  const arm = (kind, element, allows) => {
+    const armed = { kind, element, token: 1 + Math.floor(Math.random() * 2 ** 30), blocked: null };
+    const until = performance.now() + GUARD_MS;
+    armed.allows = (event) => performance.now() > until || allows(armed, event);
+    guard.armed = guard.last = armed;
+    return armed.token;
+  };
+
+  const POINTER_EVENTS = new Set(['pointerdown', 'mousedown', 'pointerup', 'mouseup', 'click', 'auxclick', 'dblclick',
+    'contextmenu']);
+  const PRESSES = new Set(['pointerdown', 'mousedown']);
+
+  // A click's events must all be aimed at the element (or inside it) until
+  // it has had its click; the first that is not is cancelled, and so is
+  // every one after it (the click did not happen).
+  const armClick = (element, button, count) => arm('pointer', element, (armed, event) => {
+    if (!POINTER_EVENTS.has(event.type))
+      return true;
+    const aim = aimOf(event);
+    if (!armed.blocked && aim && composedWithin(aim, element)) {
+      if (PRESSES.has(event.type))
+        armed.pressed = true;
+      // Its click (the last of clickCount), or the context menu it asked
+      // for: done. What follows is the app's own (a label's click on its
+      // control, the menu under the pointer).
+      const last = button === 'right' ? event.type === 'contextmenu'
+        : event.type === (button === 'middle' ? 'auxclick' : 'click') && event.detail >= count;
+      if (last && guard.armed === armed)
+        guard.armed = null;
+      return true;
+    }
+    armed.blocked = armed.blocked || label(aim);
+    return false;
+  });
+
+  const KEY_EVENTS = new Set(['keydown', 'keypress', 'textInput', 'beforeinput', 'input', 'keyup']);
+
+  // Keys must go to the element: a key event aimed elsewhere is cancelled,
+  // and once one is, every key after it too (the typing stops). A key up
+  // alone may follow the focus the key moved (Enter on a field the app
+  // leaves). Tab moves the focus on purpose: the keys after it follow.
+  const armKeys = (element) => arm('keys', element, (armed, event) => {
+    if (!KEY_EVENTS.has(event.type))
+      return true;
+    const aim = aimOf(event);
+    if (!armed.blocked && aim && composedWithin(aim, element)) {
+      if (event.type === 'keydown') {
+        armed.keys = (armed.keys || 0) + 1;
+        if (event.key === 'Tab' && guard.armed === armed)
+          guard.armed = null;
+      }
+      return true;
+    }
+    if (event.type !== 'keyup')
+      armed.blocked = armed.blocked || label(aim);
+    return false;
+  });
+
+  // guardVerdict {token} → {} when the action's input reached its target
+  // (or the document it was armed in is gone: nothing to tell), else
+  // {received_by, keys?}. Disarms.
+  S.ops.guardVerdict = (args) => {
+    const armed = guard.last && guard.last.token === args.token ? guard.last : null;
+    if (!armed)
+      return {};
+    if (guard.armed === armed)
+      guard.armed = null;
+    guard.last = null;
+    if (!armed.blocked)
+      return {};
+    // The app took the press and then removed or hid the element (a menu
+    // that acts on mousedown): what came under the pointer got nothing.
+    if (armed.kind === 'pointer' && armed.pressed && !(armed.element.isConnected && isVisible(armed.element)))
+      return {};
+    return armed.kind === 'keys' ? { received_by: armed.blocked, keys: armed.keys || 0 } : { received_by: armed.blocked };
+  };
+
   // One look: null when the pointer can act on the element now, else
   // [code, message, details].
   const check = async (element, args) => {
@@ -203,7 +312,10 @@
     let clicked = element;
     if (typeof args.checked === 'boolean' && element.labels && element.labels.length && !isVisible(element))
       clicked = Array.from(element.labels).find(isVisible) || element;
+    guard.armed = null;
     const point = await prepare(clicked, args);
+    if (args.guard)
+      return { x: point.x, y: point.y, guard: armClick(clicked, args.button, args.clickCount || 1) };
     return { x: point.x, y: point.y };
   });
 
@@ -341,12 +453,23 @@
     return { changed: after !== before };
   });
 
-  // focus {} → {}: for keyboard input into the element.
+  // focus {guard} → {guard?}: for keyboard input into the element (a
+  // label's: into its control). With guard, the focus must land in it (a
+  // page that moves it elsewhere on focus gets no key) and the keys that
+  // follow are held to it (armKeys).
   S.elementOp('focus', (args, element) => {
     if (isDisabled(element))
       S.fail('ELEMENT_DISABLED', `${label(element)} is disabled`);
-    element.focus();
-    return {};
+    const focused = element.tagName === 'LABEL' && element.control ? element.control : element;
+    guard.armed = null;
+    focused.focus();
+    if (!args.guard)
+      return {};
+    const active = deepActive();
+    if (!active || !composedWithin(active, focused))
+      S.fail('TYPE_NO_EFFECT', `The focus is on ${label(active)}, not on ${label(focused)}: no key was pressed`,
+        { received_by: label(active), keys: 0 });
+    return { guard: armKeys(focused) };
   });
 
   // --- options ---------------------------------------------------------------

@@ -87,7 +87,8 @@ const INTERACTION_TOOLS = ['click', 'hover', 'drag', 'type', 'keyboard_type', 't
 const POINTER_CODES = ['ELEMENT_NOT_VISIBLE', 'ELEMENT_DISABLED'];
 const OWN_CODES = {
   electron_click: POINTER_CODES, electron_hover: POINTER_CODES, electron_drag: POINTER_CODES,
-  electron_type: [...POINTER_CODES, 'TYPE_NO_EFFECT'], electron_keyboard_type: ['ELEMENT_DISABLED'],
+  electron_type: [...POINTER_CODES, 'TYPE_NO_EFFECT'], electron_keyboard_type: ['ELEMENT_DISABLED', 'TYPE_NO_EFFECT'],
+  electron_key: ['TYPE_NO_EFFECT'], electron_press_sequence: ['TYPE_NO_EFFECT'],
   electron_type_into_editor: POINTER_CODES, electron_clear_input: POINTER_CODES,
   electron_select_option: ['ELEMENT_DISABLED'], electron_check: POINTER_CODES, electron_uncheck: POINTER_CODES,
   electron_set_files: ['ABSOLUTE_PATH_REQUIRED', 'FILE_NOT_FOUND', 'ELEMENT_DISABLED'],
