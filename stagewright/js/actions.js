@@ -126,8 +126,9 @@
   // --- the guard (guard.js): input aimed elsewhere never reaches the page -----
 
   const guard = globalThis.__stagewrightGuard;
-  // Long enough for any input the library sends after arming; an armed
-  // check that outlives its action lets everything through.
+  // Longer than any pause between the events of one action (a long text
+  // is many events, each one renews it); an armed check that outlives its
+  // action lets everything through.
   const GUARD_MS = 15000;
 
   // The focused element, through shadow roots.
@@ -157,8 +158,14 @@
 
   const arm = (kind, element, allows) => {
     const armed = { kind, element, token: 1 + Math.floor(Math.random() * 2 ** 30), blocked: null };
-    const until = performance.now() + GUARD_MS;
-    armed.allows = (event) => performance.now() > until || allows(armed, event);
+    let until = performance.now() + GUARD_MS;
+    armed.allows = (event) => {
+      const now = performance.now();
+      if (now > until)
+        return true;
+      until = now + GUARD_MS;
+      return allows(armed, event);
+    };
     guard.armed = guard.last = armed;
     return armed.token;
   };

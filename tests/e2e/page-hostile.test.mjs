@@ -219,6 +219,8 @@ ${REMOTE}</body></html>`,
 </style></head><body>
 <div id="slots"><button id="cancel">Cancel</button><button id="danger">Delete everything</button></div>
 <div id="shield"></div>
+<div style="position: relative; height: 48px"><button id="under" style="position: absolute; inset: 0; width: 200px">Under</button>
+<button id="menu-item" style="position: absolute; inset: 0; width: 200px; z-index: 1">Menu item</button></div>
 <p><label for="pw">Password</label> <input id="pw" type="password"></p>
 <p><label for="comment">Public comment</label> <textarea id="comment"></textarea></p>
 <p><a id="go-swap-once" href="hostile-steer.html?mode=swap-once">swap once</a>
@@ -243,6 +245,9 @@ const comment = document.getElementById('comment');
 cancel.addEventListener('click', () => log('CANCELLED'));
 danger.addEventListener('click', () => log('DELETED EVERYTHING'));
 shield.addEventListener('click', () => log('SHIELD CLICKED'));
+// A menu item that acts on mousedown and goes, as menus do.
+document.getElementById('menu-item').addEventListener('mousedown', (e) => { log('MENU ACTED'); e.target.remove(); });
+document.getElementById('under').addEventListener('click', () => log('UNDER CLICKED'));
 let swapped = 0;
 cancel.addEventListener('mousemove', () => {
   if (mode === 'swap-always' || (mode === 'swap-once' && swapped === 0)) {
@@ -679,6 +684,12 @@ const pageLog = async () => (await call('electron_get_text', { selector: '#log' 
 test('steer: a click the page swaps or covers never reaches another element, and is never ok', async () => {
   await launchPage('hostile-steer', 'Steer none');
   try {
+    // A menu item that acts on its press and goes is clicked; the button
+    // that comes under the pointer gets nothing.
+    ok(await server.call('electron_click', { selector: '#menu-item' }), 'the menu item');
+    assert.match(await pageLog(), /^MENU ACTED$/m);
+    assert.doesNotMatch(await pageLog(), /UNDER CLICKED/);
+
     // Swapped on the first move: the press at Cancel's old place would hit
     // "Delete everything"; it is stopped, and the click is made again
     // where Cancel now is.
