@@ -372,16 +372,27 @@ _stw_input_add_chord (GPtrArray   *events,
       add_key (events, TRUE, &modifiers[i], NULL, held, FALSE);
     }
 
-  /* Shift makes a letter upper case; other modifiers make a shortcut,
-   * which types nothing. */
+  /* A letter types as written ("X" is a capital, as typing it is); Shift
+   * makes it upper case. Control, Alt or Meta make a shortcut, which types
+   * nothing and names the key as a keyboard does: lower case unless Shift
+   * is held. */
   key = main_key.key;
   if (main_key.text != NULL && strlen (main_key.text) == 1 && g_ascii_isalpha (main_key.text[0]))
     {
-      /* A letter key: Shift makes it upper case, whatever the chord said. */
-      upper[0] = (held & STW_INPUT_SHIFT) ? g_ascii_toupper (main_key.text[0]) : g_ascii_tolower (main_key.text[0]);
+      gboolean shortcut = (held & ~STW_INPUT_SHIFT) != 0;
+
+      if (held & STW_INPUT_SHIFT)
+        upper[0] = g_ascii_toupper (main_key.text[0]);
+      else if (shortcut)
+        upper[0] = g_ascii_tolower (main_key.text[0]);
+      else
+        upper[0] = main_key.text[0];
       upper[1] = '\0';
       key = upper;
       main_key.text = upper;
+      /* A capital typed alone carries Shift, as typing it does. */
+      if (g_ascii_isupper (upper[0]))
+        held |= STW_INPUT_SHIFT;
     }
   held |= modifier_bit (&main_key);
   add_key (events, TRUE, &main_key, key, held, (held & ~STW_INPUT_SHIFT) == 0);

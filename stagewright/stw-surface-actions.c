@@ -373,6 +373,8 @@ typedef struct
   StwTransport     *drag_transport; /* drag: where Input.dragIntercepted comes */
   gulong            drag_handler;
   JsonObject       *drag_data;     /* drag: what an HTML5 drag carries */
+  gint64            guard;         /* the page's armed input guard, 0: none */
+  char             *received_by;   /* what the guard kept the last click from */
 } Action;
 
 static void
@@ -390,6 +392,7 @@ action_free (Action *action)
     g_signal_handler_disconnect (action->drag_transport, action->drag_handler);
   g_clear_object (&action->drag_transport);
   g_clear_pointer (&action->drag_data, json_object_unref);
+  g_free (action->received_by);
   g_free (action);
 }
 
@@ -435,6 +438,8 @@ time_left (Action *action)
 static GError *
 with_next_actions (GError *error)
 {
+  if (stw_error_get_next_actions (error) != NULL)
+    return error;
   if (g_error_matches (error, STW_ERROR, STW_ERROR_ELEMENT_NOT_VISIBLE) ||
       g_error_matches (error, STW_ERROR, STW_ERROR_ELEMENT_DISABLED))
     stw_error_add_next_action (error, "electron_snapshot()");
@@ -509,6 +514,110 @@ on_checked_again (GObject      *object,
   action_done (task);
 }
 
+/* The input reached its target (or the guard could not tell otherwise). */
+static void
+input_landed (GTask *task)
+{
+  Action *action = g_task_get_task_data (task);
+
+  if (action->kind == ACTION_SET_CHECKED && !json_object_has_member (action->result, "dialog"))
+    {
+      g_autoptr(StwTarget) again = target_of_result (action, "target");
+
+      _stw_surface_element_op_async (g_task_get_source_object (task), again, "checked", NULL,
+                                     g_task_get_cancellable (task), on_checked_again, task);
+      return;
+    }
+  if (action->kind == ACTION_SET_CHECKED)
+    json_object_set_boolean_member (action->result, "checked", action->flag);
+  action_done (task);
+}
+
+/* Keys the focus did not let reach their target: what to do about it. */
+static GError *
+keys_refused (GError *error)
+{
+  stw_error_set_hint (error, _("The page moved the focus away from the target. Keys with a target go to it or nowhere; "
+                               "check what the app does on focus, or press without a target to follow the focus."));
+  stw_error_add_next_action (error, "electron_snapshot()");
+  return error;
+}
+
+/* The page kept the keys from an element the focus went to. */
+static GError *
+keys_went_elsewhere (const char *target,
+                     const char *received_by,
+                     gint64      keys)
+{
+  GError *error = stw_error_new ("TYPE_NO_EFFECT",
+                                 _("The focus left %s for %s after %" G_GINT64_FORMAT " key(s); the keys after that were "
+                                   "stopped before the page saw them"), target, received_by, keys);
+  g_autoptr(JsonObject) details = json_object_new ();
+
+  json_object_set_string_member (details, "received_by", received_by);
+  json_object_set_int_member (details, "keys", keys);
+  stw_error_set_details (error, details);
+  return keys_refused (error);
+}
+
+/* The click that did not reach its target. */
+static GError *
+click_went_elsewhere (const char *received_by)
+{
+  GError *error = stw_error_new ("ELEMENT_NOT_VISIBLE",
+                                 _("The page put %s under the pointer between the check and the click; that click "
+                                   "was stopped before the page saw it"), received_by);
+  g_autoptr(JsonObject) details = json_object_new ();
+
+  json_object_set_string_member (details, "received_by", received_by);
+  stw_error_set_details (error, details);
+  return error;
+}
+
+static void
+on_verdict (GObject      *object,
+            GAsyncResult *result,
+            gpointer      user_data)
+{
+  GTask *task = user_data;
+  Action *action = g_task_get_task_data (task);
+  g_autoptr(JsonNode) verdict = NULL;
+  g_autoptr(GError) error = NULL;
+  JsonObject *answer;
+  const char *received_by;
+
+  /* No answer: the click or key closed or navigated the surface; the
+   * guard was in the document that went, and nothing it kept is known. */
+  verdict = _stw_surface_call_page_finish (STW_SURFACE (object), result, NULL, &error);
+  answer = verdict && JSON_NODE_HOLDS_OBJECT (verdict) ? json_node_get_object (verdict) : NULL;
+  received_by = answer ? stw_json_get_string (answer, "received_by") : NULL;
+  action->guard = 0;
+  if (received_by == NULL)
+    {
+      input_landed (task);
+      return;
+    }
+  if (action->kind == ACTION_TYPE_TEXT || action->kind == ACTION_PRESS_KEY || action->kind == ACTION_PRESS_SEQUENCE)
+    {
+      JsonObject *target = json_object_get_object_member (action->result, "target");
+      const char *name = stw_json_get_string (target, "name");
+
+      action_fail (task, keys_went_elsewhere (name && *name ? name : _("the target"), received_by,
+                                              json_object_get_int_member_with_default (answer, "keys", 0)));
+      return;
+    }
+  /* A click: again while the budget lasts (the page may have swapped
+   * the element away once), then the refusal says what took its place. */
+  g_free (action->received_by);
+  action->received_by = g_strdup (received_by);
+  if (g_task_return_error_if_cancelled (task))
+    g_object_unref (task);
+  else if (time_left (action))
+    run_pointer (task);
+  else
+    action_fail (task, click_went_elsewhere (received_by));
+}
+
 static void
 on_input_sent (GObject      *object,
                GAsyncResult *result,
@@ -527,17 +636,18 @@ on_input_sent (GObject      *object,
   if (dialog != NULL)
     json_object_set_object_member (action->result, "dialog", g_steal_pointer (&dialog));
 
-  if (action->kind == ACTION_SET_CHECKED && !json_object_has_member (action->result, "dialog"))
+  /* The guard's verdict, unless a dialog opened: the page is held until
+   * it closes, and only input the guard let through could open it. */
+  if (action->guard != 0 && !json_object_has_member (action->result, "dialog"))
     {
-      g_autoptr(StwTarget) again = target_of_result (action, "target");
+      g_autoptr(JsonObject) args = json_object_new ();
 
-      _stw_surface_element_op_async (g_task_get_source_object (task), again, "checked", NULL,
-                                     g_task_get_cancellable (task), on_checked_again, task);
+      json_object_set_int_member (args, "token", action->guard);
+      _stw_surface_call_page_async (action->acted_on, "guardVerdict", args, g_task_get_cancellable (task),
+                                    on_verdict, task);
       return;
     }
-  if (action->kind == ACTION_SET_CHECKED)
-    json_object_set_boolean_member (action->result, "checked", action->flag);
-  action_done (task);
+  input_landed (task);
 }
 
 static void
@@ -799,11 +909,22 @@ on_pointer (GObject      *object,
             run_pointer (task);
           return;
         }
+      /* Covered to the end after the page stole a click: say by what. */
+      if (action->received_by != NULL && g_error_matches (error, STW_ERROR, STW_ERROR_ELEMENT_NOT_VISIBLE))
+        {
+          JsonObject *known = stw_error_get_details (error);
+          g_autoptr(JsonObject) details = json_object_new ();
+
+          stw_json_object_copy_members (details, known, NULL);
+          json_object_set_string_member (details, "received_by", action->received_by);
+          stw_error_set_details (error, details);
+        }
       action_fail (task, error);
       return;
     }
 
   take_target (action, action->kind == ACTION_DRAG ? (action->second ? "target" : "source") : "target", answer);
+  action->guard = json_object_get_int_member_with_default (answer, "guard", 0);
   if (json_object_get_boolean_member_with_default (answer, "already", FALSE))
     {
       json_object_set_boolean_member (action->result, "checked", action->flag);
@@ -852,6 +973,14 @@ run_pointer (GTask *task)
     json_object_set_boolean_member (args, "enabled", FALSE);
   if (action->kind == ACTION_SET_CHECKED)
     json_object_set_boolean_member (args, "checked", action->flag);
+  /* A click reaches its target or nobody (js/guard.js); force presses
+   * wherever the point is, as a person would. */
+  if ((action->kind == ACTION_CLICK || action->kind == ACTION_SET_CHECKED) && !action->options->force)
+    {
+      json_object_set_boolean_member (args, "guard", TRUE);
+      json_object_set_string_member (args, "button", action->options->button);
+      json_object_set_int_member (args, "clickCount", action->options->click_count);
+    }
   _stw_surface_element_op_async (g_task_get_source_object (task),
                                  action->second ? action->destination : action->target,
                                  "pointer", args, g_task_get_cancellable (task), on_pointer, task);
@@ -989,10 +1118,14 @@ on_focused (GObject      *object,
   answer = _stw_surface_element_op_finish (STW_SURFACE (object), result, &acted_on, &error);
   if (answer == NULL)
     {
+      /* The focus did not land in the target: no key was pressed. */
+      if (g_error_matches (error, STW_ERROR, STW_ERROR_TYPE_NO_EFFECT))
+        error = keys_refused (error);
       action_fail (task, error);
       return;
     }
   take_target (action, "target", answer);
+  action->guard = json_object_get_int_member_with_default (answer, "guard", 0);
   send_keys (task, acted_on);
 }
 
@@ -1000,13 +1133,17 @@ static void
 run_keys (GTask *task)
 {
   Action *action = g_task_get_task_data (task);
+  g_autoptr(JsonObject) args = NULL;
 
   if (action->target == NULL)
     {
       send_keys (task, g_task_get_source_object (task));
       return;
     }
-  _stw_surface_element_op_async (g_task_get_source_object (task), action->target, "focus", NULL,
+  /* The keys go to the target or nowhere (js/guard.js). */
+  args = json_object_new ();
+  json_object_set_boolean_member (args, "guard", TRUE);
+  _stw_surface_element_op_async (g_task_get_source_object (task), action->target, "focus", args,
                                  g_task_get_cancellable (task), on_focused, task);
 }
 
@@ -1387,8 +1524,14 @@ action_refuse (GTask  *task,
  * then moves, presses and releases at its centre. A JavaScript dialog the
  * click opens completes it (`dialog` in the answer); the dialog stays open.
  *
+ * The click reaches the element or nobody: pointer events the page aims
+ * at another element meanwhile (it swapped or covered the element) are
+ * stopped before the page sees them, and the click is made again while
+ * the timeout lasts (docs/page-ops.md, "Input reaches its target").
+ *
  * Fails with `REF_NOT_FOUND`, `SELECTOR_NO_MATCH`, `ELEMENT_NOT_VISIBLE`
- * (naming what covers it), `ELEMENT_DISABLED`, `NOT_RUNNING`,
+ * (naming what covers it, and in `received_by` what the page put in its
+ * place), `ELEMENT_DISABLED`, `NOT_RUNNING`,
  * `SURFACE_CLOSED`, `CDP_DISCONNECTED`, `CDP_TIMEOUT`, or
  * `G_IO_ERROR_CANCELLED`.
  *
@@ -1643,9 +1786,13 @@ stw_surface_drag_sync (StwSurface             *self,
  * `fill` does: focus, select all, set the value through the native
  * setter (contenteditable: insert the text), then `input` and `change`.
  *
- * Fails with `TYPE_NO_EFFECT` when the element swallowed the text (it
- * neither changed nor holds @text after a short settle — an editor's
- * hidden textarea: use [method@Stagewright.Surface.type_into_editor_async]),
+ * The element took the text when it holds it or its content changed, or
+ * when the app put its content back and changed the page meanwhile (a
+ * TodoMVC box that adds the item on `change` and empties itself). Fails
+ * with `TYPE_NO_EFFECT` when the element swallowed the text (its content
+ * is as before after a short settle and nothing else changed — an
+ * editor's hidden textarea: use
+ * [method@Stagewright.Surface.type_into_editor_async]),
  * `ELEMENT_DISABLED` (disabled or read-only), `BAD_ARGUMENT` (not
  * fillable), and as [method@Stagewright.Surface.click_async].
  *
@@ -1813,7 +1960,12 @@ stw_surface_clear_sync (StwSurface             *self,
  * @user_data: data for @callback
  *
  * Types with real key events: keydown, keypress, input and keyup reach
- * the page for every character.
+ * the page for every character. With @target, every key goes to it or
+ * nowhere: fails with `TYPE_NO_EFFECT` (`details.received_by`,
+ * `details.keys`: how many reached it) when the page moved the focus
+ * away; the keys after that are stopped before the page sees them. The
+ * same holds for [method@Stagewright.Surface.press_key_async] and
+ * [method@Stagewright.Surface.press_sequence_async].
  *
  * Since: 1.0
  */

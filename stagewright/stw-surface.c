@@ -27,6 +27,7 @@ GResource *stw_get_resource (void);
 /* The page-side module (docs/page-ops.md): these files of js/, joined in
  * this order, run once in every isolated world a surface makes. */
 static const char * const STW_PAGE_MODULE[] = {
+  "guard.js",
   "core.js",
   "ready.js",
   "a11y.js",
@@ -1569,6 +1570,22 @@ ensure_world (GTask *task)
     {
       /* Navigations announce themselves through the Page domain. */
       stw_transport_send_notification (self->transport, "Page.enable", NULL, self->cdp_session_id);
+      /* The input guard goes into every later document of this session
+       * (its frames too) before the page's scripts, so its listeners are
+       * the window's first (js/guard.js). A same-process frame shares its
+       * window's session, which has it already. */
+      if (self->subframe_id == NULL)
+        {
+          g_autoptr(JsonObject) early = json_object_new ();
+          g_autoptr(GBytes) guard = g_resource_lookup_data (stw_get_resource (), SCRIPT_RESOURCE_PREFIX "guard.js",
+                                                            G_RESOURCE_LOOKUP_FLAGS_NONE, NULL);
+
+          g_assert (guard != NULL);
+          json_object_set_string_member (early, "source", g_bytes_get_data (guard, NULL));
+          json_object_set_string_member (early, "worldName", WORLD_NAME);
+          stw_transport_send_notification (self->transport, "Page.addScriptToEvaluateOnNewDocument", early,
+                                           self->cdp_session_id);
+        }
       self->world_handlers[0] = g_signal_connect (self->transport, "event::Runtime.executionContextDestroyed",
                                                   G_CALLBACK (on_context_destroyed), self);
       self->world_handlers[1] = g_signal_connect (self->transport, "event::Runtime.executionContextsCleared",

@@ -343,6 +343,33 @@ test_keys_and_files (void)
   g_rmdir (dir);
 }
 
+/* A capital letter is a capital, alone or in a sequence; Shift makes one;
+ * a shortcut's letter is the lower-case key (issue 16, defect 17). */
+static void
+test_capitals (void)
+{
+  g_autoptr(StwTarget) search = stw_target_new_for_selector ("#search");
+  const char * const keys[] = { "Control+A", "Backspace", "H", "i", "Shift+j", NULL };
+  g_autoptr(JsonObject) pressed = NULL;
+  g_autoptr(JsonObject) sequence = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autofree char *value = NULL;
+  g_autofree char *log = NULL;
+
+  if (!have_app ())
+    return;
+
+  sequence = stw_surface_press_sequence_sync (app.window, search, keys, NULL, NULL, &error);
+  g_assert_no_error (error);
+  pressed = stw_surface_press_key_sync (app.window, search, "X", NULL, NULL, &error);
+  g_assert_no_error (error);
+  value = value_of ("#search");
+  g_assert_cmpstr (value, ==, "HiJX");
+  log = events ();
+  g_assert_nonnull (strstr (log, "keydown #search key=X code=KeyX mods=shift trusted=1"));
+  g_assert_nonnull (strstr (log, "keydown #search key=a code=KeyA mods=ctrl trusted=1"));
+}
+
 static void
 test_options_from_json (void)
 {
@@ -412,6 +439,7 @@ main (int   argc,
   g_test_add_func ("/actions/fill-async", test_fill_async);
   g_test_add_func ("/actions/select-and-check", test_select_and_check);
   g_test_add_func ("/actions/keys-and-files", test_keys_and_files);
+  g_test_add_func ("/actions/capitals", test_capitals);
   g_test_add_func ("/actions/stop", test_stop);
   return g_test_run ();
 }

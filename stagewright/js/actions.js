@@ -123,6 +123,122 @@
     return { x: (left + right) / 2, y: (top + bottom) / 2 };
   };
 
+  // --- the guard (guard.js): input aimed elsewhere never reaches the page -----
+
+  const guard = globalThis.__stagewrightGuard;
+  // Longer than any pause between the events of one action (a long text
+  // is many events, each one renews it); an armed check that outlives its
+  // action lets everything through.
+  const GUARD_MS = 15000;
+
+  // The focused element, through shadow roots.
+  const deepActive = () => {
+    let active = document.activeElement;
+    for (;;) {
+      const shadow = active && S.shadowRootOf(active);
+      const inner = shadow && shadow.activeElement;
+      if (!inner || inner === active)
+        return active;
+      active = inner;
+    }
+  };
+
+  // Where an event is going: the first node of its path as this window
+  // sees it. A path into a closed shadow root stops at its host; then the
+  // point (the mouse) or the focus (keys) says which element inside it is.
+  const aimOf = (event) => {
+    const first = event.composedPath()[0];
+    if (first instanceof Element && !first.shadowRoot && S.closedRoots.has(first)) {
+      const inner = event instanceof MouseEvent ? hitAt(event.clientX, event.clientY) : deepActive();
+      if (inner && composedWithin(inner, first))
+        return inner;
+    }
+    return first;
+  };
+
+  const arm = (kind, element, allows) => {
+    const armed = { kind, element, token: 1 + Math.floor(Math.random() * 2 ** 30), blocked: null };
+    let until = performance.now() + GUARD_MS;
+    armed.allows = (event) => {
+      const now = performance.now();
+      if (now > until)
+        return true;
+      until = now + GUARD_MS;
+      return allows(armed, event);
+    };
+    guard.armed = guard.last = armed;
+    return armed.token;
+  };
+
+  const POINTER_EVENTS = new Set(['pointerdown', 'mousedown', 'pointerup', 'mouseup', 'click', 'auxclick', 'dblclick',
+    'contextmenu']);
+  const PRESSES = new Set(['pointerdown', 'mousedown']);
+
+  // A click's events must all be aimed at the element (or inside it) until
+  // it has had its click; the first that is not is cancelled, and so is
+  // every one after it (the click did not happen).
+  const armClick = (element, button, count) => arm('pointer', element, (armed, event) => {
+    if (!POINTER_EVENTS.has(event.type))
+      return true;
+    const aim = aimOf(event);
+    if (!armed.blocked && aim && composedWithin(aim, element)) {
+      if (PRESSES.has(event.type))
+        armed.pressed = true;
+      // Its click (the last of clickCount), or the context menu it asked
+      // for: done. What follows is the app's own (a label's click on its
+      // control, the menu under the pointer).
+      const last = button === 'right' ? event.type === 'contextmenu'
+        : event.type === (button === 'middle' ? 'auxclick' : 'click') && event.detail >= count;
+      if (last && guard.armed === armed)
+        guard.armed = null;
+      return true;
+    }
+    armed.blocked = armed.blocked || label(aim);
+    return false;
+  });
+
+  const KEY_EVENTS = new Set(['keydown', 'keypress', 'textInput', 'beforeinput', 'input', 'keyup']);
+
+  // Keys must go to the element: a key event aimed elsewhere is cancelled,
+  // and once one is, every key after it too (the typing stops). A key up
+  // alone may follow the focus the key moved (Enter on a field the app
+  // leaves). Tab moves the focus on purpose: the keys after it follow.
+  const armKeys = (element) => arm('keys', element, (armed, event) => {
+    if (!KEY_EVENTS.has(event.type))
+      return true;
+    const aim = aimOf(event);
+    if (!armed.blocked && aim && composedWithin(aim, element)) {
+      if (event.type === 'keydown') {
+        armed.keys = (armed.keys || 0) + 1;
+        if (event.key === 'Tab' && guard.armed === armed)
+          guard.armed = null;
+      }
+      return true;
+    }
+    if (event.type !== 'keyup')
+      armed.blocked = armed.blocked || label(aim);
+    return false;
+  });
+
+  // guardVerdict {token} → {} when the action's input reached its target
+  // (or the document it was armed in is gone: nothing to tell), else
+  // {received_by, keys?}. Disarms.
+  S.ops.guardVerdict = (args) => {
+    const armed = guard.last && guard.last.token === args.token ? guard.last : null;
+    if (!armed)
+      return {};
+    if (guard.armed === armed)
+      guard.armed = null;
+    guard.last = null;
+    if (!armed.blocked)
+      return {};
+    // The app took the press and then removed or hid the element (a menu
+    // that acts on mousedown): what came under the pointer got nothing.
+    if (armed.kind === 'pointer' && armed.pressed && !(armed.element.isConnected && isVisible(armed.element)))
+      return {};
+    return armed.kind === 'keys' ? { received_by: armed.blocked, keys: armed.keys || 0 } : { received_by: armed.blocked };
+  };
+
   // One look: null when the pointer can act on the element now, else
   // [code, message, details].
   const check = async (element, args) => {
@@ -203,7 +319,10 @@
     let clicked = element;
     if (typeof args.checked === 'boolean' && element.labels && element.labels.length && !isVisible(element))
       clicked = Array.from(element.labels).find(isVisible) || element;
+    guard.armed = null;
     const point = await prepare(clicked, args);
+    if (args.guard)
+      return { x: point.x, y: point.y, guard: armClick(clicked, args.button, args.clickCount || 1) };
     return { x: point.x, y: point.y };
   });
 
@@ -253,9 +372,48 @@
     element.dispatchEvent(new Event_(type, { bubbles: true, composed: type === 'input', ...init }));
   };
 
-  // fill {text, force, waitMs} → {} once the content is the text; fails
-  // TYPE_NO_EFFECT when the element swallowed it (it neither changed nor
-  // holds the text after a short settle).
+  // Puts the text in the element as an edit would, with input and change
+  // events; answers whether the element held it once set (before the
+  // app's handlers ran).
+  const setContent = (element, kind, text) => {
+    if (kind !== 'value') {
+      const selection = element.ownerDocument.getSelection();
+      selection.selectAllChildren(element);
+      if (text === '')
+        document.execCommand('delete', false);
+      else
+        document.execCommand('insertText', false, text);
+      return false;
+    }
+    const proto = element instanceof HTMLTextAreaElement ? HTMLTextAreaElement.prototype : HTMLInputElement.prototype;
+    const setter = Object.getOwnPropertyDescriptor(proto, 'value').set;
+    if (element instanceof HTMLInputElement && !TEXT_INPUTS.has(element.type)) {
+      // date, colour, range…: the value is the text or the input refuses it.
+      setter.call(element, text);
+      if (text !== '' && element.value === '')
+        S.fail('BAD_ARGUMENT', `"${text.slice(0, 40)}" is not a valid value for an input of type ${element.type}`);
+    } else {
+      try { element.select(); } catch (e) { /* some types have no selection */ }
+      setter.call(element, text);
+    }
+    const set = contentOf(element) === text;
+    fire(element, 'input', { inputType: 'insertText', data: text });
+    fire(element, 'change');
+    return set;
+  };
+
+  // Whether the page changed outside the element: a MutationObserver's
+  // records, taken at once (no callback, no later task).
+  const changedElsewhere = (records, element) =>
+    records.some((record) => !composedWithin(record.target, element));
+
+  // fill {text, force, waitMs} → {changed} once the element took the text.
+  // It took it when its content is the text or changed, or when the app
+  // took the value and put the content back: the value was set, the app's
+  // handlers restored it and changed the page (TodoMVC adds the item and
+  // empties its box on change). Fails TYPE_NO_EFFECT when the element
+  // swallowed it: its content stayed the same and nothing else changed
+  // (an editor's hidden textarea that drops what is not typed).
   S.elementOp('fill', async (args, element) => {
     const text = String(args.text ?? '');
     const kind = editable(element);
@@ -275,34 +433,25 @@
       S.fail('TYPE_NO_EFFECT', `${label(element)} is hidden (clipped to nothing): setting its value is not typing`);
     const before = contentOf(element);
     element.focus({ preventScroll: false });
-    if (kind === 'value') {
-      const proto = element instanceof HTMLTextAreaElement ? HTMLTextAreaElement.prototype : HTMLInputElement.prototype;
-      const setter = Object.getOwnPropertyDescriptor(proto, 'value').set;
-      if (element instanceof HTMLInputElement && !TEXT_INPUTS.has(element.type)) {
-        // date, colour, range…: the value is the text or the input refuses it.
-        setter.call(element, text);
-        if (text !== '' && element.value === '')
-          S.fail('BAD_ARGUMENT', `"${text.slice(0, 40)}" is not a valid value for an input of type ${element.type}`);
-      } else {
-        try { element.select(); } catch (e) { /* some types have no selection */ }
-        setter.call(element, text);
-      }
-      fire(element, 'input', { inputType: 'insertText', data: text });
-      fire(element, 'change');
-    } else {
-      const selection = element.ownerDocument.getSelection();
-      selection.selectAllChildren(element);
-      if (text === '')
-        document.execCommand('delete', false);
-      else
-        document.execCommand('insertText', false, text);
-    }
-    let after = contentOf(element);
-    if (after !== text && after === before) {
-      await sleep(10);
+    // What the page does with the text, outside the element (the value
+    // itself is no mutation).
+    const observer = new MutationObserver(() => {});
+    observer.observe(document, { subtree: true, childList: true, attributes: true, characterData: true });
+    let after;
+    try {
+      const set = setContent(element, kind, text);
       after = contentOf(element);
-      if (after !== text && after === before)
-        S.fail('TYPE_NO_EFFECT', `${label(element)} did not take the text (its content stayed the same)`);
+      let records = observer.takeRecords();
+      if (after !== text && after === before && !(set && changedElsewhere(records, element))) {
+        await sleep(10);
+        after = contentOf(element);
+        records = records.concat(observer.takeRecords());
+        if (after !== text && after === before && !(set && changedElsewhere(records, element)))
+          S.fail('TYPE_NO_EFFECT', set ? `${label(element)} put its content back and nothing else changed: it did not take the text`
+            : `${label(element)} did not take the text (its content stayed the same)`);
+      }
+    } finally {
+      observer.disconnect();
     }
     // The new text needs a layout, which the next call asking where the
     // element is (a fill, a click) would otherwise wait for: done in a task
@@ -311,12 +460,23 @@
     return { changed: after !== before };
   });
 
-  // focus {} → {}: for keyboard input into the element.
+  // focus {guard} → {guard?}: for keyboard input into the element (a
+  // label's: into its control). With guard, the focus must land in it (a
+  // page that moves it elsewhere on focus gets no key) and the keys that
+  // follow are held to it (armKeys).
   S.elementOp('focus', (args, element) => {
     if (isDisabled(element))
       S.fail('ELEMENT_DISABLED', `${label(element)} is disabled`);
-    element.focus();
-    return {};
+    const focused = element.tagName === 'LABEL' && element.control ? element.control : element;
+    guard.armed = null;
+    focused.focus();
+    if (!args.guard)
+      return {};
+    const active = deepActive();
+    if (!active || !composedWithin(active, focused))
+      S.fail('TYPE_NO_EFFECT', `The focus is on ${label(active)}, not on ${label(focused)}: no key was pressed`,
+        { received_by: label(active), keys: 0 });
+    return { guard: armKeys(focused) };
   });
 
   // --- options ---------------------------------------------------------------

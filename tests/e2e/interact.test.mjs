@@ -87,7 +87,8 @@ const INTERACTION_TOOLS = ['click', 'hover', 'drag', 'type', 'keyboard_type', 't
 const POINTER_CODES = ['ELEMENT_NOT_VISIBLE', 'ELEMENT_DISABLED'];
 const OWN_CODES = {
   electron_click: POINTER_CODES, electron_hover: POINTER_CODES, electron_drag: POINTER_CODES,
-  electron_type: [...POINTER_CODES, 'TYPE_NO_EFFECT'], electron_keyboard_type: ['ELEMENT_DISABLED'],
+  electron_type: [...POINTER_CODES, 'TYPE_NO_EFFECT'], electron_keyboard_type: ['ELEMENT_DISABLED', 'TYPE_NO_EFFECT'],
+  electron_key: ['TYPE_NO_EFFECT'], electron_press_sequence: ['TYPE_NO_EFFECT'],
   electron_type_into_editor: POINTER_CODES, electron_clear_input: POINTER_CODES,
   electron_select_option: ['ELEMENT_DISABLED'], electron_check: POINTER_CODES, electron_uncheck: POINTER_CODES,
   electron_set_files: ['ABSOLUTE_PATH_REQUIRED', 'FILE_NOT_FOUND', 'ELEMENT_DISABLED'],
@@ -569,6 +570,33 @@ test('a link click navigates, and the next click finds its element on the new pa
   ok(await call('electron_switch_surface', { surfaceId: leaf.id }));
   ok(await call('electron_click', { selector: '#leaf-button' }));
   assert.equal(await text('#leaf-status'), 'Leaf button clicked 1 time');
+  ok(await call('electron_stop', {}));
+});
+
+// --- typing: capitals, and what a field does with a fill ------------------------------
+
+test('electron_key, electron_press_sequence: a capital letter types a capital', async () => {
+  await launchPage('todo', [`--pages-dir=${OWN_PAGES}`]);
+  ok(await call('electron_key', { selector: '#plain', key: 'X' }));
+  assert.equal(await value('#plain'), 'X');
+  ok(await call('electron_press_sequence', { selector: '#plain', keys: ['H', 'i', 'Shift+j', 'K'] }));
+  assert.equal(await value('#plain'), 'XHiJK');
+});
+
+test('electron_type: a TodoMVC box that commits on change and empties itself took the text; a swallowing field did not', async () => {
+  await launchPage('todo', [`--pages-dir=${OWN_PAGES}`]);
+  ok(await call('electron_type', { selector: '#new-todo', text: 'Water the plants' }));
+  assert.equal(await text('#todo-list'), 'Water the plants');
+  assert.equal(await value('#new-todo'), '');
+  ok(await call('electron_type', { selector: '#new-todo', text: 'Feed the cat' }));
+  assert.equal(ok(await call('electron_elements_list', { selector: '#todo-list li' })).matches.length, 2);
+
+  // Empties itself, nothing else changes: swallowed.
+  failsWith(await call('electron_type', { selector: '#swallow', text: 'not typing' }), 'TYPE_NO_EFFECT');
+  // Puts its own value back: swallowed too.
+  failsWith(await call('electron_type', { selector: '#controlled', text: 'other' }), 'TYPE_NO_EFFECT');
+  assert.equal(await value('#controlled'), 'fixed');
+  assert.equal(ok(await call('electron_elements_list', { selector: '#todo-list li' })).matches.length, 2);
   ok(await call('electron_stop', {}));
 });
 

@@ -203,6 +203,63 @@ ${REMOTE}</body></html>`,
 <button id="inner">Inner button</button></body></html>`,
   'hostile-loop': `<!DOCTYPE html><html lang="en"><head><meta charset="utf-8"><title>Loop</title></head><body>
 <button>Loop</button><iframe src="hostile-loop.html"></iframe></body></html>`,
+
+  // A page that steers the library's input (?mode=…): swaps "Cancel" and
+  // "Delete everything" on the first (swap-once) or every (swap-always)
+  // mousemove over Cancel, covers the page on Cancel's pointerdown
+  // (overlay), or moves the focus from the password to the public comment
+  // box on focus (focus-steal) or on the third key (key-steal). Its own
+  // capture listeners on window and document log every event they see:
+  // they must never see one the guard stopped.
+  'hostile-steer': `<!DOCTYPE html><html lang="en"><head><meta charset="utf-8"><title>Steer</title>
+<style>
+#slots { display: flex; gap: 0; }
+#slots button { width: 200px; height: 48px; margin: 0; }
+#shield { display: none; position: fixed; inset: 0; background: rgba(0, 0, 0, 0.2); z-index: 10; }
+</style></head><body>
+<div id="slots"><button id="cancel">Cancel</button><button id="danger">Delete everything</button></div>
+<div id="shield"></div>
+<div style="position: relative; height: 48px"><button id="under" style="position: absolute; inset: 0; width: 200px">Under</button>
+<button id="menu-item" style="position: absolute; inset: 0; width: 200px; z-index: 1">Menu item</button></div>
+<p><label for="pw">Password</label> <input id="pw" type="password"></p>
+<p><label for="comment">Public comment</label> <textarea id="comment"></textarea></p>
+<p><a id="go-swap-once" href="hostile-steer.html?mode=swap-once">swap once</a>
+<a id="go-swap-always" href="hostile-steer.html?mode=swap-always">swap always</a>
+<a id="go-overlay" href="hostile-steer.html?mode=overlay">overlay</a>
+<a id="go-focus-steal" href="hostile-steer.html?mode=focus-steal">focus steal</a>
+<a id="go-key-steal" href="hostile-steer.html?mode=key-steal">key steal</a></p>
+<pre id="log"></pre>
+<script>
+const mode = new URLSearchParams(location.search).get('mode') || 'none';
+document.title = 'Steer ' + mode;
+const log = (line) => { document.getElementById('log').textContent += line + '\\n'; };
+for (const type of ['pointerdown', 'mousedown', 'pointerup', 'mouseup', 'click', 'keydown', 'keypress', 'beforeinput', 'keyup'])
+  for (const [name, at] of [['window', window], ['document', document]])
+    at.addEventListener(type, (e) => log(name + ' ' + type + ' ' + (e.target.id || e.target.nodeName)), true);
+const cancel = document.getElementById('cancel');
+const danger = document.getElementById('danger');
+const slots = document.getElementById('slots');
+const shield = document.getElementById('shield');
+const pw = document.getElementById('pw');
+const comment = document.getElementById('comment');
+cancel.addEventListener('click', () => log('CANCELLED'));
+danger.addEventListener('click', () => log('DELETED EVERYTHING'));
+shield.addEventListener('click', () => log('SHIELD CLICKED'));
+// A menu item that acts on mousedown and goes, as menus do.
+document.getElementById('menu-item').addEventListener('mousedown', (e) => { log('MENU ACTED'); e.target.remove(); });
+document.getElementById('under').addEventListener('click', () => log('UNDER CLICKED'));
+let swapped = 0;
+cancel.addEventListener('mousemove', () => {
+  if (mode === 'swap-always' || (mode === 'swap-once' && swapped === 0)) {
+    swapped++;
+    slots.insertBefore(slots.lastElementChild, slots.firstElementChild);
+  }
+});
+cancel.addEventListener('pointerdown', () => { if (mode === 'overlay') shield.style.display = 'block'; });
+pw.addEventListener('focus', () => { if (mode === 'focus-steal') comment.focus(); });
+let keys = 0;
+pw.addEventListener('keydown', () => { if (mode === 'key-steal' && ++keys === 3) comment.focus(); });
+</script></body></html>`,
 };
 for (const [name, html] of Object.entries(PAGES))
   fs.writeFileSync(path.join(pagesDir, `${name}.html`), html);
@@ -606,6 +663,101 @@ test('diff: a page left for another site and loaded again is a reload', async ()
     assert.ok(await waitUntil(async () => ok(await server.call('electron_windows_list', {})).windows[0]?.title === 'Nav A', 15000, 50));
     const diff = ok(await server.call('electron_snapshot', { since: 'last' }), 'diff');
     assert.equal(diff.renderer_reloaded, true, JSON.stringify(diff));
+  } finally {
+    await stop();
+  }
+});
+
+// --- input the page steers: it reaches its target or nobody ----------------------------------
+
+// The mode's page, loaded by a link from the one before: a document loaded
+// after the library first used the window, so the guard's listeners are
+// the window's first.
+async function steer (mode) {
+  ok(await server.call('electron_click', { selector: `#go-${mode}` }), `the link to ${mode}`);
+  assert.ok(await waitUntil(async () => ok(await server.call('electron_windows_list', {})).windows[0]?.title === `Steer ${mode}`,
+                            15000, 50), `the page in mode ${mode}`);
+}
+
+const pageLog = async () => (await call('electron_get_text', { selector: '#log' })).text;
+
+test('steer: a click the page swaps or covers never reaches another element, and is never ok', async () => {
+  await launchPage('hostile-steer', 'Steer none');
+  try {
+    // A menu item that acts on its press and goes is clicked; the button
+    // that comes under the pointer gets nothing.
+    ok(await server.call('electron_click', { selector: '#menu-item' }), 'the menu item');
+    assert.match(await pageLog(), /^MENU ACTED$/m);
+    assert.doesNotMatch(await pageLog(), /UNDER CLICKED/);
+
+    // Swapped on the first move: the press at Cancel's old place would hit
+    // "Delete everything"; it is stopped, and the click is made again
+    // where Cancel now is.
+    await steer('swap-once');
+    const once = await call('electron_click', { selector: '#cancel' });
+    assert.equal(once.target.name, 'Cancel', JSON.stringify(once));
+    let log = await pageLog();
+    assert.match(log, /^CANCELLED$/m);
+    assert.doesNotMatch(log, /DELETED EVERYTHING/);
+    // The page's own capture listeners on window and document never saw
+    // the stopped press.
+    assert.doesNotMatch(log, /(window|document) (pointerdown|mousedown|mouseup|click) danger/, log);
+
+    // Swapped on every move: never clicked, and the refusal says what the
+    // page put under the pointer.
+    await steer('swap-always');
+    let started = Date.now();
+    let refused = failsWith(await server.call('electron_click', { selector: '#cancel', timeoutMs: 1000 }), 'ELEMENT_NOT_VISIBLE');
+    assert.ok(Date.now() - started < 6000, `answered in ${Date.now() - started} ms`);
+    assert.match(refused.details.received_by, /^button#danger/, JSON.stringify(refused));
+    assert.equal(refused.retryable, true);
+    log = await pageLog();
+    assert.doesNotMatch(log, /DELETED EVERYTHING|CANCELLED/);
+    assert.doesNotMatch(log, /(window|document) (pointerdown|mousedown|mouseup|click) danger/, log);
+
+    // An overlay shown on pointerdown: the release and the click would go
+    // to it; they are stopped, and the covered button is refused.
+    await steer('overlay');
+    started = Date.now();
+    refused = failsWith(await server.call('electron_click', { selector: '#cancel', timeoutMs: 1000 }), 'ELEMENT_NOT_VISIBLE');
+    assert.ok(Date.now() - started < 6000, `answered in ${Date.now() - started} ms`);
+    assert.match(refused.details.received_by, /div#shield|body|html/, JSON.stringify(refused));
+    assert.match(refused.details.covered_by, /^div#shield/, JSON.stringify(refused));
+    log = await pageLog();
+    assert.doesNotMatch(log, /SHIELD CLICKED|CANCELLED/);
+    assert.doesNotMatch(log, /(window|document) (mouseup|click) /, log);
+  } finally {
+    await stop();
+  }
+});
+
+test('steer: keys for a target the page takes the focus from go nowhere, and are never ok', async () => {
+  await launchPage('hostile-steer', 'Steer none');
+  try {
+    // The focus goes to the comment box when the password gets it: no key
+    // is pressed at all.
+    await steer('focus-steal');
+    for (const [tool, args] of [['electron_keyboard_type', { text: 'hunter2' }], ['electron_key', { key: 'X' }],
+      ['electron_press_sequence', { keys: ['h', 'i'] }]]) {
+      const refused = failsWith(await server.call(tool, { selector: '#pw', ...args }), 'TYPE_NO_EFFECT', tool);
+      assert.match(refused.details.received_by, /^textarea#comment/, JSON.stringify(refused));
+      assert.equal(refused.details.keys, 0);
+      assert.ok(refused.next_actions.includes('electron_snapshot()'), JSON.stringify(refused));
+    }
+    assert.equal((await call('electron_get_value', { selector: '#comment' })).value, '');
+    assert.equal((await call('electron_get_value', { selector: '#pw' })).value, '');
+
+    // The focus goes on the third key: two reach the password, and the
+    // rest reach nobody (the page's own capture listeners saw none of
+    // them in the comment box).
+    await steer('key-steal');
+    const refused = failsWith(await server.call('electron_keyboard_type', { selector: '#pw', text: 'hunter2' }), 'TYPE_NO_EFFECT');
+    assert.match(refused.details.received_by, /^textarea#comment/, JSON.stringify(refused));
+    assert.equal(refused.details.keys, 3);
+    assert.equal((await call('electron_get_value', { selector: '#comment' })).value, '');
+    assert.equal((await call('electron_get_value', { selector: '#pw' })).value, 'hu');
+    const log = await pageLog();
+    assert.doesNotMatch(log, /(window|document) (keydown|keypress|beforeinput|keyup) comment/, log);
   } finally {
     await stop();
   }
