@@ -2,7 +2,8 @@
  *
  * A schema is checked and compiled once, in stw_schema_new(): every keyword
  * is type-checked, patterns are compiled, bounds are parsed, and a `default`
- * must satisfy its own schema. Validation then walks the instance only where
+ * must satisfy its own schema. The core tools' schemas, checked by a test
+ * instead, are parsed and compiled on first use (_stw_schema_new_deferred()). Validation then walks the instance only where
  * the compiled schema has something to say, so its recursion depth is bounded
  * by the schema's depth, never by the instance's.
  *
@@ -115,9 +116,13 @@ struct _SchemaNode
 struct _StwSchema
 {
   gatomicrefcount  ref_count;
-  JsonNode        *json;         /* sealed */
-  SchemaNode      *root;
+  const char      *source;       /* deferred: the JSON text, static */
+  JsonNode        *json;         /* sealed; a deferred schema's once parsed */
+  SchemaNode      *root;         /* a deferred schema's once compiled */
 };
+
+/* A deferred schema is parsed and compiled by the first thread to need it. */
+G_LOCK_DEFINE_STATIC (deferred);
 
 G_DEFINE_BOXED_TYPE (StwSchema, stw_schema, stw_schema_ref, stw_schema_unref)
 
@@ -1793,6 +1798,144 @@ apply_defaults (SchemaNode *node,
     }
 }
 
+/* Deferred schemas {{{1 */
+
+static gboolean
+deferred_parse (StwSchema  *self,
+                GError    **error)
+{
+  g_autoptr(GError) local_error = NULL;
+  JsonNode *json;
+
+  if (g_atomic_pointer_get (&self->json) != NULL)
+    return TRUE;
+
+  G_LOCK (deferred);
+  if (self->json == NULL)
+    {
+      json = stw_json_parse (self->source, -1, &local_error);
+      if (json == NULL)
+        {
+          G_UNLOCK (deferred);
+          g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_DATA,
+                       _("Invalid schema: %s"), local_error->message);
+          return FALSE;
+        }
+      json_node_seal (json);
+      g_atomic_pointer_set (&self->json, json);
+    }
+  G_UNLOCK (deferred);
+  return TRUE;
+}
+
+static gboolean
+deferred_compile (StwSchema  *self,
+                  GError    **error)
+{
+  g_autoptr(GString) pointer = NULL;
+  SchemaNode *root;
+
+  if (g_atomic_pointer_get (&self->root) != NULL)
+    return TRUE;
+  if (!deferred_parse (self, error))
+    return FALSE;
+
+  G_LOCK (deferred);
+  if (self->root == NULL)
+    {
+      pointer = g_string_new ("#");
+      root = compile_node (self->json, pointer, 0, error);
+      if (root == NULL)
+        {
+          G_UNLOCK (deferred);
+          return FALSE;
+        }
+      g_atomic_pointer_set (&self->root, root);
+    }
+  G_UNLOCK (deferred);
+  return TRUE;
+}
+
+/* Only the core tools defer their schemas, and a test compiles every one
+ * of them (tests/test-core-schemas.c): failing here is a bug of ours. */
+static SchemaNode *
+schema_get_root (StwSchema *self)
+{
+  g_autoptr(GError) error = NULL;
+
+  if (!deferred_compile (self, &error))
+    g_error ("A core input schema is invalid: %s", error->message);
+  return self->root;
+}
+
+static JsonNode *
+schema_get_json (StwSchema *self)
+{
+  g_autoptr(GError) error = NULL;
+
+  if (!deferred_parse (self, &error))
+    g_error ("A core input schema is invalid: %s", error->message);
+  return self->json;
+}
+
+/**
+ * _stw_schema_new_deferred:
+ * @json: a JSON Schema as JSON text, static: it must outlive the schema
+ *
+ * A schema that is parsed on first use (stw_schema_get_node()) and compiled
+ * on first validation, so that a server that registers many tools does not
+ * compile every schema at start. For schemas a test has checked (the core
+ * tools'): a deferred schema that turns out invalid aborts.
+ *
+ * Returns: (transfer full): the schema
+ */
+StwSchema *
+_stw_schema_new_deferred (const char *json)
+{
+  StwSchema *self;
+
+  g_return_val_if_fail (json != NULL, NULL);
+
+  self = g_new0 (StwSchema, 1);
+  g_atomic_ref_count_init (&self->ref_count);
+  self->source = json;
+  return self;
+}
+
+/**
+ * _stw_schema_check:
+ * @self: a schema
+ * @error: return location for a #GError
+ *
+ * Parses and compiles @self now if it was deferred, reporting what
+ * stw_schema_new_from_string() would have reported.
+ *
+ * Returns: %TRUE when the schema is valid
+ */
+gboolean
+_stw_schema_check (StwSchema  *self,
+                   GError    **error)
+{
+  g_return_val_if_fail (self != NULL, FALSE);
+
+  return deferred_compile (self, error);
+}
+
+/**
+ * _stw_schema_is_compiled:
+ * @self: a schema
+ *
+ * Returns: whether @self has been compiled (always, unless it was deferred
+ *   and nothing has validated against it yet)
+ */
+gboolean
+_stw_schema_is_compiled (StwSchema *self)
+{
+  g_return_val_if_fail (self != NULL, FALSE);
+
+  return g_atomic_pointer_get (&self->root) != NULL;
+}
+
 /* Public API {{{1 */
 
 /**
@@ -1917,8 +2060,8 @@ stw_schema_unref (StwSchema *self)
   if (!g_atomic_ref_count_dec (&self->ref_count))
     return;
 
-  schema_node_free (self->root);
-  json_node_unref (self->json);
+  g_clear_pointer (&self->root, schema_node_free);
+  g_clear_pointer (&self->json, json_node_unref);
   g_free (self);
 }
 
@@ -1938,7 +2081,7 @@ stw_schema_get_node (StwSchema *self)
 {
   g_return_val_if_fail (self != NULL, NULL);
 
-  return self->json;
+  return schema_get_json (self);
 }
 
 static gboolean schema_validate (StwSchema  *self,
@@ -2036,6 +2179,7 @@ schema_validate (StwSchema  *self,
   g_autoptr(JsonArray) found = NULL;
   g_autoptr(GString) path = NULL;
   Validation v = { NULL, NULL, FALSE, int32_integers };
+  SchemaNode *root = schema_get_root (self);
 
   if (issues != NULL)
     *issues = NULL;
@@ -2044,11 +2188,11 @@ schema_validate (StwSchema  *self,
     instance = null_node = json_node_init_null (json_node_alloc ());
 
   if (issues == NULL)
-    return validate_node (&v, self->root, instance);
+    return validate_node (&v, root, instance);
 
   v.issues = found = json_array_new ();
   v.path = path = g_string_new (NULL);
-  if (validate_node (&v, self->root, instance))
+  if (validate_node (&v, root, instance))
     return TRUE;
 
   if (v.overflow)
@@ -2097,7 +2241,7 @@ stw_schema_apply_defaults (StwSchema *self,
 
   g_return_val_if_fail (self != NULL, NULL);
 
-  root = self->root;
+  root = schema_get_root (self);
   if (instance != NULL)
     result = json_deep_copy (instance);
   else if (root->default_value != NULL)

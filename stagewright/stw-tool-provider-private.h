@@ -13,4 +13,12 @@ G_BEGIN_DECLS
 void _stw_tool_provider_hold    (StwToolProvider *self);
 void _stw_tool_provider_release (StwToolProvider *self);
 
+/* A provider whose tools a test has checked (the core tools, by
+ * tests/test-core-schemas.c): the dispatcher does not parse their schemas
+ * to check them when the provider is added, so they stay deferred until a
+ * call or a listing needs them. Every other provider's tools are checked
+ * in full when added. */
+void     _stw_tool_provider_set_checked_by_tests (StwToolProvider *self);
+gboolean _stw_tool_provider_get_checked_by_tests (StwToolProvider *self);
+
 G_END_DECLS

@@ -43,6 +43,7 @@ typedef struct
   GPtrArray  *tools;         /* StwTool, in the order added */
   JsonObject *error_codes;   /* BARE_CODE -> {http, retryable, hint} */
   guint       use_count;     /* dispatchers it is in */
+  gboolean    checked_by_tests;
 } StwToolProviderPrivate;
 
 G_DEFINE_TYPE_WITH_PRIVATE (StwToolProvider, stw_tool_provider, G_TYPE_OBJECT)
@@ -330,6 +331,18 @@ void
 _stw_tool_provider_hold (StwToolProvider *self)
 {
   PRIV (self)->use_count++;
+}
+
+void
+_stw_tool_provider_set_checked_by_tests (StwToolProvider *self)
+{
+  PRIV (self)->checked_by_tests = TRUE;
+}
+
+gboolean
+_stw_tool_provider_get_checked_by_tests (StwToolProvider *self)
+{
+  return PRIV (self)->checked_by_tests;
 }
 
 void

@@ -6,6 +6,9 @@
 
 #include "stw-core-provider.h"
 #include "stw-core-tools.h"
+/* The one exception to "tools include no private header": see
+ * stw_core_tool_provider_constructed(). */
+#include "stw-tool-provider-private.h"
 
 /**
  * StwCoreToolProvider:
@@ -41,6 +44,11 @@ stw_core_tool_provider_constructed (GObject *object)
   stw_core_tools_add_wait (provider);
   stw_core_tools_add_eval (provider);
   stw_core_tools_add_dialogs (provider);
+
+  /* tests/test-core-schemas.c checks every core schema as the dispatcher
+   * would, so the server does not parse and compile 56 of them at start;
+   * each is compiled when first needed. */
+  _stw_tool_provider_set_checked_by_tests (provider);
 }
 
 static void
