@@ -24,8 +24,11 @@
  * folded and checked like dotted ones. Refused:
  *
  * - EVAL_BLOCKED_KEYWORD: require, eval, Function, child_process,
- *   __proto__, mainModule wherever they are a name, a member or a folded
- *   key (details name them as `require(`, `eval(`, `Function(` and
+ *   __proto__, mainModule, the loaders that reach a module or a binding
+ *   without require (getBuiltinModule, createRequire, Module._load,
+ *   _linkedBinding) and vm's evaluators (runInThisContext,
+ *   runInNewContext, runInContext, compileFunction, Script) wherever they
+ *   are a name, a member or a folded key (details name them as `require(`, `eval(`, `Function(` and
  *   `new Function` when called); members of process that end, kill or
  *   escape it (`process.exit`, kill, abort, reallyExit, binding,
  *   _linkedBinding, dlopen, mainModule, execve), dotted or computed; and
@@ -38,7 +41,8 @@
  *   spell `constructor` or `process`, `process` used other than through a
  *   member (an alias, an argument, a pattern: `process-value`) or with a
  *   key that is not constant (`process-computed-member`), globalThis,
- *   global, window or self with such a key, dynamic `import()`, `with`,
+ *   global, window or self with such a key (a member, or a key of a
+ *   pattern destructuring one of them), dynamic `import()`, `with`,
  *   timers and executeJavaScript given code as a literal, and code read in
  *   too many ways (`ambiguous-syntax`).
  *
@@ -1341,7 +1345,11 @@ typedef struct
 /* Names refused wherever they appear as a name: bare, as a property, as a
  * folded computed key, or spelled by a string. */
 static const char * const blocked_names[] = {
-  "require", "eval", "Function", "child_process", "__proto__", "mainModule", NULL
+  "require", "eval", "Function", "child_process", "__proto__", "mainModule",
+  /* Loaders that hand out a module, or a binding, without `require`. */
+  "getBuiltinModule", "createRequire", "_load", "_linkedBinding",
+  /* vm's evaluators: code from a string, past every check made here. */
+  "runInThisContext", "runInNewContext", "runInContext", "compileFunction", "Script", NULL
 };
 
 /* Members of process that end, kill or reach past the app. */
@@ -1671,6 +1679,57 @@ check_literal_runs (Guard *g)
     }
 }
 
+/* Whether the pattern (or any pattern nested in it) opened by the { or [
+ * at @open has a key computed from something else than literals. Too
+ * deep to read counts as such. */
+static gboolean
+pattern_computed (Guard *g,
+                  guint  open,
+                  guint  depth)
+{
+  StwJsToken *opener = TOKEN (g, open);
+  gboolean object = is_punct (opener, "{");
+
+  if (depth > 32)
+    return TRUE;
+  for (guint j = open + 1; j < opener->match; j++)
+    {
+      StwJsToken *token = TOKEN (g, j);
+      StwJsToken *before = TOKEN (g, j - 1);
+
+      if (!is_punct (token, "{") && !is_punct (token, "["))
+        continue;
+      if (object && is_punct (token, "[") && (is_punct (before, "{") || is_punct (before, ",")))
+        {
+          g_autofree char *name = NULL;
+          guint after, name_token;
+
+          if (member_at (g, j, &name, &after, &name_token) && name == NULL)
+            return TRUE;
+        }
+      else if (pattern_computed (g, j, depth + 1))
+        return TRUE;
+      j = token->match;
+    }
+  return FALSE;
+}
+
+/* A global object at @at destructured (`{ [k]: v } = globalThis`, in
+ * parentheses too) with a key that is not constant: a member by another
+ * spelling. */
+static gboolean
+global_destructured (Guard *g,
+                     guint  at)
+{
+  guint i = at;
+
+  while (i > 0 && is_punct (TOKEN (g, i - 1), "("))
+    i--;
+  if (i < 2 || !is_punct (TOKEN (g, i - 1), "=") || !is_punct (TOKEN (g, i - 2), "}"))
+    return FALSE;
+  return pattern_computed (g, TOKEN (g, i - 2)->match, 0);
+}
+
 static void
 guard_tokens (Guard *g)
 {
@@ -1696,6 +1755,8 @@ guard_tokens (Guard *g)
               if (member_at (g, i + 1, &name, &after, &name_token) && name == NULL)
                 refuse (g, "EVAL_BLOCKED_CONSTRUCT", "construct", "global-computed-member", token);
             }
+          else if (!member && in_list (token->value, global_objects) && global_destructured (g, i))
+            refuse (g, "EVAL_BLOCKED_CONSTRUCT", "construct", "global-computed-member", token);
           else if (!member && (strcmp (token->value, "setTimeout") == 0 ||
                                strcmp (token->value, "setInterval") == 0 ||
                                strcmp (token->value, "setImmediate") == 0 ||
