@@ -20,8 +20,10 @@ gboolean    _stw_confine_args        (const char          *root,
 const char *_stw_confine_env_rule    (const char          *key,
                                       const char          *value);
 gboolean    _stw_confine_env         (const char          *root,
+                                      const char          *base_dir,
                                       GPtrArray           *keys,
                                       GPtrArray           *values,
                                       GError             **error);
+
 
 G_END_DECLS

@@ -11,6 +11,7 @@
 #include "config.h"
 
 #include <glib/gi18n-lib.h>
+#include <glib/gstdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -366,16 +367,45 @@ _stw_confine_env_rule (const char *key,
   return NULL;
 }
 
+/* Whether a relative part of an environment value names a path: it has a
+ * '/' (`../outside/home`, `./bin`), is `.` or `..`, is empty inside a list
+ * (`PATH=:/usr/bin` searches the working directory), or names something
+ * that exists in @base_dir. A bare word that names nothing there (`1`,
+ * `production`, `C.UTF-8`) is a plain value. */
+static gboolean
+relative_part_names_path (const char *base_dir,
+                          const char *part,
+                          gboolean    in_list)
+{
+  g_autofree char *cwd = NULL;
+  g_autofree char *candidate = NULL;
+  GStatBuf st;
+
+  if (*part == '\0')
+    return in_list;
+  if (strchr (part, '/') != NULL || g_str_equal (part, ".") || g_str_equal (part, ".."))
+    return TRUE;
+  if (base_dir == NULL)
+    base_dir = cwd = g_get_current_dir ();
+  candidate = g_build_filename (base_dir, part, NULL);
+  return g_lstat (candidate, &st) == 0;
+}
+
 /* A value names paths when a component of it (split at ':', ';' and ',',
- * as PATH-like and list-valued variables are) is absolute, `~`-relative or
- * a file URL; with a root, each of them must resolve inside it. PATH,
- * HOME, TMPDIR, XDG_*, GIO_MODULE_DIR, CHROME_LOG_FILE and their relatives
- * are all caught this way, without a list of names to keep up to date. */
+ * as PATH-like and list-valued variables are) is absolute, `~`-relative, a
+ * file URL or a relative path (see relative_part_names_path()); with a
+ * root, each of them, resolved against @base_dir (the working directory
+ * the app gets, which is what the app resolves it against), must lie
+ * inside it. PATH, HOME, TMPDIR, XDG_*, GIO_MODULE_DIR, CHROME_LOG_FILE
+ * and their relatives are all caught this way, without a list of names to
+ * keep up to date. */
 static gboolean
 env_value_is_inside (const char *root,
+                     const char *base_dir,
                      const char *value)
 {
   g_auto(GStrv) parts = g_strsplit_set (value, ":;,", -1);
+  gboolean in_list = parts[0] != NULL && parts[1] != NULL;
 
   for (guint i = 0; parts[i] != NULL; i++)
     {
@@ -386,9 +416,9 @@ env_value_is_inside (const char *root,
         part = parts[++i] + 2;     /* file://PATH was split at its colon */
       if (part[0] == '~')
         return FALSE;              /* the app's HOME: never known to be inside */
-      if (part[0] != '/')
+      if (part[0] != '/' && !relative_part_names_path (base_dir, part, in_list))
         continue;
-      real = _stw_confine_path (root, NULL, part, "env", NULL);
+      real = _stw_confine_path (root, base_dir, *part == '\0' ? "." : part, "env", NULL);
       if (real == NULL)
         return FALSE;
     }
@@ -398,6 +428,8 @@ env_value_is_inside (const char *root,
 /**
  * _stw_confine_env:
  * @root: (nullable): the --app-root: with one, paths in values are confined
+ * @base_dir: (nullable): the working directory the app gets (%NULL: the
+ *   server's), against which relative paths in values are resolved
  * @keys: (element-type utf8): the caller's keys
  * @values: (element-type utf8): their values (%NULL: not KEY=VALUE)
  * @error: `BAD_ARGUMENT` listing every refused key in
@@ -405,6 +437,7 @@ env_value_is_inside (const char *root,
  */
 gboolean
 _stw_confine_env (const char *root,
+                  const char *base_dir,
                   GPtrArray  *keys,
                   GPtrArray  *values,
                   GError    **error)
@@ -420,7 +453,7 @@ _stw_confine_env (const char *root,
       const char *value = g_ptr_array_index (values, i);
       const char *rule = _stw_confine_env_rule (key, value);
 
-      if (rule == NULL && root != NULL && value != NULL && !env_value_is_inside (root, value))
+      if (rule == NULL && root != NULL && value != NULL && !env_value_is_inside (root, base_dir, value))
         rule = "with --app-root, every path in a value lies inside the root";
       if (rule != NULL)
         {
