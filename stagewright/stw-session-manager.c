@@ -847,7 +847,7 @@ prepare_launch (StwSessionManager  *self,
     }
 
   _stw_launch_options_get_env (options, &env_keys, &env_values);
-  if (!_stw_confine_env (self->app_root, env_keys, env_values, error))
+  if (!_stw_confine_env (self->app_root, cwd, env_keys, env_values, error))
     return FALSE;
 
   if (main_path == NULL && exe_path == NULL)
