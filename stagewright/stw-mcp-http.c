@@ -37,6 +37,11 @@
 /* Open SSE streams and requests awaiting their answer, per client address:
  * each holds a connection (and a call) for as long as it lasts. */
 #define MAX_HELD_PER_CLIENT 256
+/* MCP sessions one client identity may hold at once (and a quarter of
+ * --http-max-sessions when that is less): one client cannot take them all. */
+#define MAX_SESSIONS_PER_CLIENT 16
+/* The stateless era, which has no sessions. */
+#define MODERN_VERSION "2026-07-28"
 
 typedef struct
 {
@@ -52,6 +57,7 @@ typedef struct
   StwMcpConnection  *connection;
   GCancellable      *cancellable;
   gint64             last_used_us;
+  char              *identity;    /* the client's: see client_identity() */
 } Session;
 
 struct _StwMcpHttp
@@ -630,6 +636,21 @@ refuse (SoupServerMessage *msg,
                                    G_PRIORITY_DEFAULT, refusal->cancellable, on_refusal_written, refusal);
 }
 
+static guint
+count_headers (SoupMessageHeaders *headers,
+               const char         *name)
+{
+  SoupMessageHeadersIter iter;
+  const char *header, *value;
+  guint n = 0;
+
+  soup_message_headers_iter_init (&iter, headers);
+  while (soup_message_headers_iter_next (&iter, &header, &value))
+    if (g_ascii_strcasecmp (header, name) == 0)
+      n++;
+  return n;
+}
+
 static void
 early_handler (SoupServer        *soup,
                SoupServerMessage *msg,
@@ -647,6 +668,13 @@ early_handler (SoupServer        *soup,
    * anything they cause) see it gone. */
   g_signal_connect (msg, "disconnected", G_CALLBACK (on_message_disconnected), NULL);
 
+  /* RFC 9112 §3.2: one Host, no more; libsoup keeps every copy and
+   * answers the last, so an empty one could hide before a good one. */
+  if (count_headers (request, "Host") > 1)
+    {
+      refuse (msg, SOUP_STATUS_BAD_REQUEST, -32600, "Bad request: more than one Host", NULL, NULL);
+      return;
+    }
   if (!authority_allowed (self, host))
     {
       refuse (msg, SOUP_STATUS_FORBIDDEN, -32000, "Forbidden: Host not allowed", NULL, NULL);
@@ -706,6 +734,7 @@ session_free (Session *session)
   g_clear_object (&session->connection);
   g_clear_object (&session->framing);
   g_clear_object (&session->cancellable);
+  g_free (session->identity);
   g_free (session->id);
   g_free (session);
 }
@@ -772,12 +801,14 @@ on_served (GObject      *object,
 }
 
 static Session *
-new_session (StwMcpHttp *self)
+new_session (StwMcpHttp *self,
+             const char *identity)
 {
   Session *session = g_new0 (Session, 1);
 
   session->http = self;
   session->id = new_session_id ();
+  session->identity = g_strdup (identity);
   session->framing = _stw_mcp_http_framing_new ();
   session->cancellable = g_cancellable_new ();
   session->last_used_us = g_get_monotonic_time ();
@@ -785,6 +816,78 @@ new_session (StwMcpHttp *self)
                                                         session->cancellable, on_served, NULL);
   g_hash_table_insert (self->sessions, session->id, session);
   return session;
+}
+
+/* Who a client is, for what it may hold: the bearer token where one is
+ * set (as a digest: it is never kept or logged), else its address. */
+static char *
+client_identity (StwMcpHttp        *self,
+                 SoupServerMessage *msg)
+{
+  g_autofree char *address = NULL;
+
+  if (self->token != NULL)
+    {
+      g_autofree char *digest = g_compute_checksum_for_string (G_CHECKSUM_SHA256, self->token, -1);
+
+      return g_strdup_printf ("bearer:%.16s", digest);
+    }
+  address = peer_address (msg);
+  return g_strdup_printf ("address:%s", address != NULL ? address : "");
+}
+
+static guint
+max_sessions_per_client (StwMcpHttp *self)
+{
+  return MAX (1, MIN (MAX_SESSIONS_PER_CLIENT, self->max_sessions / 4));
+}
+
+/* A session that may be ended to make room: it owns no app (ending it
+ * would stop them) and waits on nothing. */
+static gboolean
+session_evictable (StwMcpHttp *self,
+                   Session    *session)
+{
+  g_autoptr(GPtrArray) apps = NULL;
+
+  if (_stw_mcp_http_framing_get_n_pending (STW_MCP_HTTP_FRAMING (session->framing)) > 0 ||
+      _stw_mcp_connection_get_n_calls (session->connection) > 0)
+    return FALSE;
+  apps = _stw_mcp_server_list_owned_sessions (self->server, session->id);
+  return apps->len == 0;
+}
+
+/* Room for one more session of @identity: at its cap, its least recently
+ * used evictable session ends. Returns FALSE when there is none. */
+static gboolean
+make_room (StwMcpHttp *self,
+           const char *identity)
+{
+  Session *oldest = NULL;
+  GHashTableIter iter;
+  gpointer value;
+  guint n = 0;
+
+  g_hash_table_iter_init (&iter, self->sessions);
+  while (g_hash_table_iter_next (&iter, NULL, &value))
+    {
+      Session *session = value;
+
+      if (!g_str_equal (session->identity, identity))
+        continue;
+      n++;
+      if (session_evictable (self, session) &&
+          (oldest == NULL || session->last_used_us < oldest->last_used_us))
+        oldest = session;
+    }
+  if (n < max_sessions_per_client (self))
+    return TRUE;
+  if (oldest == NULL)
+    return FALSE;
+  g_debug ("MCP HTTP: a client at its %u sessions; ending its least recently used one",
+           max_sessions_per_client (self));
+  end_session (self, oldest);
+  return TRUE;
 }
 
 static gboolean
@@ -923,8 +1026,8 @@ lookup_session (StwMcpHttp        *self,
                 SoupServerMessage *msg,
                 gboolean           required)
 {
-  const char *id = soup_message_headers_get_one (soup_server_message_get_request_headers (msg),
-                                                 "MCP-Session-Id");
+  SoupMessageHeaders *request = soup_server_message_get_request_headers (msg);
+  const char *id = soup_message_headers_get_one (request, "MCP-Session-Id");
   Session *session;
 
   if (id == NULL)
@@ -932,6 +1035,15 @@ lookup_session (StwMcpHttp        *self,
       if (required)
         respond_error (msg, SOUP_STATUS_BAD_REQUEST, -32600,
                        "Bad request: no MCP-Session-Id (initialize first)");
+      return NULL;
+    }
+  /* Sessions belong to the 2025 eras; 2026-07-28 has none. Any other
+   * version we speak is served in a session, as clients mix them. */
+  if (g_strcmp0 (soup_message_headers_get_one (request, "MCP-Protocol-Version"), MODERN_VERSION) == 0)
+    {
+      respond_error (msg, SOUP_STATUS_BAD_REQUEST, -32600,
+                     "Bad request: MCP-Session-Id is of the 2025 eras, MCP-Protocol-Version "
+                     MODERN_VERSION " has no sessions");
       return NULL;
     }
   session = g_hash_table_lookup (self->sessions, id);
@@ -1149,7 +1261,7 @@ is_stateless_era (SoupServerMessage *msg,
 
   if (version == NULL)
     version = soup_message_headers_get_one (soup_server_message_get_request_headers (msg), "MCP-Protocol-Version");
-  return g_strcmp0 (version, "2026-07-28") == 0;
+  return g_strcmp0 (version, MODERN_VERSION) == 0;
 }
 
 static void
@@ -1273,7 +1385,10 @@ handle_stateless (StwMcpHttp        *self,
   call->framing = _stw_mcp_http_framing_new ();
   call->cancellable = g_cancellable_new ();
   call->last_used_us = g_get_monotonic_time ();
-  call->connection = _stw_mcp_server_add_connection (self->server, call->framing, STATELESS_OWNER,
+  call->identity = client_identity (self, msg);
+  /* Without a token, stateless clients cannot be told apart: they share. */
+  call->connection = _stw_mcp_server_add_connection (self->server, call->framing,
+                                                     self->token != NULL ? call->identity : STATELESS_OWNER,
                                                      call->cancellable, on_served, NULL);
   g_ptr_array_add (self->requests, call);
 
@@ -1365,6 +1480,19 @@ handle_post (StwMcpHttp        *self,
       soup_message_headers_get_one (request, "MCP-Session-Id") == NULL &&
       !is_stateless_era (msg, message))
     {
+      g_autofree char *identity = client_identity (self, msg);
+
+      if (!make_room (self, identity))
+        {
+          g_autofree char *text = g_strdup_printf ("Too many MCP sessions of this client (at most %u, each "
+                                                   "driving an app or busy): end one with DELETE or retry later",
+                                                   max_sessions_per_client (self));
+
+          soup_message_headers_replace (soup_server_message_get_response_headers (msg),
+                                        "Retry-After", "5");
+          respond_error (msg, SOUP_STATUS_SERVICE_UNAVAILABLE, -32000, text);
+          return;
+        }
       if (g_hash_table_size (self->sessions) >= self->max_sessions)
         {
           g_autofree char *text = g_strdup_printf ("Too many MCP sessions (at most %u): "
@@ -1376,7 +1504,7 @@ handle_post (StwMcpHttp        *self,
           respond_error (msg, SOUP_STATUS_SERVICE_UNAVAILABLE, -32000, text);
           return;
         }
-      session = new_session (self);
+      session = new_session (self, identity);
       created = TRUE;
     }
   else if (soup_message_headers_get_one (request, "MCP-Session-Id") == NULL &&
@@ -1398,6 +1526,13 @@ handle_post (StwMcpHttp        *self,
     }
   else if ((session = lookup_session (self, msg, TRUE)) == NULL)
     return;
+  else if (g_strcmp0 (meta_version (message), MODERN_VERSION) == 0)
+    {
+      respond_error_full (msg, SOUP_STATUS_BAD_REQUEST, id, -32600,
+                          "Bad request: a request of the session-less " MODERN_VERSION " era in an MCP session",
+                          NULL);
+      return;
+    }
 
   /* After initialize, a version must be one we speak (absent: the client
    * predates the header, 2025-03-26). */
