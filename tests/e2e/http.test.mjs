@@ -31,6 +31,7 @@ import {
   ok,
   pngSize,
   processAlive,
+  scanProcesses,
   startHttpServer,
   survivors,
   waitUntil,
@@ -179,6 +180,101 @@ test('the demo app over HTTP: launch, screenshot, stop; apps belong to their MCP
     assert.equal(processAlive(launch.pid), false);
     assert.deepEqual(survivors({ pgids: [launch.pid] }), []);
 
+    await owner.client.close();
+    await other.client.close();
+    const { code } = await server.stop();
+    assert.equal(code, 0, server.stderr());
+  });
+
+/** The loopback TCP ports the processes of group `pgid` listen on, each with its process. */
+function listeningPorts (pgid) {
+  const inodes = new Map();
+  for (const table of ['/proc/net/tcp', '/proc/net/tcp6']) {
+    for (const line of fs.readFileSync(table, 'utf8').split('\n').slice(1)) {
+      const fields = line.trim().split(/\s+/);
+      if (fields.length < 10 || fields[3] !== '0A') continue;
+      inodes.set(`socket:[${fields[9]}]`, parseInt(fields[1].split(':')[1], 16));
+    }
+  }
+  const found = [];
+  for (const p of scanProcesses().filter((x) => x.pgrp === pgid)) {
+    let fds = [];
+    try {
+      fds = fs.readdirSync(`/proc/${p.pid}/fd`);
+    } catch {
+      continue;
+    }
+    for (const fd of fds) {
+      let target;
+      try {
+        target = fs.readlinkSync(`/proc/${p.pid}/fd/${fd}`);
+      } catch {
+        continue;
+      }
+      if (inodes.has(target) && !found.some((x) => x.port === inodes.get(target))) {
+        found.push({ port: inodes.get(target), pid: p.pid });
+      }
+    }
+  }
+  return found;
+}
+
+test('another MCP client cannot reach an app by its endpoint or pid: discover, attach, inject, stop',
+  { skip: skip || appSkip }, async (t) => {
+    const server = await startHttpServer(t);
+    const owner = await connect(server);
+    const other = await connect(server);
+    const launch = ok(await owner.call('electron_launch', launchArgs(DEMO_APP)), 'electron_launch');
+
+    // Everything the app listens on (DevTools, the main process's inspector),
+    // and every process of its group (the main process, the browser, renderers).
+    const ports = listeningPorts(launch.pid);
+    const processes = scanProcesses().filter((p) => p.pgrp === launch.pid && p.state !== 'Z');
+    let devtools = null;
+    for (const { port, pid } of ports) {
+      try {
+        const version = await (await fetch(`http://127.0.0.1:${port}/json/version`)).json();
+        if (version.webSocketDebuggerUrl?.includes('/devtools/browser/')) {
+          devtools = { port, pid, wsUrl: version.webSocketDebuggerUrl };
+        }
+      } catch {
+        // Not an HTTP endpoint.
+      }
+    }
+    assert.ok(devtools, `the app's DevTools endpoint is among ${JSON.stringify(ports)}`);
+    assert.ok(processes.length >= 3, 'main, browser and a renderer at least');
+
+    // Discovery does not offer it; the owner's does.
+    const offered = ok(await other.call('electron_discover_running', { ports: ports.map((x) => x.port) }));
+    assert.deepEqual(offered.targets, [], 'nothing of the other client\'s app is offered');
+    const own = ok(await owner.call('electron_discover_running', { ports: [devtools.port] }));
+    assert.equal(own.count, 1, 'the owner discovers its own app');
+
+    // No way in by port, endpoint, pid or any process of the app: the plain
+    // refusal a foreign id gets, with nothing about the owner.
+    const attempts = [
+      ['electron_attach', { port: devtools.port }],
+      ['electron_attach', { cdpUrl: devtools.wsUrl }],
+      ['electron_attach', { port: devtools.port, pid: devtools.pid, allowMultiple: true }],
+      ['electron_attach', { cdpUrl: devtools.wsUrl, pid: launch.pid, allowMultiple: true }],
+      ...ports.map(({ port }) => ['electron_attach', { port, allowMultiple: true }]),
+      ...processes.map(({ pid }) => ['electron_inject', { pid }]),
+    ];
+    for (const [name, args] of attempts) {
+      const refused = failsWith(await other.call(name, args), 'NOT_RUNNING', `${name} ${JSON.stringify(args)}`);
+      assert.equal(refused.details, undefined, 'no details');
+      assert.doesNotMatch(JSON.stringify(refused), new RegExp(launch.session_id), 'the owner\'s id is not named');
+    }
+    // With nothing attached, the other client has nothing to stop or kill.
+    failsWith(await other.call('electron_stop', {}), 'NOT_RUNNING');
+    failsWith(await other.call('electron_force_kill', {}), 'NOT_RUNNING');
+
+    // The owner's app is untouched and still its own.
+    assert.ok(processAlive(launch.pid), 'the app still runs');
+    assert.equal(ok(await owner.call('electron_info', {})).session_id, launch.session_id);
+    assert.equal(ok(await other.call('electron_status', {})).active_sessions, 1, 'only the owner\'s app is live');
+
+    ok(await owner.call('electron_stop', {}), 'electron_stop');
     await owner.client.close();
     await other.client.close();
     const { code } = await server.stop();
