@@ -15,6 +15,7 @@
 
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
+import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { test as nodeTest } from 'node:test';
@@ -32,6 +33,7 @@ import {
   pngSize,
   processAlive,
   scanProcesses,
+  sleep,
   startHttpServer,
   survivors,
   waitUntil,
@@ -279,6 +281,74 @@ test('another MCP client cannot reach an app by its endpoint or pid: discover, a
     await other.client.close();
     const { code } = await server.stop();
     assert.equal(code, 0, server.stderr());
+  });
+
+/** The CPU time (user + system, in seconds) process `pid` has used. */
+function cpuSeconds (pid) {
+  const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  return (Number(fields[11]) + Number(fields[12])) / 100;  // USER_HZ is 100 on Linux
+}
+
+/** A raw connection that sent `text` and then nothing; `closed` resolves when the server ends it. */
+function halfSent (port, text) {
+  const socket = net.connect(port, '127.0.0.1');
+  socket.on('error', () => {});
+  socket.setNoDelay(true);
+  socket.write(text);
+  const closed = new Promise((resolve) => socket.once('close', resolve));
+  return { socket, closed };
+}
+
+async function initializeRaw (url, timeoutMs) {
+  const response = await fetch(url, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+    body: JSON.stringify({
+      jsonrpc: '2.0', id: 1, method: 'initialize',
+      params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'good', version: '1' } },
+    }),
+    signal: AbortSignal.timeout(timeoutMs),
+  });
+  await response.arrayBuffer();
+  return response;
+}
+
+test('half-sent requests under a 256-descriptor limit: others are served, no spin, no flood, timed out',
+  { timeout: 60000 }, async (t) => {
+    const server = await startHttpServer(t, [], { nofile: 256 });
+    const port = Number(new URL(server.url).port);
+    const head = `POST /mcp HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nContent-Type: application/json\r\nContent-Le`;
+    const attackers = [];
+    t.after(() => attackers.forEach((a) => a.socket.destroy()));
+    const stderrBefore = server.stderr().length;
+
+    for (let i = 0; i < 300; i++) attackers.push(halfSent(port, head));
+    await sleep(1000);
+    const cpuBefore = cpuSeconds(server.pid);
+
+    // A good client is served at once, well within the header timeout (10 s).
+    const started = Date.now();
+    const good = await initializeRaw(server.url, 8000);
+    assert.equal(good.status, 200);
+    assert.ok(good.headers.get('mcp-session-id'), 'a session');
+    const served = Date.now() - started;
+    assert.ok(served < 8000, `served in ${served} ms`);
+
+    // Still under attack: the server does not spin, nor floods its stderr.
+    for (let i = 0; i < 100; i++) attackers.push(halfSent(port, head));
+    await sleep(2000);
+    const cpu = cpuSeconds(server.pid) - cpuBefore;
+    assert.ok(cpu < 1.0, `the server used ${cpu.toFixed(2)} s of CPU in about 2 s`);
+    const logged = server.stderr().length - stderrBefore;
+    assert.ok(logged < 4096, `stderr grew by ${logged} bytes`);
+    assert.ok(!server.died(), server.health());
+
+    // A half-sent request is closed once its header time is up.
+    const lone = halfSent(port, head);
+    const closedIn = await Promise.race([lone.closed.then(() => 'closed'), sleep(15000).then(() => 'open')]);
+    assert.equal(closedIn, 'closed', 'the half-sent request was timed out');
+    assert.equal((await initializeRaw(server.url, 8000)).status, 200);
   });
 
 test('--share-apps: another MCP session may drive the app', { skip: skip || appSkip }, async (t) => {
