@@ -15,6 +15,7 @@
 
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
+import http from 'node:http';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
@@ -349,6 +350,90 @@ test('half-sent requests under a 256-descriptor limit: others are served, no spi
     const closedIn = await Promise.race([lone.closed.then(() => 'closed'), sleep(15000).then(() => 'open')]);
     assert.equal(closedIn, 'closed', 'the half-sent request was timed out');
     assert.equal((await initializeRaw(server.url, 8000)).status, 200);
+  });
+
+/** initialize over a connection from `localAddress` (any 127/8 address is this host). */
+function initializeFrom (url, localAddress) {
+  const body = JSON.stringify({
+    jsonrpc: '2.0', id: 1, method: 'initialize',
+    params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'other', version: '1' } },
+  });
+  const target = new URL(url);
+  return new Promise((resolve, reject) => {
+    const request = http.request({
+      host: '127.0.0.1', port: target.port, path: target.pathname, method: 'POST', localAddress,
+      headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream',
+                 'content-length': Buffer.byteLength(body) },
+      timeout: 10000,
+    }, (response) => {
+      response.resume();
+      response.on('end', () => resolve(response));
+    });
+    request.on('timeout', () => request.destroy(new Error('timed out')));
+    request.on('error', reject);
+    request.end(body);
+  });
+}
+
+test('one address cannot take every session: 70 initialize, the app owner and another address still served',
+  { skip: skip || appSkip }, async (t) => {
+    const server = await startHttpServer(t);
+    const owner = await connect(server);
+    const launch = ok(await owner.call('electron_launch', launchArgs(DEMO_APP)), 'electron_launch');
+
+    const flood = [];
+    t.after(() => Promise.all(flood.map((c) => c.client.close().catch(() => {}))));
+    for (let i = 0; i < 70; i++) flood.push(await connect(server));
+
+    // The session that owns an app was never ended to make room.
+    assert.equal(ok(await owner.call('electron_info', {})).session_id, launch.session_id);
+    assert.ok(processAlive(launch.pid));
+    // The newest of the flood work; the oldest were ended (404 on their next call).
+    await flood[69].client.ping();
+    await assert.rejects(flood[0].client.ping(), /404|Session not found/);
+    // Another client address is served.
+    const other = await initializeFrom(server.url, '127.0.0.2');
+    assert.equal(other.statusCode, 200);
+
+    ok(await owner.call('electron_stop', {}), 'electron_stop');
+    await owner.client.close();
+  });
+
+test('a client whose sessions all drive apps gets 503 with Retry-After, and no session is ended',
+  { skip: skip || appSkip }, async (t) => {
+    // A quarter of 8: two sessions per client.
+    const server = await startHttpServer(t, ['--http-max-sessions', '8']);
+    const a = await connect(server);
+    const b = await connect(server);
+    const appA = ok(await a.call('electron_launch', launchArgs(DEMO_APP)), 'launch from a');
+    const appB = ok(await b.call('electron_launch', launchArgs(DEMO_APP, { allowMultiple: true })), 'launch from b');
+
+    const refused = await fetch(server.url, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+      body: JSON.stringify({
+        jsonrpc: '2.0', id: 1, method: 'initialize',
+        params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'c', version: '1' } },
+      }),
+    });
+    assert.equal(refused.status, 503);
+    assert.equal(refused.headers.get('retry-after'), '5');
+    assert.equal(refused.headers.get('mcp-session-id'), null);
+    assert.match((await refused.json()).error.message, /at most 2/);
+
+    // Both apps and sessions are untouched.
+    assert.equal(ok(await a.call('electron_info', {})).session_id, appA.session_id);
+    assert.equal(ok(await b.call('electron_info', {})).session_id, appB.session_id);
+    assert.ok(processAlive(appA.pid) && processAlive(appB.pid));
+
+    // Once one stops its app, its session may make room again.
+    ok(await b.call('electron_stop', {}), 'stop b');
+    const c = await connect(server);
+    await c.client.ping();
+    await assert.rejects(b.client.ping(), /404|Session not found/);
+    ok(await a.call('electron_stop', {}), 'stop a');
+    await a.client.close();
+    await c.client.close();
   });
 
 test('--share-apps: another MCP session may drive the app', { skip: skip || appSkip }, async (t) => {
