@@ -2092,6 +2092,9 @@ _stw_mcp_http_listen (StwMcpHttp  *self,
 
   socket_address = g_inet_socket_address_new (address, port);
   listener = g_socket_listener_new ();
+  /* GLib's default of 10 makes a burst of connections (half-sent ones
+   * included) wait on the kernel's SYN retries, a second each. */
+  g_socket_listener_set_backlog (listener, 256);
   if (!g_socket_listener_add_address (listener, socket_address, G_SOCKET_TYPE_STREAM,
                                       G_SOCKET_PROTOCOL_TCP, NULL, &local, error))
     return FALSE;
