@@ -22,6 +22,14 @@ void           _stw_invocation_begin (StwInvocation         *self,
 void           _stw_invocation_abandon (StwInvocation *self);
 void           _stw_invocation_set_session (StwInvocation *self,
                                             StwSession    *session);
+typedef gboolean (*StwInvocationReachFunc) (GPid     pid,
+                                            guint    port,
+                                            gpointer user_data);
+
+void           _stw_invocation_set_reach_func (StwInvocation          *self,
+                                               StwInvocationReachFunc  func,
+                                               gpointer                user_data,
+                                               GDestroyNotify          destroy);
 /* The image content items stw_invocation_add_image() collected, or NULL. */
 JsonArray     *_stw_invocation_get_images (StwInvocation *self);
 

@@ -41,6 +41,9 @@ struct _StwInvocation
   gint64                 started_us;
   StwInvocationDoneFunc  done;
   gpointer               done_data;
+  StwInvocationReachFunc reach;        /* who may reach which app: the caller's server */
+  gpointer               reach_data;
+  GDestroyNotify         reach_destroy;
   guint                  completed : 1;
 };
 
@@ -65,6 +68,8 @@ stw_invocation_finalize (GObject *object)
   g_clear_pointer (&self->session_id, g_free);
   g_clear_pointer (&self->envelope, json_object_unref);
   g_clear_pointer (&self->images, json_array_unref);
+  if (self->reach_destroy != NULL)
+    self->reach_destroy (self->reach_data);
 
   G_OBJECT_CLASS (stw_invocation_parent_class)->finalize (object);
 }
@@ -583,4 +588,47 @@ stw_invocation_get_envelope (StwInvocation *self)
 {
   g_return_val_if_fail (STW_IS_INVOCATION (self), NULL);
   return self->envelope;
+}
+
+/* Set by the MCP server on a client's call: which apps it may reach. */
+void
+_stw_invocation_set_reach_func (StwInvocation          *self,
+                                StwInvocationReachFunc  func,
+                                gpointer                user_data,
+                                GDestroyNotify          destroy)
+{
+  g_return_if_fail (STW_IS_INVOCATION (self));
+
+  if (self->reach_destroy != NULL)
+    self->reach_destroy (self->reach_data);
+  self->reach = func;
+  self->reach_data = user_data;
+  self->reach_destroy = destroy;
+}
+
+/**
+ * stw_invocation_may_reach:
+ * @self: a [class@Stagewright.Invocation]
+ * @pid: a process the call would act on, or 0
+ * @port: a loopback TCP port the call would connect to, or 0
+ *
+ * Whether the caller may reach the app that @pid or @port belongs to. Over
+ * MCP, an app belongs to the client that launched, attached or injected
+ * it, and no other client reaches it (unless the server shares apps): a
+ * tool that takes a pid or a port asks before it acts, and one that lists
+ * processes or endpoints leaves out what this answers %FALSE for.
+ *
+ * Returns: %FALSE when the app is another client's; %TRUE otherwise, and
+ *   always for a call made through the library, not over MCP
+ *
+ * Since: 1.0
+ */
+gboolean
+stw_invocation_may_reach (StwInvocation *self,
+                          GPid           pid,
+                          guint          port)
+{
+  g_return_val_if_fail (STW_IS_INVOCATION (self), FALSE);
+
+  return self->reach == NULL || self->reach (pid, port, self->reach_data);
 }

@@ -36,6 +36,10 @@ StwSession *stw_invocation_get_session (StwInvocation *self);
 STW_AVAILABLE_IN_1_0
 const char *stw_invocation_get_session_id (StwInvocation *self);
 STW_AVAILABLE_IN_1_0
+gboolean stw_invocation_may_reach (StwInvocation *self,
+                                   GPid           pid,
+                                   guint          port);
+STW_AVAILABLE_IN_1_0
 void stw_invocation_set_session_id (StwInvocation *self,
                                     const char *session_id);
 STW_AVAILABLE_IN_1_0

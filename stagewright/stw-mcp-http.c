@@ -21,6 +21,7 @@
 #include <glib/gstdio.h>
 #include <string.h>
 #include <sys/random.h>
+#include <sys/resource.h>
 
 #include "stw-json-private.h"
 #include "stw-mcp-connection-private.h"
@@ -37,6 +38,11 @@
 /* Open SSE streams and requests awaiting their answer, per client address:
  * each holds a connection (and a call) for as long as it lasts. */
 #define MAX_HELD_PER_CLIENT 256
+/* MCP sessions one client identity may hold at once (and a quarter of
+ * --http-max-sessions when that is less): one client cannot take them all. */
+#define MAX_SESSIONS_PER_CLIENT 16
+/* The stateless era, which has no sessions. */
+#define MODERN_VERSION "2026-07-28"
 
 typedef struct
 {
@@ -52,6 +58,7 @@ typedef struct
   StwMcpConnection  *connection;
   GCancellable      *cancellable;
   gint64             last_used_us;
+  char              *identity;    /* the client's: see client_identity() */
 } Session;
 
 struct _StwMcpHttp
@@ -60,7 +67,14 @@ struct _StwMcpHttp
 
   StwMcpServer  *server;
   SoupServer    *soup;
-  GSocketService *service;        /* accepts the connections */
+  GSocketListener *listener;      /* accepts the connections (accept_next()) */
+  GCancellable  *accepting;
+  GSource       *accept_retry;    /* after a failed accept: no spin */
+  guint          accept_backoff_ms;
+  gint64         accept_logged_us;
+  guint          accept_failures; /* since the last line logged */
+  GHashTable    *incomplete;      /* Conn → itself: connections without a whole request yet */
+  guint          max_incomplete;
   GTlsCertificate *certificate;
   char          *token;
   gboolean       listening;
@@ -249,27 +263,185 @@ authorized (StwMcpHttp        *self,
  * libsoup 3.2 that one leaks the socket of every connection (fixed in 3.4,
  * libsoup b545d5f0: about 0.5 KiB per connection, a request each while
  * answers end their connection) and stops accepting for good after one
- * failed accept. Each connection's remote address object, which libsoup
- * keeps for as long as the connection, carries its socket. */
+ * failed accept. Nor by a GSocketService, which retries a failed accept
+ * at once, forever: out of descriptors, it spins and floods the log. Each
+ * connection's remote address object, which libsoup keeps for as long as
+ * the connection, carries its socket and its Conn. */
 #define SOCKET_KEY "stw-mcp-http-socket"
 #define GONE_KEY "stw-mcp-http-gone"
+#define CONN_KEY "stw-mcp-http-conn"
+
+/* A request's headers must come within HEADER_TIMEOUT_MS of its
+ * connection (or of the end of the previous answer: KEEPALIVE_IDLE_MS),
+ * its body within BODY_TIMEOUT_MS of its headers; otherwise the
+ * connection is closed. A half-sent request holds a descriptor, and
+ * descriptors are what every client needs. */
+#define HEADER_TIMEOUT_MS (10 * 1000)
+#define KEEPALIVE_IDLE_MS (60 * 1000)
+#define BODY_TIMEOUT_MS (30 * 1000)
+/* Connections without a whole request yet, per client address beyond
+ * loopback (on loopback, and behind a proxy, every client has one
+ * address: the timeouts and the overall cap carry the load there). */
+#define MAX_INCOMPLETE_PER_ADDRESS 32
+/* Overall: half the descriptors left past a reserve, so that half-sent
+ * requests never take the last ones. Past it, the oldest is closed. */
+#define FD_RESERVE 64
+#define MAX_INCOMPLETE 1024
+/* A failed accept is retried after this much, doubling up to the max;
+ * it is logged at most once per ACCEPT_LOG_INTERVAL_US. */
+#define ACCEPT_BACKOFF_MIN_MS 10
+#define ACCEPT_BACKOFF_MAX_MS 1000
+#define ACCEPT_LOG_INTERVAL_US (10 * G_USEC_PER_SEC)
+
+typedef struct
+{
+  GWeakRef  http;
+  GSocket  *socket;
+  char     *address;
+  gboolean  loopback;
+  gint64    since_us;             /* when it became incomplete */
+  GSource  *deadline;             /* while incomplete */
+} Conn;
+
+static void
+conn_clear_deadline (Conn *conn)
+{
+  if (conn->deadline == NULL)
+    return;
+  g_source_destroy (conn->deadline);
+  g_clear_pointer (&conn->deadline, g_source_unref);
+}
+
+/* Ends the connection: libsoup's read sees the end and lets it go. */
+static void
+conn_close (Conn *conn)
+{
+  g_socket_shutdown (conn->socket, TRUE, TRUE, NULL);
+}
+
+static void
+conn_complete (StwMcpHttp *self,
+               Conn       *conn)
+{
+  conn_clear_deadline (conn);
+  g_hash_table_remove (self->incomplete, conn);
+}
 
 static gboolean
-on_incoming (GSocketService    *service,
-             GSocketConnection *connection,
-             GObject           *source_object,
-             gpointer           user_data)
+on_conn_deadline (gpointer user_data)
 {
-  StwMcpHttp *self = user_data;
+  Conn *conn = user_data;
+  g_autoptr(StwMcpHttp) self = g_weak_ref_get (&conn->http);
+
+  g_debug ("MCP HTTP: a request was not received in time; closing its connection");
+  g_clear_pointer (&conn->deadline, g_source_unref);
+  if (self != NULL)
+    g_hash_table_remove (self->incomplete, conn);
+  conn_close (conn);
+  return G_SOURCE_REMOVE;
+}
+
+static void
+conn_incomplete (StwMcpHttp *self,
+                 Conn       *conn,
+                 guint       timeout_ms)
+{
+  conn_clear_deadline (conn);
+  if (!g_hash_table_contains (self->incomplete, conn))
+    conn->since_us = g_get_monotonic_time ();
+  g_hash_table_add (self->incomplete, conn);
+  conn->deadline = g_timeout_source_new (timeout_ms);
+  g_source_set_callback (conn->deadline, on_conn_deadline, conn, NULL);
+  g_source_attach (conn->deadline, g_main_context_get_thread_default ());
+}
+
+/* With its connection (the remote address libsoup keeps goes). */
+static void
+conn_free (gpointer data)
+{
+  Conn *conn = data;
+  g_autoptr(StwMcpHttp) self = g_weak_ref_get (&conn->http);
+
+  if (self != NULL)
+    g_hash_table_remove (self->incomplete, conn);
+  conn_clear_deadline (conn);
+  g_weak_ref_clear (&conn->http);
+  g_clear_object (&conn->socket);
+  g_free (conn->address);
+  g_free (conn);
+}
+
+static Conn *
+message_conn (SoupServerMessage *msg)
+{
+  GSocketAddress *remote = soup_server_message_get_remote_address (msg);
+
+  return remote != NULL ? g_object_get_data (G_OBJECT (remote), CONN_KEY) : NULL;
+}
+
+/* Makes room for one more incomplete connection from @address: FALSE
+ * when its address has its share already. */
+static gboolean
+make_incomplete_room (StwMcpHttp *self,
+                      const char *address,
+                      gboolean    loopback)
+{
+  GHashTableIter iter;
+  gpointer key;
+  Conn *oldest = NULL;
+  guint from_address = 0;
+
+  g_hash_table_iter_init (&iter, self->incomplete);
+  while (g_hash_table_iter_next (&iter, &key, NULL))
+    {
+      Conn *conn = key;
+
+      if (oldest == NULL || conn->since_us < oldest->since_us)
+        oldest = conn;
+      if (!loopback && g_str_equal (conn->address, address))
+        from_address++;
+    }
+  if (from_address >= MAX_INCOMPLETE_PER_ADDRESS)
+    return FALSE;
+  if (oldest != NULL && g_hash_table_size (self->incomplete) >= self->max_incomplete)
+    {
+      g_debug ("MCP HTTP: %u connections without a request; closing the oldest", self->max_incomplete);
+      g_hash_table_remove (self->incomplete, oldest);
+      conn_clear_deadline (oldest);
+      conn_close (oldest);
+    }
+  return TRUE;
+}
+
+static void
+handle_incoming (StwMcpHttp        *self,
+                 GSocketConnection *connection)
+{
   GSocket *socket = g_socket_connection_get_socket (connection);
   g_autoptr(GSocketAddress) local = g_socket_get_local_address (socket, NULL);
   g_autoptr(GSocketAddress) remote = g_socket_get_remote_address (socket, NULL);
   g_autoptr(GIOStream) stream = NULL;
   g_autoptr(GError) error = NULL;
+  GInetAddress *inet;
+  Conn *conn;
 
   /* A client that is gone already: closed as the connection goes. */
-  if (local == NULL || remote == NULL || self->soup == NULL)
-    return TRUE;
+  if (local == NULL || remote == NULL || self->soup == NULL || !G_IS_INET_SOCKET_ADDRESS (remote))
+    return;
+  inet = g_inet_socket_address_get_address (G_INET_SOCKET_ADDRESS (remote));
+  conn = g_new0 (Conn, 1);
+  g_weak_ref_init (&conn->http, self);
+  conn->socket = g_object_ref (socket);
+  conn->address = g_inet_address_to_string (inet);
+  conn->loopback = g_inet_address_get_is_loopback (inet);
+  if (!make_incomplete_room (self, conn->address, conn->loopback))
+    {
+      g_debug ("MCP HTTP: %u connections from one address without a request; refusing another",
+               MAX_INCOMPLETE_PER_ADDRESS);
+      conn_free (conn);
+      return;
+    }
+
   g_socket_set_option (socket, IPPROTO_TCP, TCP_NODELAY, TRUE, NULL);
   if (self->certificate != NULL)
     {
@@ -278,26 +450,146 @@ on_incoming (GSocketService    *service,
       if (stream == NULL)
         {
           g_debug ("MCP HTTP: no TLS for a connection: %s", error->message);
-          return TRUE;
+          conn_free (conn);
+          return;
         }
     }
   else
     stream = g_object_ref (G_IO_STREAM (connection));
   g_object_set_data_full (G_OBJECT (remote), SOCKET_KEY, g_object_ref (socket), g_object_unref);
+  conn_incomplete (self, conn, HEADER_TIMEOUT_MS);
+  g_object_set_data_full (G_OBJECT (remote), CONN_KEY, conn, conn_free);
   if (!soup_server_accept_iostream (self->soup, stream, local, remote, &error))
     g_debug ("MCP HTTP: a connection was not accepted: %s", error->message);
-  return TRUE;
+}
+
+static void accept_next (StwMcpHttp *self);
+
+static gboolean
+on_accept_retry (gpointer user_data)
+{
+  StwMcpHttp *self = user_data;
+
+  g_clear_pointer (&self->accept_retry, g_source_unref);
+  accept_next (self);
+  return G_SOURCE_REMOVE;
+}
+
+/* A failed accept (out of descriptors, most likely) waits before the
+ * next: the listening socket stays readable, and retrying at once would
+ * spin. The oldest half-sent request goes to free a descriptor. */
+static void
+accept_failed (StwMcpHttp *self,
+               GError     *error)
+{
+  gint64 now = g_get_monotonic_time ();
+  GHashTableIter iter;
+  gpointer key;
+  Conn *oldest = NULL;
+
+  self->accept_failures++;
+  if (self->accept_logged_us == 0 || now - self->accept_logged_us >= ACCEPT_LOG_INTERVAL_US)
+    {
+      g_message ("MCP HTTP: cannot accept connections (%s; %u times since the last report); "
+                 "retrying in up to %u ms", error->message, self->accept_failures, ACCEPT_BACKOFF_MAX_MS);
+      self->accept_logged_us = now;
+      self->accept_failures = 0;
+    }
+
+  g_hash_table_iter_init (&iter, self->incomplete);
+  while (g_hash_table_iter_next (&iter, &key, NULL))
+    if (oldest == NULL || ((Conn *) key)->since_us < oldest->since_us)
+      oldest = key;
+  if (oldest != NULL)
+    {
+      g_hash_table_remove (self->incomplete, oldest);
+      conn_clear_deadline (oldest);
+      conn_close (oldest);
+    }
+
+  self->accept_backoff_ms = CLAMP (self->accept_backoff_ms * 2, ACCEPT_BACKOFF_MIN_MS, ACCEPT_BACKOFF_MAX_MS);
+  self->accept_retry = g_timeout_source_new (self->accept_backoff_ms);
+  g_source_set_callback (self->accept_retry, on_accept_retry, self, NULL);
+  g_source_attach (self->accept_retry, g_main_context_get_thread_default ());
+}
+
+static void
+on_accepted (GObject      *object,
+             GAsyncResult *result,
+             gpointer      user_data)
+{
+  GWeakRef *weak = user_data;
+  g_autoptr(StwMcpHttp) self = g_weak_ref_get (weak);
+  g_autoptr(GSocketConnection) connection = NULL;
+  g_autoptr(GError) error = NULL;
+
+  g_weak_ref_clear (weak);
+  g_free (weak);
+  connection = g_socket_listener_accept_finish (G_SOCKET_LISTENER (object), result, NULL, &error);
+  /* Accepting stopped (cancelled), or the server is gone. */
+  if (self == NULL || self->listener == NULL || g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
+    return;
+  if (connection == NULL)
+    {
+      accept_failed (self, error);
+      return;
+    }
+  self->accept_backoff_ms = 0;
+  handle_incoming (self, connection);
+  accept_next (self);
+}
+
+static void
+accept_next (StwMcpHttp *self)
+{
+  /* Weak: a pending accept must not keep the server from its dispose. */
+  GWeakRef *weak = g_new0 (GWeakRef, 1);
+
+  g_weak_ref_init (weak, self);
+  g_socket_listener_accept_async (self->listener, self->accepting, on_accepted, weak);
+}
+
+/* libsoup starts reading a request (a new connection's first, or the next
+ * on a kept-alive one). */
+static void
+on_request_started (SoupServer        *soup,
+                    SoupServerMessage *msg,
+                    gpointer           user_data)
+{
+  StwMcpHttp *self = user_data;
+  Conn *conn = message_conn (msg);
+
+  /* A new connection's first request keeps the deadline of its accept. */
+  if (conn != NULL && !g_hash_table_contains (self->incomplete, conn))
+    conn_incomplete (self, conn, KEEPALIVE_IDLE_MS);
+}
+
+/* The whole request is in: what follows is the answer's time. */
+static void
+on_request_read (SoupServer        *soup,
+                 SoupServerMessage *msg,
+                 gpointer           user_data)
+{
+  Conn *conn = message_conn (msg);
+
+  if (conn != NULL)
+    conn_complete (user_data, conn);
 }
 
 static void
 stop_accepting (StwMcpHttp *self)
 {
-  if (self->service == NULL)
+  if (self->listener == NULL)
     return;
-  g_socket_service_stop (self->service);
-  g_socket_listener_close (G_SOCKET_LISTENER (self->service));
-  g_signal_handlers_disconnect_by_data (self->service, self);
-  g_clear_object (&self->service);
+  g_cancellable_cancel (self->accepting);
+  if (self->accept_retry != NULL)
+    {
+      g_source_destroy (self->accept_retry);
+      g_clear_pointer (&self->accept_retry, g_source_unref);
+    }
+  g_socket_listener_close (self->listener);
+  g_clear_object (&self->listener);
+  g_clear_object (&self->accepting);
 }
 
 GSocket *
@@ -602,6 +894,15 @@ refuse (SoupServerMessage *msg,
   g_string_append (response, "\r\n");
   g_string_append_len (response, text, length);
 
+  /* The refusal's lingering bounds the connection from now on. */
+  if (message_conn (msg) != NULL)
+    {
+      Conn *conn = message_conn (msg);
+      g_autoptr(StwMcpHttp) self = g_weak_ref_get (&conn->http);
+
+      if (self != NULL)
+        conn_complete (self, conn);
+    }
   if (!client_connected (msg))
     {
       /* Gone: nothing to linger for, and stealing the connection would
@@ -630,6 +931,21 @@ refuse (SoupServerMessage *msg,
                                    G_PRIORITY_DEFAULT, refusal->cancellable, on_refusal_written, refusal);
 }
 
+static guint
+count_headers (SoupMessageHeaders *headers,
+               const char         *name)
+{
+  SoupMessageHeadersIter iter;
+  const char *header, *value;
+  guint n = 0;
+
+  soup_message_headers_iter_init (&iter, headers);
+  while (soup_message_headers_iter_next (&iter, &header, &value))
+    if (g_ascii_strcasecmp (header, name) == 0)
+      n++;
+  return n;
+}
+
 static void
 early_handler (SoupServer        *soup,
                SoupServerMessage *msg,
@@ -647,6 +963,17 @@ early_handler (SoupServer        *soup,
    * anything they cause) see it gone. */
   g_signal_connect (msg, "disconnected", G_CALLBACK (on_message_disconnected), NULL);
 
+  /* The headers are in; the body has its own time. */
+  if (message_conn (msg) != NULL && g_hash_table_contains (self->incomplete, message_conn (msg)))
+    conn_incomplete (self, message_conn (msg), BODY_TIMEOUT_MS);
+
+  /* RFC 9112 §3.2: one Host, no more; libsoup keeps every copy and
+   * answers the last, so an empty one could hide before a good one. */
+  if (count_headers (request, "Host") > 1)
+    {
+      refuse (msg, SOUP_STATUS_BAD_REQUEST, -32600, "Bad request: more than one Host", NULL, NULL);
+      return;
+    }
   if (!authority_allowed (self, host))
     {
       refuse (msg, SOUP_STATUS_FORBIDDEN, -32000, "Forbidden: Host not allowed", NULL, NULL);
@@ -706,6 +1033,7 @@ session_free (Session *session)
   g_clear_object (&session->connection);
   g_clear_object (&session->framing);
   g_clear_object (&session->cancellable);
+  g_free (session->identity);
   g_free (session->id);
   g_free (session);
 }
@@ -772,12 +1100,14 @@ on_served (GObject      *object,
 }
 
 static Session *
-new_session (StwMcpHttp *self)
+new_session (StwMcpHttp *self,
+             const char *identity)
 {
   Session *session = g_new0 (Session, 1);
 
   session->http = self;
   session->id = new_session_id ();
+  session->identity = g_strdup (identity);
   session->framing = _stw_mcp_http_framing_new ();
   session->cancellable = g_cancellable_new ();
   session->last_used_us = g_get_monotonic_time ();
@@ -785,6 +1115,78 @@ new_session (StwMcpHttp *self)
                                                         session->cancellable, on_served, NULL);
   g_hash_table_insert (self->sessions, session->id, session);
   return session;
+}
+
+/* Who a client is, for what it may hold: the bearer token where one is
+ * set (as a digest: it is never kept or logged), else its address. */
+static char *
+client_identity (StwMcpHttp        *self,
+                 SoupServerMessage *msg)
+{
+  g_autofree char *address = NULL;
+
+  if (self->token != NULL)
+    {
+      g_autofree char *digest = g_compute_checksum_for_string (G_CHECKSUM_SHA256, self->token, -1);
+
+      return g_strdup_printf ("bearer:%.16s", digest);
+    }
+  address = peer_address (msg);
+  return g_strdup_printf ("address:%s", address != NULL ? address : "");
+}
+
+static guint
+max_sessions_per_client (StwMcpHttp *self)
+{
+  return MAX (1, MIN (MAX_SESSIONS_PER_CLIENT, self->max_sessions / 4));
+}
+
+/* A session that may be ended to make room: it owns no app (ending it
+ * would stop them) and waits on nothing. */
+static gboolean
+session_evictable (StwMcpHttp *self,
+                   Session    *session)
+{
+  g_autoptr(GPtrArray) apps = NULL;
+
+  if (_stw_mcp_http_framing_get_n_pending (STW_MCP_HTTP_FRAMING (session->framing)) > 0 ||
+      _stw_mcp_connection_get_n_calls (session->connection) > 0)
+    return FALSE;
+  apps = _stw_mcp_server_list_owned_sessions (self->server, session->id);
+  return apps->len == 0;
+}
+
+/* Room for one more session of @identity: at its cap, its least recently
+ * used evictable session ends. Returns FALSE when there is none. */
+static gboolean
+make_room (StwMcpHttp *self,
+           const char *identity)
+{
+  Session *oldest = NULL;
+  GHashTableIter iter;
+  gpointer value;
+  guint n = 0;
+
+  g_hash_table_iter_init (&iter, self->sessions);
+  while (g_hash_table_iter_next (&iter, NULL, &value))
+    {
+      Session *session = value;
+
+      if (!g_str_equal (session->identity, identity))
+        continue;
+      n++;
+      if (session_evictable (self, session) &&
+          (oldest == NULL || session->last_used_us < oldest->last_used_us))
+        oldest = session;
+    }
+  if (n < max_sessions_per_client (self))
+    return TRUE;
+  if (oldest == NULL)
+    return FALSE;
+  g_debug ("MCP HTTP: a client at its %u sessions; ending its least recently used one",
+           max_sessions_per_client (self));
+  end_session (self, oldest);
+  return TRUE;
 }
 
 static gboolean
@@ -923,8 +1325,8 @@ lookup_session (StwMcpHttp        *self,
                 SoupServerMessage *msg,
                 gboolean           required)
 {
-  const char *id = soup_message_headers_get_one (soup_server_message_get_request_headers (msg),
-                                                 "MCP-Session-Id");
+  SoupMessageHeaders *request = soup_server_message_get_request_headers (msg);
+  const char *id = soup_message_headers_get_one (request, "MCP-Session-Id");
   Session *session;
 
   if (id == NULL)
@@ -932,6 +1334,15 @@ lookup_session (StwMcpHttp        *self,
       if (required)
         respond_error (msg, SOUP_STATUS_BAD_REQUEST, -32600,
                        "Bad request: no MCP-Session-Id (initialize first)");
+      return NULL;
+    }
+  /* Sessions belong to the 2025 eras; 2026-07-28 has none. Any other
+   * version we speak is served in a session, as clients mix them. */
+  if (g_strcmp0 (soup_message_headers_get_one (request, "MCP-Protocol-Version"), MODERN_VERSION) == 0)
+    {
+      respond_error (msg, SOUP_STATUS_BAD_REQUEST, -32600,
+                     "Bad request: MCP-Session-Id is of the 2025 eras, MCP-Protocol-Version "
+                     MODERN_VERSION " has no sessions");
       return NULL;
     }
   session = g_hash_table_lookup (self->sessions, id);
@@ -1149,7 +1560,7 @@ is_stateless_era (SoupServerMessage *msg,
 
   if (version == NULL)
     version = soup_message_headers_get_one (soup_server_message_get_request_headers (msg), "MCP-Protocol-Version");
-  return g_strcmp0 (version, "2026-07-28") == 0;
+  return g_strcmp0 (version, MODERN_VERSION) == 0;
 }
 
 static void
@@ -1273,7 +1684,10 @@ handle_stateless (StwMcpHttp        *self,
   call->framing = _stw_mcp_http_framing_new ();
   call->cancellable = g_cancellable_new ();
   call->last_used_us = g_get_monotonic_time ();
-  call->connection = _stw_mcp_server_add_connection (self->server, call->framing, STATELESS_OWNER,
+  call->identity = client_identity (self, msg);
+  /* Without a token, stateless clients cannot be told apart: they share. */
+  call->connection = _stw_mcp_server_add_connection (self->server, call->framing,
+                                                     self->token != NULL ? call->identity : STATELESS_OWNER,
                                                      call->cancellable, on_served, NULL);
   g_ptr_array_add (self->requests, call);
 
@@ -1365,6 +1779,19 @@ handle_post (StwMcpHttp        *self,
       soup_message_headers_get_one (request, "MCP-Session-Id") == NULL &&
       !is_stateless_era (msg, message))
     {
+      g_autofree char *identity = client_identity (self, msg);
+
+      if (!make_room (self, identity))
+        {
+          g_autofree char *text = g_strdup_printf ("Too many MCP sessions of this client (at most %u, each "
+                                                   "driving an app or busy): end one with DELETE or retry later",
+                                                   max_sessions_per_client (self));
+
+          soup_message_headers_replace (soup_server_message_get_response_headers (msg),
+                                        "Retry-After", "5");
+          respond_error (msg, SOUP_STATUS_SERVICE_UNAVAILABLE, -32000, text);
+          return;
+        }
       if (g_hash_table_size (self->sessions) >= self->max_sessions)
         {
           g_autofree char *text = g_strdup_printf ("Too many MCP sessions (at most %u): "
@@ -1376,7 +1803,7 @@ handle_post (StwMcpHttp        *self,
           respond_error (msg, SOUP_STATUS_SERVICE_UNAVAILABLE, -32000, text);
           return;
         }
-      session = new_session (self);
+      session = new_session (self, identity);
       created = TRUE;
     }
   else if (soup_message_headers_get_one (request, "MCP-Session-Id") == NULL &&
@@ -1398,6 +1825,13 @@ handle_post (StwMcpHttp        *self,
     }
   else if ((session = lookup_session (self, msg, TRUE)) == NULL)
     return;
+  else if (g_strcmp0 (meta_version (message), MODERN_VERSION) == 0)
+    {
+      respond_error_full (msg, SOUP_STATUS_BAD_REQUEST, id, -32600,
+                          "Bad request: a request of the session-less " MODERN_VERSION " era in an MCP session",
+                          NULL);
+      return;
+    }
 
   /* After initialize, a version must be one we speak (absent: the client
    * predates the header, 2025-03-26). */
@@ -1635,7 +2069,7 @@ _stw_mcp_http_listen (StwMcpHttp  *self,
   g_autoptr(GInetAddress) address = NULL;
   g_autoptr(GSocketAddress) socket_address = NULL;
   g_autofree char *literal = NULL;
-  g_autoptr(GSocketService) service = NULL;
+  g_autoptr(GSocketListener) listener = NULL;
   g_autoptr(GSocketAddress) local = NULL;
   guint port = 0;
 
@@ -1657,14 +2091,26 @@ _stw_mcp_http_listen (StwMcpHttp  *self,
     }
 
   socket_address = g_inet_socket_address_new (address, port);
-  service = g_socket_service_new ();
-  if (!g_socket_listener_add_address (G_SOCKET_LISTENER (service), socket_address, G_SOCKET_TYPE_STREAM,
+  listener = g_socket_listener_new ();
+  /* GLib's default of 10 makes a burst of connections (half-sent ones
+   * included) wait on the kernel's SYN retries, a second each. */
+  g_socket_listener_set_backlog (listener, 256);
+  if (!g_socket_listener_add_address (listener, socket_address, G_SOCKET_TYPE_STREAM,
                                       G_SOCKET_PROTOCOL_TCP, NULL, &local, error))
     return FALSE;
   self->port = g_inet_socket_address_get_port (G_INET_SOCKET_ADDRESS (local));
-  g_signal_connect (service, "incoming", G_CALLBACK (on_incoming), self);
-  g_socket_service_start (service);
-  self->service = g_steal_pointer (&service);
+  self->listener = g_steal_pointer (&listener);
+  self->accepting = g_cancellable_new ();
+  {
+    struct rlimit limit;
+
+    /* Half the descriptors past a reserve may wait on half-sent requests. */
+    if (getrlimit (RLIMIT_NOFILE, &limit) == 0 && limit.rlim_cur != RLIM_INFINITY)
+      self->max_incomplete = (guint) CLAMP (((gint64) limit.rlim_cur - FD_RESERVE) / 2, 8, MAX_INCOMPLETE);
+    else
+      self->max_incomplete = MAX_INCOMPLETE;
+  }
+  accept_next (self);
 
   literal = g_inet_address_to_string (address);
   g_free (self->bound_host);
@@ -1749,6 +2195,7 @@ stw_mcp_http_finalize (GObject *object)
   g_clear_pointer (&self->requests, g_ptr_array_unref);
   g_clear_pointer (&self->buckets, g_hash_table_unref);
   g_clear_pointer (&self->held, g_hash_table_unref);
+  g_clear_pointer (&self->incomplete, g_hash_table_unref);
   g_clear_pointer (&self->bound_host, g_free);
   g_clear_pointer (&self->url, g_free);
 
@@ -1771,6 +2218,8 @@ stw_mcp_http_init (StwMcpHttp *self)
   self->requests = g_ptr_array_new ();
   self->buckets = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_free);
   self->held = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
+  self->incomplete = g_hash_table_new (NULL, NULL);
+  self->max_incomplete = MAX_INCOMPLETE;
   self->max_sessions = STW_MCP_HTTP_DEFAULT_MAX_SESSIONS;
   self->idle_timeout_ms = STW_MCP_HTTP_DEFAULT_IDLE_TIMEOUT_MS;
   self->max_body = STW_MCP_HTTP_DEFAULT_MAX_BODY;
@@ -1792,5 +2241,7 @@ _stw_mcp_http_new (StwMcpServer *server)
   self->soup = soup_server_new ("server-header", NULL, NULL);
   soup_server_add_early_handler (self->soup, NULL, early_handler, self, NULL);
   soup_server_add_handler (self->soup, NULL, handler, self, NULL);
+  g_signal_connect (self->soup, "request-started", G_CALLBACK (on_request_started), self);
+  g_signal_connect (self->soup, "request-read", G_CALLBACK (on_request_read), self);
   return self;
 }

@@ -14,6 +14,7 @@
 #include "stw-json-private.h"
 #include "stw-mcp-connection-private.h"
 #include "stw-mcp-server-private.h"
+#include "stw-session-private.h"
 
 /**
  * StwMcpServer:
@@ -272,6 +273,106 @@ owned_by (StwMcpServer *self,
 static const char *params_string (JsonObject *params,
                                   const char *name);
 
+/* Whether an app that @pid or @port reaches belongs to a client other
+ * than @owner (stw-session-manager.c says what an app reaches). Apps
+ * nobody launched over MCP are shared, as by id. */
+static gboolean
+reaches_foreign (StwMcpServer *self,
+                 const char   *owner,
+                 StwSession   *except,
+                 GPid          pid,
+                 guint         port)
+{
+  g_autoptr(GPtrArray) reaching = NULL;
+
+  if (pid <= 0 && port == 0)
+    return FALSE;
+  prune_owners (self);
+  reaching = _stw_session_manager_list_reaching (stw_dispatcher_get_session_manager (self->dispatcher),
+                                                 pid, port);
+  for (guint i = 0; i < reaching->len; i++)
+    {
+      StwSession *session = g_ptr_array_index (reaching, i);
+
+      if (session != except && !owned_by (self, stw_session_get_id (session), owner))
+        return TRUE;
+    }
+  return FALSE;
+}
+
+typedef struct
+{
+  StwMcpServer *server;   /* outlives its connections' calls */
+  char         *owner;
+} Reach;
+
+static void
+reach_free (gpointer data)
+{
+  Reach *reach = data;
+
+  g_free (reach->owner);
+  g_free (reach);
+}
+
+static gboolean
+may_reach (GPid     pid,
+           guint    port,
+           gpointer user_data)
+{
+  Reach *reach = user_data;
+
+  return !reaches_foreign (reach->server, reach->owner, NULL, pid, port);
+}
+
+static gint64
+params_int (JsonObject *params,
+            const char *name)
+{
+  JsonNode *node = params != NULL ? json_object_get_member (params, name) : NULL;
+
+  if (node == NULL || !JSON_NODE_HOLDS_VALUE (node) || json_node_get_value_type (node) != G_TYPE_INT64)
+    return 0;
+  return json_node_get_int (node);
+}
+
+/* The endpoint and process a call names (`pid`, `port`, `cdpUrl`, as
+ * attach and inject take them): refused when another client's app is
+ * there, with the same plain NOT_RUNNING as its id gets. */
+static gboolean
+check_reach (StwMcpServer      *self,
+             StwMcpConnection  *conn,
+             JsonObject        *arguments,
+             GError           **error)
+{
+  const char *owner = _stw_mcp_connection_get_owner (conn);
+  const char *url = params_string (arguments, "cdpUrl");
+  gint64 pid = params_int (arguments, "pid");
+  gint64 port = params_int (arguments, "port");
+
+  if (url != NULL)
+    {
+      g_autoptr(GUri) uri = g_uri_parse (url, G_URI_FLAGS_NONE, NULL);
+
+      if (uri != NULL && g_uri_get_port (uri) > 0 && reaches_foreign (self, owner, NULL, 0, g_uri_get_port (uri)))
+        {
+          *error = stw_error_new ("NOT_RUNNING", _("No app this client may drive is at %s"), url);
+          return FALSE;
+        }
+    }
+  if (port > 0 && port <= 65535 && reaches_foreign (self, owner, NULL, 0, (guint) port))
+    {
+      *error = stw_error_new ("NOT_RUNNING", _("No app this client may drive is on port %d"), (int) port);
+      return FALSE;
+    }
+  if (pid > 1 && pid <= G_MAXINT && reaches_foreign (self, owner, NULL, (GPid) pid, 0))
+    {
+      *error = stw_error_new ("NOT_RUNNING", _("No app this client may drive has the pid %d"), (int) pid);
+      return FALSE;
+    }
+  return TRUE;
+}
+
 /* Driven apps belong to the MCP client that started them: another
  * client's app is answered as if it did not exist, and a call that names
  * no sessionId picks among this client's apps only. When no other client
@@ -290,7 +391,14 @@ check_app_owner (StwMcpServer      *self,
   g_autoptr(GPtrArray) mine = NULL;
   guint n_live = 0;
 
-  if (self->share_apps || stw_tool_get_session_requirement (tool) == STW_SESSION_REQUIREMENT_NONE)
+  if (self->share_apps)
+    return TRUE;
+  if (!check_reach (self, conn, arguments, error))
+    {
+      stw_error_add_next_action (*error, "electron_status()");
+      return FALSE;
+    }
+  if (stw_tool_get_session_requirement (tool) == STW_SESSION_REQUIREMENT_NONE)
     return TRUE;
   prune_owners (self);
 
@@ -344,19 +452,46 @@ check_app_owner (StwMcpServer      *self,
   }
 }
 
-static void
-record_app_owner (StwMcpServer     *self,
-                  StwMcpConnection *conn,
-                  StwInvocation    *invocation)
+/* Records who a session the call made belongs to. An attach or inject
+ * that ended up in another client's app (through an endpoint that led
+ * there, or a race with its launch) lets go of it at once: FALSE, with
+ * the refusal in @error. */
+static gboolean
+record_app_owner (StwMcpServer      *self,
+                  StwMcpConnection  *conn,
+                  StwInvocation     *invocation,
+                  GError           **error)
 {
   const char *session_id = stw_invocation_get_session_id (invocation);
+  const char *owner = _stw_mcp_connection_get_owner (conn);
   StwSessionManager *manager = stw_dispatcher_get_session_manager (self->dispatcher);
+  StwSession *session;
+  g_autoptr(GArray) pids = NULL;
+  g_autoptr(GArray) ports = NULL;
+  gboolean foreign = FALSE;
 
   if (session_id == NULL || g_hash_table_contains (self->app_owners, session_id) ||
-      stw_session_manager_lookup (manager, session_id) == NULL)
-    return;
-  g_hash_table_insert (self->app_owners, g_strdup (session_id),
-                       g_strdup (_stw_mcp_connection_get_owner (conn)));
+      (session = stw_session_manager_lookup (manager, session_id)) == NULL)
+    return TRUE;
+  if (!self->share_apps && !stw_session_is_owned (session))
+    {
+      pids = g_array_new (FALSE, FALSE, sizeof (GPid));
+      ports = g_array_new (FALSE, FALSE, sizeof (guint));
+      _stw_session_manager_get_footprint (manager, session, pids, ports);
+      for (guint i = 0; i < pids->len && !foreign; i++)
+        foreign = reaches_foreign (self, owner, session, g_array_index (pids, GPid, i), 0);
+      for (guint i = 0; i < ports->len && !foreign; i++)
+        foreign = reaches_foreign (self, owner, session, 0, g_array_index (ports, guint, i));
+      if (foreign)
+        {
+          stw_session_detach (session, NULL);
+          *error = stw_error_new ("NOT_RUNNING", _("No app this client may drive is there"));
+          stw_error_add_next_action (*error, "electron_status()");
+          return FALSE;
+        }
+    }
+  g_hash_table_insert (self->app_owners, g_strdup (session_id), g_strdup (owner));
+  return TRUE;
 }
 
 /* Returns: (transfer full) (element-type utf8): the ids of the live apps
@@ -663,7 +798,11 @@ on_call_done (GObject      *object,
   if (id == NULL)
     return;
 
-  record_app_owner (ref->server, conn, ref->invocation);
+  if (envelope != NULL && !record_app_owner (ref->server, conn, ref->invocation, &error))
+    {
+      g_clear_pointer (&envelope, json_object_unref);
+      envelope = stw_envelope_new_error (error, stw_invocation_get_elapsed_ms (ref->invocation), NULL);
+    }
   if (envelope != NULL)
     send_result (ref->server, conn, id,
                  tool_result_from_envelope (envelope, _stw_invocation_get_images (ref->invocation)),
@@ -743,6 +882,14 @@ handle_tools_call (StwMcpServer     *self,
 
   invocation = stw_dispatcher_create_invocation (self->dispatcher, name, arguments, &error);
   g_assert (invocation != NULL);
+  if (!self->share_apps)
+    {
+      Reach *reach = g_new0 (Reach, 1);
+
+      reach->server = self;
+      reach->owner = g_strdup (_stw_mcp_connection_get_owner (conn));
+      _stw_invocation_set_reach_func (invocation, may_reach, reach, reach_free);
+    }
 
   if (token != NULL && !(JSON_NODE_HOLDS_VALUE (token) &&
                          (json_node_get_value_type (token) == G_TYPE_STRING ||

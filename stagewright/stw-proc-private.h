@@ -27,6 +27,7 @@ gboolean _stw_proc_check_signal_caught (GPid         pid,
                                         int          signo,
                                         GError     **error);
 GArray  *_stw_proc_listening_ports     (GPid         pid);
+GPid     _stw_proc_get_parent          (GPid         pid);
 GArray  *_stw_proc_endpoint_chain      (guint        port,
                                         GError     **error);
 

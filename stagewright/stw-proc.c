@@ -606,3 +606,17 @@ _stw_proc_endpoint_chain (guint    port,
     }
   return g_steal_pointer (&chain);
 }
+
+/**
+ * _stw_proc_get_parent:
+ * @pid: a process
+ *
+ * Returns: the parent of @pid, 0 when it is gone
+ */
+GPid
+_stw_proc_get_parent (GPid pid)
+{
+  GPid parent, session;
+
+  return pid > 0 && read_stat (pid, &parent, &session) ? parent : 0;
+}

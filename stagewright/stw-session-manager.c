@@ -2281,3 +2281,122 @@ stw_session_manager_stop_all_finish (StwSessionManager  *self,
   g_return_val_if_fail (g_task_get_source_tag (G_TASK (result)) == stw_session_manager_stop_all_async, FALSE);
   return g_task_propagate_boolean (G_TASK (result), error);
 }
+
+/* --- what an app reaches ---------------------------------------------------
+ *
+ * Whoever drives an app may read and act on all of it, so a client must
+ * not reach another client's app sideways, by an endpoint or a pid rather
+ * than by its session id. An app spans its processes (the one launched or
+ * attached with, the endpoints' listeners, and everything they started:
+ * renderers, helpers) and its endpoints (the DevTools and inspector ports,
+ * and any port one of those processes listens on).
+ */
+
+/* Ancestors followed from a pid, at most: deeper trees are not apps. */
+#define MAX_REACH_DEPTH 64
+
+static guint
+transport_port (StwTransport *transport)
+{
+  g_autoptr(GUri) uri = NULL;
+
+  if (transport == NULL || !STW_IS_CDP_WEBSOCKET (transport))
+    return 0;
+  uri = g_uri_parse (stw_cdp_websocket_get_url (STW_CDP_WEBSOCKET (transport)), G_URI_FLAGS_NONE, NULL);
+  return uri != NULL && g_uri_get_port (uri) > 0 ? (guint) g_uri_get_port (uri) : 0;
+}
+
+static void
+add_pid (GArray *pids,
+         GPid    pid)
+{
+  if (pid <= 1 || pid == getpid ())
+    return;
+  for (guint i = 0; i < pids->len; i++)
+    if (g_array_index (pids, GPid, i) == pid)
+      return;
+  g_array_append_val (pids, pid);
+}
+
+/**
+ * _stw_session_manager_get_footprint:
+ * @self: a #StwSessionManager
+ * @session: one of its sessions
+ * @pids: (element-type GPid): where the app's root processes are added
+ * @ports: (element-type guint): where its endpoints' ports are added
+ *
+ * The roots of the app's process trees (a process belongs to the app when
+ * it is one of them or descends from one) and its endpoints.
+ */
+void
+_stw_session_manager_get_footprint (StwSessionManager *self,
+                                    StwSession        *session,
+                                    GArray            *pids,
+                                    GArray            *ports)
+{
+  StwTransport *transports[] = { _stw_session_get_browser (session), _stw_session_get_inspector (session) };
+
+  add_pid (pids, stw_session_get_pid (session));
+  add_pid (pids, _stw_session_get_endpoint_holder (session));
+  for (guint i = 0; i < G_N_ELEMENTS (transports); i++)
+    {
+      guint port = transport_port (transports[i]);
+
+      if (port == 0)
+        continue;
+      g_array_append_val (ports, port);
+      add_pid (pids, _stw_proc_find_listener (port));
+    }
+}
+
+static gboolean
+descends_from_any (GPid    pid,
+                   GArray *roots)
+{
+  for (guint hops = 0; pid > 1 && hops < MAX_REACH_DEPTH; hops++)
+    {
+      for (guint i = 0; i < roots->len; i++)
+        if (g_array_index (roots, GPid, i) == pid)
+          return TRUE;
+      pid = _stw_proc_get_parent (pid);
+    }
+  return FALSE;
+}
+
+/**
+ * _stw_session_manager_list_reaching:
+ * @self: a #StwSessionManager
+ * @pid: a process, or 0
+ * @port: a loopback TCP port, or 0
+ *
+ * The live sessions whose app @pid or @port reaches: @pid is one of its
+ * processes, or @port one of its endpoints or a port one of its
+ * processes listens on.
+ *
+ * Returns: (transfer container) (element-type StwSession): those sessions
+ */
+GPtrArray *
+_stw_session_manager_list_reaching (StwSessionManager *self,
+                                    GPid               pid,
+                                    guint              port)
+{
+  GPtrArray *reaching = g_ptr_array_new ();
+  GPid listener = port > 0 ? _stw_proc_find_listener (port) : 0;
+
+  for (guint i = 0; i < self->sessions->len; i++)
+    {
+      StwSession *session = g_ptr_array_index (self->sessions, i);
+      g_autoptr(GArray) pids = g_array_new (FALSE, FALSE, sizeof (GPid));
+      g_autoptr(GArray) ports = g_array_new (FALSE, FALSE, sizeof (guint));
+      gboolean reached = FALSE;
+
+      _stw_session_manager_get_footprint (self, session, pids, ports);
+      for (guint j = 0; j < ports->len && !reached; j++)
+        reached = port > 0 && g_array_index (ports, guint, j) == port;
+      if (!reached)
+        reached = (pid > 0 && descends_from_any (pid, pids)) || (listener > 0 && descends_from_any (listener, pids));
+      if (reached)
+        g_ptr_array_add (reaching, session);
+    }
+  return reaching;
+}

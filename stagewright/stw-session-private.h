@@ -32,6 +32,8 @@ gboolean      _stw_session_start_finish (StwSession    *self,
                                          GAsyncResult  *result,
                                          GError       **error);
 StwTransport *_stw_session_get_browser  (StwSession *self);
+StwTransport *_stw_session_get_inspector (StwSession *self);
+GPid          _stw_session_get_endpoint_holder (StwSession *self);
 void          _stw_session_set_endpoint_holder (StwSession *self,
                                                 GPid        holder);
 void          _stw_session_set_main_note (StwSession *self,
@@ -71,5 +73,14 @@ StwRefTable  *_stw_session_get_refs        (StwSession *self);
 gboolean      _stw_session_manager_instance_id_is_valid (const char *instance_id);
 void          _stw_session_manager_set_instance_id      (StwSessionManager *self,
                                                          const char        *instance_id);
+
+/* What an app spans (see stw-session-manager.c, "What an app reaches"). */
+void          _stw_session_manager_get_footprint (StwSessionManager *self,
+                                                  StwSession        *session,
+                                                  GArray            *pids,
+                                                  GArray            *ports);
+GPtrArray    *_stw_session_manager_list_reaching (StwSessionManager *self,
+                                                  GPid               pid,
+                                                  guint              port);
 
 G_END_DECLS

@@ -614,6 +614,18 @@ _stw_session_get_browser (StwSession *self)
   return self->browser;
 }
 
+StwTransport *
+_stw_session_get_inspector (StwSession *self)
+{
+  return self->inspector;
+}
+
+GPid
+_stw_session_get_endpoint_holder (StwSession *self)
+{
+  return self->holder;
+}
+
 /* --- start: targets, first window, readiness ---------------------------- */
 
 typedef struct

@@ -1106,6 +1106,87 @@ test_host (Fixture       *f,
     }
 }
 
+/* Exactly one Host: a second (empty, or good after an empty one) is 400
+ * whatever the method and path; an empty one alone is 403. */
+static void
+test_host_once (Fixture       *f,
+                gconstpointer  data)
+{
+  const char *heads[] = {
+    "POST /mcp HTTP/1.1\r\nHost: \r\nHost: 127.0.0.1:PORT\r\n",
+    "POST /mcp HTTP/1.1\r\nHost: 127.0.0.1:PORT\r\nHost: \r\n",
+    "GET /mcp HTTP/1.1\r\nHost:\r\nHost: localhost:PORT\r\nAccept: text/event-stream\r\n",
+    "DELETE /mcp HTTP/1.1\r\nHost:\r\nHost: localhost:PORT\r\n",
+    "POST /other HTTP/1.1\r\nHost: \r\nHost: 127.0.0.1:PORT\r\n",
+  };
+  g_autofree char *port = g_strdup_printf ("%u", f->port);
+  const char *body = "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"initialize\",\"params\":{}}";
+
+  for (guint i = 0; i < G_N_ELEMENTS (heads); i++)
+    {
+      g_autoptr(Raw) raw = raw_connect (f);
+      g_autoptr(GString) head_string = g_string_new (heads[i]);
+      const char *head = (g_string_replace (head_string, "PORT", port, 0), head_string->str);
+      g_autofree char *request =
+        g_strdup_printf ("%sContent-Type: application/json\r\nContent-Length: %zu\r\nConnection: close\r\n\r\n%s",
+                         head, strlen (body), body);
+
+      g_test_message ("%s", head);
+      g_assert_cmpuint (raw_status (f, raw, request), ==, 400);
+    }
+  for (guint i = 0; i < 2; i++)
+    {
+      g_autoptr(Raw) raw = raw_connect (f);
+      g_autofree char *request =
+        g_strdup_printf ("%s /mcp HTTP/1.1\r\nHost:%s\r\nContent-Type: application/json\r\n"
+                         "Content-Length: %zu\r\nConnection: close\r\n\r\n%s",
+                         i == 0 ? "POST" : "DELETE", i == 0 ? "" : " ", strlen (body), body);
+
+      g_assert_cmpuint (raw_status (f, raw, request), ==, 403);
+    }
+}
+
+/* Sessions are of the 2025 eras: a session's request that says
+ * 2026-07-28 (header or _meta) is 400; its other versions are served. */
+static void
+test_era_mismatch (Fixture       *f,
+                   gconstpointer  data)
+{
+  g_autofree char *id = initialize (f);
+  const char *ping = "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"ping\"}";
+  const char *modern_ping = "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"ping\",\"params\":{" MODERN_META "}}";
+  const char *methods[] = { "POST", "GET", "DELETE" };
+
+  for (guint i = 0; i < G_N_ELEMENTS (methods); i++)
+    {
+      gboolean post = g_str_equal (methods[i], "POST");
+      g_autoptr(Reply) reply = request_full (f, methods[i], id, post ? "application/json" : NULL,
+                                             post ? ping : NULL, post ? strlen (ping) : 0, NULL,
+                                             "MCP-Protocol-Version", "2026-07-28", NULL);
+
+      g_test_message ("%s", methods[i]);
+      assert_refused (reply, 400, -32600);
+    }
+  {
+    g_autoptr(Reply) reply = request_full (f, "POST", id, "application/json", modern_ping, strlen (modern_ping),
+                                           NULL, "MCP-Protocol-Version", "2025-11-25", NULL);
+    g_autoptr(JsonObject) body = NULL;
+
+    g_assert_cmpuint (reply->status, ==, 400);
+    body = reply_json (reply);
+    stw_test_assert_error (body, "1", -32600);
+  }
+  /* The session survived all that, and other versions are served in it. */
+  for (guint i = 0; i < 3; i++)
+    {
+      const char *versions[] = { "2025-03-26", "2025-06-18", "2025-11-25" };
+      g_autoptr(Reply) reply = request_full (f, "POST", id, "application/json", ping, strlen (ping), NULL,
+                                             "MCP-Protocol-Version", versions[i], NULL);
+
+      g_assert_cmpuint (reply->status, ==, 200);
+    }
+}
+
 static void
 test_token (Fixture       *f,
             gconstpointer  data)
@@ -1209,6 +1290,9 @@ test_body_limit (Fixture       *f,
   }
 }
 
+/* One client identity (here: the loopback address) holds at most a
+ * quarter of --http-max-sessions: past that its least recently used idle
+ * session ends, and one that is busy is never ended for room: 503. */
 static void
 test_session_cap (Fixture       *f,
                   gconstpointer  data)
@@ -1216,29 +1300,53 @@ test_session_cap (Fixture       *f,
   g_autofree char *a = NULL;
   g_autofree char *b = NULL;
   g_autofree char *c = NULL;
-  g_autoptr(Reply) refused = NULL;
-  g_autoptr(Reply) deleted = NULL;
+  g_autoptr(Reply) evicted = NULL;
+  g_autoptr(Reply) pending = NULL;
   g_autoptr(JsonObject) body = NULL;
+  g_autoptr(GCancellable) no_wait = g_cancellable_new ();
+  StwTool *never = stw_test_client_get_tool (f->client, "test_never");
+  const char *hang = "{\"jsonrpc\":\"2.0\",\"id\":\"n\",\"method\":\"tools/call\","
+                     "\"params\":{\"name\":\"test_never\",\"arguments\":{}}}";
   JsonObject *error;
 
-  _stw_mcp_http_set_max_sessions (f->http, 2);
+  _stw_mcp_http_set_max_sessions (f->http, 8);
   fixture_listen (f, "127.0.0.1:0");
   a = initialize (f);
   b = initialize (f);
-
-  refused = post (f, NULL, "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"initialize\",\"params\":{}}");
-  g_assert_cmpuint (refused->status, ==, 503);
-  g_assert_nonnull (reply_header (refused, "Retry-After"));
-  g_assert_null (reply_header (refused, "MCP-Session-Id"));
-  body = reply_json (refused);
-  error = stw_test_assert_error (body, "null", -32000);
-  g_assert_nonnull (strstr (json_object_get_string_member (error, "message"), "at most 2"));
   g_assert_cmpuint (_stw_mcp_http_get_n_sessions (f->http), ==, 2);
 
-  deleted = request_full (f, "DELETE", a, NULL, NULL, 0, NULL, NULL);
-  g_assert_cmpuint (deleted->status, ==, 200);
+  /* At the cap: the least recently used idle session (a) makes room. */
   c = initialize (f);
-  g_assert_cmpstr (c, !=, a);
+  g_assert_cmpuint (_stw_mcp_http_get_n_sessions (f->http), ==, 2);
+  evicted = post (f, a, "{\"jsonrpc\":\"2.0\",\"id\":3,\"method\":\"ping\"}");
+  assert_refused (evicted, 404, -32001);
+
+  /* Both busy (a call in flight each): nothing is ended, 503. */
+  pending = request_full (f, "POST", b, "application/json", hang, strlen (hang), no_wait,
+                          "MCP-Protocol-Version", "2025-11-25", NULL);
+  wait_calls (f, never, 1);
+  {
+    g_autoptr(Reply) other = request_full (f, "POST", c, "application/json", hang, strlen (hang), no_wait,
+                                           "MCP-Protocol-Version", "2025-11-25", NULL);
+    wait_calls (f, never, 2);
+    /* libsoup's client has two connections per host, both waiting: raw. */
+    g_autoptr(Raw) raw = raw_connect (f);
+    const char *init = "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"initialize\",\"params\":{}}";
+    g_autofree char *request =
+      g_strdup_printf ("POST /mcp HTTP/1.1\r\nHost: 127.0.0.1:%u\r\nContent-Type: application/json\r\n"
+                       "Content-Length: %zu\r\nConnection: close\r\n\r\n%s", f->port, strlen (init), init);
+
+    g_assert_cmpuint (raw_status (f, raw, request), ==, 503);
+    g_assert_nonnull (strstr (raw->received->str, "\r\nRetry-After: 5\r\n"));
+    g_assert_null (strstr (raw->received->str, "MCP-Session-Id"));
+    body = stw_test_json_object_from (strstr (raw->received->str, "\r\n\r\n") + 4);
+    error = stw_test_assert_error (body, "null", -32000);
+    g_assert_nonnull (strstr (json_object_get_string_member (error, "message"), "at most 2"));
+    g_assert_cmpuint (_stw_mcp_http_get_n_sessions (f->http), ==, 2);
+    g_cancellable_cancel (no_wait);
+    g_assert_true (wait_for (f, &other->done, STW_TEST_TIMEOUT_MS));
+    g_assert_true (wait_for (f, &pending->done, STW_TEST_TIMEOUT_MS));
+  }
 }
 
 static void
@@ -2397,6 +2505,8 @@ main (int   argc,
   ADD ("disconnect-does-not-cancel", test_disconnect_does_not_cancel, NULL);
   ADD ("origin", test_origin, NULL);
   ADD ("host", test_host, NULL);
+  ADD ("host-once", test_host_once, NULL);
+  ADD ("era-mismatch", test_era_mismatch, NULL);
   ADD ("token", test_token, "later");
   ADD ("non-loopback-needs-token", test_non_loopback_needs_token, "later");
   ADD ("body-limit", test_body_limit, "later");

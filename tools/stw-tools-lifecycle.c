@@ -299,6 +299,7 @@ on_discovered (GObject      *object,
   g_autoptr(JsonObject) payload = NULL;
   JsonObject *scanned;
   JsonArray *ports;
+  JsonArray *offered;
 
   targets = stw_session_manager_discover_finish (STW_SESSION_MANAGER (object), result, &error);
   if (targets == NULL)
@@ -314,8 +315,20 @@ on_discovered (GObject      *object,
   json_object_set_string_member (scanned, "host", discover->host);
   json_object_set_array_member (scanned, "ports", ports);
   json_object_set_int_member (scanned, "elapsed_ms", (g_get_monotonic_time () - discover->started_us) / 1000);
-  json_object_set_array_member (payload, "targets", json_array_ref (targets));
-  json_object_set_int_member (payload, "count", json_array_get_length (targets));
+  /* Another client's app is not offered (stw_invocation_may_reach()). */
+  offered = json_array_new ();
+  for (guint i = 0; i < json_array_get_length (targets); i++)
+    {
+      JsonObject *target = json_array_get_object_element (targets, i);
+      JsonNode *pid_node = json_object_get_member (target, "pid");
+      GPid pid = pid_node != NULL && JSON_NODE_HOLDS_VALUE (pid_node) ? (GPid) json_node_get_int (pid_node) : 0;
+      guint port = (guint) json_object_get_int_member_with_default (target, "port", 0);
+
+      if (stw_invocation_may_reach (discover->invocation, pid, port))
+        json_array_add_object_element (offered, json_object_ref (target));
+    }
+  json_object_set_array_member (payload, "targets", offered);
+  json_object_set_int_member (payload, "count", json_array_get_length (offered));
   json_object_set_object_member (payload, "scanned", scanned);
   stw_invocation_return_value (discover->invocation, payload);
 }

@@ -15,6 +15,8 @@
 
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
+import http from 'node:http';
+import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { test as nodeTest } from 'node:test';
@@ -31,6 +33,8 @@ import {
   ok,
   pngSize,
   processAlive,
+  scanProcesses,
+  sleep,
   startHttpServer,
   survivors,
   waitUntil,
@@ -183,6 +187,253 @@ test('the demo app over HTTP: launch, screenshot, stop; apps belong to their MCP
     await other.client.close();
     const { code } = await server.stop();
     assert.equal(code, 0, server.stderr());
+  });
+
+/** The loopback TCP ports the processes of group `pgid` listen on, each with its process. */
+function listeningPorts (pgid) {
+  const inodes = new Map();
+  for (const table of ['/proc/net/tcp', '/proc/net/tcp6']) {
+    for (const line of fs.readFileSync(table, 'utf8').split('\n').slice(1)) {
+      const fields = line.trim().split(/\s+/);
+      if (fields.length < 10 || fields[3] !== '0A') continue;
+      inodes.set(`socket:[${fields[9]}]`, parseInt(fields[1].split(':')[1], 16));
+    }
+  }
+  const found = [];
+  for (const p of scanProcesses().filter((x) => x.pgrp === pgid)) {
+    let fds = [];
+    try {
+      fds = fs.readdirSync(`/proc/${p.pid}/fd`);
+    } catch {
+      continue;
+    }
+    for (const fd of fds) {
+      let target;
+      try {
+        target = fs.readlinkSync(`/proc/${p.pid}/fd/${fd}`);
+      } catch {
+        continue;
+      }
+      if (inodes.has(target) && !found.some((x) => x.port === inodes.get(target))) {
+        found.push({ port: inodes.get(target), pid: p.pid });
+      }
+    }
+  }
+  return found;
+}
+
+test('another MCP client cannot reach an app by its endpoint or pid: discover, attach, inject, stop',
+  { skip: skip || appSkip }, async (t) => {
+    const server = await startHttpServer(t);
+    const owner = await connect(server);
+    const other = await connect(server);
+    const launch = ok(await owner.call('electron_launch', launchArgs(DEMO_APP)), 'electron_launch');
+
+    // Everything the app listens on (DevTools, the main process's inspector),
+    // and every process of its group (the main process, the browser, renderers).
+    const ports = listeningPorts(launch.pid);
+    const processes = scanProcesses().filter((p) => p.pgrp === launch.pid && p.state !== 'Z');
+    let devtools = null;
+    for (const { port, pid } of ports) {
+      try {
+        const version = await (await fetch(`http://127.0.0.1:${port}/json/version`)).json();
+        if (version.webSocketDebuggerUrl?.includes('/devtools/browser/')) {
+          devtools = { port, pid, wsUrl: version.webSocketDebuggerUrl };
+        }
+      } catch {
+        // Not an HTTP endpoint.
+      }
+    }
+    assert.ok(devtools, `the app's DevTools endpoint is among ${JSON.stringify(ports)}`);
+    assert.ok(processes.length >= 3, 'main, browser and a renderer at least');
+
+    // Discovery does not offer it; the owner's does.
+    const offered = ok(await other.call('electron_discover_running', { ports: ports.map((x) => x.port) }));
+    assert.deepEqual(offered.targets, [], 'nothing of the other client\'s app is offered');
+    const own = ok(await owner.call('electron_discover_running', { ports: [devtools.port] }));
+    assert.equal(own.count, 1, 'the owner discovers its own app');
+
+    // No way in by port, endpoint, pid or any process of the app: the plain
+    // refusal a foreign id gets, with nothing about the owner.
+    const attempts = [
+      ['electron_attach', { port: devtools.port }],
+      ['electron_attach', { cdpUrl: devtools.wsUrl }],
+      ['electron_attach', { port: devtools.port, pid: devtools.pid, allowMultiple: true }],
+      ['electron_attach', { cdpUrl: devtools.wsUrl, pid: launch.pid, allowMultiple: true }],
+      ...ports.map(({ port }) => ['electron_attach', { port, allowMultiple: true }]),
+      ...processes.map(({ pid }) => ['electron_inject', { pid }]),
+    ];
+    for (const [name, args] of attempts) {
+      const refused = failsWith(await other.call(name, args), 'NOT_RUNNING', `${name} ${JSON.stringify(args)}`);
+      assert.equal(refused.details, undefined, 'no details');
+      assert.doesNotMatch(JSON.stringify(refused), new RegExp(launch.session_id), 'the owner\'s id is not named');
+    }
+    // With nothing attached, the other client has nothing to stop or kill.
+    failsWith(await other.call('electron_stop', {}), 'NOT_RUNNING');
+    failsWith(await other.call('electron_force_kill', {}), 'NOT_RUNNING');
+
+    // The owner's app is untouched and still its own.
+    assert.ok(processAlive(launch.pid), 'the app still runs');
+    assert.equal(ok(await owner.call('electron_info', {})).session_id, launch.session_id);
+    assert.equal(ok(await other.call('electron_status', {})).active_sessions, 1, 'only the owner\'s app is live');
+
+    ok(await owner.call('electron_stop', {}), 'electron_stop');
+    await owner.client.close();
+    await other.client.close();
+    const { code } = await server.stop();
+    assert.equal(code, 0, server.stderr());
+  });
+
+/** The CPU time (user + system, in seconds) process `pid` has used. */
+function cpuSeconds (pid) {
+  const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  return (Number(fields[11]) + Number(fields[12])) / 100;  // USER_HZ is 100 on Linux
+}
+
+/** A raw connection that sent `text` and then nothing; `closed` resolves when the server ends it. */
+function halfSent (port, text) {
+  const socket = net.connect(port, '127.0.0.1');
+  socket.on('error', () => {});
+  socket.setNoDelay(true);
+  socket.write(text);
+  const closed = new Promise((resolve) => socket.once('close', resolve));
+  return { socket, closed };
+}
+
+async function initializeRaw (url, timeoutMs) {
+  const response = await fetch(url, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+    body: JSON.stringify({
+      jsonrpc: '2.0', id: 1, method: 'initialize',
+      params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'good', version: '1' } },
+    }),
+    signal: AbortSignal.timeout(timeoutMs),
+  });
+  await response.arrayBuffer();
+  return response;
+}
+
+test('half-sent requests under a 256-descriptor limit: others are served, no spin, no flood, timed out',
+  { timeout: 60000 }, async (t) => {
+    const server = await startHttpServer(t, [], { nofile: 256 });
+    const port = Number(new URL(server.url).port);
+    const head = `POST /mcp HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nContent-Type: application/json\r\nContent-Le`;
+    const attackers = [];
+    t.after(() => attackers.forEach((a) => a.socket.destroy()));
+    const stderrBefore = server.stderr().length;
+
+    for (let i = 0; i < 300; i++) attackers.push(halfSent(port, head));
+    await sleep(1000);
+    const cpuBefore = cpuSeconds(server.pid);
+
+    // A good client is served at once, well within the header timeout (10 s).
+    const started = Date.now();
+    const good = await initializeRaw(server.url, 8000);
+    assert.equal(good.status, 200);
+    assert.ok(good.headers.get('mcp-session-id'), 'a session');
+    const served = Date.now() - started;
+    assert.ok(served < 8000, `served in ${served} ms`);
+
+    // Still under attack: the server does not spin, nor floods its stderr.
+    for (let i = 0; i < 100; i++) attackers.push(halfSent(port, head));
+    await sleep(2000);
+    const cpu = cpuSeconds(server.pid) - cpuBefore;
+    assert.ok(cpu < 1.0, `the server used ${cpu.toFixed(2)} s of CPU in about 2 s`);
+    const logged = server.stderr().length - stderrBefore;
+    assert.ok(logged < 4096, `stderr grew by ${logged} bytes`);
+    assert.ok(!server.died(), server.health());
+
+    // A half-sent request is closed once its header time is up.
+    const lone = halfSent(port, head);
+    const closedIn = await Promise.race([lone.closed.then(() => 'closed'), sleep(15000).then(() => 'open')]);
+    assert.equal(closedIn, 'closed', 'the half-sent request was timed out');
+    assert.equal((await initializeRaw(server.url, 8000)).status, 200);
+  });
+
+/** initialize over a connection from `localAddress` (any 127/8 address is this host). */
+function initializeFrom (url, localAddress) {
+  const body = JSON.stringify({
+    jsonrpc: '2.0', id: 1, method: 'initialize',
+    params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'other', version: '1' } },
+  });
+  const target = new URL(url);
+  return new Promise((resolve, reject) => {
+    const request = http.request({
+      host: '127.0.0.1', port: target.port, path: target.pathname, method: 'POST', localAddress,
+      headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream',
+                 'content-length': Buffer.byteLength(body) },
+      timeout: 10000,
+    }, (response) => {
+      response.resume();
+      response.on('end', () => resolve(response));
+    });
+    request.on('timeout', () => request.destroy(new Error('timed out')));
+    request.on('error', reject);
+    request.end(body);
+  });
+}
+
+test('one address cannot take every session: 70 initialize, the app owner and another address still served',
+  { skip: skip || appSkip }, async (t) => {
+    const server = await startHttpServer(t);
+    const owner = await connect(server);
+    const launch = ok(await owner.call('electron_launch', launchArgs(DEMO_APP)), 'electron_launch');
+
+    const flood = [];
+    t.after(() => Promise.all(flood.map((c) => c.client.close().catch(() => {}))));
+    for (let i = 0; i < 70; i++) flood.push(await connect(server));
+
+    // The session that owns an app was never ended to make room.
+    assert.equal(ok(await owner.call('electron_info', {})).session_id, launch.session_id);
+    assert.ok(processAlive(launch.pid));
+    // The newest of the flood work; the oldest were ended (404 on their next call).
+    await flood[69].client.ping();
+    await assert.rejects(flood[0].client.ping(), /404|Session not found/);
+    // Another client address is served.
+    const other = await initializeFrom(server.url, '127.0.0.2');
+    assert.equal(other.statusCode, 200);
+
+    ok(await owner.call('electron_stop', {}), 'electron_stop');
+    await owner.client.close();
+  });
+
+test('a client whose sessions all drive apps gets 503 with Retry-After, and no session is ended',
+  { skip: skip || appSkip }, async (t) => {
+    // A quarter of 8: two sessions per client.
+    const server = await startHttpServer(t, ['--http-max-sessions', '8']);
+    const a = await connect(server);
+    const b = await connect(server);
+    const appA = ok(await a.call('electron_launch', launchArgs(DEMO_APP)), 'launch from a');
+    const appB = ok(await b.call('electron_launch', launchArgs(DEMO_APP, { allowMultiple: true })), 'launch from b');
+
+    const refused = await fetch(server.url, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+      body: JSON.stringify({
+        jsonrpc: '2.0', id: 1, method: 'initialize',
+        params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'c', version: '1' } },
+      }),
+    });
+    assert.equal(refused.status, 503);
+    assert.equal(refused.headers.get('retry-after'), '5');
+    assert.equal(refused.headers.get('mcp-session-id'), null);
+    assert.match((await refused.json()).error.message, /at most 2/);
+
+    // Both apps and sessions are untouched.
+    assert.equal(ok(await a.call('electron_info', {})).session_id, appA.session_id);
+    assert.equal(ok(await b.call('electron_info', {})).session_id, appB.session_id);
+    assert.ok(processAlive(appA.pid) && processAlive(appB.pid));
+
+    // Once one stops its app, its session may make room again.
+    ok(await b.call('electron_stop', {}), 'stop b');
+    const c = await connect(server);
+    await c.client.ping();
+    await assert.rejects(b.client.ping(), /404|Session not found/);
+    ok(await a.call('electron_stop', {}), 'stop a');
+    await a.client.close();
+    await c.client.close();
   });
 
 test('--share-apps: another MCP session may drive the app', { skip: skip || appSkip }, async (t) => {

@@ -327,8 +327,12 @@ export function median (values) {
  * `{ code, signal, died }`, `died` being that description when the server
  * was gone before it was asked to stop.
  */
-export async function startHttpServer (t, extraArgs = []) {
-  const child = spawn(BIN, ['--http', '127.0.0.1:0', ...extraArgs], { stdio: ['ignore', 'ignore', 'pipe'] });
+export async function startHttpServer (t, extraArgs = [], { nofile } = {}) {
+  // With `nofile`, under that descriptor limit (prlimit execs the server: same pid).
+  const argv = [BIN, '--http', '127.0.0.1:0', ...extraArgs];
+  const child = nofile
+    ? spawn('prlimit', [`--nofile=${nofile}`, '--', ...argv], { stdio: ['ignore', 'ignore', 'pipe'] })
+    : spawn(argv[0], argv.slice(1), { stdio: ['ignore', 'ignore', 'pipe'] });
   const pid = child.pid;
   let stderr = '';
   let exit = null;
