@@ -2618,18 +2618,32 @@ stw_session_dup_capabilities (StwSession *self)
 
 /* --- info ---------------------------------------------------------------- */
 
+/* Every field is read on its own: an app without one of these methods (a
+ * stub, an old Electron, a patched app) answers null for that field and
+ * a note saying why, never a failure of the whole call. */
 static const char info_expression[] =
   "(() => {"
   /* A plain Node process (injected) has no electron module: app is null. */
   " let app = null;"
   " try { app = require('electron').app; } catch (e) {}"
-  " if (!app || typeof app.getName !== 'function') app = null;"
-  " const v = process.versions;"
-  " const path = (n) => { try { return app.getPath(n); } catch (e) { return null; } };"
+  " if (!app || (typeof app !== 'object' && typeof app !== 'function')) app = null;"
+  " const notes = {};"
+  " const why = (e) => { try { return String(e && e.message !== undefined ? e.message : e).slice(0, 200); }"
+  "                      catch (f) { return 'an exception'; } };"
+  " const read = (key, f) => { try { const v = f(); return v === undefined ? null : v; }"
+  "                            catch (e) { notes[key] = why(e); return null; } };"
+  " const call = (key, name, ...args) => read(key, () => {"
+  "   if (typeof app[name] !== 'function') throw new Error('app.' + name + ' is not a function');"
+  "   return app[name](...args); });"
+  " const v = read('versions', () => process.versions) || {};"
+  " const version = (n) => read('versions.' + n, () => v[n] || null);"
   " return {"
-  "  versions: { electron: v.electron || null, node: v.node || null, chrome: v.chrome || null, v8: v.v8 || null },"
-  "  app: app && { name: app.getName(), version: app.getVersion(), path: app.getAppPath(),"
-  "         exe_path: process.execPath, user_data_path: path('userData'), packaged: !!app.isPackaged }"
+  "  versions: { electron: version('electron'), node: version('node'), chrome: version('chrome'), v8: version('v8') },"
+  "  app: app && { name: call('app.name', 'getName'), version: call('app.version', 'getVersion'),"
+  "         path: call('app.path', 'getAppPath'), exe_path: read('app.exe_path', () => process.execPath),"
+  "         user_data_path: call('app.user_data_path', 'getPath', 'userData'),"
+  "         packaged: !!read('app.packaged', () => app.isPackaged) },"
+  "  notes"
   " };"
   "})()";
 
@@ -2683,6 +2697,7 @@ on_main_info (GObject      *object,
   JsonObject *info = g_task_get_task_data (task);
   g_autoptr(JsonNode) value = NULL;
   g_autoptr(GError) error = NULL;
+  JsonObject *notes;
 
   value = stw_session_evaluate_main_finish (self, result, &error);
   if (value == NULL)
@@ -2697,6 +2712,9 @@ on_main_info (GObject      *object,
         json_object_set_member (info, "versions", json_node_copy (json_object_get_member (object_value, "versions")));
       if (json_object_has_member (object_value, "app"))
         json_object_set_member (info, "app", json_node_copy (json_object_get_member (object_value, "app")));
+      notes = stw_json_get_object (object_value, "notes");
+      if (notes != NULL && json_object_get_size (notes) > 0)
+        json_object_set_object_member (info, "notes", json_object_ref (notes));
     }
 
   if (self->browser != NULL)
@@ -2719,7 +2737,10 @@ on_main_info (GObject      *object,
  * Asks the app itself: versions (Electron, Node, Chromium, V8) and the
  * app's name, version and paths from its main process; for plain Chromium
  * the browser's versions only, and for a plain Node process (injected) its
- * own versions only (`app` is null in both).
+ * own versions only (`app` is null in both). Each field is read on its
+ * own: one the app cannot give (a missing or throwing `app` method) is
+ * null, and `notes` (present only then) says why, by field name
+ * (`"app.path"`).
  *
  * Since: 1.0
  */
