@@ -1127,6 +1127,8 @@ typedef struct
   gulong        caller_handler;
   GSource      *deadline;
   gboolean      timed_out;
+  char         *object_id;        /* the value, while it is read by value */
+  char         *description;      /* its string form, the inspector's */
 } Run;
 
 static void
@@ -1147,6 +1149,8 @@ run_free (Run *run)
   g_free (run->cdp_session_id);
   g_free (run->expression);
   g_free (run->bracketed);
+  g_free (run->object_id);
+  g_free (run->description);
   g_free (run);
 }
 
@@ -1185,27 +1189,170 @@ exception_first_line (JsonObject *reply)
   return g_steal_pointer (&line);
 }
 
-/* The value the wrapper returned: {json: text} or {text, serialized}. */
+/* @value (taken), or @text as a string marked `serialized` when @value
+ * is NULL. */
 static void
-run_return_value (GTask      *task,
-                  JsonNode   *wrapped)
+run_return (GTask      *task,
+            JsonNode   *value,
+            const char *text)
 {
-  JsonObject *object = wrapped && JSON_NODE_HOLDS_OBJECT (wrapped) ? json_node_get_object (wrapped) : NULL;
-  const char *json = stw_json_get_string (object, "json");
-  const char *text = stw_json_get_string (object, "text");
-  g_autoptr(JsonNode) value = NULL;
   g_autoptr(JsonObject) result = json_object_new ();
 
-  if (json != NULL)
-    value = json_from_string (json, NULL);
   if (value == NULL)
     {
       value = json_node_new (JSON_NODE_VALUE);
       json_node_set_string (value, text ? text : "undefined");
       json_object_set_boolean_member (result, "serialized", TRUE);
     }
-  json_object_set_member (result, "value", g_steal_pointer (&value));
+  json_object_set_member (result, "value", value);
   g_task_return_pointer (task, g_steal_pointer (&result), (GDestroyNotify) json_object_unref);
+}
+
+/* What the isolated-world wrapper returned: {json: text} or {text}. The
+ * text is the agent's code's doing: parsed with the bounds of any peer's
+ * JSON, and a string when it does not parse within them. */
+static void
+run_return_wrapped (GTask    *task,
+                    JsonNode *wrapped)
+{
+  JsonObject *object = wrapped && JSON_NODE_HOLDS_OBJECT (wrapped) ? json_node_get_object (wrapped) : NULL;
+  const char *json = stw_json_get_string (object, "json");
+  const char *text = stw_json_get_string (object, "text");
+
+  run_return (task, json ? stw_json_parse (json, -1, NULL) : NULL, json ? json : text);
+}
+
+static void run_return_error (GTask  *task,
+                              GError *error);
+
+static void
+run_release (Run *run)
+{
+  g_autoptr(JsonObject) params = NULL;
+
+  if (run->object_id == NULL)
+    return;
+  params = json_object_new ();
+  json_object_set_string_member (params, "objectId", run->object_id);
+  stw_transport_send_notification (run->transport, "Runtime.releaseObject", params, run->cdp_session_id);
+  g_clear_pointer (&run->object_id, g_free);
+}
+
+static void
+on_run_read (GObject      *object,
+             GAsyncResult *result,
+             gpointer      user_data)
+{
+  g_autoptr(GTask) task = user_data;
+  Run *run = g_task_get_task_data (task);
+  g_autoptr(JsonObject) reply = NULL;
+  g_autoptr(GError) error = NULL;
+  JsonObject *remote;
+  JsonNode *value;
+
+  reply = stw_transport_call_finish (STW_TRANSPORT (object), result, &error);
+  run_release (run);
+  if (g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
+    {
+      run_return_error (task, g_steal_pointer (&error));
+      return;
+    }
+  remote = reply != NULL && !json_object_has_member (reply, "exceptionDetails")
+           ? stw_json_get_object (reply, "result") : NULL;
+  value = remote ? json_object_get_member (remote, "value") : NULL;
+  /* A cycle, a value too deep or too big: its string form. */
+  if (value == NULL)
+    g_debug ("The eval value is not JSON: %s", error ? error->message : "an exception");
+  run_return (task, value ? json_node_copy (value) : NULL, run->description);
+}
+
+/* An object read by value: by the inspector's own serializer (V8's),
+ * which no toJSON, JSON or prototype of the target's can steer. A cycle
+ * or a value past the inspector's depth fails the call at once; one
+ * deeper or bigger than a peer's JSON may be is dropped by the transport,
+ * and RUN_READ_MAX_MS bounds the wait for it. Either way: its string
+ * form. */
+#define RUN_READ_FUNCTION "function () { return this; }"
+#define RUN_READ_MAX_MS 10000
+
+/* The value, from the RemoteObject of the target's own evaluation: a
+ * primitive is there already; an object is read by value in a second
+ * call. Whatever the target did to its JSON, nothing it wrote is parsed
+ * here but through the transport's bounded reader. */
+static void
+run_return_remote (GTask      *task,
+                   JsonObject *remote)
+{
+  Run *run = g_task_get_task_data (task);
+  const char *type = stw_json_get_string (remote, "type");
+  const char *subtype = stw_json_get_string (remote, "subtype");
+  const char *unserializable = stw_json_get_string (remote, "unserializableValue");
+  const char *description = stw_json_get_string (remote, "description");
+  const char *object_id = stw_json_get_string (remote, "objectId");
+  JsonNode *value = remote ? json_object_get_member (remote, "value") : NULL;
+  g_autoptr(JsonObject) params = NULL;
+  g_autoptr(JsonNode) node = NULL;
+  gint64 elapsed_ms;
+
+  if (g_strcmp0 (type, "undefined") == 0 || type == NULL)
+    {
+      run_return (task, NULL, "undefined");
+      return;
+    }
+  if (g_strcmp0 (type, "bigint") == 0)
+    {
+      /* Its decimal digits, as String() writes them: no `n`. */
+      g_autofree char *digits = g_strdup (unserializable ? unserializable : description ? description : "");
+
+      if (g_str_has_suffix (digits, "n"))
+        digits[strlen (digits) - 1] = '\0';
+      run_return (task, NULL, digits);
+      return;
+    }
+  if (g_strcmp0 (type, "number") == 0 && value == NULL)
+    {
+      /* NaN and the infinities are null in JSON; -0 is 0. */
+      node = json_node_new (JSON_NODE_NULL);
+      if (g_strcmp0 (unserializable, "-0") == 0)
+        json_node_init_int (node, 0);
+      run_return (task, g_steal_pointer (&node), NULL);
+      return;
+    }
+  if (g_strcmp0 (type, "object") != 0 || g_strcmp0 (subtype, "null") == 0 || object_id == NULL)
+    {
+      /* A string, number, boolean or null is the value; a function or a
+       * symbol has its string form. */
+      if (value != NULL && g_strcmp0 (type, "function") != 0 && g_strcmp0 (type, "symbol") != 0)
+        run_return (task, json_node_copy (value), NULL);
+      else
+        run_return (task, NULL, description ? description : type);
+      if (object_id != NULL)
+        {
+          run->object_id = g_strdup (object_id);
+          run_release (run);
+        }
+      return;
+    }
+
+  run->object_id = g_strdup (object_id);
+  run->description = g_strdup (description ? description : "Object");
+  if (g_strcmp0 (subtype, "date") == 0 || g_strcmp0 (subtype, "regexp") == 0 || g_strcmp0 (subtype, "node") == 0)
+    {
+      /* What String() writes, where JSON would say {} or a page's toJSON. */
+      run_release (run);
+      run_return (task, NULL, run->description);
+      return;
+    }
+  params = json_object_new ();
+  json_object_set_string_member (params, "objectId", object_id);
+  json_object_set_string_member (params, "functionDeclaration", RUN_READ_FUNCTION);
+  json_object_set_boolean_member (params, "returnByValue", TRUE);
+  json_object_set_boolean_member (params, "silent", TRUE);
+  elapsed_ms = run->started_us > 0 ? (g_get_monotonic_time () - run->started_us) / 1000 : 0;
+  stw_transport_call_async (run->transport, "Runtime.callFunctionOn", params, run->cdp_session_id,
+                            CLAMP ((gint64) run->timeout_ms + 500 - elapsed_ms, 1000, RUN_READ_MAX_MS),
+                            g_task_get_cancellable (task),
+                            on_run_read, g_object_ref (task));
 }
 
 static void
@@ -1259,7 +1406,7 @@ on_run_isolated (GObject      *object,
       run_return_error (task, error);
       return;
     }
-  run_return_value (task, wrapped);
+  run_return_wrapped (task, wrapped);
 }
 
 static void
@@ -1286,7 +1433,7 @@ on_run_evaluated (GObject      *object,
       return;
     }
   remote = object_member (reply, "result");
-  run_return_value (task, remote ? json_object_get_member (remote, "value") : NULL);
+  run_return_remote (task, remote);
 }
 
 static void run_compile (GTask      *task,
@@ -1379,6 +1526,8 @@ run_evaluate (GTask *task)
       return;
     }
   params = evaluate_params (run->expression, run->command_line_api);
+  /* By reference: the value is read in run_return_remote(). */
+  json_object_set_boolean_member (params, "returnByValue", FALSE);
   /* The target stops synchronous code at the budget; our own, a little
    * longer, covers a promise that never settles. */
   json_object_set_int_member (params, "timeout", run->timeout_ms);
@@ -1387,15 +1536,20 @@ run_evaluate (GTask *task)
                             run->timeout_ms + 500, g_task_get_cancellable (task), on_run_evaluated, task);
 }
 
-/* The expression that runs: @head applied to the body as an async
- * function, its value returned as JSON text, or as a string with
- * `serialized` when JSON cannot say it (undefined, bigint, functions,
- * cycles). */
+/* The expression that runs: @arguments applied to the body as an async
+ * function. Its value is read by the inspector (run_return_remote()),
+ * never by the target's own JSON, which the target may have replaced.
+ * In the isolated world (@wrapped), which is ours, the wrapper returns
+ * the value as JSON text, or as a string when JSON cannot say it
+ * (undefined, bigint, functions, cycles). */
 static char *
 run_expression (const char *code,
                 const char *parameters,
-                const char *arguments)
+                const char *arguments,
+                gboolean    wrapped)
 {
+  if (!wrapped)
+    return g_strdup_printf ("(async (%s) => {\n%s\n})(%s)", parameters, code, arguments);
   return g_strdup_printf ("(async () => {"
                           " const __stw_value = await (async (%s) => {\n%s\n})(%s);"
                           " let __stw_json;"
@@ -1601,7 +1755,7 @@ stw_session_run_main_async (StwSession          *self,
    * Node process (injected) has no electron module: null. */
   head = g_strdup_printf ("(() => { try { return require('electron'); } catch (e) { return null; } })(), %s",
                           arguments);
-  run->expression = run_expression (code, "electron, arg", head);
+  run->expression = run_expression (code, "electron, arg", head, FALSE);
   run_start (g_steal_pointer (&task), run, "electron, arg", code);
 }
 
@@ -1737,7 +1891,7 @@ stw_session_run_renderer_async (StwSession          *self,
     run->isolated = g_object_ref (surface);
   run->timeout_ms = timeout_ms ? timeout_ms : RUN_DEFAULT_TIMEOUT_MS;
   arguments = run_arguments_json (arg);
-  run->expression = run_expression (code, "arg", arguments);
+  run->expression = run_expression (code, "arg", arguments, run->isolated != NULL);
   run_start (g_steal_pointer (&task), run, "arg", code);
 }
 
@@ -2541,18 +2695,32 @@ stw_session_dup_capabilities (StwSession *self)
 
 /* --- info ---------------------------------------------------------------- */
 
+/* Every field is read on its own: an app without one of these methods (a
+ * stub, an old Electron, a patched app) answers null for that field and
+ * a note saying why, never a failure of the whole call. */
 static const char info_expression[] =
   "(() => {"
   /* A plain Node process (injected) has no electron module: app is null. */
   " let app = null;"
   " try { app = require('electron').app; } catch (e) {}"
-  " if (!app || typeof app.getName !== 'function') app = null;"
-  " const v = process.versions;"
-  " const path = (n) => { try { return app.getPath(n); } catch (e) { return null; } };"
+  " if (!app || (typeof app !== 'object' && typeof app !== 'function')) app = null;"
+  " const notes = {};"
+  " const why = (e) => { try { return String(e && e.message !== undefined ? e.message : e).slice(0, 200); }"
+  "                      catch (f) { return 'an exception'; } };"
+  " const read = (key, f) => { try { const v = f(); return v === undefined ? null : v; }"
+  "                            catch (e) { notes[key] = why(e); return null; } };"
+  " const call = (key, name, ...args) => read(key, () => {"
+  "   if (typeof app[name] !== 'function') throw new Error('app.' + name + ' is not a function');"
+  "   return app[name](...args); });"
+  " const v = read('versions', () => process.versions) || {};"
+  " const version = (n) => read('versions.' + n, () => v[n] || null);"
   " return {"
-  "  versions: { electron: v.electron || null, node: v.node || null, chrome: v.chrome || null, v8: v.v8 || null },"
-  "  app: app && { name: app.getName(), version: app.getVersion(), path: app.getAppPath(),"
-  "         exe_path: process.execPath, user_data_path: path('userData'), packaged: !!app.isPackaged }"
+  "  versions: { electron: version('electron'), node: version('node'), chrome: version('chrome'), v8: version('v8') },"
+  "  app: app && { name: call('app.name', 'getName'), version: call('app.version', 'getVersion'),"
+  "         path: call('app.path', 'getAppPath'), exe_path: read('app.exe_path', () => process.execPath),"
+  "         user_data_path: call('app.user_data_path', 'getPath', 'userData'),"
+  "         packaged: !!read('app.packaged', () => app.isPackaged) },"
+  "  notes"
   " };"
   "})()";
 
@@ -2606,6 +2774,7 @@ on_main_info (GObject      *object,
   JsonObject *info = g_task_get_task_data (task);
   g_autoptr(JsonNode) value = NULL;
   g_autoptr(GError) error = NULL;
+  JsonObject *notes;
 
   value = stw_session_evaluate_main_finish (self, result, &error);
   if (value == NULL)
@@ -2620,6 +2789,9 @@ on_main_info (GObject      *object,
         json_object_set_member (info, "versions", json_node_copy (json_object_get_member (object_value, "versions")));
       if (json_object_has_member (object_value, "app"))
         json_object_set_member (info, "app", json_node_copy (json_object_get_member (object_value, "app")));
+      notes = stw_json_get_object (object_value, "notes");
+      if (notes != NULL && json_object_get_size (notes) > 0)
+        json_object_set_object_member (info, "notes", json_object_ref (notes));
     }
 
   if (self->browser != NULL)
@@ -2642,7 +2814,10 @@ on_main_info (GObject      *object,
  * Asks the app itself: versions (Electron, Node, Chromium, V8) and the
  * app's name, version and paths from its main process; for plain Chromium
  * the browser's versions only, and for a plain Node process (injected) its
- * own versions only (`app` is null in both).
+ * own versions only (`app` is null in both). Each field is read on its
+ * own: one the app cannot give (a missing or throwing `app` method) is
+ * null, and `notes` (present only then) says why, by field name
+ * (`"app.path"`).
  *
  * Since: 1.0
  */
@@ -2681,7 +2856,7 @@ stw_session_get_info_async (StwSession          *self,
  * Finishes an operation started with
  * [method@Stagewright.Session.get_info_async].
  *
- * Returns: (transfer full): `{versions, app, protocol_version}`
+ * Returns: (transfer full): `{versions, app, protocol_version, notes?}`
  *
  * Since: 1.0
  */

@@ -83,6 +83,18 @@ def run_renderer_blocking_and_async():
     assert to_python(value) == 'object!'
     expect_error('EVAL_SYNTAX_ERROR', session.run_renderer_sync, '}); (async () => {', None, 0, None)
 
+    # A page whose JSON writes 100,000 brackets, then one that forges:
+    # the value is the inspector's reading, never the page's text.
+    for patch in ("globalThis.savedStringify = JSON.stringify;"
+                  " JSON.stringify = () => '['.repeat(100000) + ']'.repeat(100000); return 1;",
+                  "JSON.stringify = () => '{\"forged\":true}'; return 1;"):
+        session.run_renderer_sync(patch, None, 0, None)
+        value, serialized = session.run_renderer_sync('return 6 * 7;', None, 0, None)
+        assert to_python(value) == 42 and not serialized, to_python(value)
+        value, _ = session.run_renderer_sync('return {a: [1, "two"]};', None, 0, None)
+        assert to_python(value) == {'a': [1, 'two']}, to_python(value)
+    session.run_renderer_sync('JSON.stringify = globalThis.savedStringify;', None, 0, None)
+
 
 @test
 def window_states_blocking_and_async():

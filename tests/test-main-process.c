@@ -169,6 +169,29 @@ test_run_main (void)
   g_assert_true (serialized);
   g_assert_cmpstr (json_node_get_string (undefined), ==, "undefined");
 
+  /* A main process whose JSON writes 100,000 brackets, or forges: the
+   * value is read by the inspector, never parsed from what it wrote. */
+  for (guint i = 0; i < 2; i++)
+    {
+      g_autoptr(JsonNode) patched = NULL;
+      g_autoptr(JsonNode) answer = NULL;
+      const char *patch = i == 0 ? "globalThis.savedStringify = JSON.stringify;"
+                                   " JSON.stringify = () => '['.repeat(100000) + ']'.repeat(100000); return 1;"
+                                 : "JSON.stringify = () => '{\"forged\":true}'; return 1;";
+
+      patched = stw_session_run_main_sync (app.session, patch, NULL, 0, NULL, NULL, &error);
+      g_assert_no_error (error);
+      answer = stw_session_run_main_sync (app.session, "return 6 * 7;", NULL, 0, &serialized, NULL, &error);
+      g_assert_no_error (error);
+      g_assert_false (serialized);
+      g_assert_cmpint (json_node_get_int (answer), ==, 42);
+    }
+  /* The app (the stand-in's own CDP client too) needs its JSON back. */
+  g_clear_pointer (&undefined, json_node_unref);
+  undefined = stw_session_run_main_sync (app.session, "JSON.stringify = globalThis.savedStringify;", NULL, 0, NULL,
+                                         NULL, &error);
+  g_assert_no_error (error);
+
   g_assert_null (stw_session_run_main_sync (app.session, "return (;", NULL, 0, NULL, NULL, &error));
   g_assert_error (error, STW_ERROR, STW_ERROR_EVAL_SYNTAX_ERROR);
   g_clear_error (&error);

@@ -240,6 +240,7 @@ on_info (GObject      *object,
   g_autoptr(JsonObject) info = NULL;
   g_autoptr(GError) error = NULL;
   JsonObject *signature;
+  JsonObject *capabilities;
 
   info = stw_session_get_info_finish (session, result, &error);
   if (info == NULL)
@@ -253,7 +254,28 @@ on_info (GObject      *object,
   /* Code signatures are a macOS notion; Linux packages are signed by their repository. */
   json_object_set_string_member (signature, "status", "unsupported");
   json_object_set_object_member (info, "signature", signature);
-  json_object_set_object_member (info, "capabilities", stw_session_dup_capabilities (session));
+  capabilities = stw_session_dup_capabilities (session);
+  /* What the app could not tell goes with the other notes on what this
+   * session can and cannot do. */
+  if (json_object_has_member (info, "notes") && JSON_NODE_HOLDS_OBJECT (json_object_get_member (info, "notes")))
+    {
+      JsonObject *missing = json_object_get_object_member (info, "notes");
+      g_autoptr(GList) fields = json_object_get_members (missing);
+      JsonObject *notes = NULL;
+
+      if (json_object_has_member (capabilities, "notes") &&
+          JSON_NODE_HOLDS_OBJECT (json_object_get_member (capabilities, "notes")))
+        notes = json_object_get_object_member (capabilities, "notes");
+      else
+        {
+          notes = json_object_new ();
+          json_object_set_object_member (capabilities, "notes", notes);
+        }
+      for (const GList *l = fields; l != NULL; l = l->next)
+        json_object_set_member (notes, l->data, json_object_dup_member (missing, l->data));
+      json_object_remove_member (info, "notes");
+    }
+  json_object_set_object_member (info, "capabilities", capabilities);
   stw_invocation_return_value (invocation, info);
 }
 
@@ -464,7 +486,7 @@ static const StwToolSpec lifecycle_specs[] = {
   {
     .name = "electron_info",
     .description = "Returns {versions{electron,node,chrome,v8}, app{name,version,path,packaged\u2026}, signature, "
-                   "capabilities}.",
+                   "capabilities}. A field the app cannot give is null, with the reason in capabilities.notes.",
     .input_schema = "{\"type\":\"object\",\"additionalProperties\":false,\"properties\":{" STW_SCHEMA_SESSION_ID "}}",
     .operation_type = STW_OPERATION_QUERY,
     .idempotent = TRUE,
