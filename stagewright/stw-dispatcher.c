@@ -7,6 +7,7 @@
 #include <glib/gi18n-lib.h>
 #include <string.h>
 
+#include "stw-confine-private.h"
 #include "stw-dispatcher.h"
 #include "stw-enum-types.h"
 #include "stw-envelope.h"
@@ -1566,8 +1567,80 @@ stw_dispatcher_set_app_root (StwDispatcher *self,
     return;
   g_free (self->app_root);
   self->app_root = g_strdup (app_root);
+  /* What the tools open later resolves beneath the directory this is now. */
+  _stw_confine_hold_root (app_root);
   stw_session_manager_set_app_root (self->sessions, app_root);
   g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_APP_ROOT]);
+}
+
+/**
+ * stw_dispatcher_open_file:
+ * @self: a [class@Stagewright.Dispatcher]
+ * @path: (type filename): an absolute path
+ * @flags: open(2) flags (`O_CLOEXEC` is added)
+ * @mode: the mode of a file `O_CREAT` makes
+ * @error: where to put `ABSOLUTE_PATH_REQUIRED`, `BAD_ARGUMENT` (outside
+ *   the app root, or a symlink swapped in since the path was resolved;
+ *   `details.argument` is `path`) or `FILE_NOT_FOUND`
+ *
+ * Opens a file the way the core tools open what they read, write or hand
+ * to a page, for tools and plugins that do the same: with an app root
+ * (see [method@Stagewright.Dispatcher.set_app_root]), @path is resolved,
+ * checked to lie inside it, and opened beneath a descriptor of the root
+ * held since the root was set (`openat2` with `RESOLVE_BENEATH |
+ * RESOLVE_NO_MAGICLINKS`, or a walk that follows no symlink where the
+ * kernel lacks it), so a directory swapped for a symlink after the check
+ * leads nowhere. Without one, @path may be anywhere but is still not
+ * opened through a magic link (`/proc/self/fd/…`).
+ *
+ * Returns: a file descriptor the caller closes, or -1
+ *
+ * Since: 1.0
+ */
+int
+stw_dispatcher_open_file (StwDispatcher  *self,
+                          const char     *path,
+                          int             flags,
+                          int             mode,
+                          GError        **error)
+{
+  g_return_val_if_fail (STW_IS_DISPATCHER (self), -1);
+  g_return_val_if_fail (path != NULL, -1);
+  g_return_val_if_fail (error == NULL || *error == NULL, -1);
+
+  return _stw_confine_open (self->app_root, path, flags, (mode_t) mode, "path", error);
+}
+
+/**
+ * stw_dispatcher_write_file:
+ * @self: a [class@Stagewright.Dispatcher]
+ * @path: (type filename): an absolute path
+ * @contents: what the file holds
+ * @mode: the file's mode
+ * @error: errors as [method@Stagewright.Dispatcher.open_file];
+ *   `FILE_NOT_FOUND` when it cannot be written
+ *
+ * Writes @path whole — a new file in its directory, renamed over the old
+ * one — through a descriptor of the directory opened as
+ * [method@Stagewright.Dispatcher.open_file] opens: screenshots and other
+ * artifacts never land outside the app root.
+ *
+ * Returns: %TRUE when written
+ *
+ * Since: 1.0
+ */
+gboolean
+stw_dispatcher_write_file (StwDispatcher  *self,
+                           const char     *path,
+                           GBytes         *contents,
+                           int             mode,
+                           GError        **error)
+{
+  g_return_val_if_fail (STW_IS_DISPATCHER (self), FALSE);
+  g_return_val_if_fail (path != NULL && contents != NULL, FALSE);
+  g_return_val_if_fail (error == NULL || *error == NULL, FALSE);
+
+  return _stw_confine_write_file (self->app_root, path, contents, (mode_t) mode, error);
 }
 
 /**

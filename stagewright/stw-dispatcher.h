@@ -126,6 +126,18 @@ STW_AVAILABLE_IN_1_0
 void stw_dispatcher_set_app_root (StwDispatcher *self,
                                   const char *app_root);
 STW_AVAILABLE_IN_1_0
+int stw_dispatcher_open_file (StwDispatcher *self,
+                              const char *path,
+                              int flags,
+                              int mode,
+                              GError **error);
+STW_AVAILABLE_IN_1_0
+gboolean stw_dispatcher_write_file (StwDispatcher *self,
+                                    const char *path,
+                                    GBytes *contents,
+                                    int mode,
+                                    GError **error);
+STW_AVAILABLE_IN_1_0
 const char *stw_dispatcher_get_screenshot_dir (StwDispatcher *self);
 STW_AVAILABLE_IN_1_0
 void stw_dispatcher_set_screenshot_dir (StwDispatcher *self,

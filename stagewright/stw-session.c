@@ -5,6 +5,7 @@
 #include "config.h"
 
 #include <glib/gi18n-lib.h>
+#include <glib/gstdio.h>
 #include <signal.h>
 #include <string.h>
 
@@ -61,6 +62,7 @@ struct _StwSession
   char              *active_window_id;
   char              *active_surface_id;
   StwRefTable       *refs;
+  char              *files_dir;   /* private copies handed to pages, made on first use */
 
   GTask             *first_window_task;
   GSource           *first_window_timeout;
@@ -80,6 +82,7 @@ static guint signals[N_SIGNALS];
 
 static void session_exited (StwSession *self);
 static void mark_ended (StwSession *self);
+static void remove_files_dir (StwSession *self);
 
 static void
 weak_ref_free (gpointer data)
@@ -145,6 +148,7 @@ stw_session_finalize (GObject *object)
   g_free (self->id);
   g_free (self->transport_name);
   g_free (self->main_note);
+  remove_files_dir (self);
   g_clear_pointer (&self->window_states, g_hash_table_unref);
   g_free (self->active_window_id);
   g_free (self->active_surface_id);
@@ -407,11 +411,69 @@ on_debugger_waiting (StwProcess *process,
     stw_transport_close (self->inspector);
 }
 
+/* The private directory goes: <dir>/<XXXXXX>/<file>, nothing deeper. */
+static void
+remove_files_dir (StwSession *self)
+{
+  g_autoptr(GDir) dir = NULL;
+  const char *name;
+
+  if (self->files_dir == NULL)
+    return;
+  dir = g_dir_open (self->files_dir, 0, NULL);
+  while (dir != NULL && (name = g_dir_read_name (dir)) != NULL)
+    {
+      g_autofree char *sub = g_build_filename (self->files_dir, name, NULL);
+      g_autoptr(GDir) inner = g_dir_open (sub, 0, NULL);
+      const char *file;
+
+      while (inner != NULL && (file = g_dir_read_name (inner)) != NULL)
+        {
+          g_autofree char *path = g_build_filename (sub, file, NULL);
+          g_unlink (path);
+        }
+      g_rmdir (sub);
+    }
+  g_rmdir (self->files_dir);
+  g_clear_pointer (&self->files_dir, g_free);
+}
+
+/**
+ * _stw_session_get_files_dir:
+ * @self: a #StwSession
+ * @error: `INTERNAL_ERROR` when it cannot be made
+ *
+ * The session's private directory (mode 0700, in the temporary
+ * directory) for the copies of files handed to its pages by path; made
+ * on first use, removed when the session ends.
+ *
+ * Returns: (transfer none) (nullable): its path
+ */
+const char *
+_stw_session_get_files_dir (StwSession  *self,
+                            GError     **error)
+{
+  GError *local = NULL;
+
+  if (self->files_dir == NULL)
+    {
+      self->files_dir = g_dir_make_tmp ("stw-files-XXXXXX", &local);
+      if (self->files_dir == NULL)
+        {
+          g_propagate_error (error, stw_error_new ("INTERNAL_ERROR", _("Cannot make a private directory: %s"),
+                                                   local->message));
+          g_error_free (local);
+        }
+    }
+  return self->files_dir;
+}
+
 /* Every surface closes and a pending first-window wait fails. */
 static void
 mark_ended (StwSession *self)
 {
   self->running = FALSE;
+  remove_files_dir (self);
   for (guint i = 0; i < self->surfaces->len; i++)
     _stw_surface_set_closed (g_ptr_array_index (self->surfaces, i));
   if (self->first_window_task != NULL)

@@ -1012,62 +1012,64 @@ run_keys (GTask *task)
 
 /* --- files ----------------------------------------------------------------- */
 
-/* Checks the paths a file tool was given: how many, absolute, existing
- * regular files, inside @app_root, within the sizes. Returns the resolved
- * paths. */
-static GStrv
-check_files (const char * const *paths,
-             const char         *app_root,
+/* The paths a file tool was given: how many, and absolute. */
+static gboolean
+check_paths (const char * const *paths,
              guint               max_files,
-             goffset             max_each,
-             goffset             max_total,
              GError            **error)
 {
-  g_autoptr(GStrvBuilder) checked = g_strv_builder_new ();
   guint n = paths ? g_strv_length ((GStrv) paths) : 0;
-  goffset total = 0;
 
   if (n == 0 || n > max_files)
     {
       g_propagate_error (error, bad_field ("paths", n == 0 ? _("Give at least one file")
                                                            : max_files == SET_FILES_MAX ? _("At most 20 files")
                                                                                         : _("At most 10 files")));
-      return NULL;
+      return FALSE;
     }
   for (guint i = 0; i < n; i++)
-    {
-      g_autofree char *real = NULL;
-      GStatBuf st;
+    if (!g_path_is_absolute (paths[i]))
+      {
+        g_propagate_error (error, stw_error_new ("ABSOLUTE_PATH_REQUIRED", _("Not an absolute path: %s"), paths[i]));
+        return FALSE;
+      }
+  return TRUE;
+}
 
-      if (!g_path_is_absolute (paths[i]))
-        {
-          g_propagate_error (error, stw_error_new ("ABSOLUTE_PATH_REQUIRED", _("Not an absolute path: %s"), paths[i]));
-          return NULL;
-        }
-      if (g_stat (paths[i], &st) != 0 || !S_ISREG (st.st_mode))
-        {
-          g_propagate_error (error, stw_error_new ("FILE_NOT_FOUND", _("No such file: %s"), paths[i]));
-          return NULL;
-        }
-      real = _stw_confine_path (app_root, NULL, paths[i], "paths", error);
-      if (real == NULL)
-        return NULL;
-      if (st.st_size > max_each)
-        {
-          g_autofree char *limit = g_format_size_full (max_each, G_FORMAT_SIZE_IEC_UNITS);
-          g_autofree char *message = g_strdup_printf (_("%s is larger than %s"), paths[i], limit);
-          g_propagate_error (error, bad_field ("paths", message));
-          return NULL;
-        }
-      total += st.st_size;
-      if (total > max_total)
-        {
-          g_propagate_error (error, bad_field ("paths", _("The files are larger than 10 MiB together")));
-          return NULL;
-        }
-      g_strv_builder_add (checked, real);
+/* set_files: each file opened beneath @app_root (see _stw_confine_open())
+ * and copied, at most SET_FILES_MAX_BYTES of it whatever its size claims,
+ * into the session's private directory. The browser reads files by path,
+ * when the page asks, long after this: it is handed the copies, which
+ * nobody can swap. */
+static GStrv
+copy_files (StwSurface         *self,
+            const char * const *paths,
+            const char         *app_root,
+            GError            **error)
+{
+  g_autoptr(GStrvBuilder) copies = g_strv_builder_new ();
+  g_autoptr(StwSession) session = stw_surface_dup_session (self);
+  const char *dir;
+
+  if (!check_paths (paths, SET_FILES_MAX, error))
+    return NULL;
+  if (session == NULL)
+    {
+      g_propagate_error (error, stw_error_new_literal ("SURFACE_CLOSED", _("The surface's session has ended")));
+      return NULL;
     }
-  return g_strv_builder_end (checked);
+  if ((dir = _stw_session_get_files_dir (session, error)) == NULL)
+    return NULL;
+  for (guint i = 0; paths[i] != NULL; i++)
+    {
+      goffset copied = 0;
+      g_autofree char *copy = _stw_confine_copy_file (app_root, paths[i], dir, SET_FILES_MAX_BYTES, "paths", &copied, error);
+
+      if (copy == NULL)
+        return NULL;
+      g_strv_builder_add (copies, copy);
+    }
+  return g_strv_builder_end (copies);
 }
 
 static void
@@ -1175,27 +1177,36 @@ on_file_input (GObject      *object,
                             on_file_input_object, task);
 }
 
-/* [{name, type, data (base64)}] for the page to rebuild as File objects. */
+/* [{name, type, data (base64)}] for the page to rebuild as File objects:
+ * each file opened beneath @app_root and read here, never more than the
+ * limits whatever its size claims. */
 static JsonArray *
-read_files (GStrv        paths,
-            const char  *mime_type,
-            GError     **error)
+read_files (const char * const *paths,
+            const char         *app_root,
+            const char         *mime_type,
+            GError            **error)
 {
   g_autoptr(JsonArray) files = json_array_new ();
+  goffset total = 0;
 
+  if (!check_paths (paths, DROP_FILES_MAX, error))
+    return NULL;
   for (guint i = 0; paths[i] != NULL; i++)
     {
-      g_autofree char *contents = NULL;
+      g_autoptr(GBytes) contents = NULL;
       g_autofree char *name = g_path_get_basename (paths[i]);
       g_autofree char *guessed = NULL;
+      g_autofree char *data = NULL;
       JsonObject *file;
       gsize length = 0;
+      const guchar *bytes;
 
-      if (!g_file_get_contents (paths[i], &contents, &length, NULL))
-        {
-          g_propagate_error (error, stw_error_new ("FILE_NOT_FOUND", _("Cannot read %s"), paths[i]));
-          return NULL;
-        }
+      contents = _stw_confine_read_file (app_root, paths[i], MIN (DROP_MAX_BYTES, DROP_MAX_TOTAL - total),
+                                         "paths", error);
+      if (contents == NULL)
+        return NULL;
+      bytes = g_bytes_get_data (contents, &length);
+      total += (goffset) length;
       if (mime_type == NULL)
         {
           g_autofree char *type = g_content_type_guess (name, NULL, 0, NULL);
@@ -1204,10 +1215,8 @@ read_files (GStrv        paths,
       file = json_object_new ();
       json_object_set_string_member (file, "name", name);
       json_object_set_string_member (file, "type", mime_type ? mime_type : guessed ? guessed : "");
-      {
-        g_autofree char *data = g_base64_encode ((const guchar *) contents, length);
-        json_object_set_string_member (file, "data", data);
-      }
+      data = g_base64_encode (bytes, length);
+      json_object_set_string_member (file, "data", data);
       json_array_add_object_element (files, file);
     }
   return g_steal_pointer (&files);
@@ -2394,8 +2403,7 @@ stw_surface_set_files_async (StwSurface             *self,
   g_return_if_fail (target != NULL && paths != NULL);
   task = action_task_new (self, ACTION_SET_FILES, target, options, stw_surface_set_files_async,
                           cancellable, callback, user_data);
-  checked = check_files (paths, app_root, SET_FILES_MAX, SET_FILES_MAX_BYTES,
-                         (goffset) SET_FILES_MAX * SET_FILES_MAX_BYTES, &error);
+  checked = copy_files (self, paths, app_root, &error);
   if (checked == NULL)
     {
       action_refuse (task, error);
@@ -2492,16 +2500,13 @@ stw_surface_drop_files_async (StwSurface             *self,
 {
   GTask *task;
   GError *error = NULL;
-  g_auto(GStrv) checked = NULL;
-  JsonArray *files = NULL;
+  JsonArray *files;
 
   g_return_if_fail (STW_IS_SURFACE (self));
   g_return_if_fail (target != NULL && paths != NULL);
   task = action_task_new (self, ACTION_DROP_FILES, target, options, stw_surface_drop_files_async,
                           cancellable, callback, user_data);
-  checked = check_files (paths, app_root, DROP_FILES_MAX, DROP_MAX_BYTES, DROP_MAX_TOTAL, &error);
-  if (checked != NULL)
-    files = read_files (checked, mime_type, &error);
+  files = read_files (paths, app_root, mime_type, &error);
   if (files == NULL)
     {
       action_refuse (task, error);

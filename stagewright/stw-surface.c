@@ -7,7 +7,9 @@
 #include <errno.h>
 #include <glib/gi18n-lib.h>
 #include <string.h>
+#include <unistd.h>
 
+#include "stw-confine-private.h"
 #include "stw-error-registry.h"
 #include "stw-json-private.h"
 #include "stw-input-private.h"
@@ -719,6 +721,7 @@ stw_screenshot_resolve_path (const char      *app_root,
       g_autofree char *name = g_strdup_printf ("stagewright-%s.%s", uuid,
                                                format == STW_IMAGE_FORMAT_JPEG ? "jpg" : "png");
       g_autofree char *base = NULL;
+      int made;
 
       if (dir != NULL)
         base = g_strdup (dir);
@@ -729,13 +732,11 @@ stw_screenshot_resolve_path (const char      *app_root,
           /* Never the shared temporary directory when there is a root. */
           base = g_build_filename (app_root, ".stagewright", "screenshots", NULL);
           argument = "default directory";
-          if (g_mkdir_with_parents (base, 0700) != 0)
-            {
-              int saved = errno;
-              g_propagate_error (error, stw_error_new ("FILE_NOT_FOUND", _("Cannot create %s: %s"),
-                                                       base, g_strerror (saved)));
-              return NULL;
-            }
+          /* Made beneath the root, following no symlink swapped in. */
+          made = _stw_confine_make_dirs (app_root, base, 0700, error);
+          if (made < 0)
+            return NULL;
+          close (made);
         }
       else
         base = g_strdup (g_get_tmp_dir ());

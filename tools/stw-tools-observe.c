@@ -43,7 +43,6 @@ on_captured (GObject      *object,
   g_autoptr(GBytes) image = NULL;
   g_autoptr(GError) error = NULL;
   g_autoptr(JsonObject) payload = json_object_new ();
-  const guchar *data;
   gsize length = 0;
   guint width = 0, height = 0;
 
@@ -53,11 +52,12 @@ on_captured (GObject      *object,
       stw_invocation_return_error (shot->invocation, error);
       return;
     }
-  data = g_bytes_get_data (image, &length);
-  if (!g_file_set_contents_full (shot->path, (const char *) data, (gssize) length,
-                                 G_FILE_SET_CONTENTS_CONSISTENT, 0644, &error))
+  length = g_bytes_get_size (image);
+  /* Written beneath the app root held from start: a directory swapped for
+   * a symlink since the path was checked leads nowhere. */
+  if (!stw_dispatcher_write_file (stw_invocation_get_dispatcher (shot->invocation), shot->path, image, 0644, &error))
     {
-      stw_invocation_return_error_literal (shot->invocation, "FILE_NOT_FOUND", error->message);
+      stw_invocation_return_error (shot->invocation, error);
       return;
     }
 
