@@ -550,8 +550,10 @@ _stw_confine_hold_root (const char *root)
 {
   g_autoptr(GError) error = NULL;
 
+  /* A root that does not exist yet is held when first used; every path
+   * checked against it fails until then. */
   if (root != NULL && hold_root (root, &error) == NULL)
-    g_warning ("%s", error->message);
+    g_debug ("%s", error->message);
 }
 
 /**

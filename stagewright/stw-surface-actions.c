@@ -2529,11 +2529,18 @@ stw_surface_set_checked_sync (StwSurface             *self,
  * @user_data: data for @callback
  *
  * Hands the files to the input through the browser
- * (`DOM.setFileInputFiles`), which fires `input` and `change`.
+ * (`DOM.setFileInputFiles`), which fires `input` and `change`. Each file
+ * is opened beneath @app_root (see
+ * [method@Stagewright.Dispatcher.open_file]) and copied, at most 50 MiB of
+ * it whatever its size claims, into a private directory of the session's
+ * (removed when the session ends): the browser, which reads the files
+ * whenever the page asks, gets the copies.
  *
  * Fails with `ABSOLUTE_PATH_REQUIRED`, `FILE_NOT_FOUND`, `BAD_ARGUMENT`
- * (too many, too large, outside @app_root, not a file input, several
- * files for a single input), `ELEMENT_DISABLED`.
+ * (too many, too large, outside @app_root, not a regular file on a disk —
+ * FIFOs, sockets, devices and the files of /proc, /sys and /dev are
+ * refused —, not a file input, several files for a single input),
+ * `ELEMENT_DISABLED`.
  *
  * Since: 1.0
  */
@@ -2633,9 +2640,11 @@ stw_surface_set_files_sync (StwSurface             *self,
  * @callback: called when done
  * @user_data: data for @callback
  *
- * Reads the files here, rebuilds them as `File` objects in the page and
- * dispatches `dragenter`, `dragover` and `drop` on the element with a
- * real `DataTransfer`. Errors as [method@Stagewright.Surface.set_files_async].
+ * Reads the files here (opened beneath @app_root, never more than the
+ * limits whatever their size claims), rebuilds them as `File` objects in
+ * the page and dispatches `dragenter`, `dragover` and `drop` on the
+ * element with a real `DataTransfer`. Errors as
+ * [method@Stagewright.Surface.set_files_async].
  *
  * Since: 1.0
  */

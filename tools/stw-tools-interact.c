@@ -450,7 +450,7 @@ static const StwToolSpec interact_specs[] = {
   },
   {
     .name = "electron_set_files",
-    .description = "Set a file input's files (absolute, <=20, <=50 MiB each). Returns {files}.",
+    .description = "Set a file input's files (absolute, regular, <=20, <=50 MiB each). Returns {files}.",
     .input_schema = SCHEMA_REQ ("\"paths\"", ",\"paths\":{\"type\":\"array\",\"minItems\":1,\"maxItems\":20,"
                                 "\"items\":{\"type\":\"string\"}}"),
     .operation_type = STW_OPERATION_COMMAND,
@@ -461,7 +461,7 @@ static const StwToolSpec interact_specs[] = {
   },
   {
     .name = "electron_drop_file",
-    .description = "Drop files (5 MiB each). Returns {files, default_prevented}.",
+    .description = "Drop regular files (5 MiB each). Returns {files, default_prevented}.",
     .input_schema = SCHEMA_REQ ("\"paths\"", ",\"paths\":{\"type\":\"array\",\"minItems\":1,\"maxItems\":10,"
                                 "\"items\":{\"type\":\"string\"}},\"mimeType\":{\"type\":\"string\"}"),
     .operation_type = STW_OPERATION_COMMAND,
