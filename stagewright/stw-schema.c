@@ -1800,60 +1800,48 @@ apply_defaults (SchemaNode *node,
 
 /* Deferred schemas {{{1 */
 
+/* Parses a deferred schema, and with @compile compiles it, once: whichever
+ * thread comes first. */
 static gboolean
-deferred_parse (StwSchema  *self,
-                GError    **error)
+deferred_ensure (StwSchema  *self,
+                 gboolean    compile,
+                 GError    **error)
 {
   g_autoptr(GError) local_error = NULL;
-  JsonNode *json;
+  gboolean ok = TRUE;
 
-  if (g_atomic_pointer_get (&self->json) != NULL)
+  if (compile ? g_atomic_pointer_get (&self->root) != NULL : g_atomic_pointer_get (&self->json) != NULL)
     return TRUE;
 
   G_LOCK (deferred);
   if (self->json == NULL)
     {
-      json = stw_json_parse (self->source, -1, &local_error);
+      JsonNode *json = stw_json_parse (self->source, -1, &local_error);
+
       if (json == NULL)
         {
-          G_UNLOCK (deferred);
           g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_DATA,
                        _("Invalid schema: %s"), local_error->message);
-          return FALSE;
+          ok = FALSE;
         }
-      json_node_seal (json);
-      g_atomic_pointer_set (&self->json, json);
-    }
-  G_UNLOCK (deferred);
-  return TRUE;
-}
-
-static gboolean
-deferred_compile (StwSchema  *self,
-                  GError    **error)
-{
-  g_autoptr(GString) pointer = NULL;
-  SchemaNode *root;
-
-  if (g_atomic_pointer_get (&self->root) != NULL)
-    return TRUE;
-  if (!deferred_parse (self, error))
-    return FALSE;
-
-  G_LOCK (deferred);
-  if (self->root == NULL)
-    {
-      pointer = g_string_new ("#");
-      root = compile_node (self->json, pointer, 0, error);
-      if (root == NULL)
+      else
         {
-          G_UNLOCK (deferred);
-          return FALSE;
+          json_node_seal (json);
+          g_atomic_pointer_set (&self->json, json);
         }
-      g_atomic_pointer_set (&self->root, root);
+    }
+  if (ok && compile && self->root == NULL)
+    {
+      g_autoptr(GString) pointer = g_string_new ("#");
+      SchemaNode *root = compile_node (self->json, pointer, 0, error);
+
+      if (root == NULL)
+        ok = FALSE;
+      else
+        g_atomic_pointer_set (&self->root, root);
     }
   G_UNLOCK (deferred);
-  return TRUE;
+  return ok;
 }
 
 /* Only the core tools defer their schemas, and a test compiles every one
@@ -1863,7 +1851,7 @@ schema_get_root (StwSchema *self)
 {
   g_autoptr(GError) error = NULL;
 
-  if (!deferred_compile (self, &error))
+  if (!deferred_ensure (self, TRUE, &error))
     g_error ("A core input schema is invalid: %s", error->message);
   return self->root;
 }
@@ -1873,7 +1861,7 @@ schema_get_json (StwSchema *self)
 {
   g_autoptr(GError) error = NULL;
 
-  if (!deferred_parse (self, &error))
+  if (!deferred_ensure (self, FALSE, &error))
     g_error ("A core input schema is invalid: %s", error->message);
   return self->json;
 }
@@ -1918,7 +1906,7 @@ _stw_schema_check (StwSchema  *self,
 {
   g_return_val_if_fail (self != NULL, FALSE);
 
-  return deferred_compile (self, error);
+  return deferred_ensure (self, TRUE, error);
 }
 
 /**

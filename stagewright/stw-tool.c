@@ -21,7 +21,8 @@
  *
  * All metadata is construct-only: a dispatcher validates it once, when the
  * tool is added, so a bad tool fails at start-up and never at an agent's
- * call. The description an agent sees also lists the error codes the tool
+ * call (the core tools' schemas are checked by a test instead, and
+ * compiled when first used). The description an agent sees also lists the error codes the tool
  * declares, with their retryability (see [method@Stagewright.Tool.dup_agent_description]).
  *
  * Since: 1.0
