@@ -589,6 +589,11 @@ on_verdict (GObject      *object,
   /* No answer: the click or key closed or navigated the surface; the
    * guard was in the document that went, and nothing it kept is known. */
   verdict = _stw_surface_call_page_finish (STW_SURFACE (object), result, NULL, &error);
+  if (g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
+    {
+      action_fail (task, g_steal_pointer (&error));
+      return;
+    }
   answer = verdict && JSON_NODE_HOLDS_OBJECT (verdict) ? json_node_get_object (verdict) : NULL;
   received_by = answer ? stw_json_get_string (answer, "received_by") : NULL;
   action->guard = 0;

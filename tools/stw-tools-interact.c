@@ -371,7 +371,7 @@ static const StwToolSpec interact_specs[] = {
   },
   {
     .name = "electron_key",
-    .description = "Press a key or chord (Enter, Control+A) on the element, else the focus.",
+    .description = "Press key/chord (Enter, Control+A) on element or focus.",
     .input_schema = SCHEMA_REQ ("\"key\"", ",\"key\":{\"type\":\"string\",\"minLength\":1,\"maxLength\":64}"),
     .operation_type = STW_OPERATION_COMMAND,
     .errors = "BAD_ARGUMENT " E_TARGET " TYPE_NO_EFFECT",
