@@ -735,6 +735,11 @@ test('refs: a page re-rendering 3,000 buttons keeps the server under a memory ce
 
 test('large lists: maxEntries truncates in document order, find counts the truth', async (t) => {
   await withPage(t, 'list', async (server) => {
+    // Issue 16: refs only for what a full snapshot shows, not for all 300.
+    const first = ok(await call(server, 'electron_snapshot', { maxEntries: 5 }));
+    const shown = [...first.snapshot_text.matchAll(/\[(\d+)\]/g)].map((m) => Number(m[1]));
+    assert.ok(shown.length > 0 && shown.length <= 5, first.snapshot_text);
+    failsWith(await call(server, 'electron_get_text', { ref: Math.max(...shown) + 1 }), 'REF_NOT_FOUND');
     const all = ok(await call(server, 'electron_snapshot', { format: 'json', maxEntries: 10000, interactiveOnly: true }));
     const some = ok(await call(server, 'electron_snapshot', { format: 'json', maxEntries: 100, interactiveOnly: true }));
     assert.equal(some.truncated, true);
