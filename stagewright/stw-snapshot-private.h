@@ -65,6 +65,7 @@ typedef struct
   char     *frame_surface_id;  /* a frame owner: the surface shown under it */
   guint     ref;           /* 0: none */
   gboolean  recently_changed;
+  gboolean  unlisted;      /* the answer leaves it out: it gets no new ref */
 } StwSnapEntry;
 
 StwSnapEntry *_stw_snap_entry_new  (void);
@@ -85,7 +86,7 @@ GPtrArray    *_stw_snap_entries_from_walk (JsonObject *walk,
  * such entry; otherwise it is gone for good. Entries still without a ref
  * get new ones. Only entries flagged STW_SNAP_REFFED get new refs (others
  * show one only when an operation gave them one), unless
- * @ref_all. */
+ * @ref_all; entries marked `unlisted` never do. */
 void          _stw_snapshot_reconcile (StwRefTable *refs,
                                        const char  *surface_id,
                                        gint64       world_id,

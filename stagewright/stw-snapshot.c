@@ -319,7 +319,8 @@ _stw_snapshot_reconcile (StwRefTable *refs,
     {
       StwSnapEntry *entry = g_ptr_array_index (entries, i);
 
-      if (entry->ref != 0 || g_strcmp0 (entry->surface_id, surface_id) != 0 || entry->world_id != world_id)
+      if (entry->ref != 0 || entry->unlisted || g_strcmp0 (entry->surface_id, surface_id) != 0 ||
+          entry->world_id != world_id)
         continue;
       if (!ref_all && !(entry->flags & STW_SNAP_REFFED))
         continue;

@@ -1246,16 +1246,60 @@ walk_start (GTask *task,
 
 /* --- answers --------------------------------------------------------------- */
 
+/* Gives the entries of every walk (in @all, flattened) their refs. */
 static void
-reconcile_walk (Job  *job,
-                Walk *walk)
+reconcile_walk (Job       *job,
+                Walk      *walk,
+                GPtrArray *all)
 {
   if (walk->entries == NULL)
     return;
   _stw_snapshot_reconcile (_stw_session_get_refs (job->session), stw_surface_get_id (walk->surface),
-                           walk->world_id, walk->entries, walk->alive, job->mode == MODE_LIST);
+                           walk->world_id, all, walk->alive, job->mode == MODE_LIST);
   for (guint i = 0; i < walk->children->len; i++)
-    reconcile_walk (job, g_ptr_array_index (walk->children, i));
+    reconcile_walk (job, g_ptr_array_index (walk->children, i), all);
+}
+
+/* What a full snapshot shows of @all, in order: @shown (entries of @all)
+ * and whether entries were left out. */
+static GPtrArray *
+shown_entries (const StwSnapshotOptions *options,
+               GPtrArray                *all,
+               gboolean                 *truncated)
+{
+  GPtrArray *shown = g_ptr_array_new ();
+
+  *truncated = FALSE;
+  for (guint i = 0; i < all->len; i++)
+    {
+      StwSnapEntry *entry = g_ptr_array_index (all, i);
+
+      if (options->interactive_only && !(entry->flags & STW_SNAP_INTERACTIVE))
+        continue;
+      if (shown->len >= options->max_entries)
+        {
+          *truncated = TRUE;
+          break;
+        }
+      g_ptr_array_add (shown, entry);
+    }
+  return shown;
+}
+
+/* Entries of the last snapshot that had no ref then (a full snapshot
+ * leaves out what it does not show) take the one their element has now, so
+ * that the diff and `recently_changed` see the same element on both sides. */
+static void
+adopt_refs (StwRefTable *refs,
+            GPtrArray   *entries)
+{
+  for (guint i = 0; i < entries->len; i++)
+    {
+      StwSnapEntry *entry = g_ptr_array_index (entries, i);
+
+      if (entry->ref == 0)
+        entry->ref = _stw_ref_table_find (refs, entry->surface_id, entry->world_id, entry->key);
+    }
 }
 
 /* The entries of a walk with its frames' inline, in document order; the
@@ -1322,9 +1366,19 @@ reloaded_since (Baseline *baseline,
          baseline->origin != json_object_get_int_member_with_default (top->answer, "origin", 0);
 }
 
+static gboolean
+answers_diff (Job      *job,
+              Baseline *previous,
+              gboolean  reloaded)
+{
+  return job->options->since_last && previous != NULL && !reloaded && job->options->root == NULL;
+}
+
 static JsonObject *
 snapshot_answer (Job       *job,
                  GPtrArray *all,
+                 GPtrArray *shown,
+                 gboolean   truncated,
                  Baseline  *previous,
                  gboolean   reloaded)
 {
@@ -1337,10 +1391,8 @@ snapshot_answer (Job       *job,
   JsonArray *viewport = json_object_has_member (walked, "viewport") ? json_object_get_array_member (walked, "viewport") : NULL;
   int width = viewport ? (int) json_array_get_int_element (viewport, 0) : 0;
   int height = viewport ? (int) json_array_get_int_element (viewport, 1) : 0;
-  g_autoptr(GPtrArray) shown = g_ptr_array_new ();
-  gboolean truncated = FALSE;
 
-  if (options->since_last && previous != NULL && !reloaded && options->root == NULL)
+  if (answers_diff (job, previous, reloaded))
     {
       g_autofree char *text = NULL;
       JsonObject *diff = _stw_snapshot_diff (previous->entries, all, options->diff_format, options->budget_tokens,
@@ -1363,20 +1415,6 @@ snapshot_answer (Job       *job,
       json_object_set_boolean_member (answer, "renderer_reloaded", FALSE);
       json_object_set_boolean_member (answer, "truncated", truncated);
       return answer;
-    }
-
-  for (guint i = 0; i < all->len; i++)
-    {
-      StwSnapEntry *entry = g_ptr_array_index (all, i);
-
-      if (options->interactive_only && !(entry->flags & STW_SNAP_INTERACTIVE))
-        continue;
-      if (shown->len >= options->max_entries)
-        {
-          truncated = TRUE;
-          break;
-        }
-      g_ptr_array_add (shown, entry);
     }
 
   json_object_set_string_member (answer, "kind", "full");
@@ -1528,8 +1566,9 @@ job_done (GTask *task)
 {
   Job *job = g_task_get_task_data (task);
   g_autoptr(GPtrArray) all = NULL;
+  g_autoptr(GPtrArray) shown = NULL;
   Baseline *previous, *baseline;
-  gboolean reloaded;
+  gboolean reloaded, truncated = FALSE;
   JsonObject *answer;
 
   release_objects (job, job->top);
@@ -1544,7 +1583,6 @@ job_done (GTask *task)
       return;
     }
 
-  reconcile_walk (job, job->top);
   all = g_ptr_array_new_with_free_func ((GDestroyNotify) _stw_snap_entry_free);
   baseline = g_new0 (Baseline, 1);
   baseline->worlds = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_free);
@@ -1555,6 +1593,7 @@ job_done (GTask *task)
 
   if (job->mode == MODE_LIST)
     {
+      reconcile_walk (job, job->top, all);
       baseline_free (baseline);
       g_task_return_pointer (task, list_answer (job, all), (GDestroyNotify) json_object_unref);
       return;
@@ -1562,13 +1601,28 @@ job_done (GTask *task)
 
   previous = g_object_get_data (G_OBJECT (job->top->surface), LAST_SNAPSHOT_KEY);
   reloaded = reloaded_since (previous, job->top, baseline->url);
+
+  /* A full snapshot gives new refs only to what it shows: maxEntries 10
+   * on a page of 20,000 buttons makes at most 10 refs, not 20,000. */
+  if (job->mode == MODE_SNAPSHOT && !answers_diff (job, previous, reloaded))
+    {
+      shown = shown_entries (job->options, all, &truncated);
+      for (guint i = 0; i < all->len; i++)
+        ((StwSnapEntry *) g_ptr_array_index (all, i))->unlisted = TRUE;
+      for (guint i = 0; i < shown->len; i++)
+        ((StwSnapEntry *) g_ptr_array_index (shown, i))->unlisted = FALSE;
+    }
+  reconcile_walk (job, job->top, all);
   if (previous != NULL && !reloaded)
-    _stw_snapshot_mark_changed (previous->entries, all);
+    {
+      adopt_refs (_stw_session_get_refs (job->session), previous->entries);
+      _stw_snapshot_mark_changed (previous->entries, all);
+    }
 
   if (job->mode == MODE_FIND)
     answer = find_answer (job, all, reloaded);
   else
-    answer = snapshot_answer (job, all, previous, reloaded);
+    answer = snapshot_answer (job, all, shown, truncated, previous, reloaded);
 
   /* Only a snapshot of the whole surface is the next diff's baseline: a
    * subtree is not, and neither is a find (the agent did not read what it

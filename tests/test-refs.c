@@ -555,6 +555,39 @@ test_bounded (void)
   _stw_ref_table_free (refs);
 }
 
+/* Issue 16: an entry the answer leaves out (past maxEntries) gets no new
+ * ref, but keeps the one it has. */
+static void
+test_unlisted (void)
+{
+  StwRefTable *refs = _stw_ref_table_new ();
+  g_autoptr(GPtrArray) entries = g_ptr_array_new_with_free_func ((GDestroyNotify) _stw_snap_entry_free);
+  guint kept;
+
+  kept = _stw_ref_table_bind (refs, SURFACE, 1, 3, "button|Three|main", "button", "Three");
+  for (gint64 key = 1; key <= 4; key++)
+    {
+      StwSnapEntry *entry = _stw_snap_entry_new ();
+
+      entry->surface_id = g_strdup (SURFACE);
+      entry->world_id = 1;
+      entry->key = key;
+      entry->role = g_strdup ("button");
+      entry->name = g_strdup_printf ("Button %" G_GINT64_FORMAT, key);
+      entry->fingerprint = g_strdup_printf ("button|Button %" G_GINT64_FORMAT "|main", key);
+      entry->flags = STW_SNAP_REFFED | STW_SNAP_INTERACTIVE;
+      entry->unlisted = key > 1;
+      g_ptr_array_add (entries, entry);
+    }
+  _stw_snapshot_reconcile (refs, SURFACE, 1, entries, NULL, FALSE);
+  g_assert_cmpuint (((StwSnapEntry *) entries->pdata[0])->ref, >, 0);
+  g_assert_cmpuint (((StwSnapEntry *) entries->pdata[1])->ref, ==, 0);
+  g_assert_cmpuint (((StwSnapEntry *) entries->pdata[2])->ref, ==, kept);
+  g_assert_cmpuint (((StwSnapEntry *) entries->pdata[3])->ref, ==, 0);
+  g_assert_cmpuint (_stw_ref_table_size (refs), ==, 2);
+  _stw_ref_table_free (refs);
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -566,5 +599,6 @@ main (int   argc,
   g_test_add_func ("/refs/forget-world", test_forget_world);
   g_test_add_func ("/refs/walk/rows", test_walk_rows);
   g_test_add_func ("/refs/bounded", test_bounded);
+  g_test_add_func ("/refs/reconcile/unlisted", test_unlisted);
   return g_test_run ();
 }

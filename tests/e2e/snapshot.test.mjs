@@ -674,8 +674,72 @@ test('reference task, terse path: 7 calls, the default snapshot cheap, the whole
   assert.ok(task.text_tokens <= 3500, `the task read ${task.text_tokens} tokens`);
 });
 
+// Issue 16, defect 12: a page that re-renders all its buttons makes new
+// elements for every snapshot. The server's ref table used to keep every ref
+// ever made (192 MB after 40 snapshots of 20,000 buttons, held after
+// electron_stop); now it forgets the oldest past its caps, and a forgotten
+// ref is refused like a gone one. 3,000 buttons every 500 ms here, so that
+// a loaded machine still renders them in time; 25 renders, each snapshotted,
+// make 75,000 refs (about 17 MB kept before; the server grows by about 3 MB
+// now). Bounded: at most 60 snapshots, and the server's growth is checked
+// after each one (a runaway fails at once instead of eating the machine).
+const RERENDER_PAGE = `<!DOCTYPE html><html lang="en"><head><meta charset="utf-8"><title>Rerender</title></head>
+<body><main id="m"></main><script>
+const m = document.getElementById('m');
+let round = 0;
+function render () {
+  round++;
+  const f = document.createDocumentFragment();
+  for (let i = 0; i < 3000; i++) {
+    const b = document.createElement('button');
+    b.textContent = 'Again';
+    f.append(b);
+  }
+  m.replaceChildren(f);
+  document.title = 'Rerender ' + round;
+}
+render();
+setInterval(render, 500);
+</script></body></html>`;
+
+const rssMB = (pid) => Number(/VmRSS:\s+(\d+)/.exec(fs.readFileSync(`/proc/${pid}/status`, 'utf8'))[1]) / 1024;
+
+test('refs: a page re-rendering 3,000 buttons keeps the server under a memory ceiling', { timeout: 300000 }, async (t) => {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'stw-rerender-'));
+  t.after(() => fs.rmSync(dir, { recursive: true, force: true }));
+  fs.writeFileSync(path.join(dir, 'rerender.html'), RERENDER_PAGE);
+  const server = await startServer(t);
+  ok(await call(server, 'electron_launch', launchArgs(PAGES_APP, { args: ['--page=rerender', `--pages-dir=${dir}`] })));
+  try {
+    const first = ok(await call(server, 'electron_snapshot', { maxEntries: 10 }));
+    const stale = Number(/\[(\d+)\] button "Again"/.exec(first.snapshot_text)[1]);
+    const start = rssMB(server.pid);
+    const started = Date.now();
+    const titles = new Set();
+    for (let i = 0; i < 60 && titles.size < 25; i++) {
+      const snap = ok(await call(server, 'electron_snapshot', { maxEntries: 10 }));
+      titles.add(/^page "([^"]*)"/.exec(snap.snapshot_text)[1]);
+      const grown = rssMB(server.pid) - start;
+      assert.ok(grown < 10, `after ${i + 1} snapshots the server grew by ${grown.toFixed(1)} MB`);
+    }
+    console.log(`# ${titles.size} renders in ${Date.now() - started} ms: the server grew by ` +
+                `${(rssMB(server.pid) - start).toFixed(1)} MB`);
+    assert.ok(titles.size >= 20, `the page re-rendered between snapshots (${titles.size} renders seen)`);
+    // Equal buttons: no ref can move to a new one, so the first snapshot's
+    // ref is gone, then forgotten; refused all the same.
+    failsWith(await call(server, 'electron_click', { ref: stale }), 'REF_NOT_FOUND');
+  } finally {
+    await server.call('electron_stop', {}).catch(() => {});
+  }
+});
+
 test('large lists: maxEntries truncates in document order, find counts the truth', async (t) => {
   await withPage(t, 'list', async (server) => {
+    // Issue 16: refs only for what a full snapshot shows, not for all 300.
+    const first = ok(await call(server, 'electron_snapshot', { maxEntries: 5 }));
+    const shown = [...first.snapshot_text.matchAll(/\[(\d+)\]/g)].map((m) => Number(m[1]));
+    assert.ok(shown.length > 0 && shown.length <= 5, first.snapshot_text);
+    failsWith(await call(server, 'electron_get_text', { ref: Math.max(...shown) + 1 }), 'REF_NOT_FOUND');
     const all = ok(await call(server, 'electron_snapshot', { format: 'json', maxEntries: 10000, interactiveOnly: true }));
     const some = ok(await call(server, 'electron_snapshot', { format: 'json', maxEntries: 100, interactiveOnly: true }));
     assert.equal(some.truncated, true);
