@@ -42,6 +42,8 @@ GOutputStream *stw_process_get_pipe_output (StwProcess           *self);
 const char   *stw_process_get_temp_root    (StwProcess           *self);
 const char   *stw_process_get_inspector_note (StwProcess         *self);
 gboolean      stw_process_is_running       (StwProcess           *self);
+void          stw_process_mark             (StwProcess           *self,
+                                            const char           *phase);
 char         *stw_process_dup_log_tail     (StwProcess           *self,
                                             guint                 max_lines);
 void          stw_process_wait_async       (StwProcess           *self,

@@ -5,11 +5,16 @@
  * are read from its stderr. Ownership is strict, because nothing the
  * server starts may outlive it:
  *
- * - the app leads its own process group, and gets SIGTERM when the server
- *   dies (PR_SET_PDEATHSIG);
- * - a guard (a tiny /bin/sh outside the group, holding a pipe from the
- *   server) kills the whole group and removes the temporary directories
- *   when that pipe closes — even if the server was SIGKILLed;
+ * - the app runs under a guard, stagewright-guard (its own session, a
+ *   socket from the server on its stdin), which is the app's parent and
+ *   a child subreaper: whatever the app starts, even detached and in a
+ *   session of its own, stays its descendant. When the app exits, or the
+ *   socket reaches EOF (the server exited or was SIGKILLed), it kills
+ *   every descendant until none is left and removes the temporary
+ *   directories; then it exits with the app's status. Its exit is what
+ *   the server sees as the app's;
+ * - the app leads its own process group (the server's stop signals it),
+ *   and gets SIGTERM when the guard dies (PR_SET_PDEATHSIG);
  * - every instance has its own user-data-dir, TMPDIR and XDG_CONFIG_HOME
  *   under one temporary root (Chromium leaks both otherwise);
  * - stdout and stderr are always drained into a bounded log (a full pipe
@@ -19,6 +24,7 @@
  */
 #include "config.h"
 
+#include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <ftw.h>
@@ -31,7 +37,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <poll.h>
 #include <sys/prctl.h>
+#include <sys/socket.h>
 #include <sys/types.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -63,7 +71,7 @@ struct _StwProcess
   GCancellable   *launch_cancellable;
   GInputStream   *pipe_input;     /* CDP replies (fd 4 of the child) */
   GOutputStream  *pipe_output;    /* CDP commands (fd 3 of the child) */
-  GOutputStream  *guard_stdin;
+  int             guard_fd;       /* our end of the guard's socket; -1 once closed */
 
   GQueue          log;            /* char* lines, newest last */
   GCancellable   *cancellable;    /* stops the readers */
@@ -72,6 +80,7 @@ struct _StwProcess
   GSource        *reaper;         /* after a kill: removes the dirs once the group is gone */
   gint64          reap_deadline_us;
   GMainContext   *context;        /* thread-default when made */
+  gint64          started_us;     /* when the launch began: the timeline's zero */
   gboolean        exited;
   gboolean        cleaned;
   char           *display_problem;
@@ -164,16 +173,29 @@ group_has_live_members (GPid pgid)
   return FALSE;
 }
 
+/* The guard: a session of its own (a terminal's signals are not for it),
+ * and SIGTERM, which it reads as "the server is gone", when the server
+ * dies (besides the EOF on its socket). */
 static void
-child_setup (gpointer user_data)
+guard_setup (gpointer user_data)
 {
   pid_t parent = (pid_t) GPOINTER_TO_INT (user_data);
 
-  setpgid (0, 0);
+  setsid ();
   prctl (PR_SET_PDEATHSIG, SIGTERM);
   /* The server may have died between fork and prctl. */
   if (getppid () != parent)
     raise (SIGTERM);
+}
+
+static void
+close_guard (StwProcess *self)
+{
+  if (self->guard_fd >= 0)
+    {
+      close (self->guard_fd);
+      self->guard_fd = -1;
+    }
 }
 
 static void
@@ -311,12 +333,14 @@ handle_line (StwProcess *self,
   if (self->browser_url == NULL && (url = match_endpoint (line, "DevTools listening on ")) != NULL)
     {
       self->browser_url = url;
+      stw_process_mark (self, "browser line");
       check_ready (self);
     }
   else if (self->inspector_url == NULL &&
            (url = match_endpoint (line, "Debugger listening on ")) != NULL)
     {
       self->inspector_url = url;
+      stw_process_mark (self, "inspector line");
       check_ready (self);
     }
   else if (strstr (line, "Waiting for the debugger to disconnect") != NULL)
@@ -403,11 +427,8 @@ release_to_guard (StwProcess *self)
   g_debug ("Process group %d handed to its guard", (int) self->pid);
   if (self->pid > 0)
     kill (-self->pid, SIGKILL);
-  if (self->guard_stdin != NULL)
-    {
-      g_output_stream_close (self->guard_stdin, NULL, NULL);
-      g_clear_object (&self->guard_stdin);
-    }
+  if (self->guard_fd >= 0)
+    close_guard (self);
   else
     remove_tree (self->temp_root);
 }
@@ -543,13 +564,7 @@ cleanup_after_exit (StwProcess *self)
   g_debug ("Process group %d is gone; removing %s", (int) self->pid, self->temp_root);
   remove_temp_root (self->temp_root, self->context);
 
-  /* Tell the guard all is done; it exits without touching anything. */
-  if (self->guard_stdin != NULL)
-    {
-      g_output_stream_write_all (self->guard_stdin, "done\n", 5, NULL, NULL, NULL);
-      g_output_stream_close (self->guard_stdin, NULL, NULL);
-      g_clear_object (&self->guard_stdin);
-    }
+  close_guard (self);
 }
 
 static void
@@ -762,50 +777,101 @@ _stw_launcher_check_fuses (const char  *executable,
   return FALSE;
 }
 
-static void
-guard_setup (gpointer user_data)
+/* Whether @path (nullable, maybe relative) lies in the build tree. */
+static gboolean
+in_build_tree (const char *path)
 {
-  setsid ();
+  g_autofree char *real = path != NULL && *path != '\0' ? realpath (path, NULL) : NULL;
+  g_autofree char *tree = realpath (STW_ABS_BUILDDIR, NULL);
+
+  return real != NULL && tree != NULL && g_str_has_prefix (real, tree) && real[strlen (tree)] == '/';
 }
 
-static GOutputStream *
-start_guard (GPid         pgid,
-             const char  *temp_root,
-             GError     **error)
+/* The guard program: $STAGEWRIGHT_GUARD, else the build tree's when this
+ * code runs from the build tree (the tests: the library, or a program it is
+ * linked into, is there), else the installed one. */
+static char *
+find_guard (void)
 {
-  /* POSIX sh (dash): kill takes the negative group id directly; "--"
-   * would make it fail and skip every wait. */
-  static const char script[] =
-    "[ \"$1\" -gt 1 ] || exit 1;"
-    "g=$1; d=$2;"
-    /* kill -0 also succeeds for zombies, which a slow reaper (the app's
-     * children are reparented when it dies) may keep for seconds: a
-     * member is alive when its state is not Z (as group_has_live_members). */
-    "alive() { for f in /proc/[0-9]*/stat; do"
-    " read -r l < \"$f\" 2>/dev/null || continue; set -- ${l##*) };"
-    " [ \"$3\" = \"$g\" ] && [ \"$1\" != Z ] && [ \"$1\" != X ] && return 0;"
-    " done; return 1; };"
-    "read -r word;"
-    "[ \"$word\" = done ] && exit 0;"
-    "kill -TERM \"-$g\" 2>/dev/null;"
-    "i=0; while alive && [ $i -lt 20 ]; do sleep 0.1; i=$((i+1)); done;"
-    "kill -KILL \"-$g\" 2>/dev/null;"
-    "i=0; while alive && [ $i -lt 50 ]; do sleep 0.1; i=$((i+1)); done;"
-    "rm -rf -- \"$d\"";
-  g_autoptr(GSubprocessLauncher) launcher = NULL;
-  g_autoptr(GSubprocess) guard = NULL;
-  g_autofree char *pgid_text = g_strdup_printf ("%d", (int) pgid);
+  const char *env = g_getenv ("STAGEWRIGHT_GUARD");
+  Dl_info info;
 
-  launcher = g_subprocess_launcher_new (G_SUBPROCESS_FLAGS_STDIN_PIPE |
-                                        G_SUBPROCESS_FLAGS_STDOUT_SILENCE |
-                                        G_SUBPROCESS_FLAGS_STDERR_SILENCE);
-  /* Its own session: the guard must survive the server and the app. */
-  g_subprocess_launcher_set_child_setup (launcher, guard_setup, NULL, NULL);
-  guard = g_subprocess_launcher_spawn (launcher, error, "/bin/sh", "-c", script,
-                                       "stagewright-guard", pgid_text, temp_root, NULL);
-  if (guard == NULL)
-    return NULL;
-  return g_object_ref (g_subprocess_get_stdin_pipe (guard));
+  if (env != NULL && *env != '\0')
+    return g_strdup (env);
+  if ((dladdr ((void *) find_guard, &info) != 0 && in_build_tree (info.dli_fname)) ||
+      in_build_tree ("/proc/self/exe"))
+    return g_strdup (STW_ABS_BUILDDIR "/stagewright/stagewright-guard");
+  return g_strdup (STW_GUARD_PATH);
+}
+
+#define GUARD_REPORT_MS 5000
+
+/* What the guard runs, on its socket (not its command line: see
+ * stagewright-guard.c): the count, the temporary root, the app's argv. */
+static void
+write_guard_spec (int              fd,
+                  const char      *temp_root,
+                  const GPtrArray *argv)
+{
+  g_autoptr(GString) spec = g_string_new (NULL);
+  guint n = argv->len - 1;   /* without the NULL */
+
+  g_string_append_printf (spec, "%u", n + 1);
+  g_string_append_len (spec, "", 1);
+  g_string_append_len (spec, temp_root, strlen (temp_root) + 1);
+  for (guint i = 0; i < n; i++)
+    g_string_append_len (spec, g_ptr_array_index (argv, i), strlen (g_ptr_array_index (argv, i)) + 1);
+
+  for (gsize done = 0; done < spec->len;)
+    {
+      ssize_t wrote = send (fd, spec->str + done, spec->len - done, MSG_NOSIGNAL);
+
+      if (wrote < 0 && errno == EINTR)
+        continue;
+      if (wrote <= 0)
+        break;   /* the guard is gone: its report says so */
+      done += (gsize) wrote;
+    }
+}
+
+/* The guard's first word on its socket: "pid N" once the app runs, or
+ * "error ERRNO" when it could not be executed. */
+static gboolean
+read_guard_report (int      fd,
+                   GPid    *pid,
+                   int     *exec_errno,
+                   GError **error)
+{
+  char line[64];
+  gsize used = 0;
+  gint64 deadline = g_get_monotonic_time () + (gint64) GUARD_REPORT_MS * 1000;
+
+  while (used == 0 || line[used - 1] != '\n')
+    {
+      struct pollfd pfd = { fd, POLLIN, 0 };
+      gint64 left = (deadline - g_get_monotonic_time ()) / 1000;
+      ssize_t got;
+
+      if (left <= 0 || used >= sizeof line - 1)
+        break;
+      if (poll (&pfd, 1, (int) left) < 0 && errno != EINTR)
+        break;
+      got = read (fd, line + used, sizeof line - 1 - used);
+      if (got < 0 && (errno == EINTR || errno == EAGAIN))
+        continue;
+      if (got <= 0)
+        break;
+      used += (gsize) got;
+    }
+  line[used] = '\0';
+  *pid = 0;
+  *exec_errno = 0;
+  if (sscanf (line, "pid %d", pid) == 1 && *pid > 0)
+    return TRUE;
+  if (sscanf (line, "error %d", exec_errno) == 1)
+    return TRUE;
+  g_set_error (error, G_IO_ERROR, G_IO_ERROR_FAILED, "the launch guard did not report the app's pid");
+  return FALSE;
 }
 
 static gboolean all_gone (StwProcess *self);
@@ -826,6 +892,7 @@ stw_process_finalize (GObject *object)
   g_clear_pointer (&self->context, g_main_context_unref);
   g_clear_object (&self->pipe_input);
   g_clear_object (&self->pipe_output);
+  close_guard (self);
   g_clear_pointer (&self->temp_root, g_free);
   g_clear_pointer (&self->browser_url, g_free);
   g_clear_pointer (&self->inspector_url, g_free);
@@ -857,6 +924,7 @@ static void
 stw_process_init (StwProcess *self)
 {
   self->cancellable = g_cancellable_new ();
+  self->guard_fd = -1;
   self->context = g_main_context_ref_thread_default ();
   g_queue_init (&self->log);
 }
@@ -934,6 +1002,9 @@ stw_process_launch_async (const StwLaunchSpec *spec,
   g_autoptr(GError) error = NULL;
   g_auto(GStrv) env = NULL;
   g_autofree char *profile = NULL;
+  g_autofree char *guard = find_guard ();
+  int control[2] = { -1, -1 };
+  int exec_errno = 0;
   int to_child[2] = { -1, -1 };
   int from_child[2] = { -1, -1 };
   GTask *task;
@@ -941,6 +1012,7 @@ stw_process_launch_async (const StwLaunchSpec *spec,
   task = g_task_new (NULL, cancellable, callback, user_data);
   g_task_set_source_tag (task, stw_process_launch_async);
   self->launch_task = task;
+  self->started_us = g_get_monotonic_time ();
 
   if (g_cancellable_set_error_if_cancelled (cancellable, &error))
     {
@@ -981,13 +1053,25 @@ stw_process_launch_async (const StwLaunchSpec *spec,
 
   env = build_environment (spec, self->temp_root);
 
+  /* The guard's stdin is a socket: it reports the app's pid there, and
+   * its EOF means the server is gone. The app gets /dev/null. */
+  if (socketpair (AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, control) != 0)
+    {
+      int saved = errno;
+      remove_tree (self->temp_root);
+      self->cleaned = TRUE;
+      finish_launch (self, stw_error_new ("LAUNCH_FAILED", _("Cannot create the launch guard's socket: %s"),
+                                          g_strerror (saved)));
+      return;
+    }
+  self->guard_fd = control[0];
   launcher = g_subprocess_launcher_new (G_SUBPROCESS_FLAGS_STDOUT_PIPE |
                                         G_SUBPROCESS_FLAGS_STDERR_PIPE);
-  g_subprocess_launcher_set_stdin_file_path (launcher, "/dev/null");
+  g_subprocess_launcher_take_stdin_fd (launcher, control[1]);
   g_subprocess_launcher_set_environ (launcher, env);
   if (spec->cwd != NULL)
     g_subprocess_launcher_set_cwd (launcher, spec->cwd);
-  g_subprocess_launcher_set_child_setup (launcher, child_setup,
+  g_subprocess_launcher_set_child_setup (launcher, guard_setup,
                                          GINT_TO_POINTER ((int) getpid ()), NULL);
 
   if (spec->pipe)
@@ -1006,31 +1090,40 @@ stw_process_launch_async (const StwLaunchSpec *spec,
       self->pipe_input = g_unix_input_stream_new (from_child[0], TRUE);
     }
 
-  self->subprocess = g_subprocess_launcher_spawnv (launcher, (const char * const *) argv->pdata, &error);
+  self->subprocess = g_subprocess_launcher_spawn (launcher, &error, guard, NULL);
+  if (self->subprocess != NULL)
+    write_guard_spec (self->guard_fd, self->temp_root, argv);
   if (self->subprocess == NULL)
     {
-      GError *failure;
+      GError *failure = stw_error_new ("LAUNCH_FAILED", _("Cannot run the launch guard %s: %s"),
+                                       guard, error->message);
 
-      if (g_error_matches (error, G_SPAWN_ERROR, G_SPAWN_ERROR_NOENT))
-        failure = stw_error_new ("FILE_NOT_FOUND", _("Cannot run %s: %s"), spec->executable, error->message);
-      else
-        failure = stw_error_new ("LAUNCH_FAILED", _("Cannot run %s: %s"), spec->executable, error->message);
+      stw_error_set_hint (failure, _("The installation is incomplete (stagewright-guard is missing), "
+                                     "or STAGEWRIGHT_GUARD names no program."));
+      close_guard (self);
       remove_tree (self->temp_root);
       self->cleaned = TRUE;
       finish_launch (self, failure);
       return;
     }
 
-  /* The identifier is NULL once GLib has reaped the child: an app that
-   * exits at once (a binary that is no app, a missing library) may be gone
-   * already. Then there is no group to guard; on_exited reports it. */
-  if (g_subprocess_get_identifier (self->subprocess) != NULL)
-    self->pid = (GPid) atoi (g_subprocess_get_identifier (self->subprocess));
-  if (self->pid > 0)
+  /* The guard forks and execs at once; its report is a matter of
+   * microseconds, and the app's pid is what every caller names. */
+  if (!read_guard_report (self->guard_fd, &self->pid, &exec_errno, &error) || exec_errno != 0)
     {
-      self->guard_stdin = start_guard (self->pid, self->temp_root, &error);
-      if (self->guard_stdin == NULL)
-        g_warning ("No guard for process group %d: %s", (int) self->pid, error->message);
+      GError *failure;
+
+      if (exec_errno == ENOENT)
+        failure = stw_error_new ("FILE_NOT_FOUND", _("Cannot run %s: %s"), spec->executable,
+                                 g_strerror (exec_errno));
+      else
+        failure = stw_error_new ("LAUNCH_FAILED", _("Cannot run %s: %s"), spec->executable,
+                                 exec_errno != 0 ? g_strerror (exec_errno) : error->message);
+      /* The guard removes the directories as it exits. */
+      self->cleaned = TRUE;
+      close_guard (self);
+      finish_launch (self, failure);
+      return;
     }
 
   g_subprocess_wait_async (self->subprocess, NULL, on_exited, g_object_ref (self));
@@ -1040,6 +1133,7 @@ stw_process_launch_async (const StwLaunchSpec *spec,
   self->want_inspector = spec->inspect && !spec->pipe;
   self->require_inspector = self->want_inspector && spec->require_inspector;
   self->want_browser_url = !spec->pipe;
+  stw_process_mark (self, "spawned under its guard");
   if (!self->want_inspector && !self->want_browser_url)
     {
       finish_launch (self, NULL);
@@ -1121,6 +1215,22 @@ gboolean
 stw_process_is_running (StwProcess *self)
 {
   return !self->exited;
+}
+
+/**
+ * stw_process_mark:
+ * @self: a #StwProcess
+ * @phase: what just happened
+ *
+ * One line of the launch timeline in the debug log: @phase with its
+ * offset from the start of the launch (`G_MESSAGES_DEBUG=Stagewright`).
+ */
+void
+stw_process_mark (StwProcess *self,
+                  const char *phase)
+{
+  g_debug ("Launch %d: +%.1f ms %s", (int) self->pid,
+           (double) (g_get_monotonic_time () - self->started_us) / 1000.0, phase);
 }
 
 /* --- waiting and terminating --------------------------------------------- */

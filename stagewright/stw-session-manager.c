@@ -666,9 +666,15 @@ on_endpoint_connected (GObject      *object,
     {
       const char *url = stw_cdp_websocket_get_url (STW_CDP_WEBSOCKET (transport));
       if (g_strcmp0 (url, stw_process_get_inspector_url (launch->process)) == 0)
-        launch->inspector = transport;
+        {
+          launch->inspector = transport;
+          stw_process_mark (launch->process, "main process attached");
+        }
       else
-        launch->browser = transport;
+        {
+          launch->browser = transport;
+          stw_process_mark (launch->process, "browser connected");
+        }
     }
 
   if (--launch->connecting == 0)
@@ -705,6 +711,7 @@ on_process_launched (GObject      *object,
 
   browser_url = stw_process_get_browser_url (launch->process);
   inspector_url = stw_process_get_inspector_url (launch->process);
+  stw_process_mark (launch->process, "endpoints known");
 
   /* Whatever the app announced, we only ever connect to this machine. */
   if ((browser_url != NULL && !stw_url_is_loopback (browser_url)) ||

@@ -527,6 +527,7 @@ connect_transports (StwSession *self)
     g_signal_connect (self->inspector, "closed", G_CALLBACK (on_transport_closed), self);
   if (self->process != NULL)
     {
+      stw_process_mark (self->process, "console and dialog hooks");
       g_signal_connect (self->process, "exited", G_CALLBACK (on_process_exited), self);
       g_signal_connect (self->process, "debugger-waiting", G_CALLBACK (on_debugger_waiting), self);
     }
@@ -654,8 +655,11 @@ on_start_refreshed (GObject      *object,
                     gpointer      user_data)
 {
   g_autoptr(GTask) task = user_data;
+  StwSession *self = STW_SESSION (object);
 
-  stw_session_refresh_surfaces_finish (STW_SESSION (object), result, NULL);
+  stw_session_refresh_surfaces_finish (self, result, NULL);
+  if (self->process != NULL)
+    stw_process_mark (self->process, "titles read: started");
   g_task_return_boolean (task, TRUE);
 }
 
@@ -686,6 +690,8 @@ on_ready_evaluated (GObject      *object,
     {
       self->renderer_ready = TRUE;
       g_debug ("Session %s: renderer ready", self->id);
+      if (self->process != NULL)
+        stw_process_mark (self->process, "readiness probe: ready");
       start_done (g_steal_pointer (&task));
       return;
     }
@@ -769,6 +775,12 @@ on_first_window (GObject      *object,
     }
 
   start->ready_deadline_us = g_get_monotonic_time () + (gint64) start->ready_timeout_ms * 1000;
+  {
+    StwSession *self = g_task_get_source_object (task);
+
+    if (self->process != NULL)
+      stw_process_mark (self->process, "first window attached");
+  }
   check_ready (g_steal_pointer (&task));
 }
 
@@ -809,6 +821,7 @@ on_auto_attach_set (GObject      *object,
   g_autoptr(GTask) task = user_data;
   g_autoptr(JsonObject) reply = NULL;
   g_autoptr(GError) error = NULL;
+  StwSession *self = g_task_get_source_object (task);
 
   reply = stw_transport_call_finish (STW_TRANSPORT (object), result, &error);
   if (reply == NULL)
@@ -816,6 +829,8 @@ on_auto_attach_set (GObject      *object,
       g_task_return_error (task, g_steal_pointer (&error));
       return;
     }
+  if (self->process != NULL)
+    stw_process_mark (self->process, "target auto-attach set");
   g_task_return_boolean (task, TRUE);
 }
 

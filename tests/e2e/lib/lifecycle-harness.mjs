@@ -22,6 +22,7 @@ export const ELECTRON = path.join(FIXTURES, 'electron');
 export const STANDIN_DIR = path.join(FIXTURES, 'electron-standin');
 export const DEMO_APP = path.join(FIXTURES, 'demo-app');
 export const CRASH_APP = path.join(FIXTURES, 'crash-app');
+export const DETACH_APP = path.join(FIXTURES, 'detach-app');
 export const CHROMIUM = process.env.STW_CHROMIUM ?? '/usr/lib/chromium/chromium';
 
 export const sdk = await loadSdk();
@@ -68,6 +69,10 @@ export async function startServer (t, { args = [], env, keep = false } = {}) {
     },
     async close () {
       await client.close();
+    },
+    /** EOF on the server's stdin, as when its client goes away. */
+    closeStdin () {
+      transport._process?.stdin?.end();
     },
   };
   if (t && !keep) {
