@@ -8,6 +8,7 @@
 #include <signal.h>
 #include <string.h>
 
+#include "stw-deadline-private.h"
 #include "stw-dialogs-private.h"
 #include "stw-error-registry.h"
 #include "stw-json-private.h"
@@ -1486,6 +1487,7 @@ stw_session_run_main_async (StwSession          *self,
                             GAsyncReadyCallback  callback,
                             gpointer             user_data)
 {
+  g_autoptr(GCancellable) deadline = NULL;
   g_autoptr(GTask) task = NULL;
   g_autofree char *arguments = NULL;
   g_autofree char *head = NULL;
@@ -1494,7 +1496,9 @@ stw_session_run_main_async (StwSession          *self,
 
   g_return_if_fail (STW_IS_SESSION (self));
 
-  task = g_task_new (self, cancellable, callback, user_data);
+  /* The budget bounds the compile and the checks before the run too. */
+  deadline = _stw_deadline_new (cancellable, timeout_ms ? timeout_ms : RUN_DEFAULT_TIMEOUT_MS);
+  task = g_task_new (self, deadline, callback, user_data);
   g_task_set_source_tag (task, stw_session_run_main_async);
   if (!run_check_code (code, &error))
     {
@@ -1619,6 +1623,7 @@ stw_session_run_renderer_async (StwSession          *self,
                                 GAsyncReadyCallback  callback,
                                 gpointer             user_data)
 {
+  g_autoptr(GCancellable) deadline = NULL;
   g_autoptr(GTask) task = NULL;
   g_autofree char *arguments = NULL;
   StwSurface *surface;
@@ -1627,7 +1632,9 @@ stw_session_run_renderer_async (StwSession          *self,
 
   g_return_if_fail (STW_IS_SESSION (self));
 
-  task = g_task_new (self, cancellable, callback, user_data);
+  /* The budget bounds the compile and the checks before the run too. */
+  deadline = _stw_deadline_new (cancellable, timeout_ms ? timeout_ms : RUN_DEFAULT_TIMEOUT_MS);
+  task = g_task_new (self, deadline, callback, user_data);
   g_task_set_source_tag (task, stw_session_run_renderer_async);
   if (!run_check_code (code, &error))
     {
