@@ -21,7 +21,7 @@ G_BEGIN_DECLS
  * must still be taken. Cancelling the caller's cancellable cancels the
  * deadline's too (from the main context that was thread-default when it
  * was made, as a GTask's callback). */
-#define STW_DEADLINE_GRACE_MS 500
+#define STW_DEADLINE_GRACE_MS 1000
 
 #define STW_TYPE_DEADLINE (_stw_deadline_get_type ())
 G_DECLARE_FINAL_TYPE (StwDeadline, _stw_deadline, STW, DEADLINE, GCancellable)

@@ -441,7 +441,7 @@ send_request (StwTransport *self,
  * with an error.
  *
  * A @cancellable that a page operation of this library made for its steps
- * carries the operation's deadline (its timeout, plus half a second): no
+ * carries the operation's deadline (its timeout, plus a second): no
  * reply is awaited past it, and a command started after it fails with
  * `CDP_TIMEOUT` without being sent.
  *

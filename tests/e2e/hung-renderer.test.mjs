@@ -114,8 +114,8 @@ const BOUNDED = [
 test('a hung page: every tool with timeoutMs answers CDP_TIMEOUT at its deadline, and nothing acts late', async () => {
   await launch();
   try {
-    // Long enough for every case, at about 1.5 s each, with room to spare.
-    const hangMs = BOUNDED.length * 1700 + 3000;
+    // Long enough for every case, at about 2 s each, with room to spare.
+    const hangMs = BOUNDED.length * 2300 + 3000;
     ok(await server.call('electron_type', { selector: '#ms', text: String(hangMs) }), 'set the hang');
     ok(await server.call('electron_click', { selector: '#hang' }), 'start the hang');
     const hungAt = performance.now();
@@ -125,7 +125,9 @@ test('a hung page: every tool with timeoutMs answers CDP_TIMEOUT at its deadline
       const { envelope, ms } = await timed(tool, { ...args, timeoutMs: 1000 });
       failsWith(envelope, 'CDP_TIMEOUT', `${tool} on a hung page`);
       assert.equal(envelope.retryable, true, `${tool}: ${JSON.stringify(envelope)}`);
-      assert.ok(ms < 3000, `${tool} with timeoutMs 1000 answered after ${ms} ms`);
+      // timeoutMs, the deadline's grace of 1 s for a slow page's last
+      // answer, and slack for a loaded machine; 15 s before.
+      assert.ok(ms < 3500, `${tool} with timeoutMs 1000 answered after ${ms} ms`);
       assert.ok(performance.now() - hungAt < hangMs - 1000, `${tool} ran while the page still hung`);
       console.log(`# ${tool}: ${envelope.code} in ${ms} ms`);
     }
@@ -166,7 +168,7 @@ test('a page hung for good: the screenshot answers within its stated bound, and 
 
   const wait = await timed('electron_wait_for_selector', { selector: '#ok', timeoutMs: 1000 });
   failsWith(wait.envelope, 'CDP_TIMEOUT', 'a wait after the screenshot');
-  assert.ok(wait.ms < 3000, `the wait answered after ${wait.ms} ms`);
+  assert.ok(wait.ms < 3500, `the wait answered after ${wait.ms} ms`);
 
   const stop = await timed('electron_stop', {});
   ok(stop.envelope, 'electron_stop of a hung page');
