@@ -9,6 +9,7 @@
 #include <signal.h>
 #include <string.h>
 
+#include "stw-deadline-private.h"
 #include "stw-dialogs-private.h"
 #include "stw-error-registry.h"
 #include "stw-json-private.h"
@@ -1732,6 +1733,7 @@ stw_session_run_main_async (StwSession          *self,
                             GAsyncReadyCallback  callback,
                             gpointer             user_data)
 {
+  g_autoptr(GCancellable) deadline = NULL;
   g_autoptr(GTask) task = NULL;
   g_autofree char *arguments = NULL;
   g_autofree char *head = NULL;
@@ -1740,7 +1742,9 @@ stw_session_run_main_async (StwSession          *self,
 
   g_return_if_fail (STW_IS_SESSION (self));
 
-  task = g_task_new (self, cancellable, callback, user_data);
+  /* The budget bounds the compile and the checks before the run too. */
+  deadline = _stw_deadline_new (cancellable, timeout_ms ? timeout_ms : RUN_DEFAULT_TIMEOUT_MS);
+  task = g_task_new (self, deadline, callback, user_data);
   g_task_set_source_tag (task, stw_session_run_main_async);
   if (!run_check_code (code, &error))
     {
@@ -1865,6 +1869,7 @@ stw_session_run_renderer_async (StwSession          *self,
                                 GAsyncReadyCallback  callback,
                                 gpointer             user_data)
 {
+  g_autoptr(GCancellable) deadline = NULL;
   g_autoptr(GTask) task = NULL;
   g_autofree char *arguments = NULL;
   StwSurface *surface;
@@ -1873,7 +1878,9 @@ stw_session_run_renderer_async (StwSession          *self,
 
   g_return_if_fail (STW_IS_SESSION (self));
 
-  task = g_task_new (self, cancellable, callback, user_data);
+  /* The budget bounds the compile and the checks before the run too. */
+  deadline = _stw_deadline_new (cancellable, timeout_ms ? timeout_ms : RUN_DEFAULT_TIMEOUT_MS);
+  task = g_task_new (self, deadline, callback, user_data);
   g_task_set_source_tag (task, stw_session_run_renderer_async);
   if (!run_check_code (code, &error))
     {

@@ -17,6 +17,7 @@
 
 #include "stw-actions.h"
 #include "stw-confine-private.h"
+#include "stw-deadline-private.h"
 #include "stw-error-registry.h"
 #include "stw-input-private.h"
 #include "stw-json-private.h"
@@ -396,6 +397,13 @@ action_free (Action *action)
   g_free (action);
 }
 
+static gboolean
+waits_for_element (ActionKind kind)
+{
+  return kind == ACTION_CLICK || kind == ACTION_HOVER || kind == ACTION_DRAG || kind == ACTION_FILL ||
+         kind == ACTION_CLEAR || kind == ACTION_TYPE_INTO_EDITOR || kind == ACTION_SET_CHECKED;
+}
+
 static GTask *
 action_task_new (StwSurface             *self,
                  ActionKind              kind,
@@ -406,12 +414,18 @@ action_task_new (StwSurface             *self,
                  GAsyncReadyCallback     callback,
                  gpointer                user_data)
 {
-  GTask *task = g_task_new (self, cancellable, callback, user_data);
+  GTask *task;
   Action *action = g_new0 (Action, 1);
+  g_autoptr(GCancellable) deadline = NULL;
 
-  g_task_set_source_tag (task, source_tag);
   action->kind = kind;
   action->options = options ? stw_action_options_copy (options) : stw_action_options_new ();
+  /* Where the timeout bounds the wait for the element, it bounds every
+   * DevTools command of the action too: a hung page fails at the deadline. */
+  if (waits_for_element (kind))
+    deadline = _stw_deadline_new (cancellable, action->options->timeout_ms);
+  task = g_task_new (self, deadline ? deadline : cancellable, callback, user_data);
+  g_task_set_source_tag (task, source_tag);
   action->target = target ? stw_target_copy (target) : NULL;
   action->result = json_object_new ();
   action->deadline = g_get_monotonic_time () + (gint64) action->options->timeout_ms * 1000;
@@ -2923,6 +2937,7 @@ typedef struct
   StwActionOptions *options;
   guint             next;
   StwTarget        *target;    /* the field being filled */
+  GCancellable     *deadline;  /* the field's: the timeout is each field's */
   JsonArray        *filled;
 } FillForm;
 
@@ -2932,6 +2947,7 @@ fill_form_free (FillForm *form)
   json_array_unref (form->fields);
   stw_action_options_free (form->options);
   g_clear_pointer (&form->target, stw_target_free);
+  g_clear_object (&form->deadline);
   json_array_unref (form->filled);
   g_free (form);
 }
@@ -3000,12 +3016,11 @@ on_field_described (GObject      *object,
     {
       const char *values[] = { value, NULL };
 
-      stw_surface_select_options_async (self, form->target, values, form->options, g_task_get_cancellable (task),
+      stw_surface_select_options_async (self, form->target, values, form->options, form->deadline,
                                         on_field_filled, task);
     }
   else
-    stw_surface_fill_async (self, form->target, value, form->options, g_task_get_cancellable (task),
-                            on_field_filled, task);
+    stw_surface_fill_async (self, form->target, value, form->options, form->deadline, on_field_filled, task);
 }
 
 static void
@@ -3013,7 +3028,7 @@ fill_next_field (GTask *task)
 {
   FillForm *form = g_task_get_task_data (task);
   StwSurface *self = g_task_get_source_object (task);
-  GCancellable *cancellable = g_task_get_cancellable (task);
+  GCancellable *cancellable;
   JsonObject *field;
   JsonNode *value;
   GError *error = NULL;
@@ -3035,6 +3050,9 @@ fill_next_field (GTask *task)
     }
 
   field = json_array_get_object_element (form->fields, form->next++);
+  g_clear_object (&form->deadline);
+  form->deadline = _stw_deadline_new (g_task_get_cancellable (task), stw_action_options_get_timeout_ms (form->options));
+  cancellable = form->deadline;
   g_clear_pointer (&form->target, stw_target_free);
   form->target = stw_target_new_from_json (field, "ref", "selector", &error);
   if (form->target == NULL && error == NULL)

@@ -19,6 +19,7 @@
 #include <glib/gi18n-lib.h>
 #include <string.h>
 
+#include "stw-deadline-private.h"
 #include "stw-error-registry.h"
 #include "stw-json-private.h"
 #include "stw-regex-private.h"
@@ -328,7 +329,8 @@ start_page_wait (StwSurface          *self,
                  gpointer             user_data)
 {
   static guint next_id;
-  GTask *task = g_task_new (self, cancellable, callback, user_data);
+  g_autoptr(GCancellable) deadline = _stw_deadline_new (cancellable, clamp_timeout (timeout_ms));
+  GTask *task = g_task_new (self, deadline, callback, user_data);
   PageWait *wait = g_new0 (PageWait, 1);
 
   g_task_set_source_tag (task, source_tag);

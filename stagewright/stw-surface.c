@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "stw-confine-private.h"
+#include "stw-deadline-private.h"
 #include "stw-error-registry.h"
 #include "stw-json-private.h"
 #include "stw-input-private.h"
@@ -19,7 +20,11 @@
 
 #define SCRIPT_RESOURCE_PREFIX "/org/stagewright/core/js/"
 #define WORLD_NAME "stagewright"
-#define CAPTURE_TIMEOUT_MS 30000
+/* A screenshot takes no timeout: the whole call is bounded at this (a page
+ * half a million pixels tall, scaled, takes seconds), the viewport's at
+ * the shorter one. A hung page answers CDP_TIMEOUT then. */
+#define SCREENSHOT_TIMEOUT_MS 10000
+#define FULL_PAGE_TIMEOUT_MS 30000
 /* The largest side Chromium renders in one capture (its texture limit);
  * beyond it Page.captureScreenshot fails without saying why. */
 #define MAX_CAPTURE_SIDE 16384.0
@@ -39,7 +44,12 @@ static const char * const STW_PAGE_MODULE[] = {
 };
 
 /* The one function every page call runs: an op of the module, by name. */
-#define PAGE_CALL_FUNCTION "function (op, args) { return globalThis.__stagewright.call (op, args); }"
+/* A call the page runs past its deadline (it was hung meanwhile) was
+ * answered CDP_TIMEOUT already: it must not act now. */
+#define PAGE_CALL_FUNCTION "function (op, args, notAfter) {" \
+  " if (notAfter && Date.now () > notAfter)" \
+  "   return { __error: { code: 'CDP_TIMEOUT', message: 'The page ran the call after its deadline' } };" \
+  " return globalThis.__stagewright.call (op, args); }"
 
 static const char *
 page_module_source (void)
@@ -1696,6 +1706,12 @@ _stw_surface_call_page_async (StwSurface          *self,
   else
     json_object_set_object_member (arg, "value", json_object_new ());
   json_array_add_object_element (call_args, arg);
+  if (_stw_deadline_get_real_ms (cancellable) > 0)
+    {
+      arg = json_object_new ();
+      json_object_set_int_member (arg, "value", _stw_deadline_get_real_ms (cancellable));
+      json_array_add_object_element (call_args, arg);
+    }
   json_object_set_array_member (params, "arguments", call_args);
   start_world_call (self, "Runtime.callFunctionOn", params, _stw_surface_call_page_async,
                     cancellable, callback, user_data);
@@ -1848,7 +1864,7 @@ capture (GTask *task)
       return;
     }
   stw_transport_call_async (data->on->transport, "Page.captureScreenshot", data->params, data->on->cdp_session_id,
-                            CAPTURE_TIMEOUT_MS, g_task_get_cancellable (task), on_captured, task);
+                            FULL_PAGE_TIMEOUT_MS, g_task_get_cancellable (task), on_captured, task);
 }
 
 static void on_element_box (GObject *object, GAsyncResult *result, gpointer user_data);
@@ -2034,7 +2050,8 @@ on_element_box (GObject      *object,
  * the surface closed, `SURFACE_UNSUPPORTED` for a whole frame (capture
  * its window with a clip, or one of its elements, instead),
  * `REF_NOT_FOUND`, `SELECTOR_NO_MATCH`, `BAD_ARGUMENT` (an invalid
- * selector), `CDP_DISCONNECTED` or `CDP_TIMEOUT`.
+ * selector), `CDP_DISCONNECTED` or `CDP_TIMEOUT`: a page that does not
+ * render (a hung page) fails after 10 s, or 30 s for a full page.
  *
  * Since: 1.0
  */
@@ -2045,6 +2062,7 @@ stw_surface_capture_screenshot_async (StwSurface                 *self,
                                       GAsyncReadyCallback         callback,
                                       gpointer                    user_data)
 {
+  g_autoptr(GCancellable) deadline = NULL;
   GTask *task;
   Capture *data;
   GError *unusable;
@@ -2052,7 +2070,9 @@ stw_surface_capture_screenshot_async (StwSurface                 *self,
   g_return_if_fail (STW_IS_SURFACE (self));
   g_return_if_fail (cancellable == NULL || G_IS_CANCELLABLE (cancellable));
 
-  task = g_task_new (self, cancellable, callback, user_data);
+  deadline = _stw_deadline_new (cancellable, options && options->full_page ? FULL_PAGE_TIMEOUT_MS
+                                                                           : SCREENSHOT_TIMEOUT_MS);
+  task = g_task_new (self, deadline, callback, user_data);
   g_task_set_source_tag (task, stw_surface_capture_screenshot_async);
 
   data = g_new0 (Capture, 1);
@@ -2077,7 +2097,7 @@ stw_surface_capture_screenshot_async (StwSurface                 *self,
     json_object_set_int_member (data->params, "quality", options->quality);
 
   if (options->target != NULL)
-    _stw_surface_element_op_async (self, options->target, "screenshotBox", NULL, cancellable, on_element_box, task);
+    _stw_surface_element_op_async (self, options->target, "screenshotBox", NULL, deadline, on_element_box, task);
   else if (options->has_clip)
     {
       memcpy (data->clip, options->clip, sizeof data->clip);

@@ -460,8 +460,8 @@ takes_element_argument (StwTool *self)
  *
  * The codes every tool of a kind can answer are said once, in the server's
  * instructions, not in each tool: `BAD_ARGUMENT` (any tool), `NOT_RUNNING`
- * (a tool that acts on a session), `REF_NOT_FOUND` and `SELECTOR_NO_MATCH`
- * (a tool that takes an element as `ref` or `selector`).
+ * and `CDP_TIMEOUT` (a tool that acts on a session), `REF_NOT_FOUND` and
+ * `SELECTOR_NO_MATCH` (a tool that takes an element as `ref` or `selector`).
  *
  * Returns: (transfer full): the description
  *
@@ -486,7 +486,8 @@ stw_tool_dup_agent_description (StwTool *self)
       for (guint i = 0; priv->error_codes[i] != NULL; i++)
         {
           if (g_str_equal (priv->error_codes[i], "BAD_ARGUMENT") ||
-              (g_str_equal (priv->error_codes[i], "NOT_RUNNING") &&
+              ((g_str_equal (priv->error_codes[i], "NOT_RUNNING") ||
+                g_str_equal (priv->error_codes[i], "CDP_TIMEOUT")) &&
                priv->session_requirement == STW_SESSION_REQUIREMENT_REQUIRED) ||
               (takes_element && (g_str_equal (priv->error_codes[i], "REF_NOT_FOUND") ||
                                  g_str_equal (priv->error_codes[i], "SELECTOR_NO_MATCH"))))

@@ -22,6 +22,7 @@
 #include <sys/prctl.h>
 #include <unistd.h>
 
+#include "stw-deadline-private.h"
 #include "stw-error-registry.h"
 #include "stw-json-private.h"
 #include "stw-test-utils.h"
@@ -724,6 +725,79 @@ test_websocket_cancel (void)
   /* The reply comes anyway, to nobody. */
   stw_test_iterate_for (250);
   g_assert_cmpuint (stw_test_cdp_peer_get_methods (peer)->len, ==, 1);
+  result = call_sync (transport, "Test.echo", NULL, &error);
+  g_assert_no_error (error);
+}
+
+static void
+test_websocket_deadline (void)
+{
+  g_autoptr(StwTestCdpServer) server = stw_test_cdp_server_new ();
+  g_autoptr(StwTransport) transport = stw_test_cdp_server_connect (server);
+  g_autoptr(GCancellable) caller = g_cancellable_new ();
+  g_autoptr(GCancellable) deadline = NULL;
+  g_autoptr(GCancellable) inner = NULL;
+  g_autoptr(JsonObject) slow = stw_test_json_object_from ("{\"ms\":50}");
+  g_autoptr(Call) lost = NULL;
+  g_autoptr(Call) quick = NULL;
+  g_autoptr(Call) late = NULL;
+  g_autoptr(Call) nested = NULL;
+  g_autoptr(JsonObject) details = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autoptr(JsonObject) result = NULL;
+  StwTestCdpPeer *peer = stw_test_cdp_server_get_peer (server, 0);
+  gint64 made_us;
+
+  g_test_summary ("A cancellable that carries a call's deadline cuts the reply timeout of every command "
+                  "started with it: no reply is awaited past the deadline, and nothing is sent after it");
+
+  /* A command that would outlive the deadline fails at it (the timeout and
+   * its grace), not after its own 15 s; one that answers in time works. */
+  made_us = g_get_monotonic_time ();
+  deadline = _stw_deadline_new (caller, 100);
+  inner = _stw_deadline_new (deadline, 60000);
+  quick = call_start_with (transport, "Test.delay", slow, NULL, 0, deadline);
+  lost = call_start_with (transport, "Test.noReply", NULL, NULL, 0, deadline);
+  call_wait (quick);
+  g_assert_no_error (quick->error);
+  call_wait (lost);
+  assert_stw_error (lost->error, "CDP_TIMEOUT");
+  g_assert_true (error_is_retryable (lost->error));
+  g_assert_nonnull (strstr (lost->error->message, "Test.noReply"));
+  g_assert_nonnull (strstr (lost->error->message, "100 ms"));
+  details = json_object_ref (stw_error_get_details (lost->error));
+  g_assert_cmpint (json_object_get_int_member (details, "timeout_ms"), ==, 100);
+  g_assert_cmpint (lost->done_us - made_us, >=, (100 + STW_DEADLINE_GRACE_MS) * 1000);
+  g_assert_cmpfloat (call_elapsed_ms (lost), <, deadline_ms (100 + STW_DEADLINE_GRACE_MS + 1000));
+  g_assert_cmpuint (stw_transport_get_n_pending (transport), ==, 0);
+  g_assert_true (_stw_deadline_has_passed (deadline));
+
+  /* Past the deadline: failed at once, never sent, even under a deadline
+   * of its own that would allow it. */
+  late = call_start_with (transport, "Test.echo", NULL, NULL, 0, deadline);
+  nested = call_start_with (transport, "Test.echo", NULL, NULL, 0, inner);
+  call_wait (late);
+  call_wait (nested);
+  assert_stw_error (late->error, "CDP_TIMEOUT");
+  assert_stw_error (nested->error, "CDP_TIMEOUT");
+  g_assert_cmpfloat (call_elapsed_ms (late), <, deadline_ms (100));
+  stw_test_iterate_for (50);
+  g_assert_cmpuint (stw_test_cdp_peer_get_methods (peer)->len, ==, 2);
+  g_assert_cmpuint (stw_transport_get_n_pending (transport), ==, 0);
+
+  /* The caller's cancellation reaches the deadline's commands. */
+  g_clear_pointer (&late, call_free);
+  g_clear_object (&deadline);
+  deadline = _stw_deadline_new (caller, 60000);
+  late = call_start_with (transport, "Test.noReply", NULL, NULL, 0, deadline);
+  g_timeout_add (20, cancel_cb, caller);
+  call_wait (late);
+  g_assert_error (late->error, G_IO_ERROR, G_IO_ERROR_CANCELLED);
+  g_assert_cmpfloat (call_elapsed_ms (late), <, deadline_ms (1000));
+  g_assert_cmpuint (stw_transport_get_n_pending (transport), ==, 0);
+  g_clear_object (&deadline);
+
+  /* A plain cancellable leaves the timeout alone, and the socket is fine. */
   result = call_sync (transport, "Test.echo", NULL, &error);
   g_assert_no_error (error);
 }
@@ -1632,6 +1706,7 @@ main (int    argc,
   g_test_add_func ("/transport/websocket/events", test_websocket_events);
   g_test_add_func ("/transport/websocket/cdp-error", test_websocket_cdp_error);
   g_test_add_func ("/transport/websocket/cancel", test_websocket_cancel);
+  g_test_add_func ("/transport/websocket/deadline", test_websocket_deadline);
   g_test_add_func ("/transport/websocket/refused", test_websocket_refused);
   g_test_add_func ("/transport/websocket/connect-timeout", test_websocket_connect_timeout);
   g_test_add_func ("/transport/websocket/two-servers", test_websocket_two_servers);

@@ -159,7 +159,8 @@ static const StwToolSpec observe_specs[] = {
   {
     .name = "electron_screenshot",
     .description = "PNG/JPEG of the window, full page, clip or element (in any frame) to path|dir; inline adds "
-                   "the image, fit in maxWidth x maxHeight. Returns {path, width, height}.",
+                   "the image, fit in maxWidth x maxHeight. A page that does not render fails after 10 s (fullPage: 30 s). "
+                   "Returns {path, width, height}.",
     .input_schema =
       "{\"type\":\"object\",\"additionalProperties\":false,\"properties\":{"
       STW_SCHEMA_SESSION_ID ","

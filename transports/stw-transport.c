@@ -4,6 +4,7 @@
  */
 #include "config.h"
 
+#include "stw-deadline-private.h"
 #include "stw-error-registry.h"
 #include "stw-json-private.h"
 #include "stw-transport.h"
@@ -65,6 +66,8 @@ typedef struct
   char         *method;
   gint64        sent_us;
   guint         timeout_ms;
+  guint         call_timeout_ms;  /* a call's deadline cut timeout_ms: its timeout */
+  gboolean      cut;
   GSource      *timeout_source;
   GSource      *cancel_source;
 } PendingCall;
@@ -183,6 +186,24 @@ fail_all_pending (StwTransport *self,
     }
 }
 
+static GError *
+call_timeout_error (PendingCall *call)
+{
+  GError *error;
+  g_autoptr(JsonObject) details = NULL;
+
+  if (!call->cut)
+    return stw_error_new ("CDP_TIMEOUT", "%s got no reply within %u ms", call->method, call->timeout_ms);
+
+  error = stw_error_new ("CDP_TIMEOUT", "%s got no reply within the call's timeout of %u ms: the page is busy or hung",
+                         call->method, call->call_timeout_ms);
+  details = json_object_new ();
+  json_object_set_string_member (details, "method", call->method);
+  json_object_set_int_member (details, "timeout_ms", call->call_timeout_ms);
+  stw_error_set_details (error, details);
+  return error;
+}
+
 static gboolean
 pending_call_timeout_cb (gpointer user_data)
 {
@@ -194,8 +215,7 @@ pending_call_timeout_cb (gpointer user_data)
   call = take_pending_call (call->transport, call->id);
   g_return_val_if_fail (call == user_data, G_SOURCE_REMOVE);
 
-  error = stw_error_new ("CDP_TIMEOUT", "%s got no reply within %u ms",
-                         call->method, call->timeout_ms);
+  error = call_timeout_error (call);
   pending_call_return (call, NULL, error);
 
   return G_SOURCE_REMOVE;
@@ -420,6 +440,11 @@ send_request (StwTransport *self,
  * arrives is then dropped), and in %STW_CDP_ERROR when the peer answers
  * with an error.
  *
+ * A @cancellable that a page operation of this library made for its steps
+ * carries the operation's deadline (its timeout, plus a second): no
+ * reply is awaited past it, and a command started after it fails with
+ * `CDP_TIMEOUT` without being sent.
+ *
  * Since: 1.0
  */
 void
@@ -462,7 +487,15 @@ stw_transport_call_async (StwTransport        *self,
   call->transport = self;
   call->task = g_steal_pointer (&task);
   call->method = g_strdup (method);
+  /* The operation this command is a step of may end sooner. */
+  call->cut = _stw_deadline_clamp (cancellable, &timeout_ms, &call->call_timeout_ms);
   call->timeout_ms = timeout_ms;
+  if (call->cut && timeout_ms == 0)
+    {
+      /* Past the deadline: not sent, so it cannot act late either. */
+      pending_call_return (call, NULL, call_timeout_error (call));
+      return;
+    }
 
   /* Both sources live in the task's context, so the error is delivered
    * where the caller waits. */
