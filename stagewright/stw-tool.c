@@ -885,9 +885,15 @@ stw_tool_to_manifest (StwTool *self)
  * says only what forms a call: bounds and defaults the dispatcher
  * enforces are left to its `BAD_ARGUMENT` answer, and MCP's default
  * annotations are left unsaid. The essential profile drives one app at a
- * time, so its listing leaves out the arguments that only matter when
- * several run, `sessionId` and `allowMultiple`: the only live session is
- * implied. The tool still takes them.
+ * time with the defaults, so its listing leaves out the arguments that only
+ * matter when several run (`sessionId`, `allowMultiple`: the only live
+ * session is implied), those that tune what has a sound default (launch's
+ * pipe, runtime, credential store, native instrumentation and readiness
+ * bound; a screenshot's window choice, clip, quality, directory and inline
+ * size; a snapshot's diff form and budget; a click's button and count;
+ * regex flags; `force`), and each tool's error list: every failure still
+ * answers its code, hint and `retryable`. The tool still takes every
+ * argument, and the other profiles list them all.
  *
  * Returns: (transfer full): the manifest entry
  *
@@ -906,7 +912,9 @@ stw_tool_to_manifest_for_profile (StwTool        *self,
   g_return_val_if_fail (STW_IS_TOOL (self), NULL);
 
   priv = PRIV (self);
-  description = stw_tool_dup_agent_description (self);
+  description = profile == STW_TOOL_PROFILE_ESSENTIAL
+                  ? g_strdup (priv->description ? priv->description : "")
+                  : stw_tool_dup_agent_description (self);
   manifest = json_object_new ();
   json_object_set_string_member (manifest, "name", priv->name);
   if (priv->title != NULL)
@@ -916,12 +924,17 @@ stw_tool_to_manifest_for_profile (StwTool        *self,
   schema = listed_schema (priv->input_schema);
   if (profile == STW_TOOL_PROFILE_ESSENTIAL)
     {
-      static const char * const several_sessions[] = { "sessionId", "allowMultiple" };
+      static const char * const unlisted[] = {
+        "sessionId", "allowMultiple",
+        "pipe", "runtime", "credentialStore", "instrumentNative", "readyTimeoutMs",
+        "windowId", "windowIndex", "windowTitle", "clip", "quality", "dir", "maxWidth", "maxHeight",
+        "diffFormat", "budgetTokens", "force", "button", "clickCount", "flags",
+      };
       JsonObject *members = json_object_get_object_member (json_node_get_object (schema), "properties");
 
-      for (guint i = 0; members != NULL && i < G_N_ELEMENTS (several_sessions); i++)
-        if (json_object_has_member (members, several_sessions[i]))
-          json_object_remove_member (members, several_sessions[i]);
+      for (guint i = 0; members != NULL && i < G_N_ELEMENTS (unlisted); i++)
+        if (json_object_has_member (members, unlisted[i]))
+          json_object_remove_member (members, unlisted[i]);
     }
   json_object_set_member (manifest, "inputSchema", schema);
   if (priv->output_schema != NULL)

@@ -486,7 +486,7 @@ static const StwToolSpec lifecycle_specs[] = {
   {
     .name = "electron_info",
     .description = "Returns {versions{electron,node,chrome,v8}, app{name,version,path,packaged\u2026}, signature, "
-                   "capabilities}. A field the app cannot give is null, with the reason in capabilities.notes.",
+                   "capabilities}. Unreadable fields are null; capabilities.notes says why.",
     .input_schema = "{\"type\":\"object\",\"additionalProperties\":false,\"properties\":{" STW_SCHEMA_SESSION_ID "}}",
     .operation_type = STW_OPERATION_QUERY,
     .idempotent = TRUE,

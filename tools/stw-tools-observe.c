@@ -158,8 +158,8 @@ screenshot_invoke (StwTool       *tool,
 static const StwToolSpec observe_specs[] = {
   {
     .name = "electron_screenshot",
-    .description = "PNG/JPEG of the window, full page, clip or element (in any frame) to path|dir; inline adds "
-                   "the image, fit in maxWidth x maxHeight. A page that does not render fails after 10 s (fullPage: 30 s). "
+    .description = "PNG/JPEG of the window, full page, clip or element (any frame) to path|dir; inline adds "
+                   "the image, fit in maxWidth x maxHeight. Bounded by 10 s (fullPage: 30 s). "
                    "Returns {path, width, height}.",
     .input_schema =
       "{\"type\":\"object\",\"additionalProperties\":false,\"properties\":{"
