@@ -74,6 +74,11 @@ guint         _stw_ref_table_find    (StwRefTable *table,
                                       const char  *surface_id,
                                       gint64       world_id,
                                       gint64       key);
+/* A reconcile begins: what it binds from now on is not forgotten to make
+ * room, however many refs that is. */
+void          _stw_ref_table_begin_pass (StwRefTable *table);
+/* The reconcile ends: past a cap, the oldest of what it did not bind goes. */
+void          _stw_ref_table_end_pass   (StwRefTable *table);
 /* The element's ref, made when it has none; what it knows of the element
  * (fingerprint, role, name) is refreshed. */
 guint         _stw_ref_table_bind    (StwRefTable *table,

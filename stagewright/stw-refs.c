@@ -25,6 +25,9 @@ struct _StwRefTable
   guint       max_live;
   guint       max_gone;
   guint64     clock;    /* counts binds: StwRef.seen */
+  guint64     pass;     /* the clock when the latest reconcile began, */
+  guint64     pass_end; /* and when it ended: what it bound is kept */
+  gboolean    in_pass;  /* forgetting waits for the reconcile's end */
 };
 
 /* Which element: a surface's world's key. Looked up thousands of times per
@@ -223,7 +226,15 @@ compare_stamps (gconstpointer a,
   return x < y ? -1 : x > y;
 }
 
-/* The stamp at or below which @drop live refs were last seen longest ago. */
+static gboolean
+bound_in_pass (StwRefTable  *table,
+               const StwRef *ref)
+{
+  return ref->seen > table->pass && ref->seen <= table->pass_end;
+}
+
+/* The stamp at or below which @drop live refs were last seen longest ago,
+ * among those the latest reconcile did not see; 0 when there are none. */
 static guint64
 stale_stamp (StwRefTable *table,
              guint        drop)
@@ -233,16 +244,20 @@ stale_stamp (StwRefTable *table,
   for (guint i = 0; i < table->refs->len; i++)
     {
       StwRef *ref = g_ptr_array_index (table->refs, i);
-      if (!ref->gone)
+      if (!ref->gone && !bound_in_pass (table, ref))
         g_array_append_val (stamps, ref->seen);
     }
+  if (stamps->len == 0)
+    return 0;
   g_array_sort (stamps, compare_stamps);
   return g_array_index (stamps, guint64, MIN (drop, stamps->len) - 1);
 }
 
 /* Past a cap, forgets refs down to three quarters of it, so this is one
  * pass over the table now and then: gone refs oldest first, live refs
- * those last bound longest ago (what the latest snapshot showed stays).
+ * those last bound longest ago. What the latest reconcile bound stays,
+ * however many: a page of 100,000 controls keeps its 100,000 refs, and two
+ * finds in a row answer the same refs.
  * The newest ref is never forgotten. */
 static void
 forget_oldest (StwRefTable *table)
@@ -259,7 +274,7 @@ forget_oldest (StwRefTable *table)
     {
       StwRef *ref = g_ptr_array_index (table->refs, i);
       gboolean forget = i + 1 < table->refs->len &&
-                        (ref->gone ? drop_gone > 0 : drop_live > 0 && ref->seen <= stale);
+                        (ref->gone ? drop_gone > 0 : drop_live > 0 && ref->seen <= stale && !bound_in_pass (table, ref));
 
       if (!forget)
         {
@@ -282,6 +297,25 @@ forget_oldest (StwRefTable *table)
   g_ptr_array_set_free_func (table->refs, NULL);
   g_ptr_array_set_size (table->refs, kept);
   g_ptr_array_set_free_func (table->refs, (GDestroyNotify) stw_ref_free);
+}
+
+void
+_stw_ref_table_begin_pass (StwRefTable *table)
+{
+  g_return_if_fail (table != NULL);
+
+  table->pass = table->clock;
+  table->in_pass = TRUE;
+}
+
+void
+_stw_ref_table_end_pass (StwRefTable *table)
+{
+  g_return_if_fail (table != NULL);
+
+  table->in_pass = FALSE;
+  table->pass_end = table->clock;
+  forget_oldest (table);
 }
 
 guint
@@ -318,7 +352,7 @@ _stw_ref_table_bind (StwRefTable *table,
   ref->seen = ++table->clock;
   /* Only here, when a ref was made: no caller holds an StwRef across a
    * bind, while retire's callers still read the ref they retired. */
-  if (ref->ref == table->issued)
+  if (ref->ref == table->issued && !table->in_pass)
     forget_oldest (table);
   return number;
 }

@@ -239,6 +239,7 @@ _stw_snapshot_reconcile (StwRefTable *refs,
 
   g_return_if_fail (refs != NULL && surface_id != NULL && entries != NULL);
 
+  _stw_ref_table_begin_pass (refs);
   /* 1. An element that has a ref keeps it. */
   for (guint i = 0; i < entries->len; i++)
     {
@@ -327,6 +328,7 @@ _stw_snapshot_reconcile (StwRefTable *refs,
       entry->ref = _stw_ref_table_bind (refs, surface_id, world_id, entry->key,
                                         entry->fingerprint, entry->role, entry->name);
     }
+  _stw_ref_table_end_pass (refs);
 }
 
 /* --- text ------------------------------------------------------------------ */

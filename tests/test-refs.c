@@ -475,6 +475,59 @@ test_walk_rows (void)
   g_assert_cmpstr (b->fingerprint, ==, "button|Go|main");
 }
 
+static GPtrArray *
+buttons (gint64 first_key,
+         guint  count)
+{
+  GPtrArray *entries = g_ptr_array_new_with_free_func ((GDestroyNotify) _stw_snap_entry_free);
+
+  for (guint i = 0; i < count; i++)
+    {
+      StwSnapEntry *entry = _stw_snap_entry_new ();
+
+      entry->surface_id = g_strdup (SURFACE);
+      entry->world_id = 1;
+      entry->key = first_key + i;
+      entry->role = g_strdup ("button");
+      entry->name = g_strdup ("Many");
+      entry->fingerprint = g_strdup ("button|Many|main");
+      entry->flags = STW_SNAP_REFFED | STW_SNAP_INTERACTIVE;
+      g_ptr_array_add (entries, entry);
+    }
+  return entries;
+}
+
+/* A page with more controls than the live cap keeps every ref the latest
+ * snapshot gave: two finds in a row answer the same refs (they did not
+ * when the cap was applied in the middle of a reconcile). What the next
+ * page's snapshot does not show is forgotten past the cap. */
+static void
+test_page_above_cap (void)
+{
+  StwRefTable *refs = _stw_ref_table_new ();
+  g_autoptr(GPtrArray) first = buttons (1, 300);
+  g_autoptr(GPtrArray) again = buttons (1, 300);
+  g_autoptr(GPtrArray) next = buttons (1001, 300);
+
+  _stw_ref_table_set_limits (refs, 100, 10);
+  _stw_snapshot_reconcile (refs, SURFACE, 1, first, NULL, FALSE);
+  _stw_snapshot_reconcile (refs, SURFACE, 1, again, NULL, FALSE);
+  for (guint i = 0; i < first->len; i++)
+    {
+      guint ref = ((StwSnapEntry *) first->pdata[i])->ref;
+
+      g_assert_cmpuint (ref, ==, ((StwSnapEntry *) again->pdata[i])->ref);
+      g_assert_nonnull (_stw_ref_table_lookup (refs, ref));
+    }
+  g_assert_cmpuint (_stw_ref_table_size (refs), ==, 300);
+
+  _stw_snapshot_reconcile (refs, SURFACE, 1, next, NULL, FALSE);
+  for (guint i = 0; i < next->len; i++)
+    g_assert_nonnull (_stw_ref_table_lookup (refs, ((StwSnapEntry *) next->pdata[i])->ref));
+  g_assert_cmpuint (_stw_ref_table_size (refs), <=, 300 + 10);
+  _stw_ref_table_free (refs);
+}
+
 /* Issue 16, defect 12: a page that re-renders everything makes new
  * elements at every snapshot. The table stays under its caps with the
  * defaults (no limit set here), forgets gone refs oldest first and live
@@ -528,7 +581,10 @@ test_bounded (void)
   g_assert_false (_stw_ref_table_was_issued (refs, last + 1));
   g_assert_nonnull (_stw_ref_table_lookup (refs, last));
 
-  /* Live refs past the cap: those bound longest ago go first. */
+  /* Live refs past the cap: those bound longest ago go first, once no
+   * longer the latest snapshot's (here a snapshot that bound nothing). */
+  _stw_ref_table_begin_pass (refs);
+  _stw_ref_table_end_pass (refs);
   _stw_ref_table_set_limits (refs, 8, 4);
   {
     guint kept = _stw_ref_table_bind (refs, SURFACE, 1, 1000000, "fp", "button", "Kept");
@@ -600,5 +656,6 @@ main (int   argc,
   g_test_add_func ("/refs/walk/rows", test_walk_rows);
   g_test_add_func ("/refs/bounded", test_bounded);
   g_test_add_func ("/refs/reconcile/unlisted", test_unlisted);
+  g_test_add_func ("/refs/bounded/page-above-cap", test_page_above_cap);
   return g_test_run ();
 }
