@@ -15,7 +15,11 @@
 #include <glib/gstdio.h>
 #include <stdlib.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <unistd.h>
+#if __has_include(<linux/openat2.h>)
+#include <linux/openat2.h>
+#endif
 
 #include "stagewright.h"
 #include "stw-confine-private.h"
@@ -173,6 +177,23 @@ test_env_relative (Fixture       *fixture,
 
 /* Beneath a directory descriptor: a symlink out, `..` and absolute
  * paths lead nowhere, with openat2 and with the walk alike. */
+/* Whether openat2 answers at all: valgrind 3.19 does not know it and
+ * answers ENOSYS, and the confined open then walks instead. */
+static gboolean
+kernel_has_openat2 (void)
+{
+#if defined(SYS_openat2) && defined(RESOLVE_BENEATH)
+  struct open_how how = { .flags = O_RDONLY | O_CLOEXEC, .resolve = RESOLVE_BENEATH };
+  int fd = (int) syscall (SYS_openat2, AT_FDCWD, ".", &how, sizeof how);
+
+  if (fd >= 0)
+    close (fd);
+  return fd >= 0 || errno != ENOSYS;
+#else
+  return FALSE;
+#endif
+}
+
 static void
 test_openat_beneath (Fixture       *fixture,
                      gconstpointer  data)
@@ -197,9 +218,10 @@ test_openat_beneath (Fixture       *fixture,
   g_assert_cmpint (fd, >=, 0);
   close (fd);
   fd = _stw_confine_openat (root_fd, "alias/in.txt", O_RDONLY, 0);
-  if (GPOINTER_TO_INT (data) == 0)
+  if (GPOINTER_TO_INT (data) == 0 && kernel_has_openat2 ())
     {
-      /* openat2 follows a symlink that stays beneath; the walk follows none. */
+      /* openat2 follows a symlink that stays beneath; the walk follows none
+       * (nor does the fallback where openat2 is ENOSYS, as under valgrind). */
       g_assert_cmpint (fd, >=, 0);
       close (fd);
     }
