@@ -110,4 +110,7 @@ JsonNode   *_stw_surface_evaluate_isolated_finish (StwSurface    *self,
 JsonNode   *_stw_remote_value (JsonObject  *reply,
                                GError     **error);
 
+/* Drops the baseline of since:"last" (stw-surface-snapshot.c). */
+void         _stw_surface_forget_last_snapshot (StwSurface *self);
+
 G_END_DECLS

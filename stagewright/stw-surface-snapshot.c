@@ -2050,3 +2050,11 @@ stw_surface_list_elements_sync (StwSurface    *self,
   _stw_sync_call_clear (&call);
   return ret;
 }
+
+/* The last snapshot's slot is this file's: other files drop it through
+ * here, never by its key. */
+void
+_stw_surface_forget_last_snapshot (StwSurface *self)
+{
+  g_object_set_data (G_OBJECT (self), LAST_SNAPSHOT_KEY, NULL);
+}

@@ -931,7 +931,7 @@ _stw_surface_set_closed (StwSurface *self)
     disconnect_world_handlers (self);
   /* No diff is taken of a closed surface: its last snapshot (all of its
    * entries, stw-surface-snapshot.c) goes now, not with the session. */
-  g_object_set_data (G_OBJECT (self), "stw-last-snapshot", NULL);
+  _stw_surface_forget_last_snapshot (self);
 }
 
 const char *
