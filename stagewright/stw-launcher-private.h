@@ -25,6 +25,10 @@ typedef struct
 
 void stw_launch_spec_clear (StwLaunchSpec *spec);
 
+/* What a failure shows of the app's output (details.log_tail). */
+#define STW_LOG_TAIL_LINES 40
+#define STW_LOG_TAIL_BYTES 4096
+
 #define STW_TYPE_PROCESS (stw_process_get_type ())
 G_DECLARE_FINAL_TYPE (StwProcess, stw_process, STW, PROCESS, GObject)
 
@@ -44,8 +48,7 @@ const char   *stw_process_get_inspector_note (StwProcess         *self);
 gboolean      stw_process_is_running       (StwProcess           *self);
 void          stw_process_mark             (StwProcess           *self,
                                             const char           *phase);
-char         *stw_process_dup_log_tail     (StwProcess           *self,
-                                            guint                 max_lines);
+char         *stw_process_dup_log_tail     (StwProcess           *self);
 void          stw_process_wait_async       (StwProcess           *self,
                                             guint                 timeout_ms,
                                             GCancellable         *cancellable,

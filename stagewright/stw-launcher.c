@@ -53,6 +53,8 @@
 #define GROUP_POLL_MS 10
 #define GROUP_GONE_MAX_MS 5000
 #define SWEEP_POLL_MS 50
+/* How long the app's output may stay open after it exited. */
+#define EXIT_DRAIN_MAX_MS 250
 
 struct _StwProcess
 {
@@ -83,6 +85,9 @@ struct _StwProcess
   gint64          started_us;     /* when the launch began: the timeline's zero */
   gboolean        exited;
   gboolean        cleaned;
+  guint           readers_open;   /* stdout and stderr until their EOF */
+  int             exit_status;
+  GSource        *exit_wait;      /* after the exit: until the readers are done, bounded */
   char           *display_problem;
 };
 
@@ -210,24 +215,44 @@ log_line (StwProcess *self,
 /**
  * stw_process_dup_log_tail:
  * @self: a #StwProcess
- * @max_lines: how many lines at most
+ *
+ * What a failure shows of the app's output: its last lines, at most
+ * %STW_LOG_TAIL_LINES of them and %STW_LOG_TAIL_BYTES bytes. Enough for
+ * the message above a whole stack trace; a line longer than the byte
+ * bound keeps its end.
  *
  * Returns: (transfer full): the last lines the app wrote
  */
 char *
-stw_process_dup_log_tail (StwProcess *self,
-                          guint       max_lines)
+stw_process_dup_log_tail (StwProcess *self)
 {
   GString *text = g_string_new (NULL);
-  guint skip = self->log.length > max_lines ? self->log.length - max_lines : 0;
-  guint i = 0;
+  const GList *first = NULL;
+  gsize bytes = 0;
+  guint lines = 0;
 
-  for (const GList *l = self->log.head; l != NULL; l = l->next, i++)
-    if (i >= skip)
-      {
-        g_string_append (text, l->data);
-        g_string_append_c (text, '\n');
-      }
+  for (const GList *l = self->log.tail; l != NULL && lines < STW_LOG_TAIL_LINES; l = l->prev, lines++)
+    {
+      gsize length = strlen (l->data) + 1;
+
+      if (first != NULL && bytes + length > STW_LOG_TAIL_BYTES)
+        break;
+      bytes += length;
+      first = l;
+    }
+  for (const GList *l = first; l != NULL; l = l->next)
+    {
+      const char *line = l->data;
+      gsize length = strlen (line);
+
+      if (length >= STW_LOG_TAIL_BYTES)
+        {
+          line = g_utf8_find_next_char (line + length - STW_LOG_TAIL_BYTES + 1, NULL);
+          g_string_append (text, "…");
+        }
+      g_string_append (text, line);
+      g_string_append_c (text, '\n');
+    }
   return g_string_free (text, FALSE);
 }
 
@@ -360,6 +385,7 @@ typedef struct
 } Reader;
 
 static void read_next_line (Reader *reader);
+static void report_exit (StwProcess *self);
 
 static void
 on_line (GObject      *object,
@@ -381,9 +407,13 @@ on_line (GObject      *object,
     }
   if (line == NULL)
     {
+      StwProcess *self = reader->self;
+
       g_object_unref (reader->stream);
-      g_object_unref (reader->self);
       g_free (reader);
+      if (--self->readers_open == 0 && self->exit_wait != NULL)
+        report_exit (self);
+      g_object_unref (self);
       return;
     }
 
@@ -411,6 +441,7 @@ drain (StwProcess   *self,
   reader->self = g_object_ref (self);
   reader->stream = g_data_input_stream_new (stream);
   reader->name = name;
+  self->readers_open++;
   /* Lines can be long (minified stack traces); the log keeps them bounded. */
   read_next_line (reader);
 }
@@ -567,21 +598,23 @@ cleanup_after_exit (StwProcess *self)
   close_guard (self);
 }
 
+/* Reports the exit once what the app wrote last has been read: a launch
+ * that fails says why in its log tail. */
 static void
-on_exited (GObject      *object,
-           GAsyncResult *result,
-           gpointer      user_data)
+report_exit (StwProcess *self)
 {
-  g_autoptr(StwProcess) self = user_data;
-  int status;
+  g_autoptr(StwProcess) hold = g_object_ref (self);
+  int status = self->exit_status;
 
-  g_subprocess_wait_finish (G_SUBPROCESS (object), result, NULL);
-  self->exited = TRUE;
-  status = g_subprocess_get_status (G_SUBPROCESS (object));
+  if (self->exit_wait != NULL)
+    {
+      g_source_destroy (self->exit_wait);
+      g_clear_pointer (&self->exit_wait, g_source_unref);
+    }
 
   if (self->launch_task != NULL)
     {
-      g_autofree char *tail = stw_process_dup_log_tail (self, 12);
+      g_autofree char *tail = stw_process_dup_log_tail (self);
       g_autoptr(JsonObject) details = json_object_new ();
       GError *error;
 
@@ -608,10 +641,44 @@ on_exited (GObject      *object,
 }
 
 static gboolean
+on_exit_wait_over (gpointer user_data)
+{
+  StwProcess *self = user_data;
+
+  g_debug ("The app's output is still open %d ms after its exit; reporting the exit", EXIT_DRAIN_MAX_MS);
+  report_exit (self);
+  return G_SOURCE_REMOVE;
+}
+
+static void
+on_exited (GObject      *object,
+           GAsyncResult *result,
+           gpointer      user_data)
+{
+  g_autoptr(StwProcess) self = user_data;
+
+  g_subprocess_wait_finish (G_SUBPROCESS (object), result, NULL);
+  self->exited = TRUE;
+  self->exit_status = g_subprocess_get_status (G_SUBPROCESS (object));
+
+  /* The pipes may still hold the app's last lines; a process that
+   * outlived it may also keep them open, hence the bound. */
+  if (self->readers_open == 0)
+    {
+      report_exit (self);
+      return;
+    }
+  self->exit_wait = g_timeout_source_new (EXIT_DRAIN_MAX_MS);
+  g_source_set_callback (self->exit_wait, on_exit_wait_over, g_object_ref (self), g_object_unref);
+  g_source_set_static_name (self->exit_wait, "[stagewright] output drain after exit");
+  g_source_attach (self->exit_wait, self->context);
+}
+
+static gboolean
 on_launch_timeout (gpointer user_data)
 {
   StwProcess *self = user_data;
-  g_autofree char *tail = stw_process_dup_log_tail (self, 12);
+  g_autofree char *tail = stw_process_dup_log_tail (self);
   g_autoptr(JsonObject) details = json_object_new ();
   GError *error;
 

@@ -802,7 +802,7 @@ on_first_window_timeout (gpointer user_data)
     if (self->process != NULL)
       {
         g_autoptr(JsonObject) details = json_object_new ();
-        g_autofree char *tail = stw_process_dup_log_tail (self->process, 12);
+        g_autofree char *tail = stw_process_dup_log_tail (self->process);
 
         json_object_set_string_member (details, "log_tail", tail);
         stw_error_set_details (error, details);

@@ -752,6 +752,63 @@ test_refuse_env (void)
   rm_tree (scratch);
 }
 
+/* An app that writes a lot and exits at once: the launch's failure still
+ * carries its message with the stack trace below it (Electron prints
+ * "App threw an error during load", the error, then every frame), and
+ * stays bounded when the app's last line is huge. */
+static void
+test_last_words (void)
+{
+  g_autofree char *scratch = make_scratch ();
+  g_autofree char *talker = g_build_filename (scratch, "talker", NULL);
+  g_autofree char *shouter = g_build_filename (scratch, "shouter", NULL);
+  g_autoptr(StwSessionManager) manager = stw_session_manager_new ();
+
+  write_script (talker, "#!/bin/sh\n"
+                        "i=0; while [ $i -lt 3000 ]; do echo \"chatter $i: a long enough line of output\" >&2; i=$((i+1)); done\n"
+                        "echo 'App threw an error during load' >&2\n"
+                        "echo 'Error: talker: the last words' >&2\n"
+                        "i=0; while [ $i -lt 25 ]; do echo \"    at frame$i (/app/node_modules/some/long/path/module$i.js:1:2)\" >&2; i=$((i+1)); done\n"
+                        "exit 7\n");
+  /* One line of 100,000 bytes, no newline at its end. */
+  write_script (shouter, "#!/bin/sh\nhead -c 100000 /dev/zero | tr '\\0' x >&2\nexit 3\n");
+  for (guint round = 0; round < 3; round++)
+    {
+      g_autoptr(StwLaunchOptions) options = stw_launch_options_new ();
+      g_autoptr(GError) error = NULL;
+      g_autoptr(StwSession) session = NULL;
+      JsonObject *details;
+      const char *tail;
+
+      stw_launch_options_set_executable_path (options, talker);
+      session = launch (manager, options, &error);
+      g_assert_null (session);
+      g_assert_cmpstr (stw_error_get_code_name (error), ==, "LAUNCH_FAILED");
+      details = stw_error_get_details (error);
+      g_assert_cmpint (json_object_get_int_member (details, "exit_code"), ==, 7);
+      tail = json_object_get_string_member (details, "log_tail");
+      g_assert_nonnull (strstr (tail, "\nError: talker: the last words\n"));
+      g_assert_true (g_str_has_suffix (tail, "(/app/node_modules/some/long/path/module24.js:1:2)\n"));
+      g_assert_cmpuint (strlen (tail), <=, 4096);
+    }
+  {
+    g_autoptr(StwLaunchOptions) options = stw_launch_options_new ();
+    g_autoptr(GError) error = NULL;
+    g_autoptr(StwSession) session = NULL;
+    const char *tail;
+
+    stw_launch_options_set_executable_path (options, shouter);
+    session = launch (manager, options, &error);
+    g_assert_cmpstr (stw_error_get_code_name (error), ==, "LAUNCH_FAILED");
+    tail = json_object_get_string_member (stw_error_get_details (error), "log_tail");
+    g_assert_true (g_str_has_prefix (tail, "…xxx"));
+    g_assert_true (g_str_has_suffix (tail, "xxx\n"));
+    g_assert_cmpuint (strlen (tail), <=, 4096 + strlen ("…") + 1);
+  }
+  assert_nothing_left (scratch, 2);
+  rm_tree (scratch);
+}
+
 static char *
 subst (const char *text,
        const char *exe,
@@ -1499,6 +1556,7 @@ main (int    argc,
   g_test_add_func ("/launch/standin/executable-only", test_executable_only);
   g_test_add_func ("/launch/standin/no-inspector", test_no_inspector);
   g_test_add_func ("/launch/standin/straggler", test_straggler_outside_group);
+  g_test_add_func ("/launch/exit/last-words", test_last_words);
   g_test_add_func ("/launch/refuse/fuse", test_fuse_preflight);
   g_test_add_data_func ("/launch/standin/tmpdir-46", GUINT_TO_POINTER (46), test_long_tmpdir);
   g_test_add_data_func ("/launch/standin/tmpdir-80", GUINT_TO_POINTER (80), test_long_tmpdir);
