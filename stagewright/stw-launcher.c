@@ -84,6 +84,10 @@ struct _StwProcess
   gboolean        exited;
   gboolean        cleaned;
   char           *display_problem;
+  void          (*inspector_announced) (StwProcess *process,
+                                        const char *url,
+                                        gpointer    data);
+  gpointer        inspector_announced_data;
 };
 
 G_DEFINE_FINAL_TYPE (StwProcess, stw_process, G_TYPE_OBJECT)
@@ -237,6 +241,7 @@ finish_launch (StwProcess *self,
 {
   g_autoptr(GTask) task = g_steal_pointer (&self->launch_task);
 
+  self->inspector_announced = NULL;
   if (self->launch_timeout != NULL)
     {
       g_source_destroy (self->launch_timeout);
@@ -341,6 +346,10 @@ handle_line (StwProcess *self,
     {
       self->inspector_url = url;
       stw_process_mark (self, "inspector line");
+      /* Electron prints it long before the browser's: the caller connects
+       * while Chromium starts. Only while the launch is pending. */
+      if (self->launch_task != NULL && self->inspector_announced != NULL)
+        self->inspector_announced (self, url, self->inspector_announced_data);
       check_ready (self);
     }
   else if (strstr (line, "Waiting for the debugger to disconnect") != NULL)
@@ -1013,6 +1022,8 @@ stw_process_launch_async (const StwLaunchSpec *spec,
   g_task_set_source_tag (task, stw_process_launch_async);
   self->launch_task = task;
   self->started_us = g_get_monotonic_time ();
+  self->inspector_announced = spec->inspector_announced;
+  self->inspector_announced_data = spec->inspector_announced_data;
 
   if (g_cancellable_set_error_if_cancelled (cancellable, &error))
     {
