@@ -332,7 +332,14 @@ handle_line (StwProcess *self,
 {
   char *url;
 
-  log_line (self, line);
+  /* What Node says about our own inspector client (connected early, so
+   * also when a failing app exits) would push the app's error out of the
+   * log tail a failed launch reports. */
+  if (!g_str_equal (line, "Debugger attached.") &&
+      !g_str_equal (line, "Waiting for the debugger to disconnect...") &&
+      !g_str_has_prefix (line, "Debugger ending on ") &&
+      !g_str_equal (line, "For help, see: https://nodejs.org/en/docs/inspector"))
+    log_line (self, line);
   g_signal_emit (self, signals[OUTPUT_LINE], 0, stream, line);
 
   if (self->browser_url == NULL && (url = match_endpoint (line, "DevTools listening on ")) != NULL)
