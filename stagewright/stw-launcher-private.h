@@ -10,6 +10,8 @@
 
 G_BEGIN_DECLS
 
+struct _StwProcess;
+
 typedef struct
 {
   char     *executable;   /* absolute */
@@ -21,6 +23,12 @@ typedef struct
   gboolean  require_inspector; /* no inspector before the browser endpoint: FUSES_BLOCK_LAUNCH */
   gboolean  pipe;         /* --remote-debugging-pipe instead of a port */
   guint     timeout_ms;   /* until the endpoints are known */
+  /* Nullable: called with the inspector's URL as soon as its line appears
+   * (before the launch finishes), so a caller can connect meanwhile. */
+  void    (*inspector_announced) (struct _StwProcess *process,
+                                  const char         *url,
+                                  gpointer            data);
+  gpointer  inspector_announced_data;
 } StwLaunchSpec;
 
 void stw_launch_spec_clear (StwLaunchSpec *spec);

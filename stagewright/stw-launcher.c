@@ -89,6 +89,10 @@ struct _StwProcess
   int             exit_status;
   GSource        *exit_wait;      /* after the exit: until the readers are done, bounded */
   char           *display_problem;
+  void          (*inspector_announced) (StwProcess *process,
+                                        const char *url,
+                                        gpointer    data);
+  gpointer        inspector_announced_data;
 };
 
 G_DEFINE_FINAL_TYPE (StwProcess, stw_process, G_TYPE_OBJECT)
@@ -262,6 +266,7 @@ finish_launch (StwProcess *self,
 {
   g_autoptr(GTask) task = g_steal_pointer (&self->launch_task);
 
+  self->inspector_announced = NULL;
   if (self->launch_timeout != NULL)
     {
       g_source_destroy (self->launch_timeout);
@@ -352,7 +357,14 @@ handle_line (StwProcess *self,
 {
   char *url;
 
-  log_line (self, line);
+  /* What Node says about our own inspector client (connected early, so
+   * also when a failing app exits) would push the app's error out of the
+   * log tail a failed launch reports. */
+  if (!g_str_equal (line, "Debugger attached.") &&
+      !g_str_equal (line, "Waiting for the debugger to disconnect...") &&
+      !g_str_has_prefix (line, "Debugger ending on ") &&
+      !g_str_equal (line, "For help, see: https://nodejs.org/en/docs/inspector"))
+    log_line (self, line);
   g_signal_emit (self, signals[OUTPUT_LINE], 0, stream, line);
 
   if (self->browser_url == NULL && (url = match_endpoint (line, "DevTools listening on ")) != NULL)
@@ -366,6 +378,10 @@ handle_line (StwProcess *self,
     {
       self->inspector_url = url;
       stw_process_mark (self, "inspector line");
+      /* Electron prints it long before the browser's: the caller connects
+       * while Chromium starts. Only while the launch is pending. */
+      if (self->launch_task != NULL && self->inspector_announced != NULL)
+        self->inspector_announced (self, url, self->inspector_announced_data);
       check_ready (self);
     }
   else if (strstr (line, "Waiting for the debugger to disconnect") != NULL)
@@ -1080,6 +1096,8 @@ stw_process_launch_async (const StwLaunchSpec *spec,
   g_task_set_source_tag (task, stw_process_launch_async);
   self->launch_task = task;
   self->started_us = g_get_monotonic_time ();
+  self->inspector_announced = spec->inspector_announced;
+  self->inspector_announced_data = spec->inspector_announced_data;
 
   if (g_cancellable_set_error_if_cancelled (cancellable, &error))
     {

@@ -539,7 +539,11 @@ typedef struct
   StwTransport  *browser;
   StwTransport  *inspector;
   StwSession    *session;
-  guint          connecting;
+  guint          connecting;    /* endpoint connections under way */
+  gboolean       launched;      /* the endpoints are known: the last connection starts the session */
+  gboolean       inspector_connecting; /* started when its line appeared */
+  gulong         debugger_waiting_id;
+  gboolean       debugger_waiting;     /* Node waits for our inspector to go: the app is exiting */
   GError        *error;
   GCancellable  *cancellable;
   gulong         cancelled_id;
@@ -568,6 +572,8 @@ static void
 launch_free (Launch *launch)
 {
   launch_release_slot (launch);
+  if (launch->debugger_waiting_id != 0)
+    g_signal_handler_disconnect (launch->process, launch->debugger_waiting_id);
   stw_launch_spec_clear (&launch->spec);
   g_free (launch->id);
   g_clear_object (&launch->process);
@@ -640,6 +646,10 @@ start_session (GTask *task)
       return;
     }
 
+  /* The session watches for it from now on. */
+  if (launch->debugger_waiting_id != 0)
+    g_signal_handler_disconnect (launch->process, launch->debugger_waiting_id);
+  launch->debugger_waiting_id = 0;
   launch->session = _stw_session_new_launched (self, launch->id, launch->process,
                                                launch->browser, launch->inspector);
   _stw_session_start_async (launch->session, launch->spec.timeout_ms, launch->ready_timeout_ms,
@@ -651,7 +661,7 @@ on_endpoint_connected (GObject      *object,
                        GAsyncResult *result,
                        gpointer      user_data)
 {
-  GTask *task = user_data;
+  g_autoptr(GTask) task = user_data;   /* each connection holds a reference */
   Launch *launch = g_task_get_task_data (task);
   g_autoptr(GError) error = NULL;
   StwTransport *transport;
@@ -662,10 +672,17 @@ on_endpoint_connected (GObject      *object,
   else if (transport == NULL && launch->error == NULL)
     launch->error = stw_error_new ("LAUNCH_FAILED", _("Cannot connect to the app's DevTools endpoint: %s"),
                                    error->message);
+  else if (transport != NULL && launch->process == NULL)
+    g_object_unref (transport);   /* the launch failed meanwhile */
   else if (transport != NULL)
     {
       const char *url = stw_cdp_websocket_get_url (STW_CDP_WEBSOCKET (transport));
-      if (g_strcmp0 (url, stw_process_get_inspector_url (launch->process)) == 0)
+      if (g_strcmp0 (url, stw_process_get_inspector_url (launch->process)) == 0 && launch->debugger_waiting)
+        {
+          stw_transport_close (transport);   /* the app is exiting: let Node go */
+          g_object_unref (transport);
+        }
+      else if (g_strcmp0 (url, stw_process_get_inspector_url (launch->process)) == 0)
         {
           launch->inspector = transport;
           stw_process_mark (launch->process, "main process attached");
@@ -677,8 +694,55 @@ on_endpoint_connected (GObject      *object,
         }
     }
 
-  if (--launch->connecting == 0)
-    start_session (task);
+  /* Before the endpoints are known, the launch itself still runs: its
+   * callback starts the session when nothing is left to wait for. */
+  if (--launch->connecting == 0 && launch->launched)
+    start_session (g_object_ref (task));
+}
+
+static void
+connect_endpoint (GTask      *task,
+                  const char *url)
+{
+  Launch *launch = g_task_get_task_data (task);
+
+  launch->connecting++;
+  stw_cdp_websocket_connect_async (url, DEFAULT_CONNECT_MS, g_task_get_cancellable (task),
+                                   on_endpoint_connected, g_object_ref (task));
+}
+
+/* A main script that fails ends with Node waiting for its inspector
+ * clients to disconnect: ours goes, so the app exits and the launch fails
+ * as it did before it connected early. */
+static void
+on_launch_debugger_waiting (StwProcess *process,
+                            Launch     *launch)
+{
+  launch->debugger_waiting = TRUE;
+  if (launch->inspector != NULL)
+    stw_transport_close (launch->inspector);
+}
+
+/* The Node inspector prints its line before Chromium even starts: connect
+ * now, while the browser comes up, rather than after its line. */
+static void
+on_inspector_announced (StwProcess *process,
+                        const char *url,
+                        gpointer    user_data)
+{
+  GTask *task = user_data;
+  Launch *launch = g_task_get_task_data (task);
+
+  /* Anything else is refused once the endpoints are known. */
+  if (launch->done || launch->inspector_connecting || !stw_url_is_loopback (url))
+    return;
+  launch->inspector_connecting = TRUE;
+  /* The same object the launch returns: the timeline goes on with it. */
+  g_set_object (&launch->process, process);
+  launch->debugger_waiting_id = g_signal_connect (process, "debugger-waiting",
+                                                  G_CALLBACK (on_launch_debugger_waiting), launch);
+  stw_process_mark (process, "main process: connecting");
+  connect_endpoint (task, url);
 }
 
 static void
@@ -692,7 +756,14 @@ on_process_launched (GObject      *object,
   const char *browser_url;
   const char *inspector_url;
 
+  if (launch->debugger_waiting_id != 0)
+    g_signal_handler_disconnect (launch->process, launch->debugger_waiting_id);
+  launch->debugger_waiting_id = 0;
+  g_clear_object (&launch->process);
   launch->process = stw_process_launch_finish (result, &error);
+  if (launch->process != NULL && launch->inspector_connecting)
+    launch->debugger_waiting_id = g_signal_connect (launch->process, "debugger-waiting",
+                                                    G_CALLBACK (on_launch_debugger_waiting), launch);
   if (launch->process == NULL || launch->done)
     {
       if (launch->process != NULL)
@@ -740,21 +811,15 @@ on_process_launched (GObject      *object,
     launch->browser = stw_cdp_pipe_new (stw_process_get_pipe_input (launch->process),
                                         stw_process_get_pipe_output (launch->process));
 
-  launch->connecting = 1;  /* released below, so the last connect starts the session */
+  launch->launched = TRUE;
   if (browser_url != NULL)
-    {
-      launch->connecting++;
-      stw_cdp_websocket_connect_async (browser_url, DEFAULT_CONNECT_MS, g_task_get_cancellable (task),
-                                       on_endpoint_connected, task);
-    }
-  if (inspector_url != NULL)
-    {
-      launch->connecting++;
-      stw_cdp_websocket_connect_async (inspector_url, DEFAULT_CONNECT_MS, g_task_get_cancellable (task),
-                                       on_endpoint_connected, task);
-    }
-  if (--launch->connecting == 0)
+    connect_endpoint (task, browser_url);
+  if (inspector_url != NULL && !launch->inspector_connecting)
+    connect_endpoint (task, inspector_url);
+  if (launch->connecting == 0)
     start_session (task);
+  else
+    g_object_unref (task);   /* the last connection starts the session */
 }
 
 /* A cancel is answered here, at once, whatever phase the launch is in
@@ -811,6 +876,8 @@ on_fuses_checked (GObject      *object,
       g_object_unref (task);
       return;
     }
+  launch->spec.inspector_announced = on_inspector_announced;
+  launch->spec.inspector_announced_data = task;
   stw_process_launch_async (&launch->spec, g_task_get_cancellable (task), on_process_launched, task);
 }
 
@@ -975,6 +1042,8 @@ stw_session_manager_launch_async (StwSessionManager   *self,
       g_task_run_in_thread (check, check_fuses_in_thread);
       return;
     }
+  launch->spec.inspector_announced = on_inspector_announced;
+  launch->spec.inspector_announced_data = task;
   stw_process_launch_async (&launch->spec, cancellable, on_process_launched, task);
 }
 

@@ -733,8 +733,14 @@ check_ready (GTask *task)
     }
   {
     g_autoptr(JsonObject) args = json_object_new ();
+    Start *start = g_task_get_task_data (task);
+    gint64 left_ms = (start->ready_deadline_us - g_get_monotonic_time ()) / 1000;
 
     json_object_set_string_member (args, "targetUrl", stw_surface_get_url (window) ? stw_surface_get_url (window) : "");
+    /* The page answers the moment it is ready (by event, not by our
+     * polling), or when the time is up; a navigation fails the call and
+     * the poll below asks the new document. */
+    json_object_set_int_member (args, "waitMs", MAX (left_ms, 0));
     _stw_surface_call_page_async (window, "ready", args, g_task_get_cancellable (task), on_ready_evaluated, task);
   }
 }
