@@ -602,7 +602,12 @@ main (int   argc,
       _stw_session_manager_set_instance_id (stw_dispatcher_get_session_manager (dispatcher), instance_id);
 
       raise_fd_limit ();
-      http = _stw_mcp_http_new (server);
+      http = _stw_mcp_http_new (server, &error);
+      if (http == NULL)
+        {
+          g_printerr ("stagewright: %s\n", error->message);
+          return EXIT_FAILURE;
+        }
       if (options.http_max_sessions > 0)
         _stw_mcp_http_set_max_sessions (http, (guint) options.http_max_sessions);
       if (options.http_idle_timeout >= 0)

@@ -5,7 +5,7 @@
 #pragma once
 
 #include <json-glib/json-glib.h>
-#include <libsoup/soup.h>
+#include "stw-soup-private.h"
 
 G_BEGIN_DECLS
 

@@ -126,7 +126,7 @@ _stw_http_session_new (void)
 SoupMessage *
 _stw_http_message_new (GUri *uri)
 {
-  SoupMessage *message = soup_message_new_from_uri (SOUP_METHOD_GET, uri);
+  SoupMessage *message = soup_message_new_from_uri ("GET", uri);
 
   soup_message_add_flags (message, SOUP_MESSAGE_NO_REDIRECT);
   return message;
@@ -275,7 +275,7 @@ on_http_sent (GObject      *object,
   SoupMessageHeaders *headers;
   guint status;
 
-  get->stream = soup_session_send_finish (SOUP_SESSION (object), result, &error);
+  get->stream = soup_session_send_finish ((SoupSession *) object, result, &error);
   if (get->stream == NULL)
     {
       http_get_fail (task, error);
@@ -346,7 +346,7 @@ _stw_http_get_json_async (const char          *url,
 
   g_task_set_source_tag (task, _stw_http_get_json_async);
   uri = _stw_http_loopback_uri (url, "http", NULL, &error);
-  if (uri == NULL)
+  if (uri == NULL || !_stw_soup_load (&error))
     {
       g_task_return_error (task, error);
       g_object_unref (task);

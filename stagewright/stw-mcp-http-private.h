@@ -10,7 +10,7 @@
  */
 #pragma once
 
-#include <libsoup/soup.h>
+#include "stw-soup-private.h"
 
 #include "stw-mcp-framing-private.h"
 #include "stw-mcp-server.h"
@@ -84,7 +84,8 @@ StwMcpHttpOpened     _stw_mcp_http_framing_open_stream (StwMcpHttpFraming *self,
 #define STW_TYPE_MCP_HTTP (stw_mcp_http_get_type ())
 G_DECLARE_FINAL_TYPE (StwMcpHttp, stw_mcp_http, STW, MCP_HTTP, GObject)
 
-StwMcpHttp *_stw_mcp_http_new              (StwMcpServer  *server);
+StwMcpHttp *_stw_mcp_http_new              (StwMcpServer  *server,
+                                            GError       **error);
 /* Required before listening on an address that is not loopback. */
 void        _stw_mcp_http_set_token        (StwMcpHttp    *self,
                                             const char    *token);

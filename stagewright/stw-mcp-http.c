@@ -2229,12 +2229,15 @@ stw_mcp_http_init (StwMcpHttp *self)
 }
 
 StwMcpHttp *
-_stw_mcp_http_new (StwMcpServer *server)
+_stw_mcp_http_new (StwMcpServer  *server,
+                   GError       **error)
 {
   StwMcpHttp *self;
 
   g_return_val_if_fail (STW_IS_MCP_SERVER (server), NULL);
 
+  if (!_stw_soup_load (error))
+    return NULL;
   self = g_object_new (STW_TYPE_MCP_HTTP, NULL);
   self->server = g_object_ref (server);
   /* No Server header: nothing to fingerprint. */

@@ -12,6 +12,9 @@
  */
 #include "config.h"
 
+/* These tests call libsoup themselves, linked (see stw-soup-private.h). */
+#define STW_SOUP_LINKED
+
 #include <errno.h>
 #include <glib/gstdio.h>
 #include <libsoup/soup.h>

@@ -27,10 +27,13 @@ def includes(text):
     return INCLUDE.findall(text)
 
 
-# The one exception: the core provider says its schemas were checked by
-# tests/test-core-schemas.c, which no plugin may say (docs/architecture.md).
+# The exceptions: the core provider says its schemas were checked by
+# tests/test-core-schemas.c, which no plugin may say (docs/architecture.md);
+# electron_doctor opens libsoup to report whether it can be opened (checked
+# by tests/e2e/mcp-sdk.test.mjs), which only the core may do.
 CHECKED_BY_TESTS = {('tools/stw-tool-spec.c', 'stw-schema-private.h'),
-                    ('tools/stw-core-provider.c', 'stw-tool-provider-private.h')}
+                    ('tools/stw-core-provider.c', 'stw-tool-provider-private.h'),
+                    ('tools/stw-tools-status.c', 'stw-soup-private.h')}
 
 
 def tools_include_no_private_header():

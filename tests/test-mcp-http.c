@@ -9,6 +9,9 @@
  */
 #include "config.h"
 
+/* These tests call libsoup themselves, linked (see stw-soup-private.h). */
+#define STW_SOUP_LINKED
+
 #include <glib/gstdio.h>
 #include <string.h>
 #include <sys/socket.h>
@@ -126,7 +129,8 @@ fixture_setup (Fixture       *f,
 {
   f->client = stw_test_client_new ();
   stw_test_client_initialize (f->client);
-  f->http = _stw_mcp_http_new (stw_test_client_get_server (f->client));
+  f->http = _stw_mcp_http_new (stw_test_client_get_server (f->client), NULL);
+  g_assert_nonnull (f->http);
   {
     /* Loopback only: no proxy from the environment. */
     g_autoptr(GProxyResolver) direct = g_simple_proxy_resolver_new (NULL, NULL);

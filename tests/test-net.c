@@ -16,6 +16,9 @@
  */
 #include "config.h"
 
+/* These tests call libsoup themselves, linked (see stw-soup-private.h). */
+#define STW_SOUP_LINKED
+
 #include <signal.h>
 #include <string.h>
 #include <sys/wait.h>

@@ -5,7 +5,7 @@
 #include "config.h"
 
 #include <glib/gi18n-lib.h>
-#include <libsoup/soup.h>
+#include "stw-soup-private.h"
 #include <unistd.h>
 
 #include "stw-core-tools.h"
@@ -249,14 +249,26 @@ doctor_finish (Doctor     *doctor,
     JsonObject *server = json_object_new ();
     g_autofree char *glib_version = g_strdup_printf ("%u.%u.%u", glib_major_version,
                                                      glib_minor_version, glib_micro_version);
-    g_autofree char *soup_version = g_strdup_printf ("%u.%u.%u", soup_get_major_version (),
-                                                     soup_get_minor_version (),
-                                                     soup_get_micro_version ());
+    g_autoptr(GError) soup_error = NULL;
+    g_autofree char *soup_version = NULL;
+
+    /* libsoup is opened when first needed: here, to say whether it can be. */
+    if (_stw_soup_load (&soup_error))
+      {
+        soup_version = g_strdup_printf ("%u.%u.%u", soup_get_major_version (),
+                                        soup_get_minor_version (), soup_get_micro_version ());
+        add_check (doctor, "libsoup", "pass", soup_version, NULL);
+      }
+    else
+      add_check (doctor, "libsoup", "fail", soup_error->message, stw_error_get_hint (soup_error));
 
     json_object_set_string_member (server, "stagewright", PACKAGE_VERSION);
     json_object_set_string_member (server, "glib", glib_version);
     json_object_set_string_member (server, "json_glib", JSON_VERSION_S);
-    json_object_set_string_member (server, "libsoup", soup_version);
+    if (soup_version != NULL)
+      json_object_set_string_member (server, "libsoup", soup_version);
+    else
+      json_object_set_null_member (server, "libsoup");
     json_object_set_object_member (doctor->runtime, "server", server);
     if (node_version != NULL)
       json_object_set_string_member (doctor->runtime, "node", node_version);

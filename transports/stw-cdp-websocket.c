@@ -4,7 +4,7 @@
  */
 #include "config.h"
 
-#include <libsoup/soup.h>
+#include "stw-soup-private.h"
 #include <string.h>
 
 #include "stw-cdp-websocket.h"
@@ -309,7 +309,7 @@ websocket_connect_cb (GObject      *source,
   g_autoptr(GError) error = NULL;
   StwCdpWebsocket *self;
 
-  connection = soup_session_websocket_connect_finish (SOUP_SESSION (source), result, &error);
+  connection = soup_session_websocket_connect_finish ((SoupSession *) source, result, &error);
   if (connection == NULL)
     {
       if (data->timed_out)
@@ -383,6 +383,11 @@ stw_cdp_websocket_connect_async (const char          *url,
     }
   if (g_task_return_error_if_cancelled (task))
     return;
+  if (!_stw_soup_load (&error))
+    {
+      g_task_return_error (task, g_steal_pointer (&error));
+      return;
+    }
 
   data = g_new0 (ConnectData, 1);
   data->url = g_strdup (url);

@@ -75,6 +75,23 @@ function listensOffLoopback (port) {
   return false;
 }
 
+/** Whether the process maps libsoup (the server opens it when first needed). */
+function mapsLibsoup (pid) {
+  return fs.readFileSync(`/proc/${pid}/maps`, 'utf8').includes('/libsoup-3.0.so');
+}
+
+test('libsoup is opened by the first launch, not at start; the launch over its WebSocket works', async (t) => {
+  const { server, tmpdir } = await privateServer(t);
+  assert.ok(Number.isInteger(server.pid), 'the SDK names the server\'s pid');
+  ok(await server.call('electron_status', {}));
+  assert.equal(mapsLibsoup(server.pid), false, 'libsoup is not loaded at start or by electron_status');
+  const launched = ok(await server.call('electron_launch', launchArgs(DEMO_APP)));
+  assert.equal(mapsLibsoup(server.pid), true, 'the launch opened libsoup for its DevTools WebSocket');
+  ok(await server.call('electron_snapshot', {}));
+  ok(await server.call('electron_stop', { session_id: launched.session_id }));
+  await assertNothingLeft(tmpdir, 'after stop');
+});
+
 test('switches that open a debugger or run a program are refused, and nothing runs', async (t) => {
   const { server, tmpdir } = await privateServer(t);
   const marker = path.join(tmpdir, 'ran');

@@ -168,7 +168,7 @@ test('tools/call electron_doctor: checks with ids and statuses', async (t) => {
   assert.equal(typeof envelope.doctor_ok, 'boolean');
   assert.ok(Array.isArray(envelope.checks) && envelope.checks.length > 0);
   const ids = envelope.checks.map((c) => c.id);
-  for (const id of ['node', 'electron', 'chromium', 'display', 'eval_policy', 'app_root', 'screenshot_dir']) {
+  for (const id of ['node', 'electron', 'chromium', 'display', 'eval_policy', 'app_root', 'screenshot_dir', 'libsoup']) {
     assert.ok(ids.includes(id), `check ${id}`);
   }
   for (const check of envelope.checks) {
@@ -177,6 +177,9 @@ test('tools/call electron_doctor: checks with ids and statuses', async (t) => {
   }
   assert.equal(envelope.doctor_ok, !envelope.checks.some((c) => c.status === 'fail'));
   assert.equal(envelope.runtime.server.stagewright, version);
+  // libsoup is opened on demand; the doctor opens it and names its version.
+  assert.match(envelope.runtime.server.libsoup, /^3\.\d+\.\d+$/);
+  assert.equal(envelope.checks.find((c) => c.id === 'libsoup').status, 'pass');
 });
 
 test('bad arguments are a tool error: BAD_ARGUMENT with field-addressed issues', async (t) => {
