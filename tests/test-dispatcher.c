@@ -2715,7 +2715,7 @@ test_core_visibility (void)
 }
 
 static const char * const doctor_ids[] = {
-  "node", "electron", "chromium", "display", "eval_policy", "app_root", "screenshot_dir",
+  "node", "electron", "chromium", "display", "eval_policy", "app_root", "screenshot_dir", "libsoup",
 };
 
 static const char *
