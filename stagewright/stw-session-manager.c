@@ -966,6 +966,9 @@ prepare_launch (StwSessionManager  *self,
   if (launch->spec.timeout_ms == 0)
     launch->spec.timeout_ms = DEFAULT_FIRST_WINDOW_MS;
   launch->ready_timeout_ms = stw_launch_options_get_ready_timeout (options);
+  /* Every endpoint but the pipe is a WebSocket: refuse before the app runs. */
+  if (!launch->spec.pipe && !_stw_soup_load (error))
+    return FALSE;
   return TRUE;
 }
 

@@ -11,11 +11,13 @@
 //   node --test --test-reporter=tap --test-concurrency=1 tests/e2e/launch.test.mjs
 
 import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { test as nodeTest } from 'node:test';
 
 import {
+  BIN,
   CHROMIUM,
   DEMO_APP,
   ELECTRON,
@@ -88,8 +90,32 @@ test('libsoup is opened by the first launch, not at start; the launch over its W
   const launched = ok(await server.call('electron_launch', launchArgs(DEMO_APP)));
   assert.equal(mapsLibsoup(server.pid), true, 'the launch opened libsoup for its DevTools WebSocket');
   ok(await server.call('electron_snapshot', {}));
-  ok(await server.call('electron_stop', { session_id: launched.session_id }));
+  ok(await server.call('electron_stop', { sessionId: launched.session_id }));
   await assertNothingLeft(tmpdir, 'after stop');
+});
+
+test('an installation whose libsoup cannot be used: doctor fails it, launch and --http refuse, nothing is left', async (t) => {
+  // A library that is not libsoup under libsoup's name, first on the path.
+  const libs = shortTempDir();
+  t.after(() => fs.rmSync(libs, { recursive: true, force: true }));
+  fs.copyFileSync('/usr/lib/x86_64-linux-gnu/libz.so.1', path.join(libs, 'libsoup-3.0.so.0'));
+  const { server, tmpdir } = await privateServer(t, { env: { LD_LIBRARY_PATH: libs } });
+  const doctor = ok(await server.call('electron_doctor', {}));
+  const check = doctor.checks.find((c) => c.id === 'libsoup');
+  assert.equal(check.status, 'fail');
+  assert.match(check.message, /libsoup 3 cannot be loaded: libsoup-3\.0\.so\.0 has no soup_/);
+  assert.equal(doctor.runtime.server.libsoup, null);
+  const refused = failsWith(await server.call('electron_launch', launchArgs(DEMO_APP)), 'TRANSPORT_UNSUPPORTED');
+  assert.match(refused.hint, /libsoup-3\.0-0/);
+  await assertNothingLeft(tmpdir, 'after the refused launch');
+  ok(await server.call('electron_status', {}));
+
+  // The HTTP transport cannot start without it: one line, a failure status.
+  const http = spawnSync(BIN, ['--http', '127.0.0.1:0'], { env: { ...process.env, LD_LIBRARY_PATH: libs },
+                                                         input: '', encoding: 'utf8', timeout: 10000 });
+  assert.equal(http.status, 1, http.stderr);
+  assert.match(http.stderr, /^stagewright: libsoup 3 cannot be loaded: .*has no soup_/m);
+  assert.equal(http.stdout, '');
 });
 
 test('switches that open a debugger or run a program are refused, and nothing runs', async (t) => {
