@@ -22,30 +22,6 @@
 
 #define GROUP "Plugin"
 
-static GError *
-load_error (const char *code,
-            const char *plugin,
-            const char *reason)
-{
-  g_autoptr(JsonObject) details = json_object_new ();
-  GError *error = stw_error_new (code, _("Plugin “%s”: %s"), plugin, reason);
-
-  json_object_set_string_member (details, "plugin", plugin);
-  stw_error_set_details (error, details);
-  return error;
-}
-
-static gboolean
-valid_name (const char *name)
-{
-  if (name == NULL || !g_ascii_islower (name[0]) || strlen (name) > 32)
-    return FALSE;
-  for (const char *p = name; *p != '\0'; p++)
-    if (!g_ascii_islower (*p) && !g_ascii_isdigit (*p))
-      return FALSE;
-  return TRUE;
-}
-
 static char *
 find_by_name (const char  *name,
               GError     **error)
@@ -78,7 +54,7 @@ find_by_name (const char  *name,
 
   list = g_strjoinv (G_SEARCHPATH_SEPARATOR_S, searched);
   reason = g_strdup_printf (_("no %s in %s"), file, list);
-  *error = load_error ("PLUGIN_LOAD_FAILED", name, reason);
+  *error = _stw_plugin_error_new ("PLUGIN_LOAD_FAILED", name, reason);
   return NULL;
 }
 
@@ -103,7 +79,7 @@ load_c_module (const char  *name,
     {
       g_autofree char *reason = g_strdup_printf (_("cannot load its module: %s"), dlerror ());
 
-      *error = load_error ("PLUGIN_LOAD_FAILED", name, reason);
+      *error = _stw_plugin_error_new ("PLUGIN_LOAD_FAILED", name, reason);
       return NULL;
     }
   entry = (StwPluginModuleFunc) dlsym (module, STW_PLUGIN_MODULE_ENTRY);
@@ -113,7 +89,7 @@ load_c_module (const char  *name,
                                                  STW_PLUGIN_MODULE_ENTRY);
 
       dlclose (module);
-      *error = load_error ("PLUGIN_LOAD_FAILED", name, reason);
+      *error = _stw_plugin_error_new ("PLUGIN_LOAD_FAILED", name, reason);
       return NULL;
     }
 
@@ -124,7 +100,7 @@ load_c_module (const char  *name,
 
       if (G_IS_OBJECT (plugin))
         g_object_unref (plugin);
-      *error = load_error ("PLUGIN_LOAD_FAILED", name, reason);
+      *error = _stw_plugin_error_new ("PLUGIN_LOAD_FAILED", name, reason);
       return NULL;
     }
   return plugin;
@@ -155,7 +131,7 @@ reconcile (StwPlugin   *plugin,
     g_autofree char *reason = g_strdup_printf (_("its plugin file says %s “%s”, its module “%s”"),
                                                property, value, have);
 
-    *error = load_error ("PLUGIN_MANIFEST_INVALID", module_name, reason);
+    *error = _stw_plugin_error_new ("PLUGIN_MANIFEST_INVALID", module_name, reason);
   }
   return FALSE;
 }
@@ -182,16 +158,16 @@ _stw_plugin_loader_load (const char  *spec,
     {
       if (!g_path_is_absolute (spec) || !g_str_has_suffix (spec, ".plugin"))
         {
-          *error = load_error ("PLUGIN_LOAD_FAILED", spec,
-                               _("a plugin is a name or the absolute path of a .plugin file"));
+          *error = _stw_plugin_error_new ("PLUGIN_LOAD_FAILED", spec,
+                                          _("a plugin is a name or the absolute path of a .plugin file"));
           return NULL;
         }
       path = g_strdup (spec);
     }
-  else if (!valid_name (spec) || g_str_equal (spec, "electron"))
+  else if (!_stw_plugin_name_is_valid (spec))
     {
-      *error = load_error ("PLUGIN_LOAD_FAILED", spec,
-                           _("a plugin's name matches ^[a-z][a-z0-9]*$ and is not “electron”"));
+      *error = _stw_plugin_error_new ("PLUGIN_LOAD_FAILED", spec,
+                                      _("a plugin's name matches ^[a-z][a-z0-9]*$ and is not “electron”"));
       return NULL;
     }
   else if ((path = find_by_name (spec, error)) == NULL)
@@ -201,25 +177,25 @@ _stw_plugin_loader_load (const char  *spec,
     {
       g_autofree char *reason = g_strdup_printf (_("cannot read %s: %s"), path, local->message);
 
-      *error = load_error (g_error_matches (local, G_FILE_ERROR, G_FILE_ERROR_NOENT)
-                           ? "PLUGIN_LOAD_FAILED" : "PLUGIN_MANIFEST_INVALID", label, reason);
+      *error = _stw_plugin_error_new (g_error_matches (local, G_FILE_ERROR, G_FILE_ERROR_NOENT)
+                                      ? "PLUGIN_LOAD_FAILED" : "PLUGIN_MANIFEST_INVALID", label, reason);
       return NULL;
     }
 
   module_name = g_key_file_get_string (keys, GROUP, "Module", NULL);
-  if (module_name == NULL || !valid_name (module_name) || g_str_equal (module_name, "electron"))
+  if (!_stw_plugin_name_is_valid (module_name))
     {
       g_autofree char *reason = g_strdup_printf (_("%s: [Plugin] Module must match ^[a-z][a-z0-9]*$ "
                                                    "and not be “electron”"), path);
 
-      *error = load_error ("PLUGIN_MANIFEST_INVALID", label, reason);
+      *error = _stw_plugin_error_new ("PLUGIN_MANIFEST_INVALID", label, reason);
       return NULL;
     }
   if (strchr (spec, '/') == NULL && !g_str_equal (module_name, spec))
     {
       g_autofree char *reason = g_strdup_printf (_("%s names the module “%s”"), path, module_name);
 
-      *error = load_error ("PLUGIN_MANIFEST_INVALID", label, reason);
+      *error = _stw_plugin_error_new ("PLUGIN_MANIFEST_INVALID", label, reason);
       return NULL;
     }
   label = module_name;
@@ -232,14 +208,14 @@ _stw_plugin_loader_load (const char  *spec,
                                                  version == NULL || *version == '\0'
                                                  ? "Version" : "X-Stagewright-Core");
 
-      *error = load_error ("PLUGIN_MANIFEST_INVALID", label, reason);
+      *error = _stw_plugin_error_new ("PLUGIN_MANIFEST_INVALID", label, reason);
       return NULL;
     }
   if (!_stw_plugin_version_accepts (core, stw_plugin_get_core_version (), &local))
     {
-      *error = load_error (g_error_matches (local, G_IO_ERROR, G_IO_ERROR_NOT_SUPPORTED)
-                           ? "PLUGIN_VERSION_MISMATCH" : "PLUGIN_MANIFEST_INVALID",
-                           label, local->message);
+      *error = _stw_plugin_error_new (g_error_matches (local, G_IO_ERROR, G_IO_ERROR_NOT_SUPPORTED)
+                                      ? "PLUGIN_VERSION_MISMATCH" : "PLUGIN_MANIFEST_INVALID",
+                                      label, local->message);
       return NULL;
     }
 
@@ -250,14 +226,14 @@ _stw_plugin_loader_load (const char  *spec,
     {
       g_autofree char *reason = g_strdup_printf (_("the %s loader is not installed"), loader);
 
-      *error = load_error ("PLUGIN_LOAD_FAILED", label, reason);
+      *error = _stw_plugin_error_new ("PLUGIN_LOAD_FAILED", label, reason);
       return NULL;
     }
   if (loader != NULL && !g_str_equal (loader, "c") && !g_str_equal (loader, "C"))
     {
       g_autofree char *reason = g_strdup_printf (_("%s names the unknown loader “%s”"), path, loader);
 
-      *error = load_error ("PLUGIN_MANIFEST_INVALID", label, reason);
+      *error = _stw_plugin_error_new ("PLUGIN_MANIFEST_INVALID", label, reason);
       return NULL;
     }
 
@@ -271,7 +247,7 @@ _stw_plugin_loader_load (const char  *spec,
       g_autofree char *reason = g_strdup_printf (_("its module makes a plugin named “%s”"),
                                                  stw_tool_provider_get_name (STW_TOOL_PROVIDER (plugin)));
 
-      *error = load_error ("PLUGIN_MANIFEST_INVALID", label, reason);
+      *error = _stw_plugin_error_new ("PLUGIN_MANIFEST_INVALID", label, reason);
       return NULL;
     }
   description = g_key_file_get_locale_string (keys, GROUP, "Description", NULL, NULL);

@@ -24,30 +24,6 @@
 #define BUSY_KEY "stw-plugin-manager-busy"
 #define PLUGINS_TOOL_NAME "electron_plugins"
 
-static gboolean
-valid_plugin_name (const char *name)
-{
-  if (name == NULL || !g_ascii_islower (name[0]) || strlen (name) > 32)
-    return FALSE;
-  for (const char *p = name; *p != '\0'; p++)
-    if (!g_ascii_islower (*p) && !g_ascii_isdigit (*p))
-      return FALSE;
-  return TRUE;
-}
-
-static GError *
-plugin_error (const char *code,
-              const char *plugin,
-              const char *reason)
-{
-  g_autoptr(JsonObject) details = json_object_new ();
-  GError *error = stw_error_new (code, _("Plugin “%s”: %s"), plugin ? plugin : "(null)", reason);
-
-  json_object_set_string_member (details, "plugin", plugin ? plugin : "");
-  stw_error_set_details (error, details);
-  return error;
-}
-
 /* --- electron_plugins ---------------------------------------------------- */
 
 #define STW_TYPE_PLUGINS_TOOL (stw_plugins_tool_get_type ())
@@ -328,14 +304,14 @@ check_config (StwPlugin   *plugin,
 
   if (given != NULL && !JSON_NODE_HOLDS_OBJECT (given))
     {
-      *error = plugin_error ("PLUGIN_CONFIG_INVALID", name, _("its configuration must be a JSON object"));
+      *error = _stw_plugin_error_new ("PLUGIN_CONFIG_INVALID", name, _("its configuration must be a JSON object"));
       return NULL;
     }
   if (schema == NULL)
     {
       if (given != NULL && json_object_get_size (json_node_get_object (given)) > 0)
         {
-          *error = plugin_error ("PLUGIN_CONFIG_INVALID", name, _("it takes no configuration"));
+          *error = _stw_plugin_error_new ("PLUGIN_CONFIG_INVALID", name, _("it takes no configuration"));
           return NULL;
         }
       return json_object_new ();
@@ -363,7 +339,7 @@ check_config (StwPlugin   *plugin,
       else
         reason = g_strdup_printf (_("invalid configuration %s: %s"), *field ? field : "(config)",
                                   json_object_get_string_member_with_default (first, "message", ""));
-      *error = plugin_error ("PLUGIN_CONFIG_INVALID", name, reason);
+      *error = _stw_plugin_error_new ("PLUGIN_CONFIG_INVALID", name, reason);
       json_object_set_string_member (details, "plugin", name);
       json_object_set_array_member (details, "issues", json_array_ref (issues));
       stw_error_set_details (*error, details);
@@ -384,31 +360,31 @@ check_plugins (Load        *load,
       const char *name = stw_tool_provider_get_name (STW_TOOL_PROVIDER (plugin));
       JsonObject *config;
 
-      if (!valid_plugin_name (name) || g_str_equal (name, "electron"))
+      if (!_stw_plugin_name_is_valid (name))
         {
-          *error = plugin_error ("PLUGIN_MANIFEST_INVALID", name,
-                                 _("a plugin's name matches ^[a-z][a-z0-9]*$ and is not “electron”"));
+          *error = _stw_plugin_error_new ("PLUGIN_MANIFEST_INVALID", name,
+                                          _("a plugin's name matches ^[a-z][a-z0-9]*$ and is not “electron”"));
           return FALSE;
         }
       if (stw_plugin_get_version (plugin) == NULL || *stw_plugin_get_version (plugin) == '\0')
         {
-          *error = plugin_error ("PLUGIN_MANIFEST_INVALID", name, _("it has no version"));
+          *error = _stw_plugin_error_new ("PLUGIN_MANIFEST_INVALID", name, _("it has no version"));
           return FALSE;
         }
       if (stw_plugin_get_dispatcher (plugin) != NULL || stw_tool_provider_is_in_use (STW_TOOL_PROVIDER (plugin)))
         {
-          *error = plugin_error ("PLUGIN_MANIFEST_INVALID", name, _("it is already loaded"));
+          *error = _stw_plugin_error_new ("PLUGIN_MANIFEST_INVALID", name, _("it is already loaded"));
           return FALSE;
         }
       if (stw_dispatcher_lookup_provider (load->dispatcher, name) != NULL)
         {
-          *error = plugin_error ("PLUGIN_MANIFEST_INVALID", name, _("a plugin or provider of that name is already loaded"));
+          *error = _stw_plugin_error_new ("PLUGIN_MANIFEST_INVALID", name, _("a plugin or provider of that name is already loaded"));
           return FALSE;
         }
       for (guint j = 0; j < i; j++)
         if (g_str_equal (name, stw_tool_provider_get_name (g_ptr_array_index (load->plugins, j))))
           {
-            *error = plugin_error ("PLUGIN_MANIFEST_INVALID", name, _("it is asked for twice"));
+            *error = _stw_plugin_error_new ("PLUGIN_MANIFEST_INVALID", name, _("it is asked for twice"));
             return FALSE;
           }
       if (!stw_plugin_accepts_core_version (plugin, NULL, error))
@@ -524,7 +500,7 @@ on_setup_done (StwPlugin *plugin,
   if (!stw_dispatcher_add_provider (load->dispatcher, STW_TOOL_PROVIDER (plugin), &local))
     {
       load->tear_next = TRUE;
-      fail (task, plugin_error ("PLUGIN_MANIFEST_INVALID", name, local->message));
+      fail (task, _stw_plugin_error_new ("PLUGIN_MANIFEST_INVALID", name, local->message));
       return;
     }
 
@@ -744,6 +720,20 @@ stw_dispatcher_load_plugins_finish (StwDispatcher  *self,
   return list;
 }
 
+/* Blocking calls iterate the dispatcher's context, as its other _sync
+ * calls do (stw-sync-private.h). */
+static gboolean
+sync_begin (StwDispatcher  *self,
+            StwSyncCall    *call,
+            GError        **error)
+{
+  if (_stw_sync_call_init (call, _stw_dispatcher_get_context (self)))
+    return TRUE;
+  g_set_error_literal (error, G_IO_ERROR, G_IO_ERROR_BUSY,
+                       _("The dispatcher's main context belongs to another thread"));
+  return FALSE;
+}
+
 /**
  * stw_dispatcher_load_plugins_sync:
  * @self: a [class@Stagewright.Dispatcher]
@@ -771,12 +761,8 @@ stw_dispatcher_load_plugins_sync (StwDispatcher       *self,
 
   g_return_val_if_fail (STW_IS_DISPATCHER (self), NULL);
 
-  if (!_stw_sync_call_init (&call, _stw_dispatcher_get_context (self)))
-    {
-      g_set_error_literal (error, G_IO_ERROR, G_IO_ERROR_BUSY,
-                           _("The dispatcher's main context belongs to another thread"));
-      return NULL;
-    }
+  if (!sync_begin (self, &call, error))
+    return NULL;
   stw_dispatcher_load_plugins_async (self, plugins, configs, cancellable, _stw_sync_call_callback, &call);
   loaded = stw_dispatcher_load_plugins_finish (self, _stw_sync_call_wait (&call), error);
   _stw_sync_call_clear (&call);
@@ -810,12 +796,8 @@ stw_dispatcher_add_plugins_sync (StwDispatcher  *self,
 
   g_return_val_if_fail (STW_IS_DISPATCHER (self), FALSE);
 
-  if (!_stw_sync_call_init (&call, _stw_dispatcher_get_context (self)))
-    {
-      g_set_error_literal (error, G_IO_ERROR, G_IO_ERROR_BUSY,
-                           _("The dispatcher's main context belongs to another thread"));
-      return FALSE;
-    }
+  if (!sync_begin (self, &call, error))
+    return FALSE;
   stw_dispatcher_add_plugins_async (self, plugins, configs, cancellable, _stw_sync_call_callback, &call);
   ok = stw_dispatcher_add_plugins_finish (self, _stw_sync_call_wait (&call), error);
   _stw_sync_call_clear (&call);
@@ -969,12 +951,8 @@ stw_dispatcher_unload_plugins_sync (StwDispatcher  *self,
 
   g_return_val_if_fail (STW_IS_DISPATCHER (self), FALSE);
 
-  if (!_stw_sync_call_init (&call, _stw_dispatcher_get_context (self)))
-    {
-      g_set_error_literal (error, G_IO_ERROR, G_IO_ERROR_BUSY,
-                           _("The dispatcher's main context belongs to another thread"));
-      return FALSE;
-    }
+  if (!sync_begin (self, &call, error))
+    return FALSE;
   stw_dispatcher_unload_plugins_async (self, cancellable, _stw_sync_call_callback, &call);
   ok = stw_dispatcher_unload_plugins_finish (self, _stw_sync_call_wait (&call), error);
   _stw_sync_call_clear (&call);

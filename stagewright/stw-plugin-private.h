@@ -18,6 +18,12 @@ StwPluginCompletion *_stw_plugin_completion_new (StwPlugin               *plugin
                                                  StwPluginCompletionFunc  func,
                                                  gpointer                 user_data);
 
+/* ^[a-z][a-z0-9]*$, at most 32 characters; `electron` is the core's. */
+gboolean _stw_plugin_name_is_valid   (const char *name);
+/* A registry error “Plugin “NAME”: REASON” with details.plugin. */
+GError  *_stw_plugin_error_new       (const char *code,
+                                      const char *plugin,
+                                      const char *reason);
 gboolean _stw_plugin_version_accepts (const char  *range,
                                       const char  *version,
                                       GError     **error);

@@ -706,6 +706,30 @@ stw_plugin_get_core_version (void)
   return STW_VERSION_S;
 }
 
+gboolean
+_stw_plugin_name_is_valid (const char *name)
+{
+  if (name == NULL || !g_ascii_islower (name[0]) || strlen (name) > 32 || g_str_equal (name, "electron"))
+    return FALSE;
+  for (const char *p = name; *p != '\0'; p++)
+    if (!g_ascii_islower (*p) && !g_ascii_isdigit (*p))
+      return FALSE;
+  return TRUE;
+}
+
+GError *
+_stw_plugin_error_new (const char *code,
+                       const char *plugin,
+                       const char *reason)
+{
+  g_autoptr(JsonObject) details = json_object_new ();
+  GError *error = stw_error_new (code, _("Plugin “%s”: %s"), plugin ? plugin : "(null)", reason);
+
+  json_object_set_string_member (details, "plugin", plugin ? plugin : "");
+  stw_error_set_details (error, details);
+  return error;
+}
+
 /* Parses “X.Y[.Z]” into three numbers; FALSE on anything else. */
 static gboolean
 parse_version (const char *text,
@@ -809,9 +833,9 @@ stw_plugin_accepts_core_version (StwPlugin   *self,
   if (_stw_plugin_version_accepts (PRIV (self)->core_versions,
                                    version ? version : STW_VERSION_S, &local))
     return TRUE;
-  g_propagate_error (error, stw_error_new ("PLUGIN_VERSION_MISMATCH", "Plugin “%s”: %s",
-                                           stw_tool_provider_get_name (STW_TOOL_PROVIDER (self)),
-                                           local->message));
+  g_propagate_error (error, _stw_plugin_error_new ("PLUGIN_VERSION_MISMATCH",
+                                                   stw_tool_provider_get_name (STW_TOOL_PROVIDER (self)),
+                                                   local->message));
   return FALSE;
 }
 
