@@ -472,6 +472,57 @@ test_list_changed (void)
   }
 }
 
+/* An eval tool is listed disabled, with its reason, unless the eval
+ * policy covers its target; a tool outside the profile, disabled too. */
+static void
+test_listing_disabled (void)
+{
+  g_autoptr(StwDispatcher) dispatcher = stw_dispatcher_new ();
+  g_autoptr(StwPlugin) alpha = test_plugin_new ("alpha", SETUP_OK, NULL, NULL);
+  g_autoptr(StwSchema) schema = stw_schema_new_from_string ("{\"type\":\"object\",\"properties\":"
+                                                            "{\"code\":{\"type\":\"string\"}}}", NULL);
+  g_autoptr(StwTool) run = g_object_new (TEST_TYPE_FAIL_TOOL, "name", "run", "description", "Runs code.",
+                                         "input-schema", schema, "operation-type", STW_OPERATION_EVAL,
+                                         "eval-target", STW_EVAL_TARGET_MAIN, "code-argument", "code",
+                                         "error-codes", (const char *[]) { "NO_THING", NULL }, NULL);
+  g_autoptr(StwTool) debug = g_object_new (TEST_TYPE_FAIL_TOOL, "name", "debug", "description", "Debugs.",
+                                           "input-schema", schema, "profiles", STW_TOOL_PROFILE_FLAGS_DEBUG | STW_TOOL_PROFILE_FLAGS_FULL,
+                                           "error-codes", (const char *[]) { "NO_THING", NULL }, NULL);
+  StwPlugin *plugins[] = { alpha, NULL };
+
+  g_assert_true (stw_tool_provider_add_tool (STW_TOOL_PROVIDER (alpha), run, NULL));
+  g_assert_true (stw_tool_provider_add_tool (STW_TOOL_PROVIDER (alpha), debug, NULL));
+  g_assert_true (add_plugins (dispatcher, plugins, NULL, NULL));
+  {
+    g_autoptr(JsonObject) envelope = call (dispatcher, "electron_plugins", "{}");
+    JsonObject *entry = json_array_get_object_element (json_object_get_array_member (envelope, "plugins"), 0);
+
+    stw_test_assert_json_equal (json_object_get_member (entry, "tools"),
+                                "[{\"name\":\"alpha_ping\",\"state\":\"enabled\"},"
+                                "{\"name\":\"alpha_fail\",\"state\":\"enabled\"},"
+                                "{\"name\":\"alpha_run\",\"state\":\"disabled\",\"disabledReason\":"
+                                "{\"kind\":\"eval_policy_disabled\",\"target\":\"main\"}},"
+                                "{\"name\":\"alpha_debug\",\"state\":\"enabled\"}]");
+    stw_test_assert_json_equal (json_object_get_member (entry, "requirements"), "{\"evalTargets\":[\"main\"]}");
+  }
+
+  stw_dispatcher_set_allow_eval (dispatcher, STW_EVAL_TARGET_MAIN);
+  stw_dispatcher_set_tool_profile (dispatcher, STW_TOOL_PROFILE_ESSENTIAL);
+  {
+    g_autoptr(JsonObject) envelope = call (dispatcher, "electron_plugins", "{}");
+    JsonObject *entry = json_array_get_object_element (json_object_get_array_member (envelope, "plugins"), 0);
+    JsonArray *tools = json_object_get_array_member (entry, "tools");
+
+    stw_test_assert_json_equal (json_array_get_element (tools, 2),
+                                "{\"name\":\"alpha_run\",\"state\":\"enabled\"}");
+    stw_test_assert_json_equal (json_array_get_element (tools, 3),
+                                "{\"name\":\"alpha_debug\",\"state\":\"disabled\",\"disabledReason\":"
+                                "{\"kind\":\"tool_profile\",\"profile\":\"essential\"}}");
+  }
+  g_assert_true (stw_dispatcher_unload_plugins_sync (dispatcher, NULL, NULL));
+  assert_gone (dispatcher, alpha);
+}
+
 /* Refusals: objects {{{1 */
 
 static void
@@ -920,6 +971,7 @@ main (int    argc,
   g_test_add_func ("/plugin/load-unload", test_load_unload);
   g_test_add_func ("/plugin/dispatcher-gone", test_dispatcher_gone);
   g_test_add_func ("/plugin/list-changed", test_list_changed);
+  g_test_add_func ("/plugin/listing-disabled", test_listing_disabled);
   g_test_add_func ("/plugin/refuse/name", test_refuse_name);
   g_test_add_func ("/plugin/refuse/version", test_refuse_version);
   g_test_add_func ("/plugin/refuse/config", test_refuse_config);
