@@ -108,9 +108,19 @@ stw_plugin_completion_finalize (GObject *object)
 {
   StwPluginCompletion *self = STW_PLUGIN_COMPLETION (object);
 
-  if (!self->completed)
-    g_critical ("Plugin “%s” dropped its completion without returning",
-                stw_tool_provider_get_name (STW_TOOL_PROVIDER (self->plugin)));
+  /* A plugin that lets go of its completion without returning (a Python
+   * or JavaScript exception in setup does) has failed: fail closed rather
+   * than wait for ever. */
+  if (!self->completed && self->func != NULL)
+    {
+      StwPluginCompletionFunc func = self->func;
+      g_autoptr(GError) error = stw_error_new_literal ("PLUGIN_LOAD_FAILED",
+                                                       _("it let go of its completion without returning"));
+
+      self->completed = TRUE;
+      self->func = NULL;
+      func (self->plugin, error, self->user_data);
+    }
   g_clear_object (&self->plugin);
   g_clear_object (&self->dispatcher);
   g_clear_pointer (&self->config, json_object_unref);

@@ -110,16 +110,19 @@ class Hello(Stagewright.Tool):
 class PyPlugin(Stagewright.Plugin):
     """Sets up from a main-loop callback, as a real plugin waiting for I/O would."""
 
-    def __init__(self, name, fail=False):
+    def __init__(self, name, fail=False, throw=False):
         schema = Stagewright.Schema.new_from_string('{"type":"object"}')
         super().__init__(name=name, version='0.1', core_versions='>=0.1')
         self.fail = fail
+        self.throw = throw
         self.events = []
         self.add_tool(Hello(name='hello', description='Says hello.', input_schema=schema))
         self.add_error_code('NOPE', 409, False, 'Do not.')
 
     def do_setup(self, completion):
         self.events.append('setup')
+        if self.throw:
+            raise self.throw
 
         def later():
             if self.fail:
@@ -173,6 +176,26 @@ def a_failing_python_setup_unloads_the_others():
     assert bad.events == ['setup'], bad.events
     assert_clean(dispatcher, 'pygood')
     assert_clean(dispatcher, 'pybad')
+
+
+@test
+def a_python_setup_that_raises_fails_the_load_instead_of_hanging():
+    # SystemExit too: a plugin cannot end the process that loads it.
+    for throw, message in ((RuntimeError('setup blew up'), 'RuntimeError: setup blew up'),
+                           (SystemExit(3), 'SystemExit: 3')):
+        dispatcher = Stagewright.Dispatcher.new()
+        good = PyPlugin('pyfine')
+        bad = PyPlugin('pythrow', throw=throw)
+        try:
+            dispatcher.add_plugins_sync([good, bad], None, None)
+        except GLib.Error as error:
+            assert code_of(error) == 'PLUGIN_LOAD_FAILED'
+            assert 'Plugin “pythrow”: its setup failed: ' + message in error.message, error.message
+        else:
+            raise AssertionError('a raising setup loaded')
+        assert good.events == ['setup', 'teardown'], good.events
+        assert_clean(dispatcher, 'pyfine')
+        assert_clean(dispatcher, 'pythrow')
 
 
 if __name__ == '__main__':

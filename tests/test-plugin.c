@@ -49,6 +49,7 @@ typedef enum
   SETUP_OK_LATER,
   SETUP_FAIL,
   SETUP_FAIL_LATER,
+  SETUP_DROP,
 } SetupMode;
 
 #define TEST_TYPE_PLUGIN (test_plugin_get_type ())
@@ -118,6 +119,8 @@ test_plugin_setup (StwPlugin           *plugin,
       break;
     case SETUP_FAIL:
       stw_plugin_completion_return_error_literal (completion, "the flux capacitor is missing");
+      break;
+    case SETUP_DROP:
       break;
     case SETUP_OK_LATER:
     case SETUP_FAIL_LATER:
@@ -714,6 +717,17 @@ test_refuse_setup (void)
     StwPlugin *plugins[] = { alpha, beta, NULL };
 
     assert_refused (plugins, NULL, STW_ERROR_NOT_IMPLEMENTED, "Plugin “beta”: its setup failed: not today",
+                    "setup:alpha setup:beta teardown:alpha");
+  }
+
+  /* Never completing, letting go of the completion: a failure, not a hang. */
+  {
+    g_autoptr(StwPlugin) alpha = test_plugin_new ("alpha", SETUP_OK, NULL, NULL);
+    g_autoptr(StwPlugin) beta = test_plugin_new ("beta", SETUP_DROP, NULL, NULL);
+    StwPlugin *plugins[] = { alpha, beta, NULL };
+
+    assert_refused (plugins, NULL, STW_ERROR_PLUGIN_LOAD_FAILED,
+                    "Plugin “beta”: its setup failed: it let go of its completion without returning",
                     "setup:alpha setup:beta teardown:alpha");
   }
 }
