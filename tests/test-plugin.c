@@ -972,6 +972,142 @@ test_sample (void)
   g_unsetenv ("STAGEWRIGHT_PLUGIN_PATH");
 }
 
+/* The trace plugin's first slice {{{1 */
+
+static GPtrArray *
+read_lines (const char *path)
+{
+  g_autofree char *text = NULL;
+  g_auto(GStrv) lines = NULL;
+  GPtrArray *records = g_ptr_array_new_with_free_func ((GDestroyNotify) json_object_unref);
+
+  g_assert_true (g_file_get_contents (path, &text, NULL, NULL));
+  g_assert_null (strstr (text, "hunter2"));
+  g_assert_null (strstr (text, "tok-xyz"));
+  g_assert_true (g_str_has_suffix (text, "\n"));
+  lines = g_strsplit (text, "\n", -1);
+  for (guint i = 0; lines[i] != NULL && lines[i][0] != '\0'; i++)
+    g_ptr_array_add (records, stw_test_json_object_from (lines[i]));
+  return records;
+}
+
+static void
+test_trace (void)
+{
+  g_autofree char *trace_file = g_test_build_filename (G_TEST_BUILT, "..", "plugins", "trace", "trace.plugin", NULL);
+  g_autofree char *dir = g_dir_make_tmp ("stw-trace-XXXXXX", NULL);
+  g_autofree char *root = g_build_filename (dir, "root", NULL);
+  g_autofree char *path = g_build_filename (root, "run.jsonl", NULL);
+  g_autofree char *partial = g_strconcat (path, ".partial", NULL);
+  g_autofree char *outside = g_build_filename (dir, "outside.jsonl", NULL);
+  g_autofree char *start_args = g_strdup_printf ("{\"path\":\"%s\"}", path);
+  g_autofree char *outside_args = g_strdup_printf ("{\"path\":\"%s\"}", outside);
+  g_autoptr(StwDispatcher) dispatcher = stw_dispatcher_new ();
+  g_autoptr(StwTool) echo = stw_test_tool_new_echo ("demo_echo");
+  g_autoptr(StwPlugin) alpha = test_plugin_new ("alpha", SETUP_OK, NULL, NULL);
+  g_autoptr(GPtrArray) records = NULL;
+  g_autoptr(GError) error = NULL;
+  const char *specs[] = { trace_file, NULL };
+  StwPlugin *plugins[] = { alpha, NULL };
+  g_autolist(StwPlugin) loaded = NULL;
+  JsonObject *record;
+
+  g_assert_cmpint (g_mkdir (root, 0700), ==, 0);
+  stw_dispatcher_set_app_root (dispatcher, root);
+  g_assert_true (stw_dispatcher_add_tool (dispatcher, echo, NULL));
+  g_assert_true (add_plugins (dispatcher, plugins, NULL, NULL));
+  loaded = stw_dispatcher_load_plugins_sync (dispatcher, specs, NULL, NULL, &error);
+  g_assert_no_error (error);
+
+  /* Confined to the app root; nothing recording yet. */
+  {
+    g_autoptr(JsonObject) envelope = call (dispatcher, "trace_start", outside_args);
+
+    g_assert_cmpstr (envelope_code (envelope), ==, "BAD_ARGUMENT");
+    g_assert_false (g_file_test (outside, G_FILE_TEST_EXISTS));
+  }
+  {
+    g_autoptr(JsonObject) envelope = call (dispatcher, "trace_stop", "{}");
+
+    g_assert_cmpstr (envelope_code (envelope), ==, "trace.NOT_RECORDING");
+  }
+
+  {
+    g_autoptr(JsonObject) envelope = call (dispatcher, "trace_start", start_args);
+
+    g_assert_true (json_object_get_boolean_member (envelope, "ok"));
+    g_assert_true (g_file_test (partial, G_FILE_TEST_IS_REGULAR));
+  }
+  {
+    g_autoptr(JsonObject) envelope = call (dispatcher, "trace_start", start_args);
+
+    g_assert_cmpstr (envelope_code (envelope), ==, "trace.ALREADY_RECORDING");
+  }
+  g_clear_pointer (&records, g_ptr_array_unref);
+  {
+    g_autoptr(JsonObject) a = call (dispatcher, "demo_echo",
+                                    "{\"message\":\"hi\",\"data\":{\"password\":\"hunter2\","
+                                    "\"nested\":{\"apiToken\":\"tok-xyz\"},\"keep\":1}}");
+    g_autoptr(JsonObject) b = call (dispatcher, "alpha_fail", "{}");
+  }
+  /* Streamed: the calls are in the .partial file before the stop. */
+  records = read_lines (partial);
+  g_assert_cmpuint (records->len, ==, 3);
+  g_clear_pointer (&records, g_ptr_array_unref);
+  {
+    g_autoptr(JsonObject) envelope = call (dispatcher, "trace_status", "{}");
+
+    g_assert_true (json_object_get_boolean_member (envelope, "recording"));
+    g_assert_cmpint (json_object_get_int_member (envelope, "records"), ==, 2);
+  }
+  {
+    g_autoptr(JsonObject) envelope = call (dispatcher, "trace_stop", "{}");
+
+    g_assert_cmpint (json_object_get_int_member (envelope, "records"), ==, 2);
+  }
+  g_assert_false (g_file_test (partial, G_FILE_TEST_EXISTS));
+
+  records = read_lines (path);
+  g_assert_cmpuint (records->len, ==, 4);
+  record = g_ptr_array_index (records, 0);
+  g_assert_cmpstr (json_object_get_string_member (record, "type"), ==, "header");
+  g_assert_cmpstr (json_object_get_string_member (record, "format"), ==, "stagewright-trace");
+  record = g_ptr_array_index (records, 1);
+  g_assert_cmpstr (json_object_get_string_member (record, "tool"), ==, "demo_echo");
+  g_assert_cmpint (json_object_get_int_member (record, "seq"), ==, 1);
+  g_assert_true (json_object_get_boolean_member (record, "ok"));
+  stw_test_assert_json_equal (json_object_get_member (record, "args"),
+                              "{\"message\":\"hi\",\"data\":{\"password\":\"[REDACTED]\","
+                              "\"nested\":{\"apiToken\":\"[REDACTED]\"},\"keep\":1}}");
+  g_assert_cmpuint (strlen (json_object_get_string_member (record, "argsSha256")), ==, 64);
+  record = g_ptr_array_index (records, 2);
+  g_assert_cmpstr (json_object_get_string_member (record, "tool"), ==, "alpha_fail");
+  g_assert_false (json_object_get_boolean_member (record, "ok"));
+  g_assert_cmpstr (json_object_get_string_member (record, "code"), ==, "alpha.NO_THING");
+  record = g_ptr_array_index (records, 3);
+  g_assert_cmpstr (json_object_get_string_member (record, "type"), ==, "footer");
+  g_assert_cmpint (json_object_get_int_member (record, "records"), ==, 2);
+
+  /* Unloading ends a running recording, and takes the handler with it. */
+  {
+    g_autoptr(JsonObject) envelope = call (dispatcher, "trace_start", start_args);
+
+    g_assert_true (json_object_get_boolean_member (envelope, "ok"));
+  }
+  g_assert_true (stw_dispatcher_unload_plugins_sync (dispatcher, NULL, &error));
+  g_assert_no_error (error);
+  g_assert_false (g_file_test (partial, G_FILE_TEST_EXISTS));
+  g_clear_pointer (&records, g_ptr_array_unref);
+  records = read_lines (path);
+  g_assert_cmpuint (records->len, ==, 2);
+  g_assert_cmpuint (g_signal_handler_find (dispatcher, G_SIGNAL_MATCH_DATA, 0, 0, NULL, NULL, loaded->data), ==, 0);
+  g_assert_false (stw_error_registry_contains (stw_error_registry_get_default (), "trace.NOT_RECORDING"));
+
+  g_remove (path);
+  g_rmdir (root);
+  g_rmdir (dir);
+}
+
 int
 main (int    argc,
       char **argv)
@@ -994,6 +1130,7 @@ main (int    argc,
   g_test_add_func ("/plugin/refuse/busy", test_refuse_busy);
   g_test_add_func ("/plugin/files/refused", test_files_refused);
   g_test_add_func ("/plugin/files/sample", test_sample);
+  g_test_add_func ("/plugin/trace/record", test_trace);
 
   status = g_test_run ();
   g_string_free (events, TRUE);

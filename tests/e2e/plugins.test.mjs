@@ -169,3 +169,40 @@ test('a server that cannot load what it was asked exits 2: one stderr line, noth
   assert.equal(warned.code, 0, warned.stderr);
   assert.match(warned.stderr, /warning: --plugin-config other: no plugin of that name is loaded/);
 });
+
+const TRACE_FILE = path.join(path.dirname(path.dirname(BIN)), 'plugins', 'trace', 'trace.plugin');
+
+test('trace: a server killed mid-recording leaves a .partial of whole records, secrets redacted', { skip: fs.existsSync(TRACE_FILE) ? false : `${TRACE_FILE} is not built` }, async (t) => {
+  const dir = shortTempDir();
+  t.after(() => fs.rmSync(dir, { recursive: true, force: true }));
+  const file = path.join(dir, 'run.jsonl');
+  const server = await startServer(t, { args: ['--plugin', TRACE_FILE, '--app-root', dir], env: serverEnv() });
+  const { tools } = await server.client.listTools();
+  assert.deepEqual(tools.map((tool) => tool.name).filter((name) => name.startsWith('trace_')).sort(),
+                   ['trace_start', 'trace_status', 'trace_stop']);
+  failsWith(await server.call('trace_start', { path: path.join(path.dirname(dir), 'elsewhere.jsonl') }), 'BAD_ARGUMENT');
+  ok(await server.call('trace_start', { path: file }), 'trace_start');
+  failsWith(await server.call('trace_start', { path: file }), 'trace.ALREADY_RECORDING');
+  // Two core calls that fail, the second with a secret among its arguments.
+  const first = await server.call('electron_type', { sessionId: 'nope', selector: '#p', text: 'x' });
+  assert.equal(first.ok, false);
+  const second = await server.call('electron_launch', {
+    executablePath: path.join(dir, 'no-such-electron'), main: dir, env: { API_TOKEN: 'hunter2-secret' },
+  });
+  assert.equal(second.ok, false);
+  const status = ok(await server.call('trace_status', {}));
+  assert.equal(status.records, 2);
+
+  // We started it; we end it, by its pid.
+  process.kill(server.pid, 'SIGKILL');
+  await new Promise((resolve) => server.transport._process.once('exit', resolve));
+  assert.equal(fs.existsSync(file), false, 'not renamed: the stop never ran');
+  const text = fs.readFileSync(`${file}.partial`, 'utf8');
+  assert.ok(text.endsWith('\n'), 'only whole lines');
+  const records = text.trimEnd().split('\n').map((line) => JSON.parse(line));
+  assert.equal(records[0].type, 'header');
+  assert.deepEqual(records.slice(1).map((r) => [r.seq, r.tool, r.ok, r.code]),
+                   [[1, 'electron_type', false, first.code], [2, 'electron_launch', false, second.code]]);
+  assert.equal(records[2].args.env.API_TOKEN, '[REDACTED]');
+  assert.ok(!text.includes('hunter2-secret'), 'the secret is nowhere in the recording');
+});
