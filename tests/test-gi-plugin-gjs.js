@@ -33,7 +33,7 @@ function assertEqual (actual, expected, message = '') {
 }
 
 const BUILDDIR = GLib.getenv('G_TEST_BUILDDIR') ?? GLib.get_current_dir();
-const SAMPLE = GLib.build_filenamev([BUILDDIR, '..', 'plugins', 'samples', 'c', 'sample.plugin']);
+const SAMPLE = GLib.build_filenamev([BUILDDIR, '..', 'plugins', 'built', 'sample.plugin']);
 
 function call (dispatcher, name, args = '{}') {
   return JSON.parse(dispatcher.call_json_sync(name, args, null));

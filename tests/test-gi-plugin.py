@@ -21,7 +21,7 @@ from stwtest import GLib, Json, Stagewright, code_of, run_async, run_tap, to_pyt
 TESTS = []
 BUILDDIR = os.path.abspath(os.environ.get('G_TEST_BUILDDIR') or
                            os.path.join(os.path.dirname(os.path.abspath(__file__))))
-SAMPLE_DIR = os.path.join(os.path.dirname(BUILDDIR), 'plugins', 'samples', 'c')
+SAMPLE_DIR = os.path.join(os.path.dirname(BUILDDIR), 'plugins', 'built')
 
 
 def test(fn):

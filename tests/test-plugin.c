@@ -800,7 +800,7 @@ static void
 test_files_refused (void)
 {
   g_autofree char *dir = g_dir_make_tmp ("stw-plugin-XXXXXX", NULL);
-  g_autofree char *sample_dir = g_test_build_filename (G_TEST_BUILT, "..", "plugins", "samples", "c", NULL);
+  g_autofree char *sample_dir = g_test_build_filename (G_TEST_BUILT, "..", "plugins", "built", NULL);
   g_autofree char *path_env = g_strconcat (dir, ":", sample_dir, NULL);
   g_autofree char *no_module = NULL;
   g_autofree char *bad_group = NULL;
@@ -914,7 +914,7 @@ test_files_refused (void)
 static void
 test_sample (void)
 {
-  g_autofree char *sample_dir = g_test_build_filename (G_TEST_BUILT, "..", "plugins", "samples", "c", NULL);
+  g_autofree char *sample_dir = g_test_build_filename (G_TEST_BUILT, "..", "plugins", "built", NULL);
   g_autofree char *sample_path = g_build_filename (sample_dir, "sample.plugin", NULL);
   const char *by_name[] = { "sample", NULL };
   const char *by_path[] = { sample_path, NULL };
@@ -994,7 +994,7 @@ read_lines (const char *path)
 static void
 test_trace (void)
 {
-  g_autofree char *trace_file = g_test_build_filename (G_TEST_BUILT, "..", "plugins", "trace", "trace.plugin", NULL);
+  g_autofree char *trace_file = g_test_build_filename (G_TEST_BUILT, "..", "plugins", "built", "trace.plugin", NULL);
   g_autofree char *dir = g_dir_make_tmp ("stw-trace-XXXXXX", NULL);
   g_autofree char *root = g_build_filename (dir, "root", NULL);
   g_autofree char *path = g_build_filename (root, "run.jsonl", NULL);

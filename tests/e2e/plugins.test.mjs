@@ -26,7 +26,7 @@ import {
   startServer,
 } from './lib/lifecycle-harness.mjs';
 
-const SAMPLE_DIR = path.join(path.dirname(path.dirname(BIN)), 'plugins', 'samples', 'c');
+const SAMPLE_DIR = path.join(path.dirname(path.dirname(BIN)), 'plugins', 'built');
 const SAMPLE_FILE = path.join(SAMPLE_DIR, 'sample.plugin');
 
 const built = fs.existsSync(path.join(SAMPLE_DIR, 'libsample.so')) ? null : `${SAMPLE_DIR}/libsample.so is not built`;
@@ -170,7 +170,7 @@ test('a server that cannot load what it was asked exits 2: one stderr line, noth
   assert.match(warned.stderr, /warning: --plugin-config other: no plugin of that name is loaded/);
 });
 
-const TRACE_FILE = path.join(path.dirname(path.dirname(BIN)), 'plugins', 'trace', 'trace.plugin');
+const TRACE_FILE = path.join(path.dirname(path.dirname(BIN)), 'plugins', 'built', 'trace.plugin');
 
 test('trace: a server killed mid-recording leaves a .partial of whole records, secrets redacted', { skip: fs.existsSync(TRACE_FILE) ? false : `${TRACE_FILE} is not built` }, async (t) => {
   const dir = shortTempDir();
