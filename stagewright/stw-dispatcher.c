@@ -15,9 +15,9 @@
 #include "stw-invocation-private.h"
 #include "stw-js-guard-private.h"
 #include "stw-json-private.h"
+#include "stw-plugin-private.h"
 #include "stw-schema-private.h"
 #include "stw-sync-private.h"
-#include "stw-plugin-private.h"
 #include "stw-tool-provider-private.h"
 
 /**
