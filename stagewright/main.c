@@ -119,32 +119,90 @@ check_screenshot_dir (const char  *app_root,
   return FALSE;
 }
 
-/* Plugins are loaded by a later release. Until then the flags fail
- * closed: a user who asks for a plugin must not believe it runs. */
-static gboolean
-refuse_plugins (Options  *options,
+/* --plugin takes names or absolute paths, repeated or comma-separated. */
+static char **
+plugin_specs (char **values)
+{
+  g_autoptr(GStrvBuilder) builder = g_strv_builder_new ();
+
+  for (guint i = 0; values != NULL && values[i] != NULL; i++)
+    {
+      g_auto(GStrv) parts = g_strsplit (values[i], ",", -1);
+
+      for (guint j = 0; parts[j] != NULL; j++)
+        {
+          g_strstrip (parts[j]);
+          if (parts[j][0] != '\0')
+            g_strv_builder_add (builder, parts[j]);
+        }
+    }
+  return g_strv_builder_end (builder);
+}
+
+/* --plugin-config NAME=JSON, repeatable: { NAME: {…} }. */
+static JsonObject *
+plugin_configs (char    **values,
                 GError  **error)
 {
-  const char *flag = NULL;
-  const char *value = NULL;
+  g_autoptr(JsonObject) configs = json_object_new ();
 
-  if (options->plugins != NULL && options->plugins[0] != NULL)
+  for (guint i = 0; values != NULL && values[i] != NULL; i++)
     {
-      flag = "--plugin";
-      value = options->plugins[0];
-    }
-  else if (options->plugin_configs != NULL && options->plugin_configs[0] != NULL)
-    {
-      flag = "--plugin-config";
-      value = options->plugin_configs[0];
-    }
-  if (flag == NULL)
-    return TRUE;
+      const char *eq = strchr (values[i], '=');
+      g_autofree char *name = eq ? g_strndup (values[i], eq - values[i]) : NULL;
+      g_autoptr(JsonNode) node = NULL;
+      g_autoptr(GError) local = NULL;
 
-  g_set_error (error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
-               _("%s %s: plugins are not available in this version of stagewright"),
-               flag, value);
-  return FALSE;
+      if (name == NULL || name[0] == '\0')
+        {
+          g_set_error (error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
+                       _("--plugin-config takes NAME=JSON, not “%s”"), values[i]);
+          return NULL;
+        }
+      node = json_from_string (eq + 1, &local);
+      if (node == NULL || !JSON_NODE_HOLDS_OBJECT (node))
+        {
+          g_set_error (error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
+                       _("--plugin-config %s: the configuration must be a JSON object%s%s"), name,
+                       local ? ": " : "", local ? local->message : "");
+          return NULL;
+        }
+      if (json_object_has_member (configs, name))
+        {
+          g_set_error (error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
+                       _("--plugin-config %s is given twice"), name);
+          return NULL;
+        }
+      json_object_set_member (configs, name, g_steal_pointer (&node));
+    }
+  return g_steal_pointer (&configs);
+}
+
+/* Loads what --plugin asks for, all or nothing, before the transports
+ * read anything; a configuration for a plugin not loaded is a warning. */
+static gboolean
+load_plugins (StwDispatcher  *dispatcher,
+              char          **specs,
+              JsonObject     *configs,
+              GError        **error)
+{
+  g_autolist(StwPlugin) loaded = NULL;
+  g_autoptr(GList) names = NULL;
+
+  if (specs[0] != NULL)
+    {
+      loaded = stw_dispatcher_load_plugins_sync (dispatcher, (const char * const *) specs,
+                                                 configs, NULL, error);
+      if (loaded == NULL)
+        return FALSE;
+    }
+
+  names = json_object_get_members (configs);
+  for (const GList *l = names; l != NULL; l = l->next)
+    if (stw_dispatcher_lookup_plugin (dispatcher, l->data) == NULL)
+      g_printerr (_("stagewright: warning: --plugin-config %s: no plugin of that name is loaded\n"),
+                  (const char *) l->data);
+  return TRUE;
 }
 
 /* A descriptor the parent closed would be reused by the first one we open
@@ -385,6 +443,8 @@ main (int   argc,
   g_autoptr(GMainLoop) loop = NULL;
   g_autoptr(GCancellable) cancellable = NULL;
   g_autoptr(GList) sessions = NULL;
+  g_auto(GStrv) specs = NULL;
+  g_autoptr(JsonObject) plugin_config = NULL;
   g_autoptr(StwMcpHttp) http = NULL;
   gboolean tools_command = FALSE;
   gboolean serve_stdio;
@@ -499,7 +559,7 @@ main (int   argc,
   if (!check_directory ("--app-root", options.app_root, &error) ||
       !check_directory ("--screenshot-dir", options.screenshot_dir, &error) ||
       !check_screenshot_dir (options.app_root, options.screenshot_dir, &error) ||
-      !refuse_plugins (&options, &error))
+      (plugin_config = plugin_configs (options.plugin_configs, &error)) == NULL)
     {
       g_printerr ("stagewright: %s\n", error->message);
       return EXIT_USAGE;
@@ -544,6 +604,15 @@ main (int   argc,
   stw_dispatcher_set_app_root (dispatcher, options.app_root);
   stw_dispatcher_set_screenshot_dir (dispatcher, options.screenshot_dir);
   stw_dispatcher_add_core_tools (dispatcher);
+
+  specs = plugin_specs (options.plugins);
+  if (!load_plugins (dispatcher, specs, plugin_config, &error))
+    {
+      /* One line: the plugin and the reason. */
+      g_strdelimit (error->message, "\r\n", ' ');
+      g_printerr ("stagewright: %s\n", error->message);
+      return EXIT_USAGE;
+    }
 
   if (options.allow_eval & STW_EVAL_TARGET_MAIN)
     g_message ("Main-process eval is enabled: agents can run code with the app's privileges");
@@ -665,6 +734,13 @@ main (int   argc,
       stw_session_manager_stop_all_async (stw_dispatcher_get_session_manager (dispatcher),
                                           SHUTDOWN_STOP_MS, on_all_stopped, stop_loop);
       g_main_loop_run (stop_loop);
+    }
+
+  /* Plugins go last, in reverse order, once nothing calls them. */
+  if (!stw_dispatcher_unload_plugins_sync (dispatcher, NULL, &error))
+    {
+      g_message ("Unloading the plugins: %s", error->message);
+      g_clear_error (&error);
     }
 
   flush_pending_logs ();

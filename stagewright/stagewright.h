@@ -17,6 +17,7 @@
 #include "stw-tool-provider.h"
 #include "stw-invocation.h"
 #include "stw-dispatcher.h"
+#include "stw-plugin.h"
 #include "stw-core-provider.h"
 #include "stw-mcp-server.h"
 #include "stw-target.h"

@@ -15,6 +15,7 @@
 #include "stw-invocation-private.h"
 #include "stw-js-guard-private.h"
 #include "stw-json-private.h"
+#include "stw-plugin-private.h"
 #include "stw-schema-private.h"
 #include "stw-sync-private.h"
 #include "stw-tool-provider-private.h"
@@ -1758,4 +1759,16 @@ stw_dispatcher_get_session_manager (StwDispatcher *self)
 {
   g_return_val_if_fail (STW_IS_DISPATCHER (self), NULL);
   return self->sessions;
+}
+
+GPtrArray *
+_stw_dispatcher_get_providers (StwDispatcher *self)
+{
+  return self->providers;
+}
+
+GMainContext *
+_stw_dispatcher_get_context (StwDispatcher *self)
+{
+  return self->context;
 }

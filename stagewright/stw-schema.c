@@ -1018,6 +1018,11 @@ compile_keyword (SchemaNode  *node,
       return TRUE;
     }
 
+  /* Extension annotations (OpenAPI's convention), e.g. a plugin's
+   * “x-stagewright-safe”: they do not constrain anything. */
+  if (g_str_has_prefix (keyword, "x-"))
+    return TRUE;
+
   schema_error (error, pointer, _("unknown or unsupported keyword “%s”"), keyword);
   return FALSE;
 }
@@ -1935,7 +1940,9 @@ _stw_schema_is_compiled (StwSchema *self)
  * subset (see #StwSchema) with a value of the right shape: a `pattern` must
  * compile, `minimum` must not exceed `maximum`, `enum` must not be empty,
  * every `default` must satisfy its own schema, and so on. Boolean schemas
- * (`true`, `false`) are accepted wherever a schema is.
+ * (`true`, `false`) are accepted wherever a schema is. Keywords starting
+ * with `x-` are annotations that constrain nothing (a plugin's
+ * `x-stagewright-safe`, see [class@Stagewright.Plugin]).
  *
  * @schema is not modified. An immutable (sealed) node is shared; a mutable
  * one is copied, so later changes to it do not affect the schema.

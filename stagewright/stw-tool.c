@@ -4,10 +4,13 @@
  */
 #include "config.h"
 
+#include <string.h>
+
 #include "stw-enum-types.h"
 #include "stw-error-registry.h"
 #include "stw-invocation.h"
 #include "stw-json-private.h"
+#include "stw-plugin-private.h"
 #include "stw-tool.h"
 
 /**
@@ -981,4 +984,32 @@ stw_tool_invoke (StwTool       *self,
   g_return_if_fail (STW_IS_INVOCATION (invocation));
 
   STW_TOOL_GET_CLASS (self)->invoke (self, invocation);
+}
+
+void
+_stw_tool_qualify (StwTool    *tool,
+                   const char *prefix,
+                   JsonObject *codes)
+{
+  StwToolPrivate *priv = PRIV (tool);
+  g_autofree char *start = g_strconcat (prefix, "_", NULL);
+
+  if (priv->name != NULL && !g_str_has_prefix (priv->name, start))
+    {
+      char *name = g_strconcat (start, priv->name, NULL);
+
+      g_free (priv->name);
+      priv->name = name;
+      g_object_notify_by_pspec (G_OBJECT (tool), properties[PROP_NAME]);
+    }
+
+  for (guint i = 0; priv->error_codes != NULL && priv->error_codes[i] != NULL; i++)
+    if (strchr (priv->error_codes[i], '.') == NULL &&
+        json_object_has_member (codes, priv->error_codes[i]))
+      {
+        char *code = g_strconcat (prefix, ".", priv->error_codes[i], NULL);
+
+        g_free (priv->error_codes[i]);
+        priv->error_codes[i] = code;
+      }
 }

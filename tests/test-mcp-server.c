@@ -2002,10 +2002,15 @@ test_program_plugin_refused (void)
 
   if (bin == NULL)
     return;
-  run_refused ((const char * const[]) { bin, "--plugin", "trace", NULL }, "--plugin trace", "not available");
-  run_refused ((const char * const[]) { bin, "--plugin=/usr/lib/x.so", NULL }, "/usr/lib/x.so", "not available");
-  run_refused ((const char * const[]) { bin, "--plugin-config", "trace={\"a\":1}", NULL }, "--plugin-config trace", "not available");
-  run_refused ((const char * const[]) { bin, "tools", "--plugin", "trace", NULL }, "trace", "not available");
+  /* A plugin that cannot be loaded (tests/test-plugin.c has them all). */
+  run_refused ((const char * const[]) { bin, "--plugin", "nosuchplugin", NULL }, "nosuchplugin",
+               "no nosuchplugin.plugin in");
+  run_refused ((const char * const[]) { bin, "--plugin=/usr/lib/x.so", NULL }, "/usr/lib/x.so",
+               "a plugin is a name or the absolute path of a .plugin file");
+  run_refused ((const char * const[]) { bin, "--plugin-config", "trace=[1]", NULL }, "--plugin-config trace",
+               "must be a JSON object");
+  run_refused ((const char * const[]) { bin, "tools", "--plugin", "nosuchplugin", NULL }, "nosuchplugin",
+               "no nosuchplugin.plugin in");
 }
 
 /* With --app-root the server writes screenshots inside it only: a

@@ -347,6 +347,23 @@ test_construct_messages (void)
   g_assert_cmpstr (error->message, ==, "Invalid schema at #/bogus: unknown or unsupported keyword “bogus”");
   g_clear_error (&error);
 
+  /* x- keywords are annotations: accepted with any value, constraining
+   * nothing (a plugin marks its safe configuration fields so). */
+  schema = stw_schema_new_from_string ("{\"type\":\"object\",\"properties\":{\"a\":{\"type\":\"integer\","
+                                       "\"x-stagewright-safe\":true,\"x-note\":{\"any\":[1]}}}}", &error);
+  g_assert_no_error (error);
+  g_assert_nonnull (schema);
+  {
+    g_autoptr(JsonNode) good = stw_test_parse ("{\"a\":1}");
+    g_autoptr(JsonNode) bad = stw_test_parse ("{\"a\":\"1\"}");
+    g_autoptr(JsonArray) issues = NULL;
+
+    g_assert_true (stw_schema_validate (schema, good, NULL));
+    g_assert_false (stw_schema_validate (schema, bad, &issues));
+    g_assert_cmpuint (json_array_get_length (issues), ==, 1);
+  }
+  g_clear_pointer (&schema, stw_schema_unref);
+
   schema = stw_schema_new_from_string ("{\"pattern\":\"a(b\"}", &error);
   g_assert_null (schema);
   g_assert_true (g_str_has_prefix (error->message, "Invalid schema at #/pattern: invalid regular expression: "));

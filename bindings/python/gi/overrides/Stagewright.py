@@ -46,3 +46,31 @@ class Tool(Stagewright.Tool):
 
 Tool = override(Tool)
 __all__.append('Tool')
+
+
+# The same for a plugin's setup and teardown: an exception (SystemExit
+# included) fails them with its message, and the load that ran the setup
+# unloads what it loaded, instead of waiting for a completion that never
+# comes.
+class Plugin(Stagewright.Plugin):
+    def __init_subclass__(cls, **kwargs):
+        super().__init_subclass__(**kwargs)
+        for name in ('do_setup', 'do_teardown'):
+            method = cls.__dict__.get(name)
+            if method is None:
+                continue
+
+            def wrapper(self, completion, _method=method):
+                try:
+                    _method(self, completion)
+                except (Exception, SystemExit) as error:
+                    traceback.print_exc(file=sys.stderr)
+                    if not completion.is_completed():
+                        completion.return_error_literal(f'{type(error).__name__}: {error}')
+
+            wrapper.__doc__ = method.__doc__
+            setattr(cls, name, wrapper)
+
+
+Plugin = override(Plugin)
+__all__.append('Plugin')

@@ -1,0 +1,208 @@
+// plugins.test.mjs: --plugin and --plugin-config on the real binary, with
+// the sample C plugin (plugins/samples/c) driving the demo app over MCP
+// through the official SDK client; and a server that cannot load what it
+// was asked to load exiting 2 with one line on stderr, stdout untouched.
+//
+// SPDX-License-Identifier: LGPL-2.1-or-later
+//
+// Run by hand:
+//   node --test --test-reporter=tap --test-concurrency=1 tests/e2e/plugins.test.mjs
+
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import path from 'node:path';
+import { test as nodeTest } from 'node:test';
+
+import { run } from './lib/harness.mjs';
+import {
+  BIN,
+  DEMO_APP,
+  electronSkipReason,
+  failsWith,
+  launchArgs,
+  ok,
+  sdk,
+  shortTempDir,
+  startServer,
+} from './lib/lifecycle-harness.mjs';
+
+const SAMPLE_DIR = path.join(path.dirname(path.dirname(BIN)), 'plugins', 'built');
+const SAMPLE_FILE = path.join(SAMPLE_DIR, 'sample.plugin');
+
+const built = fs.existsSync(path.join(SAMPLE_DIR, 'libsample.so')) ? null : `${SAMPLE_DIR}/libsample.so is not built`;
+const electronSkip = electronSkipReason() ?? built ?? false;
+
+// Top-level tests only: automake's tap-driver.sh reads the top-level stream.
+function test (name, options, fn) {
+  if (typeof options === 'function') [fn, options] = [options, {}];
+  return nodeTest(name, { timeout: 120000, ...options }, fn);
+}
+
+// A UTF-8 locale: GOption converts arguments from the locale's encoding
+// (the configuration below has a non-ASCII prefix), and messages come back
+// with their typographic quotes.
+function serverEnv (extra = {}) {
+  const env = { ...sdk.getDefaultEnvironment(), LC_ALL: 'C.UTF-8', ...extra };
+  if (process.env.STW_NODE_MODULES) env.STW_NODE_MODULES = process.env.STW_NODE_MODULES;
+  return env;
+}
+
+const CONFIG = 'sample={"prefix":"» ","apiKey":"hush-hush-42"}';
+
+test('by name: the sample\'s tool reads the demo app\'s window title; its code comes back namespaced', { skip: electronSkip }, async (t) => {
+  const server = await startServer(t, {
+    args: ['--plugin', 'sample', '--plugin-config', CONFIG],
+    env: serverEnv({ STAGEWRIGHT_PLUGIN_PATH: `/nonexistent:${SAMPLE_DIR}` }),
+  });
+  const { tools } = await server.client.listTools();
+  const names = tools.map((tool) => tool.name);
+  assert.ok(names.includes('sample_title'), `sample_title listed: ${names.join(' ')}`);
+  assert.ok(names.includes('electron_plugins'), 'electron_plugins listed while a plugin is loaded');
+  assert.ok(!names.includes('title'), 'the short name is not registered');
+  const tool = tools.find((entry) => entry.name === 'sample_title');
+  assert.match(tool.description, /active window/);
+  assert.deepEqual(Object.keys(tool.inputSchema.properties).sort(), ['expect', 'sessionId']);
+
+  const launch = ok(await server.call('electron_launch', launchArgs(DEMO_APP)), 'electron_launch');
+  t.after(() => server.call('electron_stop', { sessionId: launch.session_id }).catch(() => {}));
+
+  // What the app's window says, read through the core tools, not the plugin.
+  const windows = ok(await server.call('electron_windows_list', { sessionId: launch.session_id }), 'windows_list');
+  const active = windows.windows.find((w) => w.focused) ?? windows.windows[0];
+
+  const title = ok(await server.call('sample_title', { sessionId: launch.session_id }), 'sample_title');
+  assert.equal(title.title, 'Stagewright Notes');
+  assert.equal(title.title, active.title);
+  assert.equal(title.label, '» Stagewright Notes', 'the configured prefix reached the plugin');
+  assert.equal(typeof title.surfaceId, 'string');
+
+  const same = ok(await server.call('sample_title', { sessionId: launch.session_id, expect: 'Stagewright Notes' }));
+  assert.equal(same.title, 'Stagewright Notes');
+
+  const mismatch = failsWith(await server.call('sample_title', { sessionId: launch.session_id, expect: 'Other' }),
+                             'sample.TITLE_MISMATCH', 'sample_title with a wrong expectation');
+  assert.equal(mismatch.http, 409);
+  assert.equal(mismatch.retryable, true);
+  assert.equal(mismatch.hint, 'The title differs; wait for the app to update it and retry.');
+  assert.match(mismatch.error, /titled “Stagewright Notes”, not “Other”/);
+
+  // A bad argument is refused by the tool's schema, as for core tools.
+  failsWith(await server.call('sample_title', { sessionId: launch.session_id, expect: 3 }), 'BAD_ARGUMENT');
+
+  const listing = ok(await server.call('electron_plugins', {}), 'electron_plugins');
+  assert.equal(listing.plugins.length, 1);
+  const [entry] = listing.plugins;
+  assert.equal(entry.name, 'sample');
+  assert.equal(entry.version, '1.0.0');
+  assert.equal(entry.language, 'c');
+  assert.equal(entry.state, 'loaded');
+  assert.deepEqual(entry.tools, [{ name: 'sample_title', state: 'enabled' }]);
+  assert.deepEqual(entry.errorCodes, ['sample.NO_WINDOW', 'sample.TITLE_MISMATCH']);
+  assert.deepEqual(entry.effectiveConfig, { prefix: '» ' }, 'only the fields the schema marks safe');
+  assert.doesNotMatch(JSON.stringify(listing), /hush-hush-42/, 'the secret is shown nowhere');
+
+  ok(await server.call('electron_stop', { sessionId: launch.session_id }), 'electron_stop');
+});
+
+test('by path: the absolute .plugin path loads the same plugin; no plugin, no electron_plugins', { skip: built ?? false }, async (t) => {
+  const server = await startServer(t, { args: ['--plugin', SAMPLE_FILE], env: serverEnv() });
+  const { tools } = await server.client.listTools();
+  const names = tools.map((tool) => tool.name);
+  assert.ok(names.includes('sample_title'));
+  assert.ok(names.includes('electron_plugins'));
+  // No app: the core's refusal, before the plugin's tool runs.
+  failsWith(await server.call('sample_title', {}), 'NOT_RUNNING');
+  const listing = ok(await server.call('electron_plugins', {}));
+  assert.deepEqual(listing.plugins.map((p) => [p.name, p.language]), [['sample', 'c']]);
+  assert.equal(listing.plugins[0].effectiveConfig.prefix, '', 'the schema\'s default');
+
+  const plain = await startServer(t, { env: serverEnv() });
+  const plainTools = (await plain.client.listTools()).tools.map((tool) => tool.name);
+  assert.ok(!plainTools.includes('electron_plugins'), 'electron_plugins only while a plugin is loaded');
+  assert.ok(!plainTools.some((name) => name.startsWith('sample_')));
+});
+
+test('the tools command lists the plugin\'s tools too', { skip: built ?? false }, async () => {
+  const result = await run(BIN, ['--plugin', SAMPLE_FILE, 'tools'], { env: serverEnv() });
+  assert.equal(result.code, 0, result.stderr);
+  const manifest = JSON.parse(result.stdout);
+  assert.ok(manifest.some((tool) => tool.name === 'sample_title'));
+});
+
+test('a server that cannot load what it was asked exits 2: one stderr line, nothing on stdout', { skip: built ?? false }, async (t) => {
+  const dir = shortTempDir();
+  t.after(() => fs.rmSync(dir, { recursive: true, force: true }));
+  const write = (name, text) => {
+    const file = path.join(dir, name);
+    fs.writeFileSync(file, text);
+    return file;
+  };
+  const snake = write('snake.plugin', '[Plugin]\nModule=snake\nLoader=python3\nVersion=1\nX-Stagewright-Core=*\n');
+  const future = write('future.plugin', '[Plugin]\nModule=future\nVersion=1\nX-Stagewright-Core=>=99.0\n');
+  const broken = write('broken.plugin', '[Plugin]\nVersion=1\n');
+  const ghost = write('ghost.plugin', '[Plugin]\nModule=ghost\nVersion=1\nX-Stagewright-Core=*\n');
+  const env = serverEnv({ STAGEWRIGHT_PLUGIN_PATH: `${dir}:${SAMPLE_DIR}` });
+
+  const cases = [
+    [['--plugin', 'nosuch'], /^stagewright: Plugin “nosuch”: no nosuch\.plugin in .*\n$/],
+    [['--plugin', 'sample,nosuch'], /^stagewright: Plugin “nosuch”: no nosuch\.plugin in /],
+    [['--plugin', 'sample', '--plugin', 'sample'], /^stagewright: Plugin “sample”: it is asked for twice\n$/],
+    [['--plugin', 'sample', '--plugin-config', 'sample={"prefix":1,"extra":true}'],
+      /^stagewright: Plugin “sample”: invalid configuration prefix: .* \(and 1 more\)\n$/],
+    [['--plugin', snake], /^stagewright: Plugin “snake”: the python3 loader is not installed\n$/],
+    [['--plugin', 'sample,future'], /^stagewright: Plugin “future”: it needs Stagewright >=99\.0, this is /],
+    [['--plugin', broken], /^stagewright: Plugin “.*broken\.plugin”: .*Module must match/],
+    [['--plugin', ghost], /^stagewright: Plugin “ghost”: cannot load its module: /],
+    [['--plugin', 'relative/sample.plugin'], /^stagewright: Plugin “relative\/sample\.plugin”: a plugin is a name or the absolute path/],
+    [['--plugin-config', 'sample=[1]'], /^stagewright: --plugin-config sample: the configuration must be a JSON object\n$/],
+  ];
+  for (const [args, stderr] of cases) {
+    const result = await run(BIN, args, { env, input: '{"jsonrpc":"2.0","id":1,"method":"ping"}\n', timeoutMs: 20000 });
+    assert.equal(result.code, 2, `${args.join(' ')}: exit status; stderr ${result.stderr}`);
+    assert.equal(result.stdout, '', `${args.join(' ')}: stdout untouched`);
+    assert.match(result.stderr, stderr, args.join(' '));
+    assert.equal(result.stderr.trimEnd().split('\n').length, 1, `${args.join(' ')}: one line: ${result.stderr}`);
+  }
+
+  // A configuration for a plugin that is not loaded only warns.
+  const warned = await run(BIN, ['--plugin', 'sample', '--plugin-config', 'other={}', 'tools'], { env });
+  assert.equal(warned.code, 0, warned.stderr);
+  assert.match(warned.stderr, /warning: --plugin-config other: no plugin of that name is loaded/);
+});
+
+const TRACE_FILE = path.join(path.dirname(path.dirname(BIN)), 'plugins', 'built', 'trace.plugin');
+
+test('trace: a server killed mid-recording leaves a .partial of whole records, secrets redacted', { skip: fs.existsSync(TRACE_FILE) ? false : `${TRACE_FILE} is not built` }, async (t) => {
+  const dir = shortTempDir();
+  t.after(() => fs.rmSync(dir, { recursive: true, force: true }));
+  const file = path.join(dir, 'run.jsonl');
+  const server = await startServer(t, { args: ['--plugin', TRACE_FILE, '--app-root', dir], env: serverEnv() });
+  const { tools } = await server.client.listTools();
+  assert.deepEqual(tools.map((tool) => tool.name).filter((name) => name.startsWith('trace_')).sort(),
+                   ['trace_start', 'trace_status', 'trace_stop']);
+  failsWith(await server.call('trace_start', { path: path.join(path.dirname(dir), 'elsewhere.jsonl') }), 'BAD_ARGUMENT');
+  ok(await server.call('trace_start', { path: file }), 'trace_start');
+  failsWith(await server.call('trace_start', { path: file }), 'trace.ALREADY_RECORDING');
+  // Two core calls that fail, the second with a secret among its arguments.
+  const first = await server.call('electron_type', { sessionId: 'nope', selector: '#p', text: 'x' });
+  assert.equal(first.ok, false);
+  const second = await server.call('electron_launch', {
+    executablePath: path.join(dir, 'no-such-electron'), main: dir, env: { API_TOKEN: 'hunter2-secret' },
+  });
+  assert.equal(second.ok, false);
+  const status = ok(await server.call('trace_status', {}));
+  assert.equal(status.records, 2);
+
+  // We started it; we end it, by its pid.
+  process.kill(server.pid, 'SIGKILL');
+  await new Promise((resolve) => server.transport._process.once('exit', resolve));
+  assert.equal(fs.existsSync(file), false, 'not renamed: the stop never ran');
+  const text = fs.readFileSync(`${file}.partial`, 'utf8');
+  assert.ok(text.endsWith('\n'), 'only whole lines');
+  const records = text.trimEnd().split('\n').map((line) => JSON.parse(line));
+  assert.equal(records[0].type, 'header');
+  assert.deepEqual(records.slice(1).map((r) => [r.seq, r.tool, r.ok, r.code]),
+                   [[1, 'electron_type', false, first.code], [2, 'electron_launch', false, second.code]]);
+  assert.equal(records[2].args.env.API_TOKEN, '[REDACTED]');
+  assert.ok(!text.includes('hunter2-secret'), 'the secret is nowhere in the recording');
+});

@@ -1,0 +1,202 @@
+#!/usr/bin/python3
+# test-gi-plugin.py: plugins loaded into a Python host's own dispatcher
+#
+# SPDX-License-Identifier: LGPL-2.1-or-later
+#
+# Runs under Debian's /usr/bin/python3 (it has PyGObject); prints TAP.
+# By hand, from the build tree:
+#   GI_TYPELIB_PATH=$PWD LD_LIBRARY_PATH=$PWD/.libs /usr/bin/python3 tests/test-gi-plugin.py
+#
+# The C sample (plugins/samples/c) loads by name and by path into a
+# dispatcher of this process, its symbols resolved in the library Python
+# loaded; a plugin written in Python loads through the same engine, sets up
+# from a callback, and a failing one leaves nothing behind.
+
+import json
+import os
+import sys
+
+from stwtest import GLib, Json, Stagewright, code_of, run_async, run_tap, to_python
+
+TESTS = []
+BUILDDIR = os.path.abspath(os.environ.get('G_TEST_BUILDDIR') or
+                           os.path.join(os.path.dirname(os.path.abspath(__file__))))
+SAMPLE_DIR = os.path.join(os.path.dirname(BUILDDIR), 'plugins', 'built')
+
+
+def test(fn):
+    TESTS.append(fn)
+    return fn
+
+
+def configs(value):
+    return Json.from_string(json.dumps(value)).get_object()
+
+
+def call(dispatcher, name, arguments='{}'):
+    return json.loads(dispatcher.call_json_sync(name, arguments, None))
+
+
+def assert_clean(dispatcher, name):
+    assert dispatcher.list_plugins() == []
+    assert dispatcher.lookup_provider(name) is None
+    assert dispatcher.lookup_tool('electron_plugins') is None
+    assert not [t for t in dispatcher.list_tools() if t.get_name().startswith(name + '_')]
+    assert not [c for c in Stagewright.ErrorRegistry.get_default().list_codes() if c.startswith(name + '.')]
+
+
+@test
+def the_c_sample_by_name_and_by_path():
+    os.environ['STAGEWRIGHT_PLUGIN_PATH'] = SAMPLE_DIR
+    try:
+        for spec in ('sample', os.path.join(SAMPLE_DIR, 'sample.plugin')):
+            dispatcher = Stagewright.Dispatcher.new()
+            loaded = dispatcher.load_plugins_sync([spec], configs({'sample': {'prefix': '> ', 'apiKey': 'k'}}), None)
+            assert [p.get_name() for p in loaded] == ['sample'], loaded
+            plugin = loaded[0]
+            assert isinstance(plugin, Stagewright.Plugin)
+            assert plugin.is_loaded()
+            assert plugin.get_version() == '1.0.0'
+            assert plugin.get_language() == 'c'
+            assert dispatcher.lookup_tool('sample_title') is not None
+            assert Stagewright.ErrorRegistry.get_default().contains('sample.TITLE_MISMATCH')
+            assert to_python(plugin.get_config()) == {'prefix': '> ', 'apiKey': 'k'}
+
+            envelope = call(dispatcher, 'sample_title')
+            assert envelope['code'] == 'NOT_RUNNING', envelope
+            listing = call(dispatcher, 'electron_plugins')
+            assert listing['plugins'][0]['effectiveConfig'] == {'prefix': '> '}, listing
+            assert listing['plugins'][0]['errorCodes'] == ['sample.NO_WINDOW', 'sample.TITLE_MISMATCH']
+
+            unloaded = []
+            plugin.connect('unloaded', lambda p: unloaded.append(p.get_name()))
+            assert dispatcher.unload_plugins_sync(None)
+            assert unloaded == ['sample']
+            assert not plugin.is_loaded()
+            assert_clean(dispatcher, 'sample')
+    finally:
+        del os.environ['STAGEWRIGHT_PLUGIN_PATH']
+
+
+@test
+def a_refused_load_names_the_plugin_and_leaves_nothing():
+    os.environ['STAGEWRIGHT_PLUGIN_PATH'] = SAMPLE_DIR
+    try:
+        dispatcher = Stagewright.Dispatcher.new()
+        try:
+            dispatcher.load_plugins_sync(['sample', 'nosuch'], None, None)
+        except GLib.Error as error:
+            assert code_of(error) == 'PLUGIN_LOAD_FAILED', error.message
+            assert 'nosuch' in error.message
+        else:
+            raise AssertionError('loaded a missing plugin')
+        assert_clean(dispatcher, 'sample')
+        try:
+            dispatcher.load_plugins_sync(['sample'], configs({'sample': {'prefix': 1}}), None)
+        except GLib.Error as error:
+            assert code_of(error) == 'PLUGIN_CONFIG_INVALID', error.message
+        else:
+            raise AssertionError('loaded a bad configuration')
+        assert_clean(dispatcher, 'sample')
+    finally:
+        del os.environ['STAGEWRIGHT_PLUGIN_PATH']
+
+
+class Hello(Stagewright.Tool):
+    def do_invoke(self, invocation):
+        invocation.return_json(json.dumps({'hello': 'world'}))
+
+
+class PyPlugin(Stagewright.Plugin):
+    """Sets up from a main-loop callback, as a real plugin waiting for I/O would."""
+
+    def __init__(self, name, fail=False, throw=False):
+        schema = Stagewright.Schema.new_from_string('{"type":"object"}')
+        super().__init__(name=name, version='0.1', core_versions='>=0.1')
+        self.fail = fail
+        self.throw = throw
+        self.events = []
+        self.add_tool(Hello(name='hello', description='Says hello.', input_schema=schema))
+        self.add_error_code('NOPE', 409, False, 'Do not.')
+
+    def do_setup(self, completion):
+        self.events.append('setup')
+        if self.throw:
+            raise self.throw
+
+        def later():
+            if self.fail:
+                completion.return_error_literal('no database')
+            else:
+                completion.return_success()
+            return GLib.SOURCE_REMOVE
+
+        GLib.idle_add(later)
+
+    def do_teardown(self, completion):
+        self.events.append('teardown')
+        completion.return_success()
+
+
+@test
+def a_python_plugin_loads_asynchronously_into_the_same_engine():
+    dispatcher = Stagewright.Dispatcher.new()
+    first = PyPlugin('pyone')
+    second = PyPlugin('pytwo')
+    loaded = []
+    first.connect('loaded', lambda p: loaded.append(p.get_name()))
+    assert run_async(lambda done: dispatcher.add_plugins_async([first, second], None, None, done),
+                     lambda source, result: source.add_plugins_finish(result))
+    assert loaded == ['pyone']
+    envelope = call(dispatcher, 'pyone_hello')
+    assert envelope['ok'] and envelope['hello'] == 'world', envelope
+    assert Stagewright.ErrorRegistry.get_default().contains('pytwo.NOPE')
+    assert [p['name'] for p in call(dispatcher, 'electron_plugins')['plugins']] == ['pyone', 'pytwo']
+    assert run_async(lambda done: dispatcher.unload_plugins_async(None, done),
+                     lambda source, result: source.unload_plugins_finish(result))
+    assert first.events == ['setup', 'teardown'] and second.events == ['setup', 'teardown']
+    assert_clean(dispatcher, 'pyone')
+    assert_clean(dispatcher, 'pytwo')
+
+
+@test
+def a_failing_python_setup_unloads_the_others():
+    dispatcher = Stagewright.Dispatcher.new()
+    good = PyPlugin('pygood')
+    bad = PyPlugin('pybad', fail=True)
+    try:
+        run_async(lambda done: dispatcher.add_plugins_async([good, bad], None, None, done),
+                  lambda source, result: source.add_plugins_finish(result))
+    except GLib.Error as error:
+        assert code_of(error) == 'PLUGIN_LOAD_FAILED'
+        assert 'Plugin “pybad”: its setup failed: no database' in error.message, error.message
+    else:
+        raise AssertionError('a failing setup loaded')
+    assert good.events == ['setup', 'teardown'], good.events
+    assert bad.events == ['setup'], bad.events
+    assert_clean(dispatcher, 'pygood')
+    assert_clean(dispatcher, 'pybad')
+
+
+@test
+def a_python_setup_that_raises_fails_the_load_instead_of_hanging():
+    # SystemExit too: a plugin cannot end the process that loads it.
+    for throw, message in ((RuntimeError('setup blew up'), 'RuntimeError: setup blew up'),
+                           (SystemExit(3), 'SystemExit: 3')):
+        dispatcher = Stagewright.Dispatcher.new()
+        good = PyPlugin('pyfine')
+        bad = PyPlugin('pythrow', throw=throw)
+        try:
+            dispatcher.add_plugins_sync([good, bad], None, None)
+        except GLib.Error as error:
+            assert code_of(error) == 'PLUGIN_LOAD_FAILED'
+            assert 'Plugin “pythrow”: its setup failed: ' + message in error.message, error.message
+        else:
+            raise AssertionError('a raising setup loaded')
+        assert good.events == ['setup', 'teardown'], good.events
+        assert_clean(dispatcher, 'pyfine')
+        assert_clean(dispatcher, 'pythrow')
+
+
+if __name__ == '__main__':
+    sys.exit(run_tap(TESTS))
