@@ -447,6 +447,7 @@ main (int   argc,
   g_autoptr(JsonObject) plugin_config = NULL;
   g_autoptr(StwMcpHttp) http = NULL;
   gboolean tools_command = FALSE;
+  int protocol_fd = STDOUT_FILENO;
   gboolean serve_stdio;
   StwToolProfile profile = STW_TOOL_PROFILE_FULL;
   Run run = { 0 };
@@ -596,6 +597,21 @@ main (int   argc,
     }
   serve_stdio = options.http == NULL || options.stdio;
 
+  /* stdout is the protocol stream. Whatever else in this process writes
+   * there (a plugin's printf, Python's print, GJS's print) goes to stderr
+   * instead: the frames go out through a copy of stdout that only the
+   * server holds, and stdout itself becomes stderr, before any plugin
+   * loads. */
+  if (serve_stdio && !tools_command)
+    {
+      protocol_fd = fcntl (STDOUT_FILENO, F_DUPFD_CLOEXEC, 3);
+      if (protocol_fd < 0 || dup2 (STDERR_FILENO, STDOUT_FILENO) < 0)
+        {
+          g_printerr ("stagewright: cannot set stdout aside for the protocol: %s\n", g_strerror (errno));
+          return EXIT_FAILURE;
+        }
+    }
+
   dispatcher = stw_dispatcher_new ();
   stw_dispatcher_set_tool_profile (dispatcher, profile);
   stw_dispatcher_set_allow_eval (dispatcher, options.allow_eval);
@@ -630,7 +646,7 @@ main (int   argc,
 
   /* Writing to a client that stops reading must not block the main loop:
    * the server queues (bounded) instead. */
-  if (!g_unix_set_fd_nonblocking (STDOUT_FILENO, TRUE, &error))
+  if (!g_unix_set_fd_nonblocking (protocol_fd, TRUE, &error))
     {
       g_debug ("stdout stays blocking: %s", error->message);
       g_clear_error (&error);
@@ -710,7 +726,7 @@ main (int   argc,
   if (serve_stdio)
     {
       input = g_unix_input_stream_new (STDIN_FILENO, FALSE);
-      output = g_unix_output_stream_new (STDOUT_FILENO, FALSE);
+      output = g_unix_output_stream_new (protocol_fd, FALSE);
       stw_mcp_server_run_async (server, input, output, cancellable, on_run_done, &run);
     }
   /* Over HTTP alone, serving ends with a signal. */

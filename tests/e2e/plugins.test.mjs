@@ -206,3 +206,34 @@ test('trace: a server killed mid-recording leaves a .partial of whole records, s
   assert.equal(records[2].args.env.API_TOKEN, '[REDACTED]');
   assert.ok(!text.includes('hunter2-secret'), 'the secret is nowhere in the recording');
 });
+
+// A plugin that writes to stdout (tests/plugins/noisy.c) in its setup and
+// in its tool, through printf and through fd 1 itself: on stdio, stdout
+// still carries nothing but JSON-RPC, and what the plugin wrote is on
+// stderr.
+const NOISY_FILE = path.join(path.dirname(path.dirname(BIN)), 'tests', 'plugins', 'built', 'noisy.plugin');
+
+test('a plugin that writes to stdout: stdout carries JSON-RPC only, the writes land on stderr', { skip: fs.existsSync(NOISY_FILE) ? false : `${NOISY_FILE} is not built` }, async () => {
+  const requests = [
+    { jsonrpc: '2.0', id: 1, method: 'initialize',
+      params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'noisy-test', version: '0' } } },
+    { jsonrpc: '2.0', method: 'notifications/initialized' },
+    { jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'noisy_shout', arguments: {} } },
+    { jsonrpc: '2.0', id: 3, method: 'tools/call', params: { name: 'noisy_shout', arguments: {} } },
+  ];
+  const { code, stdout, stderr } = await run(BIN, ['--plugin', NOISY_FILE], {
+    env: serverEnv(), input: requests.map((r) => JSON.stringify(r)).join('\n') + '\n',
+  });
+  assert.equal(code, 0, stderr);
+  const lines = stdout.split('\n').filter((line) => line !== '');
+  const answers = lines.map((line) => JSON.parse(line));
+  assert.deepEqual(answers.map((a) => [a.jsonrpc, a.id]), [['2.0', 1], ['2.0', 2], ['2.0', 3]]);
+  for (const answer of answers.slice(1)) {
+    assert.equal(answer.result.isError, false, JSON.stringify(answer));
+    assert.equal(answer.result.structuredContent.shouted, true);
+  }
+  assert.ok(!stdout.includes('noisy:'), 'nothing the plugin wrote is on stdout');
+  assert.match(stderr, /noisy: setup through printf/);
+  assert.equal(stderr.match(/noisy: tool through printf/g)?.length, 2, stderr);
+  assert.equal(stderr.match(/noisy: raw bytes on fd 1, no newline/g)?.length, 3, stderr);
+});
