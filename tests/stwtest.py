@@ -47,9 +47,17 @@ def page_launch_options(page):
 
 
 def to_python(value):
-    """A Json.Object or Json.Node as Python data."""
+    """A Json.Object or Json.Node, or a typed element result, as Python data."""
     if value is None:
         return None
+    if isinstance(value, Stagewright.ActionResult):
+        typed = {'target': value.get_target(), 'source': value.get_source(), 'dialog': value.get_dialog()}
+        answer = {key: to_python(found) for key, found in typed.items() if found is not None}
+        if value.get_values() is not None:
+            answer['values'] = list(value.get_values())
+        return answer
+    if isinstance(value, (Stagewright.ElementRef, Stagewright.ElementState, Stagewright.DialogEvent)):
+        value = value.to_json()
     if isinstance(value, Json.Object):
         value = Json.Node.alloc().init_object(value)
     return json.loads(Json.to_string(value, False))

@@ -72,7 +72,7 @@ test_sign_up (void)
   g_autoptr(StwSnapshotOptions) snapshot_options = stw_snapshot_options_new ();
   g_autoptr(StwSession) session = NULL;
   g_autoptr(JsonObject) snapshot = NULL;
-  g_autoptr(JsonObject) answer = NULL;
+  g_autoptr(StwActionResult) answer = NULL;
   g_autoptr(JsonObject) filters = json_object_new ();
   g_autoptr(JsonObject) found = NULL;
   g_autoptr(GBytes) image = NULL;
@@ -123,19 +123,18 @@ test_sign_up (void)
   /* Act. */
   answer = stw_surface_fill_sync (surface, name, "Ada Lovelace", NULL, NULL, &error);
   g_assert_no_error (error);
-  g_assert_cmpuint (json_object_get_int_member (json_object_get_object_member (answer, "target"), "ref"), ==,
-                    stw_target_get_ref (name));
-  g_clear_pointer (&answer, json_object_unref);
+  g_assert_cmpuint (stw_element_ref_get_ref (stw_action_result_get_target (answer)), ==, stw_target_get_ref (name));
+  g_clear_pointer (&answer, stw_action_result_free);
   answer = stw_surface_fill_sync (surface, email, "ada@example.org", NULL, NULL, &error);
   g_assert_no_error (error);
-  g_clear_pointer (&answer, json_object_unref);
+  g_clear_pointer (&answer, stw_action_result_free);
   answer = stw_surface_select_options_sync (surface, plan, pro, NULL, NULL, &error);
   g_assert_no_error (error);
-  g_clear_pointer (&answer, json_object_unref);
+  g_clear_pointer (&answer, stw_action_result_free);
   answer = stw_surface_set_checked_sync (surface, terms, TRUE, NULL, NULL, &error);
   g_assert_no_error (error);
-  g_assert_true (json_object_get_boolean_member (answer, "checked"));
-  g_clear_pointer (&answer, json_object_unref);
+  g_assert_cmpstr (stw_element_ref_get_name (stw_action_result_get_target (answer)), ==, "I accept the terms");
+  g_clear_pointer (&answer, stw_action_result_free);
   value = stw_surface_get_value_sync (surface, email, NULL, NULL, &error);
   g_assert_no_error (error);
   g_assert_cmpstr (value, ==, "ada@example.org");
@@ -145,7 +144,7 @@ test_sign_up (void)
   answer = stw_surface_click_finish (surface, wait.result, &error);
   g_clear_object (&wait.result);
   g_assert_no_error (error);
-  g_clear_pointer (&answer, json_object_unref);
+  g_clear_pointer (&answer, stw_action_result_free);
 
   /* The form went: its refs are refused, never given to something else. */
   answer = stw_surface_fill_sync (surface, name, "x", NULL, NULL, &error);

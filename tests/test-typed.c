@@ -1,0 +1,283 @@
+/* test-typed.c: driving a page through the typed results of the 1.0 API
+ *
+ * Against the pages app's states page (tests/fixtures/pages-app,
+ * states.html) on the Electron stand-in and Chromium, through the public
+ * library only: launch, snapshot for the refs, a click by ref answering a
+ * StwActionResult whose target is a StwElementRef, fill, get_state (which
+ * flags apply, their values, an indeterminate checkbox's mixed `checked`),
+ * text, box, expect_state with a mask, a stale ref failing with the
+ * STW_ERROR_REF_NOT_FOUND enum value, stop.
+ *
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+#include "config.h"
+
+#include <string.h>
+
+#include "stagewright.h"
+#include "stw-test-utils.h"
+
+static struct
+{
+  StwSessionManager *manager;
+  StwSession        *session;
+  StwSurface        *window;
+  char              *skip;
+  guint              go, all, first, name, remove;
+} app;
+
+static gboolean
+have_app (void)
+{
+  if (app.skip != NULL)
+    {
+      g_test_skip (app.skip);
+      return FALSE;
+    }
+  g_assert_nonnull (app.window);
+  return TRUE;
+}
+
+/* The ref of the one line of @text showing @role "@name". */
+static guint
+ref_in (const char *text,
+        const char *role,
+        const char *name)
+{
+  g_autofree char *wanted = g_strdup_printf ("] %s \"%s\"", role, name);
+  g_auto(GStrv) lines = g_strsplit (text, "\n", -1);
+  guint ref = 0, found = 0;
+
+  for (guint i = 0; lines[i] != NULL; i++)
+    {
+      const char *line = lines[i] + strspn (lines[i], " ~");
+      const char *end = strstr (line, wanted);
+
+      if (line[0] == '[' && g_ascii_isdigit (line[1]) && end != NULL &&
+          (end[strlen (wanted)] == '\0' || end[strlen (wanted)] == ' '))
+        {
+          ref = (guint) g_ascii_strtoull (line + 1, NULL, 10);
+          found++;
+        }
+    }
+  if (found != 1)
+    g_error ("%u lines show %s \"%s\" in:\n%s", found, role, name, text);
+  return ref;
+}
+
+static void
+test_launch_and_snapshot (void)
+{
+  g_autofree char *electron = g_test_build_filename (G_TEST_DIST, "fixtures", "electron", NULL);
+  g_autofree char *main = g_test_build_filename (G_TEST_DIST, "fixtures", "pages-app", NULL);
+  g_autoptr(StwLaunchOptions) options = stw_launch_options_new ();
+  g_autoptr(StwSnapshotOptions) snapshot_options = stw_snapshot_options_new ();
+  const char * const args[] = { "--page=states", NULL };
+  g_autoptr(GAsyncResult) result = NULL;
+  g_autoptr(JsonObject) snapshot = NULL;
+  g_autoptr(GError) error = NULL;
+  StwTestResult wait = { 0 };
+  const char *text;
+
+  if (!g_file_test (electron, G_FILE_TEST_IS_EXECUTABLE) ||
+      !g_file_test ("/usr/lib/chromium/chromium", G_FILE_TEST_IS_EXECUTABLE))
+    {
+      app.skip = g_strdup ("the Electron stand-in or Chromium is missing");
+      g_test_skip (app.skip);
+      return;
+    }
+
+  stw_launch_options_set_executable_path (options, electron);
+  stw_launch_options_set_main (options, main);
+  stw_launch_options_set_args (options, args);
+  app.manager = stw_session_manager_new ();
+  stw_session_manager_launch_async (app.manager, options, NULL, stw_test_result_cb, &wait);
+  result = stw_test_wait_result (&wait, 60000);
+  app.session = stw_session_manager_launch_finish (app.manager, result, &error);
+  g_assert_no_error (error);
+  app.window = g_object_ref (stw_session_get_active_surface (app.session));
+
+  /* The snapshot stays JSON (its entries are open-ended); its text names
+   * the refs. */
+  stw_snapshot_options_set_format (snapshot_options, STW_SNAPSHOT_FORMAT_TEXT);
+  snapshot = stw_surface_snapshot_sync (app.window, snapshot_options, NULL, &error);
+  g_assert_no_error (error);
+  text = json_object_get_string_member (snapshot, "snapshot_text");
+  app.go = ref_in (text, "button", "Go");
+  app.remove = ref_in (text, "button", "Remove Go");
+  app.all = ref_in (text, "checkbox", "Select all");
+  app.first = ref_in (text, "checkbox", "First");
+  app.name = ref_in (text, "textbox", "Name");
+}
+
+static void
+test_fill_click_text (void)
+{
+  g_autoptr(StwTarget) name = NULL, go = NULL, status = stw_target_new_for_selector ("#status");
+  g_autoptr(StwActionResult) filled = NULL, clicked = NULL;
+  g_autoptr(StwElementRef) read = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autofree char *text = NULL;
+  const StwElementRef *target;
+
+  if (!have_app ())
+    return;
+  name = stw_target_new_for_ref (app.name);
+  go = stw_target_new_for_ref (app.go);
+
+  filled = stw_surface_fill_sync (app.window, name, "Ada", NULL, NULL, &error);
+  g_assert_no_error (error);
+  target = stw_action_result_get_target (filled);
+  g_assert_cmpuint (stw_element_ref_get_ref (target), ==, app.name);
+  g_assert_cmpstr (stw_element_ref_get_role (target), ==, "textbox");
+  g_assert_cmpstr (stw_element_ref_get_name (target), ==, "Name");
+  g_assert_null (stw_action_result_get_dialog (filled));
+
+  /* A click by ref answers the element clicked, in its surface. */
+  clicked = stw_surface_click_sync (app.window, go, NULL, NULL, &error);
+  g_assert_no_error (error);
+  target = stw_action_result_get_target (clicked);
+  g_assert_cmpuint (stw_element_ref_get_ref (target), ==, app.go);
+  g_assert_cmpstr (stw_element_ref_get_role (target), ==, "button");
+  g_assert_cmpstr (stw_element_ref_get_name (target), ==, "Go");
+  g_assert_cmpstr (stw_element_ref_get_surface_id (target), ==, stw_surface_get_id (app.window));
+  g_assert_null (stw_action_result_get_source (clicked));
+
+  text = stw_surface_get_text_sync (app.window, status, &read, NULL, &error);
+  g_assert_no_error (error);
+  g_assert_cmpstr (text, ==, "Went Ada");
+  g_assert_cmpstr (stw_element_ref_get_role (read), ==, "status");
+  g_assert_cmpuint (stw_element_ref_get_ref (read), >=, 1);
+}
+
+static void
+test_state (void)
+{
+  g_autoptr(StwTarget) all = NULL, first = NULL, name = NULL;
+  g_autoptr(StwElementState) state = NULL;
+  g_autoptr(StwElementState) wanted = NULL;
+  g_autoptr(StwElementRef) element = NULL;
+  g_autoptr(GError) error = NULL;
+
+  if (!have_app ())
+    return;
+  all = stw_target_new_for_ref (app.all);
+  first = stw_target_new_for_ref (app.first);
+  name = stw_target_new_for_ref (app.name);
+
+  /* An indeterminate checkbox: checked applies and is mixed. */
+  state = stw_surface_get_state_sync (app.window, all, &element, NULL, &error);
+  g_assert_no_error (error);
+  g_assert_cmpuint (stw_element_ref_get_ref (element), ==, app.all);
+  g_assert_true (state->known & STW_STATE_CHECKED);
+  g_assert_cmphex (state->mixed, ==, STW_STATE_CHECKED);
+  g_assert_false (state->values & STW_STATE_CHECKED);
+  g_assert_true (state->values & STW_STATE_VISIBLE);
+  g_assert_true (state->values & STW_STATE_ENABLED);
+  g_clear_pointer (&state, stw_element_state_free);
+
+  state = stw_surface_get_state_sync (app.window, first, NULL, NULL, &error);
+  g_assert_no_error (error);
+  g_assert_cmphex (state->mixed, ==, 0);
+  g_assert_cmphex (state->values & (STW_STATE_CHECKED | STW_STATE_DISABLED), ==, STW_STATE_CHECKED);
+  g_clear_pointer (&state, stw_element_state_free);
+
+  /* Checked, selected, expanded, pressed do not apply to a text box;
+   * required does and is set. */
+  state = stw_surface_get_state_sync (app.window, name, NULL, NULL, &error);
+  g_assert_no_error (error);
+  g_assert_cmphex (state->known & (STW_STATE_CHECKED | STW_STATE_SELECTED | STW_STATE_EXPANDED | STW_STATE_PRESSED),
+                   ==, 0);
+  g_assert_true (state->known & state->values & STW_STATE_REQUIRED);
+  g_assert_false (state->values & STW_STATE_READONLY);
+  g_clear_pointer (&state, stw_element_state_free);
+
+  /* Expectations take the flags that matter and their values. */
+  wanted = stw_element_state_new (STW_STATE_CHECKED | STW_STATE_ENABLED, STW_STATE_ENABLED, STW_STATE_CHECKED);
+  state = stw_surface_expect_state_sync (app.window, all, wanted, 0, NULL, NULL, &error);
+  g_assert_no_error (error);
+  g_assert_true (stw_element_state_matches (state, wanted));
+  g_clear_pointer (&state, stw_element_state_free);
+  g_clear_pointer (&wanted, stw_element_state_free);
+
+  wanted = stw_element_state_new (STW_STATE_CHECKED, 0, 0);
+  state = stw_surface_expect_state_sync (app.window, first, wanted, 0, NULL, NULL, &error);
+  g_assert_error (error, STW_ERROR, STW_ERROR_EXPECTATION_FAILED);
+  g_assert_null (state);
+}
+
+static void
+test_box (void)
+{
+  g_autoptr(StwTarget) go = NULL;
+  g_autoptr(StwElementRef) element = NULL;
+  g_autoptr(StwBox) box = NULL;
+  g_autoptr(GError) error = NULL;
+
+  if (!have_app ())
+    return;
+  go = stw_target_new_for_ref (app.go);
+
+  /* #go is placed at 40,200 and sized 120×30 by the page's style. */
+  box = stw_surface_get_bbox_sync (app.window, go, &element, NULL, &error);
+  g_assert_no_error (error);
+  g_assert_cmpfloat_with_epsilon (box->x, 40, 0.5);
+  g_assert_cmpfloat_with_epsilon (box->y, 200, 0.5);
+  g_assert_cmpfloat_with_epsilon (box->width, 120, 0.5);
+  g_assert_cmpfloat_with_epsilon (box->height, 30, 0.5);
+  g_assert_cmpuint (stw_element_ref_get_ref (element), ==, app.go);
+}
+
+static void
+test_stale_ref (void)
+{
+  g_autoptr(StwTarget) go = NULL, remove = NULL;
+  g_autoptr(StwActionResult) removed = NULL, refused = NULL;
+  g_autoptr(GError) error = NULL;
+
+  if (!have_app ())
+    return;
+  go = stw_target_new_for_ref (app.go);
+  remove = stw_target_new_for_ref (app.remove);
+
+  removed = stw_surface_click_sync (app.window, remove, NULL, NULL, &error);
+  g_assert_no_error (error);
+  g_assert_cmpstr (stw_element_ref_get_name (stw_action_result_get_target (removed)), ==, "Remove Go");
+
+  /* The button went: its ref fails by the enum value, not by a name. */
+  refused = stw_surface_click_sync (app.window, go, NULL, NULL, &error);
+  g_assert_error (error, STW_ERROR, STW_ERROR_REF_NOT_FOUND);
+  g_assert_null (refused);
+}
+
+static void
+test_stop (void)
+{
+  if (app.session != NULL)
+    {
+      g_autoptr(GError) error = NULL;
+
+      stw_session_stop_sync (app.session, 10000, NULL, &error);
+      g_assert_no_error (error);
+      g_assert_false (stw_session_is_running (app.session));
+    }
+  g_clear_object (&app.window);
+  g_clear_object (&app.session);
+  g_clear_object (&app.manager);
+  g_clear_pointer (&app.skip, g_free);
+}
+
+int
+main (int   argc,
+      char *argv[])
+{
+  stw_test_init (&argc, &argv);
+
+  g_test_add_func ("/typed/launch-and-snapshot", test_launch_and_snapshot);
+  g_test_add_func ("/typed/fill-click-text", test_fill_click_text);
+  g_test_add_func ("/typed/state", test_state);
+  g_test_add_func ("/typed/box", test_box);
+  g_test_add_func ("/typed/stale-ref", test_stale_ref);
+  g_test_add_func ("/typed/stop", test_stop);
+  return g_test_run ();
+}
