@@ -79,6 +79,20 @@ enum {
   N_SIGNALS
 };
 
+enum
+{
+  PROP_0,
+  PROP_ID,
+  PROP_PID,
+  PROP_RUNNING,
+  PROP_OWNED,
+  PROP_TRANSPORT_NAME,
+  PROP_ACTIVE_SURFACE,
+  N_PROPS
+};
+
+static GParamSpec *properties[N_PROPS];
+
 static guint signals[N_SIGNALS];
 
 static void session_exited (StwSession *self);
@@ -161,12 +175,110 @@ stw_session_finalize (GObject *object)
 }
 
 static void
+stw_session_get_property (GObject    *object,
+                          guint       prop_id,
+                          GValue     *value,
+                          GParamSpec *pspec)
+{
+  StwSession *self = STW_SESSION (object);
+
+  switch (prop_id)
+    {
+    case PROP_ID:
+      g_value_set_string (value, self->id);
+      break;
+    case PROP_PID:
+      g_value_set_int (value, self->pid);
+      break;
+    case PROP_RUNNING:
+      g_value_set_boolean (value, self->running);
+      break;
+    case PROP_OWNED:
+      g_value_set_boolean (value, self->owned);
+      break;
+    case PROP_TRANSPORT_NAME:
+      g_value_set_string (value, self->transport_name);
+      break;
+    case PROP_ACTIVE_SURFACE:
+      g_value_set_object (value, stw_session_get_active_surface (self));
+      break;
+    default:
+      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+    }
+}
+
+static void
 stw_session_class_init (StwSessionClass *klass)
 {
   GObjectClass *object_class = G_OBJECT_CLASS (klass);
 
   object_class->dispose = stw_session_dispose;
   object_class->finalize = stw_session_finalize;
+  object_class->get_property = stw_session_get_property;
+
+  /**
+   * StwSession:id:
+   *
+   * The session's id, as the tools name it (`s1`, …).
+   *
+   * Since: 1.0
+   */
+  properties[PROP_ID] = g_param_spec_string ("id", NULL, NULL, NULL,
+                                             G_PARAM_READABLE | G_PARAM_STATIC_STRINGS | G_PARAM_EXPLICIT_NOTIFY);
+  /**
+   * StwSession:pid:
+   *
+   * The process id of the app's main process, 0 when unknown.
+   *
+   * Since: 1.0
+   */
+  properties[PROP_PID] = g_param_spec_int ("pid", NULL, NULL, 0, G_MAXINT, 0,
+                                           G_PARAM_READABLE | G_PARAM_STATIC_STRINGS | G_PARAM_EXPLICIT_NOTIFY);
+  /**
+   * StwSession:running:
+   *
+   * Whether the app is still there; notified once, when it goes (it
+   * exited, was stopped, or its connection dropped).
+   *
+   * Since: 1.0
+   */
+  properties[PROP_RUNNING] = g_param_spec_boolean ("running", NULL, NULL, TRUE,
+                                                   G_PARAM_READABLE | G_PARAM_STATIC_STRINGS |
+                                                   G_PARAM_EXPLICIT_NOTIFY);
+  /**
+   * StwSession:owned:
+   *
+   * Whether the server launched the app (and so owns its processes),
+   * rather than attaching to it.
+   *
+   * Since: 1.0
+   */
+  properties[PROP_OWNED] = g_param_spec_boolean ("owned", NULL, NULL, FALSE,
+                                                 G_PARAM_READABLE | G_PARAM_STATIC_STRINGS |
+                                                 G_PARAM_EXPLICIT_NOTIFY);
+  /**
+   * StwSession:transport-name:
+   *
+   * How the session reaches the app (`cdp`, …).
+   *
+   * Since: 1.0
+   */
+  properties[PROP_TRANSPORT_NAME] = g_param_spec_string ("transport-name", NULL, NULL, NULL,
+                                                         G_PARAM_READABLE | G_PARAM_STATIC_STRINGS |
+                                                         G_PARAM_EXPLICIT_NOTIFY);
+  /**
+   * StwSession:active-surface:
+   *
+   * The surface page operations act on by default (see
+   * [method@Stagewright.Session.get_active_surface]); notified when
+   * another surface becomes active.
+   *
+   * Since: 1.0
+   */
+  properties[PROP_ACTIVE_SURFACE] = g_param_spec_object ("active-surface", NULL, NULL, STW_TYPE_SURFACE,
+                                                         G_PARAM_READABLE | G_PARAM_STATIC_STRINGS |
+                                                         G_PARAM_EXPLICIT_NOTIFY);
+  g_object_class_install_properties (object_class, N_PROPS, properties);
 
   /**
    * StwSession::window-added:
@@ -286,12 +398,19 @@ set_active (StwSession *self,
             StwSurface *window,
             StwSurface *surface)
 {
+  const char *surface_id;
+  gboolean changed;
+
   if (surface == NULL)
     surface = window;
+  surface_id = surface ? stw_surface_get_id (surface) : NULL;
+  changed = g_strcmp0 (self->active_surface_id, surface_id) != 0;
   g_free (self->active_window_id);
   self->active_window_id = window ? g_strdup (stw_surface_get_id (window)) : NULL;
   g_free (self->active_surface_id);
-  self->active_surface_id = surface ? g_strdup (stw_surface_get_id (surface)) : NULL;
+  self->active_surface_id = g_strdup (surface_id);
+  if (changed)
+    g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_ACTIVE_SURFACE]);
 }
 
 /* When the active window or surface closes, fall back deterministically to
@@ -473,6 +592,8 @@ _stw_session_get_files_dir (StwSession  *self,
 static void
 mark_ended (StwSession *self)
 {
+  gboolean was_running = self->running;
+
   self->running = FALSE;
   remove_files_dir (self);
   for (guint i = 0; i < self->surfaces->len; i++)
@@ -494,6 +615,8 @@ mark_ended (StwSession *self)
                                  "%s", _("The connection closed before the first window appeared"));
       g_object_unref (task);
     }
+  if (was_running)
+    g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_RUNNING]);
 }
 
 static void

@@ -11,6 +11,7 @@
 
 #include "stw-confine-private.h"
 #include "stw-deadline-private.h"
+#include "stw-enum-types.h"
 #include "stw-error-registry.h"
 #include "stw-json-private.h"
 #include "stw-input-private.h"
@@ -819,6 +820,20 @@ struct _StwSurface
 
 G_DEFINE_FINAL_TYPE (StwSurface, stw_surface, G_TYPE_OBJECT)
 
+enum
+{
+  PROP_0,
+  PROP_ID,
+  PROP_KIND,
+  PROP_WINDOW_ID,
+  PROP_TITLE,
+  PROP_URL,
+  PROP_CLOSED,
+  N_PROPS
+};
+
+static GParamSpec *properties[N_PROPS];
+
 static void
 disconnect_world_handlers (StwSurface *self)
 {
@@ -861,12 +876,105 @@ stw_surface_finalize (GObject *object)
 }
 
 static void
+stw_surface_get_property (GObject    *object,
+                          guint       prop_id,
+                          GValue     *value,
+                          GParamSpec *pspec)
+{
+  StwSurface *self = STW_SURFACE (object);
+
+  switch (prop_id)
+    {
+    case PROP_ID:
+      g_value_set_string (value, self->id);
+      break;
+    case PROP_KIND:
+      g_value_set_enum (value, self->kind);
+      break;
+    case PROP_WINDOW_ID:
+      g_value_set_string (value, self->window_id);
+      break;
+    case PROP_TITLE:
+      g_value_set_string (value, self->title);
+      break;
+    case PROP_URL:
+      g_value_set_string (value, self->url);
+      break;
+    case PROP_CLOSED:
+      g_value_set_boolean (value, self->closed);
+      break;
+    default:
+      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+    }
+}
+
+static void
 stw_surface_class_init (StwSurfaceClass *klass)
 {
   GObjectClass *object_class = G_OBJECT_CLASS (klass);
 
   object_class->dispose = stw_surface_dispose;
   object_class->finalize = stw_surface_finalize;
+  object_class->get_property = stw_surface_get_property;
+
+  /**
+   * StwSurface:id:
+   *
+   * The surface's id, unique in its session.
+   *
+   * Since: 1.0
+   */
+  properties[PROP_ID] = g_param_spec_string ("id", NULL, NULL, NULL,
+                                             G_PARAM_READABLE | G_PARAM_STATIC_STRINGS | G_PARAM_EXPLICIT_NOTIFY);
+  /**
+   * StwSurface:kind:
+   *
+   * What the surface is: a window's page, a frame, a webview, a worker….
+   *
+   * Since: 1.0
+   */
+  properties[PROP_KIND] = g_param_spec_enum ("kind", NULL, NULL, STW_TYPE_SURFACE_KIND, STW_SURFACE_KIND_WINDOW,
+                                             G_PARAM_READABLE | G_PARAM_STATIC_STRINGS | G_PARAM_EXPLICIT_NOTIFY);
+  /**
+   * StwSurface:window-id:
+   *
+   * The id of the window the surface belongs to.
+   *
+   * Since: 1.0
+   */
+  properties[PROP_WINDOW_ID] = g_param_spec_string ("window-id", NULL, NULL, NULL,
+                                                    G_PARAM_READABLE | G_PARAM_STATIC_STRINGS |
+                                                    G_PARAM_EXPLICIT_NOTIFY);
+  /**
+   * StwSurface:title:
+   *
+   * The document's title, as last known; notified when it changes.
+   *
+   * Since: 1.0
+   */
+  properties[PROP_TITLE] = g_param_spec_string ("title", NULL, NULL, NULL,
+                                                G_PARAM_READABLE | G_PARAM_STATIC_STRINGS | G_PARAM_EXPLICIT_NOTIFY);
+  /**
+   * StwSurface:url:
+   *
+   * The document's URL, as last known; notified when it changes.
+   *
+   * Since: 1.0
+   */
+  properties[PROP_URL] = g_param_spec_string ("url", NULL, NULL, NULL,
+                                              G_PARAM_READABLE | G_PARAM_STATIC_STRINGS | G_PARAM_EXPLICIT_NOTIFY);
+  /**
+   * StwSurface:closed:
+   *
+   * Whether the surface went (its window closed, its frame detached, its
+   * app ended); notified once, when it closes.
+   *
+   * Since: 1.0
+   */
+  properties[PROP_CLOSED] = g_param_spec_boolean ("closed", NULL, NULL, FALSE,
+                                                  G_PARAM_READABLE | G_PARAM_STATIC_STRINGS |
+                                                  G_PARAM_EXPLICIT_NOTIFY);
+  g_object_class_install_properties (object_class, N_PROPS, properties);
 }
 
 static void
@@ -910,22 +1018,32 @@ void
 _stw_surface_set_title (StwSurface *self,
                         const char *title)
 {
+  if (g_strcmp0 (self->title, title) == 0)
+    return;
   g_free (self->title);
   self->title = g_strdup (title);
+  g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_TITLE]);
 }
 
 void
 _stw_surface_set_url (StwSurface *self,
                       const char *url)
 {
+  if (g_strcmp0 (self->url, url) == 0)
+    return;
   g_free (self->url);
   self->url = g_strdup (url);
+  g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_URL]);
 }
 
 void
 _stw_surface_set_closed (StwSurface *self)
 {
-  self->closed = TRUE;
+  if (!self->closed)
+    {
+      self->closed = TRUE;
+      g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_CLOSED]);
+    }
   self->world_id = 0;
   if (self->transport != NULL)
     disconnect_world_handlers (self);

@@ -117,6 +117,25 @@ def box_blocking_and_async():
 
 
 @test
+def state_as_properties_with_notify():
+    session, window = state['session'], state['window']
+    assert session.props.running and session.props.owned and session.props.pid == session.get_pid() > 0
+    assert session.props.active_surface == window
+    assert window.props.title == 'States fixture' and window.props.kind == Stagewright.SurfaceKind.WINDOW
+    assert window.props.closed is False
+    titles = []
+    handler = window.connect('notify::title', lambda surface, pspec: titles.append(surface.props.title))
+    window.click_sync(Stagewright.Target.new_for_selector('#retitle'), None, None)
+    context = GLib.MainContext.default()
+    deadline = GLib.get_monotonic_time() + 10 * 1000000
+    while not titles and GLib.get_monotonic_time() < deadline:
+        session.refresh_surfaces_sync(None)
+        context.iteration(False)
+    window.disconnect(handler)
+    assert titles and titles[-1] == 'Retitled', titles
+
+
+@test
 def a_stale_ref_raises_the_enum():
     window = state['window']
     window.click_sync(by_ref('remove'), None, None)
@@ -135,9 +154,13 @@ def a_stale_ref_raises_the_enum():
 
 @test
 def stop():
-    session = state['session']
+    session, window = state['session'], state['window']
+    seen = []
+    session.connect('notify::running', lambda session, pspec: seen.append(('running', session.props.running)))
+    window.connect('notify::closed', lambda surface, pspec: seen.append(('closed', surface.props.closed)))
     session.stop_sync(10000)
     assert not session.is_running()
+    assert ('running', False) in seen and ('closed', True) in seen, seen
 
 
 def cleanup():

@@ -5,8 +5,8 @@
  * library only: launch, snapshot for the refs, a click by ref answering a
  * StwActionResult whose target is a StwElementRef, fill, get_state (which
  * flags apply, their values, an indeterminate checkbox's mixed `checked`),
- * text, box, expect_state with a mask, a stale ref failing with the
- * STW_ERROR_REF_NOT_FOUND enum value, stop.
+ * text, box, expect_state with a mask, state as properties with notify::,
+ * a stale ref failing with the STW_ERROR_REF_NOT_FOUND enum value, stop.
  *
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */
@@ -251,15 +251,84 @@ test_stale_ref (void)
 }
 
 static void
+count_notify (GObject    *object,
+              GParamSpec *pspec,
+              gpointer    user_data)
+{
+  guint *count = user_data;
+
+  (*count)++;
+}
+
+/* State as properties: what the getters say, and notify:: when it
+ * changes. */
+static void
+test_properties (void)
+{
+  g_autoptr(StwTarget) retitle = stw_target_new_for_selector ("#retitle");
+  g_autoptr(StwActionResult) clicked = NULL;
+  g_autoptr(StwSurface) active = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autofree char *title = NULL;
+  g_autofree char *id = NULL;
+  StwSurfaceKind kind;
+  gboolean running = FALSE, owned = FALSE, closed = TRUE;
+  guint titles = 0;
+  int pid = 0;
+
+  if (!have_app ())
+    return;
+
+  g_object_get (app.session, "running", &running, "owned", &owned, "pid", &pid, "active-surface", &active,
+                "id", &id, NULL);
+  g_assert_true (running);
+  g_assert_true (owned);
+  g_assert_cmpint (pid, ==, stw_session_get_pid (app.session));
+  g_assert_cmpint (pid, >, 0);
+  g_assert_true (active == app.window);
+  g_assert_cmpstr (id, ==, stw_session_get_id (app.session));
+
+  g_object_get (app.window, "title", &title, "kind", &kind, "closed", &closed, NULL);
+  g_assert_cmpstr (title, ==, "States fixture");
+  g_assert_cmpint (kind, ==, STW_SURFACE_KIND_WINDOW);
+  g_assert_false (closed);
+
+  /* The page retitles itself: notify::title, once the session hears it. */
+  g_signal_connect (app.window, "notify::title", G_CALLBACK (count_notify), &titles);
+  clicked = stw_surface_click_sync (app.window, retitle, NULL, NULL, &error);
+  g_assert_no_error (error);
+  {
+    gint64 deadline = g_get_monotonic_time () + stw_test_timeout_ms (10000) * G_TIME_SPAN_MILLISECOND;
+
+    while (titles == 0 && g_get_monotonic_time () < deadline)
+      {
+        stw_session_refresh_surfaces_sync (app.session, NULL, NULL);
+        stw_test_iterate_for (50);
+      }
+  }
+  g_signal_handlers_disconnect_by_func (app.window, count_notify, &titles);
+  g_assert_cmpuint (titles, >=, 1);
+  g_assert_cmpstr (stw_surface_get_title (app.window), ==, "Retitled");
+}
+
+static void
 test_stop (void)
 {
   if (app.session != NULL)
     {
       g_autoptr(GError) error = NULL;
+      guint running = 0, closed = 0;
 
+      g_signal_connect (app.session, "notify::running", G_CALLBACK (count_notify), &running);
+      g_signal_connect (app.window, "notify::closed", G_CALLBACK (count_notify), &closed);
       stw_session_stop_sync (app.session, 10000, NULL, &error);
       g_assert_no_error (error);
       g_assert_false (stw_session_is_running (app.session));
+      g_assert_cmpuint (running, ==, 1);
+      g_assert_cmpuint (closed, ==, 1);
+      g_assert_true (stw_surface_is_closed (app.window));
+      g_signal_handlers_disconnect_by_func (app.session, count_notify, &running);
+      g_signal_handlers_disconnect_by_func (app.window, count_notify, &closed);
     }
   g_clear_object (&app.window);
   g_clear_object (&app.session);
@@ -277,6 +346,7 @@ main (int   argc,
   g_test_add_func ("/typed/fill-click-text", test_fill_click_text);
   g_test_add_func ("/typed/state", test_state);
   g_test_add_func ("/typed/box", test_box);
+  g_test_add_func ("/typed/properties", test_properties);
   g_test_add_func ("/typed/stale-ref", test_stale_ref);
   g_test_add_func ("/typed/stop", test_stop);
   return g_test_run ();
