@@ -2289,7 +2289,7 @@ on_one_stopped (GObject      *object,
   guint *remaining = g_task_get_task_data (task);
 
   stw_session_stop_finish (STW_SESSION (object), result, NULL, NULL);
-  if (--*remaining == 0)
+  if (--*remaining == 0 && !g_task_return_error_if_cancelled (task))
     g_task_return_boolean (task, TRUE);
 }
 
@@ -2297,6 +2297,9 @@ on_one_stopped (GObject      *object,
  * stw_session_manager_stop_all_async:
  * @self: a #StwSessionManager
  * @timeout_ms: the graceful budget of each stop
+ * @cancellable: (nullable): a #GCancellable, given to each
+ *   [method@Stagewright.Session.stop_async]; once every stop ended, a
+ *   cancelled call fails with %G_IO_ERROR_CANCELLED
  * @callback: called when every session ended
  * @user_data: data for @callback
  *
@@ -2307,10 +2310,11 @@ on_one_stopped (GObject      *object,
 void
 stw_session_manager_stop_all_async (StwSessionManager   *self,
                                     guint                timeout_ms,
+                                    GCancellable        *cancellable,
                                     GAsyncReadyCallback  callback,
                                     gpointer             user_data)
 {
-  GTask *task = g_task_new (self, NULL, callback, user_data);
+  GTask *task = g_task_new (self, cancellable, callback, user_data);
   g_autoptr(GPtrArray) sessions = g_ptr_array_new_with_free_func (g_object_unref);
   guint *remaining = g_new0 (guint, 1);
 
@@ -2323,7 +2327,7 @@ stw_session_manager_stop_all_async (StwSessionManager   *self,
     {
       StwSession *session = g_ptr_array_index (sessions, i);
       if (stw_session_is_owned (session))
-        stw_session_stop_async (session, timeout_ms, NULL, on_one_stopped, g_object_ref (task));
+        stw_session_stop_async (session, timeout_ms, cancellable, on_one_stopped, g_object_ref (task));
       else
         {
           stw_session_detach (session, NULL);

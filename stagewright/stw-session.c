@@ -3288,6 +3288,8 @@ stw_session_stop_finish (StwSession    *self,
  * @self: a #StwSession
  * @timeout_ms: the graceful budget
  * @escalated: (out) (optional): whether signals were needed
+ * @cancellable: (nullable): a #GCancellable, as for
+ *   [method@Stagewright.Session.stop_async]
  * @error: where to put a failure
  *
  * Blocking [method@Stagewright.Session.stop_async], for scripts and test
@@ -3300,19 +3302,21 @@ stw_session_stop_finish (StwSession    *self,
  * Since: 1.0
  */
 gboolean
-stw_session_stop_sync (StwSession  *self,
-                       guint        timeout_ms,
-                       gboolean    *escalated,
-                       GError     **error)
+stw_session_stop_sync (StwSession    *self,
+                       guint          timeout_ms,
+                       gboolean      *escalated,
+                       GCancellable  *cancellable,
+                       GError       **error)
 {
   StwSyncCall call;
   gboolean ok;
 
   g_return_val_if_fail (STW_IS_SESSION (self), FALSE);
+  g_return_val_if_fail (cancellable == NULL || G_IS_CANCELLABLE (cancellable), FALSE);
 
   if (!_stw_sync_call_init (&call, self->context))
     return FALSE;
-  stw_session_stop_async (self, timeout_ms, NULL, _stw_sync_call_callback, &call);
+  stw_session_stop_async (self, timeout_ms, cancellable, _stw_sync_call_callback, &call);
   ok = stw_session_stop_finish (self, _stw_sync_call_wait (&call), escalated, error);
   _stw_sync_call_clear (&call);
   return ok;

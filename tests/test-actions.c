@@ -423,7 +423,7 @@ test_stop (void)
   if (app.session != NULL)
     {
       g_autoptr(GError) error = NULL;
-      stw_session_stop_sync (app.session, 10000, NULL, &error);
+      stw_session_stop_sync (app.session, 10000, NULL, NULL, &error);
       g_assert_no_error (error);
     }
   g_clear_object (&app.window);

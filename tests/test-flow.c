@@ -168,7 +168,7 @@ test_sign_up (void)
   g_assert_cmpuint (g_bytes_get_size (image), >, 8);
   g_assert_cmpint (memcmp (g_bytes_get_data (image, NULL), "\x89PNG\r\n\x1a\n", 8), ==, 0);
 
-  g_assert_true (stw_session_stop_sync (session, 5000, &escalated, &error));
+  g_assert_true (stw_session_stop_sync (session, 5000, &escalated, NULL, &error));
   g_assert_no_error (error);
   g_assert_false (stw_session_is_running (session));
 }

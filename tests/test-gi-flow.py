@@ -85,7 +85,7 @@ def blocking_calls_sign_up():
 
     image = surface.capture_screenshot_sync(None, None).get_data()
     assert image[:8] == b'\x89PNG\r\n\x1a\n', image[:8]
-    stopped, escalated = session.stop_sync(5000)
+    stopped, escalated = session.stop_sync(5000, None)
     assert stopped and not session.is_running()
 
 

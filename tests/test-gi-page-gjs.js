@@ -135,5 +135,5 @@ tests.forEach(([name, fn], index) => {
   }
 });
 if (state.session?.is_running())
-  state.session.stop_sync(2000);
+  state.session.stop_sync(2000, null);
 System.exit(failed > 0 ? 1 : 0);

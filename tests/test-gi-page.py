@@ -48,7 +48,7 @@ def launch(page):
 def stop():
     session = state.pop('session', None)
     if session is not None and session.is_running():
-        session.stop_sync(2000)
+        session.stop_sync(2000, None)
 
 
 def assert_element(element):

@@ -158,7 +158,7 @@ def stop():
     seen = []
     session.connect('notify::running', lambda session, pspec: seen.append(('running', session.props.running)))
     window.connect('notify::closed', lambda surface, pspec: seen.append(('closed', surface.props.closed)))
-    session.stop_sync(10000)
+    session.stop_sync(10000, None)
     assert not session.is_running()
     assert ('running', False) in seen and ('closed', True) in seen, seen
 
@@ -166,7 +166,7 @@ def stop():
 def cleanup():
     session = state.get('session')
     if session is not None and session.is_running():
-        session.stop_sync(5000)
+        session.stop_sync(5000, None)
 
 
 if __name__ == '__main__':

@@ -184,7 +184,7 @@ def cancel_an_async_wait():
 def cleanup():
     session = state.get('session')
     if session is not None and session.is_running():
-        session.stop_sync(5000)
+        session.stop_sync(5000, None)
 
 
 if __name__ == '__main__':

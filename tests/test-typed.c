@@ -316,12 +316,13 @@ test_stop (void)
 {
   if (app.session != NULL)
     {
+      g_autoptr(GCancellable) cancellable = g_cancellable_new ();
       g_autoptr(GError) error = NULL;
       guint running = 0, closed = 0;
 
       g_signal_connect (app.session, "notify::running", G_CALLBACK (count_notify), &running);
       g_signal_connect (app.window, "notify::closed", G_CALLBACK (count_notify), &closed);
-      stw_session_stop_sync (app.session, 10000, NULL, &error);
+      g_assert_true (stw_session_stop_sync (app.session, 10000, NULL, cancellable, &error));
       g_assert_no_error (error);
       g_assert_false (stw_session_is_running (app.session));
       g_assert_cmpuint (running, ==, 1);
