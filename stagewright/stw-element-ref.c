@@ -370,7 +370,7 @@ stw_element_state_matches (const StwElementState *self,
 static GError *
 bad_state (const char *message)
 {
-  GError *error = stw_error_new ("BAD_ARGUMENT", "%s", message);
+  GError *error = stw_error_new_code (STW_ERROR_BAD_ARGUMENT, "%s", message);
   g_autoptr(JsonObject) details = json_object_new ();
 
   json_object_set_string_member (details, "field", "state");

@@ -580,7 +580,7 @@ _stw_session_get_files_dir (StwSession  *self,
       self->files_dir = g_dir_make_tmp ("stw-files-XXXXXX", &local);
       if (self->files_dir == NULL)
         {
-          g_propagate_error (error, stw_error_new ("INTERNAL_ERROR", _("Cannot make a private directory: %s"),
+          g_propagate_error (error, stw_error_new_code (STW_ERROR_INTERNAL_ERROR, _("Cannot make a private directory: %s"),
                                                    local->message));
           g_error_free (local);
         }
@@ -926,7 +926,7 @@ on_first_window_timeout (gpointer user_data)
 
   {
     GTask *task = take_first_window_task (self);
-    GError *error = stw_error_new ("LAUNCH_TIMEOUT", _("No window appeared in time"));
+    GError *error = stw_error_new_code (STW_ERROR_LAUNCH_TIMEOUT, _("No window appeared in time"));
 
     if (self->process != NULL)
       {
@@ -1103,13 +1103,13 @@ stw_session_evaluate_main_async (StwSession          *self,
   g_task_set_source_tag (task, stw_session_evaluate_main_async);
   if (!self->running)
     {
-      g_task_return_error (task, stw_error_new_literal ("NOT_RUNNING", NULL));
+      g_task_return_error (task, stw_error_new_code_literal (STW_ERROR_NOT_RUNNING, NULL));
       g_object_unref (task);
       return;
     }
   if (self->inspector == NULL || stw_transport_is_closed (self->inspector))
     {
-      g_task_return_error (task, stw_error_new_literal ("TRANSPORT_UNSUPPORTED",
+      g_task_return_error (task, stw_error_new_code_literal (STW_ERROR_TRANSPORT_UNSUPPORTED,
                                                         _("This session has no main process to talk to")));
       g_object_unref (task);
       return;
@@ -1190,20 +1190,20 @@ stw_session_evaluate_renderer_async (StwSession          *self,
 
   if (!self->running)
     {
-      g_task_return_error (task, stw_error_new_literal ("NOT_RUNNING", NULL));
+      g_task_return_error (task, stw_error_new_code_literal (STW_ERROR_NOT_RUNNING, NULL));
       g_object_unref (task);
       return;
     }
   if (self->browser == NULL)
     {
-      g_task_return_error (task, stw_error_new_literal ("TRANSPORT_UNSUPPORTED",
+      g_task_return_error (task, stw_error_new_code_literal (STW_ERROR_TRANSPORT_UNSUPPORTED,
                                                         _("This session has no renderer connection")));
       g_object_unref (task);
       return;
     }
   if (surface == NULL)
     {
-      g_task_return_error (task, stw_error_new_literal ("SURFACE_NOT_FOUND", _("The app has no window")));
+      g_task_return_error (task, stw_error_new_code_literal (STW_ERROR_SURFACE_NOT_FOUND, _("The app has no window")));
       g_object_unref (task);
       return;
     }
@@ -1518,7 +1518,7 @@ run_return_error (GTask  *task,
       (error->domain == STW_CDP_ERROR && run->started_us > 0 &&
        g_get_monotonic_time () - run->started_us >= (gint64) run->timeout_ms * 1000))
     {
-      g_task_return_error (task, stw_error_new ("EVAL_TIMEOUT", _("The code ran longer than %u ms"),
+      g_task_return_error (task, stw_error_new_code (STW_ERROR_EVAL_TIMEOUT, _("The code ran longer than %u ms"),
                                                 run->timeout_ms));
       g_error_free (error);
       return;
@@ -1542,7 +1542,7 @@ on_run_isolated (GObject      *object,
           const char *end = strchr (error->message, '\n');
           if (end != NULL)
             {
-              GError *short_error = stw_error_new ("EVAL_RUNTIME_ERROR", "%.*s", (int) (end - error->message),
+              GError *short_error = stw_error_new_code (STW_ERROR_EVAL_RUNTIME_ERROR, "%.*s", (int) (end - error->message),
                                                    error->message);
               g_error_free (error);
               error = short_error;
@@ -1574,7 +1574,7 @@ on_run_evaluated (GObject      *object,
     {
       g_autofree char *line = exception_first_line (reply);
 
-      run_return_error (task, stw_error_new ("EVAL_RUNTIME_ERROR", "%s", line));
+      run_return_error (task, stw_error_new_code (STW_ERROR_EVAL_RUNTIME_ERROR, "%s", line));
       return;
     }
   remote = object_member (reply, "result");
@@ -1606,7 +1606,7 @@ on_run_compiled (GObject      *object,
     {
       g_autofree char *line = exception_first_line (reply);
 
-      g_task_return_error (task, stw_error_new ("EVAL_SYNTAX_ERROR", "%s", line));
+      g_task_return_error (task, stw_error_new_code (STW_ERROR_EVAL_SYNTAX_ERROR, "%s", line));
       g_object_unref (task);
       return;
     }
@@ -1713,12 +1713,12 @@ run_check_code (const char  *code,
 {
   if (code == NULL || *code == '\0')
     {
-      g_propagate_error (error, stw_error_new_literal ("BAD_ARGUMENT", _("The code is empty")));
+      g_propagate_error (error, stw_error_new_code_literal (STW_ERROR_BAD_ARGUMENT, _("The code is empty")));
       return FALSE;
     }
   if (g_utf8_strlen (code, -1) > RUN_MAX_CODE_CHARS)
     {
-      g_propagate_error (error, stw_error_new ("BAD_ARGUMENT", _("The code is longer than %d characters"),
+      g_propagate_error (error, stw_error_new_code (STW_ERROR_BAD_ARGUMENT, _("The code is longer than %d characters"),
                                                RUN_MAX_CODE_CHARS));
       return FALSE;
     }
@@ -1757,7 +1757,7 @@ on_run_checked (GObject      *object,
     }
   if (JSON_NODE_HOLDS_VALUE (verdict) && json_node_get_value_type (verdict) == G_TYPE_STRING)
     {
-      g_task_return_error (task, stw_error_new ("EVAL_SYNTAX_ERROR", "%s", json_node_get_string (verdict)));
+      g_task_return_error (task, stw_error_new_code (STW_ERROR_EVAL_SYNTAX_ERROR, "%s", json_node_get_string (verdict)));
       g_object_unref (task);
       return;
     }
@@ -1882,12 +1882,12 @@ stw_session_run_main_async (StwSession          *self,
     }
   if (!self->running)
     {
-      g_task_return_error (task, stw_error_new_literal ("NOT_RUNNING", NULL));
+      g_task_return_error (task, stw_error_new_code_literal (STW_ERROR_NOT_RUNNING, NULL));
       return;
     }
   if (!stw_session_has_main_process (self))
     {
-      error = stw_error_new ("TRANSPORT_UNSUPPORTED", _("This session has no main process to talk to%s%s"),
+      error = stw_error_new_code (STW_ERROR_TRANSPORT_UNSUPPORTED, _("This session has no main process to talk to%s%s"),
                              self->main_note ? ": " : "", self->main_note ? self->main_note : "");
       g_task_return_error (task, error);
       return;
@@ -2018,19 +2018,19 @@ stw_session_run_renderer_async (StwSession          *self,
     }
   if (!self->running)
     {
-      g_task_return_error (task, stw_error_new_literal ("NOT_RUNNING", NULL));
+      g_task_return_error (task, stw_error_new_code_literal (STW_ERROR_NOT_RUNNING, NULL));
       return;
     }
   if (self->browser == NULL)
     {
-      g_task_return_error (task, stw_error_new_literal ("TRANSPORT_UNSUPPORTED",
+      g_task_return_error (task, stw_error_new_code_literal (STW_ERROR_TRANSPORT_UNSUPPORTED,
                                                         _("This session has no renderer connection")));
       return;
     }
   surface = stw_session_get_active_surface (self);
   if (surface == NULL)
     {
-      g_task_return_error (task, stw_error_new_literal ("SURFACE_NOT_FOUND", _("The app has no window")));
+      g_task_return_error (task, stw_error_new_code_literal (STW_ERROR_SURFACE_NOT_FOUND, _("The app has no window")));
       return;
     }
 
@@ -2345,13 +2345,13 @@ stw_session_refresh_surfaces_async (StwSession          *self,
   g_task_set_source_tag (task, stw_session_refresh_surfaces_async);
   if (!self->running)
     {
-      g_task_return_error (task, stw_error_new_literal ("NOT_RUNNING", NULL));
+      g_task_return_error (task, stw_error_new_code_literal (STW_ERROR_NOT_RUNNING, NULL));
       g_object_unref (task);
       return;
     }
   if (self->browser == NULL)
     {
-      g_task_return_error (task, stw_error_new_literal ("TRANSPORT_UNSUPPORTED",
+      g_task_return_error (task, stw_error_new_code_literal (STW_ERROR_TRANSPORT_UNSUPPORTED,
                                                         _("This session reaches the main process only")));
       g_object_unref (task);
       return;
@@ -2555,12 +2555,12 @@ stw_session_find_window (StwSession  *self,
 
   if (!self->running)
     {
-      g_propagate_error (error, stw_error_new_literal ("NOT_RUNNING", NULL));
+      g_propagate_error (error, stw_error_new_code_literal (STW_ERROR_NOT_RUNNING, NULL));
       return NULL;
     }
   if (self->browser == NULL)
     {
-      g_propagate_error (error, stw_error_new_literal ("TRANSPORT_UNSUPPORTED",
+      g_propagate_error (error, stw_error_new_code_literal (STW_ERROR_TRANSPORT_UNSUPPORTED,
                                                        _("This session has no renderer connection")));
       return NULL;
     }
@@ -2580,7 +2580,7 @@ stw_session_find_window (StwSession  *self,
     }
 
   {
-    GError *missing = stw_error_new ("REF_NOT_FOUND", _("No window matches"));
+    GError *missing = stw_error_new_code (STW_ERROR_REF_NOT_FOUND, _("No window matches"));
     stw_error_add_next_action (missing, "electron_windows_list()");
     g_propagate_error (error, missing);
   }
@@ -2648,14 +2648,14 @@ stw_session_switch_surface (StwSession  *self,
   surface = find_surface (self, surface_id);
   if (surface == NULL)
     {
-      GError *missing = stw_error_new ("SURFACE_NOT_FOUND", _("No surface has the id %s"), surface_id);
+      GError *missing = stw_error_new_code (STW_ERROR_SURFACE_NOT_FOUND, _("No surface has the id %s"), surface_id);
       stw_error_add_next_action (missing, "electron_surfaces_list()");
       g_propagate_error (error, missing);
       return FALSE;
     }
   if (stw_surface_is_closed (surface))
     {
-      GError *closed = stw_error_new ("SURFACE_CLOSED", _("Surface %s has closed"), surface_id);
+      GError *closed = stw_error_new_code (STW_ERROR_SURFACE_CLOSED, _("Surface %s has closed"), surface_id);
       stw_error_add_next_action (closed, "electron_surfaces_list()");
       g_propagate_error (error, closed);
       return FALSE;
@@ -2987,7 +2987,7 @@ stw_session_get_info_async (StwSession          *self,
 
   if (!self->running)
     {
-      g_task_return_error (task, stw_error_new_literal ("NOT_RUNNING", NULL));
+      g_task_return_error (task, stw_error_new_code_literal (STW_ERROR_NOT_RUNNING, NULL));
       g_object_unref (task);
       return;
     }
@@ -3080,11 +3080,11 @@ stw_session_capture_screenshot_async (StwSession          *self,
   if (window == NULL)
     window = stw_session_get_active_window (self);
   if (!self->running)
-    error = stw_error_new_literal ("NOT_RUNNING", NULL);
+    error = stw_error_new_code_literal (STW_ERROR_NOT_RUNNING, NULL);
   else if (self->browser == NULL)
-    error = stw_error_new_literal ("TRANSPORT_UNSUPPORTED", _("This session has no renderer connection"));
+    error = stw_error_new_code_literal (STW_ERROR_TRANSPORT_UNSUPPORTED, _("This session has no renderer connection"));
   else if (window == NULL || stw_surface_is_closed (window) || !g_ptr_array_find (self->surfaces, window, NULL))
-    error = stw_error_new ("REF_NOT_FOUND", _("No such window"));
+    error = stw_error_new_code (STW_ERROR_REF_NOT_FOUND, _("No such window"));
   else
     shot_options = options ? stw_screenshot_options_new_from_json (options, &error) : stw_screenshot_options_new ();
 
@@ -3372,7 +3372,7 @@ stw_session_detach (StwSession  *self,
 
   if (self->owned)
     {
-      GError *owned = stw_error_new ("TRANSPORT_UNSUPPORTED",
+      GError *owned = stw_error_new_code (STW_ERROR_TRANSPORT_UNSUPPORTED,
                                      _("A launched app is owned by the server; stop it instead"));
       stw_error_add_next_action (owned, "electron_stop()");
       g_propagate_error (error, owned);

@@ -254,7 +254,7 @@ static GError *
 bad_field (const char *field,
            const char *message)
 {
-  GError *bad = stw_error_new_literal ("BAD_ARGUMENT", message);
+  GError *bad = stw_error_new_code_literal (STW_ERROR_BAD_ARGUMENT, message);
   g_autoptr(JsonObject) details = json_object_new ();
 
   json_object_set_string_member (details, "field", field);
@@ -525,7 +525,7 @@ on_checked_again (GObject      *object,
     }
   if (json_object_get_boolean_member_with_default (answer, "checked", !action->flag) != action->flag)
     {
-      action_fail (task, stw_error_new ("ELEMENT_DISABLED", action->flag ? _("Clicking did not check it: the app kept it unchecked")
+      action_fail (task, stw_error_new_code (STW_ERROR_ELEMENT_DISABLED, action->flag ? _("Clicking did not check it: the app kept it unchecked")
                                                                           : _("Clicking did not uncheck it: the app kept it checked")));
       return;
     }
@@ -568,7 +568,7 @@ keys_went_elsewhere (const char *target,
                      const char *received_by,
                      gint64      keys)
 {
-  GError *error = stw_error_new ("TYPE_NO_EFFECT",
+  GError *error = stw_error_new_code (STW_ERROR_TYPE_NO_EFFECT,
                                  _("The focus left %s for %s after %" G_GINT64_FORMAT " key(s); the keys after that were "
                                    "stopped before the page saw them"), target, received_by, keys);
   g_autoptr(JsonObject) details = json_object_new ();
@@ -583,7 +583,7 @@ keys_went_elsewhere (const char *target,
 static GError *
 click_went_elsewhere (const char *received_by)
 {
-  GError *error = stw_error_new ("ELEMENT_NOT_VISIBLE",
+  GError *error = stw_error_new_code (STW_ERROR_ELEMENT_NOT_VISIBLE,
                                  _("The page put %s under the pointer between the check and the click; that click "
                                    "was stopped before the page saw it"), received_by);
   g_autoptr(JsonObject) details = json_object_new ();
@@ -1191,7 +1191,7 @@ check_paths (const char * const *paths,
   for (guint i = 0; i < n; i++)
     if (!g_path_is_absolute (paths[i]))
       {
-        g_propagate_error (error, stw_error_new ("ABSOLUTE_PATH_REQUIRED", _("Not an absolute path: %s"), paths[i]));
+        g_propagate_error (error, stw_error_new_code (STW_ERROR_ABSOLUTE_PATH_REQUIRED, _("Not an absolute path: %s"), paths[i]));
         return FALSE;
       }
   return TRUE;
@@ -1216,7 +1216,7 @@ copy_files (StwSurface         *self,
     return NULL;
   if (session == NULL)
     {
-      g_propagate_error (error, stw_error_new_literal ("SURFACE_CLOSED", _("The surface's session has ended")));
+      g_propagate_error (error, stw_error_new_code_literal (STW_ERROR_SURFACE_CLOSED, _("The surface's session has ended")));
       return NULL;
     }
   if ((dir = _stw_session_get_files_dir (session, error)) == NULL)
@@ -1291,7 +1291,7 @@ on_file_input_object (GObject      *object,
   remote = json_object_has_member (reply, "result") ? json_object_get_object_member (reply, "result") : NULL;
   if (remote == NULL || stw_json_get_string (remote, "objectId") == NULL)
     {
-      action_fail (task, stw_error_new ("REF_NOT_FOUND", _("The file input went away")));
+      action_fail (task, stw_error_new_code (STW_ERROR_REF_NOT_FOUND, _("The file input went away")));
       return;
     }
   files = json_array_new ();

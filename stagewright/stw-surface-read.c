@@ -337,7 +337,7 @@ static GError *
 bad_argument (const char *field,
               const char *message)
 {
-  GError *error = stw_error_new ("BAD_ARGUMENT", "%s", message);
+  GError *error = stw_error_new_code (STW_ERROR_BAD_ARGUMENT, "%s", message);
   g_autoptr(JsonObject) details = json_object_new ();
 
   json_object_set_string_member (details, "field", field);
@@ -521,7 +521,7 @@ on_box_read (GObject      *object,
   box = json_object_get_member (answer, "bbox");
   if (box == NULL || !JSON_NODE_HOLDS_OBJECT (box))
     {
-      g_task_return_error (task, stw_error_new ("INTERNAL_ERROR", _("The page measured no box")));
+      g_task_return_error (task, stw_error_new_code (STW_ERROR_INTERNAL_ERROR, _("The page measured no box")));
       return;
     }
   cancellable = g_task_get_cancellable (task);
@@ -1347,7 +1347,7 @@ stw_surface_get_focused_element_async (StwSurface          *self,
   g_task_set_task_data (task, search, (GDestroyNotify) focus_search_free);
   if (search->session == NULL)
     {
-      g_task_return_error (task, stw_error_new_literal ("NOT_RUNNING", NULL));
+      g_task_return_error (task, stw_error_new_code_literal (STW_ERROR_NOT_RUNNING, NULL));
       g_object_unref (task);
       return;
     }

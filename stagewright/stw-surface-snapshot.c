@@ -109,7 +109,7 @@ static GError *
 bad_argument (const char *field,
               const char *message)
 {
-  GError *error = stw_error_new ("BAD_ARGUMENT", "%s: %s", field, message);
+  GError *error = stw_error_new_code (STW_ERROR_BAD_ARGUMENT, "%s: %s", field, message);
   g_autoptr(JsonObject) details = json_object_new ();
   JsonArray *issues = json_array_new ();
   JsonObject *issue = json_object_new ();
@@ -1117,7 +1117,7 @@ walked (Step     *step,
   if (answer == NULL)
     {
       if (walk == job->top)
-        job_fail (task, stw_error_new ("INTERNAL_ERROR", "The page walker answered no object"));
+        job_fail (task, stw_error_new_code (STW_ERROR_INTERNAL_ERROR, "The page walker answered no object"));
       step_finish (step);
       return;
     }
@@ -1579,7 +1579,7 @@ job_done (GTask *task)
     }
   if (job->top->entries == NULL || job->top->answer == NULL)
     {
-      g_task_return_error (task, stw_error_new ("INTERNAL_ERROR", "The page was not walked"));
+      g_task_return_error (task, stw_error_new_code (STW_ERROR_INTERNAL_ERROR, "The page was not walked"));
       return;
     }
 
@@ -1651,13 +1651,13 @@ job_start (StwSurface          *self,
   g_task_set_source_tag (task, source_tag);
   if (session == NULL || !stw_session_is_running (session))
     {
-      g_task_return_error (task, stw_error_new_literal ("NOT_RUNNING", NULL));
+      g_task_return_error (task, stw_error_new_code_literal (STW_ERROR_NOT_RUNNING, NULL));
       g_object_unref (task);
       return NULL;
     }
   if (stw_surface_is_closed (self))
     {
-      GError *error = stw_error_new ("SURFACE_CLOSED", _("Surface %s has closed"), stw_surface_get_id (self));
+      GError *error = stw_error_new_code (STW_ERROR_SURFACE_CLOSED, _("Surface %s has closed"), stw_surface_get_id (self));
 
       stw_error_add_next_action (error, "electron_surfaces_list()");
       g_task_return_error (task, error);
@@ -1666,7 +1666,7 @@ job_start (StwSurface          *self,
     }
   if (_stw_session_get_browser (session) == NULL)
     {
-      g_task_return_error (task, stw_error_new_literal ("TRANSPORT_UNSUPPORTED", _("This session has no renderer connection")));
+      g_task_return_error (task, stw_error_new_code_literal (STW_ERROR_TRANSPORT_UNSUPPORTED, _("This session has no renderer connection")));
       g_object_unref (task);
       return NULL;
     }
@@ -1738,7 +1738,7 @@ stw_surface_snapshot_async (StwSurface               *self,
 
       if (ref == NULL || ref->gone)
         {
-          GError *error = stw_error_new ("REF_NOT_FOUND",
+          GError *error = stw_error_new_code (STW_ERROR_REF_NOT_FOUND,
                                          ref != NULL ? _("The element of ref %u is gone")
                                          : _stw_ref_table_was_issued (refs, number)
                                          ? _("Ref %u is gone: the session keeps only its most recent refs")

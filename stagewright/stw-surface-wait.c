@@ -44,7 +44,7 @@ static GError *
 bad_argument (const char *field,
               const char *message)
 {
-  GError *error = stw_error_new ("BAD_ARGUMENT", "%s", message);
+  GError *error = stw_error_new_code (STW_ERROR_BAD_ARGUMENT, "%s", message);
   g_autoptr(JsonObject) details = json_object_new ();
 
   json_object_set_string_member (details, "field", field);
@@ -213,7 +213,7 @@ on_slice (GObject      *object,
       if (value != NULL && JSON_NODE_HOLDS_OBJECT (value))
         answer = json_object_ref (json_node_get_object (value));
       else if (value != NULL)
-        error = stw_error_new ("INTERNAL_ERROR", _("The page answered no observation"));
+        error = stw_error_new_code (STW_ERROR_INTERNAL_ERROR, _("The page answered no observation"));
       acted_on = g_object_ref (surface);
     }
   if (acted_on != NULL)
@@ -1784,7 +1784,7 @@ on_event_timeout (gpointer user_data)
 {
   GTask *task = user_data;
   EventWait *wait = g_task_get_task_data (task);
-  GError *error = stw_error_new ("WAIT_TIMEOUT", _("No %s event within %u ms"), wait->kind, wait->timeout_ms);
+  GError *error = stw_error_new_code (STW_ERROR_WAIT_TIMEOUT, _("No %s event within %u ms"), wait->kind, wait->timeout_ms);
   g_autoptr(JsonObject) details = json_object_new ();
 
   json_object_set_string_member (details, "event", wait->kind);

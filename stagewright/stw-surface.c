@@ -495,7 +495,7 @@ stw_screenshot_options_new_from_json (JsonObject  *object,
 
 #define BAD(field, ...) \
   G_STMT_START { \
-    GError *bad = stw_error_new ("BAD_ARGUMENT", __VA_ARGS__); \
+    GError *bad = stw_error_new_code (STW_ERROR_BAD_ARGUMENT, __VA_ARGS__); \
     g_autoptr(JsonObject) details = json_object_new (); \
     json_object_set_string_member (details, "field", field); \
     stw_error_set_details (bad, details); \
@@ -644,7 +644,7 @@ static GError *
 outside_root_error (const char *argument,
                     const char *app_root)
 {
-  GError *error = stw_error_new ("BAD_ARGUMENT", _("The screenshot %s lies outside the server's --app-root"), argument);
+  GError *error = stw_error_new_code (STW_ERROR_BAD_ARGUMENT, _("The screenshot %s lies outside the server's --app-root"), argument);
   g_autoptr(JsonObject) details = json_object_new ();
 
   json_object_set_string_member (details, "argument", argument);
@@ -694,12 +694,12 @@ stw_screenshot_resolve_path (const char      *app_root,
 
   if (path != NULL && dir != NULL)
     {
-      g_propagate_error (error, stw_error_new_literal ("BAD_ARGUMENT", _("Give path or dir, not both")));
+      g_propagate_error (error, stw_error_new_code_literal (STW_ERROR_BAD_ARGUMENT, _("Give path or dir, not both")));
       return NULL;
     }
   if ((path != NULL && !g_path_is_absolute (path)) || (dir != NULL && !g_path_is_absolute (dir)))
     {
-      g_propagate_error (error, stw_error_new_literal ("ABSOLUTE_PATH_REQUIRED", NULL));
+      g_propagate_error (error, stw_error_new_code_literal (STW_ERROR_ABSOLUTE_PATH_REQUIRED, NULL));
       return NULL;
     }
 
@@ -714,7 +714,7 @@ stw_screenshot_resolve_path (const char      *app_root,
        * into an image: the name says what the file holds. */
       if (!fits)
         {
-          GError *refused = stw_error_new ("BAD_ARGUMENT", _("The file name must end in %s for a %s screenshot"),
+          GError *refused = stw_error_new_code (STW_ERROR_BAD_ARGUMENT, _("The file name must end in %s for a %s screenshot"),
                                            format == STW_IMAGE_FORMAT_JPEG ? ".jpg or .jpeg" : ".png",
                                            format == STW_IMAGE_FORMAT_JPEG ? "JPEG" : "PNG");
           g_autoptr(JsonObject) details = json_object_new ();
@@ -763,7 +763,7 @@ stw_screenshot_resolve_path (const char      *app_root,
     }
   if (!g_file_test (parent, G_FILE_TEST_IS_DIR))
     {
-      g_propagate_error (error, stw_error_new_literal ("FILE_NOT_FOUND", _("The directory does not exist")));
+      g_propagate_error (error, stw_error_new_code_literal (STW_ERROR_FILE_NOT_FOUND, _("The directory does not exist")));
       return NULL;
     }
   return g_steal_pointer (&file);
@@ -1391,12 +1391,12 @@ check_usable (StwSurface *self)
   g_autoptr(StwSession) session = g_weak_ref_get (&self->session);
 
   if (session == NULL || !stw_session_is_running (session))
-    return stw_error_new_literal ("NOT_RUNNING", NULL);
+    return stw_error_new_code_literal (STW_ERROR_NOT_RUNNING, NULL);
   if (self->transport == NULL)
-    return stw_error_new_literal ("TRANSPORT_UNSUPPORTED", _("This session has no renderer connection"));
+    return stw_error_new_code_literal (STW_ERROR_TRANSPORT_UNSUPPORTED, _("This session has no renderer connection"));
   if (self->closed)
     {
-      GError *closed = stw_error_new ("SURFACE_CLOSED", _("Surface %s has closed"), self->id);
+      GError *closed = stw_error_new_code (STW_ERROR_SURFACE_CLOSED, _("Surface %s has closed"), self->id);
       stw_error_add_next_action (closed, "electron_surfaces_list()");
       return closed;
     }
@@ -1493,7 +1493,7 @@ _stw_remote_value (JsonObject  *reply,
 
       if (text == NULL)
         text = stw_json_get_string (details, "text");
-      g_propagate_error (error, stw_error_new ("EVAL_RUNTIME_ERROR", "%s", text ? text : "The evaluated code threw"));
+      g_propagate_error (error, stw_error_new_code (STW_ERROR_EVAL_RUNTIME_ERROR, "%s", text ? text : "The evaluated code threw"));
       return NULL;
     }
 
@@ -1611,7 +1611,7 @@ on_module_installed (GObject      *object,
       else
         {
           g_clear_error (&error);
-          error = stw_error_new ("INTERNAL_ERROR", _("The page-side module could not be installed"));
+          error = stw_error_new_code (STW_ERROR_INTERNAL_ERROR, _("The page-side module could not be installed"));
         }
     }
   flush_world_waiters (self, error);
@@ -1645,7 +1645,7 @@ on_world_created (GObject      *object,
 
   reply = stw_transport_call_finish (STW_TRANSPORT (object), result, &error);
   if (reply != NULL && json_object_get_int_member_with_default (reply, "executionContextId", 0) <= 0)
-    error = stw_error_new ("INTERNAL_ERROR", _("The browser made no isolated world"));
+    error = stw_error_new_code (STW_ERROR_INTERNAL_ERROR, _("The browser made no isolated world"));
   if (error != NULL)
     {
       flush_world_waiters (self, error);
@@ -1937,14 +1937,14 @@ on_captured (GObject      *object,
   encoded = stw_json_get_string (reply, "data");
   if (encoded == NULL)
     {
-      fail_capture (task, stw_error_new ("INTERNAL_ERROR", _("The browser returned no image")));
+      fail_capture (task, stw_error_new_code (STW_ERROR_INTERNAL_ERROR, _("The browser returned no image")));
       return;
     }
   bytes = g_base64_decode (encoded, &length);
   image = g_bytes_new_take (bytes, length);
   if (!stw_image_get_size (image, &width, &height))
     {
-      fail_capture (task, stw_error_new ("INTERNAL_ERROR", _("The browser returned something that is not an image")));
+      fail_capture (task, stw_error_new_code (STW_ERROR_INTERNAL_ERROR, _("The browser returned something that is not an image")));
       return;
     }
 
@@ -2047,7 +2047,7 @@ on_layout_metrics (GObject      *object,
         }
       if (data->clip[2] <= 0 || data->clip[3] <= 0)
         {
-          fail_capture (task, stw_error_new ("BAD_ARGUMENT", _("The clip lies outside the page (%g × %g)"), width, height));
+          fail_capture (task, stw_error_new_code (STW_ERROR_BAD_ARGUMENT, _("The clip lies outside the page (%g × %g)"), width, height));
           return;
         }
     }
@@ -2136,7 +2136,7 @@ on_element_box (GObject      *object,
   box = json_object_has_member (answer, "bbox") ? json_object_get_object_member (answer, "bbox") : NULL;
   if (box == NULL)
     {
-      fail_capture (task, stw_error_new ("INTERNAL_ERROR", _("The page measured no box")));
+      fail_capture (task, stw_error_new_code (STW_ERROR_INTERNAL_ERROR, _("The page measured no box")));
       return;
     }
   data->has_box = TRUE;
@@ -2202,7 +2202,7 @@ stw_surface_capture_screenshot_async (StwSurface                 *self,
 
   unusable = check_usable (self);
   if (unusable == NULL && self->kind == STW_SURFACE_KIND_FRAME && options->target == NULL)
-    unusable = stw_error_new ("SURFACE_UNSUPPORTED",
+    unusable = stw_error_new_code (STW_ERROR_SURFACE_UNSUPPORTED,
                               _("A frame is captured through its window: capture the window with a clip, or an element"));
   if (unusable != NULL)
     {

@@ -164,7 +164,7 @@ prepare (StwInvocation     *invocation,
     }
   *target = stw_target_new_from_json (args, "ref", "selector", &error);
   if (error == NULL && *target == NULL && target_required)
-    error = stw_error_new ("BAD_ARGUMENT", _("Give ref or selector"));
+    error = stw_error_new_code (STW_ERROR_BAD_ARGUMENT, _("Give ref or selector"));
   if (error == NULL)
     *options = stw_action_options_new_from_json (args, &error);
   if (error != NULL)
@@ -235,7 +235,7 @@ drag_invoke (StwTool       *tool,
 
   destination = stw_target_new_from_json (args, "targetRef", "targetSelector", &error);
   if (error == NULL && destination == NULL)
-    error = stw_error_new ("BAD_ARGUMENT", _("Give targetRef or targetSelector"));
+    error = stw_error_new_code (STW_ERROR_BAD_ARGUMENT, _("Give targetRef or targetSelector"));
   if (error != NULL)
     {
       stw_invocation_return_error (invocation, error);

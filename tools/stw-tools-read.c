@@ -43,7 +43,7 @@ read_target (StwInvocation  *invocation,
 
   target = stw_target_new_from_json (stw_invocation_get_arguments (invocation), "ref", "selector", &error);
   if (target == NULL && error == NULL)
-    error = stw_error_new ("BAD_ARGUMENT", _("Give ref or selector"));
+    error = stw_error_new_code (STW_ERROR_BAD_ARGUMENT, _("Give ref or selector"));
   if (target == NULL)
     {
       stw_invocation_return_error (invocation, error);

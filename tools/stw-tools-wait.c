@@ -57,7 +57,7 @@ timeout_arg (StwInvocation *invocation,
 
   if (value < 0)
     {
-      g_autoptr(GError) error = stw_error_new ("BAD_ARGUMENT", _("%s must be 0 or more"), name);
+      g_autoptr(GError) error = stw_error_new_code (STW_ERROR_BAD_ARGUMENT, _("%s must be 0 or more"), name);
       g_autoptr(JsonObject) details = json_object_new ();
 
       json_object_set_string_member (details, "field", name);
@@ -79,7 +79,7 @@ target_arg (StwInvocation *invocation,
   StwTarget *target = stw_target_new_from_json (stw_invocation_get_arguments (invocation), "ref", "selector", &error);
 
   if (target == NULL && error == NULL && required)
-    error = stw_error_new ("BAD_ARGUMENT", _("Give ref or selector"));
+    error = stw_error_new_code (STW_ERROR_BAD_ARGUMENT, _("Give ref or selector"));
   *failed = error != NULL;
   if (error != NULL)
     stw_invocation_return_error (invocation, error);
@@ -108,7 +108,7 @@ one_of (StwInvocation      *invocation,
   if (found < 0)
     {
       g_autofree char *list = g_strjoinv (", ", (char **) names);
-      stw_invocation_return_error (invocation, stw_error_new ("BAD_ARGUMENT", _("Give exactly one of %s"), list));
+      stw_invocation_return_error (invocation, stw_error_new_code (STW_ERROR_BAD_ARGUMENT, _("Give exactly one of %s"), list));
       return -1;
     }
   *value = json_object_get_string_member (args, names[found]);
