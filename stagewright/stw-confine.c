@@ -524,7 +524,7 @@ hold_root (const char  *root,
 
       free (real);
       g_propagate_error (error, stw_error_new_code (STW_ERROR_FILE_NOT_FOUND, _("Cannot open the app root %s: %s"),
-                                               root, g_strerror (saved)));
+                                                    root, g_strerror (saved)));
       return NULL;
     }
   held = g_new0 (HeldRoot, 1);

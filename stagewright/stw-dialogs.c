@@ -320,8 +320,8 @@ stw_session_set_dialog_policy (StwSession  *self,
           if (kind < 0)
             {
               g_propagate_error (error, stw_error_new_code (STW_ERROR_BAD_ARGUMENT,
-                                                       _("perType names alert, confirm, prompt or beforeunload, not %s"),
-                                                       (const char *) l->data));
+                                                            _("perType names alert, confirm, prompt or beforeunload, not %s"),
+                                                            (const char *) l->data));
               return FALSE;
             }
           if (!parse_action (json_object_get_member (per_type, l->data), what, &per_kind[kind], error))
@@ -336,13 +336,13 @@ stw_session_set_dialog_policy (StwSession  *self,
           g_utf8_strlen (json_node_get_string (node), -1) > PROMPT_TEXT_MAX)
         {
           g_propagate_error (error, stw_error_new_code (STW_ERROR_BAD_ARGUMENT, _("promptText must be a string of at most %d characters"),
-                                                   PROMPT_TEXT_MAX));
+                                                        PROMPT_TEXT_MAX));
           return FALSE;
         }
       if (prompt != ACCEPT)
         {
           g_propagate_error (error, stw_error_new_code (STW_ERROR_BAD_ARGUMENT,
-                                                   _("promptText needs prompts accepted (action or perType.prompt \"accept\")")));
+                                                        _("promptText needs prompts accepted (action or perType.prompt \"accept\")")));
           return FALSE;
         }
       prompt_text = json_node_get_string (node);
@@ -428,8 +428,8 @@ static GError *
 no_main_process_error (void)
 {
   GError *error = stw_error_new_code (STW_ERROR_TRANSPORT_UNSUPPORTED,
-                                 _("Native dialogs, shell and clipboard are stubbed in the main process, "
-                                   "and this session has none to talk to"));
+                                      _("Native dialogs, shell and clipboard are stubbed in the main process, "
+                                        "and this session has none to talk to"));
 
   stw_error_set_hint (error, _("Launch the app with main (its Node inspector) or inject into it; page dialogs "
                                "are handled either way."));
@@ -526,7 +526,7 @@ stw_session_stub_electron_async (StwSession          *self,
         g_autofree char *known = g_strjoinv (", ", (char **) stub_names);
 
         g_task_return_error (task, stw_error_new_code (STW_ERROR_BAD_ARGUMENT, _("Cannot stub %s; the names are %s"),
-                                                  (const char *) l->data, known));
+                                                       (const char *) l->data, known));
         return;
       }
   if (!stw_session_has_main_process (self))
@@ -667,7 +667,7 @@ filter_new (JsonObject  *object,
           json_node_get_int (node) < 1 || json_node_get_int (node) > STW_DIALOG_EVENTS_MAX)
         {
           g_propagate_error (error, stw_error_new_code (STW_ERROR_BAD_ARGUMENT, _("limit must be an integer from 1 to %d"),
-                                                   STW_DIALOG_EVENTS_MAX));
+                                                        STW_DIALOG_EVENTS_MAX));
           return NULL;
         }
       filter->limit = (guint) json_node_get_int (node);

@@ -225,9 +225,9 @@ _stw_surface_element_op_async (StwSurface          *self,
       if (ref == NULL)
         {
           GError *error = stw_error_new_code (STW_ERROR_REF_NOT_FOUND,
-                                         _stw_ref_table_was_issued (refs, data->ref)
-                                         ? _("Ref %u is gone: the session keeps only its most recent refs")
-                                         : _("Ref %u was never given in this session"), data->ref);
+                                              _stw_ref_table_was_issued (refs, data->ref)
+                                              ? _("Ref %u is gone: the session keeps only its most recent refs")
+                                              : _("Ref %u was never given in this session"), data->ref);
           stw_error_add_next_action (error, "electron_snapshot()");
           g_task_return_error (task, error);
           return;

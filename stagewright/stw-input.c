@@ -330,7 +330,7 @@ parse_chord (const char  *chord,
 bad:
   {
     GError *bad = stw_error_new_code (STW_ERROR_BAD_ARGUMENT, _("Not a key or chord: \"%s\" (e.g. Enter, a, Control+A, Shift+ArrowLeft)"),
-                                 chord ? chord : "");
+                                      chord ? chord : "");
     g_autoptr(JsonObject) details = json_object_new ();
 
     json_object_set_string_member (details, "field", "key");

@@ -569,16 +569,16 @@ _stw_proc_endpoint_chain (guint    port,
   if (holders->len == 0)
     {
       g_propagate_error (error, stw_error_new_code (STW_ERROR_TRANSPORT_UNSUPPORTED,
-                                               g_hash_table_size (inodes) > 0
-                                               ? _("The process listening on port %u is not one of this user's")
-                                               : _("No process listening on port %u is visible"), port));
+                                                    g_hash_table_size (inodes) > 0
+                                                    ? _("The process listening on port %u is not one of this user's")
+                                                    : _("No process listening on port %u is visible"), port));
       return NULL;
     }
   current = g_array_index (holders, GPid, 0);
   if (!read_stat (current, &parent, &holder_session))
     {
       g_propagate_error (error, stw_error_new_code (STW_ERROR_TRANSPORT_UNSUPPORTED,
-                                               _("The process listening on port %u is gone"), port));
+                                                    _("The process listening on port %u is gone"), port));
       return NULL;
     }
   holder_group = read_group (current);
@@ -598,10 +598,10 @@ _stw_proc_endpoint_chain (guint    port,
       GPid holder = g_array_index (holders, GPid, 0);
 
       g_propagate_error (error, stw_error_new_code (STW_ERROR_TRANSPORT_UNSUPPORTED,
-                                               !is_ours (holder)
-                                               ? _("The process listening on port %u (%d) is another user's")
-                                               : _("The process listening on port %u (%d) is this server or one of "
-                                                   "its ancestors"), port, (int) holder));
+                                                    !is_ours (holder)
+                                                    ? _("The process listening on port %u (%d) is another user's")
+                                                    : _("The process listening on port %u (%d) is this server or one of "
+                                                        "its ancestors"), port, (int) holder));
       return NULL;
     }
   return g_steal_pointer (&chain);

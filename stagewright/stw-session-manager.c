@@ -255,9 +255,9 @@ stw_session_manager_resolve (StwSessionManager  *self,
         {
           g_autoptr(JsonObject) details = json_object_new ();
           GError *elsewhere = stw_error_new_code (STW_ERROR_NOT_RUNNING,
-                                             _("The session %s belongs to the stagewright instance “%s”, "
-                                               "not to this one (“%s”): send the call to “%s”"),
-                                             session_id, owner, self->instance_id, owner);
+                                                  _("The session %s belongs to the stagewright instance “%s”, "
+                                                    "not to this one (“%s”): send the call to “%s”"),
+                                                  session_id, owner, self->instance_id, owner);
 
           stw_error_set_hint (elsewhere, _("Each stagewright instance drives only its own apps; "
                                            "a sessionId begins with its owner's instance id."));
@@ -290,7 +290,7 @@ stw_session_manager_resolve (StwSessionManager  *self,
     g_autoptr(JsonObject) details = json_object_new ();
     JsonArray *ids = json_array_new ();
     GError *ambiguous = stw_error_new_code (STW_ERROR_BAD_ARGUMENT,
-                                       _("%u sessions are live; pass sessionId"), self->sessions->len);
+                                            _("%u sessions are live; pass sessionId"), self->sessions->len);
     for (guint i = 0; i < self->sessions->len; i++)
       json_array_add_string_element (ids, stw_session_get_id (g_ptr_array_index (self->sessions, i)));
     json_object_set_array_member (details, "available_sessions", ids);
@@ -359,8 +359,8 @@ check_capacity (StwSessionManager  *self,
   if (taken >= STW_MAX_SESSIONS)
     {
       g_propagate_error (error, stw_error_new_code (STW_ERROR_ALREADY_RUNNING,
-                                               _("The limit of %d live sessions is reached"),
-                                               STW_MAX_SESSIONS));
+                                                    _("The limit of %d live sessions is reached"),
+                                                    STW_MAX_SESSIONS));
       return FALSE;
     }
   if (taken > 0 && !allow_multiple)
@@ -406,7 +406,7 @@ check_path (StwSessionManager  *self,
   if (!g_path_is_absolute (path))
     {
       g_propagate_error (error, stw_error_new_code (STW_ERROR_ABSOLUTE_PATH_REQUIRED,
-                                               _("%s must be an absolute path"), field));
+                                                    _("%s must be an absolute path"), field));
       return NULL;
     }
   real = realpath (path, NULL);
@@ -671,7 +671,7 @@ on_endpoint_connected (GObject      *object,
     launch->error = g_error_copy (error);
   else if (transport == NULL && launch->error == NULL)
     launch->error = stw_error_new_code (STW_ERROR_LAUNCH_FAILED, _("Cannot connect to the app's DevTools endpoint: %s"),
-                                   error->message);
+                                        error->message);
   else if (transport != NULL && launch->process == NULL)
     g_object_unref (transport);   /* the launch failed meanwhile */
   else if (transport != NULL)
@@ -790,7 +790,7 @@ on_process_launched (GObject      *object,
     {
       g_autoptr(JsonObject) details = json_object_new ();
       GError *refused = stw_error_new_code (STW_ERROR_LAUNCH_FAILED, _("The app announced a debugging endpoint that is "
-                                                          "not on loopback"));
+                                                               "not on loopback"));
       json_object_set_string_member (details, "browser_url", browser_url ? browser_url : "");
       json_object_set_string_member (details, "inspector_url", inspector_url ? inspector_url : "");
       json_object_set_string_member (details, "rule", "loopback endpoints only");
@@ -903,20 +903,20 @@ prepare_launch (StwSessionManager  *self,
   if (runtime != NULL && (!g_str_equal (runtime, "project") || main_path == NULL || self->app_root == NULL))
     {
       g_propagate_error (error, stw_error_new_code_literal (STW_ERROR_BAD_ARGUMENT,
-                                                       _("runtime \"project\" needs main and a server started with --app-root")));
+                                                            _("runtime \"project\" needs main and a server started with --app-root")));
       return FALSE;
     }
   if (store != NULL && (main_path != NULL || (!g_str_equal (store, "testing") && !g_str_equal (store, "system"))))
     {
       g_propagate_error (error, stw_error_new_code_literal (STW_ERROR_BAD_ARGUMENT,
-                                                       _("credentialStore (\"testing\" or \"system\") applies to packaged "
-                                                         "launches (executablePath without main)")));
+                                                            _("credentialStore (\"testing\" or \"system\") applies to packaged "
+                                                              "launches (executablePath without main)")));
       return FALSE;
     }
   if (stw_launch_options_get_instrument_native (options))
     {
       g_propagate_error (error, stw_error_new_code_literal (STW_ERROR_NOT_IMPLEMENTED,
-                                                       _("Native instrumentation is not available in this version")));
+                                                            _("Native instrumentation is not available in this version")));
       return FALSE;
     }
 
@@ -1542,8 +1542,8 @@ on_attach_verified (GObject      *object,
         g_task_return_error (task, g_steal_pointer (&error));
       else
         g_task_return_error (task, stw_error_new_code (STW_ERROR_CDP_DISCONNECTED,
-                                                  _("The endpoint does not answer DevTools calls: %s"),
-                                                  error->message));
+                                                       _("The endpoint does not answer DevTools calls: %s"),
+                                                       error->message));
       g_object_unref (task);
       return;
     }
@@ -1591,7 +1591,7 @@ attach_connect (GTask      *task,
       if (port <= 0)
         {
           error = stw_error_new_code (STW_ERROR_BAD_ARGUMENT, _("The endpoint %s names no port, so pid cannot be proven "
-                                                   "to be its process"), url);
+                                                        "to be its process"), url);
           goto fail;
         }
       /* A wrapper or parent may be named: killing it alone could leave
@@ -1635,7 +1635,7 @@ on_version_json (GObject      *object,
   if (url == NULL || !stw_url_is_loopback (url))
     {
       g_task_return_error (task, stw_error_new_code (STW_ERROR_CDP_DISCONNECTED,
-                                                _("The port answered without a loopback browser endpoint")));
+                                                     _("The port answered without a loopback browser endpoint")));
       g_object_unref (task);
       return;
     }
@@ -1999,7 +1999,7 @@ main_find_signal (MainFind *find,
   if (kill (pid, SIGUSR1) != 0)
     {
       g_propagate_error (error, stw_error_new_code (STW_ERROR_INJECT_FAILED, _("Cannot signal process %d: %s"), (int) pid,
-                                               g_strerror (errno)));
+                                                    g_strerror (errno)));
       return FALSE;
     }
   return TRUE;
@@ -2075,8 +2075,8 @@ main_find_candidate (GTask *task)
   if (find->index >= find->chain->len)
     {
       g_task_return_error (task, stw_error_new_code (STW_ERROR_INJECT_FAILED, _("The app's main process cannot be reached: %s"),
-                                                find->reasons->len > 0 ? find->reasons->str
-                                                                       : _("no candidate process")));
+                                                     find->reasons->len > 0 ? find->reasons->str
+                                                                            : _("no candidate process")));
       g_object_unref (task);
       return;
     }

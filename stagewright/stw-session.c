@@ -581,7 +581,7 @@ _stw_session_get_files_dir (StwSession  *self,
       if (self->files_dir == NULL)
         {
           g_propagate_error (error, stw_error_new_code (STW_ERROR_INTERNAL_ERROR, _("Cannot make a private directory: %s"),
-                                                   local->message));
+                                                        local->message));
           g_error_free (local);
         }
     }
@@ -1110,7 +1110,7 @@ stw_session_evaluate_main_async (StwSession          *self,
   if (self->inspector == NULL || stw_transport_is_closed (self->inspector))
     {
       g_task_return_error (task, stw_error_new_code_literal (STW_ERROR_TRANSPORT_UNSUPPORTED,
-                                                        _("This session has no main process to talk to")));
+                                                             _("This session has no main process to talk to")));
       g_object_unref (task);
       return;
     }
@@ -1197,7 +1197,7 @@ stw_session_evaluate_renderer_async (StwSession          *self,
   if (self->browser == NULL)
     {
       g_task_return_error (task, stw_error_new_code_literal (STW_ERROR_TRANSPORT_UNSUPPORTED,
-                                                        _("This session has no renderer connection")));
+                                                             _("This session has no renderer connection")));
       g_object_unref (task);
       return;
     }
@@ -1519,7 +1519,7 @@ run_return_error (GTask  *task,
        g_get_monotonic_time () - run->started_us >= (gint64) run->timeout_ms * 1000))
     {
       g_task_return_error (task, stw_error_new_code (STW_ERROR_EVAL_TIMEOUT, _("The code ran longer than %u ms"),
-                                                run->timeout_ms));
+                                                     run->timeout_ms));
       g_error_free (error);
       return;
     }
@@ -1543,7 +1543,7 @@ on_run_isolated (GObject      *object,
           if (end != NULL)
             {
               GError *short_error = stw_error_new_code (STW_ERROR_EVAL_RUNTIME_ERROR, "%.*s", (int) (end - error->message),
-                                                   error->message);
+                                                        error->message);
               g_error_free (error);
               error = short_error;
             }
@@ -1719,7 +1719,7 @@ run_check_code (const char  *code,
   if (g_utf8_strlen (code, -1) > RUN_MAX_CODE_CHARS)
     {
       g_propagate_error (error, stw_error_new_code (STW_ERROR_BAD_ARGUMENT, _("The code is longer than %d characters"),
-                                               RUN_MAX_CODE_CHARS));
+                                                    RUN_MAX_CODE_CHARS));
       return FALSE;
     }
   return TRUE;
@@ -1888,7 +1888,7 @@ stw_session_run_main_async (StwSession          *self,
   if (!stw_session_has_main_process (self))
     {
       error = stw_error_new_code (STW_ERROR_TRANSPORT_UNSUPPORTED, _("This session has no main process to talk to%s%s"),
-                             self->main_note ? ": " : "", self->main_note ? self->main_note : "");
+                                  self->main_note ? ": " : "", self->main_note ? self->main_note : "");
       g_task_return_error (task, error);
       return;
     }
@@ -2024,7 +2024,7 @@ stw_session_run_renderer_async (StwSession          *self,
   if (self->browser == NULL)
     {
       g_task_return_error (task, stw_error_new_code_literal (STW_ERROR_TRANSPORT_UNSUPPORTED,
-                                                        _("This session has no renderer connection")));
+                                                             _("This session has no renderer connection")));
       return;
     }
   surface = stw_session_get_active_surface (self);
@@ -2352,7 +2352,7 @@ stw_session_refresh_surfaces_async (StwSession          *self,
   if (self->browser == NULL)
     {
       g_task_return_error (task, stw_error_new_code_literal (STW_ERROR_TRANSPORT_UNSUPPORTED,
-                                                        _("This session reaches the main process only")));
+                                                             _("This session reaches the main process only")));
       g_object_unref (task);
       return;
     }
@@ -2561,7 +2561,7 @@ stw_session_find_window (StwSession  *self,
   if (self->browser == NULL)
     {
       g_propagate_error (error, stw_error_new_code_literal (STW_ERROR_TRANSPORT_UNSUPPORTED,
-                                                       _("This session has no renderer connection")));
+                                                            _("This session has no renderer connection")));
       return NULL;
     }
 
@@ -3373,7 +3373,7 @@ stw_session_detach (StwSession  *self,
   if (self->owned)
     {
       GError *owned = stw_error_new_code (STW_ERROR_TRANSPORT_UNSUPPORTED,
-                                     _("A launched app is owned by the server; stop it instead"));
+                                          _("A launched app is owned by the server; stop it instead"));
       stw_error_add_next_action (owned, "electron_stop()");
       g_propagate_error (error, owned);
       return FALSE;

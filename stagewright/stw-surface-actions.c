@@ -526,7 +526,7 @@ on_checked_again (GObject      *object,
   if (json_object_get_boolean_member_with_default (answer, "checked", !action->flag) != action->flag)
     {
       action_fail (task, stw_error_new_code (STW_ERROR_ELEMENT_DISABLED, action->flag ? _("Clicking did not check it: the app kept it unchecked")
-                                                                          : _("Clicking did not uncheck it: the app kept it checked")));
+                                                                               : _("Clicking did not uncheck it: the app kept it checked")));
       return;
     }
   json_object_set_boolean_member (action->result, "checked", action->flag);
@@ -569,8 +569,8 @@ keys_went_elsewhere (const char *target,
                      gint64      keys)
 {
   GError *error = stw_error_new_code (STW_ERROR_TYPE_NO_EFFECT,
-                                 _("The focus left %s for %s after %" G_GINT64_FORMAT " key(s); the keys after that were "
-                                   "stopped before the page saw them"), target, received_by, keys);
+                                      _("The focus left %s for %s after %" G_GINT64_FORMAT " key(s); the keys after that were "
+                                        "stopped before the page saw them"), target, received_by, keys);
   g_autoptr(JsonObject) details = json_object_new ();
 
   json_object_set_string_member (details, "received_by", received_by);
@@ -584,8 +584,8 @@ static GError *
 click_went_elsewhere (const char *received_by)
 {
   GError *error = stw_error_new_code (STW_ERROR_ELEMENT_NOT_VISIBLE,
-                                 _("The page put %s under the pointer between the check and the click; that click "
-                                   "was stopped before the page saw it"), received_by);
+                                      _("The page put %s under the pointer between the check and the click; that click "
+                                        "was stopped before the page saw it"), received_by);
   g_autoptr(JsonObject) details = json_object_new ();
 
   json_object_set_string_member (details, "received_by", received_by);

@@ -715,8 +715,8 @@ stw_screenshot_resolve_path (const char      *app_root,
       if (!fits)
         {
           GError *refused = stw_error_new_code (STW_ERROR_BAD_ARGUMENT, _("The file name must end in %s for a %s screenshot"),
-                                           format == STW_IMAGE_FORMAT_JPEG ? ".jpg or .jpeg" : ".png",
-                                           format == STW_IMAGE_FORMAT_JPEG ? "JPEG" : "PNG");
+                                                format == STW_IMAGE_FORMAT_JPEG ? ".jpg or .jpeg" : ".png",
+                                                format == STW_IMAGE_FORMAT_JPEG ? "JPEG" : "PNG");
           g_autoptr(JsonObject) details = json_object_new ();
 
           json_object_set_string_member (details, "argument", "path");
@@ -2203,7 +2203,7 @@ stw_surface_capture_screenshot_async (StwSurface                 *self,
   unusable = check_usable (self);
   if (unusable == NULL && self->kind == STW_SURFACE_KIND_FRAME && options->target == NULL)
     unusable = stw_error_new_code (STW_ERROR_SURFACE_UNSUPPORTED,
-                              _("A frame is captured through its window: capture the window with a clip, or an element"));
+                                   _("A frame is captured through its window: capture the window with a clip, or an element"));
   if (unusable != NULL)
     {
       fail_capture (task, unusable);
