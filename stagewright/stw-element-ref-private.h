@@ -14,5 +14,6 @@ StwElementRef   *_stw_element_ref_new_from_json    (JsonObject            *targe
                                                     const char            *surface_id);
 StwElementState *_stw_element_state_new_from_page  (JsonObject            *object);
 JsonObject      *_stw_element_state_to_wanted_json (const StwElementState *self);
+StwElementList  *_stw_element_list_new_from_json   (JsonObject            *answer);
 
 G_END_DECLS

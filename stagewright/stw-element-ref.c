@@ -28,6 +28,25 @@ G_DEFINE_BOXED_TYPE (StwElementRef, stw_element_ref, stw_element_ref_copy, stw_e
 G_DEFINE_BOXED_TYPE (StwElementState, stw_element_state, stw_element_state_copy, stw_element_state_free)
 G_DEFINE_BOXED_TYPE (StwBox, stw_box, stw_box_copy, stw_box_free)
 
+struct _StwElementInfo
+{
+  StwElementRef *element;
+  char          *tag;
+  StwBox         box;
+};
+
+struct _StwElementList
+{
+  gatomicrefcount  ref_count;
+  GPtrArray       *elements;   /* of StwElementInfo */
+  guint            count;
+  char            *surface_id;
+  gboolean         renderer_reloaded;
+};
+
+G_DEFINE_BOXED_TYPE (StwElementInfo, stw_element_info, stw_element_info_copy, stw_element_info_free)
+G_DEFINE_BOXED_TYPE (StwElementList, stw_element_list, stw_element_list_ref, stw_element_list_unref)
+
 /* The flags in the order the page and the tools list them. */
 static const struct
 {
@@ -569,4 +588,310 @@ void
 stw_box_free (StwBox *self)
 {
   g_free (self);
+}
+
+/* --- StwElementInfo ---------------------------------------------------------- */
+
+/**
+ * stw_element_info_copy:
+ * @self: a #StwElementInfo
+ *
+ * Copies @self.
+ *
+ * Returns: (transfer full): a copy of @self
+ *
+ * Since: 1.0
+ */
+StwElementInfo *
+stw_element_info_copy (const StwElementInfo *self)
+{
+  StwElementInfo *copy;
+
+  g_return_val_if_fail (self != NULL, NULL);
+
+  copy = g_new0 (StwElementInfo, 1);
+  copy->element = stw_element_ref_copy (self->element);
+  copy->tag = g_strdup (self->tag);
+  copy->box = self->box;
+  return copy;
+}
+
+/**
+ * stw_element_info_free:
+ * @self: (nullable): a #StwElementInfo
+ *
+ * Frees @self.
+ *
+ * Since: 1.0
+ */
+void
+stw_element_info_free (StwElementInfo *self)
+{
+  if (self == NULL)
+    return;
+  stw_element_ref_free (self->element);
+  g_free (self->tag);
+  g_free (self);
+}
+
+/**
+ * stw_element_info_get_element:
+ * @self: a #StwElementInfo
+ *
+ * Gets the element: its ref (0 when it has none), role, name and surface.
+ *
+ * Returns: (transfer none): the element
+ *
+ * Since: 1.0
+ */
+const StwElementRef *
+stw_element_info_get_element (const StwElementInfo *self)
+{
+  g_return_val_if_fail (self != NULL, NULL);
+
+  return self->element;
+}
+
+/**
+ * stw_element_info_get_tag:
+ * @self: a #StwElementInfo
+ *
+ * Gets the element's tag name, for listed elements.
+ *
+ * Returns: (transfer none) (nullable): the tag name, lower case
+ *
+ * Since: 1.0
+ */
+const char *
+stw_element_info_get_tag (const StwElementInfo *self)
+{
+  g_return_val_if_fail (self != NULL, NULL);
+
+  return self->tag;
+}
+
+/**
+ * stw_element_info_get_box:
+ * @self: a #StwElementInfo
+ *
+ * Gets the element's border box, in whole CSS pixels of its window's
+ * viewport.
+ *
+ * Returns: (transfer none): the box
+ *
+ * Since: 1.0
+ */
+const StwBox *
+stw_element_info_get_box (const StwElementInfo *self)
+{
+  g_return_val_if_fail (self != NULL, NULL);
+
+  return &self->box;
+}
+
+/**
+ * stw_element_info_to_json:
+ * @self: a #StwElementInfo
+ *
+ * Gives the element as `electron_find` and `electron_elements_list`
+ * answer it: `{ref, tag?, role, name, bbox: {x, y, w, h}, surface_id}`.
+ * JSON because this is the wire form, for tools.
+ *
+ * Returns: (transfer full): a new object
+ *
+ * Since: 1.0
+ */
+JsonObject *
+stw_element_info_to_json (const StwElementInfo *self)
+{
+  JsonObject *object, *bbox;
+
+  g_return_val_if_fail (self != NULL, NULL);
+
+  object = json_object_new ();
+  bbox = json_object_new ();
+  if (self->element->ref != 0)
+    json_object_set_int_member (object, "ref", self->element->ref);
+  else
+    json_object_set_null_member (object, "ref");
+  if (self->tag != NULL)
+    json_object_set_string_member (object, "tag", self->tag);
+  json_object_set_string_member (object, "role", self->element->role);
+  json_object_set_string_member (object, "name", self->element->name);
+  json_object_set_int_member (bbox, "x", (gint64) self->box.x);
+  json_object_set_int_member (bbox, "y", (gint64) self->box.y);
+  json_object_set_int_member (bbox, "w", (gint64) self->box.width);
+  json_object_set_int_member (bbox, "h", (gint64) self->box.height);
+  json_object_set_object_member (object, "bbox", bbox);
+  json_object_set_string_member (object, "surface_id", self->element->surface_id);
+  return object;
+}
+
+/* --- StwElementList ---------------------------------------------------------- */
+
+/**
+ * stw_element_list_ref:
+ * @self: a #StwElementList
+ *
+ * Takes a reference on @self.
+ *
+ * Returns: (transfer full): @self
+ *
+ * Since: 1.0
+ */
+StwElementList *
+stw_element_list_ref (StwElementList *self)
+{
+  g_return_val_if_fail (self != NULL, NULL);
+
+  g_atomic_ref_count_inc (&self->ref_count);
+  return self;
+}
+
+/**
+ * stw_element_list_unref:
+ * @self: (nullable): a #StwElementList
+ *
+ * Drops a reference on @self.
+ *
+ * Since: 1.0
+ */
+void
+stw_element_list_unref (StwElementList *self)
+{
+  if (self == NULL || !g_atomic_ref_count_dec (&self->ref_count))
+    return;
+  g_ptr_array_unref (self->elements);
+  g_free (self->surface_id);
+  g_free (self);
+}
+
+/**
+ * stw_element_list_get_n_elements:
+ * @self: a #StwElementList
+ *
+ * Gets how many elements the list holds (at most the limit asked for).
+ *
+ * Returns: the number of elements
+ *
+ * Since: 1.0
+ */
+guint
+stw_element_list_get_n_elements (const StwElementList *self)
+{
+  g_return_val_if_fail (self != NULL, 0);
+
+  return self->elements->len;
+}
+
+/**
+ * stw_element_list_get_element:
+ * @self: a #StwElementList
+ * @index: an index below [method@Stagewright.ElementList.get_n_elements]
+ *
+ * Gets an element of the list.
+ *
+ * Returns: (transfer none): the element
+ *
+ * Since: 1.0
+ */
+const StwElementInfo *
+stw_element_list_get_element (const StwElementList *self,
+                              guint                 index)
+{
+  g_return_val_if_fail (self != NULL, NULL);
+  g_return_val_if_fail (index < self->elements->len, NULL);
+
+  return g_ptr_array_index (self->elements, index);
+}
+
+/**
+ * stw_element_list_get_count:
+ * @self: a #StwElementList
+ *
+ * Gets how many elements matched in all, beyond the limit too.
+ *
+ * Returns: the true count
+ *
+ * Since: 1.0
+ */
+guint
+stw_element_list_get_count (const StwElementList *self)
+{
+  g_return_val_if_fail (self != NULL, 0);
+
+  return self->count;
+}
+
+/**
+ * stw_element_list_get_surface_id:
+ * @self: a #StwElementList
+ *
+ * Gets the id of the surface searched (its frames' elements are in it).
+ *
+ * Returns: (transfer none): the surface id
+ *
+ * Since: 1.0
+ */
+const char *
+stw_element_list_get_surface_id (const StwElementList *self)
+{
+  g_return_val_if_fail (self != NULL, NULL);
+
+  return self->surface_id;
+}
+
+/**
+ * stw_element_list_get_renderer_reloaded:
+ * @self: a #StwElementList
+ *
+ * Tells whether the surface's renderer reloaded since the last snapshot,
+ * so refs taken before may be stale.
+ *
+ * Returns: whether the renderer reloaded
+ *
+ * Since: 1.0
+ */
+gboolean
+stw_element_list_get_renderer_reloaded (const StwElementList *self)
+{
+  g_return_val_if_fail (self != NULL, FALSE);
+
+  return self->renderer_reloaded;
+}
+
+/* The list a search answered: `{surface_id, count, matches[{ref, tag?,
+ * role, name, bbox, surface_id}], renderer_reloaded?}`. */
+StwElementList *
+_stw_element_list_new_from_json (JsonObject *answer)
+{
+  StwElementList *self = g_new0 (StwElementList, 1);
+  JsonNode *matches = json_object_get_member (answer, "matches");
+  JsonArray *array = matches && JSON_NODE_HOLDS_ARRAY (matches) ? json_node_get_array (matches) : NULL;
+
+  g_atomic_ref_count_init (&self->ref_count);
+  self->elements = g_ptr_array_new_with_free_func ((GDestroyNotify) stw_element_info_free);
+  self->count = (guint) json_object_get_int_member_with_default (answer, "count", 0);
+  self->surface_id = g_strdup (stw_json_get_string (answer, "surface_id"));
+  self->renderer_reloaded = json_object_get_boolean_member_with_default (answer, "renderer_reloaded", FALSE);
+  for (guint i = 0; array != NULL && i < json_array_get_length (array); i++)
+    {
+      JsonObject *match = json_array_get_object_element (array, i);
+      JsonObject *bbox = stw_json_get_object (match, "bbox");
+      StwElementInfo *info = g_new0 (StwElementInfo, 1);
+
+      info->element = stw_element_ref_new ((guint) json_object_get_int_member_with_default (match, "ref", 0),
+                                           stw_json_get_string (match, "role"), stw_json_get_string (match, "name"),
+                                           stw_json_get_string (match, "surface_id"));
+      info->tag = g_strdup (stw_json_get_string (match, "tag"));
+      if (bbox != NULL)
+        {
+          info->box.x = json_object_get_int_member_with_default (bbox, "x", 0);
+          info->box.y = json_object_get_int_member_with_default (bbox, "y", 0);
+          info->box.width = json_object_get_int_member_with_default (bbox, "w", 0);
+          info->box.height = json_object_get_int_member_with_default (bbox, "h", 0);
+        }
+      g_ptr_array_add (self->elements, info);
+    }
+  return self;
 }

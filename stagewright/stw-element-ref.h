@@ -137,8 +137,69 @@ StwBox *stw_box_copy     (const StwBox *self);
 STW_AVAILABLE_IN_1_0
 void    stw_box_free     (StwBox       *self);
 
+#define STW_TYPE_ELEMENT_INFO (stw_element_info_get_type ())
+#define STW_TYPE_ELEMENT_LIST (stw_element_list_get_type ())
+
+/**
+ * StwElementInfo:
+ *
+ * An element that [method@Stagewright.Surface.find_async] or
+ * [method@Stagewright.Surface.list_elements_async] found: the element (its
+ * ref is 0 when the snapshot gives it none), its tag name (listed
+ * elements only) and its border box.
+ *
+ * Since: 1.0
+ */
+typedef struct _StwElementInfo StwElementInfo;
+
+STW_AVAILABLE_IN_1_0
+GType                stw_element_info_get_type    (void) G_GNUC_CONST;
+STW_AVAILABLE_IN_1_0
+StwElementInfo      *stw_element_info_copy        (const StwElementInfo *self);
+STW_AVAILABLE_IN_1_0
+void                 stw_element_info_free        (StwElementInfo       *self);
+STW_AVAILABLE_IN_1_0
+const StwElementRef *stw_element_info_get_element (const StwElementInfo *self);
+STW_AVAILABLE_IN_1_0
+const char          *stw_element_info_get_tag     (const StwElementInfo *self);
+STW_AVAILABLE_IN_1_0
+const StwBox        *stw_element_info_get_box     (const StwElementInfo *self);
+STW_AVAILABLE_IN_1_0
+JsonObject          *stw_element_info_to_json     (const StwElementInfo *self);
+
+/**
+ * StwElementList:
+ *
+ * The elements a search found, in document order: at most the limit
+ * asked for, with the true count beside them, the surface searched, and
+ * whether its renderer reloaded since the last snapshot.
+ *
+ * Since: 1.0
+ */
+typedef struct _StwElementList StwElementList;
+
+STW_AVAILABLE_IN_1_0
+GType                 stw_element_list_get_type              (void) G_GNUC_CONST;
+STW_AVAILABLE_IN_1_0
+StwElementList       *stw_element_list_ref                   (StwElementList       *self);
+STW_AVAILABLE_IN_1_0
+void                  stw_element_list_unref                 (StwElementList       *self);
+STW_AVAILABLE_IN_1_0
+guint                 stw_element_list_get_n_elements        (const StwElementList *self);
+STW_AVAILABLE_IN_1_0
+const StwElementInfo *stw_element_list_get_element           (const StwElementList *self,
+                                                              guint                 index);
+STW_AVAILABLE_IN_1_0
+guint                 stw_element_list_get_count             (const StwElementList *self);
+STW_AVAILABLE_IN_1_0
+const char           *stw_element_list_get_surface_id        (const StwElementList *self);
+STW_AVAILABLE_IN_1_0
+gboolean              stw_element_list_get_renderer_reloaded (const StwElementList *self);
+
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (StwElementRef, stw_element_ref_free)
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (StwElementState, stw_element_state_free)
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (StwBox, stw_box_free)
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (StwElementInfo, stw_element_info_free)
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (StwElementList, stw_element_list_unref)
 
 G_END_DECLS

@@ -15,6 +15,7 @@
 #include <inttypes.h>
 #include <string.h>
 
+#include "stw-element-ref-private.h"
 #include "stw-error-registry.h"
 #include "stw-json-private.h"
 #include "stw-session-private.h"
@@ -1739,10 +1740,10 @@ stw_surface_snapshot_async (StwSurface               *self,
       if (ref == NULL || ref->gone)
         {
           GError *error = stw_error_new_code (STW_ERROR_REF_NOT_FOUND,
-                                         ref != NULL ? _("The element of ref %u is gone")
-                                         : _stw_ref_table_was_issued (refs, number)
-                                         ? _("Ref %u is gone: the session keeps only its most recent refs")
-                                         : _("Ref %u was never given in this session"), number);
+                                              ref != NULL ? _("The element of ref %u is gone")
+                                              : _stw_ref_table_was_issued (refs, number)
+                                              ? _("Ref %u is gone: the session keeps only its most recent refs")
+                                              : _("Ref %u was never given in this session"), number);
           if (ref != NULL && ref->gone)
             {
               g_autoptr(JsonArray) similar = _stw_ref_table_similar (refs, ref, 5);
@@ -1863,9 +1864,8 @@ check_filters (JsonObject  *filters,
  * @user_data: data for @callback
  *
  * Finds entries of a fresh snapshot of the surface (frames inline, refs
- * as the snapshot gives them). Answers `{surface_id, matches[{ref, role,
- * name, bbox, surface_id}], count, truncated, renderer_reloaded}`:
- * `count` is the true total and `truncated` how many `limit` left out.
+ * as the snapshot gives them). Answers a [struct@Stagewright.ElementList]
+ * of the matches (at most `limit`), with the true count.
  *
  * Since: 1.0
  */
@@ -1908,14 +1908,18 @@ stw_surface_find_async (StwSurface          *self,
  *
  * Since: 1.0
  */
-JsonObject *
+StwElementList *
 stw_surface_find_finish (StwSurface    *self,
                          GAsyncResult  *result,
                          GError       **error)
 {
+  g_autoptr(JsonObject) answer = NULL;
+
   g_return_val_if_fail (g_task_is_valid (result, self), NULL);
   g_return_val_if_fail (g_task_get_source_tag (G_TASK (result)) == stw_surface_find_async, NULL);
-  return g_task_propagate_pointer (G_TASK (result), error);
+
+  answer = g_task_propagate_pointer (G_TASK (result), error);
+  return answer != NULL ? _stw_element_list_new_from_json (answer) : NULL;
 }
 
 /**
@@ -1931,14 +1935,14 @@ stw_surface_find_finish (StwSurface    *self,
  *
  * Since: 1.0
  */
-JsonObject *
+StwElementList *
 stw_surface_find_sync (StwSurface    *self,
                        JsonObject    *filters,
                        GCancellable  *cancellable,
                        GError       **error)
 {
   StwSyncCall call;
-  JsonObject *ret;
+  StwElementList *ret;
 
   g_return_val_if_fail (STW_IS_SURFACE (self), NULL);
 
@@ -1959,10 +1963,9 @@ stw_surface_find_sync (StwSurface    *self,
  * @callback: called when done
  * @user_data: data for @callback
  *
- * Lists the elements matching @selector, each with a ref of the session.
- * Answers `{surface_id, matches[{ref, tag, role, name, bbox,
- * surface_id}], count, truncated}`. An invalid selector is
- * `BAD_ARGUMENT`.
+ * Lists the elements matching @selector, each with a ref of the session
+ * and its tag name, as a [struct@Stagewright.ElementList]. An invalid
+ * selector is `BAD_ARGUMENT`.
  *
  * Since: 1.0
  */
@@ -2007,14 +2010,18 @@ stw_surface_list_elements_async (StwSurface          *self,
  *
  * Since: 1.0
  */
-JsonObject *
+StwElementList *
 stw_surface_list_elements_finish (StwSurface    *self,
                                   GAsyncResult  *result,
                                   GError       **error)
 {
+  g_autoptr(JsonObject) answer = NULL;
+
   g_return_val_if_fail (g_task_is_valid (result, self), NULL);
   g_return_val_if_fail (g_task_get_source_tag (G_TASK (result)) == stw_surface_list_elements_async, NULL);
-  return g_task_propagate_pointer (G_TASK (result), error);
+
+  answer = g_task_propagate_pointer (G_TASK (result), error);
+  return answer != NULL ? _stw_element_list_new_from_json (answer) : NULL;
 }
 
 /**
@@ -2031,7 +2038,7 @@ stw_surface_list_elements_finish (StwSurface    *self,
  *
  * Since: 1.0
  */
-JsonObject *
+StwElementList *
 stw_surface_list_elements_sync (StwSurface    *self,
                                 const char    *selector,
                                 guint          limit,
@@ -2039,7 +2046,7 @@ stw_surface_list_elements_sync (StwSurface    *self,
                                 GError       **error)
 {
   StwSyncCall call;
-  JsonObject *ret;
+  StwElementList *ret;
 
   g_return_val_if_fail (STW_IS_SURFACE (self), NULL);
 

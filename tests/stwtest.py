@@ -50,6 +50,11 @@ def to_python(value):
     """A Json.Object or Json.Node, or a typed element result, as Python data."""
     if value is None:
         return None
+    if isinstance(value, Stagewright.ElementList):
+        matches = [to_python(value.get_element(i).to_json()) for i in range(value.get_n_elements())]
+        return {'surface_id': value.get_surface_id(), 'count': value.get_count(),
+                'truncated': value.get_count() - len(matches), 'matches': matches,
+                'renderer_reloaded': value.get_renderer_reloaded()}
     if isinstance(value, Stagewright.ActionResult):
         typed = {'target': value.get_target(), 'source': value.get_source(), 'dialog': value.get_dialog()}
         answer = {key: to_python(found) for key, found in typed.items() if found is not None}

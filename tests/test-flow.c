@@ -74,7 +74,7 @@ test_sign_up (void)
   g_autoptr(JsonObject) snapshot = NULL;
   g_autoptr(StwActionResult) answer = NULL;
   g_autoptr(JsonObject) filters = json_object_new ();
-  g_autoptr(JsonObject) found = NULL;
+  g_autoptr(StwElementList) found = NULL;
   g_autoptr(GBytes) image = NULL;
   g_autoptr(GError) error = NULL;
   g_autoptr(StwTarget) name = NULL, email = NULL, plan = NULL, terms = NULL, submit = NULL, status = NULL;
@@ -156,9 +156,10 @@ test_sign_up (void)
   json_object_set_string_member (filters, "role", "status");
   found = stw_surface_find_sync (surface, filters, NULL, &error);
   g_assert_no_error (error);
-  g_assert_cmpint (json_object_get_int_member (found, "count"), ==, 1);
-  status = stw_target_new_for_ref ((guint) json_object_get_int_member (
-      json_array_get_object_element (json_object_get_array_member (found, "matches"), 0), "ref"));
+  g_assert_cmpuint (stw_element_list_get_count (found), ==, 1);
+  g_assert_cmpuint (stw_element_list_get_n_elements (found), ==, 1);
+  status = stw_target_new_for_ref (stw_element_ref_get_ref (
+      stw_element_info_get_element (stw_element_list_get_element (found, 0))));
   text = stw_surface_get_text_sync (surface, status, NULL, NULL, &error);
   g_assert_no_error (error);
   g_assert_cmpstr (text, ==, WELCOME);

@@ -14,7 +14,7 @@ import os
 import re
 import sys
 
-from stwtest import (ELECTRON, GLib, PAGES_APP, Stagewright, missing_fixture, run_async, run_tap)
+from stwtest import (ELECTRON, GLib, Json, PAGES_APP, Stagewright, missing_fixture, run_async, run_tap)
 
 TESTS = []
 state = {}
@@ -55,6 +55,23 @@ def launch_async_with_options_and_snapshot():
     state['refs'] = {name: ref_in(text, role, label) for name, role, label in (
         ('go', 'button', 'Go'), ('remove', 'button', 'Remove Go'), ('all', 'checkbox', 'Select all'),
         ('first', 'checkbox', 'First'), ('name', 'textbox', 'Name'))}
+
+
+@test
+def find_async_and_list_blocking():
+    window = state['window']
+    filters = Json.Object()
+    filters.set_string_member('role', 'checkbox')
+    found = run_async(lambda done: window.find_async(filters, None, done),
+                      lambda source, result: source.find_finish(result))
+    assert isinstance(found, Stagewright.ElementList)
+    assert found.get_count() == found.get_n_elements() == 2
+    first = found.get_element(0)
+    assert first.get_element().get_ref() == state['refs']['all'] and first.get_box().width > 0
+    listed = window.list_elements_sync('button', 1, None)
+    assert listed.get_count() == 3 and listed.get_n_elements() == 1
+    assert listed.get_element(0).get_tag() == 'button'
+    assert listed.get_element(0).get_element().get_ref() == state['refs']['go']
 
 
 @test

@@ -90,10 +90,6 @@ JSON_RESULTS = {
     'stw_surface_fill_form_finish': 'answers the JSON form it takes',
     'stw_surface_fill_form_sync': 'answers the JSON form it takes',
     # Fixed shapes not typed yet (issue 18, item 1, next).
-    'stw_surface_find_finish': 'to become a list of typed element infos',
-    'stw_surface_find_sync': 'to become a list of typed element infos',
-    'stw_surface_list_elements_finish': 'to become a list of typed element infos',
-    'stw_surface_list_elements_sync': 'to become a list of typed element infos',
     'stw_session_read_console': 'to become console message objects',
     'stw_session_read_dialog_events_finish': 'to become StwDialogEvent lists',
     'stw_session_read_dialog_events_sync': 'to become StwDialogEvent lists',
@@ -105,7 +101,7 @@ JSON_RESULTS = {
     'stw_session_manager_discover_finish': 'to become typed target infos',
     'stw_session_manager_discover_sync': 'to become typed target infos',
 }
-JSON_RESULTS_MAX = 28
+JSON_RESULTS_MAX = 24
 JSON_RETURN = re.compile(r'^(?:const\s+)?(?:JsonObject|JsonNode|JsonArray)\s*\*\s*'
                          r'(stw_(?:session_manager|session|surface)_\w+)\s*\(', re.M)
 

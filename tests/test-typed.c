@@ -2,7 +2,8 @@
  *
  * Against the pages app's states page (tests/fixtures/pages-app,
  * states.html) on the Electron stand-in and Chromium, through the public
- * library only: launch, snapshot for the refs, a click by ref answering a
+ * library only: launch, snapshot for the refs, find and list answering
+ * StwElementLists, a click by ref answering a
  * StwActionResult whose target is a StwElementRef, fill, get_state (which
  * flags apply, their values, an indeterminate checkbox's mixed `checked`),
  * text, box, expect_state with a mask, state as properties with notify::,
@@ -108,6 +109,41 @@ test_launch_and_snapshot (void)
   app.all = ref_in (text, "checkbox", "Select all");
   app.first = ref_in (text, "checkbox", "First");
   app.name = ref_in (text, "textbox", "Name");
+}
+
+static void
+test_find_and_list (void)
+{
+  g_autoptr(JsonObject) filters = json_object_new ();
+  g_autoptr(StwElementList) found = NULL;
+  g_autoptr(StwElementList) listed = NULL;
+  g_autoptr(GError) error = NULL;
+  const StwElementInfo *info;
+
+  if (!have_app ())
+    return;
+
+  json_object_set_string_member (filters, "role", "checkbox");
+  found = stw_surface_find_sync (app.window, filters, NULL, &error);
+  g_assert_no_error (error);
+  g_assert_cmpuint (stw_element_list_get_count (found), ==, 2);
+  g_assert_cmpuint (stw_element_list_get_n_elements (found), ==, 2);
+  g_assert_cmpstr (stw_element_list_get_surface_id (found), ==, stw_surface_get_id (app.window));
+  info = stw_element_list_get_element (found, 0);
+  g_assert_cmpuint (stw_element_ref_get_ref (stw_element_info_get_element (info)), ==, app.all);
+  g_assert_cmpstr (stw_element_ref_get_name (stw_element_info_get_element (info)), ==, "Select all");
+  g_assert_null (stw_element_info_get_tag (info));
+  g_assert_cmpfloat (stw_element_info_get_box (info)->width, >, 0);
+
+  /* Three buttons, one asked for: the count says three. */
+  listed = stw_surface_list_elements_sync (app.window, "button", 1, NULL, &error);
+  g_assert_no_error (error);
+  g_assert_cmpuint (stw_element_list_get_count (listed), ==, 3);
+  g_assert_cmpuint (stw_element_list_get_n_elements (listed), ==, 1);
+  info = stw_element_list_get_element (listed, 0);
+  g_assert_cmpstr (stw_element_info_get_tag (info), ==, "button");
+  g_assert_cmpuint (stw_element_ref_get_ref (stw_element_info_get_element (info)), ==, app.go);
+  g_assert_cmpfloat_with_epsilon (stw_element_info_get_box (info)->width, 120, 1);
 }
 
 static void
@@ -344,6 +380,7 @@ main (int   argc,
   stw_test_init (&argc, &argv);
 
   g_test_add_func ("/typed/launch-and-snapshot", test_launch_and_snapshot);
+  g_test_add_func ("/typed/find-and-list", test_find_and_list);
   g_test_add_func ("/typed/fill-click-text", test_fill_click_text);
   g_test_add_func ("/typed/state", test_state);
   g_test_add_func ("/typed/box", test_box);
