@@ -17,33 +17,6 @@
 
 #define WELCOME "Welcome, Ada Lovelace! Your Pro plan is active."
 
-/* The ref of the one line of a text snapshot that shows ROLE "NAME". */
-static guint
-ref_of (const char *snapshot_text,
-        const char *role,
-        const char *name)
-{
-  g_autofree char *wanted = g_strdup_printf ("] %s \"%s\"", role, name);
-  g_auto(GStrv) lines = g_strsplit (snapshot_text, "\n", -1);
-  guint ref = 0, found = 0;
-
-  for (guint i = 0; lines[i] != NULL; i++)
-    {
-      const char *line = lines[i] + strspn (lines[i], " ~");
-      const char *end = strstr (line, wanted);
-
-      if (line[0] == '[' && end != NULL && g_ascii_isdigit (line[1]) &&
-          (end[strlen (wanted)] == '\0' || end[strlen (wanted)] == ' '))
-        {
-          ref = (guint) g_ascii_strtoull (line + 1, NULL, 10);
-          found++;
-        }
-    }
-  if (found != 1)
-    g_error ("%u lines show %s \"%s\" in:\n%s", found, role, name, snapshot_text);
-  return ref;
-}
-
 typedef struct
 {
   GAsyncResult *result;
@@ -114,11 +87,11 @@ test_sign_up (void)
   g_assert_no_error (error);
   g_assert_cmpstr (json_object_get_string_member (snapshot, "kind"), ==, "full");
   snapshot_text = json_object_get_string_member (snapshot, "snapshot_text");
-  name = stw_target_new_for_ref (ref_of (snapshot_text, "textbox", "Full name"));
-  email = stw_target_new_for_ref (ref_of (snapshot_text, "textbox", "Email"));
-  plan = stw_target_new_for_ref (ref_of (snapshot_text, "combobox", "Plan"));
-  terms = stw_target_new_for_ref (ref_of (snapshot_text, "checkbox", "I accept the terms"));
-  submit = stw_target_new_for_ref (ref_of (snapshot_text, "button", "Sign up"));
+  name = stw_target_new_for_ref (stw_test_snapshot_ref (snapshot_text, "textbox", "Full name"));
+  email = stw_target_new_for_ref (stw_test_snapshot_ref (snapshot_text, "textbox", "Email"));
+  plan = stw_target_new_for_ref (stw_test_snapshot_ref (snapshot_text, "combobox", "Plan"));
+  terms = stw_target_new_for_ref (stw_test_snapshot_ref (snapshot_text, "checkbox", "I accept the terms"));
+  submit = stw_target_new_for_ref (stw_test_snapshot_ref (snapshot_text, "button", "Sign up"));
 
   /* Act. */
   answer = stw_surface_fill_sync (surface, name, "Ada Lovelace", NULL, NULL, &error);

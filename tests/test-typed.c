@@ -13,8 +13,6 @@
  */
 #include "config.h"
 
-#include <string.h>
-
 #include "stagewright.h"
 #include "stw-test-utils.h"
 
@@ -39,63 +37,18 @@ have_app (void)
   return TRUE;
 }
 
-/* The ref of the one line of @text showing @role "@name". */
-static guint
-ref_in (const char *text,
-        const char *role,
-        const char *name)
-{
-  g_autofree char *wanted = g_strdup_printf ("] %s \"%s\"", role, name);
-  g_auto(GStrv) lines = g_strsplit (text, "\n", -1);
-  guint ref = 0, found = 0;
-
-  for (guint i = 0; lines[i] != NULL; i++)
-    {
-      const char *line = lines[i] + strspn (lines[i], " ~");
-      const char *end = strstr (line, wanted);
-
-      if (line[0] == '[' && g_ascii_isdigit (line[1]) && end != NULL &&
-          (end[strlen (wanted)] == '\0' || end[strlen (wanted)] == ' '))
-        {
-          ref = (guint) g_ascii_strtoull (line + 1, NULL, 10);
-          found++;
-        }
-    }
-  if (found != 1)
-    g_error ("%u lines show %s \"%s\" in:\n%s", found, role, name, text);
-  return ref;
-}
-
 static void
 test_launch_and_snapshot (void)
 {
-  g_autofree char *electron = g_test_build_filename (G_TEST_DIST, "fixtures", "electron", NULL);
-  g_autofree char *main = g_test_build_filename (G_TEST_DIST, "fixtures", "pages-app", NULL);
-  g_autoptr(StwLaunchOptions) options = stw_launch_options_new ();
   g_autoptr(StwSnapshotOptions) snapshot_options = stw_snapshot_options_new ();
-  const char * const args[] = { "--page=states", NULL };
-  g_autoptr(GAsyncResult) result = NULL;
   g_autoptr(JsonObject) snapshot = NULL;
   g_autoptr(GError) error = NULL;
-  StwTestResult wait = { 0 };
   const char *text;
 
-  if (!g_file_test (electron, G_FILE_TEST_IS_EXECUTABLE) ||
-      !g_file_test ("/usr/lib/chromium/chromium", G_FILE_TEST_IS_EXECUTABLE))
-    {
-      app.skip = g_strdup ("the Electron stand-in or Chromium is missing");
-      g_test_skip (app.skip);
-      return;
-    }
-
-  stw_launch_options_set_executable_path (options, electron);
-  stw_launch_options_set_main (options, main);
-  stw_launch_options_set_args (options, args);
   app.manager = stw_session_manager_new ();
-  stw_session_manager_launch_async (app.manager, options, NULL, stw_test_result_cb, &wait);
-  result = stw_test_wait_result (&wait, 60000);
-  app.session = stw_session_manager_launch_finish (app.manager, result, &error);
-  g_assert_no_error (error);
+  app.session = stw_test_launch_page (app.manager, "states", &app.skip);
+  if (app.session == NULL)
+    return;
   app.window = g_object_ref (stw_session_get_active_surface (app.session));
 
   /* The snapshot stays JSON (its entries are open-ended); its text names
@@ -104,11 +57,11 @@ test_launch_and_snapshot (void)
   snapshot = stw_surface_snapshot_sync (app.window, snapshot_options, NULL, &error);
   g_assert_no_error (error);
   text = json_object_get_string_member (snapshot, "snapshot_text");
-  app.go = ref_in (text, "button", "Go");
-  app.remove = ref_in (text, "button", "Remove Go");
-  app.all = ref_in (text, "checkbox", "Select all");
-  app.first = ref_in (text, "checkbox", "First");
-  app.name = ref_in (text, "textbox", "Name");
+  app.go = stw_test_snapshot_ref (text, "button", "Go");
+  app.remove = stw_test_snapshot_ref (text, "button", "Remove Go");
+  app.all = stw_test_snapshot_ref (text, "checkbox", "Select all");
+  app.first = stw_test_snapshot_ref (text, "checkbox", "First");
+  app.name = stw_test_snapshot_ref (text, "textbox", "Name");
 }
 
 static void
