@@ -111,7 +111,7 @@ main (int   argc,
   renderer_ms = median_eval (session, FALSE, n);
 
   start = g_get_monotonic_time ();
-  if (!stw_session_stop_sync (session, 10000, &escalated, &error))
+  if (!stw_session_stop_sync (session, 10000, &escalated, NULL, &error))
     g_error ("stop failed: %s", error->message);
   stop_ms = (double) (g_get_monotonic_time () - start) / 1000.0;
 

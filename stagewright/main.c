@@ -748,7 +748,7 @@ main (int   argc,
       g_message ("Stopping the apps still running");
       run.loop = stop_loop;
       stw_session_manager_stop_all_async (stw_dispatcher_get_session_manager (dispatcher),
-                                          SHUTDOWN_STOP_MS, on_all_stopped, stop_loop);
+                                          SHUTDOWN_STOP_MS, NULL, on_all_stopped, stop_loop);
       g_main_loop_run (stop_loop);
     }
 

@@ -21,6 +21,8 @@
 #include "stw-core-provider.h"
 #include "stw-mcp-server.h"
 #include "stw-target.h"
+#include "stw-element-ref.h"
+#include "stw-action-result.h"
 #include "stw-snapshot.h"
 #include "stw-surface.h"
 #include "stw-actions.h"

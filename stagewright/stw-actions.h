@@ -11,6 +11,7 @@
 #include <gio/gio.h>
 #include <json-glib/json-glib.h>
 
+#include "stw-action-result.h"
 #include "stw-surface.h"
 #include "stw-target.h"
 #include "stw-version-macros.h"
@@ -74,9 +75,10 @@ StwActionOptions *stw_action_options_new_from_json   (JsonObject  *object,
 
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (StwActionOptions, stw_action_options_free)
 
-/* Every interaction below completes with a JsonObject: the fields of the
- * matching electron_* tool's answer (target {ref, role, name} and the
- * rest). */
+/* Every interaction below completes with a StwActionResult: the element
+ * acted on and what the page reported back. fill_form answers JSON: its
+ * fields arrive as JSON too (`{ref|selector, value}`), and it answers the
+ * elements filled in that form. */
 
 STW_AVAILABLE_IN_1_0
 void        stw_surface_click_async (StwSurface             *self,
@@ -86,11 +88,11 @@ void        stw_surface_click_async (StwSurface             *self,
                                      GAsyncReadyCallback     callback,
                                      gpointer                user_data);
 STW_AVAILABLE_IN_1_0
-JsonObject *stw_surface_click_finish (StwSurface    *self,
+StwActionResult *stw_surface_click_finish (StwSurface    *self,
                                       GAsyncResult  *result,
                                       GError       **error);
 STW_AVAILABLE_IN_1_0
-JsonObject *stw_surface_click_sync (StwSurface              *self,
+StwActionResult *stw_surface_click_sync (StwSurface              *self,
                                     const StwTarget         *target,
                                     const StwActionOptions  *options,
                                     GCancellable            *cancellable,
@@ -104,11 +106,11 @@ void        stw_surface_hover_async (StwSurface             *self,
                                      GAsyncReadyCallback     callback,
                                      gpointer                user_data);
 STW_AVAILABLE_IN_1_0
-JsonObject *stw_surface_hover_finish (StwSurface    *self,
+StwActionResult *stw_surface_hover_finish (StwSurface    *self,
                                       GAsyncResult  *result,
                                       GError       **error);
 STW_AVAILABLE_IN_1_0
-JsonObject *stw_surface_hover_sync (StwSurface              *self,
+StwActionResult *stw_surface_hover_sync (StwSurface              *self,
                                     const StwTarget         *target,
                                     const StwActionOptions  *options,
                                     GCancellable            *cancellable,
@@ -123,11 +125,11 @@ void        stw_surface_drag_async (StwSurface             *self,
                                     GAsyncReadyCallback     callback,
                                     gpointer                user_data);
 STW_AVAILABLE_IN_1_0
-JsonObject *stw_surface_drag_finish (StwSurface    *self,
+StwActionResult *stw_surface_drag_finish (StwSurface    *self,
                                      GAsyncResult  *result,
                                      GError       **error);
 STW_AVAILABLE_IN_1_0
-JsonObject *stw_surface_drag_sync (StwSurface              *self,
+StwActionResult *stw_surface_drag_sync (StwSurface              *self,
                                    const StwTarget         *source,
                                    const StwTarget         *destination,
                                    const StwActionOptions  *options,
@@ -143,11 +145,11 @@ void        stw_surface_fill_async (StwSurface             *self,
                                     GAsyncReadyCallback     callback,
                                     gpointer                user_data);
 STW_AVAILABLE_IN_1_0
-JsonObject *stw_surface_fill_finish (StwSurface    *self,
+StwActionResult *stw_surface_fill_finish (StwSurface    *self,
                                      GAsyncResult  *result,
                                      GError       **error);
 STW_AVAILABLE_IN_1_0
-JsonObject *stw_surface_fill_sync (StwSurface              *self,
+StwActionResult *stw_surface_fill_sync (StwSurface              *self,
                                    const StwTarget         *target,
                                    const char              *text,
                                    const StwActionOptions  *options,
@@ -162,11 +164,11 @@ void        stw_surface_clear_async (StwSurface             *self,
                                      GAsyncReadyCallback     callback,
                                      gpointer                user_data);
 STW_AVAILABLE_IN_1_0
-JsonObject *stw_surface_clear_finish (StwSurface    *self,
+StwActionResult *stw_surface_clear_finish (StwSurface    *self,
                                       GAsyncResult  *result,
                                       GError       **error);
 STW_AVAILABLE_IN_1_0
-JsonObject *stw_surface_clear_sync (StwSurface              *self,
+StwActionResult *stw_surface_clear_sync (StwSurface              *self,
                                     const StwTarget         *target,
                                     const StwActionOptions  *options,
                                     GCancellable            *cancellable,
@@ -181,11 +183,11 @@ void        stw_surface_type_text_async (StwSurface             *self,
                                          GAsyncReadyCallback     callback,
                                          gpointer                user_data);
 STW_AVAILABLE_IN_1_0
-JsonObject *stw_surface_type_text_finish (StwSurface    *self,
+StwActionResult *stw_surface_type_text_finish (StwSurface    *self,
                                           GAsyncResult  *result,
                                           GError       **error);
 STW_AVAILABLE_IN_1_0
-JsonObject *stw_surface_type_text_sync (StwSurface              *self,
+StwActionResult *stw_surface_type_text_sync (StwSurface              *self,
                                         const StwTarget         *target,
                                         const char              *text,
                                         const StwActionOptions  *options,
@@ -202,11 +204,11 @@ void        stw_surface_type_into_editor_async (StwSurface             *self,
                                                 GAsyncReadyCallback     callback,
                                                 gpointer                user_data);
 STW_AVAILABLE_IN_1_0
-JsonObject *stw_surface_type_into_editor_finish (StwSurface    *self,
+StwActionResult *stw_surface_type_into_editor_finish (StwSurface    *self,
                                                  GAsyncResult  *result,
                                                  GError       **error);
 STW_AVAILABLE_IN_1_0
-JsonObject *stw_surface_type_into_editor_sync (StwSurface              *self,
+StwActionResult *stw_surface_type_into_editor_sync (StwSurface              *self,
                                                const StwTarget         *target,
                                                const char              *text,
                                                gboolean                 replace,
@@ -223,11 +225,11 @@ void        stw_surface_press_key_async (StwSurface             *self,
                                          GAsyncReadyCallback     callback,
                                          gpointer                user_data);
 STW_AVAILABLE_IN_1_0
-JsonObject *stw_surface_press_key_finish (StwSurface    *self,
+StwActionResult *stw_surface_press_key_finish (StwSurface    *self,
                                           GAsyncResult  *result,
                                           GError       **error);
 STW_AVAILABLE_IN_1_0
-JsonObject *stw_surface_press_key_sync (StwSurface              *self,
+StwActionResult *stw_surface_press_key_sync (StwSurface              *self,
                                         const StwTarget         *target,
                                         const char              *key,
                                         const StwActionOptions  *options,
@@ -243,11 +245,11 @@ void        stw_surface_press_sequence_async (StwSurface             *self,
                                               GAsyncReadyCallback     callback,
                                               gpointer                user_data);
 STW_AVAILABLE_IN_1_0
-JsonObject *stw_surface_press_sequence_finish (StwSurface    *self,
+StwActionResult *stw_surface_press_sequence_finish (StwSurface    *self,
                                                GAsyncResult  *result,
                                                GError       **error);
 STW_AVAILABLE_IN_1_0
-JsonObject *stw_surface_press_sequence_sync (StwSurface              *self,
+StwActionResult *stw_surface_press_sequence_sync (StwSurface              *self,
                                              const StwTarget         *target,
                                              const char * const      *keys,
                                              const StwActionOptions  *options,
@@ -263,11 +265,11 @@ void        stw_surface_select_options_async (StwSurface             *self,
                                               GAsyncReadyCallback     callback,
                                               gpointer                user_data);
 STW_AVAILABLE_IN_1_0
-JsonObject *stw_surface_select_options_finish (StwSurface    *self,
+StwActionResult *stw_surface_select_options_finish (StwSurface    *self,
                                                GAsyncResult  *result,
                                                GError       **error);
 STW_AVAILABLE_IN_1_0
-JsonObject *stw_surface_select_options_sync (StwSurface              *self,
+StwActionResult *stw_surface_select_options_sync (StwSurface              *self,
                                              const StwTarget         *target,
                                              const char * const      *values,
                                              const StwActionOptions  *options,
@@ -283,11 +285,11 @@ void        stw_surface_set_checked_async (StwSurface             *self,
                                            GAsyncReadyCallback     callback,
                                            gpointer                user_data);
 STW_AVAILABLE_IN_1_0
-JsonObject *stw_surface_set_checked_finish (StwSurface    *self,
+StwActionResult *stw_surface_set_checked_finish (StwSurface    *self,
                                             GAsyncResult  *result,
                                             GError       **error);
 STW_AVAILABLE_IN_1_0
-JsonObject *stw_surface_set_checked_sync (StwSurface              *self,
+StwActionResult *stw_surface_set_checked_sync (StwSurface              *self,
                                           const StwTarget         *target,
                                           gboolean                 checked,
                                           const StwActionOptions  *options,
@@ -304,11 +306,11 @@ void        stw_surface_set_files_async (StwSurface             *self,
                                          GAsyncReadyCallback     callback,
                                          gpointer                user_data);
 STW_AVAILABLE_IN_1_0
-JsonObject *stw_surface_set_files_finish (StwSurface    *self,
+StwActionResult *stw_surface_set_files_finish (StwSurface    *self,
                                           GAsyncResult  *result,
                                           GError       **error);
 STW_AVAILABLE_IN_1_0
-JsonObject *stw_surface_set_files_sync (StwSurface              *self,
+StwActionResult *stw_surface_set_files_sync (StwSurface              *self,
                                         const StwTarget         *target,
                                         const char * const      *paths,
                                         const char              *app_root,
@@ -327,11 +329,11 @@ void        stw_surface_drop_files_async (StwSurface             *self,
                                           GAsyncReadyCallback     callback,
                                           gpointer                user_data);
 STW_AVAILABLE_IN_1_0
-JsonObject *stw_surface_drop_files_finish (StwSurface    *self,
+StwActionResult *stw_surface_drop_files_finish (StwSurface    *self,
                                            GAsyncResult  *result,
                                            GError       **error);
 STW_AVAILABLE_IN_1_0
-JsonObject *stw_surface_drop_files_sync (StwSurface              *self,
+StwActionResult *stw_surface_drop_files_sync (StwSurface              *self,
                                          const StwTarget         *target,
                                          const char * const      *paths,
                                          const char              *mime_type,
@@ -350,11 +352,11 @@ void        stw_surface_scroll_async (StwSurface             *self,
                                       GAsyncReadyCallback     callback,
                                       gpointer                user_data);
 STW_AVAILABLE_IN_1_0
-JsonObject *stw_surface_scroll_finish (StwSurface    *self,
+StwActionResult *stw_surface_scroll_finish (StwSurface    *self,
                                        GAsyncResult  *result,
                                        GError       **error);
 STW_AVAILABLE_IN_1_0
-JsonObject *stw_surface_scroll_sync (StwSurface              *self,
+StwActionResult *stw_surface_scroll_sync (StwSurface              *self,
                                      const StwTarget         *target,
                                      double                   dx,
                                      double                   dy,
@@ -370,11 +372,11 @@ void        stw_surface_scroll_into_view_async (StwSurface             *self,
                                                 GAsyncReadyCallback     callback,
                                                 gpointer                user_data);
 STW_AVAILABLE_IN_1_0
-JsonObject *stw_surface_scroll_into_view_finish (StwSurface    *self,
+StwActionResult *stw_surface_scroll_into_view_finish (StwSurface    *self,
                                                  GAsyncResult  *result,
                                                  GError       **error);
 STW_AVAILABLE_IN_1_0
-JsonObject *stw_surface_scroll_into_view_sync (StwSurface              *self,
+StwActionResult *stw_surface_scroll_into_view_sync (StwSurface              *self,
                                                const StwTarget         *target,
                                                const StwActionOptions  *options,
                                                GCancellable            *cancellable,

@@ -36,7 +36,7 @@ refusal (const char *argument,
          const char *message)
 {
   g_autoptr(JsonObject) details = json_object_new ();
-  GError *error = stw_error_new ("BAD_ARGUMENT", "%s", message);
+  GError *error = stw_error_new_code (STW_ERROR_BAD_ARGUMENT, "%s", message);
 
   json_object_set_string_member (details, "argument", argument);
   json_object_set_string_member (details, "rule", rule);
@@ -477,7 +477,7 @@ _stw_confine_env (const char *root,
     return TRUE;
 
   details = json_object_new ();
-  refused = stw_error_new ("BAD_ARGUMENT", _("The launch environment may not set these keys"));
+  refused = stw_error_new_code (STW_ERROR_BAD_ARGUMENT, _("The launch environment may not set these keys"));
   json_object_set_string_member (details, "argument", "env");
   json_object_set_array_member (details, "denied_env_keys", json_array_ref (denied));
   json_object_set_object_member (details, "rules", json_object_ref (rules));
@@ -523,8 +523,8 @@ hold_root (const char  *root,
       int saved = errno;
 
       free (real);
-      g_propagate_error (error, stw_error_new ("FILE_NOT_FOUND", _("Cannot open the app root %s: %s"),
-                                               root, g_strerror (saved)));
+      g_propagate_error (error, stw_error_new_code (STW_ERROR_FILE_NOT_FOUND, _("Cannot open the app root %s: %s"),
+                                                    root, g_strerror (saved)));
       return NULL;
     }
   held = g_new0 (HeldRoot, 1);
@@ -727,7 +727,7 @@ _stw_confine_open (const char  *root,
 
   if (!g_path_is_absolute (path))
     {
-      g_propagate_error (error, stw_error_new ("ABSOLUTE_PATH_REQUIRED", _("Not an absolute path: %s"), path));
+      g_propagate_error (error, stw_error_new_code (STW_ERROR_ABSOLUTE_PATH_REQUIRED, _("Not an absolute path: %s"), path));
       return -1;
     }
   held = hold_root (root ? root : "/", error);
@@ -741,7 +741,7 @@ _stw_confine_open (const char  *root,
     }
   if (relative == NULL)
     {
-      g_propagate_error (error, stw_error_new ("FILE_NOT_FOUND", _("No such file: %s"), path));
+      g_propagate_error (error, stw_error_new_code (STW_ERROR_FILE_NOT_FOUND, _("No such file: %s"), path));
       return -1;
     }
   fd = _stw_confine_openat (held->fd, relative, flags, mode);
@@ -757,7 +757,7 @@ _stw_confine_open (const char  *root,
                                            _("The path changed while it was opened")));
       return -1;
     }
-  g_propagate_error (error, stw_error_new ("FILE_NOT_FOUND", _("Cannot open %s: %s"), path, g_strerror (saved)));
+  g_propagate_error (error, stw_error_new_code (STW_ERROR_FILE_NOT_FOUND, _("Cannot open %s: %s"), path, g_strerror (saved)));
   return -1;
 }
 
@@ -791,7 +791,7 @@ _stw_confine_make_dirs (const char  *root,
   if (relative == NULL)
     {
       g_propagate_error (error, root ? outside_error ("dir", root)
-                                     : stw_error_new ("ABSOLUTE_PATH_REQUIRED", _("Not an absolute path: %s"), path));
+                                     : stw_error_new_code (STW_ERROR_ABSOLUTE_PATH_REQUIRED, _("Not an absolute path: %s"), path));
       return -1;
     }
   parts = g_strsplit (relative, "/", -1);
@@ -822,7 +822,7 @@ _stw_confine_make_dirs (const char  *root,
                                        : refusal ("dir", "no symlink swapped in after the check",
                                                   _("The path changed while it was opened")));
       else
-        g_propagate_error (error, stw_error_new ("FILE_NOT_FOUND", _("Cannot create %s: %s"), path, g_strerror (saved)));
+        g_propagate_error (error, stw_error_new_code (STW_ERROR_FILE_NOT_FOUND, _("Cannot create %s: %s"), path, g_strerror (saved)));
     }
   return fd;
 }
@@ -891,7 +891,7 @@ _stw_confine_open_regular (const char  *root,
       if (fstat (fd, &st) != 0 || S_ISDIR (st.st_mode))
         {
           close (fd);
-          g_propagate_error (error, stw_error_new ("FILE_NOT_FOUND", _("No such file: %s"), path));
+          g_propagate_error (error, stw_error_new_code (STW_ERROR_FILE_NOT_FOUND, _("No such file: %s"), path));
           return -1;
         }
     }
@@ -945,7 +945,7 @@ copy_capped (int          fd,
       if (n < 0)
         {
           int saved = errno;
-          g_propagate_error (error, stw_error_new ("FILE_NOT_FOUND", _("Cannot read %s: %s"), path, g_strerror (saved)));
+          g_propagate_error (error, stw_error_new_code (STW_ERROR_FILE_NOT_FOUND, _("Cannot read %s: %s"), path, g_strerror (saved)));
           return FALSE;
         }
       if (n == 0)
@@ -967,7 +967,7 @@ copy_capped (int          fd,
           if (w < 0)
             {
               int saved = errno;
-              g_propagate_error (error, stw_error_new ("INTERNAL_ERROR", _("Cannot copy %s: %s"), path, g_strerror (saved)));
+              g_propagate_error (error, stw_error_new_code (STW_ERROR_INTERNAL_ERROR, _("Cannot copy %s: %s"), path, g_strerror (saved)));
               return FALSE;
             }
           done += w;
@@ -1047,7 +1047,7 @@ _stw_confine_copy_file (const char  *root,
     {
       int saved = errno;
       close (fd);
-      g_propagate_error (error, stw_error_new ("INTERNAL_ERROR", _("Cannot copy %s: %s"), path, g_strerror (saved)));
+      g_propagate_error (error, stw_error_new_code (STW_ERROR_INTERNAL_ERROR, _("Cannot copy %s: %s"), path, g_strerror (saved)));
       return NULL;
     }
   done = copy_capped (fd, out, NULL, max, argument, path, copied, error);
@@ -1055,7 +1055,7 @@ _stw_confine_copy_file (const char  *root,
   if (close (out) != 0 && done)
     {
       int saved = errno;
-      g_propagate_error (error, stw_error_new ("INTERNAL_ERROR", _("Cannot copy %s: %s"), path, g_strerror (saved)));
+      g_propagate_error (error, stw_error_new_code (STW_ERROR_INTERNAL_ERROR, _("Cannot copy %s: %s"), path, g_strerror (saved)));
       done = FALSE;
     }
   if (!done)
@@ -1118,7 +1118,7 @@ _stw_confine_write_file (const char  *root,
   close (dir_fd);
   if (saved != 0)
     {
-      g_propagate_error (error, stw_error_new ("FILE_NOT_FOUND", _("Cannot write %s: %s"), path, g_strerror (saved)));
+      g_propagate_error (error, stw_error_new_code (STW_ERROR_FILE_NOT_FOUND, _("Cannot write %s: %s"), path, g_strerror (saved)));
       return FALSE;
     }
   return TRUE;

@@ -572,7 +572,7 @@ _stw_console_compile_match (const char  *match,
 
   regex = g_regex_new (pattern, flags, 0, &local);
   if (regex == NULL)
-    g_propagate_error (error, stw_error_new ("BAD_ARGUMENT", _("match is not a valid regular expression: %s"), local->message));
+    g_propagate_error (error, stw_error_new_code (STW_ERROR_BAD_ARGUMENT, _("match is not a valid regular expression: %s"), local->message));
   return regex;
 }
 
@@ -609,7 +609,7 @@ string_set (JsonObject  *filter,
     }
   if (set->len == 0)
     {
-      g_propagate_error (error, stw_error_new ("BAD_ARGUMENT", _("%s must be a string or a non-empty array of strings"), member));
+      g_propagate_error (error, stw_error_new_code (STW_ERROR_BAD_ARGUMENT, _("%s must be a string or a non-empty array of strings"), member));
       return NULL;
     }
   return g_steal_pointer (&set);
@@ -631,7 +631,7 @@ read_number (JsonObject  *filter,
       (json_node_get_value_type (node) != G_TYPE_INT64 && json_node_get_value_type (node) != G_TYPE_DOUBLE) ||
       json_node_get_double (node) < min || json_node_get_double (node) > max)
     {
-      g_propagate_error (error, stw_error_new ("BAD_ARGUMENT", _("%s must be a number from %.0f to %.0f"), member, min, max));
+      g_propagate_error (error, stw_error_new_code (STW_ERROR_BAD_ARGUMENT, _("%s must be a number from %.0f to %.0f"), member, min, max));
       return FALSE;
     }
   *value = json_node_get_double (node);
@@ -708,7 +708,7 @@ stw_session_read_console (StwSession  *self,
     read_number (filter, "limit", 1, STW_CONSOLE_ENTRIES_MAX, &limit, &local);
   match = filter && json_object_has_member (filter, "match") ? stw_json_get_string (filter, "match") : NULL;
   if (local == NULL && filter && json_object_has_member (filter, "match") && match == NULL)
-    local = stw_error_new ("BAD_ARGUMENT", _("match must be a string"));
+    local = stw_error_new_code (STW_ERROR_BAD_ARGUMENT, _("match must be a string"));
   if (local == NULL && match != NULL)
     regex = _stw_console_compile_match (match, &local);
   if (local != NULL)

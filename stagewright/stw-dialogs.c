@@ -259,7 +259,7 @@ parse_action (JsonNode    *node,
     *action = DISMISS;
   else
     {
-      g_propagate_error (error, stw_error_new ("BAD_ARGUMENT", _("%s must be \"accept\" or \"dismiss\""), member));
+      g_propagate_error (error, stw_error_new_code (STW_ERROR_BAD_ARGUMENT, _("%s must be \"accept\" or \"dismiss\""), member));
       return FALSE;
     }
   return TRUE;
@@ -309,7 +309,7 @@ stw_session_set_dialog_policy (StwSession  *self,
 
       if (per_type == NULL)
         {
-          g_propagate_error (error, stw_error_new ("BAD_ARGUMENT", _("perType must be an object")));
+          g_propagate_error (error, stw_error_new_code (STW_ERROR_BAD_ARGUMENT, _("perType must be an object")));
           return FALSE;
         }
       for (GList *l = members; l != NULL; l = l->next)
@@ -319,9 +319,9 @@ stw_session_set_dialog_policy (StwSession  *self,
 
           if (kind < 0)
             {
-              g_propagate_error (error, stw_error_new ("BAD_ARGUMENT",
-                                                       _("perType names alert, confirm, prompt or beforeunload, not %s"),
-                                                       (const char *) l->data));
+              g_propagate_error (error, stw_error_new_code (STW_ERROR_BAD_ARGUMENT,
+                                                            _("perType names alert, confirm, prompt or beforeunload, not %s"),
+                                                            (const char *) l->data));
               return FALSE;
             }
           if (!parse_action (json_object_get_member (per_type, l->data), what, &per_kind[kind], error))
@@ -335,14 +335,14 @@ stw_session_set_dialog_policy (StwSession  *self,
       if (!JSON_NODE_HOLDS_VALUE (node) || json_node_get_value_type (node) != G_TYPE_STRING ||
           g_utf8_strlen (json_node_get_string (node), -1) > PROMPT_TEXT_MAX)
         {
-          g_propagate_error (error, stw_error_new ("BAD_ARGUMENT", _("promptText must be a string of at most %d characters"),
-                                                   PROMPT_TEXT_MAX));
+          g_propagate_error (error, stw_error_new_code (STW_ERROR_BAD_ARGUMENT, _("promptText must be a string of at most %d characters"),
+                                                        PROMPT_TEXT_MAX));
           return FALSE;
         }
       if (prompt != ACCEPT)
         {
-          g_propagate_error (error, stw_error_new ("BAD_ARGUMENT",
-                                                   _("promptText needs prompts accepted (action or perType.prompt \"accept\")")));
+          g_propagate_error (error, stw_error_new_code (STW_ERROR_BAD_ARGUMENT,
+                                                        _("promptText needs prompts accepted (action or perType.prompt \"accept\")")));
           return FALSE;
         }
       prompt_text = json_node_get_string (node);
@@ -351,7 +351,7 @@ stw_session_set_dialog_policy (StwSession  *self,
     {
       if (!JSON_NODE_HOLDS_VALUE (node) || json_node_get_value_type (node) != G_TYPE_BOOLEAN)
         {
-          g_propagate_error (error, stw_error_new ("BAD_ARGUMENT", _("oneShot must be a boolean")));
+          g_propagate_error (error, stw_error_new_code (STW_ERROR_BAD_ARGUMENT, _("oneShot must be a boolean")));
           return FALSE;
         }
       one_shot = json_node_get_boolean (node);
@@ -427,9 +427,9 @@ stubs_expression (const char *op,
 static GError *
 no_main_process_error (void)
 {
-  GError *error = stw_error_new ("TRANSPORT_UNSUPPORTED",
-                                 _("Native dialogs, shell and clipboard are stubbed in the main process, "
-                                   "and this session has none to talk to"));
+  GError *error = stw_error_new_code (STW_ERROR_TRANSPORT_UNSUPPORTED,
+                                      _("Native dialogs, shell and clipboard are stubbed in the main process, "
+                                        "and this session has none to talk to"));
 
   stw_error_set_hint (error, _("Launch the app with main (its Node inspector) or inject into it; page dialogs "
                                "are handled either way."));
@@ -525,8 +525,8 @@ stw_session_stub_electron_async (StwSession          *self,
       {
         g_autofree char *known = g_strjoinv (", ", (char **) stub_names);
 
-        g_task_return_error (task, stw_error_new ("BAD_ARGUMENT", _("Cannot stub %s; the names are %s"),
-                                                  (const char *) l->data, known));
+        g_task_return_error (task, stw_error_new_code (STW_ERROR_BAD_ARGUMENT, _("Cannot stub %s; the names are %s"),
+                                                       (const char *) l->data, known));
         return;
       }
   if (!stw_session_has_main_process (self))
@@ -646,7 +646,7 @@ filter_new (JsonObject  *object,
           }
       if (filter->types->len == 0)
         {
-          g_propagate_error (error, stw_error_new ("BAD_ARGUMENT", _("type must be a string or a non-empty array of strings")));
+          g_propagate_error (error, stw_error_new_code (STW_ERROR_BAD_ARGUMENT, _("type must be a string or a non-empty array of strings")));
           return NULL;
         }
     }
@@ -656,7 +656,7 @@ filter_new (JsonObject  *object,
           (json_node_get_value_type (node) != G_TYPE_INT64 && json_node_get_value_type (node) != G_TYPE_DOUBLE) ||
           json_node_get_double (node) < 0)
         {
-          g_propagate_error (error, stw_error_new ("BAD_ARGUMENT", _("since must be epoch milliseconds")));
+          g_propagate_error (error, stw_error_new_code (STW_ERROR_BAD_ARGUMENT, _("since must be epoch milliseconds")));
           return NULL;
         }
       filter->since = json_node_get_double (node);
@@ -666,8 +666,8 @@ filter_new (JsonObject  *object,
       if (!JSON_NODE_HOLDS_VALUE (node) || json_node_get_value_type (node) != G_TYPE_INT64 ||
           json_node_get_int (node) < 1 || json_node_get_int (node) > STW_DIALOG_EVENTS_MAX)
         {
-          g_propagate_error (error, stw_error_new ("BAD_ARGUMENT", _("limit must be an integer from 1 to %d"),
-                                                   STW_DIALOG_EVENTS_MAX));
+          g_propagate_error (error, stw_error_new_code (STW_ERROR_BAD_ARGUMENT, _("limit must be an integer from 1 to %d"),
+                                                        STW_DIALOG_EVENTS_MAX));
           return NULL;
         }
       filter->limit = (guint) json_node_get_int (node);
@@ -676,7 +676,7 @@ filter_new (JsonObject  *object,
     {
       if (!JSON_NODE_HOLDS_VALUE (node) || json_node_get_value_type (node) != G_TYPE_BOOLEAN)
         {
-          g_propagate_error (error, stw_error_new ("BAD_ARGUMENT", _("clear must be a boolean")));
+          g_propagate_error (error, stw_error_new_code (STW_ERROR_BAD_ARGUMENT, _("clear must be a boolean")));
           return NULL;
         }
       filter->clear = json_node_get_boolean (node);

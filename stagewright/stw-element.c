@@ -42,7 +42,7 @@ stale_ref_error (StwRefTable  *refs,
                  const StwRef *ref,
                  const char   *why)
 {
-  GError *error = stw_error_new ("REF_NOT_FOUND", "%s", why);
+  GError *error = stw_error_new_code (STW_ERROR_REF_NOT_FOUND, "%s", why);
   g_autoptr(JsonArray) similar = _stw_ref_table_similar (refs, ref, 5);
   g_autofree char *find = g_strdup_printf ("electron_find({ role: \"%s\" })", *ref->role ? ref->role : "button");
 
@@ -204,7 +204,7 @@ _stw_surface_element_op_async (StwSurface          *self,
   session = stw_surface_dup_session (self);
   if (session == NULL)
     {
-      g_task_return_error (task, stw_error_new_literal ("NOT_RUNNING", NULL));
+      g_task_return_error (task, stw_error_new_code_literal (STW_ERROR_NOT_RUNNING, NULL));
       return;
     }
 
@@ -224,10 +224,10 @@ _stw_surface_element_op_async (StwSurface          *self,
 
       if (ref == NULL)
         {
-          GError *error = stw_error_new ("REF_NOT_FOUND",
-                                         _stw_ref_table_was_issued (refs, data->ref)
-                                         ? _("Ref %u is gone: the session keeps only its most recent refs")
-                                         : _("Ref %u was never given in this session"), data->ref);
+          GError *error = stw_error_new_code (STW_ERROR_REF_NOT_FOUND,
+                                              _stw_ref_table_was_issued (refs, data->ref)
+                                              ? _("Ref %u is gone: the session keeps only its most recent refs")
+                                              : _("Ref %u was never given in this session"), data->ref);
           stw_error_add_next_action (error, "electron_snapshot()");
           g_task_return_error (task, error);
           return;

@@ -156,6 +156,47 @@ typedef enum
 } StwImageFormat;
 
 /**
+ * StwStateFlags:
+ * @STW_STATE_NONE: no flag
+ * @STW_STATE_VISIBLE: the element is rendered and not hidden
+ * @STW_STATE_ENABLED: the element is enabled
+ * @STW_STATE_DISABLED: the element is disabled (itself or through an ancestor)
+ * @STW_STATE_CHECKED: a checkbox, radio or `aria-checked` element is checked
+ * @STW_STATE_SELECTED: an option or `aria-selected` element is selected
+ * @STW_STATE_EXPANDED: a `<details>` or `aria-expanded` element is expanded
+ * @STW_STATE_PRESSED: an `aria-pressed` toggle is pressed
+ * @STW_STATE_FOCUSED: the element has the focus
+ * @STW_STATE_READONLY: the element is read-only
+ * @STW_STATE_REQUIRED: the element is required
+ * @STW_STATE_INVALID: the element's value is invalid
+ * @STW_STATE_BUSY: the element is `aria-busy`
+ *
+ * The twelve element states the snapshot shows and
+ * [method@Stagewright.Surface.get_state_async] reads. A flags value alone
+ * cannot say that a state does not apply (`checked` on a button) or that it
+ * is mixed (an indeterminate checkbox): [struct@Stagewright.ElementState]
+ * carries which flags are known and which are mixed beside their values.
+ *
+ * Since: 1.0
+ */
+typedef enum /*< flags >*/
+{
+  STW_STATE_NONE     = 0,
+  STW_STATE_VISIBLE  = 1 << 0,
+  STW_STATE_ENABLED  = 1 << 1,
+  STW_STATE_DISABLED = 1 << 2,
+  STW_STATE_CHECKED  = 1 << 3,
+  STW_STATE_SELECTED = 1 << 4,
+  STW_STATE_EXPANDED = 1 << 5,
+  STW_STATE_PRESSED  = 1 << 6,
+  STW_STATE_FOCUSED  = 1 << 7,
+  STW_STATE_READONLY = 1 << 8,
+  STW_STATE_REQUIRED = 1 << 9,
+  STW_STATE_INVALID  = 1 << 10,
+  STW_STATE_BUSY     = 1 << 11,
+} StwStateFlags;
+
+/**
  * StwError:
  * @STW_ERROR_NOT_RUNNING: no live session
  * @STW_ERROR_ALREADY_RUNNING: a session already runs, or the session cap is reached

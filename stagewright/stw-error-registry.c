@@ -236,6 +236,105 @@ stw_error_new (const char *code_name,
   return stw_error_new_literal (code_name, message);
 }
 
+/**
+ * stw_error_new_code_literal:
+ * @code: a core code (not %STW_ERROR_PLUGIN)
+ * @message: (nullable): a human message; %NULL uses the code's hint
+ *
+ * Creates an error in the %STW_ERROR domain by its enum value, so a
+ * misspelt code fails to compile. Plugin codes, which have no value of
+ * their own, use stw_error_new_literal() with their name.
+ *
+ * Returns: (transfer full): a new #GError
+ *
+ * Since: 1.0
+ */
+GError *
+stw_error_new_code_literal (StwError    code,
+                            const char *message)
+{
+  const char *hint = NULL;
+
+  g_return_val_if_fail (code != STW_ERROR_PLUGIN, NULL);
+  g_return_val_if_fail (stw_error_code_to_string (code) != NULL, NULL);
+
+  if (message == NULL)
+    stw_error_registry_lookup (stw_error_registry_get_default (), stw_error_code_to_string (code), NULL, NULL,
+                               &hint);
+  return g_error_new_literal (STW_ERROR, code, message ? message : hint);
+}
+
+/**
+ * stw_error_new_code: (skip)
+ * @code: a core code (not %STW_ERROR_PLUGIN)
+ * @format: printf-style format of the human message
+ * @...: arguments for @format
+ *
+ * Like stw_error_new_code_literal() with a formatted message.
+ *
+ * Returns: (transfer full): a new #GError
+ *
+ * Since: 1.0
+ */
+GError *
+stw_error_new_code (StwError    code,
+                    const char *format,
+                    ...)
+{
+  g_autofree char *message = NULL;
+  va_list args;
+
+  va_start (args, format);
+  message = g_strdup_vprintf (format, args);
+  va_end (args);
+
+  return stw_error_new_code_literal (code, message);
+}
+
+/**
+ * stw_set_error: (skip)
+ * @error: (nullable): where to put the error
+ * @code: a core code (not %STW_ERROR_PLUGIN)
+ * @hint: (nullable): a hint for this occurrence, replacing the registry's
+ * @details: (nullable): the error's details (referenced)
+ * @format: printf-style format of the human message
+ * @...: arguments for @format
+ *
+ * Sets @error to a core error by its enum value, with its hint and
+ * details: what g_set_error() is for other domains.
+ *
+ * Since: 1.0
+ */
+void
+stw_set_error (GError     **error,
+               StwError     code,
+               const char  *hint,
+               JsonObject  *details,
+               const char  *format,
+               ...)
+{
+  g_autofree char *message = NULL;
+  GError *made;
+  va_list args;
+
+  if (error == NULL)
+    return;
+  g_return_if_fail (*error == NULL);
+
+  va_start (args, format);
+  message = g_strdup_vprintf (format, args);
+  va_end (args);
+
+  made = stw_error_new_code_literal (code, message);
+  if (made == NULL)
+    return;
+  if (hint != NULL)
+    stw_error_set_hint (made, hint);
+  if (details != NULL)
+    stw_error_set_details (made, details);
+  *error = made;
+}
+
 static StwErrorPrivate *
 get_private (const GError *error)
 {

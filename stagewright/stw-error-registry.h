@@ -45,6 +45,20 @@ GError *stw_error_new (const char *code_name,
                        const char *format,
                        ...) G_GNUC_PRINTF (2, 3);
 STW_AVAILABLE_IN_1_0
+GError *stw_error_new_code_literal (StwError code,
+                                    const char *message);
+STW_AVAILABLE_IN_1_0
+GError *stw_error_new_code (StwError code,
+                            const char *format,
+                            ...) G_GNUC_PRINTF (2, 3);
+STW_AVAILABLE_IN_1_0
+void stw_set_error (GError **error,
+                    StwError code,
+                    const char *hint,
+                    JsonObject *details,
+                    const char *format,
+                    ...) G_GNUC_PRINTF (5, 6);
+STW_AVAILABLE_IN_1_0
 const char *stw_error_get_code_name (const GError *error);
 STW_AVAILABLE_IN_1_0
 void stw_error_set_hint (GError *error,

@@ -329,8 +329,8 @@ parse_chord (const char  *chord,
 
 bad:
   {
-    GError *bad = stw_error_new ("BAD_ARGUMENT", _("Not a key or chord: \"%s\" (e.g. Enter, a, Control+A, Shift+ArrowLeft)"),
-                                 chord ? chord : "");
+    GError *bad = stw_error_new_code (STW_ERROR_BAD_ARGUMENT, _("Not a key or chord: \"%s\" (e.g. Enter, a, Control+A, Shift+ArrowLeft)"),
+                                      chord ? chord : "");
     g_autoptr(JsonObject) details = json_object_new ();
 
     json_object_set_string_member (details, "field", "key");
@@ -688,7 +688,7 @@ _stw_input_send_async (StwSurface          *window,
   g_task_set_source_tag (task, _stw_input_send_async);
   if (transport == NULL || stw_transport_is_closed (transport))
     {
-      g_task_return_error (task, stw_error_new_literal ("NOT_RUNNING", NULL));
+      g_task_return_error (task, stw_error_new_code_literal (STW_ERROR_NOT_RUNNING, NULL));
       return;
     }
   if (events->len == 0)
@@ -775,7 +775,7 @@ on_owner_box (GObject      *object,
   content = model && json_object_has_member (model, "content") ? json_object_get_array_member (model, "content") : NULL;
   if (content == NULL || json_array_get_length (content) < 8)
     {
-      g_task_return_error (task, stw_error_new ("ELEMENT_NOT_VISIBLE", _("The frame is not rendered")));
+      g_task_return_error (task, stw_error_new_code (STW_ERROR_ELEMENT_NOT_VISIBLE, _("The frame is not rendered")));
       return;
     }
   /* The content quad is in the local root's viewport. */
@@ -828,7 +828,7 @@ locate_step (GTask *task)
     }
   if (stw_surface_is_closed (parent) || _stw_surface_get_transport (parent) == NULL)
     {
-      g_task_return_error (task, stw_error_new_literal ("SURFACE_CLOSED", NULL));
+      g_task_return_error (task, stw_error_new_code_literal (STW_ERROR_SURFACE_CLOSED, NULL));
       g_object_unref (task);
       return;
     }

@@ -1308,8 +1308,8 @@ check_utf8 (const char  *code,
     *length = (gssize) strlen (code);
   if (!g_utf8_validate_len (code, (gsize) *length, NULL))
     {
-      g_propagate_error (error, stw_error_new_literal ("BAD_ARGUMENT",
-                                                       _("The code is not valid UTF-8 text")));
+      g_propagate_error (error, stw_error_new_code_literal (STW_ERROR_BAD_ARGUMENT,
+                                                            _("The code is not valid UTF-8 text")));
       return FALSE;
     }
   return TRUE;
@@ -1845,10 +1845,10 @@ explore (Explore *ex,
         {
           g_autoptr(JsonObject) details = json_object_new ();
 
-          ex->refusal = stw_error_new_literal ("EVAL_BLOCKED_CONSTRUCT",
-                                               _("The code can be read in too many ways; "
-                                                 "add parentheses or semicolons around divisions "
-                                                 "and regular expressions"));
+          ex->refusal = stw_error_new_code_literal (STW_ERROR_EVAL_BLOCKED_CONSTRUCT,
+                                                    _("The code can be read in too many ways; "
+                                                      "add parentheses or semicolons around divisions "
+                                                      "and regular expressions"));
           json_object_set_string_member (details, "construct", "ambiguous-syntax");
           json_object_set_int_member (details, "line", 0);
           json_object_set_int_member (details, "column", 0);

@@ -284,7 +284,7 @@ bad_member (const char *member,
             const char *expected)
 {
   g_autoptr(JsonObject) details = json_object_new ();
-  GError *error = stw_error_new ("BAD_ARGUMENT", _("%s must be %s"), member, expected);
+  GError *error = stw_error_new_code (STW_ERROR_BAD_ARGUMENT, _("%s must be %s"), member, expected);
 
   json_object_set_string_member (details, "argument", member);
   json_object_set_string_member (details, "rule", expected);
@@ -445,7 +445,7 @@ stw_launch_options_new_from_json_object (JsonObject  *object,
       else
         {
           g_autoptr(JsonObject) details = json_object_new ();
-          GError *unknown = stw_error_new ("BAD_ARGUMENT", _("Unknown launch option %s"), name);
+          GError *unknown = stw_error_new_code (STW_ERROR_BAD_ARGUMENT, _("Unknown launch option %s"), name);
 
           json_object_set_string_member (details, "argument", name);
           json_object_set_string_member (details, "rule", "unknown option");
@@ -486,7 +486,7 @@ stw_launch_options_new_from_json (const char  *json,
   node = stw_json_parse (json, -1, NULL);
   if (node == NULL || !JSON_NODE_HOLDS_OBJECT (node))
     {
-      g_propagate_error (error, stw_error_new ("BAD_ARGUMENT", _("The options are not a JSON object")));
+      g_propagate_error (error, stw_error_new_code (STW_ERROR_BAD_ARGUMENT, _("The options are not a JSON object")));
       return NULL;
     }
   return stw_launch_options_new_from_json_object (json_node_get_object (node), error);

@@ -356,18 +356,18 @@ check_reach (StwMcpServer      *self,
 
       if (uri != NULL && g_uri_get_port (uri) > 0 && reaches_foreign (self, owner, NULL, 0, g_uri_get_port (uri)))
         {
-          *error = stw_error_new ("NOT_RUNNING", _("No app this client may drive is at %s"), url);
+          *error = stw_error_new_code (STW_ERROR_NOT_RUNNING, _("No app this client may drive is at %s"), url);
           return FALSE;
         }
     }
   if (port > 0 && port <= 65535 && reaches_foreign (self, owner, NULL, 0, (guint) port))
     {
-      *error = stw_error_new ("NOT_RUNNING", _("No app this client may drive is on port %d"), (int) port);
+      *error = stw_error_new_code (STW_ERROR_NOT_RUNNING, _("No app this client may drive is on port %d"), (int) port);
       return FALSE;
     }
   if (pid > 1 && pid <= G_MAXINT && reaches_foreign (self, owner, NULL, (GPid) pid, 0))
     {
-      *error = stw_error_new ("NOT_RUNNING", _("No app this client may drive has the pid %d"), (int) pid);
+      *error = stw_error_new_code (STW_ERROR_NOT_RUNNING, _("No app this client may drive has the pid %d"), (int) pid);
       return FALSE;
     }
   return TRUE;
@@ -406,7 +406,7 @@ check_app_owner (StwMcpServer      *self,
     {
       if (owned_by (self, session_id, owner))
         return TRUE;
-      *error = stw_error_new ("NOT_RUNNING", _("No live session has the id %s"), session_id);
+      *error = stw_error_new_code (STW_ERROR_NOT_RUNNING, _("No live session has the id %s"), session_id);
       stw_error_add_next_action (*error, "electron_status()");
       return FALSE;
     }
@@ -434,7 +434,7 @@ check_app_owner (StwMcpServer      *self,
     {
       if (stw_tool_get_session_requirement (tool) == STW_SESSION_REQUIREMENT_OPTIONAL)
         return TRUE;
-      *error = stw_error_new_literal ("NOT_RUNNING", NULL);
+      *error = stw_error_new_code_literal (STW_ERROR_NOT_RUNNING, NULL);
       stw_error_add_next_action (*error, "electron_launch({ main: \"/abs/path/main.js\" })");
       return FALSE;
     }
@@ -443,7 +443,7 @@ check_app_owner (StwMcpServer      *self,
     g_autoptr(JsonObject) details = json_object_new ();
     JsonArray *ids = json_array_new ();
 
-    *error = stw_error_new ("BAD_ARGUMENT", _("%u sessions are live; pass sessionId"), mine->len);
+    *error = stw_error_new_code (STW_ERROR_BAD_ARGUMENT, _("%u sessions are live; pass sessionId"), mine->len);
     for (guint i = 0; i < mine->len; i++)
       json_array_add_string_element (ids, g_ptr_array_index (mine, i));
     json_object_set_array_member (details, "available_sessions", ids);
@@ -485,7 +485,7 @@ record_app_owner (StwMcpServer      *self,
       if (foreign)
         {
           stw_session_detach (session, NULL);
-          *error = stw_error_new ("NOT_RUNNING", _("No app this client may drive is there"));
+          *error = stw_error_new_code (STW_ERROR_NOT_RUNNING, _("No app this client may drive is there"));
           stw_error_add_next_action (*error, "electron_status()");
           return FALSE;
         }

@@ -52,7 +52,7 @@ pid_error (const char *rule,
   va_start (args, format);
   message = g_strdup_vprintf (format, args);
   va_end (args);
-  error = stw_error_new_literal ("BAD_ARGUMENT", message);
+  error = stw_error_new_code_literal (STW_ERROR_BAD_ARGUMENT, message);
   json_object_set_string_member (details, "argument", "pid");
   json_object_set_string_member (details, "rule", rule);
   stw_error_set_details (error, details);
@@ -568,17 +568,17 @@ _stw_proc_endpoint_chain (guint    port,
 
   if (holders->len == 0)
     {
-      g_propagate_error (error, stw_error_new ("TRANSPORT_UNSUPPORTED",
-                                               g_hash_table_size (inodes) > 0
-                                               ? _("The process listening on port %u is not one of this user's")
-                                               : _("No process listening on port %u is visible"), port));
+      g_propagate_error (error, stw_error_new_code (STW_ERROR_TRANSPORT_UNSUPPORTED,
+                                                    g_hash_table_size (inodes) > 0
+                                                    ? _("The process listening on port %u is not one of this user's")
+                                                    : _("No process listening on port %u is visible"), port));
       return NULL;
     }
   current = g_array_index (holders, GPid, 0);
   if (!read_stat (current, &parent, &holder_session))
     {
-      g_propagate_error (error, stw_error_new ("TRANSPORT_UNSUPPORTED",
-                                               _("The process listening on port %u is gone"), port));
+      g_propagate_error (error, stw_error_new_code (STW_ERROR_TRANSPORT_UNSUPPORTED,
+                                                    _("The process listening on port %u is gone"), port));
       return NULL;
     }
   holder_group = read_group (current);
@@ -597,11 +597,11 @@ _stw_proc_endpoint_chain (guint    port,
     {
       GPid holder = g_array_index (holders, GPid, 0);
 
-      g_propagate_error (error, stw_error_new ("TRANSPORT_UNSUPPORTED",
-                                               !is_ours (holder)
-                                               ? _("The process listening on port %u (%d) is another user's")
-                                               : _("The process listening on port %u (%d) is this server or one of "
-                                                   "its ancestors"), port, (int) holder));
+      g_propagate_error (error, stw_error_new_code (STW_ERROR_TRANSPORT_UNSUPPORTED,
+                                                    !is_ours (holder)
+                                                    ? _("The process listening on port %u (%d) is another user's")
+                                                    : _("The process listening on port %u (%d) is this server or one of "
+                                                        "its ancestors"), port, (int) holder));
       return NULL;
     }
   return g_steal_pointer (&chain);

@@ -12,6 +12,7 @@
 #include <gio/gio.h>
 #include <json-glib/json-glib.h>
 
+#include "stw-element-ref.h"
 #include "stw-surface.h"
 #include "stw-target.h"
 #include "stw-version-macros.h"
@@ -27,12 +28,12 @@ void        stw_surface_get_text_async            (StwSurface          *self,
 STW_AVAILABLE_IN_1_0
 char       *stw_surface_get_text_finish           (StwSurface    *self,
                                                    GAsyncResult  *result,
-                                                   JsonObject   **element,
+                                                   StwElementRef **element,
                                                    GError       **error);
 STW_AVAILABLE_IN_1_0
 char       *stw_surface_get_text_sync             (StwSurface       *self,
                                                    const StwTarget  *target,
-                                                   JsonObject      **element,
+                                                   StwElementRef   **element,
                                                    GCancellable     *cancellable,
                                                    GError          **error);
 
@@ -45,12 +46,12 @@ void        stw_surface_get_value_async           (StwSurface          *self,
 STW_AVAILABLE_IN_1_0
 char       *stw_surface_get_value_finish          (StwSurface    *self,
                                                    GAsyncResult  *result,
-                                                   JsonObject   **element,
+                                                   StwElementRef **element,
                                                    GError       **error);
 STW_AVAILABLE_IN_1_0
 char       *stw_surface_get_value_sync            (StwSurface       *self,
                                                    const StwTarget  *target,
-                                                   JsonObject      **element,
+                                                   StwElementRef   **element,
                                                    GCancellable     *cancellable,
                                                    GError          **error);
 
@@ -64,13 +65,13 @@ void        stw_surface_get_attribute_async       (StwSurface          *self,
 STW_AVAILABLE_IN_1_0
 char       *stw_surface_get_attribute_finish      (StwSurface    *self,
                                                    GAsyncResult  *result,
-                                                   JsonObject   **element,
+                                                   StwElementRef **element,
                                                    GError       **error);
 STW_AVAILABLE_IN_1_0
 char       *stw_surface_get_attribute_sync        (StwSurface       *self,
                                                    const StwTarget  *target,
                                                    const char       *name,
-                                                   JsonObject      **element,
+                                                   StwElementRef   **element,
                                                    GCancellable     *cancellable,
                                                    GError          **error);
 
@@ -81,22 +82,14 @@ void        stw_surface_get_bbox_async            (StwSurface          *self,
                                                    GAsyncReadyCallback  callback,
                                                    gpointer             user_data);
 STW_AVAILABLE_IN_1_0
-gboolean    stw_surface_get_bbox_finish           (StwSurface    *self,
-                                                   GAsyncResult  *result,
-                                                   double        *x,
-                                                   double        *y,
-                                                   double        *width,
-                                                   double        *height,
-                                                   JsonObject   **element,
-                                                   GError       **error);
+StwBox     *stw_surface_get_bbox_finish           (StwSurface      *self,
+                                                   GAsyncResult    *result,
+                                                   StwElementRef  **element,
+                                                   GError         **error);
 STW_AVAILABLE_IN_1_0
-gboolean    stw_surface_get_bbox_sync             (StwSurface       *self,
+StwBox     *stw_surface_get_bbox_sync             (StwSurface       *self,
                                                    const StwTarget  *target,
-                                                   double           *x,
-                                                   double           *y,
-                                                   double           *width,
-                                                   double           *height,
-                                                   JsonObject      **element,
+                                                   StwElementRef   **element,
                                                    GCancellable     *cancellable,
                                                    GError          **error);
 
@@ -108,15 +101,15 @@ void        stw_surface_get_computed_style_async  (StwSurface          *self,
                                                    GAsyncReadyCallback  callback,
                                                    gpointer             user_data);
 STW_AVAILABLE_IN_1_0
-JsonObject *stw_surface_get_computed_style_finish (StwSurface    *self,
-                                                   GAsyncResult  *result,
-                                                   JsonObject   **element,
-                                                   GError       **error);
+JsonObject *stw_surface_get_computed_style_finish (StwSurface     *self,
+                                                   GAsyncResult   *result,
+                                                   StwElementRef **element,
+                                                   GError        **error);
 STW_AVAILABLE_IN_1_0
 JsonObject *stw_surface_get_computed_style_sync   (StwSurface         *self,
                                                    const StwTarget    *target,
                                                    const char * const *properties,
-                                                   JsonObject        **element,
+                                                   StwElementRef     **element,
                                                    GCancellable       *cancellable,
                                                    GError            **error);
 
@@ -127,14 +120,14 @@ void        stw_surface_get_state_async           (StwSurface          *self,
                                                    GAsyncReadyCallback  callback,
                                                    gpointer             user_data);
 STW_AVAILABLE_IN_1_0
-JsonObject *stw_surface_get_state_finish          (StwSurface    *self,
+StwElementState *stw_surface_get_state_finish          (StwSurface    *self,
                                                    GAsyncResult  *result,
-                                                   JsonObject   **element,
+                                                   StwElementRef **element,
                                                    GError       **error);
 STW_AVAILABLE_IN_1_0
-JsonObject *stw_surface_get_state_sync            (StwSurface       *self,
+StwElementState *stw_surface_get_state_sync            (StwSurface       *self,
                                                    const StwTarget  *target,
-                                                   JsonObject      **element,
+                                                   StwElementRef   **element,
                                                    GCancellable     *cancellable,
                                                    GError          **error);
 
@@ -147,12 +140,12 @@ void        stw_surface_exists_async              (StwSurface          *self,
 STW_AVAILABLE_IN_1_0
 gboolean    stw_surface_exists_finish             (StwSurface    *self,
                                                    GAsyncResult  *result,
-                                                   JsonObject   **element,
+                                                   StwElementRef **element,
                                                    GError       **error);
 STW_AVAILABLE_IN_1_0
 gboolean    stw_surface_exists_sync               (StwSurface       *self,
                                                    const StwTarget  *target,
-                                                   JsonObject      **element,
+                                                   StwElementRef   **element,
                                                    GCancellable     *cancellable,
                                                    GError          **error);
 
@@ -162,11 +155,11 @@ void        stw_surface_get_focused_element_async  (StwSurface          *self,
                                                     GAsyncReadyCallback  callback,
                                                     gpointer             user_data);
 STW_AVAILABLE_IN_1_0
-JsonObject *stw_surface_get_focused_element_finish (StwSurface    *self,
+StwElementRef *stw_surface_get_focused_element_finish (StwSurface    *self,
                                                     GAsyncResult  *result,
                                                     GError       **error);
 STW_AVAILABLE_IN_1_0
-JsonObject *stw_surface_get_focused_element_sync   (StwSurface    *self,
+StwElementRef *stw_surface_get_focused_element_sync   (StwSurface    *self,
                                                     GCancellable  *cancellable,
                                                     GError       **error);
 

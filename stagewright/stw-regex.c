@@ -60,7 +60,7 @@ refuse (Reader     *reader,
         const char *reason,
         const char *message)
 {
-  GError *error = stw_error_new ("BAD_ARGUMENT", "%s", message);
+  GError *error = stw_error_new_code (STW_ERROR_BAD_ARGUMENT, "%s", message);
   g_autoptr(JsonObject) details = json_object_new ();
 
   json_object_set_string_member (details, "field", reader->field);

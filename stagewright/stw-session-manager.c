@@ -254,10 +254,10 @@ stw_session_manager_resolve (StwSessionManager  *self,
       if (session == NULL && (owner = foreign_owner (self, session_id)) != NULL)
         {
           g_autoptr(JsonObject) details = json_object_new ();
-          GError *elsewhere = stw_error_new ("NOT_RUNNING",
-                                             _("The session %s belongs to the stagewright instance “%s”, "
-                                               "not to this one (“%s”): send the call to “%s”"),
-                                             session_id, owner, self->instance_id, owner);
+          GError *elsewhere = stw_error_new_code (STW_ERROR_NOT_RUNNING,
+                                                  _("The session %s belongs to the stagewright instance “%s”, "
+                                                    "not to this one (“%s”): send the call to “%s”"),
+                                                  session_id, owner, self->instance_id, owner);
 
           stw_error_set_hint (elsewhere, _("Each stagewright instance drives only its own apps; "
                                            "a sessionId begins with its owner's instance id."));
@@ -268,7 +268,7 @@ stw_session_manager_resolve (StwSessionManager  *self,
         }
       else if (session == NULL)
         {
-          GError *missing = stw_error_new ("NOT_RUNNING", _("No live session has the id %s"), session_id);
+          GError *missing = stw_error_new_code (STW_ERROR_NOT_RUNNING, _("No live session has the id %s"), session_id);
           stw_error_add_next_action (missing, "electron_status()");
           g_propagate_error (error, missing);
         }
@@ -280,7 +280,7 @@ stw_session_manager_resolve (StwSessionManager  *self,
 
   if (self->sessions->len == 0)
     {
-      GError *none = stw_error_new_literal ("NOT_RUNNING", NULL);
+      GError *none = stw_error_new_code_literal (STW_ERROR_NOT_RUNNING, NULL);
       stw_error_add_next_action (none, "electron_launch({ main: \"/abs/path/main.js\" })");
       g_propagate_error (error, none);
       return NULL;
@@ -289,8 +289,8 @@ stw_session_manager_resolve (StwSessionManager  *self,
   {
     g_autoptr(JsonObject) details = json_object_new ();
     JsonArray *ids = json_array_new ();
-    GError *ambiguous = stw_error_new ("BAD_ARGUMENT",
-                                       _("%u sessions are live; pass sessionId"), self->sessions->len);
+    GError *ambiguous = stw_error_new_code (STW_ERROR_BAD_ARGUMENT,
+                                            _("%u sessions are live; pass sessionId"), self->sessions->len);
     for (guint i = 0; i < self->sessions->len; i++)
       json_array_add_string_element (ids, stw_session_get_id (g_ptr_array_index (self->sessions, i)));
     json_object_set_array_member (details, "available_sessions", ids);
@@ -358,16 +358,16 @@ check_capacity (StwSessionManager  *self,
 
   if (taken >= STW_MAX_SESSIONS)
     {
-      g_propagate_error (error, stw_error_new ("ALREADY_RUNNING",
-                                               _("The limit of %d live sessions is reached"),
-                                               STW_MAX_SESSIONS));
+      g_propagate_error (error, stw_error_new_code (STW_ERROR_ALREADY_RUNNING,
+                                                    _("The limit of %d live sessions is reached"),
+                                                    STW_MAX_SESSIONS));
       return FALSE;
     }
   if (taken > 0 && !allow_multiple)
     {
       GError *running = self->sessions->len > 0
-                        ? stw_error_new ("ALREADY_RUNNING", _("An app is already running"))
-                        : stw_error_new ("ALREADY_RUNNING", _("An app is being launched"));
+                        ? stw_error_new_code (STW_ERROR_ALREADY_RUNNING, _("An app is already running"))
+                        : stw_error_new_code (STW_ERROR_ALREADY_RUNNING, _("An app is being launched"));
       stw_error_add_next_action (running, "electron_stop()");
       stw_error_add_next_action (running, "electron_launch({ allowMultiple: true, … })");
       g_propagate_error (error, running);
@@ -405,14 +405,14 @@ check_path (StwSessionManager  *self,
 
   if (!g_path_is_absolute (path))
     {
-      g_propagate_error (error, stw_error_new ("ABSOLUTE_PATH_REQUIRED",
-                                               _("%s must be an absolute path"), field));
+      g_propagate_error (error, stw_error_new_code (STW_ERROR_ABSOLUTE_PATH_REQUIRED,
+                                                    _("%s must be an absolute path"), field));
       return NULL;
     }
   real = realpath (path, NULL);
   if (real == NULL || (!directory_ok && g_file_test (real, G_FILE_TEST_IS_DIR)))
     {
-      g_propagate_error (error, stw_error_new ("FILE_NOT_FOUND", _("%s does not exist: %s"), field, path));
+      g_propagate_error (error, stw_error_new_code (STW_ERROR_FILE_NOT_FOUND, _("%s does not exist: %s"), field, path));
       return NULL;
     }
   return _stw_confine_path (self->app_root, NULL, real, field, error);
@@ -444,8 +444,8 @@ find_electron (StwSessionManager  *self,
   if (found == NULL)
     {
       GError *missing = main != NULL
-                        ? stw_error_new ("FILE_NOT_FOUND", _("No Electron runtime found for %s"), main)
-                        : stw_error_new_literal ("FILE_NOT_FOUND", _("No Electron runtime in the app root or on PATH"));
+                        ? stw_error_new_code (STW_ERROR_FILE_NOT_FOUND, _("No Electron runtime found for %s"), main)
+                        : stw_error_new_code_literal (STW_ERROR_FILE_NOT_FOUND, _("No Electron runtime in the app root or on PATH"));
       stw_error_set_hint (missing, _("Pass executablePath, or install electron in the app (node_modules/.bin/electron)"));
       g_propagate_error (error, missing);
       return NULL;
@@ -510,7 +510,7 @@ pid_member (JsonObject  *options,
   if (!JSON_NODE_HOLDS_VALUE (node) ||
       (json_node_get_value_type (node) != G_TYPE_INT64 && json_node_get_value_type (node) != G_TYPE_DOUBLE))
     {
-      g_propagate_error (error, stw_error_new ("BAD_ARGUMENT", _("pid must be an integer")));
+      g_propagate_error (error, stw_error_new_code (STW_ERROR_BAD_ARGUMENT, _("pid must be an integer")));
       return FALSE;
     }
   if (json_node_get_value_type (node) == G_TYPE_INT64)
@@ -619,7 +619,7 @@ on_session_started (GObject      *object,
     }
   if (!stw_session_is_running (launch->session))
     {
-      fail_launch (task, stw_error_new ("LAUNCH_FAILED", _("The app exited during start-up")));
+      fail_launch (task, stw_error_new_code (STW_ERROR_LAUNCH_FAILED, _("The app exited during start-up")));
       return;
     }
 
@@ -670,8 +670,8 @@ on_endpoint_connected (GObject      *object,
   if (transport == NULL && launch->error == NULL && g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
     launch->error = g_error_copy (error);
   else if (transport == NULL && launch->error == NULL)
-    launch->error = stw_error_new ("LAUNCH_FAILED", _("Cannot connect to the app's DevTools endpoint: %s"),
-                                   error->message);
+    launch->error = stw_error_new_code (STW_ERROR_LAUNCH_FAILED, _("Cannot connect to the app's DevTools endpoint: %s"),
+                                        error->message);
   else if (transport != NULL && launch->process == NULL)
     g_object_unref (transport);   /* the launch failed meanwhile */
   else if (transport != NULL)
@@ -789,8 +789,8 @@ on_process_launched (GObject      *object,
       (inspector_url != NULL && !stw_url_is_loopback (inspector_url)))
     {
       g_autoptr(JsonObject) details = json_object_new ();
-      GError *refused = stw_error_new ("LAUNCH_FAILED", _("The app announced a debugging endpoint that is "
-                                                          "not on loopback"));
+      GError *refused = stw_error_new_code (STW_ERROR_LAUNCH_FAILED, _("The app announced a debugging endpoint that is "
+                                                               "not on loopback"));
       json_object_set_string_member (details, "browser_url", browser_url ? browser_url : "");
       json_object_set_string_member (details, "inspector_url", inspector_url ? inspector_url : "");
       json_object_set_string_member (details, "rule", "loopback endpoints only");
@@ -902,21 +902,21 @@ prepare_launch (StwSessionManager  *self,
 
   if (runtime != NULL && (!g_str_equal (runtime, "project") || main_path == NULL || self->app_root == NULL))
     {
-      g_propagate_error (error, stw_error_new_literal ("BAD_ARGUMENT",
-                                                       _("runtime \"project\" needs main and a server started with --app-root")));
+      g_propagate_error (error, stw_error_new_code_literal (STW_ERROR_BAD_ARGUMENT,
+                                                            _("runtime \"project\" needs main and a server started with --app-root")));
       return FALSE;
     }
   if (store != NULL && (main_path != NULL || (!g_str_equal (store, "testing") && !g_str_equal (store, "system"))))
     {
-      g_propagate_error (error, stw_error_new_literal ("BAD_ARGUMENT",
-                                                       _("credentialStore (\"testing\" or \"system\") applies to packaged "
-                                                         "launches (executablePath without main)")));
+      g_propagate_error (error, stw_error_new_code_literal (STW_ERROR_BAD_ARGUMENT,
+                                                            _("credentialStore (\"testing\" or \"system\") applies to packaged "
+                                                              "launches (executablePath without main)")));
       return FALSE;
     }
   if (stw_launch_options_get_instrument_native (options))
     {
-      g_propagate_error (error, stw_error_new_literal ("NOT_IMPLEMENTED",
-                                                       _("Native instrumentation is not available in this version")));
+      g_propagate_error (error, stw_error_new_code_literal (STW_ERROR_NOT_IMPLEMENTED,
+                                                            _("Native instrumentation is not available in this version")));
       return FALSE;
     }
 
@@ -926,7 +926,7 @@ prepare_launch (StwSessionManager  *self,
 
   if (main_path == NULL && exe_path == NULL)
     {
-      g_propagate_error (error, stw_error_new ("BAD_ARGUMENT", _("Give main (an Electron app) or executablePath")));
+      g_propagate_error (error, stw_error_new_code (STW_ERROR_BAD_ARGUMENT, _("Give main (an Electron app) or executablePath")));
       return FALSE;
     }
   if (main_path != NULL && (launch->spec.main = check_path (self, "main", main_path, TRUE, error)) == NULL)
@@ -1111,7 +1111,7 @@ start_sync (StwSessionManager  *self,
       node = stw_json_parse (options_json, -1, NULL);
       if (node == NULL || !JSON_NODE_HOLDS_OBJECT (node))
         {
-          g_propagate_error (error, stw_error_new ("BAD_ARGUMENT", _("The options are not a JSON object")));
+          g_propagate_error (error, stw_error_new_code (STW_ERROR_BAD_ARGUMENT, _("The options are not a JSON object")));
           return NULL;
         }
     }
@@ -1286,7 +1286,7 @@ stw_session_manager_discover_async (StwSessionManager   *self,
     host = "127.0.0.1";
   if (!_stw_http_host_is_loopback (host))
     {
-      g_task_return_error (task, stw_error_new ("BAD_ARGUMENT", _("host must be a loopback address, not %s"), host));
+      g_task_return_error (task, stw_error_new_code (STW_ERROR_BAD_ARGUMENT, _("host must be a loopback address, not %s"), host));
       return;
     }
   if (ports == NULL)
@@ -1296,18 +1296,18 @@ stw_session_manager_discover_async (StwSessionManager   *self,
     }
   if (n_ports == 0 || n_ports > MAX_DISCOVER_PORTS)
     {
-      g_task_return_error (task, stw_error_new ("BAD_ARGUMENT", _("Give 1 to %d ports"), MAX_DISCOVER_PORTS));
+      g_task_return_error (task, stw_error_new_code (STW_ERROR_BAD_ARGUMENT, _("Give 1 to %d ports"), MAX_DISCOVER_PORTS));
       return;
     }
   for (gsize i = 0; i < n_ports; i++)
     if (ports[i] < 1 || ports[i] > 65535)
       {
-        g_task_return_error (task, stw_error_new ("BAD_ARGUMENT", _("Port %u is not a TCP port"), ports[i]));
+        g_task_return_error (task, stw_error_new_code (STW_ERROR_BAD_ARGUMENT, _("Port %u is not a TCP port"), ports[i]));
         return;
       }
   if (timeout_ms > MAX_DISCOVER_MS)
     {
-      g_task_return_error (task, stw_error_new ("BAD_ARGUMENT", _("timeoutMs is at most %d"), MAX_DISCOVER_MS));
+      g_task_return_error (task, stw_error_new_code (STW_ERROR_BAD_ARGUMENT, _("timeoutMs is at most %d"), MAX_DISCOVER_MS));
       return;
     }
 
@@ -1544,9 +1544,9 @@ on_attach_verified (GObject      *object,
       if (g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
         g_task_return_error (task, g_steal_pointer (&error));
       else
-        g_task_return_error (task, stw_error_new ("CDP_DISCONNECTED",
-                                                  _("The endpoint does not answer DevTools calls: %s"),
-                                                  error->message));
+        g_task_return_error (task, stw_error_new_code (STW_ERROR_CDP_DISCONNECTED,
+                                                       _("The endpoint does not answer DevTools calls: %s"),
+                                                       error->message));
       g_object_unref (task);
       return;
     }
@@ -1593,8 +1593,8 @@ attach_connect (GTask      *task,
 
       if (port <= 0)
         {
-          error = stw_error_new ("BAD_ARGUMENT", _("The endpoint %s names no port, so pid cannot be proven "
-                                                   "to be its process"), url);
+          error = stw_error_new_code (STW_ERROR_BAD_ARGUMENT, _("The endpoint %s names no port, so pid cannot be proven "
+                                                        "to be its process"), url);
           goto fail;
         }
       /* A wrapper or parent may be named: killing it alone could leave
@@ -1637,8 +1637,8 @@ on_version_json (GObject      *object,
         : NULL;
   if (url == NULL || !stw_url_is_loopback (url))
     {
-      g_task_return_error (task, stw_error_new ("CDP_DISCONNECTED",
-                                                _("The port answered without a loopback browser endpoint")));
+      g_task_return_error (task, stw_error_new_code (STW_ERROR_CDP_DISCONNECTED,
+                                                     _("The port answered without a loopback browser endpoint")));
       g_object_unref (task);
       return;
     }
@@ -1699,7 +1699,7 @@ stw_session_manager_attach_async (StwSessionManager   *self,
     {
       if (!stw_url_is_loopback (cdp_url))
         {
-          error = stw_error_new ("BAD_ARGUMENT", _("cdpUrl must be a ws:// or wss:// URL on a loopback host"));
+          error = stw_error_new_code (STW_ERROR_BAD_ARGUMENT, _("cdpUrl must be a ws:// or wss:// URL on a loopback host"));
           goto fail;
         }
       attach_connect (task, cdp_url);
@@ -1712,7 +1712,7 @@ stw_session_manager_attach_async (StwSessionManager   *self,
       if (g_strcmp0 (host, "127.0.0.1") != 0 && g_strcmp0 (host, "localhost") != 0 &&
           g_strcmp0 (host, "::1") != 0)
         {
-          error = stw_error_new ("BAD_ARGUMENT", _("host must be 127.0.0.1, localhost or ::1"));
+          error = stw_error_new_code (STW_ERROR_BAD_ARGUMENT, _("host must be 127.0.0.1, localhost or ::1"));
           goto fail;
         }
       url = g_strdup_printf ("http://%s:%d/json/version",
@@ -1721,7 +1721,7 @@ stw_session_manager_attach_async (StwSessionManager   *self,
       return;
     }
 
-  error = stw_error_new ("BAD_ARGUMENT", _("Give port or cdpUrl"));
+  error = stw_error_new_code (STW_ERROR_BAD_ARGUMENT, _("Give port or cdpUrl"));
   stw_error_add_next_action (error, "electron_discover_running()");
   stw_error_add_next_action (error, "electron_inject({ pid: … })");
 
@@ -1994,15 +1994,15 @@ main_find_signal (MainFind *find,
 
   if (!_stw_proc_is_same (pid, g_array_index (find->start_times, guint64, find->index)))
     {
-      g_propagate_error (error, stw_error_new ("INJECT_FAILED", _("Process %d is gone"), (int) pid));
+      g_propagate_error (error, stw_error_new_code (STW_ERROR_INJECT_FAILED, _("Process %d is gone"), (int) pid));
       return FALSE;
     }
   if (!_stw_proc_check_signal_caught (pid, SIGUSR1, error))
     return FALSE;
   if (kill (pid, SIGUSR1) != 0)
     {
-      g_propagate_error (error, stw_error_new ("INJECT_FAILED", _("Cannot signal process %d: %s"), (int) pid,
-                                               g_strerror (errno)));
+      g_propagate_error (error, stw_error_new_code (STW_ERROR_INJECT_FAILED, _("Cannot signal process %d: %s"), (int) pid,
+                                                    g_strerror (errno)));
       return FALSE;
     }
   return TRUE;
@@ -2077,9 +2077,9 @@ main_find_candidate (GTask *task)
 
   if (find->index >= find->chain->len)
     {
-      g_task_return_error (task, stw_error_new ("INJECT_FAILED", _("The app's main process cannot be reached: %s"),
-                                                find->reasons->len > 0 ? find->reasons->str
-                                                                       : _("no candidate process")));
+      g_task_return_error (task, stw_error_new_code (STW_ERROR_INJECT_FAILED, _("The app's main process cannot be reached: %s"),
+                                                     find->reasons->len > 0 ? find->reasons->str
+                                                                            : _("no candidate process")));
       g_object_unref (task);
       return;
     }
@@ -2240,7 +2240,7 @@ stw_session_manager_inject_async (StwSessionManager   *self,
     goto fail;
   if (kill (pid, 0) != 0)
     {
-      error = stw_error_new ("BAD_ARGUMENT", _("No process %d can be signalled"), (int) pid);
+      error = stw_error_new_code (STW_ERROR_BAD_ARGUMENT, _("No process %d can be signalled"), (int) pid);
       goto fail;
     }
   /* SIGUSR1 kills a process without a handler; Node and Electron have one.
@@ -2292,7 +2292,7 @@ on_one_stopped (GObject      *object,
   guint *remaining = g_task_get_task_data (task);
 
   stw_session_stop_finish (STW_SESSION (object), result, NULL, NULL);
-  if (--*remaining == 0)
+  if (--*remaining == 0 && !g_task_return_error_if_cancelled (task))
     g_task_return_boolean (task, TRUE);
 }
 
@@ -2300,6 +2300,9 @@ on_one_stopped (GObject      *object,
  * stw_session_manager_stop_all_async:
  * @self: a #StwSessionManager
  * @timeout_ms: the graceful budget of each stop
+ * @cancellable: (nullable): a #GCancellable, given to each
+ *   [method@Stagewright.Session.stop_async]; once every stop ended, a
+ *   cancelled call fails with %G_IO_ERROR_CANCELLED
  * @callback: called when every session ended
  * @user_data: data for @callback
  *
@@ -2310,10 +2313,11 @@ on_one_stopped (GObject      *object,
 void
 stw_session_manager_stop_all_async (StwSessionManager   *self,
                                     guint                timeout_ms,
+                                    GCancellable        *cancellable,
                                     GAsyncReadyCallback  callback,
                                     gpointer             user_data)
 {
-  GTask *task = g_task_new (self, NULL, callback, user_data);
+  GTask *task = g_task_new (self, cancellable, callback, user_data);
   g_autoptr(GPtrArray) sessions = g_ptr_array_new_with_free_func (g_object_unref);
   guint *remaining = g_new0 (guint, 1);
 
@@ -2326,7 +2330,7 @@ stw_session_manager_stop_all_async (StwSessionManager   *self,
     {
       StwSession *session = g_ptr_array_index (sessions, i);
       if (stw_session_is_owned (session))
-        stw_session_stop_async (session, timeout_ms, NULL, on_one_stopped, g_object_ref (task));
+        stw_session_stop_async (session, timeout_ms, cancellable, on_one_stopped, g_object_ref (task));
       else
         {
           stw_session_detach (session, NULL);

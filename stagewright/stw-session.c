@@ -79,6 +79,20 @@ enum {
   N_SIGNALS
 };
 
+enum
+{
+  PROP_0,
+  PROP_ID,
+  PROP_PID,
+  PROP_RUNNING,
+  PROP_OWNED,
+  PROP_TRANSPORT_NAME,
+  PROP_ACTIVE_SURFACE,
+  N_PROPS
+};
+
+static GParamSpec *properties[N_PROPS];
+
 static guint signals[N_SIGNALS];
 
 static void session_exited (StwSession *self);
@@ -161,12 +175,110 @@ stw_session_finalize (GObject *object)
 }
 
 static void
+stw_session_get_property (GObject    *object,
+                          guint       prop_id,
+                          GValue     *value,
+                          GParamSpec *pspec)
+{
+  StwSession *self = STW_SESSION (object);
+
+  switch (prop_id)
+    {
+    case PROP_ID:
+      g_value_set_string (value, self->id);
+      break;
+    case PROP_PID:
+      g_value_set_int (value, self->pid);
+      break;
+    case PROP_RUNNING:
+      g_value_set_boolean (value, self->running);
+      break;
+    case PROP_OWNED:
+      g_value_set_boolean (value, self->owned);
+      break;
+    case PROP_TRANSPORT_NAME:
+      g_value_set_string (value, self->transport_name);
+      break;
+    case PROP_ACTIVE_SURFACE:
+      g_value_set_object (value, stw_session_get_active_surface (self));
+      break;
+    default:
+      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+    }
+}
+
+static void
 stw_session_class_init (StwSessionClass *klass)
 {
   GObjectClass *object_class = G_OBJECT_CLASS (klass);
 
   object_class->dispose = stw_session_dispose;
   object_class->finalize = stw_session_finalize;
+  object_class->get_property = stw_session_get_property;
+
+  /**
+   * StwSession:id:
+   *
+   * The session's id, as the tools name it (`s1`, …).
+   *
+   * Since: 1.0
+   */
+  properties[PROP_ID] = g_param_spec_string ("id", NULL, NULL, NULL,
+                                             G_PARAM_READABLE | G_PARAM_STATIC_STRINGS | G_PARAM_EXPLICIT_NOTIFY);
+  /**
+   * StwSession:pid:
+   *
+   * The process id of the app's main process, 0 when unknown.
+   *
+   * Since: 1.0
+   */
+  properties[PROP_PID] = g_param_spec_int ("pid", NULL, NULL, 0, G_MAXINT, 0,
+                                           G_PARAM_READABLE | G_PARAM_STATIC_STRINGS | G_PARAM_EXPLICIT_NOTIFY);
+  /**
+   * StwSession:running:
+   *
+   * Whether the app is still there; notified once, when it goes (it
+   * exited, was stopped, or its connection dropped).
+   *
+   * Since: 1.0
+   */
+  properties[PROP_RUNNING] = g_param_spec_boolean ("running", NULL, NULL, TRUE,
+                                                   G_PARAM_READABLE | G_PARAM_STATIC_STRINGS |
+                                                   G_PARAM_EXPLICIT_NOTIFY);
+  /**
+   * StwSession:owned:
+   *
+   * Whether the server launched the app (and so owns its processes),
+   * rather than attaching to it.
+   *
+   * Since: 1.0
+   */
+  properties[PROP_OWNED] = g_param_spec_boolean ("owned", NULL, NULL, FALSE,
+                                                 G_PARAM_READABLE | G_PARAM_STATIC_STRINGS |
+                                                 G_PARAM_EXPLICIT_NOTIFY);
+  /**
+   * StwSession:transport-name:
+   *
+   * How the session reaches the app (`cdp`, …).
+   *
+   * Since: 1.0
+   */
+  properties[PROP_TRANSPORT_NAME] = g_param_spec_string ("transport-name", NULL, NULL, NULL,
+                                                         G_PARAM_READABLE | G_PARAM_STATIC_STRINGS |
+                                                         G_PARAM_EXPLICIT_NOTIFY);
+  /**
+   * StwSession:active-surface:
+   *
+   * The surface page operations act on by default (see
+   * [method@Stagewright.Session.get_active_surface]); notified when
+   * another surface becomes active.
+   *
+   * Since: 1.0
+   */
+  properties[PROP_ACTIVE_SURFACE] = g_param_spec_object ("active-surface", NULL, NULL, STW_TYPE_SURFACE,
+                                                         G_PARAM_READABLE | G_PARAM_STATIC_STRINGS |
+                                                         G_PARAM_EXPLICIT_NOTIFY);
+  g_object_class_install_properties (object_class, N_PROPS, properties);
 
   /**
    * StwSession::window-added:
@@ -286,12 +398,19 @@ set_active (StwSession *self,
             StwSurface *window,
             StwSurface *surface)
 {
+  const char *surface_id;
+  gboolean changed;
+
   if (surface == NULL)
     surface = window;
+  surface_id = surface ? stw_surface_get_id (surface) : NULL;
+  changed = g_strcmp0 (self->active_surface_id, surface_id) != 0;
   g_free (self->active_window_id);
   self->active_window_id = window ? g_strdup (stw_surface_get_id (window)) : NULL;
   g_free (self->active_surface_id);
-  self->active_surface_id = surface ? g_strdup (stw_surface_get_id (surface)) : NULL;
+  self->active_surface_id = g_strdup (surface_id);
+  if (changed)
+    g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_ACTIVE_SURFACE]);
 }
 
 /* When the active window or surface closes, fall back deterministically to
@@ -461,8 +580,8 @@ _stw_session_get_files_dir (StwSession  *self,
       self->files_dir = g_dir_make_tmp ("stw-files-XXXXXX", &local);
       if (self->files_dir == NULL)
         {
-          g_propagate_error (error, stw_error_new ("INTERNAL_ERROR", _("Cannot make a private directory: %s"),
-                                                   local->message));
+          g_propagate_error (error, stw_error_new_code (STW_ERROR_INTERNAL_ERROR, _("Cannot make a private directory: %s"),
+                                                        local->message));
           g_error_free (local);
         }
     }
@@ -473,6 +592,8 @@ _stw_session_get_files_dir (StwSession  *self,
 static void
 mark_ended (StwSession *self)
 {
+  gboolean was_running = self->running;
+
   self->running = FALSE;
   remove_files_dir (self);
   for (guint i = 0; i < self->surfaces->len; i++)
@@ -494,6 +615,8 @@ mark_ended (StwSession *self)
                                  "%s", _("The connection closed before the first window appeared"));
       g_object_unref (task);
     }
+  if (was_running)
+    g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_RUNNING]);
 }
 
 static void
@@ -803,7 +926,7 @@ on_first_window_timeout (gpointer user_data)
 
   {
     GTask *task = take_first_window_task (self);
-    GError *error = stw_error_new ("LAUNCH_TIMEOUT", _("No window appeared in time"));
+    GError *error = stw_error_new_code (STW_ERROR_LAUNCH_TIMEOUT, _("No window appeared in time"));
 
     if (self->process != NULL)
       {
@@ -980,14 +1103,14 @@ stw_session_evaluate_main_async (StwSession          *self,
   g_task_set_source_tag (task, stw_session_evaluate_main_async);
   if (!self->running)
     {
-      g_task_return_error (task, stw_error_new_literal ("NOT_RUNNING", NULL));
+      g_task_return_error (task, stw_error_new_code_literal (STW_ERROR_NOT_RUNNING, NULL));
       g_object_unref (task);
       return;
     }
   if (self->inspector == NULL || stw_transport_is_closed (self->inspector))
     {
-      g_task_return_error (task, stw_error_new_literal ("TRANSPORT_UNSUPPORTED",
-                                                        _("This session has no main process to talk to")));
+      g_task_return_error (task, stw_error_new_code_literal (STW_ERROR_TRANSPORT_UNSUPPORTED,
+                                                             _("This session has no main process to talk to")));
       g_object_unref (task);
       return;
     }
@@ -1067,20 +1190,20 @@ stw_session_evaluate_renderer_async (StwSession          *self,
 
   if (!self->running)
     {
-      g_task_return_error (task, stw_error_new_literal ("NOT_RUNNING", NULL));
+      g_task_return_error (task, stw_error_new_code_literal (STW_ERROR_NOT_RUNNING, NULL));
       g_object_unref (task);
       return;
     }
   if (self->browser == NULL)
     {
-      g_task_return_error (task, stw_error_new_literal ("TRANSPORT_UNSUPPORTED",
-                                                        _("This session has no renderer connection")));
+      g_task_return_error (task, stw_error_new_code_literal (STW_ERROR_TRANSPORT_UNSUPPORTED,
+                                                             _("This session has no renderer connection")));
       g_object_unref (task);
       return;
     }
   if (surface == NULL)
     {
-      g_task_return_error (task, stw_error_new_literal ("SURFACE_NOT_FOUND", _("The app has no window")));
+      g_task_return_error (task, stw_error_new_code_literal (STW_ERROR_SURFACE_NOT_FOUND, _("The app has no window")));
       g_object_unref (task);
       return;
     }
@@ -1395,8 +1518,8 @@ run_return_error (GTask  *task,
       (error->domain == STW_CDP_ERROR && run->started_us > 0 &&
        g_get_monotonic_time () - run->started_us >= (gint64) run->timeout_ms * 1000))
     {
-      g_task_return_error (task, stw_error_new ("EVAL_TIMEOUT", _("The code ran longer than %u ms"),
-                                                run->timeout_ms));
+      g_task_return_error (task, stw_error_new_code (STW_ERROR_EVAL_TIMEOUT, _("The code ran longer than %u ms"),
+                                                     run->timeout_ms));
       g_error_free (error);
       return;
     }
@@ -1419,8 +1542,8 @@ on_run_isolated (GObject      *object,
           const char *end = strchr (error->message, '\n');
           if (end != NULL)
             {
-              GError *short_error = stw_error_new ("EVAL_RUNTIME_ERROR", "%.*s", (int) (end - error->message),
-                                                   error->message);
+              GError *short_error = stw_error_new_code (STW_ERROR_EVAL_RUNTIME_ERROR, "%.*s", (int) (end - error->message),
+                                                        error->message);
               g_error_free (error);
               error = short_error;
             }
@@ -1451,7 +1574,7 @@ on_run_evaluated (GObject      *object,
     {
       g_autofree char *line = exception_first_line (reply);
 
-      run_return_error (task, stw_error_new ("EVAL_RUNTIME_ERROR", "%s", line));
+      run_return_error (task, stw_error_new_code (STW_ERROR_EVAL_RUNTIME_ERROR, "%s", line));
       return;
     }
   remote = object_member (reply, "result");
@@ -1483,7 +1606,7 @@ on_run_compiled (GObject      *object,
     {
       g_autofree char *line = exception_first_line (reply);
 
-      g_task_return_error (task, stw_error_new ("EVAL_SYNTAX_ERROR", "%s", line));
+      g_task_return_error (task, stw_error_new_code (STW_ERROR_EVAL_SYNTAX_ERROR, "%s", line));
       g_object_unref (task);
       return;
     }
@@ -1590,13 +1713,13 @@ run_check_code (const char  *code,
 {
   if (code == NULL || *code == '\0')
     {
-      g_propagate_error (error, stw_error_new_literal ("BAD_ARGUMENT", _("The code is empty")));
+      g_propagate_error (error, stw_error_new_code_literal (STW_ERROR_BAD_ARGUMENT, _("The code is empty")));
       return FALSE;
     }
   if (g_utf8_strlen (code, -1) > RUN_MAX_CODE_CHARS)
     {
-      g_propagate_error (error, stw_error_new ("BAD_ARGUMENT", _("The code is longer than %d characters"),
-                                               RUN_MAX_CODE_CHARS));
+      g_propagate_error (error, stw_error_new_code (STW_ERROR_BAD_ARGUMENT, _("The code is longer than %d characters"),
+                                                    RUN_MAX_CODE_CHARS));
       return FALSE;
     }
   return TRUE;
@@ -1634,7 +1757,7 @@ on_run_checked (GObject      *object,
     }
   if (JSON_NODE_HOLDS_VALUE (verdict) && json_node_get_value_type (verdict) == G_TYPE_STRING)
     {
-      g_task_return_error (task, stw_error_new ("EVAL_SYNTAX_ERROR", "%s", json_node_get_string (verdict)));
+      g_task_return_error (task, stw_error_new_code (STW_ERROR_EVAL_SYNTAX_ERROR, "%s", json_node_get_string (verdict)));
       g_object_unref (task);
       return;
     }
@@ -1759,13 +1882,13 @@ stw_session_run_main_async (StwSession          *self,
     }
   if (!self->running)
     {
-      g_task_return_error (task, stw_error_new_literal ("NOT_RUNNING", NULL));
+      g_task_return_error (task, stw_error_new_code_literal (STW_ERROR_NOT_RUNNING, NULL));
       return;
     }
   if (!stw_session_has_main_process (self))
     {
-      error = stw_error_new ("TRANSPORT_UNSUPPORTED", _("This session has no main process to talk to%s%s"),
-                             self->main_note ? ": " : "", self->main_note ? self->main_note : "");
+      error = stw_error_new_code (STW_ERROR_TRANSPORT_UNSUPPORTED, _("This session has no main process to talk to%s%s"),
+                                  self->main_note ? ": " : "", self->main_note ? self->main_note : "");
       g_task_return_error (task, error);
       return;
     }
@@ -1895,19 +2018,19 @@ stw_session_run_renderer_async (StwSession          *self,
     }
   if (!self->running)
     {
-      g_task_return_error (task, stw_error_new_literal ("NOT_RUNNING", NULL));
+      g_task_return_error (task, stw_error_new_code_literal (STW_ERROR_NOT_RUNNING, NULL));
       return;
     }
   if (self->browser == NULL)
     {
-      g_task_return_error (task, stw_error_new_literal ("TRANSPORT_UNSUPPORTED",
-                                                        _("This session has no renderer connection")));
+      g_task_return_error (task, stw_error_new_code_literal (STW_ERROR_TRANSPORT_UNSUPPORTED,
+                                                             _("This session has no renderer connection")));
       return;
     }
   surface = stw_session_get_active_surface (self);
   if (surface == NULL)
     {
-      g_task_return_error (task, stw_error_new_literal ("SURFACE_NOT_FOUND", _("The app has no window")));
+      g_task_return_error (task, stw_error_new_code_literal (STW_ERROR_SURFACE_NOT_FOUND, _("The app has no window")));
       return;
     }
 
@@ -2222,14 +2345,14 @@ stw_session_refresh_surfaces_async (StwSession          *self,
   g_task_set_source_tag (task, stw_session_refresh_surfaces_async);
   if (!self->running)
     {
-      g_task_return_error (task, stw_error_new_literal ("NOT_RUNNING", NULL));
+      g_task_return_error (task, stw_error_new_code_literal (STW_ERROR_NOT_RUNNING, NULL));
       g_object_unref (task);
       return;
     }
   if (self->browser == NULL)
     {
-      g_task_return_error (task, stw_error_new_literal ("TRANSPORT_UNSUPPORTED",
-                                                        _("This session reaches the main process only")));
+      g_task_return_error (task, stw_error_new_code_literal (STW_ERROR_TRANSPORT_UNSUPPORTED,
+                                                             _("This session reaches the main process only")));
       g_object_unref (task);
       return;
     }
@@ -2432,13 +2555,13 @@ stw_session_find_window (StwSession  *self,
 
   if (!self->running)
     {
-      g_propagate_error (error, stw_error_new_literal ("NOT_RUNNING", NULL));
+      g_propagate_error (error, stw_error_new_code_literal (STW_ERROR_NOT_RUNNING, NULL));
       return NULL;
     }
   if (self->browser == NULL)
     {
-      g_propagate_error (error, stw_error_new_literal ("TRANSPORT_UNSUPPORTED",
-                                                       _("This session has no renderer connection")));
+      g_propagate_error (error, stw_error_new_code_literal (STW_ERROR_TRANSPORT_UNSUPPORTED,
+                                                            _("This session has no renderer connection")));
       return NULL;
     }
 
@@ -2457,7 +2580,7 @@ stw_session_find_window (StwSession  *self,
     }
 
   {
-    GError *missing = stw_error_new ("REF_NOT_FOUND", _("No window matches"));
+    GError *missing = stw_error_new_code (STW_ERROR_REF_NOT_FOUND, _("No window matches"));
     stw_error_add_next_action (missing, "electron_windows_list()");
     g_propagate_error (error, missing);
   }
@@ -2525,14 +2648,14 @@ stw_session_switch_surface (StwSession  *self,
   surface = find_surface (self, surface_id);
   if (surface == NULL)
     {
-      GError *missing = stw_error_new ("SURFACE_NOT_FOUND", _("No surface has the id %s"), surface_id);
+      GError *missing = stw_error_new_code (STW_ERROR_SURFACE_NOT_FOUND, _("No surface has the id %s"), surface_id);
       stw_error_add_next_action (missing, "electron_surfaces_list()");
       g_propagate_error (error, missing);
       return FALSE;
     }
   if (stw_surface_is_closed (surface))
     {
-      GError *closed = stw_error_new ("SURFACE_CLOSED", _("Surface %s has closed"), surface_id);
+      GError *closed = stw_error_new_code (STW_ERROR_SURFACE_CLOSED, _("Surface %s has closed"), surface_id);
       stw_error_add_next_action (closed, "electron_surfaces_list()");
       g_propagate_error (error, closed);
       return FALSE;
@@ -2864,7 +2987,7 @@ stw_session_get_info_async (StwSession          *self,
 
   if (!self->running)
     {
-      g_task_return_error (task, stw_error_new_literal ("NOT_RUNNING", NULL));
+      g_task_return_error (task, stw_error_new_code_literal (STW_ERROR_NOT_RUNNING, NULL));
       g_object_unref (task);
       return;
     }
@@ -2957,11 +3080,11 @@ stw_session_capture_screenshot_async (StwSession          *self,
   if (window == NULL)
     window = stw_session_get_active_window (self);
   if (!self->running)
-    error = stw_error_new_literal ("NOT_RUNNING", NULL);
+    error = stw_error_new_code_literal (STW_ERROR_NOT_RUNNING, NULL);
   else if (self->browser == NULL)
-    error = stw_error_new_literal ("TRANSPORT_UNSUPPORTED", _("This session has no renderer connection"));
+    error = stw_error_new_code_literal (STW_ERROR_TRANSPORT_UNSUPPORTED, _("This session has no renderer connection"));
   else if (window == NULL || stw_surface_is_closed (window) || !g_ptr_array_find (self->surfaces, window, NULL))
-    error = stw_error_new ("REF_NOT_FOUND", _("No such window"));
+    error = stw_error_new_code (STW_ERROR_REF_NOT_FOUND, _("No such window"));
   else
     shot_options = options ? stw_screenshot_options_new_from_json (options, &error) : stw_screenshot_options_new ();
 
@@ -3165,6 +3288,8 @@ stw_session_stop_finish (StwSession    *self,
  * @self: a #StwSession
  * @timeout_ms: the graceful budget
  * @escalated: (out) (optional): whether signals were needed
+ * @cancellable: (nullable): a #GCancellable, as for
+ *   [method@Stagewright.Session.stop_async]
  * @error: where to put a failure
  *
  * Blocking [method@Stagewright.Session.stop_async], for scripts and test
@@ -3177,19 +3302,21 @@ stw_session_stop_finish (StwSession    *self,
  * Since: 1.0
  */
 gboolean
-stw_session_stop_sync (StwSession  *self,
-                       guint        timeout_ms,
-                       gboolean    *escalated,
-                       GError     **error)
+stw_session_stop_sync (StwSession    *self,
+                       guint          timeout_ms,
+                       gboolean      *escalated,
+                       GCancellable  *cancellable,
+                       GError       **error)
 {
   StwSyncCall call;
   gboolean ok;
 
   g_return_val_if_fail (STW_IS_SESSION (self), FALSE);
+  g_return_val_if_fail (cancellable == NULL || G_IS_CANCELLABLE (cancellable), FALSE);
 
   if (!_stw_sync_call_init (&call, self->context))
     return FALSE;
-  stw_session_stop_async (self, timeout_ms, NULL, _stw_sync_call_callback, &call);
+  stw_session_stop_async (self, timeout_ms, cancellable, _stw_sync_call_callback, &call);
   ok = stw_session_stop_finish (self, _stw_sync_call_wait (&call), escalated, error);
   _stw_sync_call_clear (&call);
   return ok;
@@ -3245,8 +3372,8 @@ stw_session_detach (StwSession  *self,
 
   if (self->owned)
     {
-      GError *owned = stw_error_new ("TRANSPORT_UNSUPPORTED",
-                                     _("A launched app is owned by the server; stop it instead"));
+      GError *owned = stw_error_new_code (STW_ERROR_TRANSPORT_UNSUPPORTED,
+                                          _("A launched app is owned by the server; stop it instead"));
       stw_error_add_next_action (owned, "electron_stop()");
       g_propagate_error (error, owned);
       return FALSE;

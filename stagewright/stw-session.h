@@ -193,6 +193,7 @@ STW_AVAILABLE_IN_1_0
 gboolean stw_session_stop_sync (StwSession *self,
                                 guint timeout_ms,
                                 gboolean *escalated,
+                                GCancellable *cancellable,
                                 GError **error);
 STW_AVAILABLE_IN_1_0
 void stw_session_force_kill (StwSession *self);
@@ -300,6 +301,7 @@ void stw_session_manager_remove (StwSessionManager *self,
 STW_AVAILABLE_IN_1_0
 void stw_session_manager_stop_all_async (StwSessionManager *self,
                                          guint timeout_ms,
+                                         GCancellable *cancellable,
                                          GAsyncReadyCallback callback,
                                          gpointer user_data);
 STW_AVAILABLE_IN_1_0

@@ -12,6 +12,7 @@
 #include <json-glib/json-glib.h>
 
 #include "stw-enums.h"
+#include "stw-element-ref.h"
 #include "stw-surface.h"
 #include "stw-target.h"
 #include "stw-version-macros.h"
@@ -104,11 +105,11 @@ void        stw_surface_find_async           (StwSurface          *self,
                                               GAsyncReadyCallback  callback,
                                               gpointer             user_data);
 STW_AVAILABLE_IN_1_0
-JsonObject *stw_surface_find_finish          (StwSurface    *self,
+StwElementList *stw_surface_find_finish          (StwSurface    *self,
                                               GAsyncResult  *result,
                                               GError       **error);
 STW_AVAILABLE_IN_1_0
-JsonObject *stw_surface_find_sync            (StwSurface    *self,
+StwElementList *stw_surface_find_sync            (StwSurface    *self,
                                               JsonObject    *filters,
                                               GCancellable  *cancellable,
                                               GError       **error);
@@ -121,11 +122,11 @@ void        stw_surface_list_elements_async  (StwSurface          *self,
                                               GAsyncReadyCallback  callback,
                                               gpointer             user_data);
 STW_AVAILABLE_IN_1_0
-JsonObject *stw_surface_list_elements_finish (StwSurface    *self,
+StwElementList *stw_surface_list_elements_finish (StwSurface    *self,
                                               GAsyncResult  *result,
                                               GError       **error);
 STW_AVAILABLE_IN_1_0
-JsonObject *stw_surface_list_elements_sync   (StwSurface    *self,
+StwElementList *stw_surface_list_elements_sync   (StwSurface    *self,
                                               const char    *selector,
                                               guint          limit,
                                               GCancellable  *cancellable,

@@ -16,6 +16,7 @@
 #include <glib/gstdio.h>
 
 #include "stw-actions.h"
+#include "stw-action-result-private.h"
 #include "stw-confine-private.h"
 #include "stw-deadline-private.h"
 #include "stw-error-registry.h"
@@ -253,7 +254,7 @@ static GError *
 bad_field (const char *field,
            const char *message)
 {
-  GError *bad = stw_error_new_literal ("BAD_ARGUMENT", message);
+  GError *bad = stw_error_new_code_literal (STW_ERROR_BAD_ARGUMENT, message);
   g_autoptr(JsonObject) details = json_object_new ();
 
   json_object_set_string_member (details, "field", field);
@@ -475,7 +476,11 @@ action_done (GTask *task)
 {
   Action *action = g_task_get_task_data (task);
 
-  g_task_return_pointer (task, json_object_ref (action->result), (GDestroyNotify) json_object_unref);
+  g_task_return_pointer (task,
+                         _stw_action_result_new_from_json (action->result,
+                                                           action->acted_on ? stw_surface_get_id (action->acted_on)
+                                                                            : stw_surface_get_id (g_task_get_source_object (task))),
+                         (GDestroyNotify) stw_action_result_free);
   g_object_unref (task);
 }
 
@@ -520,8 +525,8 @@ on_checked_again (GObject      *object,
     }
   if (json_object_get_boolean_member_with_default (answer, "checked", !action->flag) != action->flag)
     {
-      action_fail (task, stw_error_new ("ELEMENT_DISABLED", action->flag ? _("Clicking did not check it: the app kept it unchecked")
-                                                                          : _("Clicking did not uncheck it: the app kept it checked")));
+      action_fail (task, stw_error_new_code (STW_ERROR_ELEMENT_DISABLED, action->flag ? _("Clicking did not check it: the app kept it unchecked")
+                                                                               : _("Clicking did not uncheck it: the app kept it checked")));
       return;
     }
   json_object_set_boolean_member (action->result, "checked", action->flag);
@@ -563,9 +568,9 @@ keys_went_elsewhere (const char *target,
                      const char *received_by,
                      gint64      keys)
 {
-  GError *error = stw_error_new ("TYPE_NO_EFFECT",
-                                 _("The focus left %s for %s after %" G_GINT64_FORMAT " key(s); the keys after that were "
-                                   "stopped before the page saw them"), target, received_by, keys);
+  GError *error = stw_error_new_code (STW_ERROR_TYPE_NO_EFFECT,
+                                      _("The focus left %s for %s after %" G_GINT64_FORMAT " key(s); the keys after that were "
+                                        "stopped before the page saw them"), target, received_by, keys);
   g_autoptr(JsonObject) details = json_object_new ();
 
   json_object_set_string_member (details, "received_by", received_by);
@@ -578,9 +583,9 @@ keys_went_elsewhere (const char *target,
 static GError *
 click_went_elsewhere (const char *received_by)
 {
-  GError *error = stw_error_new ("ELEMENT_NOT_VISIBLE",
-                                 _("The page put %s under the pointer between the check and the click; that click "
-                                   "was stopped before the page saw it"), received_by);
+  GError *error = stw_error_new_code (STW_ERROR_ELEMENT_NOT_VISIBLE,
+                                      _("The page put %s under the pointer between the check and the click; that click "
+                                        "was stopped before the page saw it"), received_by);
   g_autoptr(JsonObject) details = json_object_new ();
 
   json_object_set_string_member (details, "received_by", received_by);
@@ -1186,7 +1191,7 @@ check_paths (const char * const *paths,
   for (guint i = 0; i < n; i++)
     if (!g_path_is_absolute (paths[i]))
       {
-        g_propagate_error (error, stw_error_new ("ABSOLUTE_PATH_REQUIRED", _("Not an absolute path: %s"), paths[i]));
+        g_propagate_error (error, stw_error_new_code (STW_ERROR_ABSOLUTE_PATH_REQUIRED, _("Not an absolute path: %s"), paths[i]));
         return FALSE;
       }
   return TRUE;
@@ -1211,7 +1216,7 @@ copy_files (StwSurface         *self,
     return NULL;
   if (session == NULL)
     {
-      g_propagate_error (error, stw_error_new_literal ("SURFACE_CLOSED", _("The surface's session has ended")));
+      g_propagate_error (error, stw_error_new_code_literal (STW_ERROR_SURFACE_CLOSED, _("The surface's session has ended")));
       return NULL;
     }
   if ((dir = _stw_session_get_files_dir (session, error)) == NULL)
@@ -1286,7 +1291,7 @@ on_file_input_object (GObject      *object,
   remote = json_object_has_member (reply, "result") ? json_object_get_object_member (reply, "result") : NULL;
   if (remote == NULL || stw_json_get_string (remote, "objectId") == NULL)
     {
-      action_fail (task, stw_error_new ("REF_NOT_FOUND", _("The file input went away")));
+      action_fail (task, stw_error_new_code (STW_ERROR_REF_NOT_FOUND, _("The file input went away")));
       return;
     }
   files = json_array_new ();
@@ -1505,7 +1510,7 @@ action_start (GTask *task)
     _stw_surface_call_page_async (self, "viewport", NULL, g_task_get_cancellable (task), on_scroll_point, task);
 }
 
-static JsonObject *
+static StwActionResult *
 action_finish (StwSurface    *self,
                GAsyncResult  *result,
                gpointer       source_tag,
@@ -1550,7 +1555,7 @@ action_refuse (GTask  *task,
  * Clicks the element with the real mouse: scrolls it into view, waits
  * until it is visible, enabled, stable and not covered (unless forced),
  * then moves, presses and releases at its centre. A JavaScript dialog the
- * click opens completes it (`dialog` in the answer); the dialog stays open.
+ * click opens completes it ([method@Stagewright.ActionResult.get_dialog]); the dialog stays open.
  *
  * The click reaches the element or nobody: pointer events the page aims
  * at another element meanwhile (it swapped or covered the element) are
@@ -1588,11 +1593,12 @@ stw_surface_click_async (StwSurface             *self,
  * Finishes an operation started with
  * [method@Stagewright.Surface.click_async].
  *
- * Returns: (transfer full): `{target: {ref, role, name}, dialog?}`
+ * Returns: (transfer full): the element clicked, and the dialog the click
+ *   opened
  *
  * Since: 1.0
  */
-JsonObject *
+StwActionResult *
 stw_surface_click_finish (StwSurface    *self,
                           GAsyncResult  *result,
                           GError       **error)
@@ -1611,18 +1617,19 @@ stw_surface_click_finish (StwSurface    *self,
  * Blocking [method@Stagewright.Surface.click_async] (see "Blocking calls"
  * in the architecture guide).
  *
- * Returns: (transfer full): `{target: {ref, role, name}, dialog?}`
+ * Returns: (transfer full): the element clicked, and the dialog the click
+ *   opened
  *
  * Since: 1.0
  */
-JsonObject *
+StwActionResult *
 stw_surface_click_sync (StwSurface             *self,
                         const StwTarget        *target,
                         const StwActionOptions *options,
                         GCancellable           *cancellable,
                         GError                **error)
 {
-  JsonObject *ret;
+  StwActionResult *ret;
 
   g_return_val_if_fail (STW_IS_SURFACE (self), NULL);
   SYNC_CALL (self, stw_surface_click_async (self, target, options, cancellable, _stw_sync_call_callback, &call),
@@ -1669,11 +1676,11 @@ stw_surface_hover_async (StwSurface             *self,
  * Finishes an operation started with
  * [method@Stagewright.Surface.hover_async].
  *
- * Returns: (transfer full): `{target}`
+ * Returns: (transfer full): the element hovered
  *
  * Since: 1.0
  */
-JsonObject *
+StwActionResult *
 stw_surface_hover_finish (StwSurface    *self,
                           GAsyncResult  *result,
                           GError       **error)
@@ -1691,18 +1698,18 @@ stw_surface_hover_finish (StwSurface    *self,
  *
  * Blocking [method@Stagewright.Surface.hover_async].
  *
- * Returns: (transfer full): `{target}`
+ * Returns: (transfer full): the element hovered
  *
  * Since: 1.0
  */
-JsonObject *
+StwActionResult *
 stw_surface_hover_sync (StwSurface             *self,
                         const StwTarget        *target,
                         const StwActionOptions *options,
                         GCancellable           *cancellable,
                         GError                **error)
 {
-  JsonObject *ret;
+  StwActionResult *ret;
 
   g_return_val_if_fail (STW_IS_SURFACE (self), NULL);
   SYNC_CALL (self, stw_surface_hover_async (self, target, options, cancellable, _stw_sync_call_callback, &call),
@@ -1755,11 +1762,11 @@ stw_surface_drag_async (StwSurface             *self,
  * Finishes an operation started with
  * [method@Stagewright.Surface.drag_async].
  *
- * Returns: (transfer full): `{source, target}`
+ * Returns: (transfer full): the element dropped on, and the source dragged
  *
  * Since: 1.0
  */
-JsonObject *
+StwActionResult *
 stw_surface_drag_finish (StwSurface    *self,
                          GAsyncResult  *result,
                          GError       **error)
@@ -1778,11 +1785,11 @@ stw_surface_drag_finish (StwSurface    *self,
  *
  * Blocking [method@Stagewright.Surface.drag_async].
  *
- * Returns: (transfer full): `{source, target}`
+ * Returns: (transfer full): the element dropped on, and the source dragged
  *
  * Since: 1.0
  */
-JsonObject *
+StwActionResult *
 stw_surface_drag_sync (StwSurface             *self,
                        const StwTarget        *source,
                        const StwTarget        *destination,
@@ -1790,7 +1797,7 @@ stw_surface_drag_sync (StwSurface             *self,
                        GCancellable           *cancellable,
                        GError                **error)
 {
-  JsonObject *ret;
+  StwActionResult *ret;
 
   g_return_val_if_fail (STW_IS_SURFACE (self), NULL);
   SYNC_CALL (self, stw_surface_drag_async (self, source, destination, options, cancellable, _stw_sync_call_callback, &call),
@@ -1853,11 +1860,11 @@ stw_surface_fill_async (StwSurface             *self,
  * Finishes an operation started with
  * [method@Stagewright.Surface.fill_async].
  *
- * Returns: (transfer full): `{target}`
+ * Returns: (transfer full): the element filled
  *
  * Since: 1.0
  */
-JsonObject *
+StwActionResult *
 stw_surface_fill_finish (StwSurface    *self,
                          GAsyncResult  *result,
                          GError       **error)
@@ -1876,11 +1883,11 @@ stw_surface_fill_finish (StwSurface    *self,
  *
  * Blocking [method@Stagewright.Surface.fill_async].
  *
- * Returns: (transfer full): `{target}`
+ * Returns: (transfer full): the element filled
  *
  * Since: 1.0
  */
-JsonObject *
+StwActionResult *
 stw_surface_fill_sync (StwSurface             *self,
                        const StwTarget        *target,
                        const char             *text,
@@ -1888,7 +1895,7 @@ stw_surface_fill_sync (StwSurface             *self,
                        GCancellable           *cancellable,
                        GError                **error)
 {
-  JsonObject *ret;
+  StwActionResult *ret;
 
   g_return_val_if_fail (STW_IS_SURFACE (self), NULL);
   SYNC_CALL (self, stw_surface_fill_async (self, target, text, options, cancellable, _stw_sync_call_callback, &call),
@@ -1932,11 +1939,11 @@ stw_surface_clear_async (StwSurface             *self,
  * Finishes an operation started with
  * [method@Stagewright.Surface.clear_async].
  *
- * Returns: (transfer full): `{target, cleared}`
+ * Returns: (transfer full): the element cleared
  *
  * Since: 1.0
  */
-JsonObject *
+StwActionResult *
 stw_surface_clear_finish (StwSurface    *self,
                           GAsyncResult  *result,
                           GError       **error)
@@ -1954,18 +1961,18 @@ stw_surface_clear_finish (StwSurface    *self,
  *
  * Blocking [method@Stagewright.Surface.clear_async].
  *
- * Returns: (transfer full): `{target, cleared}`
+ * Returns: (transfer full): the element cleared
  *
  * Since: 1.0
  */
-JsonObject *
+StwActionResult *
 stw_surface_clear_sync (StwSurface             *self,
                         const StwTarget        *target,
                         const StwActionOptions *options,
                         GCancellable           *cancellable,
                         GError                **error)
 {
-  JsonObject *ret;
+  StwActionResult *ret;
 
   g_return_val_if_fail (STW_IS_SURFACE (self), NULL);
   SYNC_CALL (self, stw_surface_clear_async (self, target, options, cancellable, _stw_sync_call_callback, &call),
@@ -2025,11 +2032,12 @@ stw_surface_type_text_async (StwSurface             *self,
  * Finishes an operation started with
  * [method@Stagewright.Surface.type_text_async].
  *
- * Returns: (transfer full): `{typed, target?}` (`typed`: characters)
+ * Returns: (transfer full): the element that had the focus, if a target was
+ *   given
  *
  * Since: 1.0
  */
-JsonObject *
+StwActionResult *
 stw_surface_type_text_finish (StwSurface    *self,
                               GAsyncResult  *result,
                               GError       **error)
@@ -2048,11 +2056,12 @@ stw_surface_type_text_finish (StwSurface    *self,
  *
  * Blocking [method@Stagewright.Surface.type_text_async].
  *
- * Returns: (transfer full): `{typed, target?}`
+ * Returns: (transfer full): the element that had the focus, if a target was
+ *   given
  *
  * Since: 1.0
  */
-JsonObject *
+StwActionResult *
 stw_surface_type_text_sync (StwSurface             *self,
                             const StwTarget        *target,
                             const char             *text,
@@ -2060,7 +2069,7 @@ stw_surface_type_text_sync (StwSurface             *self,
                             GCancellable           *cancellable,
                             GError                **error)
 {
-  JsonObject *ret;
+  StwActionResult *ret;
 
   g_return_val_if_fail (STW_IS_SURFACE (self), NULL);
   SYNC_CALL (self, stw_surface_type_text_async (self, target, text, options, cancellable, _stw_sync_call_callback, &call),
@@ -2120,11 +2129,11 @@ stw_surface_type_into_editor_async (StwSurface             *self,
  * Finishes an operation started with
  * [method@Stagewright.Surface.type_into_editor_async].
  *
- * Returns: (transfer full): `{target, typed, replaced}`
+ * Returns: (transfer full): the editor typed into
  *
  * Since: 1.0
  */
-JsonObject *
+StwActionResult *
 stw_surface_type_into_editor_finish (StwSurface    *self,
                                      GAsyncResult  *result,
                                      GError       **error)
@@ -2144,11 +2153,11 @@ stw_surface_type_into_editor_finish (StwSurface    *self,
  *
  * Blocking [method@Stagewright.Surface.type_into_editor_async].
  *
- * Returns: (transfer full): `{target, typed, replaced}`
+ * Returns: (transfer full): the editor typed into
  *
  * Since: 1.0
  */
-JsonObject *
+StwActionResult *
 stw_surface_type_into_editor_sync (StwSurface             *self,
                                    const StwTarget        *target,
                                    const char             *text,
@@ -2157,7 +2166,7 @@ stw_surface_type_into_editor_sync (StwSurface             *self,
                                    GCancellable           *cancellable,
                                    GError                **error)
 {
-  JsonObject *ret;
+  StwActionResult *ret;
 
   g_return_val_if_fail (STW_IS_SURFACE (self), NULL);
   SYNC_CALL (self, stw_surface_type_into_editor_async (self, target, text, replace, options, cancellable,
@@ -2214,11 +2223,12 @@ stw_surface_press_key_async (StwSurface             *self,
  * Finishes an operation started with
  * [method@Stagewright.Surface.press_key_async].
  *
- * Returns: (transfer full): `{key, target?}`
+ * Returns: (transfer full): the element that had the focus, if a target was
+ *   given
  *
  * Since: 1.0
  */
-JsonObject *
+StwActionResult *
 stw_surface_press_key_finish (StwSurface    *self,
                               GAsyncResult  *result,
                               GError       **error)
@@ -2237,11 +2247,12 @@ stw_surface_press_key_finish (StwSurface    *self,
  *
  * Blocking [method@Stagewright.Surface.press_key_async].
  *
- * Returns: (transfer full): `{key, target?}`
+ * Returns: (transfer full): the element that had the focus, if a target was
+ *   given
  *
  * Since: 1.0
  */
-JsonObject *
+StwActionResult *
 stw_surface_press_key_sync (StwSurface             *self,
                             const StwTarget        *target,
                             const char             *key,
@@ -2249,7 +2260,7 @@ stw_surface_press_key_sync (StwSurface             *self,
                             GCancellable           *cancellable,
                             GError                **error)
 {
-  JsonObject *ret;
+  StwActionResult *ret;
 
   g_return_val_if_fail (STW_IS_SURFACE (self), NULL);
   SYNC_CALL (self, stw_surface_press_key_async (self, target, key, options, cancellable, _stw_sync_call_callback, &call),
@@ -2308,11 +2319,12 @@ stw_surface_press_sequence_async (StwSurface             *self,
  * Finishes an operation started with
  * [method@Stagewright.Surface.press_sequence_async].
  *
- * Returns: (transfer full): `{keys, target?}`
+ * Returns: (transfer full): the element that had the focus, if a target was
+ *   given
  *
  * Since: 1.0
  */
-JsonObject *
+StwActionResult *
 stw_surface_press_sequence_finish (StwSurface    *self,
                                    GAsyncResult  *result,
                                    GError       **error)
@@ -2331,11 +2343,12 @@ stw_surface_press_sequence_finish (StwSurface    *self,
  *
  * Blocking [method@Stagewright.Surface.press_sequence_async].
  *
- * Returns: (transfer full): `{keys, target?}`
+ * Returns: (transfer full): the element that had the focus, if a target was
+ *   given
  *
  * Since: 1.0
  */
-JsonObject *
+StwActionResult *
 stw_surface_press_sequence_sync (StwSurface             *self,
                                  const StwTarget        *target,
                                  const char * const     *keys,
@@ -2343,7 +2356,7 @@ stw_surface_press_sequence_sync (StwSurface             *self,
                                  GCancellable           *cancellable,
                                  GError                **error)
 {
-  JsonObject *ret;
+  StwActionResult *ret;
 
   g_return_val_if_fail (STW_IS_SURFACE (self), NULL);
   SYNC_CALL (self, stw_surface_press_sequence_async (self, target, keys, options, cancellable, _stw_sync_call_callback, &call),
@@ -2401,12 +2414,12 @@ stw_surface_select_options_async (StwSurface             *self,
  * Finishes an operation started with
  * [method@Stagewright.Surface.select_options_async].
  *
- * Returns: (transfer full): `{target, selected}` (`selected`: the values
- *   of the options chosen)
+ * Returns: (transfer full): the select, and in its values the values of the
+ *   options chosen
  *
  * Since: 1.0
  */
-JsonObject *
+StwActionResult *
 stw_surface_select_options_finish (StwSurface    *self,
                                    GAsyncResult  *result,
                                    GError       **error)
@@ -2425,11 +2438,12 @@ stw_surface_select_options_finish (StwSurface    *self,
  *
  * Blocking [method@Stagewright.Surface.select_options_async].
  *
- * Returns: (transfer full): `{target, selected}`
+ * Returns: (transfer full): the select, and in its values the values of the
+ *   options chosen
  *
  * Since: 1.0
  */
-JsonObject *
+StwActionResult *
 stw_surface_select_options_sync (StwSurface             *self,
                                  const StwTarget        *target,
                                  const char * const     *values,
@@ -2437,7 +2451,7 @@ stw_surface_select_options_sync (StwSurface             *self,
                                  GCancellable           *cancellable,
                                  GError                **error)
 {
-  JsonObject *ret;
+  StwActionResult *ret;
 
   g_return_val_if_fail (STW_IS_SURFACE (self), NULL);
   SYNC_CALL (self, stw_surface_select_options_async (self, target, values, options, cancellable, _stw_sync_call_callback, &call),
@@ -2489,11 +2503,11 @@ stw_surface_set_checked_async (StwSurface             *self,
  * Finishes an operation started with
  * [method@Stagewright.Surface.set_checked_async].
  *
- * Returns: (transfer full): `{target, checked}`
+ * Returns: (transfer full): the element checked or unchecked
  *
  * Since: 1.0
  */
-JsonObject *
+StwActionResult *
 stw_surface_set_checked_finish (StwSurface    *self,
                                 GAsyncResult  *result,
                                 GError       **error)
@@ -2512,11 +2526,11 @@ stw_surface_set_checked_finish (StwSurface    *self,
  *
  * Blocking [method@Stagewright.Surface.set_checked_async].
  *
- * Returns: (transfer full): `{target, checked}`
+ * Returns: (transfer full): the element checked or unchecked
  *
  * Since: 1.0
  */
-JsonObject *
+StwActionResult *
 stw_surface_set_checked_sync (StwSurface             *self,
                               const StwTarget        *target,
                               gboolean                checked,
@@ -2524,7 +2538,7 @@ stw_surface_set_checked_sync (StwSurface             *self,
                               GCancellable           *cancellable,
                               GError                **error)
 {
-  JsonObject *ret;
+  StwActionResult *ret;
 
   g_return_val_if_fail (STW_IS_SURFACE (self), NULL);
   SYNC_CALL (self, stw_surface_set_checked_async (self, target, checked, options, cancellable, _stw_sync_call_callback, &call),
@@ -2600,11 +2614,12 @@ stw_surface_set_files_async (StwSurface             *self,
  * Finishes an operation started with
  * [method@Stagewright.Surface.set_files_async].
  *
- * Returns: (transfer full): `{target, files}` (`files`: the file names)
+ * Returns: (transfer full): the input, and in its values the names of the
+ *   files set
  *
  * Since: 1.0
  */
-JsonObject *
+StwActionResult *
 stw_surface_set_files_finish (StwSurface    *self,
                               GAsyncResult  *result,
                               GError       **error)
@@ -2624,11 +2639,12 @@ stw_surface_set_files_finish (StwSurface    *self,
  *
  * Blocking [method@Stagewright.Surface.set_files_async].
  *
- * Returns: (transfer full): `{target, files}`
+ * Returns: (transfer full): the input, and in its values the names of the
+ *   files set
  *
  * Since: 1.0
  */
-JsonObject *
+StwActionResult *
 stw_surface_set_files_sync (StwSurface             *self,
                             const StwTarget        *target,
                             const char * const     *paths,
@@ -2637,7 +2653,7 @@ stw_surface_set_files_sync (StwSurface             *self,
                             GCancellable           *cancellable,
                             GError                **error)
 {
-  JsonObject *ret;
+  StwActionResult *ret;
 
   g_return_val_if_fail (STW_IS_SURFACE (self), NULL);
   SYNC_CALL (self, stw_surface_set_files_async (self, target, paths, app_root, options, cancellable,
@@ -2705,12 +2721,12 @@ stw_surface_drop_files_async (StwSurface             *self,
  * Finishes an operation started with
  * [method@Stagewright.Surface.drop_files_async].
  *
- * Returns: (transfer full): `{target, files, default_prevented}`
- *   (`default_prevented`: the page handled the drop)
+ * Returns: (transfer full): the drop zone, the names of the files dropped
+ *   in its values, and whether the page handled the drop
  *
  * Since: 1.0
  */
-JsonObject *
+StwActionResult *
 stw_surface_drop_files_finish (StwSurface    *self,
                                GAsyncResult  *result,
                                GError       **error)
@@ -2731,11 +2747,12 @@ stw_surface_drop_files_finish (StwSurface    *self,
  *
  * Blocking [method@Stagewright.Surface.drop_files_async].
  *
- * Returns: (transfer full): `{target, files, default_prevented}`
+ * Returns: (transfer full): the drop zone, the names of the files dropped
+ *   in its values, and whether the page handled the drop
  *
  * Since: 1.0
  */
-JsonObject *
+StwActionResult *
 stw_surface_drop_files_sync (StwSurface             *self,
                              const StwTarget        *target,
                              const char * const     *paths,
@@ -2745,7 +2762,7 @@ stw_surface_drop_files_sync (StwSurface             *self,
                              GCancellable           *cancellable,
                              GError                **error)
 {
-  JsonObject *ret;
+  StwActionResult *ret;
 
   g_return_val_if_fail (STW_IS_SURFACE (self), NULL);
   SYNC_CALL (self, stw_surface_drop_files_async (self, target, paths, mime_type, app_root, options, cancellable,
@@ -2803,11 +2820,12 @@ stw_surface_scroll_async (StwSurface             *self,
  * Finishes an operation started with
  * [method@Stagewright.Surface.scroll_async].
  *
- * Returns: (transfer full): `{target}` or `{dx, dy}`
+ * Returns: (transfer full): the element scrolled to, or no element for a
+ *   scroll of the viewport
  *
  * Since: 1.0
  */
-JsonObject *
+StwActionResult *
 stw_surface_scroll_finish (StwSurface    *self,
                            GAsyncResult  *result,
                            GError       **error)
@@ -2827,11 +2845,12 @@ stw_surface_scroll_finish (StwSurface    *self,
  *
  * Blocking [method@Stagewright.Surface.scroll_async].
  *
- * Returns: (transfer full): `{target}` or `{dx, dy}`
+ * Returns: (transfer full): the element scrolled to, or no element for a
+ *   scroll of the viewport
  *
  * Since: 1.0
  */
-JsonObject *
+StwActionResult *
 stw_surface_scroll_sync (StwSurface             *self,
                          const StwTarget        *target,
                          double                  dx,
@@ -2840,7 +2859,7 @@ stw_surface_scroll_sync (StwSurface             *self,
                          GCancellable           *cancellable,
                          GError                **error)
 {
-  JsonObject *ret;
+  StwActionResult *ret;
 
   g_return_val_if_fail (STW_IS_SURFACE (self), NULL);
   SYNC_CALL (self, stw_surface_scroll_async (self, target, dx, dy, options, cancellable, _stw_sync_call_callback, &call),
@@ -2885,11 +2904,11 @@ stw_surface_scroll_into_view_async (StwSurface             *self,
  * Finishes an operation started with
  * [method@Stagewright.Surface.scroll_into_view_async].
  *
- * Returns: (transfer full): `{target}`
+ * Returns: (transfer full): the element scrolled into view
  *
  * Since: 1.0
  */
-JsonObject *
+StwActionResult *
 stw_surface_scroll_into_view_finish (StwSurface    *self,
                                      GAsyncResult  *result,
                                      GError       **error)
@@ -2907,18 +2926,18 @@ stw_surface_scroll_into_view_finish (StwSurface    *self,
  *
  * Blocking [method@Stagewright.Surface.scroll_into_view_async].
  *
- * Returns: (transfer full): `{target}`
+ * Returns: (transfer full): the element scrolled into view
  *
  * Since: 1.0
  */
-JsonObject *
+StwActionResult *
 stw_surface_scroll_into_view_sync (StwSurface             *self,
                                    const StwTarget        *target,
                                    const StwActionOptions *options,
                                    GCancellable           *cancellable,
                                    GError                **error)
 {
-  JsonObject *ret;
+  StwActionResult *ret;
 
   g_return_val_if_fail (STW_IS_SURFACE (self), NULL);
   SYNC_CALL (self, stw_surface_scroll_into_view_async (self, target, options, cancellable, _stw_sync_call_callback, &call),
@@ -2977,7 +2996,7 @@ on_field_filled (GObject      *object,
 {
   GTask *task = user_data;
   FillForm *form = g_task_get_task_data (task);
-  g_autoptr(JsonObject) answer = NULL;
+  g_autoptr(StwActionResult) answer = NULL;
   GError *error = NULL;
 
   answer = action_finish (STW_SURFACE (object), result, g_task_get_source_tag (G_TASK (result)), &error);
@@ -2986,8 +3005,8 @@ on_field_filled (GObject      *object,
       fail_field (task, error);
       return;
     }
-  if (json_object_has_member (answer, "target"))
-    json_array_add_element (form->filled, json_node_copy (json_object_get_member (answer, "target")));
+  if (stw_action_result_get_target (answer) != NULL)
+    json_array_add_object_element (form->filled, stw_element_ref_to_json (stw_action_result_get_target (answer)));
   fill_next_field (task);
 }
 

@@ -13,6 +13,7 @@
 #include <math.h>
 #include <string.h>
 
+#include "stw-element-ref-private.h"
 #include "stw-error-registry.h"
 #include "stw-json-private.h"
 #include "stw-read.h"
@@ -26,21 +27,50 @@
 
 /* --- one read ------------------------------------------------------------ */
 
-/* Every read: an element op whose answer (its `target` already
- * {ref, role, name}) the finish functions take apart. */
+/* What every read answers: the page op's answer and the element it read
+ * (from its `target`, in the surface the op ran in). */
+typedef struct
+{
+  JsonObject    *answer;
+  StwElementRef *element;
+} Read;
+
+static void
+read_free (Read *read)
+{
+  g_clear_pointer (&read->answer, json_object_unref);
+  g_clear_pointer (&read->element, stw_element_ref_free);
+  g_free (read);
+}
+
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (Read, read_free)
+
+static Read *
+read_new (JsonObject *answer,
+          StwSurface *acted_on)
+{
+  Read *read = g_new0 (Read, 1);
+
+  read->answer = answer;
+  read->element = _stw_element_ref_new_from_json (stw_json_get_object (answer, "target"),
+                                                  acted_on ? stw_surface_get_id (acted_on) : NULL);
+  return read;
+}
+
 static void
 on_read (GObject      *object,
          GAsyncResult *result,
          gpointer      user_data)
 {
   g_autoptr(GTask) task = user_data;
+  g_autoptr(StwSurface) acted_on = NULL;
   GError *error = NULL;
-  JsonObject *answer = _stw_surface_element_op_finish (STW_SURFACE (object), result, NULL, &error);
+  JsonObject *answer = _stw_surface_element_op_finish (STW_SURFACE (object), result, &acted_on, &error);
 
   if (answer == NULL)
     g_task_return_error (task, error);
   else
-    g_task_return_pointer (task, answer, (GDestroyNotify) json_object_unref);
+    g_task_return_pointer (task, read_new (answer, acted_on), (GDestroyNotify) read_free);
 }
 
 static void
@@ -59,26 +89,25 @@ start_read (StwSurface          *self,
   _stw_surface_element_op_async (self, target, op, args, cancellable, on_read, task);
 }
 
-/* The answer of a read, or NULL with @error set; @element gets its
- * `target`. */
+/* The answer of a read, or NULL with @error set; @element gets the
+ * element it read. */
 static JsonObject *
-finish_read (StwSurface    *self,
-             GAsyncResult  *result,
-             gpointer       source_tag,
-             JsonObject   **element,
-             GError       **error)
+finish_read (StwSurface     *self,
+             GAsyncResult   *result,
+             gpointer        source_tag,
+             StwElementRef **element,
+             GError        **error)
 {
-  JsonObject *answer;
+  g_autoptr(Read) read = NULL;
 
   g_return_val_if_fail (STW_IS_SURFACE (self), NULL);
   g_return_val_if_fail (g_task_is_valid (result, self), NULL);
   g_return_val_if_fail (g_task_get_source_tag (G_TASK (result)) == source_tag, NULL);
 
-  answer = g_task_propagate_pointer (G_TASK (result), error);
+  read = g_task_propagate_pointer (G_TASK (result), error);
   if (element != NULL)
-    *element = answer != NULL && json_object_has_member (answer, "target")
-               ? json_object_ref (json_object_get_object_member (answer, "target")) : NULL;
-  return answer;
+    *element = read ? g_steal_pointer (&read->element) : NULL;
+  return read ? g_steal_pointer (&read->answer) : NULL;
 }
 
 static char *
@@ -139,8 +168,7 @@ stw_surface_get_text_async (StwSurface          *self,
  * stw_surface_get_text_finish:
  * @self: a #StwSurface
  * @result: the result given to the callback
- * @element: (out) (optional) (transfer full) (nullable): the element read,
- *   `{ref, role, name}`
+ * @element: (out) (optional) (transfer full) (nullable): the element read
  * @error: where to put the failure
  *
  * Finishes an operation started with
@@ -151,10 +179,10 @@ stw_surface_get_text_async (StwSurface          *self,
  * Since: 1.0
  */
 char *
-stw_surface_get_text_finish (StwSurface    *self,
-                             GAsyncResult  *result,
-                             JsonObject   **element,
-                             GError       **error)
+stw_surface_get_text_finish (StwSurface     *self,
+                             GAsyncResult   *result,
+                             StwElementRef **element,
+                             GError        **error)
 {
   g_autoptr(JsonObject) answer = finish_read (self, result, stw_surface_get_text_async, element, error);
 
@@ -187,7 +215,7 @@ start_text (StwSurface *self, gconstpointer data, GCancellable *cancellable, GAs
 char *
 stw_surface_get_text_sync (StwSurface       *self,
                            const StwTarget  *target,
-                           JsonObject      **element,
+                           StwElementRef   **element,
                            GCancellable     *cancellable,
                            GError          **error)
 {
@@ -239,8 +267,7 @@ stw_surface_get_value_async (StwSurface          *self,
  * stw_surface_get_value_finish:
  * @self: a #StwSurface
  * @result: the result given to the callback
- * @element: (out) (optional) (transfer full) (nullable): the element read,
- *   `{ref, role, name}`
+ * @element: (out) (optional) (transfer full) (nullable): the element read
  * @error: where to put the failure
  *
  * Finishes an operation started with
@@ -252,10 +279,10 @@ stw_surface_get_value_async (StwSurface          *self,
  * Since: 1.0
  */
 char *
-stw_surface_get_value_finish (StwSurface    *self,
-                              GAsyncResult  *result,
-                              JsonObject   **element,
-                              GError       **error)
+stw_surface_get_value_finish (StwSurface     *self,
+                              GAsyncResult   *result,
+                              StwElementRef **element,
+                              GError        **error)
 {
   g_autoptr(JsonObject) answer = finish_read (self, result, stw_surface_get_value_async, element, error);
 
@@ -286,7 +313,7 @@ start_value (StwSurface *self, gconstpointer data, GCancellable *cancellable, GA
 char *
 stw_surface_get_value_sync (StwSurface       *self,
                             const StwTarget  *target,
-                            JsonObject      **element,
+                            StwElementRef   **element,
                             GCancellable     *cancellable,
                             GError          **error)
 {
@@ -310,7 +337,7 @@ static GError *
 bad_argument (const char *field,
               const char *message)
 {
-  GError *error = stw_error_new ("BAD_ARGUMENT", "%s", message);
+  GError *error = stw_error_new_code (STW_ERROR_BAD_ARGUMENT, "%s", message);
   g_autoptr(JsonObject) details = json_object_new ();
 
   json_object_set_string_member (details, "field", field);
@@ -366,8 +393,7 @@ stw_surface_get_attribute_async (StwSurface          *self,
  * stw_surface_get_attribute_finish:
  * @self: a #StwSurface
  * @result: the result given to the callback
- * @element: (out) (optional) (transfer full) (nullable): the element read,
- *   `{ref, role, name}`
+ * @element: (out) (optional) (transfer full) (nullable): the element read
  * @error: where to put the failure
  *
  * Finishes an operation started with
@@ -379,10 +405,10 @@ stw_surface_get_attribute_async (StwSurface          *self,
  * Since: 1.0
  */
 char *
-stw_surface_get_attribute_finish (StwSurface    *self,
-                                  GAsyncResult  *result,
-                                  JsonObject   **element,
-                                  GError       **error)
+stw_surface_get_attribute_finish (StwSurface     *self,
+                                  GAsyncResult   *result,
+                                  StwElementRef **element,
+                                  GError        **error)
 {
   g_autoptr(JsonObject) answer = finish_read (self, result, stw_surface_get_attribute_async, element, error);
 
@@ -423,7 +449,7 @@ char *
 stw_surface_get_attribute_sync (StwSurface       *self,
                                 const StwTarget  *target,
                                 const char       *name,
-                                JsonObject      **element,
+                                StwElementRef   **element,
                                 GCancellable     *cancellable,
                                 GError          **error)
 {
@@ -450,7 +476,9 @@ on_box_offset (GObject      *object,
                gpointer      user_data)
 {
   g_autoptr(GTask) task = user_data;
-  JsonObject *answer = g_task_get_task_data (task);
+  Read *read = g_task_get_task_data (task);
+  JsonObject *answer = read->answer;
+  Read *measured;
   g_autoptr(StwSurface) root = NULL;
   GError *error = NULL;
   JsonObject *box;
@@ -466,7 +494,10 @@ on_box_offset (GObject      *object,
   /* Hundredths of a CSS pixel, as the page gives them. */
   json_object_set_double_member (box, "x", round ((json_object_get_double_member (box, "x") + x) * 100) / 100);
   json_object_set_double_member (box, "y", round ((json_object_get_double_member (box, "y") + y) * 100) / 100);
-  g_task_return_pointer (task, json_object_ref (answer), (GDestroyNotify) json_object_unref);
+  measured = g_new0 (Read, 1);
+  measured->answer = g_steal_pointer (&read->answer);
+  measured->element = g_steal_pointer (&read->element);
+  g_task_return_pointer (task, measured, (GDestroyNotify) read_free);
 }
 
 static void
@@ -486,11 +517,11 @@ on_box_read (GObject      *object,
       g_task_return_error (task, error);
       return;
     }
-  g_task_set_task_data (task, answer, (GDestroyNotify) json_object_unref);
+  g_task_set_task_data (task, read_new (answer, acted_on), (GDestroyNotify) read_free);
   box = json_object_get_member (answer, "bbox");
   if (box == NULL || !JSON_NODE_HOLDS_OBJECT (box))
     {
-      g_task_return_error (task, stw_error_new ("INTERNAL_ERROR", _("The page measured no box")));
+      g_task_return_error (task, stw_error_new_code (STW_ERROR_INTERNAL_ERROR, _("The page measured no box")));
       return;
     }
   cancellable = g_task_get_cancellable (task);
@@ -534,43 +565,31 @@ stw_surface_get_bbox_async (StwSurface          *self,
  * stw_surface_get_bbox_finish:
  * @self: a #StwSurface
  * @result: the result given to the callback
- * @x: (out) (optional): the left edge
- * @y: (out) (optional): the top edge
- * @width: (out) (optional): the width
- * @height: (out) (optional): the height
- * @element: (out) (optional) (transfer full) (nullable): the element read,
- *   `{ref, role, name}`
+ * @element: (out) (optional) (transfer full) (nullable): the element read
  * @error: where to put the failure
  *
  * Finishes an operation started with
  * [method@Stagewright.Surface.get_bbox_async].
  *
- * Returns: %TRUE when the box was measured
+ * Returns: (transfer full) (nullable): the box
  *
  * Since: 1.0
  */
-gboolean
-stw_surface_get_bbox_finish (StwSurface    *self,
-                             GAsyncResult  *result,
-                             double        *x,
-                             double        *y,
-                             double        *width,
-                             double        *height,
-                             JsonObject   **element,
-                             GError       **error)
+StwBox *
+stw_surface_get_bbox_finish (StwSurface     *self,
+                             GAsyncResult   *result,
+                             StwElementRef **element,
+                             GError        **error)
 {
   g_autoptr(JsonObject) answer = finish_read (self, result, stw_surface_get_bbox_async, element, error);
   JsonObject *box = answer ? json_object_get_object_member (answer, "bbox") : NULL;
 
-  if (x != NULL)
-    *x = box ? json_object_get_double_member_with_default (box, "x", 0) : 0;
-  if (y != NULL)
-    *y = box ? json_object_get_double_member_with_default (box, "y", 0) : 0;
-  if (width != NULL)
-    *width = box ? json_object_get_double_member_with_default (box, "w", 0) : 0;
-  if (height != NULL)
-    *height = box ? json_object_get_double_member_with_default (box, "h", 0) : 0;
-  return box != NULL;
+  if (box == NULL)
+    return NULL;
+  return stw_box_new (json_object_get_double_member_with_default (box, "x", 0),
+                      json_object_get_double_member_with_default (box, "y", 0),
+                      json_object_get_double_member_with_default (box, "w", 0),
+                      json_object_get_double_member_with_default (box, "h", 0));
 }
 
 static void
@@ -583,43 +602,35 @@ start_bbox (StwSurface *self, gconstpointer data, GCancellable *cancellable, GAs
  * stw_surface_get_bbox_sync:
  * @self: a #StwSurface
  * @target: the element
- * @x: (out) (optional): the left edge
- * @y: (out) (optional): the top edge
- * @width: (out) (optional): the width
- * @height: (out) (optional): the height
  * @element: (out) (optional) (transfer full) (nullable): the element read
  * @cancellable: (nullable): a #GCancellable
  * @error: where to put the failure
  *
  * Blocking [method@Stagewright.Surface.get_bbox_async].
  *
- * Returns: %TRUE when the box was measured
+ * Returns: (transfer full) (nullable): the box
  *
  * Since: 1.0
  */
-gboolean
+StwBox *
 stw_surface_get_bbox_sync (StwSurface       *self,
                            const StwTarget  *target,
-                           double           *x,
-                           double           *y,
-                           double           *width,
-                           double           *height,
-                           JsonObject      **element,
+                           StwElementRef   **element,
                            GCancellable     *cancellable,
                            GError          **error)
 {
   StwSyncCall call;
   GAsyncResult *result;
-  gboolean measured;
+  StwBox *box;
 
-  g_return_val_if_fail (STW_IS_SURFACE (self), FALSE);
-  g_return_val_if_fail (target != NULL, FALSE);
+  g_return_val_if_fail (STW_IS_SURFACE (self), NULL);
+  g_return_val_if_fail (target != NULL, NULL);
 
   if ((result = _stw_surface_block_on (self, &call, start_bbox, target, cancellable)) == NULL)
-    return FALSE;
-  measured = stw_surface_get_bbox_finish (self, result, x, y, width, height, element, error);
+    return NULL;
+  box = stw_surface_get_bbox_finish (self, result, element, error);
   _stw_sync_call_clear (&call);
-  return measured;
+  return box;
 }
 
 /* --- computed style ------------------------------------------------------ */
@@ -704,8 +715,7 @@ stw_surface_get_computed_style_async (StwSurface          *self,
  * stw_surface_get_computed_style_finish:
  * @self: a #StwSurface
  * @result: the result given to the callback
- * @element: (out) (optional) (transfer full) (nullable): the element read,
- *   `{ref, role, name}`
+ * @element: (out) (optional) (transfer full) (nullable): the element read
  * @error: where to put the failure
  *
  * Finishes an operation started with
@@ -717,10 +727,10 @@ stw_surface_get_computed_style_async (StwSurface          *self,
  * Since: 1.0
  */
 JsonObject *
-stw_surface_get_computed_style_finish (StwSurface    *self,
-                                       GAsyncResult  *result,
-                                       JsonObject   **element,
-                                       GError       **error)
+stw_surface_get_computed_style_finish (StwSurface     *self,
+                                       GAsyncResult   *result,
+                                       StwElementRef **element,
+                                       GError        **error)
 {
   g_autoptr(JsonObject) answer = finish_read (self, result, stw_surface_get_computed_style_async, element, error);
 
@@ -757,12 +767,12 @@ start_style (StwSurface *self, gconstpointer data, GCancellable *cancellable, GA
  * Since: 1.0
  */
 JsonObject *
-stw_surface_get_computed_style_sync (StwSurface         *self,
-                                     const StwTarget    *target,
-                                     const char * const *properties,
-                                     JsonObject        **element,
-                                     GCancellable       *cancellable,
-                                     GError            **error)
+stw_surface_get_computed_style_sync (StwSurface          *self,
+                                     const StwTarget     *target,
+                                     const char * const  *properties,
+                                     StwElementRef      **element,
+                                     GCancellable        *cancellable,
+                                     GError             **error)
 {
   StyleArgs args = { target, properties };
   StwSyncCall call;
@@ -789,10 +799,9 @@ stw_surface_get_computed_style_sync (StwSurface         *self,
  * @callback: called with the state
  * @user_data: data for @callback
  *
- * Reads an element's states, as the snapshot shows them: `visible`,
- * `enabled`, `disabled`, `checked` (or `"mixed"`), `selected`,
- * `expanded`, `pressed`, `focused`, `readonly`, `required`, `invalid`,
- * `busy`.
+ * Reads an element's states, as the snapshot shows them: the twelve
+ * [flags@Stagewright.StateFlags], which of them apply to the element and
+ * which are mixed (an indeterminate checkbox is `checked` mixed).
  *
  * Fails as [method@Stagewright.Surface.get_text_async].
  *
@@ -814,8 +823,7 @@ stw_surface_get_state_async (StwSurface          *self,
  * stw_surface_get_state_finish:
  * @self: a #StwSurface
  * @result: the result given to the callback
- * @element: (out) (optional) (transfer full) (nullable): the element read,
- *   `{ref, role, name}`
+ * @element: (out) (optional) (transfer full) (nullable): the element read
  * @error: where to put the failure
  *
  * Finishes an operation started with
@@ -825,15 +833,15 @@ stw_surface_get_state_async (StwSurface          *self,
  *
  * Since: 1.0
  */
-JsonObject *
-stw_surface_get_state_finish (StwSurface    *self,
-                              GAsyncResult  *result,
-                              JsonObject   **element,
-                              GError       **error)
+StwElementState *
+stw_surface_get_state_finish (StwSurface     *self,
+                              GAsyncResult   *result,
+                              StwElementRef **element,
+                              GError        **error)
 {
   g_autoptr(JsonObject) answer = finish_read (self, result, stw_surface_get_state_async, element, error);
 
-  return answer ? dup_object_member (answer, "state") : NULL;
+  return answer ? _stw_element_state_new_from_page (stw_json_get_object (answer, "state")) : NULL;
 }
 
 static void
@@ -856,16 +864,16 @@ start_state (StwSurface *self, gconstpointer data, GCancellable *cancellable, GA
  *
  * Since: 1.0
  */
-JsonObject *
+StwElementState *
 stw_surface_get_state_sync (StwSurface       *self,
                             const StwTarget  *target,
-                            JsonObject      **element,
+                            StwElementRef   **element,
                             GCancellable     *cancellable,
                             GError          **error)
 {
   StwSyncCall call;
   GAsyncResult *result;
-  JsonObject *state;
+  StwElementState *state;
 
   g_return_val_if_fail (STW_IS_SURFACE (self), NULL);
   g_return_val_if_fail (target != NULL, NULL);
@@ -885,8 +893,9 @@ on_exists (GObject      *object,
            gpointer      user_data)
 {
   g_autoptr(GTask) task = user_data;
+  g_autoptr(StwSurface) acted_on = NULL;
   GError *error = NULL;
-  JsonObject *answer = _stw_surface_element_op_finish (STW_SURFACE (object), result, NULL, &error);
+  JsonObject *answer = _stw_surface_element_op_finish (STW_SURFACE (object), result, &acted_on, &error);
 
   /* A miss is an answer, not a failure: nothing matches, or the ref's
    * element is gone (or was never there). */
@@ -901,7 +910,7 @@ on_exists (GObject      *object,
   if (answer == NULL)
     g_task_return_error (task, error);
   else
-    g_task_return_pointer (task, answer, (GDestroyNotify) json_object_unref);
+    g_task_return_pointer (task, read_new (answer, acted_on), (GDestroyNotify) read_free);
 }
 
 /**
@@ -954,10 +963,10 @@ stw_surface_exists_async (StwSurface          *self,
  * Since: 1.0
  */
 gboolean
-stw_surface_exists_finish (StwSurface    *self,
-                           GAsyncResult  *result,
-                           JsonObject   **element,
-                           GError       **error)
+stw_surface_exists_finish (StwSurface     *self,
+                           GAsyncResult   *result,
+                           StwElementRef **element,
+                           GError        **error)
 {
   g_autoptr(JsonObject) answer = finish_read (self, result, stw_surface_exists_async, element, error);
 
@@ -987,7 +996,7 @@ start_exists (StwSurface *self, gconstpointer data, GCancellable *cancellable, G
 gboolean
 stw_surface_exists_sync (StwSurface       *self,
                          const StwTarget  *target,
-                         JsonObject      **element,
+                         StwElementRef   **element,
                          GCancellable     *cancellable,
                          GError          **error)
 {
@@ -1338,7 +1347,7 @@ stw_surface_get_focused_element_async (StwSurface          *self,
   g_task_set_task_data (task, search, (GDestroyNotify) focus_search_free);
   if (search->session == NULL)
     {
-      g_task_return_error (task, stw_error_new_literal ("NOT_RUNNING", NULL));
+      g_task_return_error (task, stw_error_new_code_literal (STW_ERROR_NOT_RUNNING, NULL));
       g_object_unref (task);
       return;
     }
@@ -1354,20 +1363,29 @@ stw_surface_get_focused_element_async (StwSurface          *self,
  * Finishes an operation started with
  * [method@Stagewright.Surface.get_focused_element_async].
  *
- * Returns: (transfer full) (nullable): `{ref, role, name, surface_id}`,
- *   or %NULL (without @error set) when nothing has the focus
+ * Returns: (transfer full) (nullable): the focused element, or %NULL
+ *   (without @error set) when nothing has the focus
  *
  * Since: 1.0
  */
-JsonObject *
+StwElementRef *
 stw_surface_get_focused_element_finish (StwSurface    *self,
                                         GAsyncResult  *result,
                                         GError       **error)
 {
+  g_autoptr(JsonObject) focused = NULL;
+
   g_return_val_if_fail (STW_IS_SURFACE (self), NULL);
   g_return_val_if_fail (g_task_is_valid (result, self), NULL);
   g_return_val_if_fail (g_task_get_source_tag (G_TASK (result)) == stw_surface_get_focused_element_async, NULL);
-  return g_task_propagate_pointer (G_TASK (result), error);
+
+  focused = g_task_propagate_pointer (G_TASK (result), error);
+  if (focused == NULL)
+    return NULL;
+  return stw_element_ref_new ((guint) json_object_get_int_member_with_default (focused, "ref", 0),
+                              stw_json_get_string (focused, "role"),
+                              stw_json_get_string (focused, "name"),
+                              stw_json_get_string (focused, "surface_id"));
 }
 
 static void
@@ -1384,19 +1402,19 @@ start_focused (StwSurface *self, gconstpointer data, GCancellable *cancellable, 
  *
  * Blocking [method@Stagewright.Surface.get_focused_element_async].
  *
- * Returns: (transfer full) (nullable): `{ref, role, name, surface_id}`,
- *   or %NULL when nothing has the focus
+ * Returns: (transfer full) (nullable): the focused element, or %NULL
+ *   when nothing has the focus
  *
  * Since: 1.0
  */
-JsonObject *
+StwElementRef *
 stw_surface_get_focused_element_sync (StwSurface    *self,
                                       GCancellable  *cancellable,
                                       GError       **error)
 {
   StwSyncCall call;
   GAsyncResult *result;
-  JsonObject *focused;
+  StwElementRef *focused;
 
   g_return_val_if_fail (STW_IS_SURFACE (self), NULL);
 

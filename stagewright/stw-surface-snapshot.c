@@ -15,6 +15,7 @@
 #include <inttypes.h>
 #include <string.h>
 
+#include "stw-element-ref-private.h"
 #include "stw-error-registry.h"
 #include "stw-json-private.h"
 #include "stw-session-private.h"
@@ -109,7 +110,7 @@ static GError *
 bad_argument (const char *field,
               const char *message)
 {
-  GError *error = stw_error_new ("BAD_ARGUMENT", "%s: %s", field, message);
+  GError *error = stw_error_new_code (STW_ERROR_BAD_ARGUMENT, "%s: %s", field, message);
   g_autoptr(JsonObject) details = json_object_new ();
   JsonArray *issues = json_array_new ();
   JsonObject *issue = json_object_new ();
@@ -1117,7 +1118,7 @@ walked (Step     *step,
   if (answer == NULL)
     {
       if (walk == job->top)
-        job_fail (task, stw_error_new ("INTERNAL_ERROR", "The page walker answered no object"));
+        job_fail (task, stw_error_new_code (STW_ERROR_INTERNAL_ERROR, "The page walker answered no object"));
       step_finish (step);
       return;
     }
@@ -1579,7 +1580,7 @@ job_done (GTask *task)
     }
   if (job->top->entries == NULL || job->top->answer == NULL)
     {
-      g_task_return_error (task, stw_error_new ("INTERNAL_ERROR", "The page was not walked"));
+      g_task_return_error (task, stw_error_new_code (STW_ERROR_INTERNAL_ERROR, "The page was not walked"));
       return;
     }
 
@@ -1651,13 +1652,13 @@ job_start (StwSurface          *self,
   g_task_set_source_tag (task, source_tag);
   if (session == NULL || !stw_session_is_running (session))
     {
-      g_task_return_error (task, stw_error_new_literal ("NOT_RUNNING", NULL));
+      g_task_return_error (task, stw_error_new_code_literal (STW_ERROR_NOT_RUNNING, NULL));
       g_object_unref (task);
       return NULL;
     }
   if (stw_surface_is_closed (self))
     {
-      GError *error = stw_error_new ("SURFACE_CLOSED", _("Surface %s has closed"), stw_surface_get_id (self));
+      GError *error = stw_error_new_code (STW_ERROR_SURFACE_CLOSED, _("Surface %s has closed"), stw_surface_get_id (self));
 
       stw_error_add_next_action (error, "electron_surfaces_list()");
       g_task_return_error (task, error);
@@ -1666,7 +1667,7 @@ job_start (StwSurface          *self,
     }
   if (_stw_session_get_browser (session) == NULL)
     {
-      g_task_return_error (task, stw_error_new_literal ("TRANSPORT_UNSUPPORTED", _("This session has no renderer connection")));
+      g_task_return_error (task, stw_error_new_code_literal (STW_ERROR_TRANSPORT_UNSUPPORTED, _("This session has no renderer connection")));
       g_object_unref (task);
       return NULL;
     }
@@ -1738,11 +1739,11 @@ stw_surface_snapshot_async (StwSurface               *self,
 
       if (ref == NULL || ref->gone)
         {
-          GError *error = stw_error_new ("REF_NOT_FOUND",
-                                         ref != NULL ? _("The element of ref %u is gone")
-                                         : _stw_ref_table_was_issued (refs, number)
-                                         ? _("Ref %u is gone: the session keeps only its most recent refs")
-                                         : _("Ref %u was never given in this session"), number);
+          GError *error = stw_error_new_code (STW_ERROR_REF_NOT_FOUND,
+                                              ref != NULL ? _("The element of ref %u is gone")
+                                              : _stw_ref_table_was_issued (refs, number)
+                                              ? _("Ref %u is gone: the session keeps only its most recent refs")
+                                              : _("Ref %u was never given in this session"), number);
           if (ref != NULL && ref->gone)
             {
               g_autoptr(JsonArray) similar = _stw_ref_table_similar (refs, ref, 5);
@@ -1863,9 +1864,8 @@ check_filters (JsonObject  *filters,
  * @user_data: data for @callback
  *
  * Finds entries of a fresh snapshot of the surface (frames inline, refs
- * as the snapshot gives them). Answers `{surface_id, matches[{ref, role,
- * name, bbox, surface_id}], count, truncated, renderer_reloaded}`:
- * `count` is the true total and `truncated` how many `limit` left out.
+ * as the snapshot gives them). Answers a [struct@Stagewright.ElementList]
+ * of the matches (at most `limit`), with the true count.
  *
  * Since: 1.0
  */
@@ -1908,14 +1908,18 @@ stw_surface_find_async (StwSurface          *self,
  *
  * Since: 1.0
  */
-JsonObject *
+StwElementList *
 stw_surface_find_finish (StwSurface    *self,
                          GAsyncResult  *result,
                          GError       **error)
 {
+  g_autoptr(JsonObject) answer = NULL;
+
   g_return_val_if_fail (g_task_is_valid (result, self), NULL);
   g_return_val_if_fail (g_task_get_source_tag (G_TASK (result)) == stw_surface_find_async, NULL);
-  return g_task_propagate_pointer (G_TASK (result), error);
+
+  answer = g_task_propagate_pointer (G_TASK (result), error);
+  return answer != NULL ? _stw_element_list_new_from_json (answer) : NULL;
 }
 
 /**
@@ -1931,14 +1935,14 @@ stw_surface_find_finish (StwSurface    *self,
  *
  * Since: 1.0
  */
-JsonObject *
+StwElementList *
 stw_surface_find_sync (StwSurface    *self,
                        JsonObject    *filters,
                        GCancellable  *cancellable,
                        GError       **error)
 {
   StwSyncCall call;
-  JsonObject *ret;
+  StwElementList *ret;
 
   g_return_val_if_fail (STW_IS_SURFACE (self), NULL);
 
@@ -1959,10 +1963,9 @@ stw_surface_find_sync (StwSurface    *self,
  * @callback: called when done
  * @user_data: data for @callback
  *
- * Lists the elements matching @selector, each with a ref of the session.
- * Answers `{surface_id, matches[{ref, tag, role, name, bbox,
- * surface_id}], count, truncated}`. An invalid selector is
- * `BAD_ARGUMENT`.
+ * Lists the elements matching @selector, each with a ref of the session
+ * and its tag name, as a [struct@Stagewright.ElementList]. An invalid
+ * selector is `BAD_ARGUMENT`.
  *
  * Since: 1.0
  */
@@ -2007,14 +2010,18 @@ stw_surface_list_elements_async (StwSurface          *self,
  *
  * Since: 1.0
  */
-JsonObject *
+StwElementList *
 stw_surface_list_elements_finish (StwSurface    *self,
                                   GAsyncResult  *result,
                                   GError       **error)
 {
+  g_autoptr(JsonObject) answer = NULL;
+
   g_return_val_if_fail (g_task_is_valid (result, self), NULL);
   g_return_val_if_fail (g_task_get_source_tag (G_TASK (result)) == stw_surface_list_elements_async, NULL);
-  return g_task_propagate_pointer (G_TASK (result), error);
+
+  answer = g_task_propagate_pointer (G_TASK (result), error);
+  return answer != NULL ? _stw_element_list_new_from_json (answer) : NULL;
 }
 
 /**
@@ -2031,7 +2038,7 @@ stw_surface_list_elements_finish (StwSurface    *self,
  *
  * Since: 1.0
  */
-JsonObject *
+StwElementList *
 stw_surface_list_elements_sync (StwSurface    *self,
                                 const char    *selector,
                                 guint          limit,
@@ -2039,7 +2046,7 @@ stw_surface_list_elements_sync (StwSurface    *self,
                                 GError       **error)
 {
   StwSyncCall call;
-  JsonObject *ret;
+  StwElementList *ret;
 
   g_return_val_if_fail (STW_IS_SURFACE (self), NULL);
 

@@ -20,6 +20,7 @@
 #include <string.h>
 
 #include "stw-deadline-private.h"
+#include "stw-element-ref-private.h"
 #include "stw-error-registry.h"
 #include "stw-json-private.h"
 #include "stw-regex-private.h"
@@ -37,18 +38,13 @@
 #define MAX_EXPECTED_CHARS 10000
 #define MAX_EVENT_NAME_CHARS 64
 
-static const char * const STATE_FLAGS[] = {
-  "visible", "enabled", "disabled", "checked", "selected", "expanded",
-  "pressed", "focused", "readonly", "required", "invalid", "busy", NULL
-};
-
 /* --- arguments ------------------------------------------------------------ */
 
 static GError *
 bad_argument (const char *field,
               const char *message)
 {
-  GError *error = stw_error_new ("BAD_ARGUMENT", "%s", message);
+  GError *error = stw_error_new_code (STW_ERROR_BAD_ARGUMENT, "%s", message);
   g_autoptr(JsonObject) details = json_object_new ();
 
   json_object_set_string_member (details, "field", field);
@@ -88,28 +84,15 @@ check_predicate (const char *predicate,
   return NULL;
 }
 
-/* A state predicate: some of the twelve flags, each a boolean (checked
- * may also be "mixed"). */
+/* A wanted state: at least one of the twelve flags, only `checked` wanted
+ * mixed (as stw_element_state_new_from_json() reads the tools' form). */
 static GError *
-check_state (JsonObject *state)
+check_state (const StwElementState *state)
 {
-  g_autoptr(GList) members = state ? json_object_get_members (state) : NULL;
-
-  if (members == NULL)
+  if (state == NULL || state->known == 0)
     return bad_argument ("state", _("state must name at least one of the twelve state flags"));
-  for (const GList *l = members; l != NULL; l = l->next)
-    {
-      JsonNode *value = json_object_get_member (state, l->data);
-      gboolean boolean = JSON_NODE_HOLDS_VALUE (value) && json_node_get_value_type (value) == G_TYPE_BOOLEAN;
-      gboolean mixed = g_str_equal (l->data, "checked") && JSON_NODE_HOLDS_VALUE (value) &&
-                       json_node_get_value_type (value) == G_TYPE_STRING &&
-                       g_strcmp0 (json_node_get_string (value), "mixed") == 0;
-
-      if (!g_strv_contains (STATE_FLAGS, l->data))
-        return bad_argument ("state", _("state names a flag that does not exist"));
-      if (!boolean && !mixed)
-        return bad_argument ("state", _("Each state flag must be true or false"));
-    }
+  if (state->mixed & ~STW_STATE_CHECKED)
+    return bad_argument ("state", _("Each state flag must be true or false"));
   return NULL;
 }
 
@@ -230,7 +213,7 @@ on_slice (GObject      *object,
       if (value != NULL && JSON_NODE_HOLDS_OBJECT (value))
         answer = json_object_ref (json_node_get_object (value));
       else if (value != NULL)
-        error = stw_error_new ("INTERNAL_ERROR", _("The page answered no observation"));
+        error = stw_error_new_code (STW_ERROR_INTERNAL_ERROR, _("The page answered no observation"));
       acted_on = g_object_ref (surface);
     }
   if (acted_on != NULL)
@@ -350,23 +333,24 @@ start_page_wait (StwSurface          *self,
 
 /* The observation a met wait answered, or NULL with @error set. */
 static JsonObject *
-finish_page_wait (StwSurface    *self,
-                  GAsyncResult  *result,
-                  gpointer       source_tag,
-                  JsonObject   **element,
-                  GError       **error)
+finish_page_wait (StwSurface     *self,
+                  GAsyncResult   *result,
+                  gpointer        source_tag,
+                  StwElementRef **element,
+                  GError        **error)
 {
+  PageWait *wait;
   JsonObject *answer;
-  JsonNode *target;
 
   g_return_val_if_fail (STW_IS_SURFACE (self), NULL);
   g_return_val_if_fail (g_task_is_valid (result, self), NULL);
   g_return_val_if_fail (g_task_get_source_tag (G_TASK (result)) == source_tag, NULL);
 
+  wait = g_task_get_task_data (G_TASK (result));
   answer = g_task_propagate_pointer (G_TASK (result), error);
-  target = answer ? json_object_get_member (answer, "target") : NULL;
   if (element != NULL)
-    *element = target != NULL && JSON_NODE_HOLDS_OBJECT (target) ? json_object_ref (json_node_get_object (target)) : NULL;
+    *element = _stw_element_ref_new_from_json (stw_json_get_object (answer, "target"),
+                                               wait && wait->ran_in ? stw_surface_get_id (wait->ran_in) : NULL);
   return answer;
 }
 
@@ -379,12 +363,12 @@ dup_actual (JsonObject *answer)
          ? g_strdup (json_node_get_string (node)) : NULL;
 }
 
-static JsonObject *
+static StwElementState *
 dup_state (JsonObject *answer)
 {
-  JsonNode *node = answer ? json_object_get_member (answer, "state") : NULL;
+  JsonObject *state = stw_json_get_object (answer, "state");
 
-  return node != NULL && JSON_NODE_HOLDS_OBJECT (node) ? json_object_ref (json_node_get_object (node)) : NULL;
+  return state != NULL ? _stw_element_state_new_from_page (state) : NULL;
 }
 
 /* --- blocking calls -------------------------------------------------------- */
@@ -394,7 +378,7 @@ typedef struct
 {
   const StwTarget *target;
   const char      *state_name;
-  JsonObject      *state;
+  const StwElementState *state;
   const char      *event_name;
   const char      *predicate;
   const char      *expected;
@@ -477,10 +461,10 @@ stw_surface_wait_for_selector_async (StwSurface          *self,
  * Since: 1.0
  */
 gboolean
-stw_surface_wait_for_selector_finish (StwSurface    *self,
-                                      GAsyncResult  *result,
-                                      JsonObject   **element,
-                                      GError       **error)
+stw_surface_wait_for_selector_finish (StwSurface     *self,
+                                      GAsyncResult   *result,
+                                      StwElementRef **element,
+                                      GError        **error)
 {
   g_autoptr(JsonObject) answer = finish_page_wait (self, result, stw_surface_wait_for_selector_async, element, error);
 
@@ -518,7 +502,7 @@ stw_surface_wait_for_selector_sync (StwSurface       *self,
                                     const StwTarget  *target,
                                     const char       *state,
                                     guint             timeout_ms,
-                                    JsonObject      **element,
+                                    StwElementRef   **element,
                                     GCancellable     *cancellable,
                                     GError          **error)
 {
@@ -593,10 +577,10 @@ stw_surface_expect_visible_async (StwSurface          *self,
  * Since: 1.0
  */
 gboolean
-stw_surface_expect_visible_finish (StwSurface    *self,
-                                   GAsyncResult  *result,
-                                   JsonObject   **element,
-                                   GError       **error)
+stw_surface_expect_visible_finish (StwSurface     *self,
+                                   GAsyncResult   *result,
+                                   StwElementRef **element,
+                                   GError        **error)
 {
   g_autoptr(JsonObject) answer = finish_page_wait (self, result, stw_surface_expect_visible_async, element, error);
 
@@ -631,7 +615,7 @@ gboolean
 stw_surface_expect_visible_sync (StwSurface       *self,
                                  const StwTarget  *target,
                                  guint             timeout_ms,
-                                 JsonObject      **element,
+                                 StwElementRef   **element,
                                  GCancellable     *cancellable,
                                  GError          **error)
 {
@@ -653,15 +637,15 @@ stw_surface_expect_visible_sync (StwSurface       *self,
 /* --- wait_for_state, expect_state ------------------------------------------ */
 
 static void
-start_state_wait (StwSurface          *self,
-                  const StwTarget     *target,
-                  JsonObject          *state,
-                  gboolean             expect,
-                  guint                timeout_ms,
-                  gpointer             source_tag,
-                  GCancellable        *cancellable,
-                  GAsyncReadyCallback  callback,
-                  gpointer             user_data)
+start_state_wait (StwSurface            *self,
+                  const StwTarget       *target,
+                  const StwElementState *state,
+                  gboolean               expect,
+                  guint                  timeout_ms,
+                  gpointer               source_tag,
+                  GCancellable          *cancellable,
+                  GAsyncReadyCallback    callback,
+                  gpointer               user_data)
 {
   GError *error = check_state (state);
   JsonObject *args, *details;
@@ -672,9 +656,9 @@ start_state_wait (StwSurface          *self,
       return;
     }
   args = json_object_new ();
-  json_object_set_object_member (args, "state", json_object_ref (state));
+  json_object_set_object_member (args, "state", _stw_element_state_to_wanted_json (state));
   details = json_object_new ();
-  json_object_set_object_member (details, "expected", json_object_ref (state));
+  json_object_set_object_member (details, "expected", _stw_element_state_to_wanted_json (state));
   start_page_wait (self, target, "waitState", args, expect, details, "state",
                    expect ? g_strdup (_("The element is not in the state expected"))
                           : g_strdup_printf (_("The element did not reach the state within %u ms"), clamp_timeout (timeout_ms)),
@@ -685,9 +669,9 @@ start_state_wait (StwSurface          *self,
  * stw_surface_wait_for_state_async:
  * @self: a #StwSurface
  * @target: the element: a ref or a selector
- * @state: some of the twelve flags of
- *   [method@Stagewright.Surface.get_state_async], each with the value
- *   wanted (`checked` may also be `"mixed"`)
+ * @state: the wanted state: its known flags are the mask of the flags
+ *   that matter, its values their wanted values (only
+ *   %STW_STATE_CHECKED may be wanted mixed)
  * @timeout_ms: how long to wait, at most %STW_WAIT_MAX_TIMEOUT_MS
  * @cancellable: (nullable): a #GCancellable
  * @callback: called when every flag has its value, or time is up
@@ -703,13 +687,13 @@ start_state_wait (StwSurface          *self,
  * Since: 1.0
  */
 void
-stw_surface_wait_for_state_async (StwSurface          *self,
-                                  const StwTarget     *target,
-                                  JsonObject          *state,
-                                  guint                timeout_ms,
-                                  GCancellable        *cancellable,
-                                  GAsyncReadyCallback  callback,
-                                  gpointer             user_data)
+stw_surface_wait_for_state_async (StwSurface            *self,
+                                  const StwTarget       *target,
+                                  const StwElementState *state,
+                                  guint                  timeout_ms,
+                                  GCancellable          *cancellable,
+                                  GAsyncReadyCallback    callback,
+                                  gpointer               user_data)
 {
   g_return_if_fail (STW_IS_SURFACE (self));
   g_return_if_fail (target != NULL);
@@ -733,11 +717,11 @@ stw_surface_wait_for_state_async (StwSurface          *self,
  *
  * Since: 1.0
  */
-JsonObject *
-stw_surface_wait_for_state_finish (StwSurface    *self,
-                                   GAsyncResult  *result,
-                                   JsonObject   **element,
-                                   GError       **error)
+StwElementState *
+stw_surface_wait_for_state_finish (StwSurface     *self,
+                                   GAsyncResult   *result,
+                                   StwElementRef **element,
+                                   GError        **error)
 {
   g_autoptr(JsonObject) answer = finish_page_wait (self, result, stw_surface_wait_for_state_async, element, error);
 
@@ -769,19 +753,19 @@ start_wait_for_state (StwSurface *self, gconstpointer data, GCancellable *cancel
  *
  * Since: 1.0
  */
-JsonObject *
-stw_surface_wait_for_state_sync (StwSurface       *self,
-                                 const StwTarget  *target,
-                                 JsonObject       *state,
-                                 guint             timeout_ms,
-                                 JsonObject      **element,
-                                 GCancellable     *cancellable,
-                                 GError          **error)
+StwElementState *
+stw_surface_wait_for_state_sync (StwSurface             *self,
+                                 const StwTarget        *target,
+                                 const StwElementState  *state,
+                                 guint                   timeout_ms,
+                                 StwElementRef         **element,
+                                 GCancellable           *cancellable,
+                                 GError                **error)
 {
   WaitArgs args = { .target = target, .state = state, .timeout_ms = timeout_ms };
   StwSyncCall call;
   GAsyncResult *result;
-  JsonObject *flags;
+  StwElementState *flags;
 
   g_return_val_if_fail (STW_IS_SURFACE (self), NULL);
   g_return_val_if_fail (target != NULL, NULL);
@@ -797,7 +781,9 @@ stw_surface_wait_for_state_sync (StwSurface       *self,
  * stw_surface_expect_state_async:
  * @self: a #StwSurface
  * @target: the element: a ref or a selector
- * @state: some of the twelve state flags, each with the value expected
+ * @state: the expected state: its known flags are the mask of the flags
+ *   that matter, its values their expected values (only
+ *   %STW_STATE_CHECKED may be expected mixed)
  * @timeout_ms: how long to retry, at most %STW_WAIT_MAX_TIMEOUT_MS; 0
  *   checks once
  * @cancellable: (nullable): a #GCancellable
@@ -812,13 +798,13 @@ stw_surface_wait_for_state_sync (StwSurface       *self,
  * Since: 1.0
  */
 void
-stw_surface_expect_state_async (StwSurface          *self,
-                                const StwTarget     *target,
-                                JsonObject          *state,
-                                guint                timeout_ms,
-                                GCancellable        *cancellable,
-                                GAsyncReadyCallback  callback,
-                                gpointer             user_data)
+stw_surface_expect_state_async (StwSurface            *self,
+                                const StwTarget       *target,
+                                const StwElementState *state,
+                                guint                  timeout_ms,
+                                GCancellable          *cancellable,
+                                GAsyncReadyCallback    callback,
+                                gpointer               user_data)
 {
   g_return_if_fail (STW_IS_SURFACE (self));
   g_return_if_fail (target != NULL);
@@ -841,11 +827,11 @@ stw_surface_expect_state_async (StwSurface          *self,
  *
  * Since: 1.0
  */
-JsonObject *
-stw_surface_expect_state_finish (StwSurface    *self,
-                                 GAsyncResult  *result,
-                                 JsonObject   **element,
-                                 GError       **error)
+StwElementState *
+stw_surface_expect_state_finish (StwSurface     *self,
+                                 GAsyncResult   *result,
+                                 StwElementRef **element,
+                                 GError        **error)
 {
   g_autoptr(JsonObject) answer = finish_page_wait (self, result, stw_surface_expect_state_async, element, error);
 
@@ -877,19 +863,19 @@ start_expect_state (StwSurface *self, gconstpointer data, GCancellable *cancella
  *
  * Since: 1.0
  */
-JsonObject *
-stw_surface_expect_state_sync (StwSurface       *self,
-                               const StwTarget  *target,
-                               JsonObject       *state,
-                               guint             timeout_ms,
-                               JsonObject      **element,
-                               GCancellable     *cancellable,
-                               GError          **error)
+StwElementState *
+stw_surface_expect_state_sync (StwSurface             *self,
+                               const StwTarget        *target,
+                               const StwElementState  *state,
+                               guint                   timeout_ms,
+                               StwElementRef         **element,
+                               GCancellable           *cancellable,
+                               GError                **error)
 {
   WaitArgs args = { .target = target, .state = state, .timeout_ms = timeout_ms };
   StwSyncCall call;
   GAsyncResult *result;
-  JsonObject *flags;
+  StwElementState *flags;
 
   g_return_val_if_fail (STW_IS_SURFACE (self), NULL);
   g_return_val_if_fail (target != NULL, NULL);
@@ -1007,11 +993,11 @@ stw_surface_expect_text_async (StwSurface          *self,
  * Since: 1.0
  */
 gboolean
-stw_surface_expect_text_finish (StwSurface    *self,
-                                GAsyncResult  *result,
-                                char         **actual,
-                                JsonObject   **element,
-                                GError       **error)
+stw_surface_expect_text_finish (StwSurface     *self,
+                                GAsyncResult   *result,
+                                char          **actual,
+                                StwElementRef **element,
+                                GError        **error)
 {
   g_autoptr(JsonObject) answer = finish_page_wait (self, result, stw_surface_expect_text_async, element, error);
 
@@ -1057,7 +1043,7 @@ stw_surface_expect_text_sync (StwSurface       *self,
                               const char       *flags,
                               guint             timeout_ms,
                               char            **actual,
-                              JsonObject      **element,
+                              StwElementRef   **element,
                               GCancellable     *cancellable,
                               GError          **error)
 {
@@ -1133,11 +1119,11 @@ stw_surface_expect_value_async (StwSurface          *self,
  * Since: 1.0
  */
 gboolean
-stw_surface_expect_value_finish (StwSurface    *self,
-                                 GAsyncResult  *result,
-                                 char         **actual,
-                                 JsonObject   **element,
-                                 GError       **error)
+stw_surface_expect_value_finish (StwSurface     *self,
+                                 GAsyncResult   *result,
+                                 char          **actual,
+                                 StwElementRef **element,
+                                 GError        **error)
 {
   g_autoptr(JsonObject) answer = finish_page_wait (self, result, stw_surface_expect_value_async, element, error);
 
@@ -1183,7 +1169,7 @@ stw_surface_expect_value_sync (StwSurface       *self,
                                const char       *flags,
                                guint             timeout_ms,
                                char            **actual,
-                               JsonObject      **element,
+                               StwElementRef   **element,
                                GCancellable     *cancellable,
                                GError          **error)
 {
@@ -1258,11 +1244,11 @@ stw_surface_assert_pattern_async (StwSurface          *self,
  * Since: 1.0
  */
 gboolean
-stw_surface_assert_pattern_finish (StwSurface    *self,
-                                   GAsyncResult  *result,
-                                   char         **actual,
-                                   JsonObject   **element,
-                                   GError       **error)
+stw_surface_assert_pattern_finish (StwSurface     *self,
+                                   GAsyncResult   *result,
+                                   char          **actual,
+                                   StwElementRef **element,
+                                   GError        **error)
 {
   g_autoptr(JsonObject) answer = finish_page_wait (self, result, stw_surface_assert_pattern_async, element, error);
 
@@ -1308,7 +1294,7 @@ stw_surface_assert_pattern_sync (StwSurface       *self,
                                  const char       *expected,
                                  const char       *flags,
                                  char            **actual,
-                                 JsonObject      **element,
+                                 StwElementRef   **element,
                                  GCancellable     *cancellable,
                                  GError          **error)
 {
@@ -1798,7 +1784,7 @@ on_event_timeout (gpointer user_data)
 {
   GTask *task = user_data;
   EventWait *wait = g_task_get_task_data (task);
-  GError *error = stw_error_new ("WAIT_TIMEOUT", _("No %s event within %u ms"), wait->kind, wait->timeout_ms);
+  GError *error = stw_error_new_code (STW_ERROR_WAIT_TIMEOUT, _("No %s event within %u ms"), wait->kind, wait->timeout_ms);
   g_autoptr(JsonObject) details = json_object_new ();
 
   json_object_set_string_member (details, "event", wait->kind);

@@ -11,6 +11,7 @@
 
 #include "stw-confine-private.h"
 #include "stw-deadline-private.h"
+#include "stw-enum-types.h"
 #include "stw-error-registry.h"
 #include "stw-json-private.h"
 #include "stw-input-private.h"
@@ -494,7 +495,7 @@ stw_screenshot_options_new_from_json (JsonObject  *object,
 
 #define BAD(field, ...) \
   G_STMT_START { \
-    GError *bad = stw_error_new ("BAD_ARGUMENT", __VA_ARGS__); \
+    GError *bad = stw_error_new_code (STW_ERROR_BAD_ARGUMENT, __VA_ARGS__); \
     g_autoptr(JsonObject) details = json_object_new (); \
     json_object_set_string_member (details, "field", field); \
     stw_error_set_details (bad, details); \
@@ -643,7 +644,7 @@ static GError *
 outside_root_error (const char *argument,
                     const char *app_root)
 {
-  GError *error = stw_error_new ("BAD_ARGUMENT", _("The screenshot %s lies outside the server's --app-root"), argument);
+  GError *error = stw_error_new_code (STW_ERROR_BAD_ARGUMENT, _("The screenshot %s lies outside the server's --app-root"), argument);
   g_autoptr(JsonObject) details = json_object_new ();
 
   json_object_set_string_member (details, "argument", argument);
@@ -693,12 +694,12 @@ stw_screenshot_resolve_path (const char      *app_root,
 
   if (path != NULL && dir != NULL)
     {
-      g_propagate_error (error, stw_error_new_literal ("BAD_ARGUMENT", _("Give path or dir, not both")));
+      g_propagate_error (error, stw_error_new_code_literal (STW_ERROR_BAD_ARGUMENT, _("Give path or dir, not both")));
       return NULL;
     }
   if ((path != NULL && !g_path_is_absolute (path)) || (dir != NULL && !g_path_is_absolute (dir)))
     {
-      g_propagate_error (error, stw_error_new_literal ("ABSOLUTE_PATH_REQUIRED", NULL));
+      g_propagate_error (error, stw_error_new_code_literal (STW_ERROR_ABSOLUTE_PATH_REQUIRED, NULL));
       return NULL;
     }
 
@@ -713,9 +714,9 @@ stw_screenshot_resolve_path (const char      *app_root,
        * into an image: the name says what the file holds. */
       if (!fits)
         {
-          GError *refused = stw_error_new ("BAD_ARGUMENT", _("The file name must end in %s for a %s screenshot"),
-                                           format == STW_IMAGE_FORMAT_JPEG ? ".jpg or .jpeg" : ".png",
-                                           format == STW_IMAGE_FORMAT_JPEG ? "JPEG" : "PNG");
+          GError *refused = stw_error_new_code (STW_ERROR_BAD_ARGUMENT, _("The file name must end in %s for a %s screenshot"),
+                                                format == STW_IMAGE_FORMAT_JPEG ? ".jpg or .jpeg" : ".png",
+                                                format == STW_IMAGE_FORMAT_JPEG ? "JPEG" : "PNG");
           g_autoptr(JsonObject) details = json_object_new ();
 
           json_object_set_string_member (details, "argument", "path");
@@ -762,7 +763,7 @@ stw_screenshot_resolve_path (const char      *app_root,
     }
   if (!g_file_test (parent, G_FILE_TEST_IS_DIR))
     {
-      g_propagate_error (error, stw_error_new_literal ("FILE_NOT_FOUND", _("The directory does not exist")));
+      g_propagate_error (error, stw_error_new_code_literal (STW_ERROR_FILE_NOT_FOUND, _("The directory does not exist")));
       return NULL;
     }
   return g_steal_pointer (&file);
@@ -819,6 +820,20 @@ struct _StwSurface
 
 G_DEFINE_FINAL_TYPE (StwSurface, stw_surface, G_TYPE_OBJECT)
 
+enum
+{
+  PROP_0,
+  PROP_ID,
+  PROP_KIND,
+  PROP_WINDOW_ID,
+  PROP_TITLE,
+  PROP_URL,
+  PROP_CLOSED,
+  N_PROPS
+};
+
+static GParamSpec *properties[N_PROPS];
+
 static void
 disconnect_world_handlers (StwSurface *self)
 {
@@ -861,12 +876,105 @@ stw_surface_finalize (GObject *object)
 }
 
 static void
+stw_surface_get_property (GObject    *object,
+                          guint       prop_id,
+                          GValue     *value,
+                          GParamSpec *pspec)
+{
+  StwSurface *self = STW_SURFACE (object);
+
+  switch (prop_id)
+    {
+    case PROP_ID:
+      g_value_set_string (value, self->id);
+      break;
+    case PROP_KIND:
+      g_value_set_enum (value, self->kind);
+      break;
+    case PROP_WINDOW_ID:
+      g_value_set_string (value, self->window_id);
+      break;
+    case PROP_TITLE:
+      g_value_set_string (value, self->title);
+      break;
+    case PROP_URL:
+      g_value_set_string (value, self->url);
+      break;
+    case PROP_CLOSED:
+      g_value_set_boolean (value, self->closed);
+      break;
+    default:
+      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+    }
+}
+
+static void
 stw_surface_class_init (StwSurfaceClass *klass)
 {
   GObjectClass *object_class = G_OBJECT_CLASS (klass);
 
   object_class->dispose = stw_surface_dispose;
   object_class->finalize = stw_surface_finalize;
+  object_class->get_property = stw_surface_get_property;
+
+  /**
+   * StwSurface:id:
+   *
+   * The surface's id, unique in its session.
+   *
+   * Since: 1.0
+   */
+  properties[PROP_ID] = g_param_spec_string ("id", NULL, NULL, NULL,
+                                             G_PARAM_READABLE | G_PARAM_STATIC_STRINGS | G_PARAM_EXPLICIT_NOTIFY);
+  /**
+   * StwSurface:kind:
+   *
+   * What the surface is: a window's page, a frame, a webview, a worker….
+   *
+   * Since: 1.0
+   */
+  properties[PROP_KIND] = g_param_spec_enum ("kind", NULL, NULL, STW_TYPE_SURFACE_KIND, STW_SURFACE_KIND_WINDOW,
+                                             G_PARAM_READABLE | G_PARAM_STATIC_STRINGS | G_PARAM_EXPLICIT_NOTIFY);
+  /**
+   * StwSurface:window-id:
+   *
+   * The id of the window the surface belongs to.
+   *
+   * Since: 1.0
+   */
+  properties[PROP_WINDOW_ID] = g_param_spec_string ("window-id", NULL, NULL, NULL,
+                                                    G_PARAM_READABLE | G_PARAM_STATIC_STRINGS |
+                                                    G_PARAM_EXPLICIT_NOTIFY);
+  /**
+   * StwSurface:title:
+   *
+   * The document's title, as last known; notified when it changes.
+   *
+   * Since: 1.0
+   */
+  properties[PROP_TITLE] = g_param_spec_string ("title", NULL, NULL, NULL,
+                                                G_PARAM_READABLE | G_PARAM_STATIC_STRINGS | G_PARAM_EXPLICIT_NOTIFY);
+  /**
+   * StwSurface:url:
+   *
+   * The document's URL, as last known; notified when it changes.
+   *
+   * Since: 1.0
+   */
+  properties[PROP_URL] = g_param_spec_string ("url", NULL, NULL, NULL,
+                                              G_PARAM_READABLE | G_PARAM_STATIC_STRINGS | G_PARAM_EXPLICIT_NOTIFY);
+  /**
+   * StwSurface:closed:
+   *
+   * Whether the surface went (its window closed, its frame detached, its
+   * app ended); notified once, when it closes.
+   *
+   * Since: 1.0
+   */
+  properties[PROP_CLOSED] = g_param_spec_boolean ("closed", NULL, NULL, FALSE,
+                                                  G_PARAM_READABLE | G_PARAM_STATIC_STRINGS |
+                                                  G_PARAM_EXPLICIT_NOTIFY);
+  g_object_class_install_properties (object_class, N_PROPS, properties);
 }
 
 static void
@@ -910,22 +1018,32 @@ void
 _stw_surface_set_title (StwSurface *self,
                         const char *title)
 {
+  if (g_strcmp0 (self->title, title) == 0)
+    return;
   g_free (self->title);
   self->title = g_strdup (title);
+  g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_TITLE]);
 }
 
 void
 _stw_surface_set_url (StwSurface *self,
                       const char *url)
 {
+  if (g_strcmp0 (self->url, url) == 0)
+    return;
   g_free (self->url);
   self->url = g_strdup (url);
+  g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_URL]);
 }
 
 void
 _stw_surface_set_closed (StwSurface *self)
 {
-  self->closed = TRUE;
+  if (!self->closed)
+    {
+      self->closed = TRUE;
+      g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_CLOSED]);
+    }
   self->world_id = 0;
   if (self->transport != NULL)
     disconnect_world_handlers (self);
@@ -1273,12 +1391,12 @@ check_usable (StwSurface *self)
   g_autoptr(StwSession) session = g_weak_ref_get (&self->session);
 
   if (session == NULL || !stw_session_is_running (session))
-    return stw_error_new_literal ("NOT_RUNNING", NULL);
+    return stw_error_new_code_literal (STW_ERROR_NOT_RUNNING, NULL);
   if (self->transport == NULL)
-    return stw_error_new_literal ("TRANSPORT_UNSUPPORTED", _("This session has no renderer connection"));
+    return stw_error_new_code_literal (STW_ERROR_TRANSPORT_UNSUPPORTED, _("This session has no renderer connection"));
   if (self->closed)
     {
-      GError *closed = stw_error_new ("SURFACE_CLOSED", _("Surface %s has closed"), self->id);
+      GError *closed = stw_error_new_code (STW_ERROR_SURFACE_CLOSED, _("Surface %s has closed"), self->id);
       stw_error_add_next_action (closed, "electron_surfaces_list()");
       return closed;
     }
@@ -1375,7 +1493,7 @@ _stw_remote_value (JsonObject  *reply,
 
       if (text == NULL)
         text = stw_json_get_string (details, "text");
-      g_propagate_error (error, stw_error_new ("EVAL_RUNTIME_ERROR", "%s", text ? text : "The evaluated code threw"));
+      g_propagate_error (error, stw_error_new_code (STW_ERROR_EVAL_RUNTIME_ERROR, "%s", text ? text : "The evaluated code threw"));
       return NULL;
     }
 
@@ -1493,7 +1611,7 @@ on_module_installed (GObject      *object,
       else
         {
           g_clear_error (&error);
-          error = stw_error_new ("INTERNAL_ERROR", _("The page-side module could not be installed"));
+          error = stw_error_new_code (STW_ERROR_INTERNAL_ERROR, _("The page-side module could not be installed"));
         }
     }
   flush_world_waiters (self, error);
@@ -1527,7 +1645,7 @@ on_world_created (GObject      *object,
 
   reply = stw_transport_call_finish (STW_TRANSPORT (object), result, &error);
   if (reply != NULL && json_object_get_int_member_with_default (reply, "executionContextId", 0) <= 0)
-    error = stw_error_new ("INTERNAL_ERROR", _("The browser made no isolated world"));
+    error = stw_error_new_code (STW_ERROR_INTERNAL_ERROR, _("The browser made no isolated world"));
   if (error != NULL)
     {
       flush_world_waiters (self, error);
@@ -1819,14 +1937,14 @@ on_captured (GObject      *object,
   encoded = stw_json_get_string (reply, "data");
   if (encoded == NULL)
     {
-      fail_capture (task, stw_error_new ("INTERNAL_ERROR", _("The browser returned no image")));
+      fail_capture (task, stw_error_new_code (STW_ERROR_INTERNAL_ERROR, _("The browser returned no image")));
       return;
     }
   bytes = g_base64_decode (encoded, &length);
   image = g_bytes_new_take (bytes, length);
   if (!stw_image_get_size (image, &width, &height))
     {
-      fail_capture (task, stw_error_new ("INTERNAL_ERROR", _("The browser returned something that is not an image")));
+      fail_capture (task, stw_error_new_code (STW_ERROR_INTERNAL_ERROR, _("The browser returned something that is not an image")));
       return;
     }
 
@@ -1929,7 +2047,7 @@ on_layout_metrics (GObject      *object,
         }
       if (data->clip[2] <= 0 || data->clip[3] <= 0)
         {
-          fail_capture (task, stw_error_new ("BAD_ARGUMENT", _("The clip lies outside the page (%g × %g)"), width, height));
+          fail_capture (task, stw_error_new_code (STW_ERROR_BAD_ARGUMENT, _("The clip lies outside the page (%g × %g)"), width, height));
           return;
         }
     }
@@ -2018,7 +2136,7 @@ on_element_box (GObject      *object,
   box = json_object_has_member (answer, "bbox") ? json_object_get_object_member (answer, "bbox") : NULL;
   if (box == NULL)
     {
-      fail_capture (task, stw_error_new ("INTERNAL_ERROR", _("The page measured no box")));
+      fail_capture (task, stw_error_new_code (STW_ERROR_INTERNAL_ERROR, _("The page measured no box")));
       return;
     }
   data->has_box = TRUE;
@@ -2084,8 +2202,8 @@ stw_surface_capture_screenshot_async (StwSurface                 *self,
 
   unusable = check_usable (self);
   if (unusable == NULL && self->kind == STW_SURFACE_KIND_FRAME && options->target == NULL)
-    unusable = stw_error_new ("SURFACE_UNSUPPORTED",
-                              _("A frame is captured through its window: capture the window with a clip, or an element"));
+    unusable = stw_error_new_code (STW_ERROR_SURFACE_UNSUPPORTED,
+                                   _("A frame is captured through its window: capture the window with a clip, or an element"));
   if (unusable != NULL)
     {
       fail_capture (task, unusable);

@@ -98,7 +98,7 @@ stw_target_new_from_json (JsonObject  *object,
 
   if (has_ref && has_selector)
     {
-      g_propagate_error (error, stw_error_new ("BAD_ARGUMENT", _("Give either %s or %s, not both"), ref_member, selector_member));
+      g_propagate_error (error, stw_error_new_code (STW_ERROR_BAD_ARGUMENT, _("Give either %s or %s, not both"), ref_member, selector_member));
       return NULL;
     }
   if (has_ref)
@@ -109,7 +109,7 @@ stw_target_new_from_json (JsonObject  *object,
       if (json_node_get_value_type (node) != G_TYPE_INT64 ||
           (ref = json_node_get_int (node)) < 1 || ref > G_MAXUINT)
         {
-          g_propagate_error (error, stw_error_new ("BAD_ARGUMENT", _("%s must be a positive integer"), ref_member));
+          g_propagate_error (error, stw_error_new_code (STW_ERROR_BAD_ARGUMENT, _("%s must be a positive integer"), ref_member));
           return NULL;
         }
       return stw_target_new_for_ref ((guint) ref);
@@ -120,7 +120,7 @@ stw_target_new_from_json (JsonObject  *object,
 
       if (selector == NULL || *selector == '\0')
         {
-          g_propagate_error (error, stw_error_new ("BAD_ARGUMENT", _("%s must be a non-empty string"), selector_member));
+          g_propagate_error (error, stw_error_new_code (STW_ERROR_BAD_ARGUMENT, _("%s must be a non-empty string"), selector_member));
           return NULL;
         }
       return stw_target_new_for_selector (selector);

@@ -12,6 +12,7 @@
 #include <gio/gio.h>
 #include <json-glib/json-glib.h>
 
+#include "stw-element-ref.h"
 #include "stw-surface.h"
 #include "stw-target.h"
 #include "stw-version-macros.h"
@@ -37,40 +38,40 @@ void        stw_surface_wait_for_selector_async (StwSurface          *self,
                                                  GAsyncReadyCallback  callback,
                                                  gpointer             user_data);
 STW_AVAILABLE_IN_1_0
-gboolean    stw_surface_wait_for_selector_finish (StwSurface    *self,
-                                                  GAsyncResult  *result,
-                                                  JsonObject   **element,
-                                                  GError       **error);
+gboolean    stw_surface_wait_for_selector_finish (StwSurface     *self,
+                                                  GAsyncResult   *result,
+                                                  StwElementRef **element,
+                                                  GError        **error);
 STW_AVAILABLE_IN_1_0
-gboolean    stw_surface_wait_for_selector_sync (StwSurface           *self,
-                                                const StwTarget      *target,
-                                                const char           *state,
-                                                guint                timeout_ms,
-                                                JsonObject          **element,
-                                                GCancellable         *cancellable,
-                                                GError              **error);
+gboolean    stw_surface_wait_for_selector_sync (StwSurface       *self,
+                                                const StwTarget  *target,
+                                                const char       *state,
+                                                guint             timeout_ms,
+                                                StwElementRef   **element,
+                                                GCancellable     *cancellable,
+                                                GError          **error);
 
 STW_AVAILABLE_IN_1_0
-void        stw_surface_wait_for_state_async (StwSurface          *self,
-                                              const StwTarget     *target,
-                                              JsonObject          *state,
-                                              guint                timeout_ms,
-                                              GCancellable        *cancellable,
-                                              GAsyncReadyCallback  callback,
-                                              gpointer             user_data);
+void        stw_surface_wait_for_state_async (StwSurface            *self,
+                                              const StwTarget       *target,
+                                              const StwElementState *state,
+                                              guint                  timeout_ms,
+                                              GCancellable          *cancellable,
+                                              GAsyncReadyCallback    callback,
+                                              gpointer               user_data);
 STW_AVAILABLE_IN_1_0
-JsonObject *stw_surface_wait_for_state_finish (StwSurface    *self,
-                                               GAsyncResult  *result,
-                                               JsonObject   **element,
-                                               GError       **error);
+StwElementState *stw_surface_wait_for_state_finish (StwSurface     *self,
+                                                    GAsyncResult   *result,
+                                                    StwElementRef **element,
+                                                    GError        **error);
 STW_AVAILABLE_IN_1_0
-JsonObject *stw_surface_wait_for_state_sync (StwSurface           *self,
-                                             const StwTarget      *target,
-                                             JsonObject           *state,
-                                             guint                timeout_ms,
-                                             JsonObject          **element,
-                                             GCancellable         *cancellable,
-                                             GError              **error);
+StwElementState *stw_surface_wait_for_state_sync (StwSurface             *self,
+                                                  const StwTarget        *target,
+                                                  const StwElementState  *state,
+                                                  guint                   timeout_ms,
+                                                  StwElementRef         **element,
+                                                  GCancellable           *cancellable,
+                                                  GError                **error);
 
 STW_AVAILABLE_IN_1_0
 void        stw_surface_wait_for_event_async (StwSurface          *self,
@@ -107,22 +108,22 @@ void        stw_surface_expect_text_async (StwSurface          *self,
                                            GAsyncReadyCallback  callback,
                                            gpointer             user_data);
 STW_AVAILABLE_IN_1_0
-gboolean    stw_surface_expect_text_finish (StwSurface    *self,
-                                            GAsyncResult  *result,
-                                            char         **actual,
-                                            JsonObject   **element,
-                                            GError       **error);
+gboolean    stw_surface_expect_text_finish (StwSurface     *self,
+                                            GAsyncResult   *result,
+                                            char          **actual,
+                                            StwElementRef **element,
+                                            GError        **error);
 STW_AVAILABLE_IN_1_0
-gboolean    stw_surface_expect_text_sync (StwSurface           *self,
-                                          const StwTarget      *target,
-                                          const char           *predicate,
-                                          const char           *expected,
-                                          const char           *flags,
-                                          guint                timeout_ms,
-                                          char                **actual,
-                                          JsonObject          **element,
-                                          GCancellable         *cancellable,
-                                          GError              **error);
+gboolean    stw_surface_expect_text_sync (StwSurface       *self,
+                                          const StwTarget  *target,
+                                          const char       *predicate,
+                                          const char       *expected,
+                                          const char       *flags,
+                                          guint             timeout_ms,
+                                          char            **actual,
+                                          StwElementRef   **element,
+                                          GCancellable     *cancellable,
+                                          GError          **error);
 
 STW_AVAILABLE_IN_1_0
 void        stw_surface_expect_value_async (StwSurface          *self,
@@ -135,22 +136,22 @@ void        stw_surface_expect_value_async (StwSurface          *self,
                                             GAsyncReadyCallback  callback,
                                             gpointer             user_data);
 STW_AVAILABLE_IN_1_0
-gboolean    stw_surface_expect_value_finish (StwSurface    *self,
-                                             GAsyncResult  *result,
-                                             char         **actual,
-                                             JsonObject   **element,
-                                             GError       **error);
+gboolean    stw_surface_expect_value_finish (StwSurface     *self,
+                                             GAsyncResult   *result,
+                                             char          **actual,
+                                             StwElementRef **element,
+                                             GError        **error);
 STW_AVAILABLE_IN_1_0
-gboolean    stw_surface_expect_value_sync (StwSurface           *self,
-                                           const StwTarget      *target,
-                                           const char           *predicate,
-                                           const char           *expected,
-                                           const char           *flags,
-                                           guint                timeout_ms,
-                                           char                **actual,
-                                           JsonObject          **element,
-                                           GCancellable         *cancellable,
-                                           GError              **error);
+gboolean    stw_surface_expect_value_sync (StwSurface       *self,
+                                           const StwTarget  *target,
+                                           const char       *predicate,
+                                           const char       *expected,
+                                           const char       *flags,
+                                           guint             timeout_ms,
+                                           char            **actual,
+                                           StwElementRef   **element,
+                                           GCancellable     *cancellable,
+                                           GError          **error);
 
 STW_AVAILABLE_IN_1_0
 void        stw_surface_expect_visible_async (StwSurface          *self,
@@ -160,39 +161,39 @@ void        stw_surface_expect_visible_async (StwSurface          *self,
                                               GAsyncReadyCallback  callback,
                                               gpointer             user_data);
 STW_AVAILABLE_IN_1_0
-gboolean    stw_surface_expect_visible_finish (StwSurface    *self,
-                                               GAsyncResult  *result,
-                                               JsonObject   **element,
-                                               GError       **error);
+gboolean    stw_surface_expect_visible_finish (StwSurface     *self,
+                                               GAsyncResult   *result,
+                                               StwElementRef **element,
+                                               GError        **error);
 STW_AVAILABLE_IN_1_0
-gboolean    stw_surface_expect_visible_sync (StwSurface           *self,
-                                             const StwTarget      *target,
-                                             guint                timeout_ms,
-                                             JsonObject          **element,
-                                             GCancellable         *cancellable,
-                                             GError              **error);
+gboolean    stw_surface_expect_visible_sync (StwSurface       *self,
+                                             const StwTarget  *target,
+                                             guint             timeout_ms,
+                                             StwElementRef   **element,
+                                             GCancellable     *cancellable,
+                                             GError          **error);
 
 STW_AVAILABLE_IN_1_0
-void        stw_surface_expect_state_async (StwSurface          *self,
-                                            const StwTarget     *target,
-                                            JsonObject          *state,
-                                            guint                timeout_ms,
-                                            GCancellable        *cancellable,
-                                            GAsyncReadyCallback  callback,
-                                            gpointer             user_data);
+void        stw_surface_expect_state_async (StwSurface            *self,
+                                            const StwTarget       *target,
+                                            const StwElementState *state,
+                                            guint                  timeout_ms,
+                                            GCancellable          *cancellable,
+                                            GAsyncReadyCallback    callback,
+                                            gpointer               user_data);
 STW_AVAILABLE_IN_1_0
-JsonObject *stw_surface_expect_state_finish (StwSurface    *self,
-                                             GAsyncResult  *result,
-                                             JsonObject   **element,
-                                             GError       **error);
+StwElementState *stw_surface_expect_state_finish (StwSurface     *self,
+                                                  GAsyncResult   *result,
+                                                  StwElementRef **element,
+                                                  GError        **error);
 STW_AVAILABLE_IN_1_0
-JsonObject *stw_surface_expect_state_sync (StwSurface           *self,
-                                           const StwTarget      *target,
-                                           JsonObject           *state,
-                                           guint                timeout_ms,
-                                           JsonObject          **element,
-                                           GCancellable         *cancellable,
-                                           GError              **error);
+StwElementState *stw_surface_expect_state_sync (StwSurface             *self,
+                                                const StwTarget        *target,
+                                                const StwElementState  *state,
+                                                guint                   timeout_ms,
+                                                StwElementRef         **element,
+                                                GCancellable           *cancellable,
+                                                GError                **error);
 
 STW_AVAILABLE_IN_1_0
 void        stw_surface_expect_count_async (StwSurface          *self,
@@ -249,20 +250,20 @@ void        stw_surface_assert_pattern_async (StwSurface          *self,
                                               GAsyncReadyCallback  callback,
                                               gpointer             user_data);
 STW_AVAILABLE_IN_1_0
-gboolean    stw_surface_assert_pattern_finish (StwSurface    *self,
-                                               GAsyncResult  *result,
-                                               char         **actual,
-                                               JsonObject   **element,
-                                               GError       **error);
+gboolean    stw_surface_assert_pattern_finish (StwSurface     *self,
+                                               GAsyncResult   *result,
+                                               char          **actual,
+                                               StwElementRef **element,
+                                               GError        **error);
 STW_AVAILABLE_IN_1_0
-gboolean    stw_surface_assert_pattern_sync (StwSurface           *self,
-                                             const StwTarget      *target,
-                                             const char           *attribute,
-                                             const char           *predicate,
-                                             const char           *expected,
-                                             const char           *flags,
-                                             char                **actual,
-                                             JsonObject          **element,
-                                             GCancellable         *cancellable,
-                                             GError              **error);
+gboolean    stw_surface_assert_pattern_sync (StwSurface       *self,
+                                             const StwTarget  *target,
+                                             const char       *attribute,
+                                             const char       *predicate,
+                                             const char       *expected,
+                                             const char       *flags,
+                                             char            **actual,
+                                             StwElementRef   **element,
+                                             GCancellable     *cancellable,
+                                             GError          **error);
 G_END_DECLS

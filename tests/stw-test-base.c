@@ -106,6 +106,66 @@ stw_test_wait_result (StwTestResult *wait,
   return g_steal_pointer (&wait->result);
 }
 
+/* The pages app (tests/fixtures/pages-app) {{{1 */
+
+StwSession *
+stw_test_launch_page (StwSessionManager  *manager,
+                      const char         *page,
+                      char              **skip)
+{
+  g_autofree char *electron = g_test_build_filename (G_TEST_DIST, "fixtures", "electron", NULL);
+  g_autofree char *main = g_test_build_filename (G_TEST_DIST, "fixtures", "pages-app", NULL);
+  g_autofree char *page_arg = g_strdup_printf ("--page=%s", page);
+  const char * const args[] = { page_arg, NULL };
+  g_autoptr(StwLaunchOptions) options = stw_launch_options_new ();
+  g_autoptr(GAsyncResult) result = NULL;
+  g_autoptr(GError) error = NULL;
+  StwTestResult wait = { 0 };
+  StwSession *session;
+
+  if (!g_file_test (electron, G_FILE_TEST_IS_EXECUTABLE) ||
+      !g_file_test ("/usr/lib/chromium/chromium", G_FILE_TEST_IS_EXECUTABLE))
+    {
+      *skip = g_strdup ("the Electron stand-in or Chromium is missing");
+      g_test_skip (*skip);
+      return NULL;
+    }
+  stw_launch_options_set_executable_path (options, electron);
+  stw_launch_options_set_main (options, main);
+  stw_launch_options_set_args (options, args);
+  stw_session_manager_launch_async (manager, options, NULL, stw_test_result_cb, &wait);
+  result = stw_test_wait_result (&wait, 60000);
+  session = stw_session_manager_launch_finish (manager, result, &error);
+  g_assert_no_error (error);
+  return session;
+}
+
+guint
+stw_test_snapshot_ref (const char *snapshot_text,
+                       const char *role,
+                       const char *name)
+{
+  g_autofree char *wanted = g_strdup_printf ("] %s \"%s\"", role, name);
+  g_auto(GStrv) lines = g_strsplit (snapshot_text, "\n", -1);
+  guint ref = 0, found = 0;
+
+  for (guint i = 0; lines[i] != NULL; i++)
+    {
+      const char *line = lines[i] + strspn (lines[i], " ~");
+      const char *end = strstr (line, wanted);
+
+      if (line[0] == '[' && g_ascii_isdigit (line[1]) && end != NULL &&
+          (end[strlen (wanted)] == '\0' || end[strlen (wanted)] == ' '))
+        {
+          ref = (guint) g_ascii_strtoull (line + 1, NULL, 10);
+          found++;
+        }
+    }
+  if (found != 1)
+    g_error ("%u lines show %s \"%s\" in:\n%s", found, role, name, snapshot_text);
+  return ref;
+}
+
 JsonNode *
 stw_test_parse (const char *json)
 {

@@ -66,6 +66,18 @@ void            stw_test_result_cb                (GObject       *object,
 GAsyncResult   *stw_test_wait_result              (StwTestResult *wait,
                                                    guint          timeout_ms);
 
+/* The pages app (tests/fixtures/pages-app) on the Electron stand-in:
+ * stw_test_launch_page() launches it showing pages/@page.html, or skips
+ * the test (setting *@skip) when the stand-in or Chromium is missing;
+ * stw_test_snapshot_ref() is the ref of the one line of a text snapshot
+ * that shows @role "@name" (the test fails unless exactly one does). */
+StwSession     *stw_test_launch_page              (StwSessionManager *manager,
+                                                   const char        *page,
+                                                   char             **skip);
+guint           stw_test_snapshot_ref             (const char        *snapshot_text,
+                                                   const char        *role,
+                                                   const char        *name);
+
 /* JSON helpers. stw_test_parse() reads with plain json-glib (what any
  * other reader sees); stw_test_json_object_from() with the strict
  * stw_json_parse() and asserts an object (NULL for NULL). Both fail the

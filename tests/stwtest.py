@@ -47,9 +47,22 @@ def page_launch_options(page):
 
 
 def to_python(value):
-    """A Json.Object or Json.Node as Python data."""
+    """A Json.Object or Json.Node, or a typed element result, as Python data."""
     if value is None:
         return None
+    if isinstance(value, Stagewright.ElementList):
+        matches = [to_python(value.get_element(i).to_json()) for i in range(value.get_n_elements())]
+        return {'surface_id': value.get_surface_id(), 'count': value.get_count(),
+                'truncated': value.get_count() - len(matches), 'matches': matches,
+                'renderer_reloaded': value.get_renderer_reloaded()}
+    if isinstance(value, Stagewright.ActionResult):
+        typed = {'target': value.get_target(), 'source': value.get_source(), 'dialog': value.get_dialog()}
+        answer = {key: to_python(found) for key, found in typed.items() if found is not None}
+        if value.get_values() is not None:
+            answer['values'] = list(value.get_values())
+        return answer
+    if isinstance(value, (Stagewright.ElementRef, Stagewright.ElementState, Stagewright.DialogEvent)):
+        value = value.to_json()
     if isinstance(value, Json.Object):
         value = Json.Node.alloc().init_object(value)
     return json.loads(Json.to_string(value, False))

@@ -60,13 +60,14 @@ events (void)
 }
 
 static guint
-ref_of (JsonObject *answer)
+ref_of (const StwActionResult *answer)
 {
-  JsonObject *target = json_object_get_object_member (answer, "target");
+  const StwElementRef *target = stw_action_result_get_target (answer);
 
   g_assert_nonnull (target);
-  g_assert_cmpint (json_object_get_int_member (target, "ref"), >=, 1);
-  return (guint) json_object_get_int_member (target, "ref");
+  g_assert_cmpuint (stw_element_ref_get_ref (target), >=, 1);
+  g_assert_cmpstr (stw_element_ref_get_surface_id (target), ==, stw_surface_get_id (app.window));
+  return stw_element_ref_get_ref (target);
 }
 
 static void
@@ -104,8 +105,8 @@ test_click_sync (void)
 {
   g_autoptr(StwTarget) bold = stw_target_new_for_selector ("#bold");
   g_autoptr(StwTarget) by_ref = NULL;
-  g_autoptr(JsonObject) answer = NULL;
-  g_autoptr(JsonObject) again = NULL;
+  g_autoptr(StwActionResult) answer = NULL;
+  g_autoptr(StwActionResult) again = NULL;
   g_autoptr(GError) error = NULL;
   g_autofree char *log = NULL;
   g_autofree char *pressed = NULL;
@@ -137,7 +138,7 @@ test_click_refused (void)
   g_autoptr(StwTarget) covered = stw_target_new_for_selector ("#covered");
   g_autoptr(StwTarget) disabled = stw_target_new_for_selector ("#delete");
   g_autoptr(StwActionOptions) options = stw_action_options_new ();
-  g_autoptr(JsonObject) answer = NULL;
+  g_autoptr(StwActionResult) answer = NULL;
   g_autoptr(GError) error = NULL;
   gint64 started;
 
@@ -166,7 +167,7 @@ test_click_cancelled (void)
   g_autoptr(StwActionOptions) options = stw_action_options_new ();
   g_autoptr(GCancellable) cancellable = g_cancellable_new ();
   g_autoptr(GAsyncResult) result = NULL;
-  g_autoptr(JsonObject) answer = NULL;
+  g_autoptr(StwActionResult) answer = NULL;
   g_autoptr(GError) error = NULL;
   g_autofree char *value = NULL;
   StwTestResult wait = { 0 };
@@ -203,8 +204,8 @@ test_fill_async (void)
   g_autoptr(StwTarget) name = stw_target_new_for_selector ("#fullname");
   g_autoptr(StwTarget) by_ref = NULL;
   g_autoptr(GAsyncResult) result = NULL;
-  g_autoptr(JsonObject) answer = NULL;
-  g_autoptr(JsonObject) cleared = NULL;
+  g_autoptr(StwActionResult) answer = NULL;
+  g_autoptr(StwActionResult) cleared = NULL;
   g_autoptr(GError) error = NULL;
   g_autofree char *value = NULL;
   StwTestResult wait = { 0 };
@@ -225,7 +226,7 @@ test_fill_async (void)
   result = stw_test_wait_result (&wait, 10000);
   cleared = stw_surface_clear_finish (app.window, result, &error);
   g_assert_no_error (error);
-  g_assert_true (json_object_get_boolean_member (cleared, "cleared"));
+  g_assert_cmpuint (ref_of (cleared), ==, stw_target_get_ref (by_ref));
   g_clear_pointer (&value, g_free);
   value = value_of ("#fullname");
   g_assert_cmpstr (value, ==, "");
@@ -239,25 +240,26 @@ test_select_and_check (void)
   const char * const by_label[] = { "Team plan", NULL };
   const char * const by_value[] = { "pro", NULL };
   const char * const nothing[] = { "Gold plan", NULL };
-  g_autoptr(JsonObject) selected = NULL;
-  g_autoptr(JsonObject) checked = NULL;
-  g_autoptr(JsonObject) unchecked = NULL;
-  g_autoptr(JsonObject) refused = NULL;
+  g_autoptr(StwActionResult) selected = NULL;
+  g_autoptr(StwActionResult) checked = NULL;
+  g_autoptr(StwActionResult) unchecked = NULL;
+  g_autoptr(StwElementState) state = NULL;
+  g_autoptr(StwActionResult) refused = NULL;
   g_autoptr(GError) error = NULL;
   g_autofree char *value = NULL;
-  JsonArray *chosen;
+  const char * const *chosen;
 
   if (!have_app ())
     return;
 
   selected = stw_surface_select_options_sync (app.window, plan, by_label, NULL, NULL, &error);
   g_assert_no_error (error);
-  chosen = json_object_get_array_member (selected, "selected");
-  g_assert_cmpuint (json_array_get_length (chosen), ==, 1);
-  g_assert_cmpstr (json_array_get_string_element (chosen, 0), ==, "team");
+  chosen = stw_action_result_get_values (selected);
+  g_assert_cmpuint (g_strv_length ((GStrv) chosen), ==, 1);
+  g_assert_cmpstr (chosen[0], ==, "team");
   value = value_of ("#plan");
   g_assert_cmpstr (value, ==, "team");
-  g_clear_pointer (&selected, json_object_unref);
+  g_clear_pointer (&selected, stw_action_result_free);
 
   selected = stw_surface_select_options_sync (app.window, plan, by_value, NULL, NULL, &error);
   g_assert_no_error (error);
@@ -271,13 +273,17 @@ test_select_and_check (void)
 
   checked = stw_surface_set_checked_sync (app.window, newsletter, TRUE, NULL, NULL, &error);
   g_assert_no_error (error);
-  g_assert_true (json_object_get_boolean_member (checked, "checked"));
-  g_clear_pointer (&checked, json_object_unref);
+  g_assert_null (stw_action_result_get_dialog (checked));
+  g_clear_pointer (&checked, stw_action_result_free);
   checked = stw_surface_set_checked_sync (app.window, newsletter, TRUE, NULL, NULL, &error);
   g_assert_no_error (error);
   unchecked = stw_surface_set_checked_sync (app.window, newsletter, FALSE, NULL, NULL, &error);
   g_assert_no_error (error);
-  g_assert_false (json_object_get_boolean_member (unchecked, "checked"));
+  g_assert_cmpstr (stw_element_ref_get_role (stw_action_result_get_target (unchecked)), ==, "checkbox");
+  state = stw_surface_get_state_sync (app.window, newsletter, NULL, NULL, &error);
+  g_assert_no_error (error);
+  g_assert_true (state->known & STW_STATE_CHECKED);
+  g_assert_false (state->values & STW_STATE_CHECKED);
 }
 
 static void
@@ -290,10 +296,10 @@ test_keys_and_files (void)
   const char * const keys[] = { "Control+A", "Backspace", "x", NULL };
   const char * const bad_keys[] = { "a", "Hyper+Q", NULL };
   const char * const relative[] = { "note.txt", NULL };
-  g_autoptr(JsonObject) typed = NULL;
-  g_autoptr(JsonObject) pressed = NULL;
-  g_autoptr(JsonObject) refused = NULL;
-  g_autoptr(JsonObject) files = NULL;
+  g_autoptr(StwActionResult) typed = NULL;
+  g_autoptr(StwActionResult) pressed = NULL;
+  g_autoptr(StwActionResult) refused = NULL;
+  g_autoptr(StwActionResult) files = NULL;
   g_autoptr(GError) error = NULL;
   g_autofree char *value = NULL;
   g_autofree char *log = NULL;
@@ -303,7 +309,7 @@ test_keys_and_files (void)
 
   typed = stw_surface_type_text_sync (app.window, comments, "Hello, world", NULL, NULL, &error);
   g_assert_no_error (error);
-  g_assert_cmpint (json_object_get_int_member (typed, "typed"), ==, 12);
+  g_assert_cmpuint (ref_of (typed), >=, 1);
   value = value_of ("#comments");
   g_assert_cmpstr (value, ==, "Hello, world");
 
@@ -328,7 +334,8 @@ test_keys_and_files (void)
     g_assert_no_error (error);
     log = events ();
     g_assert_nonnull (strstr (log, "change #attachment files=\"note.txt\""));
-    g_clear_pointer (&files, json_object_unref);
+    g_assert_cmpstrv (stw_action_result_get_values (files), ((const char * const[]) { "note.txt", NULL }));
+    g_clear_pointer (&files, stw_action_result_free);
 
     /* Outside the app root. */
     files = stw_surface_set_files_sync (app.window, attachment, paths, g_test_get_dir (G_TEST_DIST), NULL, NULL,
@@ -350,8 +357,8 @@ test_capitals (void)
 {
   g_autoptr(StwTarget) search = stw_target_new_for_selector ("#search");
   const char * const keys[] = { "Control+A", "Backspace", "H", "i", "Shift+j", NULL };
-  g_autoptr(JsonObject) pressed = NULL;
-  g_autoptr(JsonObject) sequence = NULL;
+  g_autoptr(StwActionResult) pressed = NULL;
+  g_autoptr(StwActionResult) sequence = NULL;
   g_autoptr(GError) error = NULL;
   g_autofree char *value = NULL;
   g_autofree char *log = NULL;
@@ -416,7 +423,7 @@ test_stop (void)
   if (app.session != NULL)
     {
       g_autoptr(GError) error = NULL;
-      stw_session_stop_sync (app.session, 10000, NULL, &error);
+      stw_session_stop_sync (app.session, 10000, NULL, NULL, &error);
       g_assert_no_error (error);
     }
   g_clear_object (&app.window);

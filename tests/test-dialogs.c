@@ -56,12 +56,12 @@ result_text (void)
 }
 
 /* Clicks @selector; returns the click's answer. */
-static JsonObject *
+static StwActionResult *
 click (const char *selector)
 {
   g_autoptr(StwTarget) target = stw_target_new_for_selector (selector);
   g_autoptr(GError) error = NULL;
-  JsonObject *answer = stw_surface_click_sync (app.window, target, NULL, NULL, &error);
+  StwActionResult *answer = stw_surface_click_sync (app.window, target, NULL, NULL, &error);
 
   g_assert_no_error (error);
   return answer;
@@ -203,7 +203,7 @@ test_policy (void)
 static void
 test_page_dialogs_sync (void)
 {
-  g_autoptr(JsonObject) answer = NULL;
+  g_autoptr(StwActionResult) answer = NULL;
   g_autoptr(JsonObject) events = NULL;
   g_autoptr(JsonObject) filter = object_of ("{\"type\":\"prompt\",\"limit\":1}");
   g_autoptr(GError) error = NULL;
@@ -215,11 +215,11 @@ test_page_dialogs_sync (void)
 
   /* The one-shot policy of test_policy answers the prompt, then dismiss. */
   answer = click ("#prompt");
-  g_assert_cmpstr (json_object_get_string_member (json_object_get_object_member (answer, "dialog"), "action"),
-                   ==, "accept");
+  g_assert_cmpstr (stw_dialog_event_get_action (stw_action_result_get_dialog (answer)), ==, "accept");
+  g_assert_cmpstr (stw_dialog_event_get_kind (stw_action_result_get_dialog (answer)), ==, "prompt");
   text = result_text ();
   g_assert_cmpstr (text, ==, "prompt \"Grace\"");
-  g_clear_pointer (&answer, json_object_unref);
+  g_clear_pointer (&answer, stw_action_result_free);
   g_clear_pointer (&text, g_free);
   answer = click ("#prompt");
   text = result_text ();
@@ -241,7 +241,7 @@ test_page_dialogs_async (void)
   g_autoptr(JsonObject) filter = object_of ("{\"type\":[\"confirm\",\"alert\"],\"clear\":true}");
   g_autoptr(StwTarget) target = stw_target_new_for_selector ("#confirm");
   g_autoptr(GAsyncResult) result = NULL;
-  g_autoptr(JsonObject) answer = NULL;
+  g_autoptr(StwActionResult) answer = NULL;
   g_autoptr(JsonObject) events = NULL;
   g_autoptr(JsonObject) after = NULL;
   g_autoptr(GError) error = NULL;
@@ -259,8 +259,7 @@ test_page_dialogs_async (void)
   result = stw_test_wait_result (&wait, 10000);
   answer = stw_surface_click_finish (app.window, result, &error);
   g_assert_no_error (error);
-  g_assert_cmpstr (json_object_get_string_member (json_object_get_object_member (answer, "dialog"), "type"),
-                   ==, "confirm");
+  g_assert_cmpstr (stw_dialog_event_get_kind (stw_action_result_get_dialog (answer)), ==, "confirm");
   text = result_text ();
   g_assert_cmpstr (text, ==, "confirm true");
 
@@ -390,7 +389,7 @@ test_stop (void)
   if (app.session != NULL)
     {
       g_autoptr(GError) error = NULL;
-      stw_session_stop_sync (app.session, 10000, NULL, &error);
+      stw_session_stop_sync (app.session, 10000, NULL, NULL, &error);
       g_assert_no_error (error);
     }
   g_clear_object (&app.window);

@@ -2614,7 +2614,7 @@ test_session_resolution (void)
     g_assert_cmpuint (required->n_invoked, ==, n_invoked + 1);
   }
 
-  stw_session_manager_stop_all_async (stw_dispatcher_get_session_manager (dispatcher), 5000,
+  stw_session_manager_stop_all_async (stw_dispatcher_get_session_manager (dispatcher), 5000, NULL,
                                       on_stopped_all, &stopped);
   iterate_until (&stopped);
   g_assert_false (stw_session_is_running (first));

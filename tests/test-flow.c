@@ -17,33 +17,6 @@
 
 #define WELCOME "Welcome, Ada Lovelace! Your Pro plan is active."
 
-/* The ref of the one line of a text snapshot that shows ROLE "NAME". */
-static guint
-ref_of (const char *snapshot_text,
-        const char *role,
-        const char *name)
-{
-  g_autofree char *wanted = g_strdup_printf ("] %s \"%s\"", role, name);
-  g_auto(GStrv) lines = g_strsplit (snapshot_text, "\n", -1);
-  guint ref = 0, found = 0;
-
-  for (guint i = 0; lines[i] != NULL; i++)
-    {
-      const char *line = lines[i] + strspn (lines[i], " ~");
-      const char *end = strstr (line, wanted);
-
-      if (line[0] == '[' && end != NULL && g_ascii_isdigit (line[1]) &&
-          (end[strlen (wanted)] == '\0' || end[strlen (wanted)] == ' '))
-        {
-          ref = (guint) g_ascii_strtoull (line + 1, NULL, 10);
-          found++;
-        }
-    }
-  if (found != 1)
-    g_error ("%u lines show %s \"%s\" in:\n%s", found, role, name, snapshot_text);
-  return ref;
-}
-
 typedef struct
 {
   GAsyncResult *result;
@@ -72,9 +45,9 @@ test_sign_up (void)
   g_autoptr(StwSnapshotOptions) snapshot_options = stw_snapshot_options_new ();
   g_autoptr(StwSession) session = NULL;
   g_autoptr(JsonObject) snapshot = NULL;
-  g_autoptr(JsonObject) answer = NULL;
+  g_autoptr(StwActionResult) answer = NULL;
   g_autoptr(JsonObject) filters = json_object_new ();
-  g_autoptr(JsonObject) found = NULL;
+  g_autoptr(StwElementList) found = NULL;
   g_autoptr(GBytes) image = NULL;
   g_autoptr(GError) error = NULL;
   g_autoptr(StwTarget) name = NULL, email = NULL, plan = NULL, terms = NULL, submit = NULL, status = NULL;
@@ -114,28 +87,27 @@ test_sign_up (void)
   g_assert_no_error (error);
   g_assert_cmpstr (json_object_get_string_member (snapshot, "kind"), ==, "full");
   snapshot_text = json_object_get_string_member (snapshot, "snapshot_text");
-  name = stw_target_new_for_ref (ref_of (snapshot_text, "textbox", "Full name"));
-  email = stw_target_new_for_ref (ref_of (snapshot_text, "textbox", "Email"));
-  plan = stw_target_new_for_ref (ref_of (snapshot_text, "combobox", "Plan"));
-  terms = stw_target_new_for_ref (ref_of (snapshot_text, "checkbox", "I accept the terms"));
-  submit = stw_target_new_for_ref (ref_of (snapshot_text, "button", "Sign up"));
+  name = stw_target_new_for_ref (stw_test_snapshot_ref (snapshot_text, "textbox", "Full name"));
+  email = stw_target_new_for_ref (stw_test_snapshot_ref (snapshot_text, "textbox", "Email"));
+  plan = stw_target_new_for_ref (stw_test_snapshot_ref (snapshot_text, "combobox", "Plan"));
+  terms = stw_target_new_for_ref (stw_test_snapshot_ref (snapshot_text, "checkbox", "I accept the terms"));
+  submit = stw_target_new_for_ref (stw_test_snapshot_ref (snapshot_text, "button", "Sign up"));
 
   /* Act. */
   answer = stw_surface_fill_sync (surface, name, "Ada Lovelace", NULL, NULL, &error);
   g_assert_no_error (error);
-  g_assert_cmpuint (json_object_get_int_member (json_object_get_object_member (answer, "target"), "ref"), ==,
-                    stw_target_get_ref (name));
-  g_clear_pointer (&answer, json_object_unref);
+  g_assert_cmpuint (stw_element_ref_get_ref (stw_action_result_get_target (answer)), ==, stw_target_get_ref (name));
+  g_clear_pointer (&answer, stw_action_result_free);
   answer = stw_surface_fill_sync (surface, email, "ada@example.org", NULL, NULL, &error);
   g_assert_no_error (error);
-  g_clear_pointer (&answer, json_object_unref);
+  g_clear_pointer (&answer, stw_action_result_free);
   answer = stw_surface_select_options_sync (surface, plan, pro, NULL, NULL, &error);
   g_assert_no_error (error);
-  g_clear_pointer (&answer, json_object_unref);
+  g_clear_pointer (&answer, stw_action_result_free);
   answer = stw_surface_set_checked_sync (surface, terms, TRUE, NULL, NULL, &error);
   g_assert_no_error (error);
-  g_assert_true (json_object_get_boolean_member (answer, "checked"));
-  g_clear_pointer (&answer, json_object_unref);
+  g_assert_cmpstr (stw_element_ref_get_name (stw_action_result_get_target (answer)), ==, "I accept the terms");
+  g_clear_pointer (&answer, stw_action_result_free);
   value = stw_surface_get_value_sync (surface, email, NULL, NULL, &error);
   g_assert_no_error (error);
   g_assert_cmpstr (value, ==, "ada@example.org");
@@ -145,7 +117,7 @@ test_sign_up (void)
   answer = stw_surface_click_finish (surface, wait.result, &error);
   g_clear_object (&wait.result);
   g_assert_no_error (error);
-  g_clear_pointer (&answer, json_object_unref);
+  g_clear_pointer (&answer, stw_action_result_free);
 
   /* The form went: its refs are refused, never given to something else. */
   answer = stw_surface_fill_sync (surface, name, "x", NULL, NULL, &error);
@@ -157,9 +129,10 @@ test_sign_up (void)
   json_object_set_string_member (filters, "role", "status");
   found = stw_surface_find_sync (surface, filters, NULL, &error);
   g_assert_no_error (error);
-  g_assert_cmpint (json_object_get_int_member (found, "count"), ==, 1);
-  status = stw_target_new_for_ref ((guint) json_object_get_int_member (
-      json_array_get_object_element (json_object_get_array_member (found, "matches"), 0), "ref"));
+  g_assert_cmpuint (stw_element_list_get_count (found), ==, 1);
+  g_assert_cmpuint (stw_element_list_get_n_elements (found), ==, 1);
+  status = stw_target_new_for_ref (stw_element_ref_get_ref (
+      stw_element_info_get_element (stw_element_list_get_element (found, 0))));
   text = stw_surface_get_text_sync (surface, status, NULL, NULL, &error);
   g_assert_no_error (error);
   g_assert_cmpstr (text, ==, WELCOME);
@@ -169,7 +142,7 @@ test_sign_up (void)
   g_assert_cmpuint (g_bytes_get_size (image), >, 8);
   g_assert_cmpint (memcmp (g_bytes_get_data (image, NULL), "\x89PNG\r\n\x1a\n", 8), ==, 0);
 
-  g_assert_true (stw_session_stop_sync (session, 5000, &escalated, &error));
+  g_assert_true (stw_session_stop_sync (session, 5000, &escalated, NULL, &error));
   g_assert_no_error (error);
   g_assert_false (stw_session_is_running (session));
 }

@@ -99,15 +99,18 @@ def fill_async_and_keys():
 def select_check_and_files():
     window = state['window']
     selected = to_python(window.select_options_sync(sel('#interests'), ['music', 'Books'], None, None))
-    assert selected['selected'] == ['music', 'books'], selected
-    assert to_python(window.set_checked_sync(sel('#newsletter'), True, None, None))['checked'] is True
-    assert to_python(window.set_checked_sync(sel('#newsletter'), False, None, None))['checked'] is False
+    assert selected['values'] == ['music', 'books'], selected
+    checked = Stagewright.StateFlags.CHECKED
+    assert to_python(window.set_checked_sync(sel('#newsletter'), True, None, None))['target']['role'] == 'checkbox'
+    assert window.get_state_sync(sel('#newsletter'), None)[0].values & checked
+    window.set_checked_sync(sel('#newsletter'), False, None, None)
+    assert not window.get_state_sync(sel('#newsletter'), None)[0].values & checked
     with tempfile.TemporaryDirectory() as scratch:
         path = os.path.join(scratch, 'gi.txt')
         with open(path, 'w') as f:
             f.write('gi\n')
         files = to_python(window.set_files_sync(sel('#attachment'), [path], None, None, None))
-        assert files['files'] == ['gi.txt'], files
+        assert files['values'] == ['gi.txt'], files
         expect_error('BAD_ARGUMENT', window.set_files_sync, sel('#attachment'), [path], FIXTURES, None, None)
         expect_error('ABSOLUTE_PATH_REQUIRED', window.set_files_sync, sel('#attachment'), ['gi.txt'], None, None, None)
 
@@ -145,7 +148,7 @@ def cancel_a_waiting_click():
 def cleanup():
     session = state.get('session')
     if session is not None and session.is_running():
-        session.stop_sync(5000)
+        session.stop_sync(5000, None)
 
 
 if __name__ == '__main__':

@@ -157,7 +157,7 @@ def launch_sync_then_dispatcher_calls_then_async():
         assert [w.get_title() for w in session.list_windows()] == [DEMO_TITLE]
     finally:
         pid = session.get_pid()
-        stopped, escalated = session.stop_sync(5000)
+        stopped, escalated = session.stop_sync(5000, None)
     assert stopped and not alive(pid)
     # The dispatcher noticed through the manager's exited handler.
     status = call(dispatcher, 'electron_status')
@@ -173,7 +173,7 @@ def dispatcher_launch_then_session_stop_sync():
     session = dispatcher.get_session_manager().lookup(launched['session_id'])
     assert session is not None
     invoke_async(dispatcher, 'electron_windows_list')
-    stopped, escalated = session.stop_sync(5000)
+    stopped, escalated = session.stop_sync(5000, None)
     assert stopped and not alive(launched['pid'])
     assert not escalated
 

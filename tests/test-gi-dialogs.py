@@ -121,7 +121,7 @@ def console_reads_the_page_and_the_main_process():
 def cleanup():
     session = state.get('session')
     if session is not None and session.is_running():
-        session.stop_sync(5000)
+        session.stop_sync(5000, None)
 
 
 if __name__ == '__main__':

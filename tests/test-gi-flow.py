@@ -66,8 +66,8 @@ def blocking_calls_sign_up():
     surface.fill_sync(by_ref(email), 'ada@example.org', None, None)
     # The snapshot shows labels; choosing by label must work.
     chosen = to_python(surface.select_options_sync(by_ref(plan), ['Pro'], None, None))
-    assert chosen['selected'] == ['pro'], chosen
-    assert to_python(surface.set_checked_sync(by_ref(terms), True, None, None))['checked'] is True
+    assert chosen['values'] == ['pro'], chosen
+    assert to_python(surface.set_checked_sync(by_ref(terms), True, None, None))['target']['ref'] == terms
     value, _ = surface.get_value_sync(by_ref(email), None)
     assert value == 'ada@example.org', value
 
@@ -85,7 +85,7 @@ def blocking_calls_sign_up():
 
     image = surface.capture_screenshot_sync(None, None).get_data()
     assert image[:8] == b'\x89PNG\r\n\x1a\n', image[:8]
-    stopped, escalated = session.stop_sync(5000)
+    stopped, escalated = session.stop_sync(5000, None)
     assert stopped and not session.is_running()
 
 

@@ -123,7 +123,7 @@ def window_states_blocking_and_async():
     assert seen[hidden]['visible'] is False and seen[hidden]['minimized'] is False, seen[hidden]
     assert set(seen[hidden]['bounds']) == {'x', 'y', 'width', 'height'}
     assert any(s['visible'] for key, s in seen.items() if key != hidden)
-    session.stop_sync(10000)
+    session.stop_sync(10000, None)
     state.pop('session')
 
 
@@ -188,7 +188,7 @@ def inject_into_plain_node_on_a_moved_inspector_port():
 def cleanup():
     session = state.get('session')
     if session is not None and session.is_running():
-        session.stop_sync(2000)
+        session.stop_sync(2000, None)
     node = state.get('node')
     if node is not None:
         node.kill()

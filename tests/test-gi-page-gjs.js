@@ -28,7 +28,8 @@ function assertEqual (actual, expected, message = '') {
   if (a !== e) throw new Error(`${message} expected ${e}, got ${a}`);
 }
 
-const toJs = (object) => JSON.parse(Json.to_string(Json.Node.alloc().init_object(object), false));
+const toJs = (object) => object instanceof Stagewright.ActionResult ? { target: toJs(object.get_target()) } : JSON.parse(Json.to_string(Json.Node.alloc().init_object(
+  object instanceof Stagewright.ElementRef || object instanceof Stagewright.ElementState ? object.to_json() : object), false));
 const sel = (selector) => Stagewright.Target.new_for_selector(selector);
 
 const skip = [electron, chromium, GLib.build_filenamev([pagesApp, 'package.json'])]
@@ -61,8 +62,9 @@ test('reads block', () => {
   assertEqual(window.get_value_sync(sel('#plan'), null)[0], 'free');
   assertEqual(window.get_value_sync(sel('h1'), null)[0], null);
   assertEqual(window.get_attribute_sync(sel('#email'), 'type', null)[0], 'email');
-  const [measured, x, y, width, height] = window.get_bbox_sync(sel('#save'), null);
-  if (!measured || width <= 0 || height <= 0 || x < 0 || y < 0) throw new Error(`box ${[x, y, width, height]}`);
+  const [box] = window.get_bbox_sync(sel('#save'), null);
+  const { x, y, width, height } = box;
+  if (width <= 0 || height <= 0 || x < 0 || y < 0) throw new Error(`box ${[x, y, width, height]}`);
   assertEqual(toJs(window.get_computed_style_sync(sel('#overlay'), ['position'], null)[0]), { position: 'fixed' });
   assertEqual(toJs(window.get_state_sync(sel('#delete'), null)[0]).disabled, true);
   assertEqual(window.exists_sync(sel('#nope'), null)[0], false);
@@ -133,5 +135,5 @@ tests.forEach(([name, fn], index) => {
   }
 });
 if (state.session?.is_running())
-  state.session.stop_sync(2000);
+  state.session.stop_sync(2000, null);
 System.exit(failed > 0 ? 1 : 0);

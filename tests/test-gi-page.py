@@ -48,7 +48,7 @@ def launch(page):
 def stop():
     session = state.pop('session', None)
     if session is not None and session.is_running():
-        session.stop_sync(2000)
+        session.stop_sync(2000, None)
 
 
 def assert_element(element):
@@ -79,8 +79,9 @@ def reads_block_on_the_forms_page():
     assert window.get_attribute_sync(sel('#email'), 'type', None)[0] == 'email'
     assert window.get_attribute_sync(sel('#email'), 'data-none', None)[0] is None
 
-    measured, x, y, width, height, element = window.get_bbox_sync(sel('#save'), None)
-    assert measured and width > 20 and height > 10 and x >= 0 and y >= 0, (x, y, width, height)
+    box, element = window.get_bbox_sync(sel('#save'), None)
+    x, y, width, height = box.x, box.y, box.width, box.height
+    assert width > 20 and height > 10 and x >= 0 and y >= 0, (x, y, width, height)
 
     style, element = window.get_computed_style_sync(sel('#overlay'), ['position', 'background-color'], None)
     assert to_python(style) == {'position': 'fixed', 'background-color': 'rgba(40, 40, 60, 0.85)'}, to_python(style)
@@ -119,9 +120,9 @@ def reads_run_async_under_a_main_loop():
     value, element = run_async(lambda done: window.get_attribute_async(sel('#username'), 'aria-invalid', None, done),
                                lambda source, result: source.get_attribute_finish(result))
     assert value == 'true'
-    box = run_async(lambda done: window.get_bbox_async(sel('#email'), None, done),
-                    lambda source, result: source.get_bbox_finish(result))
-    assert box[0] and box[3] > 0 and box[4] > 0, box
+    box, element = run_async(lambda done: window.get_bbox_async(sel('#email'), None, done),
+                             lambda source, result: source.get_bbox_finish(result))
+    assert box.width > 0 and box.height > 0, (box.width, box.height)
     style, element = run_async(lambda done: window.get_computed_style_async(sel('#overlay'), ['position'], None, done),
                                lambda source, result: source.get_computed_style_finish(result))
     assert to_python(style) == {'position': 'fixed'}
@@ -166,7 +167,8 @@ def element_screenshots_by_target_and_bounded():
     options.set_target(sel('#save'))
     assert options.get_selector() == '#save'
     image = window.capture_screenshot_sync(options, None)
-    measured, x, y, width, height, element = window.get_bbox_sync(sel('#save'), None)
+    box, element = window.get_bbox_sync(sel('#save'), None)
+    width, height = box.width, box.height
     size = png_size(image.get_data())
     assert abs(size[0] - width) <= 1 and abs(size[1] - height) <= 1, (size, width, height)
 
@@ -198,8 +200,10 @@ def frames_read_by_ref_from_the_window():
     ref = Stagewright.Target.new_for_ref(assert_element(element)['ref'])
     # The window resolves the frame's ref in its frame; the box is the window's.
     assert window.get_text_sync(ref, None)[0] == 'Inner cross-origin frame'
-    measured, fx, fy, fw, fh, owner = window.get_bbox_sync(sel('#cross-frame'), None)
-    measured, x, y, w, h, element = window.get_bbox_sync(ref, None)
+    frame_box, owner = window.get_bbox_sync(sel('#cross-frame'), None)
+    fx, fy, fh = frame_box.x, frame_box.y, frame_box.height
+    box, element = window.get_bbox_sync(ref, None)
+    x, y, w, h = box.x, box.y, box.width, box.height
     assert abs(x - (fx + 4 + 6 + 8)) < 0.02 and fy < y < fy + fh, (fx, fy, x, y)
 
     options = Stagewright.ScreenshotOptions.new()

@@ -306,7 +306,7 @@ def stop_sync_stops_and_cleans_up():
     started = time.monotonic()
     # A graceful quit answers as soon as the app is gone; the bound is only
     # how long it may take on a loaded machine before escalating.
-    result = session.stop_sync(20000)
+    result = session.stop_sync(20000, None)
     state['stop_ms'] = (time.monotonic() - started) * 1000
     assert result == (True, False), result      # stopped, not escalated
     stopped, escalated = result
@@ -379,7 +379,7 @@ def window_added_signal_and_force_kill():
         assert spin(lambda: not alive(pid) and group_members(pid) == [], 10000), group_members(pid)
     finally:
         if session.is_running():
-            session.stop_sync(2000)
+            session.stop_sync(2000, None)
 
 
 @test
@@ -503,7 +503,7 @@ def plain_chromium_has_no_main_process():
         assert value.get_string() == 'Plain', to_python(value)
     finally:
         pid = session.get_pid()
-        stopped, escalated = session.stop_sync(5000)
+        stopped, escalated = session.stop_sync(5000, None)
     assert stopped and not alive(pid)
     assert group_members(pid) == [], group_members(pid)
 
@@ -511,7 +511,7 @@ def plain_chromium_has_no_main_process():
 def cleanup():
     session = state.get('session')
     if session is not None and session.is_running():
-        session.stop_sync(2000)
+        session.stop_sync(2000, None)
 
 
 if __name__ == '__main__':

@@ -85,14 +85,14 @@ def since_last_answers_a_diff():
 
 @test
 def stop():
-    state['session'].stop_sync(5000)
+    state['session'].stop_sync(5000, None)
     expect_error('NOT_RUNNING', state['surface'].snapshot_sync, None, None)
 
 
 def cleanup():
     session = state.get('session')
     if session is not None and session.is_running():
-        session.stop_sync(2000)
+        session.stop_sync(2000, None)
 
 
 if __name__ == '__main__':

@@ -113,9 +113,12 @@ def state_count_url_and_assert():
     window = state['window']
     reset()
     click('#check-later')
-    state_seen, element = window.wait_for_state_sync(sel('#agree'), json_object({'checked': True}), 10000, None)
+    state_seen, element = window.wait_for_state_sync(
+        sel('#agree'), Stagewright.ElementState.new_from_json(Json.from_string('{"checked": true}').get_object()), 10000, None)
     assert to_python(state_seen)['checked'] is True
-    flags, element = window.expect_state_sync(sel('#agree'), json_object({'checked': True, 'disabled': False}), 0, None)
+    flags, element = window.expect_state_sync(
+        sel('#agree'), Stagewright.ElementState.new(Stagewright.StateFlags.CHECKED | Stagewright.StateFlags.DISABLED,
+                                                    Stagewright.StateFlags.CHECKED, 0), 0, None)
     assert to_python(flags)['enabled'] is True
     met, actual = window.expect_count_sync(json_object({'role': 'listitem', 'min': 3}), 0, None)
     assert met and actual == 3, actual
@@ -144,7 +147,8 @@ def refused_before_the_page():
     for pattern, flags in (('(a+)+', None), ('(a|a)*', None), ('a', 'g'), ('x' * 1001, None), ('(', None)):
         expect_error('BAD_ARGUMENT', window.expect_text_sync, sel('#status'), 'matches', pattern, flags, 0, None)
     expect_error('BAD_ARGUMENT', window.expect_text_sync, sel('#status'), 'sounds_like', 'x', None, 0, None)
-    expect_error('BAD_ARGUMENT', window.wait_for_state_sync, sel('#agree'), json_object({}), 0, None)
+    expect_error('BAD_ARGUMENT', window.wait_for_state_sync, sel('#agree'), Stagewright.ElementState.new(0, 0, 0), 0, None)
+    expect_error('BAD_ARGUMENT', Stagewright.ElementState.new_from_json, json_object({'checked': 'half'}))
     expect_error('BAD_ARGUMENT', window.wait_for_event_sync, 'not an event', None, None, None, 0, None)
     expect_error('BAD_ARGUMENT', window.expect_url_sync, 'equals', 'x', None, 0, None)
 
@@ -180,7 +184,7 @@ def cancel_an_async_wait():
 def cleanup():
     session = state.get('session')
     if session is not None and session.is_running():
-        session.stop_sync(5000)
+        session.stop_sync(5000, None)
 
 
 if __name__ == '__main__':

@@ -130,7 +130,7 @@ test_stop (void)
 
   if (!have_app ())
     return;
-  g_assert_true (stw_session_stop_sync (app.session, 10000, NULL, &error));
+  g_assert_true (stw_session_stop_sync (app.session, 10000, NULL, NULL, &error));
   g_assert_no_error (error);
   g_clear_object (&app.session);
   g_clear_object (&app.manager);

@@ -241,6 +241,44 @@ test_error_new_core (void)
     }
 }
 
+/* Core errors by their enum value, with hint and details. */
+static void
+test_error_new_by_code (void)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(GError) literal = NULL;
+  g_autoptr(GError) set = NULL;
+  g_autoptr(JsonObject) details = json_object_new ();
+  const char *registry_hint = NULL;
+
+  error = stw_error_new_code (STW_ERROR_REF_NOT_FOUND, "ref %u is stale", 7);
+  g_assert_error (error, STW_ERROR, STW_ERROR_REF_NOT_FOUND);
+  g_assert_cmpstr (error->message, ==, "ref 7 is stale");
+  g_assert_cmpstr (stw_error_get_code_name (error), ==, "REF_NOT_FOUND");
+  g_assert_true (stw_error_registry_lookup (registry (), "REF_NOT_FOUND", NULL, NULL, &registry_hint));
+  g_assert_cmpstr (stw_error_get_hint (error), ==, registry_hint);
+
+  literal = stw_error_new_code_literal (STW_ERROR_NOT_RUNNING, NULL);
+  g_assert_error (literal, STW_ERROR, STW_ERROR_NOT_RUNNING);
+  g_assert_cmpstr (literal->message, ==, stw_error_get_hint (literal));
+
+  json_object_set_string_member (details, "field", "state");
+  stw_set_error (&set, STW_ERROR_BAD_ARGUMENT, "Name a flag", details, "state %s", "{}");
+  g_assert_error (set, STW_ERROR, STW_ERROR_BAD_ARGUMENT);
+  g_assert_cmpstr (set->message, ==, "state {}");
+  g_assert_cmpstr (stw_error_get_hint (set), ==, "Name a flag");
+  g_assert_true (stw_error_get_details (set) == details);
+  stw_set_error (NULL, STW_ERROR_BAD_ARGUMENT, NULL, NULL, "ignored");
+
+  /* Every core code can be raised by its value. */
+  for (guint i = 0; i < G_N_ELEMENTS (expected_core); i++)
+    {
+      g_autoptr(GError) e = stw_error_new_code_literal (expected_core[i].code, "x");
+      g_assert_error (e, STW_ERROR, (int) expected_core[i].code);
+      g_assert_cmpstr (stw_error_get_code_name (e), ==, expected_core[i].name);
+    }
+}
+
 static void
 test_error_new_plugin (void)
 {
@@ -779,6 +817,7 @@ main (int   argc,
   g_test_add_func ("/registry/core/round-trip", test_core_round_trip);
   g_test_add_func ("/registry/core/quark", test_core_quark);
   g_test_add_func ("/registry/error/new-core", test_error_new_core);
+  g_test_add_func ("/registry/error/new-by-code", test_error_new_by_code);
   g_test_add_func ("/registry/error/new-plugin", test_error_new_plugin);
   g_test_add_func ("/registry/error/unknown-code", test_error_unknown_code);
   g_test_add_func ("/registry/error/foreign", test_error_foreign);

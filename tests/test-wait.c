@@ -49,7 +49,7 @@ static void
 click (const char *selector)
 {
   g_autoptr(StwTarget) target = stw_target_new_for_selector (selector);
-  g_autoptr(JsonObject) answer = NULL;
+  g_autoptr(StwActionResult) answer = NULL;
   g_autoptr(GError) error = NULL;
 
   answer = stw_surface_click_sync (app.window, target, NULL, NULL, &error);
@@ -121,7 +121,7 @@ test_selector_sync (void)
 {
   g_autoptr(StwTarget) box = stw_target_new_for_selector ("#box");
   g_autoptr(StwTarget) removable = stw_target_new_for_selector ("#removable");
-  g_autoptr(JsonObject) element = NULL;
+  g_autoptr(StwElementRef) element = NULL;
   g_autoptr(GError) error = NULL;
   JsonObject *details;
 
@@ -141,10 +141,11 @@ test_selector_sync (void)
   click ("#show-later");
   g_assert_true (stw_surface_wait_for_selector_sync (app.window, box, "visible", 10000, &element, NULL, &error));
   g_assert_no_error (error);
-  g_assert_cmpint (json_object_get_int_member (element, "ref"), >=, 1);
+  g_assert_cmpint (stw_element_ref_get_ref (element), >=, 1);
+  g_assert_cmpstr (stw_element_ref_get_surface_id (element), ==, stw_surface_get_id (app.window));
 
   click ("#remove-later");
-  g_clear_pointer (&element, json_object_unref);
+  g_clear_pointer (&element, stw_element_ref_free);
   g_assert_true (stw_surface_wait_for_selector_sync (app.window, removable, "detached", 10000, &element, NULL, &error));
   g_assert_no_error (error);
   g_assert_null (element);
@@ -158,9 +159,10 @@ static void
 test_state_async (void)
 {
   g_autoptr(StwTarget) agree = stw_target_new_for_selector ("#agree");
-  g_autoptr(JsonObject) wanted = json_object_new ();
-  g_autoptr(JsonObject) bogus = json_object_new ();
-  g_autoptr(JsonObject) state = NULL;
+  g_autoptr(StwElementState) wanted = stw_element_state_new (STW_STATE_CHECKED | STW_STATE_ENABLED,
+                                                             STW_STATE_CHECKED | STW_STATE_ENABLED, 0);
+  g_autoptr(StwElementState) bogus = stw_element_state_new (0, 0, 0);
+  g_autoptr(StwElementState) state = NULL;
   g_autoptr(GAsyncResult) result = NULL;
   g_autoptr(GError) error = NULL;
   StwTestResult wait = { 0 };
@@ -169,8 +171,6 @@ test_state_async (void)
     return;
   reset ();
 
-  json_object_set_boolean_member (wanted, "checked", TRUE);
-  json_object_set_boolean_member (wanted, "enabled", TRUE);
   stw_surface_wait_for_state_async (app.window, agree, wanted, 10000, NULL, stw_test_result_cb, &wait);
   spin (50);
   g_assert_null (wait.result);
@@ -178,12 +178,12 @@ test_state_async (void)
   result = stw_test_wait_result (&wait, 15000);
   state = stw_surface_wait_for_state_finish (app.window, result, NULL, &error);
   g_assert_no_error (error);
-  g_assert_true (json_object_get_boolean_member (state, "checked"));
-  g_assert_true (json_object_get_boolean_member (state, "visible"));
+  g_assert_true (state->values & STW_STATE_CHECKED);
+  g_assert_true (state->values & STW_STATE_VISIBLE);
 
   /* A timeout carries the last state seen. */
-  json_object_set_boolean_member (wanted, "checked", FALSE);
-  g_clear_pointer (&state, json_object_unref);
+  wanted->values &= ~STW_STATE_CHECKED;
+  g_clear_pointer (&state, stw_element_state_free);
   state = stw_surface_expect_state_sync (app.window, agree, wanted, 200, NULL, NULL, &error);
   g_assert_null (state);
   g_assert_error (error, STW_ERROR, STW_ERROR_EXPECTATION_FAILED);
@@ -191,7 +191,11 @@ test_state_async (void)
                                                  "checked"));
   g_clear_error (&error);
 
-  json_object_set_boolean_member (bogus, "shiny", TRUE);
+  /* No flag that matters, or a flag other than checked wanted mixed. */
+  state = stw_surface_wait_for_state_sync (app.window, agree, bogus, 100, NULL, NULL, &error);
+  g_assert_error (error, STW_ERROR, STW_ERROR_BAD_ARGUMENT);
+  g_clear_error (&error);
+  bogus->known = bogus->mixed = STW_STATE_PRESSED;
   state = stw_surface_wait_for_state_sync (app.window, agree, bogus, 100, NULL, NULL, &error);
   g_assert_error (error, STW_ERROR, STW_ERROR_BAD_ARGUMENT);
 }
@@ -370,7 +374,7 @@ test_stop (void)
   if (app.session != NULL)
     {
       g_autoptr(GError) error = NULL;
-      stw_session_stop_sync (app.session, 10000, NULL, &error);
+      stw_session_stop_sync (app.session, 10000, NULL, NULL, &error);
       g_assert_no_error (error);
     }
   g_clear_object (&app.window);

@@ -14,35 +14,91 @@
 #include "stagewright.h"
 #include "stw-core-tools.h"
 
-typedef JsonObject *(*FinishFunc) (StwSurface    *self,
-                                   GAsyncResult  *result,
-                                   GError       **error);
+typedef StwActionResult *(*FinishFunc) (StwSurface    *self,
+                                        GAsyncResult  *result,
+                                        GError       **error);
 
+/* One interaction: how to finish it, and what its answer adds to the
+ * typed result — members echoed from the arguments (`typed`, `key`…), the
+ * name of the page's values (`selected`, `files`), and for check and
+ * uncheck the state reached unless a dialog interrupted. */
 typedef struct
 {
   StwInvocation *invocation;
   FinishFunc     finish;
+  JsonObject    *echo;
+  const char    *values_name;
+  gboolean       drop;
+  int            checked;     /* -1: not a check */
 } Call;
+
+static void
+call_free (Call *call)
+{
+  g_clear_object (&call->invocation);
+  g_clear_pointer (&call->echo, json_object_unref);
+  g_free (call);
+}
+
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (Call, call_free)
+
+/* The wire answer of an interaction: the elements, the echoed members,
+ * what the page reported, the dialog. */
+static JsonObject *
+answer_of (Call                  *call,
+           const StwActionResult *result)
+{
+  JsonObject *payload = json_object_new ();
+  const char * const *values = stw_action_result_get_values (result);
+  const StwDialogEvent *dialog = stw_action_result_get_dialog (result);
+
+  if (stw_action_result_get_source (result) != NULL)
+    json_object_set_object_member (payload, "source", stw_element_ref_to_json (stw_action_result_get_source (result)));
+  if (stw_action_result_get_target (result) != NULL)
+    json_object_set_object_member (payload, "target", stw_element_ref_to_json (stw_action_result_get_target (result)));
+  if (call->echo != NULL)
+    {
+      g_autoptr(GList) members = json_object_get_members (call->echo);
+
+      for (const GList *l = members; l != NULL; l = l->next)
+        json_object_set_member (payload, l->data, json_node_copy (json_object_get_member (call->echo, l->data)));
+    }
+  if (call->values_name != NULL && values != NULL)
+    {
+      JsonArray *array = json_array_new ();
+
+      for (guint i = 0; values[i] != NULL; i++)
+        json_array_add_string_element (array, values[i]);
+      json_object_set_array_member (payload, call->values_name, array);
+    }
+  if (call->drop)
+    json_object_set_boolean_member (payload, "default_prevented", stw_action_result_get_default_prevented (result));
+  if (dialog != NULL)
+    json_object_set_object_member (payload, "dialog", stw_dialog_event_to_json (dialog));
+  else if (call->checked >= 0)
+    json_object_set_boolean_member (payload, "checked", call->checked);
+  return payload;
+}
 
 static void
 on_done (GObject      *object,
          GAsyncResult *result,
          gpointer      user_data)
 {
-  Call *call = user_data;
-  g_autoptr(JsonObject) payload = NULL;
+  g_autoptr(Call) call = user_data;
+  g_autoptr(StwActionResult) done = NULL;
   g_autoptr(GError) error = NULL;
 
-  payload = call->finish (STW_SURFACE (object), result, &error);
-  if (payload == NULL)
+  done = call->finish (STW_SURFACE (object), result, &error);
+  if (done == NULL)
     stw_invocation_return_error (call->invocation, error);
   else
     {
+      g_autoptr(JsonObject) payload = answer_of (call, done);
+
       json_object_set_string_member (payload, "session_id", stw_invocation_get_session_id (call->invocation));
       stw_invocation_return_value (call->invocation, payload);
     }
-  g_object_unref (call->invocation);
-  g_free (call);
 }
 
 static Call *
@@ -53,7 +109,39 @@ call_new (StwInvocation *invocation,
 
   call->invocation = g_object_ref (invocation);
   call->finish = finish;
+  call->checked = -1;
   return call;
+}
+
+/* A call whose answer echoes @echo (consumed). */
+static Call *
+call_new_echoing (StwInvocation *invocation,
+                  FinishFunc     finish,
+                  JsonObject    *echo)
+{
+  Call *call = call_new (invocation, finish);
+
+  call->echo = echo;
+  return call;
+}
+
+static void
+on_form_filled (GObject      *object,
+                GAsyncResult *result,
+                gpointer      user_data)
+{
+  g_autoptr(StwInvocation) invocation = user_data;
+  g_autoptr(JsonObject) payload = NULL;
+  g_autoptr(GError) error = NULL;
+
+  payload = stw_surface_fill_form_finish (STW_SURFACE (object), result, &error);
+  if (payload == NULL)
+    stw_invocation_return_error (invocation, error);
+  else
+    {
+      json_object_set_string_member (payload, "session_id", stw_invocation_get_session_id (invocation));
+      stw_invocation_return_value (invocation, payload);
+    }
 }
 
 /* The surface, target and options every interaction takes; FALSE when the
@@ -76,7 +164,7 @@ prepare (StwInvocation     *invocation,
     }
   *target = stw_target_new_from_json (args, "ref", "selector", &error);
   if (error == NULL && *target == NULL && target_required)
-    error = stw_error_new ("BAD_ARGUMENT", _("Give ref or selector"));
+    error = stw_error_new_code (STW_ERROR_BAD_ARGUMENT, _("Give ref or selector"));
   if (error == NULL)
     *options = stw_action_options_new_from_json (args, &error);
   if (error != NULL)
@@ -124,8 +212,8 @@ fill_form_invoke (StwTool       *tool,
                   StwInvocation *invocation)
 {
   PRELUDE (FALSE);
-  stw_surface_fill_form_async (surface, json_object_get_array_member (args, "fields"), options, cancellable, on_done,
-                               call_new (invocation, stw_surface_fill_form_finish));
+  stw_surface_fill_form_async (surface, json_object_get_array_member (args, "fields"), options, cancellable,
+                               on_form_filled, g_object_ref (invocation));
 }
 
 static void
@@ -147,7 +235,7 @@ drag_invoke (StwTool       *tool,
 
   destination = stw_target_new_from_json (args, "targetRef", "targetSelector", &error);
   if (error == NULL && destination == NULL)
-    error = stw_error_new ("BAD_ARGUMENT", _("Give targetRef or targetSelector"));
+    error = stw_error_new_code (STW_ERROR_BAD_ARGUMENT, _("Give targetRef or targetSelector"));
   if (error != NULL)
     {
       stw_invocation_return_error (invocation, error);
@@ -170,29 +258,48 @@ static void
 keyboard_type_invoke (StwTool       *tool,
                       StwInvocation *invocation)
 {
+  const char *text;
+  JsonObject *echo;
   PRELUDE (FALSE);
-  stw_surface_type_text_async (surface, target, json_object_get_string_member (args, "text"), options, cancellable,
-                               on_done, call_new (invocation, stw_surface_type_text_finish));
+
+  text = json_object_get_string_member (args, "text");
+  echo = json_object_new ();
+  json_object_set_int_member (echo, "typed", g_utf8_strlen (text, -1));
+  stw_surface_type_text_async (surface, target, text, options, cancellable,
+                               on_done, call_new_echoing (invocation, stw_surface_type_text_finish, echo));
 }
 
 static void
 type_into_editor_invoke (StwTool       *tool,
                          StwInvocation *invocation)
 {
+  const char *text;
+  gboolean replace;
+  JsonObject *echo;
   PRELUDE (TRUE);
-  stw_surface_type_into_editor_async (surface, target, json_object_get_string_member (args, "text"),
-                                      json_object_get_boolean_member_with_default (args, "replace", FALSE),
-                                      options, cancellable, on_done,
-                                      call_new (invocation, stw_surface_type_into_editor_finish));
+
+  text = json_object_get_string_member (args, "text");
+  replace = json_object_get_boolean_member_with_default (args, "replace", FALSE);
+  echo = json_object_new ();
+  json_object_set_int_member (echo, "typed", g_utf8_strlen (text, -1));
+  json_object_set_boolean_member (echo, "replaced", replace);
+  stw_surface_type_into_editor_async (surface, target, text, replace, options, cancellable, on_done,
+                                      call_new_echoing (invocation, stw_surface_type_into_editor_finish, echo));
 }
 
 static void
 key_invoke (StwTool       *tool,
             StwInvocation *invocation)
 {
+  const char *key;
+  JsonObject *echo;
   PRELUDE (FALSE);
-  stw_surface_press_key_async (surface, target, json_object_get_string_member (args, "key"), options, cancellable,
-                               on_done, call_new (invocation, stw_surface_press_key_finish));
+
+  key = json_object_get_string_member (args, "key");
+  echo = json_object_new ();
+  json_object_set_string_member (echo, "key", key);
+  stw_surface_press_key_async (surface, target, key, options, cancellable,
+                               on_done, call_new_echoing (invocation, stw_surface_press_key_finish, echo));
 }
 
 static void
@@ -200,20 +307,29 @@ press_sequence_invoke (StwTool       *tool,
                        StwInvocation *invocation)
 {
   g_auto(GStrv) keys = NULL;
+  JsonObject *echo;
   PRELUDE (FALSE);
 
   keys = strv_arg (args, "keys");
+  echo = json_object_new ();
+  json_object_set_array_member (echo, "keys", json_array_new ());
+  for (guint i = 0; keys[i] != NULL; i++)
+    json_array_add_string_element (json_object_get_array_member (echo, "keys"), keys[i]);
   stw_surface_press_sequence_async (surface, target, (const char * const *) keys, options, cancellable,
-                                    on_done, call_new (invocation, stw_surface_press_sequence_finish));
+                                    on_done, call_new_echoing (invocation, stw_surface_press_sequence_finish, echo));
 }
 
 static void
 clear_invoke (StwTool       *tool,
               StwInvocation *invocation)
 {
+  JsonObject *echo;
   PRELUDE (TRUE);
+
+  echo = json_object_new ();
+  json_object_set_boolean_member (echo, "cleared", TRUE);
   stw_surface_clear_async (surface, target, options, cancellable, on_done,
-                           call_new (invocation, stw_surface_clear_finish));
+                           call_new_echoing (invocation, stw_surface_clear_finish, echo));
 }
 
 static void
@@ -221,29 +337,38 @@ select_invoke (StwTool       *tool,
                StwInvocation *invocation)
 {
   g_auto(GStrv) values = NULL;
+  Call *call;
   PRELUDE (TRUE);
 
   values = strv_arg (args, "values");
+  call = call_new (invocation, stw_surface_select_options_finish);
+  call->values_name = "selected";
   stw_surface_select_options_async (surface, target, (const char * const *) values, options, cancellable,
-                                    on_done, call_new (invocation, stw_surface_select_options_finish));
+                                    on_done, call);
 }
 
 static void
 check_invoke (StwTool       *tool,
               StwInvocation *invocation)
 {
+  Call *call;
   PRELUDE (TRUE);
-  stw_surface_set_checked_async (surface, target, TRUE, options, cancellable, on_done,
-                                 call_new (invocation, stw_surface_set_checked_finish));
+
+  call = call_new (invocation, stw_surface_set_checked_finish);
+  call->checked = TRUE;
+  stw_surface_set_checked_async (surface, target, TRUE, options, cancellable, on_done, call);
 }
 
 static void
 uncheck_invoke (StwTool       *tool,
                 StwInvocation *invocation)
 {
+  Call *call;
   PRELUDE (TRUE);
-  stw_surface_set_checked_async (surface, target, FALSE, options, cancellable, on_done,
-                                 call_new (invocation, stw_surface_set_checked_finish));
+
+  call = call_new (invocation, stw_surface_set_checked_finish);
+  call->checked = FALSE;
+  stw_surface_set_checked_async (surface, target, FALSE, options, cancellable, on_done, call);
 }
 
 static void
@@ -251,12 +376,15 @@ set_files_invoke (StwTool       *tool,
                   StwInvocation *invocation)
 {
   g_auto(GStrv) paths = NULL;
+  Call *call;
   PRELUDE (TRUE);
 
   paths = strv_arg (args, "paths");
+  call = call_new (invocation, stw_surface_set_files_finish);
+  call->values_name = "files";
   stw_surface_set_files_async (surface, target, (const char * const *) paths,
                                stw_dispatcher_get_app_root (stw_invocation_get_dispatcher (invocation)),
-                               options, cancellable, on_done, call_new (invocation, stw_surface_set_files_finish));
+                               options, cancellable, on_done, call);
 }
 
 static void
@@ -264,24 +392,38 @@ drop_file_invoke (StwTool       *tool,
                   StwInvocation *invocation)
 {
   g_auto(GStrv) paths = NULL;
+  Call *call;
   PRELUDE (TRUE);
 
   paths = strv_arg (args, "paths");
+  call = call_new (invocation, stw_surface_drop_files_finish);
+  call->values_name = "files";
+  call->drop = TRUE;
   stw_surface_drop_files_async (surface, target, (const char * const *) paths,
                                 json_object_get_string_member_with_default (args, "mimeType", NULL),
                                 stw_dispatcher_get_app_root (stw_invocation_get_dispatcher (invocation)),
-                                options, cancellable, on_done, call_new (invocation, stw_surface_drop_files_finish));
+                                options, cancellable, on_done, call);
 }
 
 static void
 scroll_invoke (StwTool       *tool,
                StwInvocation *invocation)
 {
+  double dx, dy;
+  JsonObject *echo = NULL;
   PRELUDE (FALSE);
-  stw_surface_scroll_async (surface, target,
-                            json_object_get_double_member_with_default (args, "dx", 0),
-                            json_object_get_double_member_with_default (args, "dy", 0),
-                            options, cancellable, on_done, call_new (invocation, stw_surface_scroll_finish));
+
+  dx = json_object_get_double_member_with_default (args, "dx", 0);
+  dy = json_object_get_double_member_with_default (args, "dy", 0);
+  /* A scroll of the viewport answers the distance; of an element, it. */
+  if (target == NULL)
+    {
+      echo = json_object_new ();
+      json_object_set_double_member (echo, "dx", dx);
+      json_object_set_double_member (echo, "dy", dy);
+    }
+  stw_surface_scroll_async (surface, target, dx, dy, options, cancellable, on_done,
+                            call_new_echoing (invocation, stw_surface_scroll_finish, echo));
 }
 
 static void

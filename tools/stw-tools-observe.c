@@ -88,7 +88,7 @@ pick_window (StwSession  *session,
 
   if (json_object_has_member (args, "windowIndex") && index < 0)
     {
-      g_propagate_error (error, stw_error_new ("BAD_ARGUMENT", _("windowIndex must not be negative")));
+      g_propagate_error (error, stw_error_new_code (STW_ERROR_BAD_ARGUMENT, _("windowIndex must not be negative")));
       return NULL;
     }
   if (id == NULL && title == NULL && index < 0 && stw_session_get_active_window (session) != NULL)

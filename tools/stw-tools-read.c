@@ -43,7 +43,7 @@ read_target (StwInvocation  *invocation,
 
   target = stw_target_new_from_json (stw_invocation_get_arguments (invocation), "ref", "selector", &error);
   if (target == NULL && error == NULL)
-    error = stw_error_new ("BAD_ARGUMENT", _("Give ref or selector"));
+    error = stw_error_new_code (STW_ERROR_BAD_ARGUMENT, _("Give ref or selector"));
   if (target == NULL)
     {
       stw_invocation_return_error (invocation, error);
@@ -60,10 +60,10 @@ read_target (StwInvocation  *invocation,
 
 /* Answers {target, …payload} or the error. */
 static void
-answer (StwInvocation *invocation,
-        JsonObject    *payload,
-        JsonObject    *element,
-        GError        *error)
+answer (StwInvocation       *invocation,
+        JsonObject          *payload,
+        const StwElementRef *element,
+        GError              *error)
 {
   if (error != NULL)
     {
@@ -71,7 +71,7 @@ answer (StwInvocation *invocation,
       return;
     }
   if (element != NULL)
-    json_object_set_object_member (payload, "target", json_object_ref (element));
+    json_object_set_object_member (payload, "target", stw_element_ref_to_json (element));
   stw_invocation_return_value (invocation, payload);
 }
 
@@ -93,7 +93,7 @@ on_text (GObject *object, GAsyncResult *result, gpointer user_data)
 {
   g_autoptr(StwInvocation) invocation = user_data;
   g_autoptr(JsonObject) payload = json_object_new ();
-  g_autoptr(JsonObject) element = NULL;
+  g_autoptr(StwElementRef) element = NULL;
   g_autoptr(GError) error = NULL;
   g_autofree char *text = stw_surface_get_text_finish (STW_SURFACE (object), result, &element, &error);
 
@@ -118,7 +118,7 @@ on_value (GObject *object, GAsyncResult *result, gpointer user_data)
 {
   g_autoptr(StwInvocation) invocation = user_data;
   g_autoptr(JsonObject) payload = json_object_new ();
-  g_autoptr(JsonObject) element = NULL;
+  g_autoptr(StwElementRef) element = NULL;
   g_autoptr(GError) error = NULL;
   g_autofree char *value = stw_surface_get_value_finish (STW_SURFACE (object), result, &element, &error);
 
@@ -142,7 +142,7 @@ on_attribute (GObject *object, GAsyncResult *result, gpointer user_data)
 {
   g_autoptr(StwInvocation) invocation = user_data;
   g_autoptr(JsonObject) payload = json_object_new ();
-  g_autoptr(JsonObject) element = NULL;
+  g_autoptr(StwElementRef) element = NULL;
   g_autoptr(GError) error = NULL;
   g_autofree char *value = stw_surface_get_attribute_finish (STW_SURFACE (object), result, &element, &error);
 
@@ -169,19 +169,19 @@ on_bbox (GObject *object, GAsyncResult *result, gpointer user_data)
 {
   g_autoptr(StwInvocation) invocation = user_data;
   g_autoptr(JsonObject) payload = json_object_new ();
-  g_autoptr(JsonObject) element = NULL;
+  g_autoptr(StwElementRef) element = NULL;
   g_autoptr(GError) error = NULL;
-  double x, y, width, height;
+  g_autoptr(StwBox) box = stw_surface_get_bbox_finish (STW_SURFACE (object), result, &element, &error);
 
-  if (stw_surface_get_bbox_finish (STW_SURFACE (object), result, &x, &y, &width, &height, &element, &error))
+  if (box != NULL)
     {
-      JsonObject *box = json_object_new ();
+      JsonObject *bbox = json_object_new ();
 
-      json_object_set_double_member (box, "x", x);
-      json_object_set_double_member (box, "y", y);
-      json_object_set_double_member (box, "w", width);
-      json_object_set_double_member (box, "h", height);
-      json_object_set_object_member (payload, "bbox", box);
+      json_object_set_double_member (bbox, "x", box->x);
+      json_object_set_double_member (bbox, "y", box->y);
+      json_object_set_double_member (bbox, "w", box->width);
+      json_object_set_double_member (bbox, "h", box->height);
+      json_object_set_object_member (payload, "bbox", bbox);
     }
   answer (invocation, payload, element, error);
 }
@@ -202,7 +202,7 @@ on_style (GObject *object, GAsyncResult *result, gpointer user_data)
 {
   g_autoptr(StwInvocation) invocation = user_data;
   g_autoptr(JsonObject) payload = json_object_new ();
-  g_autoptr(JsonObject) element = NULL;
+  g_autoptr(StwElementRef) element = NULL;
   g_autoptr(GError) error = NULL;
   JsonObject *style = stw_surface_get_computed_style_finish (STW_SURFACE (object), result, &element, &error);
 
@@ -236,12 +236,12 @@ on_state (GObject *object, GAsyncResult *result, gpointer user_data)
 {
   g_autoptr(StwInvocation) invocation = user_data;
   g_autoptr(JsonObject) payload = json_object_new ();
-  g_autoptr(JsonObject) element = NULL;
+  g_autoptr(StwElementRef) element = NULL;
   g_autoptr(GError) error = NULL;
-  JsonObject *state = stw_surface_get_state_finish (STW_SURFACE (object), result, &element, &error);
+  g_autoptr(StwElementState) state = stw_surface_get_state_finish (STW_SURFACE (object), result, &element, &error);
 
   if (state != NULL)
-    json_object_set_object_member (payload, "state", state);
+    json_object_set_object_member (payload, "state", stw_element_state_to_json (state));
   answer (invocation, payload, element, error);
 }
 
@@ -263,7 +263,7 @@ on_exists (GObject *object, GAsyncResult *result, gpointer user_data)
 {
   g_autoptr(StwInvocation) invocation = user_data;
   g_autoptr(JsonObject) payload = json_object_new ();
-  g_autoptr(JsonObject) element = NULL;
+  g_autoptr(StwElementRef) element = NULL;
   g_autoptr(GError) error = NULL;
   gboolean exists = stw_surface_exists_finish (STW_SURFACE (object), result, &element, &error);
 
@@ -288,10 +288,15 @@ on_focused (GObject *object, GAsyncResult *result, gpointer user_data)
   g_autoptr(StwInvocation) invocation = user_data;
   g_autoptr(JsonObject) payload = json_object_new ();
   g_autoptr(GError) error = NULL;
-  JsonObject *focused = stw_surface_get_focused_element_finish (STW_SURFACE (object), result, &error);
+  g_autoptr(StwElementRef) focused = stw_surface_get_focused_element_finish (STW_SURFACE (object), result, &error);
 
   if (focused != NULL)
-    json_object_set_object_member (payload, "focused", focused);
+    {
+      JsonObject *element = stw_element_ref_to_json (focused);
+
+      json_object_set_string_member (element, "surface_id", stw_element_ref_get_surface_id (focused));
+      json_object_set_object_member (payload, "focused", element);
+    }
   else
     json_object_set_null_member (payload, "focused");
   answer (invocation, payload, NULL, error);

@@ -59,6 +59,23 @@ snapshot_invoke (StwTool       *tool,
                               on_snapshot, g_object_ref (invocation));
 }
 
+/* A search's answer: {surface_id, count, truncated, matches}. */
+static JsonObject *
+list_json (const StwElementList *list)
+{
+  JsonObject *answer = json_object_new ();
+  JsonArray *matches = json_array_new ();
+  guint n = stw_element_list_get_n_elements (list);
+
+  for (guint i = 0; i < n; i++)
+    json_array_add_object_element (matches, stw_element_info_to_json (stw_element_list_get_element (list, i)));
+  json_object_set_string_member (answer, "surface_id", stw_element_list_get_surface_id (list));
+  json_object_set_int_member (answer, "count", stw_element_list_get_count (list));
+  json_object_set_int_member (answer, "truncated", (gint64) stw_element_list_get_count (list) - n);
+  json_object_set_array_member (answer, "matches", matches);
+  return answer;
+}
+
 static void
 on_found (GObject      *object,
           GAsyncResult *result,
@@ -66,12 +83,17 @@ on_found (GObject      *object,
 {
   g_autoptr(StwInvocation) invocation = user_data;
   g_autoptr(GError) error = NULL;
-  g_autoptr(JsonObject) answer = stw_surface_find_finish (STW_SURFACE (object), result, &error);
+  g_autoptr(StwElementList) found = stw_surface_find_finish (STW_SURFACE (object), result, &error);
 
-  if (answer == NULL)
+  if (found == NULL)
     stw_invocation_return_error (invocation, error);
   else
-    stw_invocation_return_value (invocation, answer);
+    {
+      g_autoptr(JsonObject) answer = list_json (found);
+
+      json_object_set_boolean_member (answer, "renderer_reloaded", stw_element_list_get_renderer_reloaded (found));
+      stw_invocation_return_value (invocation, answer);
+    }
 }
 
 static void
@@ -100,12 +122,16 @@ on_listed (GObject      *object,
 {
   g_autoptr(StwInvocation) invocation = user_data;
   g_autoptr(GError) error = NULL;
-  g_autoptr(JsonObject) answer = stw_surface_list_elements_finish (STW_SURFACE (object), result, &error);
+  g_autoptr(StwElementList) listed = stw_surface_list_elements_finish (STW_SURFACE (object), result, &error);
 
-  if (answer == NULL)
+  if (listed == NULL)
     stw_invocation_return_error (invocation, error);
   else
-    stw_invocation_return_value (invocation, answer);
+    {
+      g_autoptr(JsonObject) answer = list_json (listed);
+
+      stw_invocation_return_value (invocation, answer);
+    }
 }
 
 static void

@@ -57,7 +57,7 @@ timeout_arg (StwInvocation *invocation,
 
   if (value < 0)
     {
-      g_autoptr(GError) error = stw_error_new ("BAD_ARGUMENT", _("%s must be 0 or more"), name);
+      g_autoptr(GError) error = stw_error_new_code (STW_ERROR_BAD_ARGUMENT, _("%s must be 0 or more"), name);
       g_autoptr(JsonObject) details = json_object_new ();
 
       json_object_set_string_member (details, "field", name);
@@ -79,7 +79,7 @@ target_arg (StwInvocation *invocation,
   StwTarget *target = stw_target_new_from_json (stw_invocation_get_arguments (invocation), "ref", "selector", &error);
 
   if (target == NULL && error == NULL && required)
-    error = stw_error_new ("BAD_ARGUMENT", _("Give ref or selector"));
+    error = stw_error_new_code (STW_ERROR_BAD_ARGUMENT, _("Give ref or selector"));
   *failed = error != NULL;
   if (error != NULL)
     stw_invocation_return_error (invocation, error);
@@ -108,7 +108,7 @@ one_of (StwInvocation      *invocation,
   if (found < 0)
     {
       g_autofree char *list = g_strjoinv (", ", (char **) names);
-      stw_invocation_return_error (invocation, stw_error_new ("BAD_ARGUMENT", _("Give exactly one of %s"), list));
+      stw_invocation_return_error (invocation, stw_error_new_code (STW_ERROR_BAD_ARGUMENT, _("Give exactly one of %s"), list));
       return -1;
     }
   *value = json_object_get_string_member (args, names[found]);
@@ -168,10 +168,10 @@ stop_progress (StwInvocation *invocation)
 
 /* Answers {matched:true, …payload, target?} or the error. */
 static void
-answer (StwInvocation *invocation,
-        JsonObject    *payload,
-        JsonObject    *element,
-        GError        *error)
+answer (StwInvocation       *invocation,
+        JsonObject          *payload,
+        const StwElementRef *element,
+        GError              *error)
 {
   stop_progress (invocation);
   if (error != NULL)
@@ -180,7 +180,7 @@ answer (StwInvocation *invocation,
       return;
     }
   if (element != NULL)
-    json_object_set_object_member (payload, "target", json_object_ref (element));
+    json_object_set_object_member (payload, "target", stw_element_ref_to_json (element));
   stw_invocation_return_value (invocation, payload);
 }
 
@@ -274,7 +274,7 @@ on_selector (GObject *object, GAsyncResult *result, gpointer user_data)
 {
   g_autoptr(StwInvocation) invocation = user_data;
   g_autoptr(JsonObject) payload = json_object_new ();
-  g_autoptr(JsonObject) element = NULL;
+  g_autoptr(StwElementRef) element = NULL;
   g_autoptr(GError) error = NULL;
   const char *state = string_arg (invocation, "state");
   gboolean met;
@@ -315,9 +315,9 @@ on_state (GObject *object, GAsyncResult *result, gpointer user_data)
 {
   g_autoptr(StwInvocation) invocation = user_data;
   g_autoptr(JsonObject) payload = json_object_new ();
-  g_autoptr(JsonObject) element = NULL;
+  g_autoptr(StwElementRef) element = NULL;
   g_autoptr(GError) error = NULL;
-  JsonObject *state;
+  g_autoptr(StwElementState) state = NULL;
 
   if (g_str_equal (stw_tool_get_name (stw_invocation_get_tool (invocation)), "electron_expect_state"))
     state = stw_surface_expect_state_finish (STW_SURFACE (object), result, &element, &error);
@@ -325,19 +325,25 @@ on_state (GObject *object, GAsyncResult *result, gpointer user_data)
     state = stw_surface_wait_for_state_finish (STW_SURFACE (object), result, &element, &error);
   json_object_set_boolean_member (payload, "matched", state != NULL);
   if (state != NULL)
-    json_object_set_object_member (payload, "state", state);
+    json_object_set_object_member (payload, "state", stw_element_state_to_json (state));
   answer (invocation, payload, element, error);
 }
 
 static void
 state_invoke (StwTool *tool, StwInvocation *invocation)
 {
-  JsonObject *state;
+  g_autoptr(StwElementState) state = NULL;
+  g_autoptr(GError) error = NULL;
 
   PRELUDE (TRUE);
   if (!timeout_arg (invocation, "timeoutMs", &timeout_ms))
     return;
-  state = json_object_get_object_member (args, "state");
+  state = stw_element_state_new_from_json (json_object_get_object_member (args, "state"), &error);
+  if (state == NULL)
+    {
+      stw_invocation_return_error (invocation, error);
+      return;
+    }
   start_progress (invocation, timeout_ms);
   if (g_str_equal (stw_tool_get_name (tool), "electron_expect_state"))
     stw_surface_expect_state_async (surface, target, state, timeout_ms, cancellable, on_state, g_object_ref (invocation));
@@ -378,7 +384,7 @@ on_text (GObject *object, GAsyncResult *result, gpointer user_data)
 {
   g_autoptr(StwInvocation) invocation = user_data;
   g_autoptr(JsonObject) payload = json_object_new ();
-  g_autoptr(JsonObject) element = NULL;
+  g_autoptr(StwElementRef) element = NULL;
   g_autoptr(GError) error = NULL;
   g_autofree char *actual = NULL;
   const char *name = stw_tool_get_name (stw_invocation_get_tool (invocation));

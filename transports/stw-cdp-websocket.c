@@ -314,14 +314,14 @@ websocket_connect_cb (GObject      *source,
     {
       if (data->timed_out)
         g_task_return_error (task,
-                             stw_error_new ("CDP_TIMEOUT",
-                                            "Connecting to %s got no answer within %u ms",
-                                            data->url, data->timeout_ms));
+                             stw_error_new_code (STW_ERROR_CDP_TIMEOUT,
+                                                 "Connecting to %s got no answer within %u ms",
+                                                 data->url, data->timeout_ms));
       else if (!g_task_return_error_if_cancelled (task))
         g_task_return_error (task,
-                             stw_error_new ("CDP_DISCONNECTED",
-                                            "Could not connect to %s: %s",
-                                            data->url, error->message));
+                             stw_error_new_code (STW_ERROR_CDP_DISCONNECTED,
+                                                 "Could not connect to %s: %s",
+                                                 data->url, error->message));
       return;
     }
 

@@ -179,8 +179,8 @@ fail_all_pending (StwTransport *self,
   for (guint i = 0; i < calls->len; i++)
     {
       PendingCall *call = g_ptr_array_index (calls, i);
-      GError *error = stw_error_new ("CDP_DISCONNECTED", "%s failed: %s",
-                                     call->method, reason);
+      GError *error = stw_error_new_code (STW_ERROR_CDP_DISCONNECTED, "%s failed: %s",
+                                          call->method, reason);
 
       pending_call_return (call, NULL, error);
     }
@@ -193,10 +193,10 @@ call_timeout_error (PendingCall *call)
   g_autoptr(JsonObject) details = NULL;
 
   if (!call->cut)
-    return stw_error_new ("CDP_TIMEOUT", "%s got no reply within %u ms", call->method, call->timeout_ms);
+    return stw_error_new_code (STW_ERROR_CDP_TIMEOUT, "%s got no reply within %u ms", call->method, call->timeout_ms);
 
-  error = stw_error_new ("CDP_TIMEOUT", "%s got no reply within the call's timeout of %u ms: the page is busy or hung",
-                         call->method, call->call_timeout_ms);
+  error = stw_error_new_code (STW_ERROR_CDP_TIMEOUT, "%s got no reply within the call's timeout of %u ms: the page is busy or hung",
+                              call->method, call->call_timeout_ms);
   details = json_object_new ();
   json_object_set_string_member (details, "method", call->method);
   json_object_set_int_member (details, "timeout_ms", call->call_timeout_ms);
@@ -472,9 +472,9 @@ stw_transport_call_async (StwTransport        *self,
   if (priv->closed)
     {
       g_task_return_error (task,
-                           stw_error_new ("CDP_DISCONNECTED",
-                                          "%s failed: the DevTools connection is closed",
-                                          method));
+                           stw_error_new_code (STW_ERROR_CDP_DISCONNECTED,
+                                               "%s failed: the DevTools connection is closed",
+                                               method));
       return;
     }
   if (g_task_return_error_if_cancelled (task))

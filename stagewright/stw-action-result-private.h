@@ -1,0 +1,16 @@
+/* stw-action-result-private.h: an action's typed answer from the engine's
+ *
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+#pragma once
+
+#include <json-glib/json-glib.h>
+
+#include "stw-action-result.h"
+
+G_BEGIN_DECLS
+
+StwActionResult *_stw_action_result_new_from_json (JsonObject *answer,
+                                                   const char *surface_id);
+
+G_END_DECLS

@@ -1,0 +1,190 @@
+#!/usr/bin/python3
+# test-gi-typed.py: driving a page through the typed results of the 1.0 API,
+# from Python through GObject Introspection — blocking and async.
+#
+# SPDX-License-Identifier: LGPL-2.1-or-later
+#
+# The pages app's states page (tests/fixtures/pages-app, states.html) on the
+# Electron stand-in: a click by ref answers an ActionResult whose target is
+# an ElementRef; get_state answers an ElementState (known, values, mixed
+# StateFlags); a box is a Box; a stale ref raises the REF_NOT_FOUND enum
+# value of Stagewright.Error. Runs under Debian's /usr/bin/python3; prints TAP.
+
+import os
+import re
+import sys
+
+from stwtest import (ELECTRON, GLib, Json, PAGES_APP, Stagewright, missing_fixture, run_async, run_tap)
+
+TESTS = []
+state = {}
+Flags = Stagewright.StateFlags
+
+
+def test(fn):
+    TESTS.append(fn)
+    return fn
+
+
+def by_ref(name):
+    return Stagewright.Target.new_for_ref(state['refs'][name])
+
+
+def ref_in(text, role, name):
+    found = re.findall(r'^[ ~]*\[(\d+)\] %s "%s"(?: |$)' % (re.escape(role), re.escape(name)), text, re.M)
+    assert len(found) == 1, (role, name, text)
+    return int(found[0])
+
+
+@test
+def launch_async_with_options_and_snapshot():
+    options = Stagewright.LaunchOptions.new()
+    options.set_executable_path(ELECTRON)
+    options.set_main(PAGES_APP)
+    options.set_args(['--page=states'])
+    manager = Stagewright.SessionManager.new()
+    state['manager'] = manager
+    session = run_async(lambda done: manager.launch_async(options, None, done),
+                        lambda source, result: source.launch_finish(result), 60000)
+    state['session'] = session
+    window = session.get_active_surface()
+    state['window'] = window
+    snapshot_options = Stagewright.SnapshotOptions.new()
+    snapshot_options.set_format(Stagewright.SnapshotFormat.TEXT)
+    text = window.snapshot_sync(snapshot_options, None).get_string_member('snapshot_text')
+    state['refs'] = {name: ref_in(text, role, label) for name, role, label in (
+        ('go', 'button', 'Go'), ('remove', 'button', 'Remove Go'), ('all', 'checkbox', 'Select all'),
+        ('first', 'checkbox', 'First'), ('name', 'textbox', 'Name'))}
+
+
+@test
+def find_async_and_list_blocking():
+    window = state['window']
+    filters = Json.Object()
+    filters.set_string_member('role', 'checkbox')
+    found = run_async(lambda done: window.find_async(filters, None, done),
+                      lambda source, result: source.find_finish(result))
+    assert isinstance(found, Stagewright.ElementList)
+    assert found.get_count() == found.get_n_elements() == 2
+    first = found.get_element(0)
+    assert first.get_element().get_ref() == state['refs']['all'] and first.get_box().width > 0
+    listed = window.list_elements_sync('button', 1, None)
+    assert listed.get_count() == 3 and listed.get_n_elements() == 1
+    assert listed.get_element(0).get_tag() == 'button'
+    assert listed.get_element(0).get_element().get_ref() == state['refs']['go']
+
+
+@test
+def fill_blocking_click_async_by_ref():
+    window = state['window']
+    filled = window.fill_sync(by_ref('name'), 'Grace', None, None)
+    target = filled.get_target()
+    assert isinstance(target, Stagewright.ElementRef), target
+    assert (target.get_ref(), target.get_role(), target.get_name()) == (state['refs']['name'], 'textbox', 'Name')
+
+    clicked = run_async(lambda done: window.click_async(by_ref('go'), None, None, done),
+                        lambda source, result: source.click_finish(result))
+    target = clicked.get_target()
+    assert target.get_ref() == state['refs']['go'] and target.get_role() == 'button', target.get_name()
+    assert target.get_surface_id() == window.get_id()
+    assert clicked.get_dialog() is None and clicked.get_source() is None
+
+    text, element = window.get_text_sync(Stagewright.Target.new_for_selector('#status'), None)
+    assert text == 'Went Grace', text
+    assert element.get_role() == 'status'
+
+
+@test
+def state_blocking_and_async():
+    window = state['window']
+    mixed, element = window.get_state_sync(by_ref('all'), None)
+    assert isinstance(mixed, Stagewright.ElementState)
+    assert element.get_ref() == state['refs']['all']
+    assert mixed.known & Flags.CHECKED and mixed.mixed == Flags.CHECKED, (mixed.known, mixed.mixed)
+    assert not mixed.values & Flags.CHECKED and mixed.values & Flags.VISIBLE
+
+    first, element = run_async(lambda done: window.get_state_async(by_ref('first'), None, done),
+                               lambda source, result: source.get_state_finish(result))
+    assert first.values & Flags.CHECKED and not first.mixed, (first.values, first.mixed)
+
+    name, element = window.get_state_sync(by_ref('name'), None)
+    assert not name.known & (Flags.CHECKED | Flags.PRESSED), name.known
+    assert name.known & name.values & Flags.REQUIRED
+
+    wanted = Stagewright.ElementState.new(Flags.CHECKED | Flags.ENABLED, Flags.ENABLED, Flags.CHECKED)
+    met, element = window.expect_state_sync(by_ref('all'), wanted, 0, None)
+    assert met.matches(wanted)
+    try:
+        window.expect_state_sync(by_ref('first'), Stagewright.ElementState.new(Flags.CHECKED, 0, 0), 0, None)
+        raise AssertionError('expected EXPECTATION_FAILED')
+    except GLib.Error as error:
+        assert error.matches(Stagewright.error_quark(), Stagewright.Error.EXPECTATION_FAILED), error.message
+
+
+@test
+def box_blocking_and_async():
+    window = state['window']
+    box, element = window.get_bbox_sync(by_ref('go'), None)
+    assert isinstance(box, Stagewright.Box)
+    assert (round(box.x), round(box.y), round(box.width), round(box.height)) == (40, 200, 120, 30), \
+        (box.x, box.y, box.width, box.height)
+    again, element = run_async(lambda done: window.get_bbox_async(by_ref('go'), None, done),
+                               lambda source, result: source.get_bbox_finish(result))
+    assert again.width == box.width and element.get_ref() == state['refs']['go']
+
+
+@test
+def state_as_properties_with_notify():
+    session, window = state['session'], state['window']
+    assert session.props.running and session.props.owned and session.props.pid == session.get_pid() > 0
+    assert session.props.active_surface == window
+    assert window.props.title == 'States fixture' and window.props.kind == Stagewright.SurfaceKind.WINDOW
+    assert window.props.closed is False
+    titles = []
+    handler = window.connect('notify::title', lambda surface, pspec: titles.append(surface.props.title))
+    window.click_sync(Stagewright.Target.new_for_selector('#retitle'), None, None)
+    context = GLib.MainContext.default()
+    deadline = GLib.get_monotonic_time() + 10 * 1000000
+    while not titles and GLib.get_monotonic_time() < deadline:
+        session.refresh_surfaces_sync(None)
+        context.iteration(False)
+    window.disconnect(handler)
+    assert titles and titles[-1] == 'Retitled', titles
+
+
+@test
+def a_stale_ref_raises_the_enum():
+    window = state['window']
+    window.click_sync(by_ref('remove'), None, None)
+    try:
+        window.click_sync(by_ref('go'), None, None)
+        raise AssertionError('expected REF_NOT_FOUND')
+    except GLib.Error as error:
+        assert error.matches(Stagewright.error_quark(), Stagewright.Error.REF_NOT_FOUND), error.message
+    try:
+        run_async(lambda done: window.get_text_async(by_ref('go'), None, done),
+                  lambda source, result: source.get_text_finish(result))
+        raise AssertionError('expected REF_NOT_FOUND')
+    except GLib.Error as error:
+        assert error.matches(Stagewright.error_quark(), Stagewright.Error.REF_NOT_FOUND), error.message
+
+
+@test
+def stop():
+    session, window = state['session'], state['window']
+    seen = []
+    session.connect('notify::running', lambda session, pspec: seen.append(('running', session.props.running)))
+    window.connect('notify::closed', lambda surface, pspec: seen.append(('closed', surface.props.closed)))
+    session.stop_sync(10000, None)
+    assert not session.is_running()
+    assert ('running', False) in seen and ('closed', True) in seen, seen
+
+
+def cleanup():
+    session = state.get('session')
+    if session is not None and session.is_running():
+        session.stop_sync(5000, None)
+
+
+if __name__ == '__main__':
+    sys.exit(run_tap(TESTS, missing_fixture(os.path.join(PAGES_APP, 'pages', 'states.html')), cleanup))

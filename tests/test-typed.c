@@ -1,0 +1,344 @@
+/* test-typed.c: driving a page through the typed results of the 1.0 API
+ *
+ * Against the pages app's states page (tests/fixtures/pages-app,
+ * states.html) on the Electron stand-in and Chromium, through the public
+ * library only: launch, snapshot for the refs, find and list answering
+ * StwElementLists, a click by ref answering a
+ * StwActionResult whose target is a StwElementRef, fill, get_state (which
+ * flags apply, their values, an indeterminate checkbox's mixed `checked`),
+ * text, box, expect_state with a mask, state as properties with notify::,
+ * a stale ref failing with the STW_ERROR_REF_NOT_FOUND enum value, stop.
+ *
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+#include "config.h"
+
+#include "stagewright.h"
+#include "stw-test-utils.h"
+
+static struct
+{
+  StwSessionManager *manager;
+  StwSession        *session;
+  StwSurface        *window;
+  char              *skip;
+  guint              go, all, first, name, remove;
+} app;
+
+static gboolean
+have_app (void)
+{
+  if (app.skip != NULL)
+    {
+      g_test_skip (app.skip);
+      return FALSE;
+    }
+  g_assert_nonnull (app.window);
+  return TRUE;
+}
+
+static void
+test_launch_and_snapshot (void)
+{
+  g_autoptr(StwSnapshotOptions) snapshot_options = stw_snapshot_options_new ();
+  g_autoptr(JsonObject) snapshot = NULL;
+  g_autoptr(GError) error = NULL;
+  const char *text;
+
+  app.manager = stw_session_manager_new ();
+  app.session = stw_test_launch_page (app.manager, "states", &app.skip);
+  if (app.session == NULL)
+    return;
+  app.window = g_object_ref (stw_session_get_active_surface (app.session));
+
+  /* The snapshot stays JSON (its entries are open-ended); its text names
+   * the refs. */
+  stw_snapshot_options_set_format (snapshot_options, STW_SNAPSHOT_FORMAT_TEXT);
+  snapshot = stw_surface_snapshot_sync (app.window, snapshot_options, NULL, &error);
+  g_assert_no_error (error);
+  text = json_object_get_string_member (snapshot, "snapshot_text");
+  app.go = stw_test_snapshot_ref (text, "button", "Go");
+  app.remove = stw_test_snapshot_ref (text, "button", "Remove Go");
+  app.all = stw_test_snapshot_ref (text, "checkbox", "Select all");
+  app.first = stw_test_snapshot_ref (text, "checkbox", "First");
+  app.name = stw_test_snapshot_ref (text, "textbox", "Name");
+}
+
+static void
+test_find_and_list (void)
+{
+  g_autoptr(JsonObject) filters = json_object_new ();
+  g_autoptr(StwElementList) found = NULL;
+  g_autoptr(StwElementList) listed = NULL;
+  g_autoptr(GError) error = NULL;
+  const StwElementInfo *info;
+
+  if (!have_app ())
+    return;
+
+  json_object_set_string_member (filters, "role", "checkbox");
+  found = stw_surface_find_sync (app.window, filters, NULL, &error);
+  g_assert_no_error (error);
+  g_assert_cmpuint (stw_element_list_get_count (found), ==, 2);
+  g_assert_cmpuint (stw_element_list_get_n_elements (found), ==, 2);
+  g_assert_cmpstr (stw_element_list_get_surface_id (found), ==, stw_surface_get_id (app.window));
+  info = stw_element_list_get_element (found, 0);
+  g_assert_cmpuint (stw_element_ref_get_ref (stw_element_info_get_element (info)), ==, app.all);
+  g_assert_cmpstr (stw_element_ref_get_name (stw_element_info_get_element (info)), ==, "Select all");
+  g_assert_null (stw_element_info_get_tag (info));
+  g_assert_cmpfloat (stw_element_info_get_box (info)->width, >, 0);
+
+  /* Three buttons, one asked for: the count says three. */
+  listed = stw_surface_list_elements_sync (app.window, "button", 1, NULL, &error);
+  g_assert_no_error (error);
+  g_assert_cmpuint (stw_element_list_get_count (listed), ==, 3);
+  g_assert_cmpuint (stw_element_list_get_n_elements (listed), ==, 1);
+  info = stw_element_list_get_element (listed, 0);
+  g_assert_cmpstr (stw_element_info_get_tag (info), ==, "button");
+  g_assert_cmpuint (stw_element_ref_get_ref (stw_element_info_get_element (info)), ==, app.go);
+  g_assert_cmpfloat_with_epsilon (stw_element_info_get_box (info)->width, 120, 1);
+}
+
+static void
+test_fill_click_text (void)
+{
+  g_autoptr(StwTarget) name = NULL, go = NULL, status = stw_target_new_for_selector ("#status");
+  g_autoptr(StwActionResult) filled = NULL, clicked = NULL;
+  g_autoptr(StwElementRef) read = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autofree char *text = NULL;
+  const StwElementRef *target;
+
+  if (!have_app ())
+    return;
+  name = stw_target_new_for_ref (app.name);
+  go = stw_target_new_for_ref (app.go);
+
+  filled = stw_surface_fill_sync (app.window, name, "Ada", NULL, NULL, &error);
+  g_assert_no_error (error);
+  target = stw_action_result_get_target (filled);
+  g_assert_cmpuint (stw_element_ref_get_ref (target), ==, app.name);
+  g_assert_cmpstr (stw_element_ref_get_role (target), ==, "textbox");
+  g_assert_cmpstr (stw_element_ref_get_name (target), ==, "Name");
+  g_assert_null (stw_action_result_get_dialog (filled));
+
+  /* A click by ref answers the element clicked, in its surface. */
+  clicked = stw_surface_click_sync (app.window, go, NULL, NULL, &error);
+  g_assert_no_error (error);
+  target = stw_action_result_get_target (clicked);
+  g_assert_cmpuint (stw_element_ref_get_ref (target), ==, app.go);
+  g_assert_cmpstr (stw_element_ref_get_role (target), ==, "button");
+  g_assert_cmpstr (stw_element_ref_get_name (target), ==, "Go");
+  g_assert_cmpstr (stw_element_ref_get_surface_id (target), ==, stw_surface_get_id (app.window));
+  g_assert_null (stw_action_result_get_source (clicked));
+
+  text = stw_surface_get_text_sync (app.window, status, &read, NULL, &error);
+  g_assert_no_error (error);
+  g_assert_cmpstr (text, ==, "Went Ada");
+  g_assert_cmpstr (stw_element_ref_get_role (read), ==, "status");
+  g_assert_cmpuint (stw_element_ref_get_ref (read), >=, 1);
+}
+
+static void
+test_state (void)
+{
+  g_autoptr(StwTarget) all = NULL, first = NULL, name = NULL;
+  g_autoptr(StwElementState) state = NULL;
+  g_autoptr(StwElementState) wanted = NULL;
+  g_autoptr(StwElementRef) element = NULL;
+  g_autoptr(GError) error = NULL;
+
+  if (!have_app ())
+    return;
+  all = stw_target_new_for_ref (app.all);
+  first = stw_target_new_for_ref (app.first);
+  name = stw_target_new_for_ref (app.name);
+
+  /* An indeterminate checkbox: checked applies and is mixed. */
+  state = stw_surface_get_state_sync (app.window, all, &element, NULL, &error);
+  g_assert_no_error (error);
+  g_assert_cmpuint (stw_element_ref_get_ref (element), ==, app.all);
+  g_assert_true (state->known & STW_STATE_CHECKED);
+  g_assert_cmphex (state->mixed, ==, STW_STATE_CHECKED);
+  g_assert_false (state->values & STW_STATE_CHECKED);
+  g_assert_true (state->values & STW_STATE_VISIBLE);
+  g_assert_true (state->values & STW_STATE_ENABLED);
+  g_clear_pointer (&state, stw_element_state_free);
+
+  state = stw_surface_get_state_sync (app.window, first, NULL, NULL, &error);
+  g_assert_no_error (error);
+  g_assert_cmphex (state->mixed, ==, 0);
+  g_assert_cmphex (state->values & (STW_STATE_CHECKED | STW_STATE_DISABLED), ==, STW_STATE_CHECKED);
+  g_clear_pointer (&state, stw_element_state_free);
+
+  /* Checked, selected, expanded, pressed do not apply to a text box;
+   * required does and is set. */
+  state = stw_surface_get_state_sync (app.window, name, NULL, NULL, &error);
+  g_assert_no_error (error);
+  g_assert_cmphex (state->known & (STW_STATE_CHECKED | STW_STATE_SELECTED | STW_STATE_EXPANDED | STW_STATE_PRESSED),
+                   ==, 0);
+  g_assert_true (state->known & state->values & STW_STATE_REQUIRED);
+  g_assert_false (state->values & STW_STATE_READONLY);
+  g_clear_pointer (&state, stw_element_state_free);
+
+  /* Expectations take the flags that matter and their values. */
+  wanted = stw_element_state_new (STW_STATE_CHECKED | STW_STATE_ENABLED, STW_STATE_ENABLED, STW_STATE_CHECKED);
+  state = stw_surface_expect_state_sync (app.window, all, wanted, 0, NULL, NULL, &error);
+  g_assert_no_error (error);
+  g_assert_true (stw_element_state_matches (state, wanted));
+  g_clear_pointer (&state, stw_element_state_free);
+  g_clear_pointer (&wanted, stw_element_state_free);
+
+  wanted = stw_element_state_new (STW_STATE_CHECKED, 0, 0);
+  state = stw_surface_expect_state_sync (app.window, first, wanted, 0, NULL, NULL, &error);
+  g_assert_error (error, STW_ERROR, STW_ERROR_EXPECTATION_FAILED);
+  g_assert_null (state);
+}
+
+static void
+test_box (void)
+{
+  g_autoptr(StwTarget) go = NULL;
+  g_autoptr(StwElementRef) element = NULL;
+  g_autoptr(StwBox) box = NULL;
+  g_autoptr(GError) error = NULL;
+
+  if (!have_app ())
+    return;
+  go = stw_target_new_for_ref (app.go);
+
+  /* #go is placed at 40,200 and sized 120×30 by the page's style. */
+  box = stw_surface_get_bbox_sync (app.window, go, &element, NULL, &error);
+  g_assert_no_error (error);
+  g_assert_cmpfloat_with_epsilon (box->x, 40, 0.5);
+  g_assert_cmpfloat_with_epsilon (box->y, 200, 0.5);
+  g_assert_cmpfloat_with_epsilon (box->width, 120, 0.5);
+  g_assert_cmpfloat_with_epsilon (box->height, 30, 0.5);
+  g_assert_cmpuint (stw_element_ref_get_ref (element), ==, app.go);
+}
+
+static void
+test_stale_ref (void)
+{
+  g_autoptr(StwTarget) go = NULL, remove = NULL;
+  g_autoptr(StwActionResult) removed = NULL, refused = NULL;
+  g_autoptr(GError) error = NULL;
+
+  if (!have_app ())
+    return;
+  go = stw_target_new_for_ref (app.go);
+  remove = stw_target_new_for_ref (app.remove);
+
+  removed = stw_surface_click_sync (app.window, remove, NULL, NULL, &error);
+  g_assert_no_error (error);
+  g_assert_cmpstr (stw_element_ref_get_name (stw_action_result_get_target (removed)), ==, "Remove Go");
+
+  /* The button went: its ref fails by the enum value, not by a name. */
+  refused = stw_surface_click_sync (app.window, go, NULL, NULL, &error);
+  g_assert_error (error, STW_ERROR, STW_ERROR_REF_NOT_FOUND);
+  g_assert_null (refused);
+}
+
+static void
+count_notify (GObject    *object,
+              GParamSpec *pspec,
+              gpointer    user_data)
+{
+  guint *count = user_data;
+
+  (*count)++;
+}
+
+/* State as properties: what the getters say, and notify:: when it
+ * changes. */
+static void
+test_properties (void)
+{
+  g_autoptr(StwTarget) retitle = stw_target_new_for_selector ("#retitle");
+  g_autoptr(StwActionResult) clicked = NULL;
+  g_autoptr(StwSurface) active = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autofree char *title = NULL;
+  g_autofree char *id = NULL;
+  StwSurfaceKind kind;
+  gboolean running = FALSE, owned = FALSE, closed = TRUE;
+  guint titles = 0;
+  int pid = 0;
+
+  if (!have_app ())
+    return;
+
+  g_object_get (app.session, "running", &running, "owned", &owned, "pid", &pid, "active-surface", &active,
+                "id", &id, NULL);
+  g_assert_true (running);
+  g_assert_true (owned);
+  g_assert_cmpint (pid, ==, stw_session_get_pid (app.session));
+  g_assert_cmpint (pid, >, 0);
+  g_assert_true (active == app.window);
+  g_assert_cmpstr (id, ==, stw_session_get_id (app.session));
+
+  g_object_get (app.window, "title", &title, "kind", &kind, "closed", &closed, NULL);
+  g_assert_cmpstr (title, ==, "States fixture");
+  g_assert_cmpint (kind, ==, STW_SURFACE_KIND_WINDOW);
+  g_assert_false (closed);
+
+  /* The page retitles itself: notify::title, once the session hears it. */
+  g_signal_connect (app.window, "notify::title", G_CALLBACK (count_notify), &titles);
+  clicked = stw_surface_click_sync (app.window, retitle, NULL, NULL, &error);
+  g_assert_no_error (error);
+  {
+    gint64 deadline = g_get_monotonic_time () + stw_test_timeout_ms (10000) * G_TIME_SPAN_MILLISECOND;
+
+    while (titles == 0 && g_get_monotonic_time () < deadline)
+      {
+        stw_session_refresh_surfaces_sync (app.session, NULL, NULL);
+        stw_test_iterate_for (50);
+      }
+  }
+  g_signal_handlers_disconnect_by_func (app.window, count_notify, &titles);
+  g_assert_cmpuint (titles, >=, 1);
+  g_assert_cmpstr (stw_surface_get_title (app.window), ==, "Retitled");
+}
+
+static void
+test_stop (void)
+{
+  if (app.session != NULL)
+    {
+      g_autoptr(GCancellable) cancellable = g_cancellable_new ();
+      g_autoptr(GError) error = NULL;
+      guint running = 0, closed = 0;
+
+      g_signal_connect (app.session, "notify::running", G_CALLBACK (count_notify), &running);
+      g_signal_connect (app.window, "notify::closed", G_CALLBACK (count_notify), &closed);
+      g_assert_true (stw_session_stop_sync (app.session, 10000, NULL, cancellable, &error));
+      g_assert_no_error (error);
+      g_assert_false (stw_session_is_running (app.session));
+      g_assert_cmpuint (running, ==, 1);
+      g_assert_cmpuint (closed, ==, 1);
+      g_assert_true (stw_surface_is_closed (app.window));
+      g_signal_handlers_disconnect_by_func (app.session, count_notify, &running);
+      g_signal_handlers_disconnect_by_func (app.window, count_notify, &closed);
+    }
+  g_clear_object (&app.window);
+  g_clear_object (&app.session);
+  g_clear_object (&app.manager);
+  g_clear_pointer (&app.skip, g_free);
+}
+
+int
+main (int   argc,
+      char *argv[])
+{
+  stw_test_init (&argc, &argv);
+
+  g_test_add_func ("/typed/launch-and-snapshot", test_launch_and_snapshot);
+  g_test_add_func ("/typed/find-and-list", test_find_and_list);
+  g_test_add_func ("/typed/fill-click-text", test_fill_click_text);
+  g_test_add_func ("/typed/state", test_state);
+  g_test_add_func ("/typed/box", test_box);
+  g_test_add_func ("/typed/properties", test_properties);
+  g_test_add_func ("/typed/stale-ref", test_stale_ref);
+  g_test_add_func ("/typed/stop", test_stop);
+  return g_test_run ();
+}
