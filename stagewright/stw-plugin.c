@@ -114,8 +114,8 @@ stw_plugin_completion_finalize (GObject *object)
   if (!self->completed && self->func != NULL)
     {
       StwPluginCompletionFunc func = self->func;
-      g_autoptr(GError) error = stw_error_new_literal ("PLUGIN_LOAD_FAILED",
-                                                       _("it let go of its completion without returning"));
+      g_autoptr(GError) error = stw_error_new_code_literal (STW_ERROR_PLUGIN_LOAD_FAILED,
+                                                            _("it let go of its completion without returning"));
 
       self->completed = TRUE;
       self->func = NULL;
@@ -260,7 +260,7 @@ stw_plugin_completion_return_error (StwPluginCompletion *self,
   if (error->domain == STW_ERROR)
     complete (self, g_error_copy (error));
   else
-    complete (self, stw_error_new_literal ("PLUGIN_LOAD_FAILED", error->message));
+    complete (self, stw_error_new_code_literal (STW_ERROR_PLUGIN_LOAD_FAILED, error->message));
 }
 
 /**
@@ -280,7 +280,7 @@ stw_plugin_completion_return_error_literal (StwPluginCompletion *self,
   g_return_if_fail (STW_IS_PLUGIN_COMPLETION (self));
   g_return_if_fail (message != NULL);
   g_return_if_fail (!self->completed);
-  complete (self, stw_error_new_literal ("PLUGIN_LOAD_FAILED", message));
+  complete (self, stw_error_new_code_literal (STW_ERROR_PLUGIN_LOAD_FAILED, message));
 }
 
 /**

@@ -64,7 +64,8 @@ _stw_soup_load (GError **error)
     return TRUE;
 
   {
-    GError *failure = stw_error_new ("TRANSPORT_UNSUPPORTED", _("libsoup 3 cannot be loaded: %s"), load_failure);
+    GError *failure = stw_error_new_code (STW_ERROR_TRANSPORT_UNSUPPORTED, _("libsoup 3 cannot be loaded: %s"),
+                                          load_failure);
 
     stw_error_set_hint (failure, _("Install libsoup 3 (Debian: libsoup-3.0-0); the HTTP transport and "
                                    "the connections to DevTools endpoints need it."));
