@@ -1417,11 +1417,14 @@ fold_primary (Guard *g,
         {
           g_autofree char *part = NULL;
           StwJsToken *tail;
-          guint k;
+          guint k = 0;
 
+          /* fold_sum() sets k only when it folds. */
           part = fold_sum (g, j, &k, depth + 1);
+          if (part == NULL)
+            return NULL;
           tail = TOKEN (g, k);
-          if (part == NULL || tail == NULL || tail->value == NULL ||
+          if (tail == NULL || tail->value == NULL ||
               (tail->kind != STW_JS_TOKEN_TEMPLATE_MIDDLE && tail->kind != STW_JS_TOKEN_TEMPLATE_TAIL))
             return NULL;
           g_string_append (value, part);
@@ -1436,7 +1439,7 @@ fold_primary (Guard *g,
     }
   if (is_punct (token, "("))
     {
-      guint k;
+      guint k = 0;
       char *value = fold_sum (g, i + 1, &k, depth + 1);
 
       if (value != NULL && is_punct (TOKEN (g, k), ")"))

@@ -1246,15 +1246,12 @@ typedef struct
   gulong             disconnected_id;
 } Hold;
 
+/* Gives the client's slot back and frees @hold. */
 static void
-on_hold_over (SoupServerMessage *msg,
-              gpointer           user_data)
+release_hold (Hold *hold)
 {
-  Hold *hold = user_data;
   g_autoptr(StwMcpHttp) self = g_weak_ref_get (&hold->http);
 
-  g_clear_signal_handler (&hold->finished_id, hold->msg);
-  g_clear_signal_handler (&hold->disconnected_id, hold->msg);
   if (self != NULL)
     {
       guint n = GPOINTER_TO_UINT (g_hash_table_lookup (self->held, hold->address));
@@ -1267,6 +1264,30 @@ on_hold_over (SoupServerMessage *msg,
   g_weak_ref_clear (&hold->http);
   g_free (hold->address);
   g_free (hold);
+}
+
+static void on_hold_message_gone (gpointer  data,
+                                  GObject  *where_the_message_was);
+
+static void
+on_hold_over (SoupServerMessage *msg,
+              gpointer           user_data)
+{
+  Hold *hold = user_data;
+
+  g_clear_signal_handler (&hold->finished_id, hold->msg);
+  g_clear_signal_handler (&hold->disconnected_id, hold->msg);
+  g_object_weak_unref (G_OBJECT (hold->msg), on_hold_message_gone, hold);
+  release_hold (hold);
+}
+
+/* A message can go without "finished" or "disconnected" (the server shut
+ * down with it in flight): its hold goes with it. */
+static void
+on_hold_message_gone (gpointer  data,
+                      GObject  *where_the_message_was)
+{
+  release_hold (data);
 }
 
 static void
@@ -1286,6 +1307,7 @@ hold (StwMcpHttp        *self,
   held->address = g_steal_pointer (&address);
   held->finished_id = g_signal_connect (msg, "finished", G_CALLBACK (on_hold_over), held);
   held->disconnected_id = g_signal_connect (msg, "disconnected", G_CALLBACK (on_hold_over), held);
+  g_object_weak_ref (G_OBJECT (msg), on_hold_message_gone, held);
 }
 
 /* Whether @msg's client may open one more stream or pending request; if
