@@ -54,7 +54,7 @@
 #define GROUP_GONE_MAX_MS 5000
 #define SWEEP_POLL_MS 50
 /* How long the app's output may stay open after it exited. */
-#define EXIT_DRAIN_MAX_MS 250
+#define EXIT_DRAIN_MAX_MS 1000
 
 struct _StwProcess
 {

@@ -767,12 +767,17 @@ test_last_words (void)
   g_autofree char *shouter = g_build_filename (scratch, "shouter", NULL);
   g_autoptr(StwSessionManager) manager = stw_session_manager_new ();
 
-  write_script (talker, "#!/bin/sh\n"
-                        "i=0; while [ $i -lt 3000 ]; do echo \"chatter $i: a long enough line of output\" >&2; i=$((i+1)); done\n"
-                        "echo 'App threw an error during load' >&2\n"
-                        "echo 'Error: talker: the last words' >&2\n"
-                        "i=0; while [ $i -lt 25 ]; do echo \"    at frame$i (/app/node_modules/some/long/path/module$i.js:1:2)\" >&2; i=$((i+1)); done\n"
-                        "exit 7\n");
+  /* More than a pipe holds (64 KiB), unless valgrind slows our reading
+   * of it down tenfold (scaled_ms ()). */
+  g_autofree char *talk = g_strdup_printf ("#!/bin/sh\n"
+                                           "i=0; while [ $i -lt %d ]; do echo \"chatter $i: a long enough line of output\" >&2; i=$((i+1)); done\n"
+                                           "echo 'App threw an error during load' >&2\n"
+                                           "echo 'Error: talker: the last words' >&2\n"
+                                           "i=0; while [ $i -lt 25 ]; do echo \"    at frame$i (/app/node_modules/some/long/path/module$i.js:1:2)\" >&2; i=$((i+1)); done\n"
+                                           "exit 7\n",
+                                           scaled_ms (10) > 10 ? 300 : 3000);
+
+  write_script (talker, talk);
   /* One line of 100,000 bytes, no newline at its end. */
   write_script (shouter, "#!/bin/sh\nhead -c 100000 /dev/zero | tr '\\0' x >&2\nexit 3\n");
   for (guint round = 0; round < 3; round++)
