@@ -19,7 +19,8 @@ G_DECLARE_FINAL_TYPE (SampleTitleTool, sample_title_tool, SAMPLE, TITLE_TOOL, St
 
 struct _SampleTitleTool
 {
-  StwTool parent_instance;
+  StwTool    parent_instance;
+  StwPlugin *plugin;  /* unowned: the plugin owns its tools */
 };
 
 G_DEFINE_FINAL_TYPE (SampleTitleTool, sample_title_tool, STW_TYPE_TOOL)
@@ -30,7 +31,7 @@ sample_title_tool_invoke (StwTool       *tool,
 {
   StwSession *session = stw_invocation_get_session (invocation);
   JsonObject *arguments = stw_invocation_get_arguments (invocation);
-  JsonObject *config = stw_plugin_get_config (STW_PLUGIN (g_object_get_data (G_OBJECT (tool), "plugin")));
+  JsonObject *config = stw_plugin_get_config (SAMPLE_TITLE_TOOL (tool)->plugin);
   const char *expect = json_object_get_string_member_with_default (arguments, "expect", NULL);
   const char *prefix = json_object_get_string_member_with_default (config, "prefix", "");
   StwSurface *window = session ? stw_session_get_active_window (session) : NULL;
@@ -138,7 +139,7 @@ sample_plugin_init (SamplePlugin *self)
                        "idempotent-hint", TRUE,
                        "session-requirement", STW_SESSION_REQUIREMENT_REQUIRED,
                        NULL);
-  g_object_set_data (G_OBJECT (tool), "plugin", self);
+  SAMPLE_TITLE_TOOL (tool)->plugin = STW_PLUGIN (self);
   stw_tool_provider_add_tool (provider, tool, NULL);
 }
 
