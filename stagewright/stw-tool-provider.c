@@ -41,6 +41,7 @@ typedef struct
 {
   char       *name;
   GPtrArray  *tools;         /* StwTool, in the order added */
+  GHashTable *tool_names;    /* its tools' names (borrowed from them) */
   JsonObject *error_codes;   /* BARE_CODE -> {http, retryable, hint} */
   guint       use_count;     /* dispatchers it is in */
   gboolean    checked_by_tests;
@@ -64,6 +65,7 @@ stw_tool_provider_finalize (GObject *object)
   StwToolProviderPrivate *priv = PRIV (STW_TOOL_PROVIDER (object));
 
   g_clear_pointer (&priv->name, g_free);
+  g_clear_pointer (&priv->tool_names, g_hash_table_unref);
   g_clear_pointer (&priv->tools, g_ptr_array_unref);
   g_clear_pointer (&priv->error_codes, json_object_unref);
 
@@ -137,6 +139,7 @@ stw_tool_provider_init (StwToolProvider *self)
   StwToolProviderPrivate *priv = PRIV (self);
 
   priv->tools = g_ptr_array_new_with_free_func (g_object_unref);
+  priv->tool_names = g_hash_table_new (g_str_hash, g_str_equal);
   priv->error_codes = json_object_new ();
 }
 
@@ -195,23 +198,25 @@ stw_tool_provider_add_tool (StwToolProvider  *self,
                             GError          **error)
 {
   StwToolProviderPrivate *priv;
+  const char *name;
 
   g_return_val_if_fail (STW_IS_TOOL_PROVIDER (self), FALSE);
   g_return_val_if_fail (STW_IS_TOOL (tool), FALSE);
   g_return_val_if_fail (!stw_tool_provider_is_in_use (self), FALSE);
 
   priv = PRIV (self);
-  for (guint i = 0; i < priv->tools->len; i++)
-    if (g_strcmp0 (stw_tool_get_name (g_ptr_array_index (priv->tools, i)),
-                   stw_tool_get_name (tool)) == 0)
-      {
-        g_set_error (error, G_IO_ERROR, G_IO_ERROR_EXISTS,
-                     _("The provider already has a tool named “%s”"),
-                     stw_tool_get_name (tool) ? stw_tool_get_name (tool) : "(null)");
-        return FALSE;
-      }
+  name = stw_tool_get_name (tool);
+  /* A nameless tool is refused when the provider joins a dispatcher. */
+  if (name != NULL && g_hash_table_contains (priv->tool_names, name))
+    {
+      g_set_error (error, G_IO_ERROR, G_IO_ERROR_EXISTS,
+                   _("The provider already has a tool named “%s”"), name);
+      return FALSE;
+    }
 
   g_ptr_array_add (priv->tools, g_object_ref (tool));
+  if (name != NULL)
+    g_hash_table_add (priv->tool_names, (gpointer) name);
   return TRUE;
 }
 

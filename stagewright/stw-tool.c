@@ -12,6 +12,7 @@
 #include "stw-json-private.h"
 #include "stw-plugin-private.h"
 #include "stw-tool.h"
+#include "stw-tool-private.h"
 
 /**
  * StwTool:
@@ -163,6 +164,40 @@ stw_tool_get_property (GObject    *object,
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
     }
+}
+
+/* The properties' values, set directly once the object exists: only the
+ * input schema goes through g_object_new(), so constructed() sees it. A
+ * tool type made this way must not read its other properties in its own
+ * constructed(). */
+StwTool *
+_stw_tool_new_with_init (GType        tool_type,
+                         StwToolInit *init)
+{
+  StwTool *self;
+  StwToolPrivate *priv;
+
+  g_return_val_if_fail (g_type_is_a (tool_type, STW_TYPE_TOOL), NULL);
+
+  if (init->input_schema != NULL)
+    self = g_object_new (tool_type, "input-schema", init->input_schema, NULL);
+  else
+    self = g_object_new (tool_type, NULL);
+
+  priv = stw_tool_get_instance_private (self);
+  priv->name = g_strdup (init->name);
+  priv->title = g_strdup (init->title);
+  priv->description = g_strdup (init->description);
+  priv->operation_type = init->operation_type;
+  priv->eval_target = init->eval_target;
+  priv->code_argument = g_strdup (init->code_argument);
+  priv->error_codes = g_steal_pointer (&init->error_codes);
+  priv->destructive_hint = init->destructive_hint;
+  priv->idempotent_hint = init->idempotent_hint;
+  priv->profiles = init->profiles;
+  priv->session_requirement = init->session_requirement;
+
+  return self;
 }
 
 static void

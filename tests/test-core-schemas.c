@@ -17,6 +17,7 @@
 #include "stagewright.h"
 #include "stw-core-provider.h"
 #include "stw-schema-private.h"
+#include "stw-tool-private.h"
 #include "stw-test-utils.h"
 
 /* Every core tool passes the checks a plugin's tool passes when added,
@@ -253,6 +254,89 @@ test_core_schemas_same_refusals (void)
   g_assert_cmpuint (refused, >, g_list_length (tools) * 4);
 }
 
+/* The core's tools are made with their fields set directly: a tool made
+ * that way has every property a tool made through g_object_new() with the
+ * same values has. A field the initialiser forgets shows up here, as does
+ * a property added to StwTool without a place in StwToolInit. */
+static void
+test_core_schemas_direct_init (void)
+{
+  static const char * const codes[] = { "EVAL_RUNTIME_ERROR", "WAIT_TIMEOUT", NULL };
+  g_autoptr(GError) error = NULL;
+  g_autoptr(StwSchema) schema =
+    stw_schema_new_from_string ("{\"type\":\"object\",\"properties\":"
+                                "{\"sessionId\":{\"type\":\"string\"},\"code\":{\"type\":\"string\"}}}",
+                                &error);
+  StwToolInit init = {
+    .name = "electron_direct",
+    .title = "Direct",
+    .description = "Made with its fields set at once",
+    .input_schema = schema,
+    .operation_type = STW_OPERATION_EVAL,
+    .eval_target = STW_EVAL_TARGET_MAIN,
+    .code_argument = "code",
+    .error_codes = g_strdupv ((char **) codes),
+    .destructive_hint = TRUE,
+    .idempotent_hint = TRUE,
+    .profiles = STW_TOOL_PROFILE_FLAGS_ESSENTIAL,
+    .session_requirement = STW_SESSION_REQUIREMENT_REQUIRED,
+  };
+  g_autoptr(StwTool) direct = NULL;
+  g_autoptr(StwTool) built = NULL;
+  g_autofree GParamSpec **pspecs = NULL;
+  guint n_pspecs;
+
+  g_assert_no_error (error);
+  direct = _stw_tool_new_with_init (STW_TYPE_TOOL, &init);
+  g_assert_null (init.error_codes);
+  built = g_object_new (STW_TYPE_TOOL,
+                        "name", "electron_direct",
+                        "title", "Direct",
+                        "description", "Made with its fields set at once",
+                        "input-schema", schema,
+                        "operation-type", STW_OPERATION_EVAL,
+                        "eval-target", STW_EVAL_TARGET_MAIN,
+                        "code-argument", "code",
+                        "error-codes", codes,
+                        "destructive-hint", TRUE,
+                        "idempotent-hint", TRUE,
+                        "profiles", STW_TOOL_PROFILE_FLAGS_ESSENTIAL,
+                        "session-requirement", STW_SESSION_REQUIREMENT_REQUIRED,
+                        NULL);
+
+  pspecs = g_object_class_list_properties (G_OBJECT_GET_CLASS (built), &n_pspecs);
+  for (guint i = 0; i < n_pspecs; i++)
+    {
+      g_auto(GValue) a = G_VALUE_INIT;
+      g_auto(GValue) b = G_VALUE_INIT;
+      g_auto(GValue) unset = G_VALUE_INIT;
+
+      g_value_init (&a, pspecs[i]->value_type);
+      g_value_init (&b, pspecs[i]->value_type);
+      g_value_init (&unset, pspecs[i]->value_type);
+      g_object_get_property (G_OBJECT (direct), pspecs[i]->name, &a);
+      g_object_get_property (G_OBJECT (built), pspecs[i]->name, &b);
+      g_param_value_set_default (pspecs[i], &unset);
+
+      if (pspecs[i]->value_type == G_TYPE_STRV)
+        {
+          g_assert_true (g_strv_equal (g_value_get_boxed (&a), g_value_get_boxed (&b)));
+          continue;
+        }
+      if (pspecs[i]->value_type == STW_TYPE_SCHEMA)
+        {
+          g_assert_true (g_value_get_boxed (&a) == g_value_get_boxed (&b) ||
+                         g_str_equal (pspecs[i]->name, "output-schema"));
+          continue;
+        }
+      g_test_message ("property %s", pspecs[i]->name);
+      g_assert_cmpint (g_param_values_cmp (pspecs[i], &a, &b), ==, 0);
+      /* Every property the test sets differs from its default, so an
+       * initialiser that leaves a field alone cannot pass by accident. */
+      g_assert_cmpint (g_param_values_cmp (pspecs[i], &a, &unset), !=, 0);
+    }
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -261,6 +345,7 @@ main (int   argc,
 
   g_test_add_func ("/core-schemas/lazy", test_core_schemas_lazy);
   g_test_add_func ("/core-schemas/compile", test_core_schemas_compile);
+  g_test_add_func ("/core-schemas/direct-init", test_core_schemas_direct_init);
   g_test_add_func ("/core-schemas/check-refuses", test_core_schemas_check_refuses);
   g_test_add_func ("/core-schemas/same-refusals", test_core_schemas_same_refusals);
 

@@ -8,6 +8,7 @@
 /* The one exception to "tools include no private header": core schemas
  * are checked by tests/test-core-schemas.c, not at every start. */
 #include "stw-schema-private.h"
+#include "stw-tool-private.h"
 
 /* One GType serves every core tool: each instance carries its spec, whose
  * function does the work. The tool families stay tables of data plus
@@ -46,6 +47,7 @@ stw_tool_new_from_spec (const StwToolSpec *spec)
 {
   g_autoptr(StwSchema) schema = NULL;
   g_auto(GStrv) codes = NULL;
+  StwToolInit init;
   StwSpecTool *tool;
 
   g_return_val_if_fail (spec != NULL && spec->invoke != NULL, NULL);
@@ -60,20 +62,21 @@ stw_tool_new_from_spec (const StwToolSpec *spec)
   if (codes[0] != NULL && codes[0][0] == '\0')
     g_clear_pointer (&codes, g_strfreev);
 
-  tool = g_object_new (STW_TYPE_SPEC_TOOL,
-                       "name", spec->name,
-                       "title", spec->title,
-                       "description", spec->description,
-                       "input-schema", schema,
-                       "operation-type", spec->operation_type,
-                       "eval-target", spec->eval_target,
-                       "code-argument", spec->code_argument,
-                       "error-codes", codes,
-                       "destructive-hint", spec->destructive,
-                       "idempotent-hint", spec->idempotent,
-                       "profiles", spec->profiles,
-                       "session-requirement", spec->session,
-                       NULL);
+  init = (StwToolInit) {
+    .name = spec->name,
+    .title = spec->title,
+    .description = spec->description,
+    .input_schema = schema,
+    .operation_type = spec->operation_type,
+    .eval_target = spec->eval_target,
+    .code_argument = spec->code_argument,
+    .error_codes = g_steal_pointer (&codes),
+    .destructive_hint = spec->destructive,
+    .idempotent_hint = spec->idempotent,
+    .profiles = spec->profiles,
+    .session_requirement = spec->session,
+  };
+  tool = (StwSpecTool *) _stw_tool_new_with_init (STW_TYPE_SPEC_TOOL, &init);
   tool->spec = spec;
   return STW_TOOL (tool);
 }
