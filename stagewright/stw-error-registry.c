@@ -150,16 +150,29 @@ gboolean
 stw_error_code_from_string (const char *code_name,
                             StwError   *code)
 {
+  static GHashTable *by_name;  /* name -> index + 1; made once, never freed */
+  gpointer found;
+
   g_return_val_if_fail (code_name != NULL, FALSE);
 
-  for (guint i = 0; i < G_N_ELEMENTS (core_codes); i++)
-    if (strcmp (core_codes[i].name, code_name) == 0)
-      {
-        if (code != NULL)
-          *code = (StwError) i;
-        return TRUE;
-      }
-  return FALSE;
+  /* Every tool's declared codes are checked at start and every error is
+   * made from a code: a walk over the whole table each time was 4 % of a
+   * cold start. */
+  if (g_once_init_enter (&by_name))
+    {
+      GHashTable *table = g_hash_table_new (g_str_hash, g_str_equal);
+
+      for (guint i = 0; i < G_N_ELEMENTS (core_codes); i++)
+        g_hash_table_insert (table, (gpointer) core_codes[i].name, GUINT_TO_POINTER (i + 1));
+      g_once_init_leave (&by_name, table);
+    }
+
+  found = g_hash_table_lookup (by_name, code_name);
+  if (found == NULL)
+    return FALSE;
+  if (code != NULL)
+    *code = (StwError) (GPOINTER_TO_UINT (found) - 1);
+  return TRUE;
 }
 
 /**
