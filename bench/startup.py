@@ -6,7 +6,9 @@
 # For each run: spawn `stagewright` on pipes, send `initialize`, time until
 # its answer is read (cold start → initialize answered), then read VmRSS of
 # the server from /proc (RSS after initialize), send notifications/initialized
-# and close stdin. Prints one JSON line of medians.
+# and close stdin. Then, as a floor, the same spawn of `stagewright
+# --version` until it exits: it loads every library the server loads and
+# does nothing else. Prints one JSON line of medians.
 #
 #   /usr/bin/python3 bench/startup.py BINARY [RUNS]
 
@@ -40,7 +42,14 @@ for _ in range(runs):
     server.stdin.close()
     server.wait(10)
 
+version_ms = []
+for _ in range(runs):
+    started = time.perf_counter()
+    subprocess.run([binary, '--version'], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=True)
+    version_ms.append((time.perf_counter() - started) * 1000)
+
 print(json.dumps({'runs': runs,
                   'cold_start_ms': round(statistics.median(start_ms), 2),
                   'cold_start_min_ms': round(min(start_ms), 2),
-                  'rss_after_initialize_mb': round(statistics.median(rss_kb) / 1024, 2)}))
+                  'rss_after_initialize_mb': round(statistics.median(rss_kb) / 1024, 2),
+                  'version_ms': round(statistics.median(version_ms), 2)}))
