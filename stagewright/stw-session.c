@@ -1413,10 +1413,11 @@ on_run_read (GObject      *object,
 
 /* An object read by value: by the inspector's own serializer (V8's),
  * which no toJSON, JSON or prototype of the target's can steer. A cycle
- * or a value past the inspector's depth fails the call at once; one
- * deeper or bigger than a peer's JSON may be is dropped by the transport,
- * and RUN_READ_MAX_MS bounds the wait for it. Either way: its string
- * form. */
+ * or a value past the inspector's depth fails the call at once; so does
+ * one deeper or bigger than a peer's JSON may be, which the transport
+ * will not read (it fails the call by the id at the reply's start), and
+ * RUN_READ_MAX_MS bounds the wait for a reply that never comes. Either
+ * way: its string form. */
 #define RUN_READ_FUNCTION "function () { return this; }"
 #define RUN_READ_MAX_MS 10000
 

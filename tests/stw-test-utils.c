@@ -1610,13 +1610,15 @@ static void
 send_garbage (StwTestCdpPeer *peer,
               gint64          id)
 {
-  static const char invalid_utf8[] = { '{', '"', 'i', 'd', '"', ':', '1', ',', '"', 'x', '"', ':', '"',
+  /* Replies to nobody: one that names a waiting call fails that call
+   * (/transport/pipe/deep-reply). */
+  static const char invalid_utf8[] = { '{', '"', 'i', 'd', '"', ':', '9', ',', '"', 'x', '"', ':', '"',
                                        (char) 0xff, (char) 0xfe, '"', '}' };
   g_autoptr(GString) nested = g_string_new (NULL);
 
   stw_test_cdp_peer_send (peer, "not json at all");
   peer->send (peer, invalid_utf8, sizeof invalid_utf8, TRUE);
-  stw_test_cdp_peer_send_printf (peer, "{\"id\":%" G_GINT64_FORMAT ",\"result\":{\"a\":", id);
+  stw_test_cdp_peer_send_printf (peer, "{\"id\":%" G_GINT64_FORMAT ",\"result\":{\"a\":", id + 1000000);
   for (guint i = 0; i < 100000; i++)
     g_string_append_c (nested, '[');
   for (guint i = 0; i < 100000; i++)
@@ -1628,7 +1630,7 @@ send_garbage (StwTestCdpPeer *peer,
   stw_test_cdp_peer_send (peer, "{\"id\":\"not a number\",\"result\":{}}");
   stw_test_cdp_peer_send (peer, "{\"id\":987654321,\"result\":{}}");
   stw_test_cdp_peer_send (peer, "{\"method\":42}");
-  stw_test_cdp_peer_send (peer, "");
+  /* (An empty message fails the calls waiting: /transport/pipe/deep-reply.) */
   peer->send (peer, "\0\0\0", 3, TRUE);
 }
 
@@ -1731,6 +1733,36 @@ stw_test_cdp_peer_script (StwTestCdpPeer *peer,
         g_string_append_c (text, (char) ('a' + i % 26));
       g_string_append (text, "\u00e9\u2713\"}}");
       peer->send (peer, text->str, text->len, FALSE);
+      return;
+    }
+
+  if (g_str_equal (method, "Test.deep"))
+    {
+      /* A reply nested @depth levels, as the inspector writes a deep
+       * value read by value; @id_last puts the id after the result. */
+      guint depth = (guint) json_object_get_int_member (params, "depth");
+      gboolean id_last = json_object_get_boolean_member_with_default (params, "id_last", FALSE);
+      g_autoptr(GString) text = g_string_new ("{");
+
+      if (!id_last)
+        g_string_append_printf (text, "\"id\":%" G_GINT64_FORMAT ",", id);
+      g_string_append (text, "\"result\":{\"value\":");
+      for (guint i = 0; i < depth; i++)
+        g_string_append_c (text, '[');
+      for (guint i = 0; i < depth; i++)
+        g_string_append_c (text, ']');
+      g_string_append (text, "}");
+      if (id_last)
+        g_string_append_printf (text, ",\"id\":%" G_GINT64_FORMAT, id);
+      g_string_append (text, "}");
+      peer->send (peer, text->str, text->len, FALSE);
+      return;
+    }
+
+  if (g_str_equal (method, "Test.empty"))
+    {
+      /* What Node's inspector sends for a reply it cannot encode. */
+      peer->send (peer, "", 0, FALSE);
       return;
     }
 

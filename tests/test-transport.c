@@ -471,6 +471,31 @@ test_websocket_garbage (void)
   g_assert_cmpuint (watch.n_closed, ==, 0);
 }
 
+/* An empty frame is what Node's inspector sends in place of a reply it
+ * cannot encode (a value nested past its encoder's depth): the calls
+ * waiting fail at once, and the connection stays open. */
+static void
+test_websocket_empty_reply (void)
+{
+  g_autoptr(StwTestCdpServer) server = stw_test_cdp_server_new ();
+  g_autoptr(StwTransport) transport = stw_test_cdp_server_connect (server);
+  g_autoptr(GError) error = NULL;
+  g_autoptr(JsonObject) result = NULL;
+  gint64 started = g_get_monotonic_time ();
+
+  result = call_sync (transport, "Test.empty", NULL, &error);
+  g_assert_error (error, STW_ERROR, STW_ERROR_CDP_DISCONNECTED);
+  g_assert_nonnull (strstr (error->message, "empty message"));
+  g_assert_null (result);
+  g_assert_cmpint (g_get_monotonic_time () - started, <, 2 * G_USEC_PER_SEC);
+  g_assert_false (stw_transport_is_closed (transport));
+  g_clear_error (&error);
+
+  result = call_sync (transport, "Test.echo", NULL, &error);
+  g_assert_no_error (error);
+  g_assert_nonnull (result);
+}
+
 static void
 test_websocket_idless_error (void)
 {
@@ -1230,6 +1255,44 @@ test_pipe_split_records (void)
   pipe_pair_clear (&pair);
 }
 
+/* A reply too deep to read fails its own call at once, by the id at its
+ * start, rather than leave it to its timeout; the transport stays open. */
+static void
+test_pipe_deep_reply (void)
+{
+  PipePair pair = pipe_pair_new ();
+  g_autoptr(GError) error = NULL;
+  g_autoptr(JsonObject) result = NULL;
+  g_autoptr(Call) late = NULL;
+  gint64 started;
+
+  started = g_get_monotonic_time ();
+  result = call_sync (pair.transport, "Test.deep", "{\"depth\": 300}", &error);
+  g_assert_error (error, STW_ERROR, STW_ERROR_INTERNAL_ERROR);
+  g_assert_nonnull (strstr (error->message, "Test.deep"));
+  g_assert_null (result);
+  /* The call's timeout is seconds away. */
+  g_assert_cmpint (g_get_monotonic_time () - started, <, 2 * G_USEC_PER_SEC);
+  g_assert_false (stw_transport_is_closed (pair.transport));
+  g_clear_error (&error);
+
+  /* Within the bound: read as usual. */
+  result = call_sync (pair.transport, "Test.deep", "{\"depth\": 100}", &error);
+  g_assert_no_error (error);
+  g_assert_nonnull (result);
+  g_clear_pointer (&result, json_object_unref);
+
+  /* An id that is not at the start is not guessed at: that call waits
+   * for its own timeout. */
+  late = call_start (pair.transport, "Test.deep", "{\"depth\": 300, \"id_last\": true}", 300);
+  stw_test_iterate_for (100);
+  g_assert_false (late->done);
+  call_wait (late);
+  g_assert_error (late->error, STW_ERROR, STW_ERROR_CDP_TIMEOUT);
+
+  pipe_pair_clear (&pair);
+}
+
 static void
 test_pipe_big (void)
 {
@@ -1704,6 +1767,7 @@ main (int    argc,
   g_test_add_func ("/transport/websocket/close-codes", test_websocket_close_codes);
   g_test_add_func ("/transport/websocket/garbage", test_websocket_garbage);
   g_test_add_func ("/transport/websocket/idless-error", test_websocket_idless_error);
+  g_test_add_func ("/transport/websocket/empty-reply", test_websocket_empty_reply);
   g_test_add_func ("/transport/websocket/big-frame", test_websocket_big_frame);
   g_test_add_func ("/transport/websocket/surrogates", test_websocket_surrogates);
   g_test_add_func ("/transport/websocket/events", test_websocket_events);
@@ -1720,6 +1784,7 @@ main (int    argc,
   g_test_add_func ("/transport/pipe/echo", test_pipe_echo);
   g_test_add_func ("/transport/pipe/split-records", test_pipe_split_records);
   g_test_add_func ("/transport/pipe/big", test_pipe_big);
+  g_test_add_func ("/transport/pipe/deep-reply", test_pipe_deep_reply);
   g_test_add_func ("/transport/pipe/eof", test_pipe_eof);
   g_test_add_func ("/transport/pipe/close", test_pipe_close);
   g_test_add_func ("/transport/chromium/pipe", test_chromium_pipe);

@@ -816,6 +816,28 @@ dispatch_event (StwTransport *self,
                  method, params, session_id);
 }
 
+/* The id of a reply that does not parse, read from its first member as
+ * Chromium and Node write every reply: `{"id":123,`. Anything else: none. */
+static gboolean
+reply_id_of_unreadable (const char *data,
+                        gsize       length,
+                        gint64     *id)
+{
+  static const char prefix[] = "{\"id\":";
+  gint64 value = 0;
+  gsize i = sizeof prefix - 1;
+  gsize digits = 0;
+
+  if (data == NULL || length < sizeof prefix || memcmp (data, prefix, sizeof prefix - 1) != 0)
+    return FALSE;
+  for (; i < length && g_ascii_isdigit (data[i]) && digits < 15; i++, digits++)
+    value = value * 10 + (data[i] - '0');
+  if (digits == 0 || i >= length || data[i] != ',')
+    return FALSE;
+  *id = value;
+  return TRUE;
+}
+
 /* Called by subclasses with one complete message (a WebSocket frame, a
  * pipe record). Never fails: what cannot be understood is dropped. */
 void
@@ -837,11 +859,43 @@ _stw_transport_receive (StwTransport *self,
   if (priv->closed)
     return;
 
+  if (length == 0)
+    {
+      /* Node's inspector sends an empty message in place of a reply it
+       * cannot encode (a value nested past its encoder's depth): as with
+       * Chrome's error without an id, which call it meant is unknowable,
+       * so none can count on a reply. Fail them now rather than let one
+       * wait out its timeout; the connection itself is fine. */
+      if (g_hash_table_size (priv->pending) > 0)
+        {
+          hold = g_object_ref (self);
+          fail_all_pending (self, "the DevTools peer sent an empty message in place of a reply it could not encode");
+        }
+      return;
+    }
+
   root = stw_json_parse_bounded (data, (gssize) length, STW_JSON_MAX_VALUES_CDP, &error);
   if (root == NULL)
     {
+      gint64 id;
+
       g_debug ("Ignoring a CDP message of %" G_GSIZE_FORMAT " bytes that does not parse: %s",
                length, error->message);
+      /* A reply we will not read (a value nested past what any peer's
+       * JSON may nest, or too big) still says at its start which call it
+       * answers: that call fails now instead of waiting out its timeout. */
+      if (reply_id_of_unreadable (data, length, &id))
+        {
+          PendingCall *call;
+
+          hold = g_object_ref (self);
+          call = take_pending_call (self, id);
+          if (call != NULL)
+            pending_call_return (call, NULL,
+                                 stw_error_new_code (STW_ERROR_INTERNAL_ERROR,
+                                                     "%s: the DevTools reply cannot be read: %s",
+                                                     call->method, error->message));
+        }
       return;
     }
   if (!JSON_NODE_HOLDS_OBJECT (root))
