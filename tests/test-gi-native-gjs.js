@@ -120,8 +120,8 @@ test('snapshot, fill, click by ref answering an ElementRef, get_state', async ()
   const target = clicked.get_target();
   assert(target instanceof Stagewright.ElementRef, 'click answers no ElementRef');
   assertEqual([target.get_role(), target.get_name(), target.get_surface_id()], ['button', 'Add', window.get_id()]);
-  const [count] = await window.get_text_async(sel('#note-count'), null);
-  assertEqual(count, '1 note');
+  // The note is saved through the main process: wait for the count.
+  await window.expect_text_async(sel('#note-count'), 'equals', '1 note', null, 5000, null);
 });
 
 test('a stale ref rejects with REF_NOT_FOUND', async () => {

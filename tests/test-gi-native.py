@@ -112,8 +112,8 @@ def snapshot_click_fill_state_by_ref():
     target = clicked.get_target()
     assert isinstance(target, Stagewright.ElementRef)
     assert (target.get_role(), target.get_name(), target.get_surface_id()) == ('button', 'Add', window.get_id())
-    status, element = window.get_text_sync(Stagewright.Target.new_for_selector('#note-count'), None)
-    assert status == '1 note', status
+    # The note is saved through the main process: wait for the count.
+    window.expect_text_sync(Stagewright.Target.new_for_selector('#note-count'), 'equals', '1 note', None, 5000, None)
 
 
 @test

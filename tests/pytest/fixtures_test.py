@@ -28,7 +28,7 @@ def test_app_and_surface(stagewright_app, stagewright_surface):
     filled = stagewright_surface.fill_sync(sel('#note-title'), 'From pytest', None, None)
     assert filled.get_target().get_name() == 'Title'
     stagewright_surface.click_sync(sel('#add'), None, None)
-    assert stagewright_surface.get_text_sync(sel('#note-count'), None)[0] == '1 note'
+    stagewright_surface.expect_text_sync(sel('#note-count'), 'equals', '1 note', None, 5000, None)
 
 
 @pytest.mark.stagewright(main=PAGES_APP, args=['--page=states'])
