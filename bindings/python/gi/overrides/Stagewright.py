@@ -1,4 +1,5 @@
-# Stagewright's PyGObject override.
+# Stagewright's PyGObject override: tools and plugins that fail safely,
+# Python data where the API speaks JSON, and Stagewright.launch() (below).
 #
 # An exception escaping a Python tool's do_invoke() would be printed and
 # swallowed by PyGObject, leaving the call unanswered until the operation
@@ -163,19 +164,20 @@ def _visible_in_args(info):
 
 
 def _wrap(function, info, convert_result):
-    converters = [_converter(arg) for arg in _visible_in_args(info)]
-    if not any(converters) and not convert_result:
+    visible = _visible_in_args(info)
+    converters = [(index, arg.get_name(), _converter(arg)) for index, arg in enumerate(visible)]
+    converters = [(index, name, convert) for index, name, convert in converters if convert is not None]
+    if not converters and not convert_result:
         return None
+    offset = 1 if info.is_method() else 0  # self
 
     def wrapper(*args, **kwargs):
-        offset = 1 if info.is_method() else 0
         args = list(args)
-        for index, convert in enumerate(converters, offset):
-            if convert is not None and index < len(args):
-                args[index] = convert(args[index])
-        for arg, convert in zip(_visible_in_args(info), converters):
-            if convert is not None and arg.get_name() in kwargs:
-                kwargs[arg.get_name()] = convert(kwargs[arg.get_name()])
+        for index, name, convert in converters:
+            if index + offset < len(args):
+                args[index + offset] = convert(args[index + offset])
+            elif name in kwargs:
+                kwargs[name] = convert(kwargs[name])
         result = function(*args, **kwargs)
         return _to_python(result) if convert_result else result
 
