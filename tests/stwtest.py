@@ -47,9 +47,10 @@ def page_launch_options(page):
 
 
 def to_python(value):
-    """A Json.Object or Json.Node, or a typed element result, as Python data."""
-    if value is None:
-        return None
+    """A Json.Object or Json.Node, or a typed element result, as Python data
+    (what the override answers where the API speaks JSON already is)."""
+    if value is None or isinstance(value, (dict, list, str, int, float, bool)):
+        return value
     if isinstance(value, Stagewright.ElementList):
         matches = [to_python(value.get_element(i).to_json()) for i in range(value.get_n_elements())]
         return {'surface_id': value.get_surface_id(), 'count': value.get_count(),

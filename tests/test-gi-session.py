@@ -208,10 +208,10 @@ def evaluate_in_main_and_renderer():
     value = run_async(lambda done: session.evaluate_main_async(
                           "require('electron').app.getName() + ' ' + (20 + 22)", None, done),
                       lambda source, result: source.evaluate_main_finish(result))
-    assert value.get_string() == DEMO_TITLE + ' 42', to_python(value)
+    assert to_python(value) == DEMO_TITLE + ' 42', to_python(value)
     value = run_async(lambda done: session.evaluate_renderer_async('document.title', None, done),
                       lambda source, result: source.evaluate_renderer_finish(result))
-    assert value.get_string() == DEMO_TITLE
+    assert to_python(value) == DEMO_TITLE
     error = None
     try:
         run_async(lambda done: session.evaluate_main_async("throw new Error('boom')", None, done),
@@ -500,7 +500,7 @@ def plain_chromium_has_no_main_process():
         assert error is not None and code_of(error) == 'TRANSPORT_UNSUPPORTED', error
         value = run_async(lambda done: session.evaluate_renderer_async('document.title', None, done),
                           lambda source, result: source.evaluate_renderer_finish(result))
-        assert value.get_string() == 'Plain', to_python(value)
+        assert to_python(value) == 'Plain', to_python(value)
     finally:
         pid = session.get_pid()
         stopped, escalated = session.stop_sync(5000, None)

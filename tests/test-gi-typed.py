@@ -51,7 +51,7 @@ def launch_async_with_options_and_snapshot():
     state['window'] = window
     snapshot_options = Stagewright.SnapshotOptions.new()
     snapshot_options.set_format(Stagewright.SnapshotFormat.TEXT)
-    text = window.snapshot_sync(snapshot_options, None).get_string_member('snapshot_text')
+    text = window.snapshot_sync(snapshot_options, None)['snapshot_text']
     state['refs'] = {name: ref_in(text, role, label) for name, role, label in (
         ('go', 'button', 'Go'), ('remove', 'button', 'Remove Go'), ('all', 'checkbox', 'Select all'),
         ('first', 'checkbox', 'First'), ('name', 'textbox', 'Name'))}
