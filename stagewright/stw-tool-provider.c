@@ -16,10 +16,20 @@
  * is another, and a Python or JavaScript script can make its own:
  *
  * ```python
+ * import gi
+ * gi.require_version('Stagewright', '1.0')
+ * from gi.repository import Stagewright
+ *
+ * class Greet(Stagewright.Tool):
+ *     def do_invoke(self, invocation):
+ *         invocation.return_error_literal('demo.NO_GREETING', 'Nobody said hello yet')
+ *
  * provider = Stagewright.ToolProvider(name='demo')
  * provider.add_error_code('NO_GREETING', 404, False, 'Say hello first.')
- * provider.add_tool(Greet(name='demo_greet', error_codes=['demo.NO_GREETING'], …))
+ * provider.add_tool(Greet(name='demo_greet', error_codes=['demo.NO_GREETING']))
+ * dispatcher = Stagewright.Dispatcher()
  * dispatcher.add_provider(provider)
+ * assert dispatcher.lookup_tool('demo_greet') is not None
  * ```
  *
  * The error codes a provider adds are namespaced by its name
