@@ -22,6 +22,9 @@ TESTS = []
 BUILDDIR = os.path.abspath(os.environ.get('G_TEST_BUILDDIR') or
                            os.path.join(os.path.dirname(os.path.abspath(__file__))))
 SAMPLE_DIR = os.path.join(os.path.dirname(BUILDDIR), 'plugins', 'built')
+SRCDIR = os.path.abspath(os.environ.get('G_TEST_SRCDIR') or os.path.dirname(os.path.abspath(__file__)))
+PY_SAMPLE_DIR = os.path.join(os.path.dirname(SRCDIR), 'plugins', 'samples', 'python')
+PY_LOADER = os.path.join(os.path.dirname(BUILDDIR), 'stagewright', 'loaders', '.libs', 'libpython3loader.so')
 
 
 def test(fn):
@@ -196,6 +199,36 @@ def a_python_setup_that_raises_fails_the_load_instead_of_hanging():
         assert good.events == ['setup', 'teardown'], good.events
         assert_clean(dispatcher, 'pyfine')
         assert_clean(dispatcher, 'pythrow')
+
+
+@test
+def the_python_sample_loads_into_this_interpreter():
+    """The loader shares this process's Python (Py_IsInitialized, the
+    GIL): the plugin's module is this interpreter's, its class the
+    Stagewright.Plugin this script sees. Loaded again, the module (and its
+    GTypes, which never go) is reused and makes a new plugin."""
+    if not os.path.exists(PY_LOADER):
+        raise AssertionError('%s is not built' % PY_LOADER)
+    os.environ['STAGEWRIGHT_PLUGIN_PATH'] = PY_SAMPLE_DIR
+    try:
+        for spec in ('pysample', os.path.join(PY_SAMPLE_DIR, 'pysample.plugin')):
+            dispatcher = Stagewright.Dispatcher.new()
+            loaded = dispatcher.load_plugins_sync([spec], configs({'pysample': {'prefix': '> '}}), None)
+            assert [p.get_name() for p in loaded] == ['pysample'], loaded
+            plugin = loaded[0]
+            assert plugin.get_language() == 'python3'
+            assert type(plugin).__name__ == 'PySamplePlugin', type(plugin)
+            assert sys.modules['stagewright_plugin_pysample'].PySamplePlugin is type(plugin)
+            assert isinstance(plugin, Stagewright.Plugin)
+            assert Stagewright.ErrorRegistry.get_default().contains('pysample.TITLE_MISMATCH')
+            assert call(dispatcher, 'pysample_title')['code'] == 'NOT_RUNNING'
+            listing = call(dispatcher, 'electron_plugins')
+            assert listing['plugins'][0]['language'] == 'python3', listing
+            assert listing['plugins'][0]['effectiveConfig'] == {'prefix': '> '}, listing
+            assert dispatcher.unload_plugins_sync(None)
+            assert_clean(dispatcher, 'pysample')
+    finally:
+        del os.environ['STAGEWRIGHT_PLUGIN_PATH']
 
 
 if __name__ == '__main__':
