@@ -303,37 +303,44 @@ test('python: the sample by path', { skip: pySkip }, async (t) => {
   assert.deepEqual(listing.plugins.map((p) => [p.name, p.language, p.version]), [['pysample', 'python3', '1.0.0']]);
 });
 
-test('python: print() in setup and in a tool lands on stderr; SystemExit in a tool is an error, the server serves on', { skip: pySkip }, async () => {
-  const call = (id, name) => ({ jsonrpc: '2.0', id, method: 'tools/call', params: { name, arguments: {} } });
+// A noisy plugin (tests/plugins/{py,js}noisy): `shout` prints and answers,
+// `quit` tries to end the process. Over stdio, twice each, then a ping.
+async function runNoisy (name) {
+  const call = (id, tool) => ({ jsonrpc: '2.0', id, method: 'tools/call', params: { name: `${name}_${tool}`, arguments: {} } });
   const requests = [
     { jsonrpc: '2.0', id: 1, method: 'initialize',
-      params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'pynoisy-test', version: '0' } } },
+      params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: `${name}-test`, version: '0' } } },
     { jsonrpc: '2.0', method: 'notifications/initialized' },
-    call(2, 'pynoisy_shout'), call(3, 'pynoisy_quit'), call(4, 'pynoisy_shout'), call(5, 'pynoisy_quit'),
+    call(2, 'shout'), call(3, 'quit'), call(4, 'shout'), call(5, 'quit'),
     { jsonrpc: '2.0', id: 6, method: 'ping' },
   ];
-  const { code, stdout, stderr } = await run(BIN, ['--plugin', path.join(TEST_PLUGIN_DIR, 'pynoisy.plugin')], {
+  const { code, stdout, stderr } = await run(BIN, ['--plugin', path.join(TEST_PLUGIN_DIR, `${name}.plugin`)], {
     env: giEnv(), input: requests.map((r) => JSON.stringify(r)).join('\n') + '\n', timeoutMs: 60000,
   });
   assert.equal(code, 0, stderr);
   const answers = stdout.split('\n').filter((line) => line !== '').map((line) => JSON.parse(line));
   // Tools answer when they are done: ping may overtake them.
   assert.deepEqual(answers.map((a) => a.id).sort(), [1, 2, 3, 4, 5, 6], stdout);
+  const answer = (id) => answers.find((a) => a.id === id).result;
   for (const id of [2, 4]) {
-    const answer = answers.find((a) => a.id === id);
-    assert.equal(answer.result.isError, false, JSON.stringify(answer));
-    assert.equal(answer.result.structuredContent.shouted, true);
+    assert.equal(answer(id).isError, false, JSON.stringify(answer(id)));
+    assert.equal(answer(id).structuredContent.shouted, true);
   }
-  for (const id of [3, 5]) {
-    const envelope = answers.find((a) => a.id === id).result.structuredContent;
+  const quits = [3, 5].map((id) => answer(id).structuredContent);
+  for (const envelope of quits) {
     assert.equal(envelope.ok, false);
     assert.equal(envelope.code, 'INTERNAL_ERROR');
-    assert.equal(envelope.error, 'SystemExit: 3');
   }
-  assert.deepEqual(answers.find((a) => a.id === 6).result, {}, 'the server still serves');
-  assert.ok(!stdout.includes('pynoisy:'), 'nothing the plugin printed is on stdout');
-  assert.equal(stderr.match(/pynoisy: setup through print/g)?.length, 1, stderr);
-  assert.equal(stderr.match(/pynoisy: tool through print/g)?.length, 2, stderr);
+  assert.deepEqual(answer(6), {}, 'the server still serves');
+  assert.ok(!stdout.includes(`${name}:`), 'nothing the plugin printed is on stdout');
+  assert.equal(stderr.match(new RegExp(`${name}: setup through print`, 'g'))?.length, 1, stderr);
+  assert.equal(stderr.match(new RegExp(`${name}: tool through print`, 'g'))?.length, 2, stderr);
+  return { quits, stderr };
+}
+
+test('python: print() in setup and in a tool lands on stderr; SystemExit in a tool is an error, the server serves on', { skip: pySkip }, async () => {
+  const { quits, stderr } = await runNoisy('pynoisy');
+  for (const envelope of quits) assert.equal(envelope.error, 'SystemExit: 3');
   assert.equal(stderr.match(/pynoisy: tool through sys\.stdout, no newline/g)?.length, 2, stderr);
   assert.match(stderr, /Traceback[^]*raise SystemExit\(3\)/, 'the traceback is on stderr');
 });
@@ -396,32 +403,8 @@ test('javascript: the sample by path', { skip: jsSkip }, async (t) => {
 });
 
 test('javascript: print() in setup and in a tool lands on stderr; System.exit() in a tool is an error, the server serves on', { skip: jsSkip }, async () => {
-  const call = (id, name) => ({ jsonrpc: '2.0', id, method: 'tools/call', params: { name, arguments: {} } });
-  const requests = [
-    { jsonrpc: '2.0', id: 1, method: 'initialize',
-      params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'jsnoisy-test', version: '0' } } },
-    { jsonrpc: '2.0', method: 'notifications/initialized' },
-    call(2, 'jsnoisy_shout'), call(3, 'jsnoisy_quit'), call(4, 'jsnoisy_shout'), call(5, 'jsnoisy_quit'),
-    { jsonrpc: '2.0', id: 6, method: 'ping' },
-  ];
-  const { code, stdout, stderr } = await run(BIN, ['--plugin', path.join(TEST_PLUGIN_DIR, 'jsnoisy.plugin')], {
-    env: giEnv(), input: requests.map((r) => JSON.stringify(r)).join('\n') + '\n', timeoutMs: 60000,
-  });
-  assert.equal(code, 0, stderr);
-  const answers = stdout.split('\n').filter((line) => line !== '').map((line) => JSON.parse(line));
-  // Tools answer when they are done: ping may overtake them.
-  assert.deepEqual(answers.map((a) => a.id).sort(), [1, 2, 3, 4, 5, 6], stdout);
-  for (const id of [2, 4]) assert.equal(answers.find((a) => a.id === id).result.structuredContent.shouted, true);
-  assert.deepEqual(answers.find((a) => a.id === 6).result, {}, 'the server still serves');
-  for (const id of [3, 5]) {
-    const envelope = answers.find((a) => a.id === id).result.structuredContent;
-    assert.equal(envelope.ok, false);
-    assert.equal(envelope.code, 'INTERNAL_ERROR');
-    assert.equal(envelope.error, 'Error: System.exit(3) called by a plugin');
-  }
-  assert.ok(!stdout.includes('jsnoisy:'), 'nothing the plugin printed is on stdout');
-  assert.equal(stderr.match(/jsnoisy: setup through print/g)?.length, 1, stderr);
-  assert.equal(stderr.match(/jsnoisy: tool through print/g)?.length, 2, stderr);
+  const { quits, stderr } = await runNoisy('jsnoisy');
+  for (const envelope of quits) assert.equal(envelope.error, 'Error: System.exit(3) called by a plugin');
   assert.match(stderr, /System\.exit\(3\) called by a plugin\n[^]*?vfunc_invoke@file:[^\n]*jsnoisy\.js/, 'the stack is on stderr');
 });
 
