@@ -15,6 +15,7 @@
 import json
 import os
 import sys
+import tempfile
 
 from stwtest import GLib, Json, Stagewright, code_of, run_async, run_tap, to_python
 
@@ -229,6 +230,48 @@ def the_python_sample_loads_into_this_interpreter():
             assert_clean(dispatcher, 'pysample')
     finally:
         del os.environ['STAGEWRIGHT_PLUGIN_PATH']
+
+
+PACKAGE_INIT = """
+from gi.repository import Stagewright
+from .tools import Hello
+
+
+class PkgPlugin(Stagewright.Plugin):
+    def __init__(self):
+        super().__init__(name='pkgplug', version='1.0')
+        self.add_tool(Hello(name='hello', description='Says hello.',
+                            input_schema=Stagewright.Schema.new_from_string('{"type":"object"}')))
+"""
+
+PACKAGE_TOOLS = """
+import json
+from gi.repository import Stagewright
+
+
+class Hello(Stagewright.Tool):
+    def do_invoke(self, invocation):
+        invocation.return_json(json.dumps({'from': __name__}))
+"""
+
+
+@test
+def a_python_plugin_may_be_a_package():
+    with tempfile.TemporaryDirectory() as directory:
+        os.mkdir(os.path.join(directory, 'pkgplug'))
+        for name, text in (('pkgplug.plugin', '[Plugin]\nModule=pkgplug\nLoader=python3\nVersion=1.0\n'
+                                              'X-Stagewright-Core=*\n'),
+                           ('pkgplug/__init__.py', PACKAGE_INIT),
+                           ('pkgplug/tools.py', PACKAGE_TOOLS)):
+            with open(os.path.join(directory, name), 'w') as out:
+                out.write(text)
+        dispatcher = Stagewright.Dispatcher.new()
+        loaded = dispatcher.load_plugins_sync([os.path.join(directory, 'pkgplug.plugin')], None, None)
+        assert [p.get_name() for p in loaded] == ['pkgplug'], loaded
+        envelope = call(dispatcher, 'pkgplug_hello')
+        assert envelope['ok'] and envelope['from'] == 'stagewright_plugin_pkgplug.tools', envelope
+        assert dispatcher.unload_plugins_sync(None)
+        assert_clean(dispatcher, 'pkgplug')
 
 
 if __name__ == '__main__':
