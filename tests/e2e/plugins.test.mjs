@@ -248,49 +248,67 @@ const PY_SAMPLE_DIR = path.join(TOP_SRCDIR, 'plugins', 'samples', 'python');
 const TEST_PLUGIN_DIR = path.join(TOP_SRCDIR, 'tests', 'plugins');
 const PY_LOADER = path.join(path.dirname(path.dirname(BIN)), 'stagewright', 'loaders', '.libs', 'libpython3loader.so');
 const pySkip = fs.existsSync(PY_LOADER) ? false : `${PY_LOADER} is not built`;
+// JavaScript plugins (plugins/samples/js, tests/plugins/js*.js) run in the
+// GJS the server embeds (stagewright/loaders/gjs).
+const JS_SAMPLE_DIR = path.join(TOP_SRCDIR, 'plugins', 'samples', 'js');
+const JS_LOADER = path.join(path.dirname(path.dirname(BIN)), 'stagewright', 'loaders', '.libs', 'libgjsloader.so');
+const jsSkip = fs.existsSync(JS_LOADER) ? false : `${JS_LOADER} is not built`;
 
 function giEnv (extra = {}) {
   return serverEnv({ GI_TYPELIB_PATH: process.env.GI_TYPELIB_PATH ?? '', ...extra });
 }
 
-test('python: the sample by name, beside the C one, reads the demo app\'s title; its codes are namespaced', { skip: electronSkip || pySkip }, async (t) => {
-  const server = await startServer(t, {
-    args: ['--plugin', 'sample,pysample', '--plugin-config', 'pysample={"prefix":"py» "}'],
-    env: giEnv({ STAGEWRIGHT_PLUGIN_PATH: `${SAMPLE_DIR}:${PY_SAMPLE_DIR}` }),
-  });
-  const { tools } = await server.client.listTools();
-  const names = tools.map((tool) => tool.name);
-  assert.ok(names.includes('pysample_title'), `pysample_title listed: ${names.join(' ')}`);
-  assert.ok(names.includes('sample_title'), 'the C sample in the same dispatcher');
-  const tool = tools.find((entry) => entry.name === 'pysample_title');
-  assert.match(tool.description, /active window/);
-  assert.deepEqual(Object.keys(tool.inputSchema.properties).sort(), ['expect', 'sessionId']);
-
-  const launch = ok(await server.call('electron_launch', launchArgs(DEMO_APP)), 'electron_launch');
-  t.after(() => server.call('electron_stop', { sessionId: launch.session_id }).catch(() => {}));
-  const windows = ok(await server.call('electron_windows_list', { sessionId: launch.session_id }), 'windows_list');
-  const active = windows.windows.find((w) => w.focused) ?? windows.windows[0];
-
-  const title = ok(await server.call('pysample_title', { sessionId: launch.session_id }), 'pysample_title');
-  assert.equal(title.title, active.title);
+// The sample tool of one language: reads the title, fails with its
+// namespaced code and the code's metadata on a wrong expectation.
+async function checkTitleTool (server, sessionId, plugin, label) {
+  const title = ok(await server.call(`${plugin}_title`, { sessionId }), `${plugin}_title`);
   assert.equal(title.title, 'Stagewright Notes');
-  assert.equal(title.label, 'py» Stagewright Notes', 'the configured prefix reached the Python plugin');
-  assert.equal(title.surfaceId, ok(await server.call('sample_title', { sessionId: launch.session_id })).surfaceId);
-
-  const mismatch = failsWith(await server.call('pysample_title', { sessionId: launch.session_id, expect: 'Other' }),
-                             'pysample.TITLE_MISMATCH', 'pysample_title with a wrong expectation');
+  assert.equal(title.label, `${label}Stagewright Notes`, `the configured prefix reached ${plugin}`);
+  const mismatch = failsWith(await server.call(`${plugin}_title`, { sessionId, expect: 'Other' }),
+                             `${plugin}.TITLE_MISMATCH`, `${plugin}_title with a wrong expectation`);
   assert.equal(mismatch.http, 409);
   assert.equal(mismatch.retryable, true);
   assert.equal(mismatch.hint, 'The title differs; wait for the app to update it and retry.');
   assert.match(mismatch.error, /titled “Stagewright Notes”, not “Other”/);
   assert.deepEqual(mismatch.details, { expected: 'Other', actual: 'Stagewright Notes' });
+  return title;
+}
+
+test('python and javascript: the samples by name, beside the C one, read the demo app\'s title; codes namespaced', { skip: electronSkip || pySkip || jsSkip }, async (t) => {
+  const server = await startServer(t, {
+    args: ['--plugin', 'sample,pysample', '--plugin', 'jssample',
+           '--plugin-config', 'pysample={"prefix":"py» "}', '--plugin-config', 'jssample={"prefix":"js» "}'],
+    env: giEnv({ STAGEWRIGHT_PLUGIN_PATH: `${SAMPLE_DIR}:${PY_SAMPLE_DIR}:${JS_SAMPLE_DIR}` }),
+  });
+  const { tools } = await server.client.listTools();
+  const names = tools.map((tool) => tool.name);
+  for (const name of ['sample_title', 'pysample_title', 'jssample_title']) assert.ok(names.includes(name), `${name} listed`);
+  for (const name of ['pysample_title', 'jssample_title']) {
+    const tool = tools.find((entry) => entry.name === name);
+    assert.match(tool.description, /active window/);
+    assert.deepEqual(Object.keys(tool.inputSchema.properties).sort(), ['expect', 'sessionId']);
+  }
+
+  const launch = ok(await server.call('electron_launch', launchArgs(DEMO_APP)), 'electron_launch');
+  t.after(() => server.call('electron_stop', { sessionId: launch.session_id }).catch(() => {}));
+  const windows = ok(await server.call('electron_windows_list', { sessionId: launch.session_id }), 'windows_list');
+  const active = windows.windows.find((w) => w.focused) ?? windows.windows[0];
+  const c = ok(await server.call('sample_title', { sessionId: launch.session_id }), 'sample_title');
+  for (const [plugin, label] of [['pysample', 'py» '], ['jssample', 'js» ']]) {
+    const title = await checkTitleTool(server, launch.session_id, plugin, label);
+    assert.equal(title.title, active.title);
+    assert.equal(title.surfaceId, c.surfaceId, 'the same window as the C sample reads');
+  }
 
   const listing = ok(await server.call('electron_plugins', {}), 'electron_plugins');
-  assert.deepEqual(listing.plugins.map((p) => [p.name, p.language]), [['sample', 'c'], ['pysample', 'python3']]);
-  const entry = listing.plugins[1];
-  assert.deepEqual(entry.tools, [{ name: 'pysample_title', state: 'enabled' }]);
-  assert.deepEqual(entry.errorCodes, ['pysample.NO_WINDOW', 'pysample.TITLE_MISMATCH']);
-  assert.deepEqual(entry.effectiveConfig, { prefix: 'py» ' });
+  assert.deepEqual(listing.plugins.map((p) => [p.name, p.language]),
+                   [['sample', 'c'], ['pysample', 'python3'], ['jssample', 'gjs']]);
+  for (const [index, plugin, prefix] of [[1, 'pysample', 'py» '], [2, 'jssample', 'js» ']]) {
+    const entry = listing.plugins[index];
+    assert.deepEqual(entry.tools, [{ name: `${plugin}_title`, state: 'enabled' }]);
+    assert.deepEqual(entry.errorCodes, [`${plugin}.NO_WINDOW`, `${plugin}.TITLE_MISMATCH`]);
+    assert.deepEqual(entry.effectiveConfig, { prefix });
+  }
   ok(await server.call('electron_stop', { sessionId: launch.session_id }), 'electron_stop');
 });
 
@@ -354,43 +372,6 @@ test('python: a plugin whose import fails: exit 2, its name and the reason on st
   const lines = result.stderr.trimEnd().split('\n');
   assert.equal(lines.at(-1), 'stagewright: Plugin “pybroken”: RuntimeError: pybroken needs a widget this machine lacks');
   assert.match(result.stderr, /Traceback[^]*pybroken\.py/, 'the traceback names the file');
-});
-
-// JavaScript plugins (plugins/samples/js, tests/plugins/js*.js) run in the
-// GJS the server embeds (stagewright/loaders/gjs).
-const JS_SAMPLE_DIR = path.join(TOP_SRCDIR, 'plugins', 'samples', 'js');
-const JS_LOADER = path.join(path.dirname(path.dirname(BIN)), 'stagewright', 'loaders', '.libs', 'libgjsloader.so');
-const jsSkip = fs.existsSync(JS_LOADER) ? false : `${JS_LOADER} is not built`;
-
-test('javascript: the sample by name, beside the C and Python ones, reads the demo app\'s title', { skip: electronSkip || pySkip || jsSkip }, async (t) => {
-  const server = await startServer(t, {
-    args: ['--plugin', 'sample,pysample,jssample', '--plugin-config', 'jssample={"prefix":"js» "}'],
-    env: giEnv({ STAGEWRIGHT_PLUGIN_PATH: `${SAMPLE_DIR}:${PY_SAMPLE_DIR}:${JS_SAMPLE_DIR}` }),
-  });
-  const { tools } = await server.client.listTools();
-  const names = tools.map((tool) => tool.name);
-  for (const name of ['sample_title', 'pysample_title', 'jssample_title']) assert.ok(names.includes(name), `${name} listed`);
-
-  const launch = ok(await server.call('electron_launch', launchArgs(DEMO_APP)), 'electron_launch');
-  t.after(() => server.call('electron_stop', { sessionId: launch.session_id }).catch(() => {}));
-  const title = ok(await server.call('jssample_title', { sessionId: launch.session_id }), 'jssample_title');
-  assert.equal(title.title, 'Stagewright Notes');
-  assert.equal(title.label, 'js» Stagewright Notes', 'the configured prefix reached the JavaScript plugin');
-  assert.equal(title.surfaceId, ok(await server.call('pysample_title', { sessionId: launch.session_id })).surfaceId);
-
-  const mismatch = failsWith(await server.call('jssample_title', { sessionId: launch.session_id, expect: 'Other' }),
-                             'jssample.TITLE_MISMATCH', 'jssample_title with a wrong expectation');
-  assert.equal(mismatch.http, 409);
-  assert.equal(mismatch.retryable, true);
-  assert.match(mismatch.error, /titled “Stagewright Notes”, not “Other”/);
-  assert.deepEqual(mismatch.details, { expected: 'Other', actual: 'Stagewright Notes' });
-
-  const listing = ok(await server.call('electron_plugins', {}), 'electron_plugins');
-  assert.deepEqual(listing.plugins.map((p) => [p.name, p.language]),
-                   [['sample', 'c'], ['pysample', 'python3'], ['jssample', 'gjs']]);
-  assert.deepEqual(listing.plugins[2].errorCodes, ['jssample.NO_WINDOW', 'jssample.TITLE_MISMATCH']);
-  assert.deepEqual(listing.plugins[2].effectiveConfig, { prefix: 'js» ' });
-  ok(await server.call('electron_stop', { sessionId: launch.session_id }), 'electron_stop');
 });
 
 test('javascript: the sample by path', { skip: jsSkip }, async (t) => {
