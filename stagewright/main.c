@@ -19,11 +19,24 @@
 #include <unistd.h>
 
 #include "stagewright.h"
-#include "stw-confine-private.h"
-#include "stw-json-private.h"
-#include "stw-mcp-http-private.h"
-#include "stw-mcp-server-private.h"
-#include "stw-session-private.h"
+#include "stw-private.h"
+
+/* The program links the shared library: what it needs that is private
+ * comes through the library's private table (stw-private.h). */
+#define _stw_confine_path STW_PRIVATE_CALL (confine_path)
+#define _stw_session_manager_instance_id_is_valid STW_PRIVATE_CALL (session_manager_instance_id_is_valid)
+#define _stw_session_manager_set_instance_id STW_PRIVATE_CALL (session_manager_set_instance_id)
+#define _stw_mcp_server_set_share_apps STW_PRIVATE_CALL (mcp_server_set_share_apps)
+#define _stw_mcp_http_new STW_PRIVATE_CALL (mcp_http_new)
+#define _stw_mcp_http_set_max_sessions STW_PRIVATE_CALL (mcp_http_set_max_sessions)
+#define _stw_mcp_http_set_idle_timeout_ms STW_PRIVATE_CALL (mcp_http_set_idle_timeout_ms)
+#define _stw_mcp_http_set_rate_limit STW_PRIVATE_CALL (mcp_http_set_rate_limit)
+#define _stw_mcp_http_set_token_file STW_PRIVATE_CALL (mcp_http_set_token_file)
+#define _stw_mcp_http_set_tls_files STW_PRIVATE_CALL (mcp_http_set_tls_files)
+#define _stw_mcp_http_listen STW_PRIVATE_CALL (mcp_http_listen)
+#define _stw_mcp_http_get_url STW_PRIVATE_CALL (mcp_http_get_url)
+#define _stw_mcp_http_shutdown STW_PRIVATE_CALL (mcp_http_shutdown)
+#define stw_json_to_string STW_PRIVATE_CALL (json_to_string)
 
 #define EXIT_USAGE 2
 /* Graceful budget per app when the server exits. */

@@ -84,4 +84,9 @@ void          _stw_launch_options_get_env  (StwLaunchOptions     *self,
                                             GPtrArray           **keys,
                                             GPtrArray           **values);
 
+/* Whether @path (nullable, maybe relative) lies in the build tree: code
+ * run from there uses the helpers built beside it (the guard, the plugin
+ * loaders), not installed ones. */
+gboolean _stw_in_build_tree (const char *path);
+
 G_END_DECLS

@@ -861,8 +861,8 @@ _stw_launcher_check_fuses (const char  *executable,
 }
 
 /* Whether @path (nullable, maybe relative) lies in the build tree. */
-static gboolean
-in_build_tree (const char *path)
+gboolean
+_stw_in_build_tree (const char *path)
 {
   g_autofree char *real = path != NULL && *path != '\0' ? realpath (path, NULL) : NULL;
   g_autofree char *tree = realpath (STW_ABS_BUILDDIR, NULL);
@@ -881,8 +881,8 @@ find_guard (void)
 
   if (env != NULL && *env != '\0')
     return g_strdup (env);
-  if ((dladdr ((void *) find_guard, &info) != 0 && in_build_tree (info.dli_fname)) ||
-      in_build_tree ("/proc/self/exe"))
+  if ((dladdr ((void *) find_guard, &info) != 0 && _stw_in_build_tree (info.dli_fname)) ||
+      _stw_in_build_tree ("/proc/self/exe"))
     return g_strdup (STW_ABS_BUILDDIR "/stagewright/stagewright-guard");
   return g_strdup (STW_GUARD_PATH);
 }

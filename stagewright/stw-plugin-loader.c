@@ -1,4 +1,4 @@
-/* stw-plugin-loader.c: NAME.plugin files and the C loader
+/* stw-plugin-loader.c: NAME.plugin files, the C loader and the language loaders
  *
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */
@@ -10,6 +10,8 @@
 #include <glib/gi18n-lib.h>
 
 #include "stw-error-registry.h"
+#include "stw-launcher-private.h"
+#include "stw-plugin-loader-private.h"
 #include "stw-plugin-private.h"
 
 /* A plugin is asked for by name or by the absolute path of its
@@ -106,6 +108,78 @@ load_c_module (const char  *name,
   return plugin;
 }
 
+/* A language's loader module: $STAGEWRIGHT_LOADER_DIR, else the build
+ * tree's when this code runs from the build tree (the tests), else the
+ * installed one. */
+static char *
+find_loader (const char *loader)
+{
+  const char *env = g_getenv ("STAGEWRIGHT_LOADER_DIR");
+  g_autofree char *file = g_strconcat ("lib", loader, "loader.so", NULL);
+  Dl_info info;
+
+  if (env != NULL && *env != '\0')
+    return g_build_filename (env, file, NULL);
+  if ((dladdr ((void *) find_loader, &info) != 0 && _stw_in_build_tree (info.dli_fname)) ||
+      _stw_in_build_tree ("/proc/self/exe"))
+    return g_build_filename (STW_ABS_BUILDDIR, "stagewright", "loaders", ".libs", file, NULL);
+  return g_build_filename (STW_LOADERDIR, file, NULL);
+}
+
+/* Opens the loader of a Python or JavaScript plugin (once: dlopen hands
+ * back the same module) and has it import the plugin. Loaders are opened
+ * RTLD_GLOBAL: the interpreters' own extension modules (PyGObject's _gi)
+ * resolve libpython's symbols in the global scope. Never closed: an
+ * interpreter cannot be unloaded. */
+static StwPlugin *
+load_with_loader (const char    *name,
+                  const char    *loader,
+                  const char    *dir,
+                  const char    *module_name,
+                  GMainContext  *context,
+                  GError       **error)
+{
+  g_autofree char *path = find_loader (loader);
+  g_autoptr(GError) local = NULL;
+  StwLoaderModuleFunc entry;
+  StwPlugin *plugin;
+  void *module;
+
+  if (!g_file_test (path, G_FILE_TEST_EXISTS))
+    {
+      g_autofree char *reason = g_strdup_printf (_("the %s loader is not installed (no %s)"), loader, path);
+
+      *error = _stw_plugin_error_new ("PLUGIN_LOAD_FAILED", name, reason);
+      return NULL;
+    }
+  module = dlopen (path, RTLD_NOW | RTLD_GLOBAL);
+  entry = module != NULL ? (StwLoaderModuleFunc) dlsym (module, STW_LOADER_MODULE_ENTRY) : NULL;
+  if (entry == NULL)
+    {
+      g_autofree char *reason = g_strdup_printf (_("cannot load the %s loader: %s"), loader, dlerror ());
+
+      *error = _stw_plugin_error_new ("PLUGIN_LOAD_FAILED", name, reason);
+      return NULL;
+    }
+
+  plugin = entry (module_name, dir, context, &local);
+  if (plugin == NULL)
+    {
+      *error = _stw_plugin_error_new ("PLUGIN_LOAD_FAILED", name,
+                                      local != NULL ? local->message : _("its loader returned no plugin"));
+      return NULL;
+    }
+  if (!STW_IS_PLUGIN (plugin))
+    {
+      g_autofree char *reason = g_strdup_printf (_("its %s module made no Stagewright.Plugin"), loader);
+
+      g_object_unref (plugin);
+      *error = _stw_plugin_error_new ("PLUGIN_LOAD_FAILED", name, reason);
+      return NULL;
+    }
+  return plugin;
+}
+
 /* The plugin file is the authority on what it describes: the object fills
  * what it left unset from it, and must agree with what it set. */
 static gboolean
@@ -137,8 +211,9 @@ reconcile (StwPlugin   *plugin,
 }
 
 StwPlugin *
-_stw_plugin_loader_load (const char  *spec,
-                         GError     **error)
+_stw_plugin_loader_load (const char    *spec,
+                         GMainContext  *context,
+                         GError       **error)
 {
   g_autoptr(GKeyFile) keys = g_key_file_new ();
   g_autoptr(GError) local = NULL;
@@ -219,17 +294,10 @@ _stw_plugin_loader_load (const char  *spec,
       return NULL;
     }
 
-  /* Python and JavaScript plugins need loaders this build does not have
-   * yet: say so rather than pretend. */
   loader = g_key_file_get_string (keys, GROUP, "Loader", NULL);
-  if (loader != NULL && (g_str_equal (loader, "python3") || g_str_equal (loader, "gjs")))
-    {
-      g_autofree char *reason = g_strdup_printf (_("the %s loader is not installed"), loader);
-
-      *error = _stw_plugin_error_new ("PLUGIN_LOAD_FAILED", label, reason);
-      return NULL;
-    }
-  if (loader != NULL && !g_str_equal (loader, "c") && !g_str_equal (loader, "C"))
+  if (loader != NULL && (g_str_equal (loader, "c") || g_str_equal (loader, "C")))
+    g_clear_pointer (&loader, g_free);
+  if (loader != NULL && !g_str_equal (loader, "python3") && !g_str_equal (loader, "gjs"))
     {
       g_autofree char *reason = g_strdup_printf (_("%s names the unknown loader “%s”"), path, loader);
 
@@ -238,7 +306,10 @@ _stw_plugin_loader_load (const char  *spec,
     }
 
   dir = g_path_get_dirname (path);
-  plugin = load_c_module (label, dir, module_name, error);
+  if (loader != NULL)
+    plugin = load_with_loader (label, loader, dir, module_name, context, error);
+  else
+    plugin = load_c_module (label, dir, module_name, error);
   if (plugin == NULL)
     return NULL;
 
@@ -256,7 +327,7 @@ _stw_plugin_loader_load (const char  *spec,
     return NULL;
   if (stw_plugin_get_description (plugin) == NULL && description != NULL)
     g_object_set (plugin, "description", description, NULL);
-  g_object_set (plugin, "language", "c", NULL);
+  g_object_set (plugin, "language", loader != NULL ? loader : "c", NULL);
 
   return g_steal_pointer (&plugin);
 }

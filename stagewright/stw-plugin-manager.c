@@ -675,7 +675,8 @@ stw_dispatcher_load_plugins_async (StwDispatcher       *self,
 
   for (guint i = 0; plugins != NULL && plugins[i] != NULL; i++)
     {
-      StwPlugin *plugin = _stw_plugin_loader_load (plugins[i], &error);
+      StwPlugin *plugin = _stw_plugin_loader_load (plugins[i], _stw_dispatcher_get_context (self),
+                                                   &error);
 
       if (plugin == NULL)
         {

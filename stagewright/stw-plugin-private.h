@@ -48,7 +48,8 @@ GMainContext *_stw_dispatcher_get_context   (StwDispatcher *self);
 
 /* stw-plugin-loader.c: a NAME.plugin key file found by name or path, and
  * the plugin its module makes. */
-StwPlugin *_stw_plugin_loader_load (const char  *spec,
-                                    GError     **error);
+StwPlugin *_stw_plugin_loader_load (const char    *spec,
+                                    GMainContext  *context,
+                                    GError       **error);
 
 G_END_DECLS

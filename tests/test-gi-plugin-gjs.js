@@ -34,6 +34,9 @@ function assertEqual (actual, expected, message = '') {
 
 const BUILDDIR = GLib.getenv('G_TEST_BUILDDIR') ?? GLib.get_current_dir();
 const SAMPLE = GLib.build_filenamev([BUILDDIR, '..', 'plugins', 'built', 'sample.plugin']);
+const SRCDIR = GLib.getenv('G_TEST_SRCDIR') ?? GLib.get_current_dir();
+const JS_SAMPLE_DIR = GLib.build_filenamev([SRCDIR, '..', 'plugins', 'samples', 'js']);
+const JS_LOADER = GLib.build_filenamev([BUILDDIR, '..', 'stagewright', 'loaders', '.libs', 'libgjsloader.so']);
 
 function call (dispatcher, name, args = '{}') {
   return JSON.parse(dispatcher.call_json_sync(name, args, null));
@@ -119,6 +122,33 @@ test('a JavaScript plugin loads and unloads; a failing one unloads the one befor
   assertEqual(good.events, ['setup', 'teardown']);
   assertClean(dispatcher, 'jsgood');
   assertClean(dispatcher, 'jsbad');
+});
+
+// The loader shares this host's GjsContext: the plugin's class is a class
+// of this context, its objects plain JS objects here.
+test('the JavaScript sample by name and by path, in this context', () => {
+  assert(GLib.file_test(JS_LOADER, GLib.FileTest.EXISTS), `${JS_LOADER} is built`);
+  GLib.setenv('STAGEWRIGHT_PLUGIN_PATH', JS_SAMPLE_DIR, true);
+  try {
+    for (const spec of ['jssample', GLib.build_filenamev([JS_SAMPLE_DIR, 'jssample.plugin'])]) {
+      const dispatcher = Stagewright.Dispatcher.new();
+      const loaded = dispatcher.load_plugins_sync([spec], configs({ jssample: { prefix: '> ' } }), null);
+      assertEqual(loaded.map((p) => p.get_name()), ['jssample']);
+      const plugin = loaded[0];
+      assertEqual(plugin.get_language(), 'gjs');
+      assertEqual(plugin.constructor.name, 'JsSamplePlugin', 'a class of this context');
+      assert(plugin instanceof Stagewright.Plugin, 'a Stagewright.Plugin');
+      assert(Stagewright.ErrorRegistry.get_default().contains('jssample.TITLE_MISMATCH'), 'its codes');
+      assertEqual(call(dispatcher, 'jssample_title').code, 'NOT_RUNNING');
+      const listing = call(dispatcher, 'electron_plugins');
+      assertEqual(listing.plugins.map((p) => [p.name, p.language]), [['jssample', 'gjs']]);
+      assertEqual(listing.plugins[0].effectiveConfig, { prefix: '> ' });
+      assert(dispatcher.unload_plugins_sync(null), 'unloaded');
+      assertClean(dispatcher, 'jssample');
+    }
+  } finally {
+    GLib.unsetenv('STAGEWRIGHT_PLUGIN_PATH');
+  }
 });
 
 print(`1..${tests.length}`);

@@ -15,6 +15,7 @@
 import json
 import os
 import sys
+import tempfile
 
 from stwtest import GLib, Json, Stagewright, code_of, run_async, run_tap, to_python
 
@@ -22,6 +23,9 @@ TESTS = []
 BUILDDIR = os.path.abspath(os.environ.get('G_TEST_BUILDDIR') or
                            os.path.join(os.path.dirname(os.path.abspath(__file__))))
 SAMPLE_DIR = os.path.join(os.path.dirname(BUILDDIR), 'plugins', 'built')
+SRCDIR = os.path.abspath(os.environ.get('G_TEST_SRCDIR') or os.path.dirname(os.path.abspath(__file__)))
+PY_SAMPLE_DIR = os.path.join(os.path.dirname(SRCDIR), 'plugins', 'samples', 'python')
+PY_LOADER = os.path.join(os.path.dirname(BUILDDIR), 'stagewright', 'loaders', '.libs', 'libpython3loader.so')
 
 
 def test(fn):
@@ -196,6 +200,78 @@ def a_python_setup_that_raises_fails_the_load_instead_of_hanging():
         assert good.events == ['setup', 'teardown'], good.events
         assert_clean(dispatcher, 'pyfine')
         assert_clean(dispatcher, 'pythrow')
+
+
+@test
+def the_python_sample_loads_into_this_interpreter():
+    """The loader shares this process's Python (Py_IsInitialized, the
+    GIL): the plugin's module is this interpreter's, its class the
+    Stagewright.Plugin this script sees. Loaded again, the module (and its
+    GTypes, which never go) is reused and makes a new plugin."""
+    if not os.path.exists(PY_LOADER):
+        raise AssertionError('%s is not built' % PY_LOADER)
+    os.environ['STAGEWRIGHT_PLUGIN_PATH'] = PY_SAMPLE_DIR
+    try:
+        for spec in ('pysample', os.path.join(PY_SAMPLE_DIR, 'pysample.plugin')):
+            dispatcher = Stagewright.Dispatcher.new()
+            loaded = dispatcher.load_plugins_sync([spec], configs({'pysample': {'prefix': '> '}}), None)
+            assert [p.get_name() for p in loaded] == ['pysample'], loaded
+            plugin = loaded[0]
+            assert plugin.get_language() == 'python3'
+            assert type(plugin).__name__ == 'PySamplePlugin', type(plugin)
+            assert sys.modules['stagewright_plugin_pysample'].PySamplePlugin is type(plugin)
+            assert isinstance(plugin, Stagewright.Plugin)
+            assert Stagewright.ErrorRegistry.get_default().contains('pysample.TITLE_MISMATCH')
+            assert call(dispatcher, 'pysample_title')['code'] == 'NOT_RUNNING'
+            listing = call(dispatcher, 'electron_plugins')
+            assert listing['plugins'][0]['language'] == 'python3', listing
+            assert listing['plugins'][0]['effectiveConfig'] == {'prefix': '> '}, listing
+            assert dispatcher.unload_plugins_sync(None)
+            assert_clean(dispatcher, 'pysample')
+    finally:
+        del os.environ['STAGEWRIGHT_PLUGIN_PATH']
+
+
+PACKAGE_INIT = """
+from gi.repository import Stagewright
+from .tools import Hello
+
+
+class PkgPlugin(Stagewright.Plugin):
+    def __init__(self):
+        super().__init__(name='pkgplug', version='1.0')
+        self.add_tool(Hello(name='hello', description='Says hello.',
+                            input_schema=Stagewright.Schema.new_from_string('{"type":"object"}')))
+"""
+
+PACKAGE_TOOLS = """
+import json
+from gi.repository import Stagewright
+
+
+class Hello(Stagewright.Tool):
+    def do_invoke(self, invocation):
+        invocation.return_json(json.dumps({'from': __name__}))
+"""
+
+
+@test
+def a_python_plugin_may_be_a_package():
+    with tempfile.TemporaryDirectory() as directory:
+        os.mkdir(os.path.join(directory, 'pkgplug'))
+        for name, text in (('pkgplug.plugin', '[Plugin]\nModule=pkgplug\nLoader=python3\nVersion=1.0\n'
+                                              'X-Stagewright-Core=*\n'),
+                           ('pkgplug/__init__.py', PACKAGE_INIT),
+                           ('pkgplug/tools.py', PACKAGE_TOOLS)):
+            with open(os.path.join(directory, name), 'w') as out:
+                out.write(text)
+        dispatcher = Stagewright.Dispatcher.new()
+        loaded = dispatcher.load_plugins_sync([os.path.join(directory, 'pkgplug.plugin')], None, None)
+        assert [p.get_name() for p in loaded] == ['pkgplug'], loaded
+        envelope = call(dispatcher, 'pkgplug_hello')
+        assert envelope['ok'] and envelope['from'] == 'stagewright_plugin_pkgplug.tools', envelope
+        assert dispatcher.unload_plugins_sync(None)
+        assert_clean(dispatcher, 'pkgplug')
 
 
 if __name__ == '__main__':

@@ -16,6 +16,7 @@ import { test as nodeTest } from 'node:test';
 import { run } from './lib/harness.mjs';
 import {
   BIN,
+  TOP_SRCDIR,
   DEMO_APP,
   electronSkipReason,
   failsWith,
@@ -138,6 +139,7 @@ test('a server that cannot load what it was asked exits 2: one stderr line, noth
     return file;
   };
   const snake = write('snake.plugin', '[Plugin]\nModule=snake\nLoader=python3\nVersion=1\nX-Stagewright-Core=*\n');
+  const script = write('script.plugin', '[Plugin]\nModule=script\nLoader=gjs\nVersion=1\nX-Stagewright-Core=*\n');
   const future = write('future.plugin', '[Plugin]\nModule=future\nVersion=1\nX-Stagewright-Core=>=99.0\n');
   const broken = write('broken.plugin', '[Plugin]\nVersion=1\n');
   const ghost = write('ghost.plugin', '[Plugin]\nModule=ghost\nVersion=1\nX-Stagewright-Core=*\n');
@@ -149,7 +151,8 @@ test('a server that cannot load what it was asked exits 2: one stderr line, noth
     [['--plugin', 'sample', '--plugin', 'sample'], /^stagewright: Plugin “sample”: it is asked for twice\n$/],
     [['--plugin', 'sample', '--plugin-config', 'sample={"prefix":1,"extra":true}'],
       /^stagewright: Plugin “sample”: invalid configuration prefix: .* \(and 1 more\)\n$/],
-    [['--plugin', snake], /^stagewright: Plugin “snake”: the python3 loader is not installed\n$/],
+    [['--plugin', snake], /^stagewright: Plugin “snake”: _NotFound: neither snake\.py nor snake\/__init__\.py in /],
+    [['--plugin', script], /^stagewright: Plugin “script”: no script\.js in /],
     [['--plugin', 'sample,future'], /^stagewright: Plugin “future”: it needs Stagewright >=99\.0, this is /],
     [['--plugin', broken], /^stagewright: Plugin “.*broken\.plugin”: .*Module must match/],
     [['--plugin', ghost], /^stagewright: Plugin “ghost”: cannot load its module: /],
@@ -236,4 +239,163 @@ test('a plugin that writes to stdout: stdout carries JSON-RPC only, the writes l
   assert.match(stderr, /noisy: setup through printf/);
   assert.equal(stderr.match(/noisy: tool through printf/g)?.length, 2, stderr);
   assert.equal(stderr.match(/noisy: raw bytes on fd 1, no newline/g)?.length, 3, stderr);
+});
+
+// Python plugins (plugins/samples/python, tests/plugins/py*.py) run in the
+// Python the server embeds (stagewright/loaders/python3); it imports
+// Stagewright through gi, so the server needs the typelib's path.
+const PY_SAMPLE_DIR = path.join(TOP_SRCDIR, 'plugins', 'samples', 'python');
+const TEST_PLUGIN_DIR = path.join(TOP_SRCDIR, 'tests', 'plugins');
+const PY_LOADER = path.join(path.dirname(path.dirname(BIN)), 'stagewright', 'loaders', '.libs', 'libpython3loader.so');
+const pySkip = fs.existsSync(PY_LOADER) ? false : `${PY_LOADER} is not built`;
+// JavaScript plugins (plugins/samples/js, tests/plugins/js*.js) run in the
+// GJS the server embeds (stagewright/loaders/gjs).
+const JS_SAMPLE_DIR = path.join(TOP_SRCDIR, 'plugins', 'samples', 'js');
+const JS_LOADER = path.join(path.dirname(path.dirname(BIN)), 'stagewright', 'loaders', '.libs', 'libgjsloader.so');
+const jsSkip = fs.existsSync(JS_LOADER) ? false : `${JS_LOADER} is not built`;
+
+function giEnv (extra = {}) {
+  return serverEnv({ GI_TYPELIB_PATH: process.env.GI_TYPELIB_PATH ?? '', ...extra });
+}
+
+// The sample tool of one language: reads the title, fails with its
+// namespaced code and the code's metadata on a wrong expectation.
+async function checkTitleTool (server, sessionId, plugin, label) {
+  const title = ok(await server.call(`${plugin}_title`, { sessionId }), `${plugin}_title`);
+  assert.equal(title.title, 'Stagewright Notes');
+  assert.equal(title.label, `${label}Stagewright Notes`, `the configured prefix reached ${plugin}`);
+  const mismatch = failsWith(await server.call(`${plugin}_title`, { sessionId, expect: 'Other' }),
+                             `${plugin}.TITLE_MISMATCH`, `${plugin}_title with a wrong expectation`);
+  assert.equal(mismatch.http, 409);
+  assert.equal(mismatch.retryable, true);
+  assert.equal(mismatch.hint, 'The title differs; wait for the app to update it and retry.');
+  assert.match(mismatch.error, /titled “Stagewright Notes”, not “Other”/);
+  assert.deepEqual(mismatch.details, { expected: 'Other', actual: 'Stagewright Notes' });
+  return title;
+}
+
+test('python and javascript: the samples by name, beside the C one, read the demo app\'s title; codes namespaced', { skip: electronSkip || pySkip || jsSkip }, async (t) => {
+  const server = await startServer(t, {
+    args: ['--plugin', 'sample,pysample', '--plugin', 'jssample',
+           '--plugin-config', 'pysample={"prefix":"py» "}', '--plugin-config', 'jssample={"prefix":"js» "}'],
+    env: giEnv({ STAGEWRIGHT_PLUGIN_PATH: `${SAMPLE_DIR}:${PY_SAMPLE_DIR}:${JS_SAMPLE_DIR}` }),
+  });
+  const { tools } = await server.client.listTools();
+  const names = tools.map((tool) => tool.name);
+  for (const name of ['sample_title', 'pysample_title', 'jssample_title']) assert.ok(names.includes(name), `${name} listed`);
+  for (const name of ['pysample_title', 'jssample_title']) {
+    const tool = tools.find((entry) => entry.name === name);
+    assert.match(tool.description, /active window/);
+    assert.deepEqual(Object.keys(tool.inputSchema.properties).sort(), ['expect', 'sessionId']);
+  }
+
+  const launch = ok(await server.call('electron_launch', launchArgs(DEMO_APP)), 'electron_launch');
+  t.after(() => server.call('electron_stop', { sessionId: launch.session_id }).catch(() => {}));
+  const windows = ok(await server.call('electron_windows_list', { sessionId: launch.session_id }), 'windows_list');
+  const active = windows.windows.find((w) => w.focused) ?? windows.windows[0];
+  const c = ok(await server.call('sample_title', { sessionId: launch.session_id }), 'sample_title');
+  for (const [plugin, label] of [['pysample', 'py» '], ['jssample', 'js» ']]) {
+    const title = await checkTitleTool(server, launch.session_id, plugin, label);
+    assert.equal(title.title, active.title);
+    assert.equal(title.surfaceId, c.surfaceId, 'the same window as the C sample reads');
+  }
+
+  const listing = ok(await server.call('electron_plugins', {}), 'electron_plugins');
+  assert.deepEqual(listing.plugins.map((p) => [p.name, p.language]),
+                   [['sample', 'c'], ['pysample', 'python3'], ['jssample', 'gjs']]);
+  for (const [index, plugin, prefix] of [[1, 'pysample', 'py» '], [2, 'jssample', 'js» ']]) {
+    const entry = listing.plugins[index];
+    assert.deepEqual(entry.tools, [{ name: `${plugin}_title`, state: 'enabled' }]);
+    assert.deepEqual(entry.errorCodes, [`${plugin}.NO_WINDOW`, `${plugin}.TITLE_MISMATCH`]);
+    assert.deepEqual(entry.effectiveConfig, { prefix });
+  }
+  ok(await server.call('electron_stop', { sessionId: launch.session_id }), 'electron_stop');
+});
+
+test('python: the sample by path', { skip: pySkip }, async (t) => {
+  const server = await startServer(t, { args: ['--plugin', path.join(PY_SAMPLE_DIR, 'pysample.plugin')], env: giEnv() });
+  const names = (await server.client.listTools()).tools.map((tool) => tool.name);
+  assert.ok(names.includes('pysample_title'));
+  failsWith(await server.call('pysample_title', {}), 'NOT_RUNNING');
+  const listing = ok(await server.call('electron_plugins', {}));
+  assert.deepEqual(listing.plugins.map((p) => [p.name, p.language, p.version]), [['pysample', 'python3', '1.0.0']]);
+});
+
+// A noisy plugin (tests/plugins/{py,js}noisy): `shout` prints and answers,
+// `quit` tries to end the process. Over stdio, twice each, then a ping.
+async function runNoisy (name) {
+  const call = (id, tool) => ({ jsonrpc: '2.0', id, method: 'tools/call', params: { name: `${name}_${tool}`, arguments: {} } });
+  const requests = [
+    { jsonrpc: '2.0', id: 1, method: 'initialize',
+      params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: `${name}-test`, version: '0' } } },
+    { jsonrpc: '2.0', method: 'notifications/initialized' },
+    call(2, 'shout'), call(3, 'quit'), call(4, 'shout'), call(5, 'quit'),
+    { jsonrpc: '2.0', id: 6, method: 'ping' },
+  ];
+  const { code, stdout, stderr } = await run(BIN, ['--plugin', path.join(TEST_PLUGIN_DIR, `${name}.plugin`)], {
+    env: giEnv(), input: requests.map((r) => JSON.stringify(r)).join('\n') + '\n', timeoutMs: 60000,
+  });
+  assert.equal(code, 0, stderr);
+  const answers = stdout.split('\n').filter((line) => line !== '').map((line) => JSON.parse(line));
+  // Tools answer when they are done: ping may overtake them.
+  assert.deepEqual(answers.map((a) => a.id).sort(), [1, 2, 3, 4, 5, 6], stdout);
+  const answer = (id) => answers.find((a) => a.id === id).result;
+  for (const id of [2, 4]) {
+    assert.equal(answer(id).isError, false, JSON.stringify(answer(id)));
+    assert.equal(answer(id).structuredContent.shouted, true);
+  }
+  const quits = [3, 5].map((id) => answer(id).structuredContent);
+  for (const envelope of quits) {
+    assert.equal(envelope.ok, false);
+    assert.equal(envelope.code, 'INTERNAL_ERROR');
+  }
+  assert.deepEqual(answer(6), {}, 'the server still serves');
+  assert.ok(!stdout.includes(`${name}:`), 'nothing the plugin printed is on stdout');
+  assert.equal(stderr.match(new RegExp(`${name}: setup through print`, 'g'))?.length, 1, stderr);
+  assert.equal(stderr.match(new RegExp(`${name}: tool through print`, 'g'))?.length, 2, stderr);
+  return { quits, stderr };
+}
+
+test('python: print() in setup and in a tool lands on stderr; SystemExit in a tool is an error, the server serves on', { skip: pySkip }, async () => {
+  const { quits, stderr } = await runNoisy('pynoisy');
+  for (const envelope of quits) assert.equal(envelope.error, 'SystemExit: 3');
+  assert.equal(stderr.match(/pynoisy: tool through sys\.stdout, no newline/g)?.length, 2, stderr);
+  assert.match(stderr, /Traceback[^]*raise SystemExit\(3\)/, 'the traceback is on stderr');
+});
+
+test('python: a plugin whose import fails: exit 2, its name and the reason on stderr, the traceback too', { skip: pySkip }, async () => {
+  const result = await run(BIN, ['--plugin', path.join(TEST_PLUGIN_DIR, 'pybroken.plugin')], {
+    env: giEnv(), input: '{"jsonrpc":"2.0","id":1,"method":"ping"}\n', timeoutMs: 30000,
+  });
+  assert.equal(result.code, 2, result.stderr);
+  assert.equal(result.stdout, '');
+  const lines = result.stderr.trimEnd().split('\n');
+  assert.equal(lines.at(-1), 'stagewright: Plugin “pybroken”: RuntimeError: pybroken needs a widget this machine lacks');
+  assert.match(result.stderr, /Traceback[^]*pybroken\.py/, 'the traceback names the file');
+});
+
+test('javascript: the sample by path', { skip: jsSkip }, async (t) => {
+  const server = await startServer(t, { args: ['--plugin', path.join(JS_SAMPLE_DIR, 'jssample.plugin')], env: giEnv() });
+  const names = (await server.client.listTools()).tools.map((tool) => tool.name);
+  assert.ok(names.includes('jssample_title'));
+  failsWith(await server.call('jssample_title', {}), 'NOT_RUNNING');
+  const listing = ok(await server.call('electron_plugins', {}));
+  assert.deepEqual(listing.plugins.map((p) => [p.name, p.language, p.version]), [['jssample', 'gjs', '1.0.0']]);
+});
+
+test('javascript: print() in setup and in a tool lands on stderr; System.exit() in a tool is an error, the server serves on', { skip: jsSkip }, async () => {
+  const { quits, stderr } = await runNoisy('jsnoisy');
+  for (const envelope of quits) assert.equal(envelope.error, 'Error: System.exit(3) called by a plugin');
+  assert.match(stderr, /System\.exit\(3\) called by a plugin\n[^]*?vfunc_invoke@file:[^\n]*jsnoisy\.js/, 'the stack is on stderr');
+});
+
+test('javascript: a plugin whose import fails: exit 2, its name and the reason on stderr, the stack too', { skip: jsSkip }, async () => {
+  const result = await run(BIN, ['--plugin', path.join(TEST_PLUGIN_DIR, 'jsbroken.plugin')], {
+    env: giEnv(), input: '{"jsonrpc":"2.0","id":1,"method":"ping"}\n', timeoutMs: 30000,
+  });
+  assert.equal(result.code, 2, result.stderr);
+  assert.equal(result.stdout, '');
+  const lines = result.stderr.trimEnd().split('\n');
+  assert.equal(lines.at(-1), 'stagewright: Plugin “jsbroken”: Error: jsbroken needs a widget this machine lacks');
+  assert.match(result.stderr, /jsbroken\.js:\d+/, 'the stack names the file');
 });
