@@ -13,6 +13,7 @@
 
 #include "stw-surface.h"
 #include "stw-launch-options.h"
+#include "stw-session-info.h"
 #include "stw-version-macros.h"
 
 G_BEGIN_DECLS
@@ -73,7 +74,10 @@ gboolean stw_session_refresh_surfaces_sync (StwSession *self,
                                             GCancellable *cancellable,
                                             GError **error);
 STW_AVAILABLE_IN_1_0
-JsonObject *stw_session_dup_capabilities (StwSession *self);
+StwCapabilityFlags stw_session_get_capabilities (StwSession *self);
+STW_AVAILABLE_IN_1_0
+const char *stw_session_get_capability_note (StwSession *self,
+                                             StwCapabilityFlags capability);
 STW_AVAILABLE_IN_1_0
 void stw_session_evaluate_main_async (StwSession *self,
                                       const char *expression,
@@ -150,7 +154,7 @@ gboolean stw_session_refresh_window_states_sync (StwSession *self,
                                                  GCancellable *cancellable,
                                                  GError **error);
 STW_AVAILABLE_IN_1_0
-JsonObject *stw_session_dup_window_state (StwSession *self,
+StwWindowState *stw_session_dup_window_state (StwSession *self,
                                           StwSurface *window);
 STW_AVAILABLE_IN_1_0
 void stw_session_get_info_async (StwSession *self,
@@ -158,9 +162,13 @@ void stw_session_get_info_async (StwSession *self,
                                  GAsyncReadyCallback callback,
                                  gpointer user_data);
 STW_AVAILABLE_IN_1_0
-JsonObject *stw_session_get_info_finish (StwSession *self,
+StwAppInfo *stw_session_get_info_finish (StwSession *self,
                                          GAsyncResult *result,
                                          GError **error);
+STW_AVAILABLE_IN_1_0
+StwAppInfo *stw_session_get_info_sync (StwSession *self,
+                                       GCancellable *cancellable,
+                                       GError **error);
 STW_AVAILABLE_IN_1_0
 void stw_session_capture_screenshot_async (StwSession *self,
                                            StwSurface *window,

@@ -183,22 +183,22 @@ def refresh_surfaces_async_finds_the_frames():
 @test
 def get_info_async_reads_the_app():
     session = state['session']
-    info = to_python(run_async(lambda done: session.get_info_async(None, done),
-                               lambda source, result: source.get_info_finish(result)))
-    versions, app = info['versions'], info['app']
+    info = run_async(lambda done: session.get_info_async(None, done),
+                     lambda source, result: source.get_info_finish(result))
     with open(os.path.join(FIXTURES, 'electron-standin', 'runtime.js')) as runtime:
         declared = re.search(r"const ELECTRON_VERSION = '([^']+)'", runtime.read()).group(1)
-    assert versions['electron'] == declared, versions
+    assert info.get_version('electron') == declared, to_python(info.to_json())
     node = subprocess.run([os.environ.get('ELECTRON_STANDIN_NODE', 'node'), '-p', 'process.versions.node'],
                           capture_output=True, text=True, check=True).stdout.strip()
-    assert versions['node'] == node, (versions, node)
+    assert info.get_version('node') == node, (info.get_version('node'), node)
     chromium = re.search(r'(\d+\.\d+\.\d+\.\d+)',
                          subprocess.run([CHROMIUM, '--version'], capture_output=True, text=True).stdout).group(1)
-    assert versions['chrome'] == chromium, (versions, chromium)
-    assert app['name'] == DEMO_TITLE and app['version'] == '1.0.0', app
-    assert app['path'] == DEMO_APP and app['packaged'] is False, app
-    assert re.search(r'/stagewright-[A-Za-z0-9]{6}/profile$', app['user_data_path']), app
-    state['temp_root'] = os.path.dirname(app['user_data_path'])
+    assert info.get_version('chrome') == chromium, (info.get_version('chrome'), chromium)
+    assert info.has_app() and info.get_app_name() == DEMO_TITLE and info.get_app_version() == '1.0.0'
+    assert info.get_app_path() == DEMO_APP and info.is_packaged() is False
+    assert re.search(r'/stagewright-[A-Za-z0-9]{6}/profile$', info.get_user_data_path()), info.get_user_data_path()
+    assert info.get_note('app.path') is None
+    state['temp_root'] = os.path.dirname(info.get_user_data_path())
     assert os.path.isdir(state['temp_root'])
 
 
@@ -244,8 +244,9 @@ def surface_screenshots_blocking_and_async():
     assert window.dup_session() is session
     assert window.get_frame_id() == window.get_target_id()
     assert window.get_cdp_session_id()
-    caps = to_python(window.dup_capabilities())
-    assert caps == {'snapshot': True, 'interaction': True, 'rendererEval': True}, caps
+    caps = window.get_capabilities()
+    assert caps == (Stagewright.CapabilityFlags.SNAPSHOT | Stagewright.CapabilityFlags.INTERACTION
+                    | Stagewright.CapabilityFlags.RENDERER_EVAL), caps
     assert window.get_origin_relation() is None
     # The viewport, blocking.
     image = window.capture_screenshot_sync(None, None)
@@ -281,8 +282,8 @@ def surface_screenshots_blocking_and_async():
     bad = Json.Object.new()
     bad.set_string_member('format', 'gif')
     expect_error('BAD_ARGUMENT', session.capture_screenshot_sync, None, bad, None)
-    caps = to_python(session.dup_capabilities())
-    assert caps['mainEval'] is True and caps['owned'] is True, caps
+    caps = session.get_capabilities()
+    assert caps & Stagewright.CapabilityFlags.MAIN_EVAL and caps & Stagewright.CapabilityFlags.OWNED, caps
 
 
 @test

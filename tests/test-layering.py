@@ -93,14 +93,6 @@ JSON_RESULTS = {
     'stw_surface_fill_form_finish': 'answers the JSON form it takes',
     'stw_surface_fill_form_sync': 'answers the JSON form it takes',
     # Fixed shapes not typed yet (issue 18, item 1, next).
-    'stw_session_read_console': 'to become console message objects',
-    'stw_session_read_dialog_events_finish': 'to become StwDialogEvent lists',
-    'stw_session_read_dialog_events_sync': 'to become StwDialogEvent lists',
-    'stw_session_dup_dialog_policy': 'to become a policy object',
-    'stw_session_dup_capabilities': 'to become a capabilities object',
-    'stw_surface_dup_capabilities': 'to become a capabilities object',
-    'stw_session_dup_window_state': 'to become a window-state object',
-    'stw_session_get_info_finish': 'to become an app-info object',
     'stw_session_manager_discover_finish': 'to become typed target infos',
     'stw_session_manager_discover_sync': 'to become typed target infos',
 }

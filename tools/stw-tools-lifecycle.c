@@ -35,7 +35,7 @@ return_session (StwInvocation    *invocation,
       if (stw_session_get_pid (session) > 0)
         json_object_set_int_member (payload, "pid", stw_session_get_pid (session));
     }
-  json_object_set_object_member (payload, "capabilities", stw_session_dup_capabilities (session));
+  json_object_set_object_member (payload, "capabilities", stw_tools_session_capabilities_json (session));
   stw_invocation_return_value (invocation, payload);
 }
 
@@ -237,24 +237,26 @@ on_info (GObject      *object,
 {
   g_autoptr(StwInvocation) invocation = user_data;
   StwSession *session = STW_SESSION (object);
-  g_autoptr(JsonObject) info = NULL;
+  g_autoptr(StwAppInfo) app_info = NULL;
   g_autoptr(GError) error = NULL;
+  g_autoptr(JsonObject) info = NULL;
   JsonObject *signature;
   JsonObject *capabilities;
 
-  info = stw_session_get_info_finish (session, result, &error);
-  if (info == NULL)
+  app_info = stw_session_get_info_finish (session, result, &error);
+  if (app_info == NULL)
     {
       stw_invocation_return_error (invocation, error);
       return;
     }
+  info = stw_app_info_to_json (app_info);
   json_object_set_string_member (info, "session_id", stw_session_get_id (session));
   json_object_set_string_member (info, "transport", stw_session_get_transport_name (session));
   signature = json_object_new ();
   /* Code signatures are a macOS notion; Linux packages are signed by their repository. */
   json_object_set_string_member (signature, "status", "unsupported");
   json_object_set_object_member (info, "signature", signature);
-  capabilities = stw_session_dup_capabilities (session);
+  capabilities = stw_tools_session_capabilities_json (session);
   /* What the app could not tell goes with the other notes on what this
    * session can and cannot do. */
   if (json_object_has_member (info, "notes") && JSON_NODE_HOLDS_OBJECT (json_object_get_member (info, "notes")))
