@@ -1127,7 +1127,7 @@ start_sync (StwSessionManager  *self,
 /**
  * stw_session_manager_launch_sync:
  * @self: a #StwSessionManager
- * @options_json: (nullable): the launch options as a JSON object text
+ * @options: what to launch and how
  * @cancellable: (nullable): a #GCancellable
  * @error: where to put the failure
  *
@@ -1136,15 +1136,53 @@ start_sync (StwSessionManager  *self,
  * manager was made (the one the session's sockets will belong to) until the
  * launch ends.
  *
- * Returns: (transfer full) (nullable): the session
+ * Returns: (transfer full): the session
  *
  * Since: 1.0
  */
 StwSession *
 stw_session_manager_launch_sync (StwSessionManager  *self,
-                                 const char         *options_json,
+                                 StwLaunchOptions   *options,
                                  GCancellable       *cancellable,
                                  GError            **error)
+{
+  StwSession *session;
+  StwSyncCall call;
+
+  g_return_val_if_fail (STW_IS_SESSION_MANAGER (self), NULL);
+  g_return_val_if_fail (options != NULL, NULL);
+
+  if (!_stw_sync_call_init (&call, self->context))
+    return NULL;
+  stw_session_manager_launch_async (self, options, cancellable, _stw_sync_call_callback, &call);
+  session = stw_session_manager_launch_finish (self, _stw_sync_call_wait (&call), error);
+  _stw_sync_call_clear (&call);
+  return session;
+}
+
+/**
+ * stw_session_manager_launch_json_sync:
+ * @self: a #StwSessionManager
+ * @options_json: (nullable): the launch options as the `electron_launch`
+ *   tool takes them, as a JSON object text
+ * @cancellable: (nullable): a #GCancellable
+ * @error: where to put the failure
+ *
+ * [method@Stagewright.SessionManager.launch_sync] for a caller that holds
+ * the options as the tool's JSON (a harness replaying tool calls, a
+ * configuration file); see
+ * [ctor@Stagewright.LaunchOptions.new_from_json_object]. Invalid options
+ * fail with `BAD_ARGUMENT`.
+ *
+ * Returns: (transfer full): the session
+ *
+ * Since: 1.0
+ */
+StwSession *
+stw_session_manager_launch_json_sync (StwSessionManager  *self,
+                                      const char         *options_json,
+                                      GCancellable       *cancellable,
+                                      GError            **error)
 {
   g_return_val_if_fail (STW_IS_SESSION_MANAGER (self), NULL);
   return start_sync (self, launch_json_async, options_json, cancellable, error);

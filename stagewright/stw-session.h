@@ -253,9 +253,14 @@ StwSession *stw_session_manager_launch_finish (StwSessionManager *self,
                                                GError **error);
 STW_AVAILABLE_IN_1_0
 StwSession *stw_session_manager_launch_sync (StwSessionManager *self,
-                                             const char *options_json,
+                                             StwLaunchOptions *options,
                                              GCancellable *cancellable,
                                              GError **error);
+STW_AVAILABLE_IN_1_0
+StwSession *stw_session_manager_launch_json_sync (StwSessionManager *self,
+                                                  const char *options_json,
+                                                  GCancellable *cancellable,
+                                                  GError **error);
 STW_AVAILABLE_IN_1_0
 void stw_session_manager_attach_async (StwSessionManager *self,
                                        JsonObject *options,

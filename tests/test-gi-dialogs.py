@@ -45,7 +45,7 @@ def result_text():
 def launch_the_pages_app_on_dialogs():
     manager = Stagewright.SessionManager.new()
     state['manager'] = manager
-    state['session'] = manager.launch_sync(page_launch_options('dialogs'), None)
+    state['session'] = manager.launch_json_sync(page_launch_options('dialogs'), None)
     state['window'] = state['session'].get_active_surface()
     assert state['session'].has_main_process()
 

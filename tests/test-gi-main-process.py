@@ -51,7 +51,7 @@ def json_node(value):
 @test
 def run_main_blocking_and_async():
     manager = Stagewright.SessionManager.new()
-    session = manager.launch_sync(json.dumps(dict(executablePath=ELECTRON, main=DEMO_APP)), None)
+    session = manager.launch_json_sync(json.dumps(dict(executablePath=ELECTRON, main=DEMO_APP)), None)
     state['session'] = session
     assert session.has_main_process()
 

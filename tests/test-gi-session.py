@@ -108,7 +108,10 @@ def dispatcher_gives_a_session_manager():
 def launch_sync_starts_the_demo_app():
     manager = state['manager']
     started = time.monotonic()
-    session = manager.launch_sync(launch_options(DEMO_APP), None)
+    options = Stagewright.LaunchOptions.new()
+    options.set_executable_path(ELECTRON)
+    options.set_main(DEMO_APP)
+    session = manager.launch_sync(options, None)
     state['launch_ms'] = (time.monotonic() - started) * 1000
     assert isinstance(session, Stagewright.Session), session
     state['session'] = session
@@ -122,8 +125,9 @@ def launch_sync_starts_the_demo_app():
     assert manager.resolve(None) is session
     assert manager.resolve(session.get_id()) is session
     expect_error('NOT_RUNNING', manager.resolve, 'no-such-session')
-    # A second launch without allowMultiple is refused.
-    expect_error('ALREADY_RUNNING', manager.launch_sync, launch_options(DEMO_APP), None)
+    # A second launch without allowMultiple is refused, from options or JSON.
+    expect_error('ALREADY_RUNNING', manager.launch_sync, options, None)
+    expect_error('ALREADY_RUNNING', manager.launch_json_sync, launch_options(DEMO_APP), None)
 
 
 @test
@@ -336,24 +340,24 @@ def stop_sync_stops_and_cleans_up():
 @test
 def launch_sync_errors_are_registry_codes():
     manager = Stagewright.SessionManager.new()
-    expect_error('BAD_ARGUMENT', manager.launch_sync, '[1, 2]', None)
-    expect_error('BAD_ARGUMENT', manager.launch_sync, '{}', None)
-    expect_error('ABSOLUTE_PATH_REQUIRED', manager.launch_sync,
+    expect_error('BAD_ARGUMENT', manager.launch_json_sync, '[1, 2]', None)
+    expect_error('BAD_ARGUMENT', manager.launch_json_sync, '{}', None)
+    expect_error('ABSOLUTE_PATH_REQUIRED', manager.launch_json_sync,
                  json.dumps({'executablePath': ELECTRON, 'main': 'tests/fixtures/demo-app'}), None)
-    expect_error('FILE_NOT_FOUND', manager.launch_sync,
+    expect_error('FILE_NOT_FOUND', manager.launch_json_sync,
                  json.dumps({'executablePath': '/nonexistent/electron', 'main': DEMO_APP}), None)
     # The details (denied_env_keys, exit_code, log_tail) live in the GError's
     # private data, which PyGObject drops when it makes a GLib.Error: a
     # binding sees code and message only (the MCP envelope has the details).
-    expect_error('BAD_ARGUMENT', manager.launch_sync, launch_options(DEMO_APP, env={'LD_PRELOAD': 'x'}), None)
+    expect_error('BAD_ARGUMENT', manager.launch_json_sync, launch_options(DEMO_APP, env={'LD_PRELOAD': 'x'}), None)
     started = time.monotonic()
-    expect_error('LAUNCH_FAILED', manager.launch_sync, launch_options(CRASH_APP, args=['--throw-at-load']), None)
+    expect_error('LAUNCH_FAILED', manager.launch_json_sync, launch_options(CRASH_APP, args=['--throw-at-load']), None)
     assert time.monotonic() - started < 10
-    expect_error('LAUNCH_FAILED', manager.launch_sync, json.dumps({'executablePath': '/bin/false'}), None)
+    expect_error('LAUNCH_FAILED', manager.launch_json_sync, json.dumps({'executablePath': '/bin/false'}), None)
     # A fresh directory is outside wherever the tree was cloned (even under /tmp).
     elsewhere = tempfile.mkdtemp(prefix='stw-gi-root-')
     manager.set_app_root(elsewhere)
-    expect_error('BAD_ARGUMENT', manager.launch_sync, launch_options(DEMO_APP), None)
+    expect_error('BAD_ARGUMENT', manager.launch_json_sync, launch_options(DEMO_APP), None)
     os.rmdir(elsewhere)
     assert manager.list_sessions() == []
 
@@ -361,7 +365,7 @@ def launch_sync_errors_are_registry_codes():
 @test
 def window_added_signal_and_force_kill():
     manager = Stagewright.SessionManager.new()
-    session = manager.launch_sync(launch_options(CRASH_APP, args=['--two-windows']), None)
+    session = manager.launch_json_sync(launch_options(CRASH_APP, args=['--two-windows']), None)
     pid = session.get_pid()
     try:
         added = []
@@ -389,7 +393,7 @@ def session_kept_after_its_manager_is_dropped():
     # crash nor log a critical (criticals are fatal here), and the disposed
     # session is not running.
     manager = Stagewright.SessionManager.new()
-    session = manager.launch_sync(launch_options(DEMO_APP), None)
+    session = manager.launch_json_sync(launch_options(DEMO_APP), None)
     pid = session.get_pid()
     window = session.get_active_window()
     assert session.is_running() and alive(pid)
@@ -409,7 +413,7 @@ def a_disposed_session_ends_and_leaves_its_manager():
     # Disposing a session ends it the usual way: not running, its app
     # stopped, and the manager (through `exited`) no longer lists it.
     manager = Stagewright.SessionManager.new()
-    session = manager.launch_sync(launch_options(DEMO_APP), None)
+    session = manager.launch_json_sync(launch_options(DEMO_APP), None)
     pid = session.get_pid()
     exited = []
     session.connect('exited', lambda *args: exited.append(True))
@@ -486,7 +490,7 @@ def plain_chromium_has_no_main_process():
                  'data:text/html,<title>Plain</title><p>plain</p>']})
     started = time.monotonic()
     try:
-        session = manager.launch_sync(launch_json, None)
+        session = manager.launch_json_sync(launch_json, None)
     except GLib.Error as error:
         raise AssertionError('launch failed after %.0f ms: %s' % ((time.monotonic() - started) * 1000,
                                                                  error.message))

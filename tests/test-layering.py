@@ -73,19 +73,18 @@ def one_blocking_loop():
 
 # The public methods of StwSession, StwSurface and StwSessionManager that
 # still answer JSON, each with why. Results whose shape is fixed are typed
-# (StwElementRef, StwElementState, StwBox, StwActionResult); a new JSON
+# (StwElementRef, StwElementState, StwBox, StwActionResult, StwSnapshot,
+# StwAppInfo, StwWindowState, StwConsoleLog, StwDialogLog, …); a new JSON
 # result must be added here with its reason, and the list may only shrink
-# (issue 18 aims at 16).
+# (issue 18: at most 16).
 JSON_RESULTS = {
-    # Open by nature: what evaluated code returned, or the page's snapshot.
+    # Open by nature: what evaluated code returned.
     'stw_session_evaluate_main_finish': 'an evaluation result',
     'stw_session_evaluate_renderer_finish': 'an evaluation result',
     'stw_session_run_main_finish': 'an evaluation result',
     'stw_session_run_main_sync': 'an evaluation result',
     'stw_session_run_renderer_finish': 'an evaluation result',
     'stw_session_run_renderer_sync': 'an evaluation result',
-    'stw_surface_snapshot_finish': 'snapshot entries and diffs',
-    'stw_surface_snapshot_sync': 'snapshot entries and diffs',
     'stw_surface_wait_for_event_finish': 'the event\'s own payload',
     'stw_surface_wait_for_event_sync': 'the event\'s own payload',
     'stw_surface_get_computed_style_finish': 'a map of CSS properties the caller named',
@@ -96,7 +95,7 @@ JSON_RESULTS = {
     'stw_session_manager_discover_finish': 'to become typed target infos',
     'stw_session_manager_discover_sync': 'to become typed target infos',
 }
-JSON_RESULTS_MAX = 24
+JSON_RESULTS_MAX = 16
 JSON_RETURN = re.compile(r'^(?:const\s+)?(?:JsonObject|JsonNode|JsonArray)\s*\*\s*'
                          r'(stw_(?:session_manager|session|surface)_\w+)\s*\(', re.M)
 
