@@ -34,6 +34,16 @@ struct _StwAppInfo
 G_DEFINE_BOXED_TYPE (StwWindowState, stw_window_state, stw_window_state_copy, stw_window_state_free)
 G_DEFINE_BOXED_TYPE (StwAppInfo, stw_app_info, stw_app_info_ref, stw_app_info_unref)
 
+struct _StwDiscoveredApp
+{
+  char  *websocket_url;
+  guint  port;
+  char  *app_name;
+  GPid   pid;
+};
+
+G_DEFINE_BOXED_TYPE (StwDiscoveredApp, stw_discovered_app, stw_discovered_app_copy, stw_discovered_app_free)
+
 /* --- window state -------------------------------------------------------- */
 
 static double
@@ -504,4 +514,142 @@ stw_app_info_to_json (const StwAppInfo *self)
   copy = json_object_new ();
   stw_json_object_copy_members (copy, self->json, NULL);
   return copy;
+}
+
+/* --- discovered apps ------------------------------------------------------- */
+
+/**
+ * stw_discovered_app_new:
+ * @websocket_url: the browser's DevTools WebSocket URL
+ * @port: the port it was found on
+ * @app_name: (nullable): the browser's name (`/json/version`'s `Browser`)
+ * @pid: the process listening on @port, or 0 when unknown
+ *
+ * Creates a discovered endpoint; for tests and for callers that found one
+ * their own way.
+ *
+ * Returns: (transfer full): a new #StwDiscoveredApp
+ *
+ * Since: 1.0
+ */
+StwDiscoveredApp *
+stw_discovered_app_new (const char *websocket_url,
+                        guint       port,
+                        const char *app_name,
+                        GPid        pid)
+{
+  StwDiscoveredApp *self;
+
+  g_return_val_if_fail (websocket_url != NULL, NULL);
+
+  self = g_new0 (StwDiscoveredApp, 1);
+  self->websocket_url = g_strdup (websocket_url);
+  self->port = port;
+  self->app_name = g_strdup (app_name);
+  self->pid = pid;
+  return self;
+}
+
+/**
+ * stw_discovered_app_copy:
+ * @self: a #StwDiscoveredApp
+ *
+ * Copies @self.
+ *
+ * Returns: (transfer full): a copy of @self
+ *
+ * Since: 1.0
+ */
+StwDiscoveredApp *
+stw_discovered_app_copy (const StwDiscoveredApp *self)
+{
+  g_return_val_if_fail (self != NULL, NULL);
+  return stw_discovered_app_new (self->websocket_url, self->port, self->app_name, self->pid);
+}
+
+/**
+ * stw_discovered_app_free:
+ * @self: (nullable): a #StwDiscoveredApp
+ *
+ * Frees @self.
+ *
+ * Since: 1.0
+ */
+void
+stw_discovered_app_free (StwDiscoveredApp *self)
+{
+  if (self == NULL)
+    return;
+  g_free (self->websocket_url);
+  g_free (self->app_name);
+  g_free (self);
+}
+
+/**
+ * stw_discovered_app_get_websocket_url:
+ * @self: a #StwDiscoveredApp
+ *
+ * Gets the browser's DevTools WebSocket URL (`ws://127.0.0.1:PORT/…`),
+ * which the `electron_attach` tool takes as its target.
+ *
+ * Returns: (transfer none): the URL
+ *
+ * Since: 1.0
+ */
+const char *
+stw_discovered_app_get_websocket_url (const StwDiscoveredApp *self)
+{
+  g_return_val_if_fail (self != NULL, NULL);
+  return self->websocket_url;
+}
+
+/**
+ * stw_discovered_app_get_port:
+ * @self: a #StwDiscoveredApp
+ *
+ * Gets the port the endpoint was found on.
+ *
+ * Returns: the TCP port
+ *
+ * Since: 1.0
+ */
+guint
+stw_discovered_app_get_port (const StwDiscoveredApp *self)
+{
+  g_return_val_if_fail (self != NULL, 0);
+  return self->port;
+}
+
+/**
+ * stw_discovered_app_get_app_name:
+ * @self: a #StwDiscoveredApp
+ *
+ * Gets the browser's name, as `/json/version` gives it (`Chrome/120.0…`).
+ *
+ * Returns: (transfer none) (nullable): the name, or %NULL when not given
+ *
+ * Since: 1.0
+ */
+const char *
+stw_discovered_app_get_app_name (const StwDiscoveredApp *self)
+{
+  g_return_val_if_fail (self != NULL, NULL);
+  return self->app_name;
+}
+
+/**
+ * stw_discovered_app_get_pid:
+ * @self: a #StwDiscoveredApp
+ *
+ * Gets the process listening on the port.
+ *
+ * Returns: the process id, or 0 when unknown
+ *
+ * Since: 1.0
+ */
+GPid
+stw_discovered_app_get_pid (const StwDiscoveredApp *self)
+{
+  g_return_val_if_fail (self != NULL, 0);
+  return self->pid;
 }

@@ -96,6 +96,40 @@ const char *stw_app_info_get_note               (const StwAppInfo *self,
 STW_AVAILABLE_IN_1_0
 JsonObject *stw_app_info_to_json                (const StwAppInfo *self);
 
+#define STW_TYPE_DISCOVERED_APP (stw_discovered_app_get_type ())
+
+/**
+ * StwDiscoveredApp:
+ *
+ * A DevTools endpoint found on a loopback port by
+ * [method@Stagewright.SessionManager.discover_async]: its browser
+ * WebSocket URL, the port, the browser's name and the process listening.
+ *
+ * Since: 1.0
+ */
+typedef struct _StwDiscoveredApp StwDiscoveredApp;
+
+STW_AVAILABLE_IN_1_0
+GType             stw_discovered_app_get_type          (void) G_GNUC_CONST;
+STW_AVAILABLE_IN_1_0
+StwDiscoveredApp *stw_discovered_app_new               (const char             *websocket_url,
+                                                        guint                   port,
+                                                        const char             *app_name,
+                                                        GPid                    pid);
+STW_AVAILABLE_IN_1_0
+StwDiscoveredApp *stw_discovered_app_copy              (const StwDiscoveredApp *self);
+STW_AVAILABLE_IN_1_0
+void              stw_discovered_app_free              (StwDiscoveredApp       *self);
+STW_AVAILABLE_IN_1_0
+const char       *stw_discovered_app_get_websocket_url (const StwDiscoveredApp *self);
+STW_AVAILABLE_IN_1_0
+guint             stw_discovered_app_get_port          (const StwDiscoveredApp *self);
+STW_AVAILABLE_IN_1_0
+const char       *stw_discovered_app_get_app_name      (const StwDiscoveredApp *self);
+STW_AVAILABLE_IN_1_0
+GPid              stw_discovered_app_get_pid           (const StwDiscoveredApp *self);
+
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (StwDiscoveredApp, stw_discovered_app_free)
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (StwWindowState, stw_window_state_free)
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (StwAppInfo, stw_app_info_unref)
 

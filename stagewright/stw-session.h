@@ -297,11 +297,11 @@ void stw_session_manager_discover_async (StwSessionManager *self,
                                          GAsyncReadyCallback callback,
                                          gpointer user_data);
 STW_AVAILABLE_IN_1_0
-JsonArray *stw_session_manager_discover_finish (StwSessionManager *self,
+GList *stw_session_manager_discover_finish (StwSessionManager *self,
                                                 GAsyncResult *result,
                                                 GError **error);
 STW_AVAILABLE_IN_1_0
-JsonArray *stw_session_manager_discover_sync (StwSessionManager *self,
+GList *stw_session_manager_discover_sync (StwSessionManager *self,
                                               const char *host,
                                               const guint *ports,
                                               gsize n_ports,

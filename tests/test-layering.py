@@ -91,9 +91,6 @@ JSON_RESULTS = {
     'stw_surface_get_computed_style_sync': 'a map of CSS properties the caller named',
     'stw_surface_fill_form_finish': 'answers the JSON form it takes',
     'stw_surface_fill_form_sync': 'answers the JSON form it takes',
-    # Fixed shapes not typed yet (issue 18, item 1, next).
-    'stw_session_manager_discover_finish': 'to become typed target infos',
-    'stw_session_manager_discover_sync': 'to become typed target infos',
 }
 JSON_RESULTS_MAX = 16
 JSON_RETURN = re.compile(r'^(?:const\s+)?(?:JsonObject|JsonNode|JsonArray)\s*\*\s*'

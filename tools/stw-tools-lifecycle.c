@@ -319,14 +319,14 @@ on_discovered (GObject      *object,
 {
   g_autoptr(Discover) discover = user_data;
   g_autoptr(GError) error = NULL;
-  g_autoptr(JsonArray) targets = NULL;
+  GList *targets = NULL;
   g_autoptr(JsonObject) payload = NULL;
   JsonObject *scanned;
   JsonArray *ports;
   JsonArray *offered;
 
   targets = stw_session_manager_discover_finish (STW_SESSION_MANAGER (object), result, &error);
-  if (targets == NULL)
+  if (error != NULL)
     {
       stw_invocation_return_error (discover->invocation, error);
       return;
@@ -341,16 +341,28 @@ on_discovered (GObject      *object,
   json_object_set_int_member (scanned, "elapsed_ms", (g_get_monotonic_time () - discover->started_us) / 1000);
   /* Another client's app is not offered (stw_invocation_may_reach()). */
   offered = json_array_new ();
-  for (guint i = 0; i < json_array_get_length (targets); i++)
+  for (const GList *l = targets; l != NULL; l = l->next)
     {
-      JsonObject *target = json_array_get_object_element (targets, i);
-      JsonNode *pid_node = json_object_get_member (target, "pid");
-      GPid pid = pid_node != NULL && JSON_NODE_HOLDS_VALUE (pid_node) ? (GPid) json_node_get_int (pid_node) : 0;
-      guint port = (guint) json_object_get_int_member_with_default (target, "port", 0);
+      const StwDiscoveredApp *app = l->data;
+      GPid pid = stw_discovered_app_get_pid (app);
+      JsonObject *target;
 
-      if (stw_invocation_may_reach (discover->invocation, pid, port))
-        json_array_add_object_element (offered, json_object_ref (target));
+      if (!stw_invocation_may_reach (discover->invocation, pid, stw_discovered_app_get_port (app)))
+        continue;
+      target = json_object_new ();
+      json_object_set_string_member (target, "targetId", stw_discovered_app_get_websocket_url (app));
+      json_object_set_int_member (target, "port", stw_discovered_app_get_port (app));
+      if (stw_discovered_app_get_app_name (app) != NULL)
+        json_object_set_string_member (target, "appName", stw_discovered_app_get_app_name (app));
+      else
+        json_object_set_null_member (target, "appName");
+      if (pid > 0)
+        json_object_set_int_member (target, "pid", pid);
+      else
+        json_object_set_null_member (target, "pid");
+      json_array_add_object_element (offered, target);
     }
+  g_list_free_full (targets, (GDestroyNotify) stw_discovered_app_free);
   json_object_set_array_member (payload, "targets", offered);
   json_object_set_int_member (payload, "count", json_array_get_length (offered));
   json_object_set_object_member (payload, "scanned", scanned);
