@@ -1131,6 +1131,7 @@ stw_session_evaluate_main_async (StwSession          *self,
  * [method@Stagewright.Session.evaluate_main_async].
  *
  * Returns: (transfer full): the value, by JSON
+ *   (JSON because evaluated code can answer any value)
  *
  * Since: 1.0
  */
@@ -1232,6 +1233,7 @@ stw_session_evaluate_renderer_async (StwSession          *self,
  * [method@Stagewright.Session.evaluate_renderer_async].
  *
  * Returns: (transfer full): the value, by JSON
+ *   (JSON because evaluated code can answer any value)
  *
  * Since: 1.0
  */
@@ -1920,6 +1922,7 @@ stw_session_run_main_async (StwSession          *self,
  * [method@Stagewright.Session.run_main_async].
  *
  * Returns: (transfer full): the value
+ *   (JSON because agent code can answer any value)
  *
  * Since: 1.0
  */
@@ -1948,6 +1951,7 @@ stw_session_run_main_finish (StwSession    *self,
  * Blocking [method@Stagewright.Session.run_main_async].
  *
  * Returns: (transfer full) (nullable): the value
+ *   (JSON because agent code can answer any value)
  *
  * Since: 1.0
  */
@@ -2059,6 +2063,7 @@ stw_session_run_renderer_async (StwSession          *self,
  * [method@Stagewright.Session.run_renderer_async].
  *
  * Returns: (transfer full): the value
+ *   (JSON because agent code can answer any value)
  *
  * Since: 1.0
  */
@@ -2087,6 +2092,7 @@ stw_session_run_renderer_finish (StwSession    *self,
  * Blocking [method@Stagewright.Session.run_renderer_async].
  *
  * Returns: (transfer full) (nullable): the value
+ *   (JSON because agent code can answer any value)
  *
  * Since: 1.0
  */
