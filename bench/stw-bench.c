@@ -102,7 +102,7 @@ main (int   argc,
 
   options = g_strdup_printf ("{\"executablePath\": \"%s\", \"main\": \"%s\"}", argv[1], argv[2]);
   start = g_get_monotonic_time ();
-  session = stw_session_manager_launch_sync (manager, options, NULL, &error);
+  session = stw_session_manager_launch_json_sync (manager, options, NULL, &error);
   launch_ms = (double) (g_get_monotonic_time () - start) / 1000.0;
   if (session == NULL)
     g_error ("launch failed: %s", error->message);

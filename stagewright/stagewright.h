@@ -27,6 +27,7 @@
 #include "stw-surface.h"
 #include "stw-actions.h"
 #include "stw-launch-options.h"
+#include "stw-session-info.h"
 #include "stw-session.h"
 #include "stw-transport.h"
 #include "stw-cdp-websocket.h"

@@ -12,5 +12,6 @@ G_BEGIN_DECLS
 
 StwActionResult *_stw_action_result_new_from_json (JsonObject *answer,
                                                    const char *surface_id);
+StwDialogEvent  *_stw_dialog_event_new_from_entry (JsonObject *entry);
 
 G_END_DECLS

@@ -16,9 +16,10 @@
 
 struct _StwDialogEvent
 {
-  char *type;
-  char *message;
-  char *action;
+  char       *type;
+  char       *message;
+  char       *action;
+  JsonObject *entry;   /* the dialog log's entry, or NULL for an action's */
 };
 
 struct _StwActionResult
@@ -77,9 +78,34 @@ stw_dialog_event_new (const char *type,
 StwDialogEvent *
 stw_dialog_event_copy (const StwDialogEvent *self)
 {
+  StwDialogEvent *copy;
+
   g_return_val_if_fail (self != NULL, NULL);
 
-  return stw_dialog_event_new (self->type, self->message, self->action);
+  copy = g_new0 (StwDialogEvent, 1);
+  copy->type = g_strdup (self->type);
+  copy->message = g_strdup (self->message);
+  copy->action = g_strdup (self->action);
+  copy->entry = self->entry ? json_object_ref (self->entry) : NULL;
+  return copy;
+}
+
+/* @entry: one entry of the session's dialog log: a page dialog
+ * `{type, message, action, …}` or a stubbed call `{type, args, …}`, which
+ * has no message and no action. */
+StwDialogEvent *
+_stw_dialog_event_new_from_entry (JsonObject *entry)
+{
+  StwDialogEvent *self;
+
+  g_return_val_if_fail (entry != NULL, NULL);
+
+  self = g_new0 (StwDialogEvent, 1);
+  self->type = g_strdup (stw_json_get_string (entry, "type"));
+  self->message = g_strdup (stw_json_get_string (entry, "message") ?: "");
+  self->action = g_strdup (stw_json_get_string (entry, "action"));
+  self->entry = json_object_ref (entry);
+  return self;
 }
 
 /**
@@ -98,6 +124,7 @@ stw_dialog_event_free (StwDialogEvent *self)
   g_free (self->type);
   g_free (self->message);
   g_free (self->action);
+  g_clear_pointer (&self->entry, json_object_unref);
   g_free (self);
 }
 
@@ -108,6 +135,9 @@ stw_dialog_event_free (StwDialogEvent *self)
  * Gets the dialog's type.
  *
  * Returns: (transfer none): `alert`, `confirm`, `prompt` or `beforeunload`
+ *   for a page dialog, or the stubbed method's name
+ *   (`dialog.showOpenDialog`, `shell.openExternal`, …) for an event of
+ *   [method@Stagewright.Session.read_dialog_events_async]
  *
  * Since: 1.0
  */
@@ -143,7 +173,8 @@ stw_dialog_event_get_message (const StwDialogEvent *self)
  *
  * Gets what the dialog policy did with the dialog.
  *
- * Returns: (transfer none): `accept` or `dismiss`
+ * Returns: (transfer none) (nullable): `accept` or `dismiss`, or %NULL for
+ *   a stubbed call
  *
  * Since: 1.0
  */
@@ -160,8 +191,10 @@ stw_dialog_event_get_action (const StwDialogEvent *self)
  * @self: a #StwDialogEvent
  *
  * Gives the dialog as the interaction tools answer it:
- * `{type, message, action}`. JSON because this is the wire form, for
- * tools.
+ * `{type, message, action}`, or, for an event of
+ * [method@Stagewright.Session.read_dialog_events_async], as
+ * `electron_dialog_handler` lists it. JSON because this is the wire form,
+ * for tools.
  *
  * Returns: (transfer full): a new object
  *
@@ -175,10 +208,121 @@ stw_dialog_event_to_json (const StwDialogEvent *self)
   g_return_val_if_fail (self != NULL, NULL);
 
   object = json_object_new ();
+  if (self->entry != NULL)
+    {
+      stw_json_object_copy_members (object, self->entry, NULL);
+      return object;
+    }
   json_object_set_string_member (object, "type", self->type);
   json_object_set_string_member (object, "message", self->message);
   json_object_set_string_member (object, "action", self->action);
   return object;
+}
+
+/**
+ * stw_dialog_event_get_timestamp:
+ * @self: a #StwDialogEvent
+ *
+ * Gets when the dialog opened or the stubbed call was made.
+ *
+ * Returns: the time in milliseconds since the epoch, or 0 for the dialog
+ *   of an action's answer
+ *
+ * Since: 1.0
+ */
+gint64
+stw_dialog_event_get_timestamp (const StwDialogEvent *self)
+{
+  g_return_val_if_fail (self != NULL, 0);
+  return self->entry ? json_object_get_int_member_with_default (self->entry, "timestamp", 0) : 0;
+}
+
+/**
+ * stw_dialog_event_get_surface_id:
+ * @self: a #StwDialogEvent
+ *
+ * Gets the surface whose page opened the dialog.
+ *
+ * Returns: (transfer none) (nullable): the surface id, or %NULL for a
+ *   stubbed call or the dialog of an action's answer
+ *
+ * Since: 1.0
+ */
+const char *
+stw_dialog_event_get_surface_id (const StwDialogEvent *self)
+{
+  g_return_val_if_fail (self != NULL, NULL);
+  return stw_json_get_string (self->entry, "surfaceId");
+}
+
+/**
+ * stw_dialog_event_get_window_id:
+ * @self: a #StwDialogEvent
+ *
+ * Gets the window whose page opened the dialog.
+ *
+ * Returns: (transfer none) (nullable): the window id, or %NULL for a
+ *   stubbed call or the dialog of an action's answer
+ *
+ * Since: 1.0
+ */
+const char *
+stw_dialog_event_get_window_id (const StwDialogEvent *self)
+{
+  g_return_val_if_fail (self != NULL, NULL);
+  return stw_json_get_string (self->entry, "windowId");
+}
+
+/**
+ * stw_dialog_event_get_default_value:
+ * @self: a #StwDialogEvent
+ *
+ * Gets the default text a `prompt` offered.
+ *
+ * Returns: (transfer none) (nullable): the text, or %NULL
+ *
+ * Since: 1.0
+ */
+const char *
+stw_dialog_event_get_default_value (const StwDialogEvent *self)
+{
+  g_return_val_if_fail (self != NULL, NULL);
+  return stw_json_get_string (self->entry, "defaultValue");
+}
+
+/**
+ * stw_dialog_event_get_prompt_text:
+ * @self: a #StwDialogEvent
+ *
+ * Gets the text the policy answered an accepted `prompt` with.
+ *
+ * Returns: (transfer none) (nullable): the text, or %NULL
+ *
+ * Since: 1.0
+ */
+const char *
+stw_dialog_event_get_prompt_text (const StwDialogEvent *self)
+{
+  g_return_val_if_fail (self != NULL, NULL);
+  return stw_json_get_string (self->entry, "promptText");
+}
+
+/**
+ * stw_dialog_event_is_stubbed_call:
+ * @self: a #StwDialogEvent
+ *
+ * Whether the event is a call to a stubbed Electron method recorded in
+ * the main process rather than a page dialog.
+ *
+ * Returns: %TRUE for a stubbed call
+ *
+ * Since: 1.0
+ */
+gboolean
+stw_dialog_event_is_stubbed_call (const StwDialogEvent *self)
+{
+  g_return_val_if_fail (self != NULL, FALSE);
+  return g_strcmp0 (stw_json_get_string (self->entry, "source"), "main") == 0;
 }
 
 /* --- StwActionResult ---------------------------------------------------------- */

@@ -24,7 +24,9 @@ G_BEGIN_DECLS
  *
  * A JavaScript dialog the page opened: its type (`alert`, `confirm`,
  * `prompt`, `beforeunload`), its message, and what the session's dialog
- * policy did or will do with it (`accept` or `dismiss`).
+ * policy did or will do with it (`accept` or `dismiss`). In a
+ * [struct@Stagewright.DialogLog], also a call to a stubbed Electron method
+ * the main process recorded.
  *
  * Since: 1.0
  */
@@ -46,6 +48,18 @@ STW_AVAILABLE_IN_1_0
 const char     *stw_dialog_event_get_message (const StwDialogEvent *self);
 STW_AVAILABLE_IN_1_0
 const char     *stw_dialog_event_get_action  (const StwDialogEvent *self);
+STW_AVAILABLE_IN_1_0
+gint64          stw_dialog_event_get_timestamp     (const StwDialogEvent *self);
+STW_AVAILABLE_IN_1_0
+const char     *stw_dialog_event_get_surface_id    (const StwDialogEvent *self);
+STW_AVAILABLE_IN_1_0
+const char     *stw_dialog_event_get_window_id     (const StwDialogEvent *self);
+STW_AVAILABLE_IN_1_0
+const char     *stw_dialog_event_get_default_value (const StwDialogEvent *self);
+STW_AVAILABLE_IN_1_0
+const char     *stw_dialog_event_get_prompt_text   (const StwDialogEvent *self);
+STW_AVAILABLE_IN_1_0
+gboolean        stw_dialog_event_is_stubbed_call   (const StwDialogEvent *self);
 STW_AVAILABLE_IN_1_0
 JsonObject     *stw_dialog_event_to_json     (const StwDialogEvent *self);
 

@@ -29,6 +29,24 @@
 #define ARGS_MAX 64
 #define LIMIT_DEFAULT 200
 
+struct _StwConsoleMessage
+{
+  gatomicrefcount  ref_count;
+  JsonObject      *entry;   /* as the ring holds it */
+};
+
+struct _StwConsoleLog
+{
+  gatomicrefcount  ref_count;
+  GPtrArray       *messages;   /* of StwConsoleMessage, oldest first */
+  guint64          overflowed;
+};
+
+G_DEFINE_BOXED_TYPE (StwConsoleMessage, stw_console_message, stw_console_message_ref, stw_console_message_unref)
+G_DEFINE_BOXED_TYPE (StwConsoleLog, stw_console_log, stw_console_log_ref, stw_console_log_unref)
+
+static StwConsoleMessage *console_message_new (JsonObject *entry);
+
 typedef struct
 {
   GQueue      entries;     /* JsonObject*, oldest first */
@@ -675,12 +693,12 @@ in_set (GPtrArray  *set,
  * ms, inclusive) and `limit` (1 to 1000, 200 by default: the newest).
  * Reading does not consume entries.
  *
- * Returns: (transfer full): `{entries, count, overflowed}`, or %NULL with
- *   @error set for an invalid @filter
+ * Returns: (transfer full): the messages picked, oldest first, or %NULL
+ *   with @error set for an invalid @filter
  *
  * Since: 1.0
  */
-JsonObject *
+StwConsoleLog *
 stw_session_read_console (StwSession  *self,
                           JsonObject  *filter,
                           GError     **error)
@@ -691,8 +709,7 @@ stw_session_read_console (StwSession  *self,
   g_autoptr(GRegex) regex = NULL;
   g_autoptr(GError) local = NULL;
   g_autoptr(GPtrArray) picked = g_ptr_array_new ();
-  JsonObject *answer;
-  JsonArray *entries;
+  StwConsoleLog *log;
   const char *match;
   double since = 0;
   double limit = LIMIT_DEFAULT;
@@ -732,12 +749,410 @@ stw_session_read_console (StwSession  *self,
       g_ptr_array_add (picked, entry);
     }
 
+  log = g_new0 (StwConsoleLog, 1);
+  g_atomic_ref_count_init (&log->ref_count);
+  log->messages = g_ptr_array_new_full (picked->len, (GDestroyNotify) stw_console_message_unref);
+  for (guint i = picked->len; i > 0; i--)
+    g_ptr_array_add (log->messages, console_message_new (g_ptr_array_index (picked, i - 1)));
+  log->overflowed = console->overflowed;
+  return log;
+}
+
+/* --- typed messages -------------------------------------------------------- */
+
+static StwConsoleMessage *
+console_message_new (JsonObject *entry)
+{
+  StwConsoleMessage *self = g_new0 (StwConsoleMessage, 1);
+
+  g_atomic_ref_count_init (&self->ref_count);
+  self->entry = json_object_ref (entry);
+  return self;
+}
+
+/**
+ * stw_console_message_ref:
+ * @self: a #StwConsoleMessage
+ *
+ * Takes a reference on @self.
+ *
+ * Returns: (transfer full): @self
+ *
+ * Since: 1.0
+ */
+StwConsoleMessage *
+stw_console_message_ref (StwConsoleMessage *self)
+{
+  g_return_val_if_fail (self != NULL, NULL);
+
+  g_atomic_ref_count_inc (&self->ref_count);
+  return self;
+}
+
+/**
+ * stw_console_message_unref:
+ * @self: (transfer full): a #StwConsoleMessage
+ *
+ * Drops a reference on @self.
+ *
+ * Since: 1.0
+ */
+void
+stw_console_message_unref (StwConsoleMessage *self)
+{
+  g_return_if_fail (self != NULL);
+
+  if (!g_atomic_ref_count_dec (&self->ref_count))
+    return;
+  json_object_unref (self->entry);
+  g_free (self);
+}
+
+/**
+ * stw_console_message_get_source:
+ * @self: a #StwConsoleMessage
+ *
+ * Gets where the message came from.
+ *
+ * Returns: (transfer none): `renderer`, `main`, `stdout` or `stderr`
+ *
+ * Since: 1.0
+ */
+const char *
+stw_console_message_get_source (const StwConsoleMessage *self)
+{
+  g_return_val_if_fail (self != NULL, NULL);
+  return stw_json_get_string (self->entry, "source");
+}
+
+/**
+ * stw_console_message_get_level:
+ * @self: a #StwConsoleMessage
+ *
+ * Gets the console method that logged the message (its `type` in the
+ * `electron_console_read` tool): `log`, `info`, `warning`, `error`,
+ * `debug`, …; a stdout line is `log` and a stderr line `error`.
+ *
+ * Returns: (transfer none): the level
+ *
+ * Since: 1.0
+ */
+const char *
+stw_console_message_get_level (const StwConsoleMessage *self)
+{
+  g_return_val_if_fail (self != NULL, NULL);
+  return stw_json_get_string (self->entry, "type");
+}
+
+/**
+ * stw_console_message_get_text:
+ * @self: a #StwConsoleMessage
+ *
+ * Gets the message's text, cut at 20,000 characters (see
+ * [method@Stagewright.ConsoleMessage.is_truncated]).
+ *
+ * Returns: (transfer none): the text
+ *
+ * Since: 1.0
+ */
+const char *
+stw_console_message_get_text (const StwConsoleMessage *self)
+{
+  g_return_val_if_fail (self != NULL, NULL);
+  return stw_json_get_string (self->entry, "text");
+}
+
+/**
+ * stw_console_message_get_timestamp:
+ * @self: a #StwConsoleMessage
+ *
+ * Gets when the message was logged.
+ *
+ * Returns: the time in milliseconds since the epoch
+ *
+ * Since: 1.0
+ */
+gint64
+stw_console_message_get_timestamp (const StwConsoleMessage *self)
+{
+  g_return_val_if_fail (self != NULL, 0);
+  return json_object_get_int_member_with_default (self->entry, "timestamp", 0);
+}
+
+/**
+ * stw_console_message_get_url:
+ * @self: a #StwConsoleMessage
+ *
+ * Gets the script or page the message was logged from.
+ *
+ * Returns: (transfer none) (nullable): the URL, or %NULL when unknown
+ *
+ * Since: 1.0
+ */
+const char *
+stw_console_message_get_url (const StwConsoleMessage *self)
+{
+  g_return_val_if_fail (self != NULL, NULL);
+  return stw_json_get_string (stw_json_get_object (self->entry, "location"), "url");
+}
+
+/**
+ * stw_console_message_get_line:
+ * @self: a #StwConsoleMessage
+ *
+ * Gets the line the message was logged from.
+ *
+ * Returns: the line, from 1, or 0 when unknown
+ *
+ * Since: 1.0
+ */
+int
+stw_console_message_get_line (const StwConsoleMessage *self)
+{
+  JsonObject *location;
+
+  g_return_val_if_fail (self != NULL, 0);
+
+  location = stw_json_get_object (self->entry, "location");
+  return location ? (int) json_object_get_int_member_with_default (location, "line", 0) : 0;
+}
+
+/**
+ * stw_console_message_get_column:
+ * @self: a #StwConsoleMessage
+ *
+ * Gets the column the message was logged from.
+ *
+ * Returns: the column, from 1, or 0 when unknown
+ *
+ * Since: 1.0
+ */
+int
+stw_console_message_get_column (const StwConsoleMessage *self)
+{
+  JsonObject *location;
+
+  g_return_val_if_fail (self != NULL, 0);
+
+  location = stw_json_get_object (self->entry, "location");
+  return location ? (int) json_object_get_int_member_with_default (location, "column", 0) : 0;
+}
+
+/**
+ * stw_console_message_get_window_id:
+ * @self: a #StwConsoleMessage
+ *
+ * Gets the window of the surface that logged the message.
+ *
+ * Returns: (transfer none) (nullable): the window id, or %NULL for a
+ *   message from the main process or the app's output
+ *
+ * Since: 1.0
+ */
+const char *
+stw_console_message_get_window_id (const StwConsoleMessage *self)
+{
+  g_return_val_if_fail (self != NULL, NULL);
+  return stw_json_get_string (self->entry, "windowId");
+}
+
+/**
+ * stw_console_message_get_surface_id:
+ * @self: a #StwConsoleMessage
+ *
+ * Gets the surface (window, frame or webview) that logged the message.
+ *
+ * Returns: (transfer none) (nullable): the surface id, or %NULL for a
+ *   message from the main process or the app's output
+ *
+ * Since: 1.0
+ */
+const char *
+stw_console_message_get_surface_id (const StwConsoleMessage *self)
+{
+  g_return_val_if_fail (self != NULL, NULL);
+  return stw_json_get_string (self->entry, "surfaceId");
+}
+
+/**
+ * stw_console_message_is_truncated:
+ * @self: a #StwConsoleMessage
+ *
+ * Whether the text was cut at 20,000 characters.
+ *
+ * Returns: %TRUE when it was cut
+ *
+ * Since: 1.0
+ */
+gboolean
+stw_console_message_is_truncated (const StwConsoleMessage *self)
+{
+  g_return_val_if_fail (self != NULL, FALSE);
+  return json_object_get_boolean_member_with_default (self->entry, "truncated", FALSE);
+}
+
+/**
+ * stw_console_message_is_exception:
+ * @self: a #StwConsoleMessage
+ *
+ * Whether the message is an uncaught exception rather than a console
+ * call.
+ *
+ * Returns: %TRUE for an uncaught exception
+ *
+ * Since: 1.0
+ */
+gboolean
+stw_console_message_is_exception (const StwConsoleMessage *self)
+{
+  g_return_val_if_fail (self != NULL, FALSE);
+  return json_object_get_boolean_member_with_default (self->entry, "exception", FALSE);
+}
+
+/**
+ * stw_console_message_to_json:
+ * @self: a #StwConsoleMessage
+ *
+ * Gives the message as the `electron_console_read` tool answers it:
+ * `{source, type, text, timestamp, windowId?, surfaceId?, location?,
+ * truncated?, exception?}`. JSON because this is the wire form, for tools.
+ *
+ * Returns: (transfer full): a new object
+ *
+ * Since: 1.0
+ */
+JsonObject *
+stw_console_message_to_json (const StwConsoleMessage *self)
+{
+  JsonObject *copy;
+
+  g_return_val_if_fail (self != NULL, NULL);
+
+  copy = json_object_new ();
+  stw_json_object_copy_members (copy, self->entry, NULL);
+  return copy;
+}
+
+/**
+ * stw_console_log_ref:
+ * @self: a #StwConsoleLog
+ *
+ * Takes a reference on @self.
+ *
+ * Returns: (transfer full): @self
+ *
+ * Since: 1.0
+ */
+StwConsoleLog *
+stw_console_log_ref (StwConsoleLog *self)
+{
+  g_return_val_if_fail (self != NULL, NULL);
+
+  g_atomic_ref_count_inc (&self->ref_count);
+  return self;
+}
+
+/**
+ * stw_console_log_unref:
+ * @self: (transfer full): a #StwConsoleLog
+ *
+ * Drops a reference on @self.
+ *
+ * Since: 1.0
+ */
+void
+stw_console_log_unref (StwConsoleLog *self)
+{
+  g_return_if_fail (self != NULL);
+
+  if (!g_atomic_ref_count_dec (&self->ref_count))
+    return;
+  g_ptr_array_unref (self->messages);
+  g_free (self);
+}
+
+/**
+ * stw_console_log_get_n_messages:
+ * @self: a #StwConsoleLog
+ *
+ * Gets how many messages were picked.
+ *
+ * Returns: the number of messages
+ *
+ * Since: 1.0
+ */
+guint
+stw_console_log_get_n_messages (const StwConsoleLog *self)
+{
+  g_return_val_if_fail (self != NULL, 0);
+  return self->messages->len;
+}
+
+/**
+ * stw_console_log_get_message:
+ * @self: a #StwConsoleLog
+ * @index: a position, below [method@Stagewright.ConsoleLog.get_n_messages]
+ *
+ * Gets a message, oldest first.
+ *
+ * Returns: (transfer none): the message
+ *
+ * Since: 1.0
+ */
+StwConsoleMessage *
+stw_console_log_get_message (const StwConsoleLog *self,
+                             guint                index)
+{
+  g_return_val_if_fail (self != NULL, NULL);
+  g_return_val_if_fail (index < self->messages->len, NULL);
+
+  return g_ptr_array_index (self->messages, index);
+}
+
+/**
+ * stw_console_log_get_overflowed:
+ * @self: a #StwConsoleLog
+ *
+ * Gets how many older messages the session dropped, as it keeps the
+ * newest %STW_CONSOLE_ENTRIES_MAX.
+ *
+ * Returns: the number of dropped messages
+ *
+ * Since: 1.0
+ */
+guint64
+stw_console_log_get_overflowed (const StwConsoleLog *self)
+{
+  g_return_val_if_fail (self != NULL, 0);
+  return self->overflowed;
+}
+
+/**
+ * stw_console_log_to_json:
+ * @self: a #StwConsoleLog
+ *
+ * Gives the log as the `electron_console_read` tool answers it:
+ * `{entries, count, overflowed}`. JSON because this is the wire form, for
+ * tools.
+ *
+ * Returns: (transfer full): a new object
+ *
+ * Since: 1.0
+ */
+JsonObject *
+stw_console_log_to_json (const StwConsoleLog *self)
+{
+  JsonObject *answer;
+  JsonArray *entries;
+
+  g_return_val_if_fail (self != NULL, NULL);
+
   answer = json_object_new ();
   entries = json_array_new ();
-  for (guint i = picked->len; i > 0; i--)
-    json_array_add_object_element (entries, json_object_ref (g_ptr_array_index (picked, i - 1)));
+  for (guint i = 0; i < self->messages->len; i++)
+    json_array_add_object_element (entries, stw_console_message_to_json (g_ptr_array_index (self->messages, i)));
   json_object_set_array_member (answer, "entries", entries);
-  json_object_set_int_member (answer, "count", picked->len);
-  json_object_set_int_member (answer, "overflowed", (gint64) console->overflowed);
+  json_object_set_int_member (answer, "count", self->messages->len);
+  json_object_set_int_member (answer, "overflowed", (gint64) self->overflowed);
   return answer;
 }

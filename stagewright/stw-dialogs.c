@@ -20,6 +20,7 @@
 #include <glib/gi18n-lib.h>
 #include <string.h>
 
+#include "stw-action-result-private.h"
 #include "stw-dialogs.h"
 #include "stw-dialogs-private.h"
 #include "stw-error-registry.h"
@@ -47,6 +48,29 @@ static const char * const stub_names[] = {
 };
 
 typedef enum { UNSET = -1, DISMISS = 0, ACCEPT = 1 } Action;
+
+/* Both keep the JSON the tool shows, beside the typed values. */
+struct _StwDialogPolicy
+{
+  gatomicrefcount  ref_count;
+  JsonObject      *json;    /* {action, perType, promptText?, oneShot, stubs} */
+  GStrv            stubs;
+};
+
+struct _StwDialogLog
+{
+  gatomicrefcount  ref_count;
+  JsonObject      *json;      /* {policy, entries, count, overflowed, native} */
+  GPtrArray       *events;    /* of StwDialogEvent */
+  StwDialogPolicy *policy;
+};
+
+G_DEFINE_BOXED_TYPE (StwDialogPolicy, stw_dialog_policy, stw_dialog_policy_ref, stw_dialog_policy_unref)
+G_DEFINE_BOXED_TYPE (StwDialogLog, stw_dialog_log, stw_dialog_log_ref, stw_dialog_log_unref)
+
+static StwDialogPolicy *dialog_policy_new (JsonObject *json);
+static StwDialogLog    *dialog_log_new    (JsonObject *json);
+static JsonObject      *policy_json       (StwSession *self);
 
 typedef struct
 {
@@ -374,19 +398,27 @@ stw_session_set_dialog_policy (StwSession  *self,
  * takes it, with every type's effective action in `perType` and the
  * Electron methods stubbed in the main process as `stubs`.
  *
- * Returns: (transfer full): `{action, perType, promptText?, oneShot, stubs}`
+ * Returns: (transfer full): the policy
  *
  * Since: 1.0
  */
-JsonObject *
+StwDialogPolicy *
 stw_session_dup_dialog_policy (StwSession *self)
+{
+  g_return_val_if_fail (STW_IS_SESSION (self), NULL);
+
+  return dialog_policy_new (policy_json (self));
+}
+
+/* `{action, perType, promptText?, oneShot, stubs}`: what
+ * stw_session_set_dialog_policy() takes, and the tool shows. */
+static JsonObject *
+policy_json (StwSession *self)
 {
   Dialogs *dialogs;
   JsonObject *policy;
   JsonObject *per_type;
   JsonArray *stubs;
-
-  g_return_val_if_fail (STW_IS_SESSION (self), NULL);
 
   dialogs = dialogs_get (self);
   policy = json_object_new ();
@@ -737,7 +769,7 @@ collect (StwSession *session,
   for (guint i = skip; i < picked->len; i++)
     json_array_add_object_element (entries, json_object_ref (g_ptr_array_index (picked, i)));
 
-  json_object_set_object_member (answer, "policy", stw_session_dup_dialog_policy (session));
+  json_object_set_object_member (answer, "policy", policy_json (session));
   json_object_set_array_member (answer, "entries", entries);
   json_object_set_int_member (answer, "count", json_array_get_length (entries));
   json_object_set_int_member (answer, "overflowed", (gint64) dialogs->overflowed);
@@ -796,7 +828,8 @@ on_drained (GObject      *object,
         }
       set_stub_names (dialogs, json_object_get_member (object_drained, "stubs"));
     }
-  g_task_return_pointer (task, collect (session, g_task_get_task_data (task)), (GDestroyNotify) json_object_unref);
+  g_task_return_pointer (task, dialog_log_new (collect (session, g_task_get_task_data (task))),
+                         (GDestroyNotify) stw_dialog_log_unref);
 }
 
 /**
@@ -849,7 +882,7 @@ stw_session_read_dialog_events_async (StwSession          *self,
   /* Calls recorded in the main process join the ring first. */
   if (!dialogs_get (self)->stubs_used || !stw_session_has_main_process (self))
     {
-      g_task_return_pointer (task, collect (self, parsed), (GDestroyNotify) json_object_unref);
+      g_task_return_pointer (task, dialog_log_new (collect (self, parsed)), (GDestroyNotify) stw_dialog_log_unref);
       return;
     }
   expression = stubs_expression ("drain", NULL);
@@ -865,13 +898,12 @@ stw_session_read_dialog_events_async (StwSession          *self,
  * Finishes an operation started with
  * [method@Stagewright.Session.read_dialog_events_async].
  *
- * Returns: (transfer full): `{policy, entries, count, overflowed, native}`
- *   where `native` says whether native stubs are available (the session
- *   has a main process)
+ * Returns: (transfer full): the events, the policy in force, and whether
+ *   native stubs are available (the session has a main process)
  *
  * Since: 1.0
  */
-JsonObject *
+StwDialogLog *
 stw_session_read_dialog_events_finish (StwSession    *self,
                                        GAsyncResult  *result,
                                        GError       **error)
@@ -892,18 +924,19 @@ stw_session_read_dialog_events_finish (StwSession    *self,
  * The blocking form of
  * [method@Stagewright.Session.read_dialog_events_async].
  *
- * Returns: (transfer full): `{policy, entries, count, overflowed, native}`
+ * Returns: (transfer full): the events, the policy in force, and whether
+ *   native stubs are available
  *
  * Since: 1.0
  */
-JsonObject *
+StwDialogLog *
 stw_session_read_dialog_events_sync (StwSession    *self,
                                      JsonObject    *filter,
                                      GCancellable  *cancellable,
                                      GError       **error)
 {
   StwSyncCall call;
-  JsonObject *ret;
+  StwDialogLog *ret;
 
   g_return_val_if_fail (STW_IS_SESSION (self), NULL);
 
@@ -913,4 +946,350 @@ stw_session_read_dialog_events_sync (StwSession    *self,
   ret = stw_session_read_dialog_events_finish (self, _stw_sync_call_wait (&call), error);
   _stw_sync_call_clear (&call);
   return ret;
+}
+
+/* --- typed answers ---------------------------------------------------------- */
+
+/* Takes @json. */
+static StwDialogPolicy *
+dialog_policy_new (JsonObject *json)
+{
+  StwDialogPolicy *self = g_new0 (StwDialogPolicy, 1);
+  JsonArray *stubs = json_object_get_array_member (json, "stubs");
+  guint n = json_array_get_length (stubs);
+
+  g_atomic_ref_count_init (&self->ref_count);
+  self->json = json;
+  self->stubs = g_new0 (char *, n + 1);
+  for (guint i = 0; i < n; i++)
+    self->stubs[i] = g_strdup (json_array_get_string_element (stubs, i));
+  return self;
+}
+
+/**
+ * stw_dialog_policy_ref:
+ * @self: a #StwDialogPolicy
+ *
+ * Takes a reference on @self.
+ *
+ * Returns: (transfer full): @self
+ *
+ * Since: 1.0
+ */
+StwDialogPolicy *
+stw_dialog_policy_ref (StwDialogPolicy *self)
+{
+  g_return_val_if_fail (self != NULL, NULL);
+
+  g_atomic_ref_count_inc (&self->ref_count);
+  return self;
+}
+
+/**
+ * stw_dialog_policy_unref:
+ * @self: (transfer full): a #StwDialogPolicy
+ *
+ * Drops a reference on @self.
+ *
+ * Since: 1.0
+ */
+void
+stw_dialog_policy_unref (StwDialogPolicy *self)
+{
+  g_return_if_fail (self != NULL);
+
+  if (!g_atomic_ref_count_dec (&self->ref_count))
+    return;
+  json_object_unref (self->json);
+  g_strfreev (self->stubs);
+  g_free (self);
+}
+
+/**
+ * stw_dialog_policy_get_action:
+ * @self: a #StwDialogPolicy
+ *
+ * Gets what the policy does with a dialog whose type has no action of its
+ * own.
+ *
+ * Returns: (transfer none): `accept` or `dismiss`
+ *
+ * Since: 1.0
+ */
+const char *
+stw_dialog_policy_get_action (const StwDialogPolicy *self)
+{
+  g_return_val_if_fail (self != NULL, NULL);
+  return stw_json_get_string (self->json, "action");
+}
+
+/**
+ * stw_dialog_policy_get_action_for:
+ * @self: a #StwDialogPolicy
+ * @type: `alert`, `confirm`, `prompt` or `beforeunload`
+ *
+ * Gets what the policy does with a dialog of @type.
+ *
+ * Returns: (transfer none) (nullable): `accept` or `dismiss`, or %NULL
+ *   for an unknown @type
+ *
+ * Since: 1.0
+ */
+const char *
+stw_dialog_policy_get_action_for (const StwDialogPolicy *self,
+                                  const char            *type)
+{
+  g_return_val_if_fail (self != NULL, NULL);
+  g_return_val_if_fail (type != NULL, NULL);
+
+  return stw_json_get_string (stw_json_get_object (self->json, "perType"), type);
+}
+
+/**
+ * stw_dialog_policy_get_prompt_text:
+ * @self: a #StwDialogPolicy
+ *
+ * Gets the text an accepted `prompt` answers.
+ *
+ * Returns: (transfer none) (nullable): the text, or %NULL for the
+ *   prompt's own default
+ *
+ * Since: 1.0
+ */
+const char *
+stw_dialog_policy_get_prompt_text (const StwDialogPolicy *self)
+{
+  g_return_val_if_fail (self != NULL, NULL);
+  return stw_json_get_string (self->json, "promptText");
+}
+
+/**
+ * stw_dialog_policy_is_one_shot:
+ * @self: a #StwDialogPolicy
+ *
+ * Whether the policy answers one dialog only, and dismisses after.
+ *
+ * Returns: %TRUE for a one-shot policy
+ *
+ * Since: 1.0
+ */
+gboolean
+stw_dialog_policy_is_one_shot (const StwDialogPolicy *self)
+{
+  g_return_val_if_fail (self != NULL, FALSE);
+  return json_object_get_boolean_member_with_default (self->json, "oneShot", FALSE);
+}
+
+/**
+ * stw_dialog_policy_get_stubs:
+ * @self: a #StwDialogPolicy
+ *
+ * Gets the Electron methods stubbed in the main process
+ * (`dialog.showOpenDialog`, `shell.openExternal`, …).
+ *
+ * Returns: (transfer none) (array zero-terminated=1): the methods' names
+ *
+ * Since: 1.0
+ */
+const char * const *
+stw_dialog_policy_get_stubs (const StwDialogPolicy *self)
+{
+  g_return_val_if_fail (self != NULL, NULL);
+  return (const char * const *) self->stubs;
+}
+
+/**
+ * stw_dialog_policy_to_json:
+ * @self: a #StwDialogPolicy
+ *
+ * Gives the policy as [method@Stagewright.Session.set_dialog_policy]
+ * takes it and `electron_dialog_handler` shows it:
+ * `{action, perType, promptText?, oneShot, stubs}`. JSON because this is
+ * the wire form, for tools.
+ *
+ * Returns: (transfer full): a new object
+ *
+ * Since: 1.0
+ */
+JsonObject *
+stw_dialog_policy_to_json (const StwDialogPolicy *self)
+{
+  JsonObject *copy;
+
+  g_return_val_if_fail (self != NULL, NULL);
+
+  copy = json_object_new ();
+  stw_json_object_copy_members (copy, self->json, NULL);
+  return copy;
+}
+
+/* Takes @json, as collect() made it. */
+static StwDialogLog *
+dialog_log_new (JsonObject *json)
+{
+  StwDialogLog *self = g_new0 (StwDialogLog, 1);
+  JsonArray *entries = json_object_get_array_member (json, "entries");
+
+  g_atomic_ref_count_init (&self->ref_count);
+  self->json = json;
+  self->events = g_ptr_array_new_with_free_func ((GDestroyNotify) stw_dialog_event_free);
+  for (guint i = 0; i < json_array_get_length (entries); i++)
+    g_ptr_array_add (self->events, _stw_dialog_event_new_from_entry (json_array_get_object_element (entries, i)));
+  self->policy = dialog_policy_new (json_object_ref (json_object_get_object_member (json, "policy")));
+  return self;
+}
+
+/**
+ * stw_dialog_log_ref:
+ * @self: a #StwDialogLog
+ *
+ * Takes a reference on @self.
+ *
+ * Returns: (transfer full): @self
+ *
+ * Since: 1.0
+ */
+StwDialogLog *
+stw_dialog_log_ref (StwDialogLog *self)
+{
+  g_return_val_if_fail (self != NULL, NULL);
+
+  g_atomic_ref_count_inc (&self->ref_count);
+  return self;
+}
+
+/**
+ * stw_dialog_log_unref:
+ * @self: (transfer full): a #StwDialogLog
+ *
+ * Drops a reference on @self.
+ *
+ * Since: 1.0
+ */
+void
+stw_dialog_log_unref (StwDialogLog *self)
+{
+  g_return_if_fail (self != NULL);
+
+  if (!g_atomic_ref_count_dec (&self->ref_count))
+    return;
+  json_object_unref (self->json);
+  g_ptr_array_unref (self->events);
+  stw_dialog_policy_unref (self->policy);
+  g_free (self);
+}
+
+/**
+ * stw_dialog_log_get_n_events:
+ * @self: a #StwDialogLog
+ *
+ * Gets how many events were picked.
+ *
+ * Returns: the number of events
+ *
+ * Since: 1.0
+ */
+guint
+stw_dialog_log_get_n_events (const StwDialogLog *self)
+{
+  g_return_val_if_fail (self != NULL, 0);
+  return self->events->len;
+}
+
+/**
+ * stw_dialog_log_get_event:
+ * @self: a #StwDialogLog
+ * @index: a position, below [method@Stagewright.DialogLog.get_n_events]
+ *
+ * Gets an event, oldest first.
+ *
+ * Returns: (transfer none): the event
+ *
+ * Since: 1.0
+ */
+const StwDialogEvent *
+stw_dialog_log_get_event (const StwDialogLog *self,
+                          guint               index)
+{
+  g_return_val_if_fail (self != NULL, NULL);
+  g_return_val_if_fail (index < self->events->len, NULL);
+
+  return g_ptr_array_index (self->events, index);
+}
+
+/**
+ * stw_dialog_log_get_overflowed:
+ * @self: a #StwDialogLog
+ *
+ * Gets how many older events the session dropped, as it keeps the newest
+ * %STW_DIALOG_EVENTS_MAX.
+ *
+ * Returns: the number of dropped events
+ *
+ * Since: 1.0
+ */
+guint64
+stw_dialog_log_get_overflowed (const StwDialogLog *self)
+{
+  g_return_val_if_fail (self != NULL, 0);
+  return (guint64) json_object_get_int_member_with_default (self->json, "overflowed", 0);
+}
+
+/**
+ * stw_dialog_log_get_policy:
+ * @self: a #StwDialogLog
+ *
+ * Gets the policy that was in force when the events were read.
+ *
+ * Returns: (transfer none): the policy
+ *
+ * Since: 1.0
+ */
+StwDialogPolicy *
+stw_dialog_log_get_policy (const StwDialogLog *self)
+{
+  g_return_val_if_fail (self != NULL, NULL);
+  return self->policy;
+}
+
+/**
+ * stw_dialog_log_is_native:
+ * @self: a #StwDialogLog
+ *
+ * Whether native stubs are available: the session reaches the main
+ * process.
+ *
+ * Returns: %TRUE when Electron's methods can be stubbed
+ *
+ * Since: 1.0
+ */
+gboolean
+stw_dialog_log_is_native (const StwDialogLog *self)
+{
+  g_return_val_if_fail (self != NULL, FALSE);
+  return json_object_get_boolean_member_with_default (self->json, "native", FALSE);
+}
+
+/**
+ * stw_dialog_log_to_json:
+ * @self: a #StwDialogLog
+ *
+ * Gives the log as `electron_dialog_handler` answers it:
+ * `{policy, entries, count, overflowed, native}`. JSON because this is the
+ * wire form, for tools.
+ *
+ * Returns: (transfer full): a new object
+ *
+ * Since: 1.0
+ */
+JsonObject *
+stw_dialog_log_to_json (const StwDialogLog *self)
+{
+  JsonObject *copy;
+
+  g_return_val_if_fail (self != NULL, NULL);
+
+  copy = json_object_new ();
+  stw_json_object_copy_members (copy, self->json, NULL);
+  return copy;
 }

@@ -847,7 +847,7 @@ stw_dispatcher_create_invocation (StwDispatcher  *self,
   tool = stw_dispatcher_lookup_tool (self, name);
   if (tool == NULL)
     {
-      g_propagate_error (error, stw_error_new_literal ("BAD_ARGUMENT", _("Unknown tool")));
+      g_propagate_error (error, stw_error_new_code_literal (STW_ERROR_BAD_ARGUMENT, _("Unknown tool")));
       return NULL;
     }
 
@@ -948,10 +948,10 @@ on_backstop (gpointer user_data)
   if (stw_invocation_is_completed (invocation))
     return G_SOURCE_REMOVE;
 
-  error = stw_error_new ("OPERATION_TIMEOUT",
-                         _("%s did not finish within %u ms"),
-                         stw_tool_get_name (stw_invocation_get_tool (invocation)),
-                         timeout_ms);
+  error = stw_error_new_code (STW_ERROR_OPERATION_TIMEOUT,
+                              _("%s did not finish within %u ms"),
+                              stw_tool_get_name (stw_invocation_get_tool (invocation)),
+                              timeout_ms);
   json_object_set_int_member (details, "timeout_ms", timeout_ms);
   stw_error_set_details (error, details);
 
@@ -1026,9 +1026,9 @@ check_eval (StwDispatcher  *self,
   /* Registration refuses such a tool; never run unguarded code. */
   if (argument == NULL)
     {
-      g_propagate_error (error, stw_error_new ("INTERNAL_ERROR",
-                                               _("The eval tool %s names no code argument"),
-                                               stw_tool_get_name (tool)));
+      g_propagate_error (error, stw_error_new_code (STW_ERROR_INTERNAL_ERROR,
+                                                    _("The eval tool %s names no code argument"),
+                                                    stw_tool_get_name (tool)));
       return FALSE;
     }
 
@@ -1042,15 +1042,15 @@ check_eval (StwDispatcher  *self,
 
       if (!g_utf8_validate_len (code, length, NULL))
         {
-          g_propagate_error (error, stw_error_new_literal ("BAD_ARGUMENT",
-                                                           _("The code is not valid UTF-8 text")));
+          g_propagate_error (error, stw_error_new_code_literal (STW_ERROR_BAD_ARGUMENT,
+                                                                _("The code is not valid UTF-8 text")));
           return FALSE;
         }
       /* Bounded before any scan, as the contract caps eval code. */
       if (g_utf8_strlen (code, (gssize) length) > 100000)
         {
-          g_propagate_error (error, stw_error_new ("BAD_ARGUMENT",
-                                                   _("The code is longer than 100000 characters")));
+          g_propagate_error (error, stw_error_new_code (STW_ERROR_BAD_ARGUMENT,
+                                                        _("The code is longer than 100000 characters")));
           return FALSE;
         }
       hash = g_compute_checksum_for_string (G_CHECKSUM_SHA256, code, (gssize) length);
@@ -1092,9 +1092,9 @@ hidden_tool_error (StwDispatcher *self,
     {
       const char *flag = eval_flag_for (stw_tool_get_eval_target (tool));
 
-      error = stw_error_new ("BAD_ARGUMENT",
-                             _("%s is disabled by the server's eval policy; it needs %s"),
-                             name, flag);
+      error = stw_error_new_code (STW_ERROR_BAD_ARGUMENT,
+                                  _("%s is disabled by the server's eval policy; it needs %s"),
+                                  name, flag);
       action = g_strdup_printf (_("Ask the operator to restart the server with %s"), flag);
     }
   else
@@ -1112,9 +1112,9 @@ hidden_tool_error (StwDispatcher *self,
             break;
           }
 
-      error = stw_error_new ("BAD_ARGUMENT",
-                             _("%s is not in the “%s” tool profile; the “%s” profile has it"),
-                             name, stw_tool_profile_to_string (self->profile), profile);
+      error = stw_error_new_code (STW_ERROR_BAD_ARGUMENT,
+                                  _("%s is not in the “%s” tool profile; the “%s” profile has it"),
+                                  name, stw_tool_profile_to_string (self->profile), profile);
       action = g_strdup_printf (_("Ask the operator to restart the server with --tool-profile=%s"),
                                 profile);
     }
@@ -1169,11 +1169,11 @@ schema_error (JsonArray *issues)
   const char *message = first ? json_object_get_string_member_with_default (first, "message", "") : "";
 
   if (n <= 1)
-    error = stw_error_new ("BAD_ARGUMENT", _("Invalid argument %s: %s"),
-                           *field ? field : _("(arguments)"), message);
+    error = stw_error_new_code (STW_ERROR_BAD_ARGUMENT, _("Invalid argument %s: %s"),
+                                *field ? field : _("(arguments)"), message);
   else
-    error = stw_error_new ("BAD_ARGUMENT", _("Invalid argument %s: %s (and %u more)"),
-                           *field ? field : _("(arguments)"), message, n - 1);
+    error = stw_error_new_code (STW_ERROR_BAD_ARGUMENT, _("Invalid argument %s: %s (and %u more)"),
+                                *field ? field : _("(arguments)"), message, n - 1);
 
   json_object_set_array_member (details, "issues", json_array_ref (issues));
   stw_error_set_details (error, details);
@@ -1393,9 +1393,9 @@ stw_dispatcher_call_json_sync (StwDispatcher  *self,
       node = stw_json_parse (arguments_json, -1, &parse_error);
       if (node == NULL || !JSON_NODE_HOLDS_OBJECT (node))
         {
-          g_propagate_error (error, stw_error_new ("BAD_ARGUMENT",
-                                                   _("The arguments are not a JSON object: %s"),
-                                                   parse_error ? parse_error->message : _("wrong type")));
+          g_propagate_error (error, stw_error_new_code (STW_ERROR_BAD_ARGUMENT,
+                                                        _("The arguments are not a JSON object: %s"),
+                                                        parse_error ? parse_error->message : _("wrong type")));
           return NULL;
         }
       arguments = json_node_get_object (node);

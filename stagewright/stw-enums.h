@@ -197,6 +197,34 @@ typedef enum /*< flags >*/
 } StwStateFlags;
 
 /**
+ * StwCapabilityFlags:
+ * @STW_CAPABILITY_NONE: nothing
+ * @STW_CAPABILITY_MAIN_EVAL: code can run in the app's main process
+ * @STW_CAPABILITY_RENDERER_EVAL: code can run in the page
+ * @STW_CAPABILITY_INTERACTION: the page can be clicked, typed into and read
+ * @STW_CAPABILITY_SURFACES: windows, frames and webviews are listed
+ * @STW_CAPABILITY_OWNED: the session launched the app, so stopping it ends
+ *   the app
+ * @STW_CAPABILITY_SNAPSHOT: the surface can be snapshot
+ *
+ * What a [class@Stagewright.Session] or a [class@Stagewright.Surface] can
+ * do now: see [method@Stagewright.Session.get_capabilities] and
+ * [method@Stagewright.Surface.get_capabilities].
+ *
+ * Since: 1.0
+ */
+typedef enum /*< flags >*/
+{
+  STW_CAPABILITY_NONE          = 0,
+  STW_CAPABILITY_MAIN_EVAL     = 1 << 0,
+  STW_CAPABILITY_RENDERER_EVAL = 1 << 1,
+  STW_CAPABILITY_INTERACTION   = 1 << 2,
+  STW_CAPABILITY_SURFACES      = 1 << 3,
+  STW_CAPABILITY_OWNED         = 1 << 4,
+  STW_CAPABILITY_SNAPSHOT      = 1 << 5,
+} StwCapabilityFlags;
+
+/**
  * StwError:
  * @STW_ERROR_NOT_RUNNING: no live session
  * @STW_ERROR_ALREADY_RUNNING: a session already runs, or the session cap is reached

@@ -782,9 +782,9 @@ stw_error_registry_register_plugin_codes (StwErrorRegistry  *self,
 
   if (!is_identifier (plugin, FALSE) || g_str_equal (plugin, "electron"))
     {
-      g_propagate_error (error, stw_error_new ("PLUGIN_MANIFEST_INVALID",
-                                               _("Invalid or reserved plugin name “%s”"),
-                                               plugin ? plugin : "(null)"));
+      g_propagate_error (error, stw_error_new_code (STW_ERROR_PLUGIN_MANIFEST_INVALID,
+                                                    _("Invalid or reserved plugin name “%s”"),
+                                                    plugin ? plugin : "(null)"));
       return FALSE;
     }
 
@@ -812,9 +812,9 @@ stw_error_registry_register_plugin_codes (StwErrorRegistry  *self,
           *json_node_get_string (hint_node) == '\0')
         {
           g_mutex_unlock (&self->mutex);
-          g_propagate_error (error, stw_error_new ("PLUGIN_MANIFEST_INVALID",
-                                                   _("Plugin error code “%s” needs an UPPER_SNAKE name, an http status, a retryable flag and a hint"),
-                                                   name));
+          g_propagate_error (error, stw_error_new_code (STW_ERROR_PLUGIN_MANIFEST_INVALID,
+                                                        _("Plugin error code “%s” needs an UPPER_SNAKE name, an http status, a retryable flag and a hint"),
+                                                        name));
           return FALSE;
         }
 
@@ -830,9 +830,9 @@ stw_error_registry_register_plugin_codes (StwErrorRegistry  *self,
         {
           entry_free (entry);
           g_mutex_unlock (&self->mutex);
-          g_propagate_error (error, stw_error_new ("PLUGIN_MANIFEST_INVALID",
-                                                   _("Error code “%s” is already registered differently"),
-                                                   name));
+          g_propagate_error (error, stw_error_new_code (STW_ERROR_PLUGIN_MANIFEST_INVALID,
+                                                        _("Error code “%s” is already registered differently"),
+                                                        name));
           return FALSE;
         }
 

@@ -71,24 +71,26 @@ _stw_http_loopback_uri (const char  *url,
   uri = g_uri_parse (url, G_URI_FLAGS_NONE, &local_error);
   if (uri == NULL)
     {
-      g_propagate_error (error, stw_error_new ("BAD_ARGUMENT", _("Not a valid endpoint URL: %s (%s)"),
-                                               url, local_error->message));
+      g_propagate_error (error, stw_error_new_code (STW_ERROR_BAD_ARGUMENT,
+                                                    _("Not a valid endpoint URL: %s (%s)"),
+                                                    url, local_error->message));
       return NULL;
     }
   if (g_ascii_strcasecmp (g_uri_get_scheme (uri), scheme) != 0 &&
       (secure_scheme == NULL || g_ascii_strcasecmp (g_uri_get_scheme (uri), secure_scheme) != 0))
     {
-      g_propagate_error (error, stw_error_new ("BAD_ARGUMENT", _("An endpoint URL here starts with %s://%s%s: %s"),
-                                               scheme, secure_scheme ? _(" or ") : "",
-                                               secure_scheme ? secure_scheme : "", url));
+      g_propagate_error (error, stw_error_new_code (STW_ERROR_BAD_ARGUMENT,
+                                                    _("An endpoint URL here starts with %s://%s%s: %s"),
+                                                    scheme, secure_scheme ? _(" or ") : "",
+                                                    secure_scheme ? secure_scheme : "", url));
       return NULL;
     }
   host = g_uri_get_host (uri);
   if (!_stw_http_host_is_loopback (host))
     {
-      g_propagate_error (error, stw_error_new ("BAD_ARGUMENT",
-                                               _("Only loopback endpoints (127.0.0.0/8, ::1, localhost) "
-                                                 "can be contacted: %s"), url));
+      g_propagate_error (error, stw_error_new_code (STW_ERROR_BAD_ARGUMENT,
+                                                    _("Only loopback endpoints (127.0.0.0/8, ::1, localhost) "
+                                                      "can be contacted: %s"), url));
       return NULL;
     }
   if (g_ascii_strcasecmp (host, "localhost") == 0)
@@ -203,11 +205,11 @@ http_get_fail (GTask  *task,
   if (g_task_return_error_if_cancelled (task))
     return;
   if (get->timed_out)
-    g_task_return_error (task, stw_error_new ("CDP_TIMEOUT", _("%s gave no answer within %u ms"),
-                                              get->url, get->timeout_ms));
+    g_task_return_error (task, stw_error_new_code (STW_ERROR_CDP_TIMEOUT, _("%s gave no answer within %u ms"),
+                                                   get->url, get->timeout_ms));
   else
-    g_task_return_error (task, stw_error_new ("CDP_DISCONNECTED", _("Could not reach %s: %s"),
-                                              get->url, io_error->message));
+    g_task_return_error (task, stw_error_new_code (STW_ERROR_CDP_DISCONNECTED, _("Could not reach %s: %s"),
+                                                   get->url, io_error->message));
 }
 
 static void http_read_next (GTask *task);
@@ -234,9 +236,9 @@ on_http_chunk (GObject      *object,
       g_byte_array_append (get->body, get->chunk, (guint) n);
       if (get->body->len > get->max_body)
         {
-          g_task_return_error (task, stw_error_new ("CDP_DISCONNECTED",
-                                                    _("%s answered with more than %zu bytes"),
-                                                    get->url, get->max_body));
+          g_task_return_error (task, stw_error_new_code (STW_ERROR_CDP_DISCONNECTED,
+                                                         _("%s answered with more than %zu bytes"),
+                                                         get->url, get->max_body));
           return;
         }
       http_read_next (g_steal_pointer (&task));
@@ -246,8 +248,8 @@ on_http_chunk (GObject      *object,
   node = stw_json_parse ((const char *) get->body->data, (gssize) get->body->len, NULL);
   if (node == NULL)
     {
-      g_task_return_error (task, stw_error_new ("CDP_DISCONNECTED",
-                                                _("%s did not answer with DevTools JSON"), get->url));
+      g_task_return_error (task, stw_error_new_code (STW_ERROR_CDP_DISCONNECTED,
+                                                     _("%s did not answer with DevTools JSON"), get->url));
       return;
     }
   g_task_return_pointer (task, g_steal_pointer (&node), (GDestroyNotify) json_node_unref);
@@ -286,16 +288,17 @@ on_http_sent (GObject      *object,
   status = soup_message_get_status (get->message);
   if (SOUP_STATUS_IS_REDIRECTION (status))
     {
-      g_task_return_error (task, stw_error_new ("CDP_DISCONNECTED",
-                                                _("%s answered with a redirect (HTTP %u); loopback endpoints "
-                                                  "are contacted directly and redirects are not followed"),
-                                                get->url, status));
+      g_task_return_error (task, stw_error_new_code (STW_ERROR_CDP_DISCONNECTED,
+                                                     _("%s answered with a redirect (HTTP %u); loopback endpoints "
+                                                       "are contacted directly and redirects are not followed"),
+                                                     get->url, status));
       g_object_unref (task);
       return;
     }
   if (!SOUP_STATUS_IS_SUCCESSFUL (status))
     {
-      g_task_return_error (task, stw_error_new ("CDP_DISCONNECTED", _("%s answered HTTP %u"), get->url, status));
+      g_task_return_error (task, stw_error_new_code (STW_ERROR_CDP_DISCONNECTED, _("%s answered HTTP %u"),
+                                                     get->url, status));
       g_object_unref (task);
       return;
     }
@@ -303,10 +306,10 @@ on_http_sent (GObject      *object,
   if (soup_message_headers_get_encoding (headers) == SOUP_ENCODING_CONTENT_LENGTH &&
       soup_message_headers_get_content_length (headers) > (goffset) get->max_body)
     {
-      g_task_return_error (task, stw_error_new ("CDP_DISCONNECTED",
-                                                _("%s announced %" PRId64 " bytes, more than %zu"),
-                                                get->url, soup_message_headers_get_content_length (headers),
-                                                get->max_body));
+      g_task_return_error (task, stw_error_new_code (STW_ERROR_CDP_DISCONNECTED,
+                                                     _("%s announced %" PRId64 " bytes, more than %zu"),
+                                                     get->url, soup_message_headers_get_content_length (headers),
+                                                     get->max_body));
       g_object_unref (task);
       return;
     }

@@ -321,8 +321,9 @@ check_ready (StwProcess *self)
           finish_launch (self, NULL);
           return;
         }
-      error = stw_error_new ("FUSES_BLOCK_LAUNCH",
-                             _("The binary refuses the Node inspector (--inspect=0), which a launch with main needs"));
+      error = stw_error_new_code (STW_ERROR_FUSES_BLOCK_LAUNCH,
+                                  _("The binary refuses the Node inspector (--inspect=0), "
+                                    "which a launch with main needs"));
       stw_error_set_hint (error, _("Its EnableNodeCliInspectArguments fuse is off: launch it packaged "
                                    "(executablePath without main), attach over CDP, or use a development build."));
       finish_launch (self, error);
@@ -636,13 +637,13 @@ report_exit (StwProcess *self)
 
       if (self->display_problem != NULL)
         {
-          error = stw_error_new ("LAUNCH_FAILED", _("The app needs a display: %s"),
-                                 self->display_problem);
+          error = stw_error_new_code (STW_ERROR_LAUNCH_FAILED, _("The app needs a display: %s"),
+                                      self->display_problem);
           stw_error_set_hint (error, _("No X display is available. Run the server under Xvfb "
                                        "(xvfb-run -a stagewright) or give the app a headless switch."));
         }
       else
-        error = stw_error_new ("LAUNCH_FAILED", _("The app exited before it could be driven"));
+        error = stw_error_new_code (STW_ERROR_LAUNCH_FAILED, _("The app exited before it could be driven"));
 
       if (WIFEXITED (status))
         json_object_set_int_member (details, "exit_code", WEXITSTATUS (status));
@@ -702,12 +703,12 @@ on_launch_timeout (gpointer user_data)
 
   if (self->display_problem != NULL)
     {
-      error = stw_error_new ("LAUNCH_FAILED", _("The app needs a display: %s"), self->display_problem);
+      error = stw_error_new_code (STW_ERROR_LAUNCH_FAILED, _("The app needs a display: %s"), self->display_problem);
       stw_error_set_hint (error, _("No X display is available. Run the server under Xvfb "
                                    "(xvfb-run -a stagewright) or give the app a headless switch."));
     }
   else
-    error = stw_error_new ("LAUNCH_TIMEOUT", _("The app did not announce its DevTools endpoints in time"));
+    error = stw_error_new_code (STW_ERROR_LAUNCH_TIMEOUT, _("The app did not announce its DevTools endpoints in time"));
   json_object_set_string_member (details, "log_tail", tail);
   stw_error_set_details (error, details);
   finish_launch (self, error);
@@ -771,9 +772,10 @@ _stw_launcher_make_temp_root (GError **error)
       }
 
   {
-    GError *failure = stw_error_new ("LAUNCH_FAILED", _("No temporary directory short enough for Chromium's "
-                                                        "socket path can be made (TMPDIR=%s%s%s)"),
-                                     tmpdir ? tmpdir : "", saved ? ": " : "", saved ? g_strerror (saved) : "");
+    GError *failure = stw_error_new_code (STW_ERROR_LAUNCH_FAILED,
+                                          _("No temporary directory short enough for Chromium's "
+                                            "socket path can be made (TMPDIR=%s%s%s)"),
+                                          tmpdir ? tmpdir : "", saved ? ": " : "", saved ? g_strerror (saved) : "");
     stw_error_set_hint (failure, _("Set TMPDIR to a short, writable directory (Chromium's socket path under "
                                    "it must stay below 108 bytes), or make /tmp writable."));
     g_propagate_error (error, failure);
@@ -852,8 +854,9 @@ _stw_launcher_check_fuses (const char  *executable,
 
   if (!binary_refuses_inspect (executable))
     return TRUE;
-  blocked = stw_error_new ("FUSES_BLOCK_LAUNCH", _("%s has its EnableNodeCliInspectArguments fuse off: "
-                                                   "its main process cannot be driven"), executable);
+  blocked = stw_error_new_code (STW_ERROR_FUSES_BLOCK_LAUNCH,
+                                _("%s has its EnableNodeCliInspectArguments fuse off: "
+                                  "its main process cannot be driven"), executable);
   stw_error_set_hint (blocked, _("Launch it packaged (executablePath without main), attach over CDP, "
                                  "or use a development build."));
   g_propagate_error (error, blocked);
@@ -1145,8 +1148,9 @@ stw_process_launch_async (const StwLaunchSpec *spec,
       int saved = errno;
       remove_tree (self->temp_root);
       self->cleaned = TRUE;
-      finish_launch (self, stw_error_new ("LAUNCH_FAILED", _("Cannot create the launch guard's socket: %s"),
-                                          g_strerror (saved)));
+      finish_launch (self, stw_error_new_code (STW_ERROR_LAUNCH_FAILED,
+                                               _("Cannot create the launch guard's socket: %s"),
+                                               g_strerror (saved)));
       return;
     }
   self->guard_fd = control[0];
@@ -1165,8 +1169,8 @@ stw_process_launch_async (const StwLaunchSpec *spec,
           !g_unix_open_pipe (from_child, FD_CLOEXEC, &error) ||
           !move_above_pipe_fds (to_child, &error) || !move_above_pipe_fds (from_child, &error))
         {
-          finish_launch (self, stw_error_new ("LAUNCH_FAILED", _("Cannot create the DevTools pipe: %s"),
-                                              error->message));
+          finish_launch (self, stw_error_new_code (STW_ERROR_LAUNCH_FAILED, _("Cannot create the DevTools pipe: %s"),
+                                                   error->message));
           return;
         }
       g_subprocess_launcher_take_fd (launcher, to_child[0], 3);
@@ -1180,8 +1184,8 @@ stw_process_launch_async (const StwLaunchSpec *spec,
     write_guard_spec (self->guard_fd, self->temp_root, argv);
   if (self->subprocess == NULL)
     {
-      GError *failure = stw_error_new ("LAUNCH_FAILED", _("Cannot run the launch guard %s: %s"),
-                                       guard, error->message);
+      GError *failure = stw_error_new_code (STW_ERROR_LAUNCH_FAILED, _("Cannot run the launch guard %s: %s"),
+                                            guard, error->message);
 
       stw_error_set_hint (failure, _("The installation is incomplete (stagewright-guard is missing), "
                                      "or STAGEWRIGHT_GUARD names no program."));
@@ -1199,11 +1203,11 @@ stw_process_launch_async (const StwLaunchSpec *spec,
       GError *failure;
 
       if (exec_errno == ENOENT)
-        failure = stw_error_new ("FILE_NOT_FOUND", _("Cannot run %s: %s"), spec->executable,
-                                 g_strerror (exec_errno));
+        failure = stw_error_new_code (STW_ERROR_FILE_NOT_FOUND, _("Cannot run %s: %s"), spec->executable,
+                                      g_strerror (exec_errno));
       else
-        failure = stw_error_new ("LAUNCH_FAILED", _("Cannot run %s: %s"), spec->executable,
-                                 exec_errno != 0 ? g_strerror (exec_errno) : error->message);
+        failure = stw_error_new_code (STW_ERROR_LAUNCH_FAILED, _("Cannot run %s: %s"), spec->executable,
+                                      exec_errno != 0 ? g_strerror (exec_errno) : error->message);
       /* The guard removes the directories as it exits. */
       self->cleaned = TRUE;
       close_guard (self);

@@ -1127,7 +1127,7 @@ start_sync (StwSessionManager  *self,
 /**
  * stw_session_manager_launch_sync:
  * @self: a #StwSessionManager
- * @options_json: (nullable): the launch options as a JSON object text
+ * @options: what to launch and how
  * @cancellable: (nullable): a #GCancellable
  * @error: where to put the failure
  *
@@ -1136,15 +1136,53 @@ start_sync (StwSessionManager  *self,
  * manager was made (the one the session's sockets will belong to) until the
  * launch ends.
  *
- * Returns: (transfer full) (nullable): the session
+ * Returns: (transfer full): the session
  *
  * Since: 1.0
  */
 StwSession *
 stw_session_manager_launch_sync (StwSessionManager  *self,
-                                 const char         *options_json,
+                                 StwLaunchOptions   *options,
                                  GCancellable       *cancellable,
                                  GError            **error)
+{
+  StwSession *session;
+  StwSyncCall call;
+
+  g_return_val_if_fail (STW_IS_SESSION_MANAGER (self), NULL);
+  g_return_val_if_fail (options != NULL, NULL);
+
+  if (!_stw_sync_call_init (&call, self->context))
+    return NULL;
+  stw_session_manager_launch_async (self, options, cancellable, _stw_sync_call_callback, &call);
+  session = stw_session_manager_launch_finish (self, _stw_sync_call_wait (&call), error);
+  _stw_sync_call_clear (&call);
+  return session;
+}
+
+/**
+ * stw_session_manager_launch_json_sync:
+ * @self: a #StwSessionManager
+ * @options_json: (nullable): the launch options as the `electron_launch`
+ *   tool takes them, as a JSON object text
+ * @cancellable: (nullable): a #GCancellable
+ * @error: where to put the failure
+ *
+ * [method@Stagewright.SessionManager.launch_sync] for a caller that holds
+ * the options as the tool's JSON (a harness replaying tool calls, a
+ * configuration file); see
+ * [ctor@Stagewright.LaunchOptions.new_from_json_object]. Invalid options
+ * fail with `BAD_ARGUMENT`.
+ *
+ * Returns: (transfer full): the session
+ *
+ * Since: 1.0
+ */
+StwSession *
+stw_session_manager_launch_json_sync (StwSessionManager  *self,
+                                      const char         *options_json,
+                                      GCancellable       *cancellable,
+                                      GError            **error)
 {
   g_return_val_if_fail (STW_IS_SESSION_MANAGER (self), NULL);
   return start_sync (self, launch_json_async, options_json, cancellable, error);
@@ -1164,7 +1202,7 @@ typedef struct
   char       *host;
   guint      *ports;
   guint       n_ports;
-  JsonObject **found;        /* one slot per port, so the order is the ports' */
+  StwDiscoveredApp **found;  /* one slot per port, so the order is the ports' */
   guint       outstanding;
 } Discover;
 
@@ -1172,7 +1210,7 @@ static void
 discover_free (Discover *discover)
 {
   for (guint i = 0; i < discover->n_ports; i++)
-    g_clear_pointer (&discover->found[i], json_object_unref);
+    g_clear_pointer (&discover->found[i], stw_discovered_app_free);
   g_free (discover->found);
   g_free (discover->ports);
   g_free (discover->host);
@@ -1186,15 +1224,21 @@ typedef struct
 } DiscoverProbe;
 
 static void
+free_discovered (gpointer found)
+{
+  g_list_free_full (found, (GDestroyNotify) stw_discovered_app_free);
+}
+
+static void
 discover_complete (GTask *task)
 {
   Discover *discover = g_task_get_task_data (task);
-  JsonArray *targets = json_array_new ();
+  GList *found = NULL;
 
-  for (guint i = 0; i < discover->n_ports; i++)
-    if (discover->found[i] != NULL)
-      json_array_add_object_element (targets, g_steal_pointer (&discover->found[i]));
-  g_task_return_pointer (task, targets, (GDestroyNotify) json_array_unref);
+  for (guint i = discover->n_ports; i > 0; i--)
+    if (discover->found[i - 1] != NULL)
+      found = g_list_prepend (found, g_steal_pointer (&discover->found[i - 1]));
+  g_task_return_pointer (task, found, free_discovered);
 }
 
 static void
@@ -1214,21 +1258,11 @@ on_discover_probe (GObject      *object,
   /* A failed probe is just "nothing there". */
   if (url != NULL && stw_url_is_loopback (url))
     {
-      JsonObject *target = json_object_new ();
-      const char *browser = json_object_get_string_member_with_default (version, "Browser", NULL);
       GPid pid = _stw_proc_find_listener (port);
 
-      json_object_set_string_member (target, "targetId", url);
-      json_object_set_int_member (target, "port", port);
-      if (browser != NULL)
-        json_object_set_string_member (target, "appName", browser);
-      else
-        json_object_set_null_member (target, "appName");
-      if (pid > 0)
-        json_object_set_int_member (target, "pid", pid);
-      else
-        json_object_set_null_member (target, "pid");
-      discover->found[probe->index] = target;
+      discover->found[probe->index] =
+        stw_discovered_app_new (url, port, json_object_get_string_member_with_default (version, "Browser", NULL),
+                                pid > 0 ? pid : 0);
     }
 
   g_free (probe);
@@ -1256,10 +1290,10 @@ on_discover_probe (GObject      *object,
  * does not answer with a loopback `webSocketDebuggerUrl` is just not
  * listed. Fails only for arguments out of range (`BAD_ARGUMENT`).
  *
- * Each endpoint found is a JSON object: `targetId` (the browser WebSocket
- * URL, what [method@Stagewright.SessionManager.attach_async] takes as
- * `cdpUrl`), `port`, `appName` (the `Browser` string or null) and `pid`
- * (the process listening on the port, or null when it cannot be seen).
+ * Each endpoint found is a [struct@Stagewright.DiscoveredApp]: the browser
+ * WebSocket URL (what [method@Stagewright.SessionManager.attach_async]
+ * takes as `cdpUrl`), the port, the `Browser` string and the process
+ * listening on the port (0 when it cannot be seen).
  *
  * Since: 1.0
  */
@@ -1315,7 +1349,7 @@ stw_session_manager_discover_async (StwSessionManager   *self,
   discover->host = g_strdup (host);
   discover->ports = g_memdup2 (ports, n_ports * sizeof (guint));
   discover->n_ports = (guint) n_ports;
-  discover->found = g_new0 (JsonObject *, n_ports);
+  discover->found = g_new0 (StwDiscoveredApp *, n_ports);
   discover->outstanding = (guint) n_ports;
   g_task_set_task_data (task, discover, (GDestroyNotify) discover_free);
 
@@ -1342,12 +1376,13 @@ stw_session_manager_discover_async (StwSessionManager   *self,
  * Finishes an operation started with
  * [method@Stagewright.SessionManager.discover_async].
  *
- * Returns: (transfer full): the endpoints found, in the order of the
- *   ports probed (possibly none)
+ * Returns: (transfer full) (element-type StwDiscoveredApp): the endpoints
+ *   found, in the order of the ports probed; %NULL (an empty list) when
+ *   none answered, or with @error set
  *
  * Since: 1.0
  */
-JsonArray *
+GList *
 stw_session_manager_discover_finish (StwSessionManager  *self,
                                      GAsyncResult       *result,
                                      GError            **error)
@@ -1374,11 +1409,12 @@ stw_session_manager_discover_finish (StwSessionManager  *self,
  * the main context that was thread-default when the manager was made
  * until every probe ended.
  *
- * Returns: (transfer full) (nullable): the endpoints found
+ * Returns: (transfer full) (element-type StwDiscoveredApp): the endpoints
+ *   found; %NULL (an empty list) when none answered, or with @error set
  *
  * Since: 1.0
  */
-JsonArray *
+GList *
 stw_session_manager_discover_sync (StwSessionManager  *self,
                                    const char         *host,
                                    const guint        *ports,
@@ -1388,7 +1424,7 @@ stw_session_manager_discover_sync (StwSessionManager  *self,
                                    GError            **error)
 {
   StwSyncCall call;
-  JsonArray *found;
+  GList *found;
 
   g_return_val_if_fail (STW_IS_SESSION_MANAGER (self), NULL);
 

@@ -14,6 +14,7 @@
 #include "stw-error-registry.h"
 #include "stw-json-private.h"
 #include "stw-proc-private.h"
+#include "stw-session-info-private.h"
 #include "stw-session-private.h"
 #include "stw-surface-private.h"
 #include "stw-targets-private.h"
@@ -1130,6 +1131,7 @@ stw_session_evaluate_main_async (StwSession          *self,
  * [method@Stagewright.Session.evaluate_main_async].
  *
  * Returns: (transfer full): the value, by JSON
+ *   (JSON because evaluated code can answer any value)
  *
  * Since: 1.0
  */
@@ -1231,6 +1233,7 @@ stw_session_evaluate_renderer_async (StwSession          *self,
  * [method@Stagewright.Session.evaluate_renderer_async].
  *
  * Returns: (transfer full): the value, by JSON
+ *   (JSON because evaluated code can answer any value)
  *
  * Since: 1.0
  */
@@ -1920,6 +1923,7 @@ stw_session_run_main_async (StwSession          *self,
  * [method@Stagewright.Session.run_main_async].
  *
  * Returns: (transfer full): the value
+ *   (JSON because agent code can answer any value)
  *
  * Since: 1.0
  */
@@ -1948,6 +1952,7 @@ stw_session_run_main_finish (StwSession    *self,
  * Blocking [method@Stagewright.Session.run_main_async].
  *
  * Returns: (transfer full) (nullable): the value
+ *   (JSON because agent code can answer any value)
  *
  * Since: 1.0
  */
@@ -2059,6 +2064,7 @@ stw_session_run_renderer_async (StwSession          *self,
  * [method@Stagewright.Session.run_renderer_async].
  *
  * Returns: (transfer full): the value
+ *   (JSON because agent code can answer any value)
  *
  * Since: 1.0
  */
@@ -2087,6 +2093,7 @@ stw_session_run_renderer_finish (StwSession    *self,
  * Blocking [method@Stagewright.Session.run_renderer_async].
  *
  * Returns: (transfer full) (nullable): the value
+ *   (JSON because agent code can answer any value)
  *
  * Since: 1.0
  */
@@ -2114,7 +2121,8 @@ stw_session_run_renderer_sync (StwSession    *self,
 /* --- window states ------------------------------------------------------ */
 
 /* What only the main process knows of a window: Electron's own id, and
- * whether it is shown, focused or minimized, with its bounds. Each
+ * whether it is shown, focused, minimized, maximized or full screen, with
+ * its bounds. Each
  * DevTools target is mapped to its BrowserWindow by
  * webContents.fromDevToolsTargetId. */
 static const char window_states_expression[] =
@@ -2129,7 +2137,8 @@ static const char window_states_expression[] =
   "  const call = (name, fallback) => { try { return typeof window[name] === 'function' ? window[name]() : fallback; }"
   "                                    catch (e) { return fallback; } };"
   "  states[id] = { electronId: window.id, visible: !!call('isVisible', true), focused: !!call('isFocused', false),"
-  "                 minimized: !!call('isMinimized', false), bounds: call('getBounds', null) };"
+  "                 minimized: !!call('isMinimized', false), maximized: !!call('isMaximized', false),"
+  "                 fullscreen: !!call('isFullScreen', false), bounds: call('getBounds', null) };"
   " }"
   " return states;"
   "})(%s)";
@@ -2160,11 +2169,8 @@ on_window_states (GObject      *object,
     {
       JsonNode *state = json_object_get_member (states, l->data);
 
-      /* Sealed: stw_session_dup_window_state() hands out references, and a
-       * caller must not be able to change what the session knows. */
       if (JSON_NODE_HOLDS_OBJECT (state))
         {
-          json_object_seal (json_node_get_object (state));
           g_hash_table_insert (self->window_states, g_strdup (l->data), json_object_ref (json_node_get_object (state)));
         }
     }
@@ -2276,17 +2282,16 @@ stw_session_refresh_window_states_sync (StwSession    *self,
  * @window: one of the session's windows
  *
  * What the main process said of @window at the last
- * [method@Stagewright.Session.refresh_window_states_async]: `electronId`
- * (the BrowserWindow's id), `visible`, `focused`, `minimized` and
- * `bounds` (`x`, `y`, `width`, `height`).
+ * [method@Stagewright.Session.refresh_window_states_async]: Electron's id
+ * for it, whether it is shown, focused, minimized, maximized or full
+ * screen, and its bounds.
  *
- * Returns: (transfer full) (nullable): the state (immutable: see
- *   json_object_seal()), or %NULL when the main process is out of reach or
- *   does not know the window
+ * Returns: (transfer full) (nullable): the state, or %NULL when the main
+ *   process is out of reach or does not know the window
  *
  * Since: 1.0
  */
-JsonObject *
+StwWindowState *
 stw_session_dup_window_state (StwSession *self,
                               StwSurface *window)
 {
@@ -2298,7 +2303,7 @@ stw_session_dup_window_state (StwSession *self,
   if (self->window_states == NULL || stw_surface_get_target_id (window) == NULL)
     return NULL;
   state = g_hash_table_lookup (self->window_states, stw_surface_get_target_id (window));
-  return state ? json_object_ref (state) : NULL;
+  return state ? _stw_window_state_new_from_json (state) : NULL;
 }
 
 /* --- surfaces ------------------------------------------------------------ */
@@ -2800,49 +2805,65 @@ stw_session_get_pid (StwSession *self)
 }
 
 /**
- * stw_session_dup_capabilities:
+ * stw_session_get_capabilities:
  * @self: a #StwSession
  *
- * What the session can do: `mainEval`, `rendererEval`, `interaction`,
- * `surfaces`, `owned`, and `notes` saying why a capability is missing
- * when that is known.
+ * What the session can do now: %STW_CAPABILITY_MAIN_EVAL,
+ * %STW_CAPABILITY_RENDERER_EVAL, %STW_CAPABILITY_INTERACTION,
+ * %STW_CAPABILITY_SURFACES and %STW_CAPABILITY_OWNED.
+ * [method@Stagewright.Session.get_capability_note] says why one is
+ * missing, when that is known.
  *
- * Returns: (transfer full): the capabilities, as `electron_info` shows them
+ * Returns: the capabilities
  *
  * Since: 1.0
  */
-JsonObject *
-stw_session_dup_capabilities (StwSession *self)
+StwCapabilityFlags
+stw_session_get_capabilities (StwSession *self)
 {
-  JsonObject *caps;
-  gboolean renderer;
+  StwCapabilityFlags caps = STW_CAPABILITY_NONE;
+
+  g_return_val_if_fail (STW_IS_SESSION (self), STW_CAPABILITY_NONE);
+
+  if (stw_session_has_main_process (self))
+    caps |= STW_CAPABILITY_MAIN_EVAL;
+  if (self->browser != NULL)
+    caps |= STW_CAPABILITY_RENDERER_EVAL | STW_CAPABILITY_INTERACTION | STW_CAPABILITY_SURFACES;
+  if (self->owned)
+    caps |= STW_CAPABILITY_OWNED;
+  return caps;
+}
+
+/**
+ * stw_session_get_capability_note:
+ * @self: a #StwSession
+ * @capability: one capability
+ *
+ * Says why @capability is missing, when the session knows: today only
+ * %STW_CAPABILITY_MAIN_EVAL has such notes (the app refused the
+ * inspector, or its connection closed).
+ *
+ * Returns: (transfer none) (nullable): why @capability is missing, or
+ *   %NULL when it is there or nobody knows why
+ *
+ * Since: 1.0
+ */
+const char *
+stw_session_get_capability_note (StwSession         *self,
+                                 StwCapabilityFlags  capability)
+{
+  const char *note = NULL;
 
   g_return_val_if_fail (STW_IS_SESSION (self), NULL);
 
-  caps = json_object_new ();
-  renderer = self->browser != NULL;
-
-  json_object_set_boolean_member (caps, "mainEval", stw_session_has_main_process (self));
-  json_object_set_boolean_member (caps, "rendererEval", renderer);
-  json_object_set_boolean_member (caps, "interaction", renderer);
-  json_object_set_boolean_member (caps, "surfaces", renderer);
-  json_object_set_boolean_member (caps, "owned", self->owned);
-  if (!stw_session_has_main_process (self))
-    {
-      const char *note = self->main_note;
-
-      if (self->process != NULL && stw_process_get_inspector_note (self->process) != NULL)
-        note = stw_process_get_inspector_note (self->process);
-      else if (note == NULL && self->inspector != NULL)
-        note = _("The main process's inspector connection closed");
-      if (note != NULL)
-        {
-          JsonObject *notes = json_object_new ();
-          json_object_set_string_member (notes, "mainEval", note);
-          json_object_set_object_member (caps, "notes", notes);
-        }
-    }
-  return caps;
+  if (capability != STW_CAPABILITY_MAIN_EVAL || stw_session_has_main_process (self))
+    return NULL;
+  note = self->main_note;
+  if (self->process != NULL && stw_process_get_inspector_note (self->process) != NULL)
+    note = stw_process_get_inspector_note (self->process);
+  else if (note == NULL && self->inspector != NULL)
+    note = _("The main process's inspector connection closed");
+  return note;
 }
 
 /* --- info ---------------------------------------------------------------- */
@@ -2913,7 +2934,7 @@ on_browser_version (GObject      *object,
       json_object_set_string_member (versions, "chrome", slash ? slash + 1 : product);
     }
   json_object_set_string_member (info, "protocol_version", stw_json_get_string (reply, "protocolVersion"));
-  g_task_return_pointer (task, json_object_ref (info), (GDestroyNotify) json_object_unref);
+  g_task_return_pointer (task, _stw_app_info_new_from_json (info), (GDestroyNotify) stw_app_info_unref);
 }
 
 static void
@@ -2953,7 +2974,7 @@ on_main_info (GObject      *object,
                                 cancellable, on_browser_version, g_steal_pointer (&task));
     }
   else
-    g_task_return_pointer (task, json_object_ref (info), (GDestroyNotify) json_object_unref);
+    g_task_return_pointer (task, _stw_app_info_new_from_json (info), (GDestroyNotify) stw_app_info_unref);
 }
 
 /**
@@ -2980,8 +3001,9 @@ stw_session_get_info_async (StwSession          *self,
                             gpointer             user_data)
 {
   GTask *task = g_task_new (self, cancellable, callback, user_data);
+  JsonObject *info = json_object_new ();
 
-  g_task_set_source_tag (task, stw_session_get_info_async);  JsonObject *info = json_object_new ();
+  g_task_set_source_tag (task, stw_session_get_info_async);
 
   json_object_set_null_member (info, "app");
   g_task_set_task_data (task, info, (GDestroyNotify) json_object_unref);
@@ -3008,11 +3030,11 @@ stw_session_get_info_async (StwSession          *self,
  * Finishes an operation started with
  * [method@Stagewright.Session.get_info_async].
  *
- * Returns: (transfer full): `{versions, app, protocol_version, notes?}`
+ * Returns: (transfer full): what the app said of itself
  *
  * Since: 1.0
  */
-JsonObject *
+StwAppInfo *
 stw_session_get_info_finish (StwSession    *self,
                              GAsyncResult  *result,
                              GError       **error)
@@ -3021,6 +3043,36 @@ stw_session_get_info_finish (StwSession    *self,
   g_return_val_if_fail (g_task_get_source_tag (G_TASK (result)) == stw_session_get_info_async, NULL);
 
   return g_task_propagate_pointer (G_TASK (result), error);
+}
+
+/**
+ * stw_session_get_info_sync:
+ * @self: a #StwSession
+ * @cancellable: (nullable): a #GCancellable
+ * @error: where to put the failure
+ *
+ * The blocking form of [method@Stagewright.Session.get_info_async].
+ *
+ * Returns: (transfer full): what the app said of itself
+ *
+ * Since: 1.0
+ */
+StwAppInfo *
+stw_session_get_info_sync (StwSession    *self,
+                           GCancellable  *cancellable,
+                           GError       **error)
+{
+  StwSyncCall call;
+  StwAppInfo *info;
+
+  g_return_val_if_fail (STW_IS_SESSION (self), NULL);
+
+  if (!_stw_sync_call_init (&call, self->context))
+    return NULL;
+  stw_session_get_info_async (self, cancellable, _stw_sync_call_callback, &call);
+  info = stw_session_get_info_finish (self, _stw_sync_call_wait (&call), error);
+  _stw_sync_call_clear (&call);
+  return info;
 }
 
 /* --- screenshots --------------------------------------------------------- */

@@ -13,6 +13,7 @@
 
 #include "stw-surface.h"
 #include "stw-launch-options.h"
+#include "stw-session-info.h"
 #include "stw-version-macros.h"
 
 G_BEGIN_DECLS
@@ -73,7 +74,10 @@ gboolean stw_session_refresh_surfaces_sync (StwSession *self,
                                             GCancellable *cancellable,
                                             GError **error);
 STW_AVAILABLE_IN_1_0
-JsonObject *stw_session_dup_capabilities (StwSession *self);
+StwCapabilityFlags stw_session_get_capabilities (StwSession *self);
+STW_AVAILABLE_IN_1_0
+const char *stw_session_get_capability_note (StwSession *self,
+                                             StwCapabilityFlags capability);
 STW_AVAILABLE_IN_1_0
 void stw_session_evaluate_main_async (StwSession *self,
                                       const char *expression,
@@ -150,7 +154,7 @@ gboolean stw_session_refresh_window_states_sync (StwSession *self,
                                                  GCancellable *cancellable,
                                                  GError **error);
 STW_AVAILABLE_IN_1_0
-JsonObject *stw_session_dup_window_state (StwSession *self,
+StwWindowState *stw_session_dup_window_state (StwSession *self,
                                           StwSurface *window);
 STW_AVAILABLE_IN_1_0
 void stw_session_get_info_async (StwSession *self,
@@ -158,9 +162,13 @@ void stw_session_get_info_async (StwSession *self,
                                  GAsyncReadyCallback callback,
                                  gpointer user_data);
 STW_AVAILABLE_IN_1_0
-JsonObject *stw_session_get_info_finish (StwSession *self,
+StwAppInfo *stw_session_get_info_finish (StwSession *self,
                                          GAsyncResult *result,
                                          GError **error);
+STW_AVAILABLE_IN_1_0
+StwAppInfo *stw_session_get_info_sync (StwSession *self,
+                                       GCancellable *cancellable,
+                                       GError **error);
 STW_AVAILABLE_IN_1_0
 void stw_session_capture_screenshot_async (StwSession *self,
                                            StwSurface *window,
@@ -245,9 +253,14 @@ StwSession *stw_session_manager_launch_finish (StwSessionManager *self,
                                                GError **error);
 STW_AVAILABLE_IN_1_0
 StwSession *stw_session_manager_launch_sync (StwSessionManager *self,
-                                             const char *options_json,
+                                             StwLaunchOptions *options,
                                              GCancellable *cancellable,
                                              GError **error);
+STW_AVAILABLE_IN_1_0
+StwSession *stw_session_manager_launch_json_sync (StwSessionManager *self,
+                                                  const char *options_json,
+                                                  GCancellable *cancellable,
+                                                  GError **error);
 STW_AVAILABLE_IN_1_0
 void stw_session_manager_attach_async (StwSessionManager *self,
                                        JsonObject *options,
@@ -284,11 +297,11 @@ void stw_session_manager_discover_async (StwSessionManager *self,
                                          GAsyncReadyCallback callback,
                                          gpointer user_data);
 STW_AVAILABLE_IN_1_0
-JsonArray *stw_session_manager_discover_finish (StwSessionManager *self,
+GList *stw_session_manager_discover_finish (StwSessionManager *self,
                                                 GAsyncResult *result,
                                                 GError **error);
 STW_AVAILABLE_IN_1_0
-JsonArray *stw_session_manager_discover_sync (StwSessionManager *self,
+GList *stw_session_manager_discover_sync (StwSessionManager *self,
                                               const char *host,
                                               const guint *ports,
                                               gsize n_ports,

@@ -82,6 +82,49 @@ const StwTarget    *stw_snapshot_options_get_root             (const StwSnapshot
 
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (StwSnapshotOptions, stw_snapshot_options_free)
 
+#define STW_TYPE_SNAPSHOT (stw_snapshot_get_type ())
+
+/**
+ * StwSnapshot:
+ *
+ * What [method@Stagewright.Surface.snapshot_async] saw: a full snapshot
+ * or, with [method@Stagewright.SnapshotOptions.set_since_last], the
+ * changes since the surface's last one; as text or as JSON entries. The
+ * text names each element's ref (`[12] button "Save"`); the entries and
+ * the diff stay JSON, as their members are open (an element has the
+ * states, value and attributes it has).
+ *
+ * Since: 1.0
+ */
+typedef struct _StwSnapshot StwSnapshot;
+
+STW_AVAILABLE_IN_1_0
+GType        stw_snapshot_get_type            (void) G_GNUC_CONST;
+STW_AVAILABLE_IN_1_0
+StwSnapshot *stw_snapshot_ref                 (StwSnapshot       *self);
+STW_AVAILABLE_IN_1_0
+void         stw_snapshot_unref               (StwSnapshot       *self);
+STW_AVAILABLE_IN_1_0
+gboolean     stw_snapshot_is_diff             (const StwSnapshot *self);
+STW_AVAILABLE_IN_1_0
+const char  *stw_snapshot_get_surface_id      (const StwSnapshot *self);
+STW_AVAILABLE_IN_1_0
+const char  *stw_snapshot_get_text            (const StwSnapshot *self);
+STW_AVAILABLE_IN_1_0
+guint        stw_snapshot_get_entry_count     (const StwSnapshot *self);
+STW_AVAILABLE_IN_1_0
+JsonArray   *stw_snapshot_get_entries         (const StwSnapshot *self);
+STW_AVAILABLE_IN_1_0
+JsonObject  *stw_snapshot_get_diff            (const StwSnapshot *self);
+STW_AVAILABLE_IN_1_0
+gboolean     stw_snapshot_is_truncated        (const StwSnapshot *self);
+STW_AVAILABLE_IN_1_0
+gboolean     stw_snapshot_get_renderer_reloaded (const StwSnapshot *self);
+STW_AVAILABLE_IN_1_0
+JsonObject  *stw_snapshot_to_json             (const StwSnapshot *self);
+
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (StwSnapshot, stw_snapshot_unref)
+
 STW_AVAILABLE_IN_1_0
 void        stw_surface_snapshot_async       (StwSurface               *self,
                                               const StwSnapshotOptions *options,
@@ -89,11 +132,11 @@ void        stw_surface_snapshot_async       (StwSurface               *self,
                                               GAsyncReadyCallback       callback,
                                               gpointer                  user_data);
 STW_AVAILABLE_IN_1_0
-JsonObject *stw_surface_snapshot_finish      (StwSurface    *self,
+StwSnapshot *stw_surface_snapshot_finish     (StwSurface    *self,
                                               GAsyncResult  *result,
                                               GError       **error);
 STW_AVAILABLE_IN_1_0
-JsonObject *stw_surface_snapshot_sync        (StwSurface               *self,
+StwSnapshot *stw_surface_snapshot_sync       (StwSurface               *self,
                                               const StwSnapshotOptions *options,
                                               GCancellable             *cancellable,
                                               GError                  **error);

@@ -3202,6 +3202,7 @@ stw_surface_fill_form_async (StwSurface             *self,
  * [method@Stagewright.Surface.fill_form_async].
  *
  * Returns: (transfer full): `{filled: [{ref, role, name}], count}`
+ *   (JSON because it mirrors the JSON form it takes)
  *
  * Since: 1.0
  */
@@ -3226,6 +3227,7 @@ stw_surface_fill_form_finish (StwSurface    *self,
  * Blocking [method@Stagewright.Surface.fill_form_async].
  *
  * Returns: (transfer full): `{filled: [{ref, role, name}], count}`
+ *   (JSON because it mirrors the JSON form it takes)
  *
  * Since: 1.0
  */

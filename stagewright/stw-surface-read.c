@@ -723,6 +723,7 @@ stw_surface_get_computed_style_async (StwSurface          *self,
  *
  * Returns: (transfer full) (nullable): `{property: value}` for each
  *   property asked for
+ *   (JSON because its members are the properties the caller named)
  *
  * Since: 1.0
  */
@@ -763,6 +764,7 @@ start_style (StwSurface *self, gconstpointer data, GCancellable *cancellable, GA
  * Blocking [method@Stagewright.Surface.get_computed_style_async].
  *
  * Returns: (transfer full) (nullable): `{property: value}`
+ *   (JSON because its members are the properties the caller named)
  *
  * Since: 1.0
  */

@@ -23,6 +23,15 @@
 #include "stw-surface-private.h"
 #include "stw-sync-private.h"
 
+/* The answer as the job made it, shared with the tool's wire form. */
+struct _StwSnapshot
+{
+  gatomicrefcount  ref_count;
+  JsonObject      *answer;
+};
+
+G_DEFINE_BOXED_TYPE (StwSnapshot, stw_snapshot, stw_snapshot_ref, stw_snapshot_unref)
+
 #define DEFAULT_MAX_ENTRIES 2000
 #define HARD_MAX_ENTRIES    10000
 #define MIN_BUDGET_TOKENS   50
@@ -1768,19 +1777,249 @@ stw_surface_snapshot_async (StwSurface               *self,
  * Finishes an operation started with
  * [method@Stagewright.Surface.snapshot_async].
  *
- * Returns: (transfer full): the snapshot, as the `electron_snapshot`
- *   tool answers it (without the envelope)
+ * Returns: (transfer full): the snapshot
  *
  * Since: 1.0
  */
-JsonObject *
+StwSnapshot *
 stw_surface_snapshot_finish (StwSurface    *self,
                              GAsyncResult  *result,
                              GError       **error)
 {
+  JsonObject *answer;
+  StwSnapshot *snapshot;
+
   g_return_val_if_fail (g_task_is_valid (result, self), NULL);
   g_return_val_if_fail (g_task_get_source_tag (G_TASK (result)) == stw_surface_snapshot_async, NULL);
-  return g_task_propagate_pointer (G_TASK (result), error);
+
+  answer = g_task_propagate_pointer (G_TASK (result), error);
+  if (answer == NULL)
+    return NULL;
+  snapshot = g_new0 (StwSnapshot, 1);
+  g_atomic_ref_count_init (&snapshot->ref_count);
+  snapshot->answer = answer;
+  return snapshot;
+}
+
+/* --- StwSnapshot ------------------------------------------------------------ */
+
+/**
+ * stw_snapshot_ref:
+ * @self: a #StwSnapshot
+ *
+ * Takes a reference on @self.
+ *
+ * Returns: (transfer full): @self
+ *
+ * Since: 1.0
+ */
+StwSnapshot *
+stw_snapshot_ref (StwSnapshot *self)
+{
+  g_return_val_if_fail (self != NULL, NULL);
+
+  g_atomic_ref_count_inc (&self->ref_count);
+  return self;
+}
+
+/**
+ * stw_snapshot_unref:
+ * @self: (transfer full): a #StwSnapshot
+ *
+ * Drops a reference on @self.
+ *
+ * Since: 1.0
+ */
+void
+stw_snapshot_unref (StwSnapshot *self)
+{
+  g_return_if_fail (self != NULL);
+
+  if (!g_atomic_ref_count_dec (&self->ref_count))
+    return;
+  json_object_unref (self->answer);
+  g_free (self);
+}
+
+/**
+ * stw_snapshot_is_diff:
+ * @self: a #StwSnapshot
+ *
+ * Whether @self holds the changes since the surface's last snapshot
+ * rather than a full one (asked with `since_last`, and answered when a
+ * previous snapshot exists and the renderer did not reload).
+ *
+ * Returns: %TRUE for a diff
+ *
+ * Since: 1.0
+ */
+gboolean
+stw_snapshot_is_diff (const StwSnapshot *self)
+{
+  g_return_val_if_fail (self != NULL, FALSE);
+  return g_strcmp0 (stw_json_get_string (self->answer, "kind"), "diff") == 0;
+}
+
+/**
+ * stw_snapshot_get_surface_id:
+ * @self: a #StwSnapshot
+ *
+ * Gets the surface the snapshot is of.
+ *
+ * Returns: (transfer none): the surface id
+ *
+ * Since: 1.0
+ */
+const char *
+stw_snapshot_get_surface_id (const StwSnapshot *self)
+{
+  g_return_val_if_fail (self != NULL, NULL);
+  return stw_json_get_string (self->answer, "surface_id");
+}
+
+/**
+ * stw_snapshot_get_text:
+ * @self: a #StwSnapshot
+ *
+ * Gets the snapshot, or the diff, as text: one line per element with its
+ * ref, role, name and states.
+ *
+ * Returns: (transfer none) (nullable): the text, or %NULL when the
+ *   snapshot was asked as JSON (%STW_SNAPSHOT_FORMAT_JSON)
+ *
+ * Since: 1.0
+ */
+const char *
+stw_snapshot_get_text (const StwSnapshot *self)
+{
+  g_return_val_if_fail (self != NULL, NULL);
+  return stw_json_get_string (self->answer, stw_snapshot_is_diff (self) ? "diff_text" : "snapshot_text");
+}
+
+/**
+ * stw_snapshot_get_entry_count:
+ * @self: a #StwSnapshot
+ *
+ * Gets how many elements a full snapshot lists (each with its ref).
+ *
+ * Returns: the number of entries, 0 for a diff
+ *
+ * Since: 1.0
+ */
+guint
+stw_snapshot_get_entry_count (const StwSnapshot *self)
+{
+  JsonArray *entries;
+
+  g_return_val_if_fail (self != NULL, 0);
+
+  if (json_object_has_member (self->answer, "entry_count"))
+    return (guint) json_object_get_int_member (self->answer, "entry_count");
+  entries = stw_snapshot_get_entries (self);
+  return entries ? json_array_get_length (entries) : 0;
+}
+
+/**
+ * stw_snapshot_get_entries:
+ * @self: a #StwSnapshot
+ *
+ * Gets a full JSON snapshot's entries: one object per element, with its
+ * `ref`, `role`, `name`, `depth` and whatever states, value and
+ * attributes it has (docs/page-ops.md). Open by nature, so JSON.
+ *
+ * Returns: (transfer none) (nullable): the entries, or %NULL for a text
+ *   snapshot or a diff
+ *
+ * Since: 1.0
+ */
+JsonArray *
+stw_snapshot_get_entries (const StwSnapshot *self)
+{
+  JsonObject *snapshot;
+
+  g_return_val_if_fail (self != NULL, NULL);
+
+  snapshot = stw_json_get_object (self->answer, "snapshot");
+  if (snapshot == NULL || !json_object_has_member (snapshot, "entries"))
+    return NULL;
+  return json_object_get_array_member (snapshot, "entries");
+}
+
+/**
+ * stw_snapshot_get_diff:
+ * @self: a #StwSnapshot
+ *
+ * Gets a JSON diff: the entries added, removed and changed since the last
+ * snapshot. Open by nature, so JSON.
+ *
+ * Returns: (transfer none) (nullable): the diff, or %NULL for a full
+ *   snapshot or a text diff
+ *
+ * Since: 1.0
+ */
+JsonObject *
+stw_snapshot_get_diff (const StwSnapshot *self)
+{
+  g_return_val_if_fail (self != NULL, NULL);
+  return stw_json_get_object (self->answer, "diff");
+}
+
+/**
+ * stw_snapshot_is_truncated:
+ * @self: a #StwSnapshot
+ *
+ * Whether entries were left out to stay within the entry or token budget.
+ *
+ * Returns: %TRUE when entries were left out
+ *
+ * Since: 1.0
+ */
+gboolean
+stw_snapshot_is_truncated (const StwSnapshot *self)
+{
+  g_return_val_if_fail (self != NULL, FALSE);
+  return json_object_get_boolean_member_with_default (self->answer, "truncated", FALSE);
+}
+
+/**
+ * stw_snapshot_get_renderer_reloaded:
+ * @self: a #StwSnapshot
+ *
+ * Whether the renderer reloaded since the surface's last snapshot, so
+ * every earlier ref of the surface is gone.
+ *
+ * Returns: %TRUE when the renderer reloaded
+ *
+ * Since: 1.0
+ */
+gboolean
+stw_snapshot_get_renderer_reloaded (const StwSnapshot *self)
+{
+  g_return_val_if_fail (self != NULL, FALSE);
+  return json_object_get_boolean_member_with_default (self->answer, "renderer_reloaded", FALSE);
+}
+
+/**
+ * stw_snapshot_to_json:
+ * @self: a #StwSnapshot
+ *
+ * Gives the snapshot as the `electron_snapshot` tool answers it (without
+ * the envelope). JSON because this is the wire form, for tools.
+ *
+ * Returns: (transfer full): a new object
+ *
+ * Since: 1.0
+ */
+JsonObject *
+stw_snapshot_to_json (const StwSnapshot *self)
+{
+  JsonObject *copy;
+
+  g_return_val_if_fail (self != NULL, NULL);
+
+  copy = json_object_new ();
+  stw_json_object_copy_members (copy, self->answer, NULL);
+  return copy;
 }
 
 /**
@@ -1796,14 +2035,14 @@ stw_surface_snapshot_finish (StwSurface    *self,
  *
  * Since: 1.0
  */
-JsonObject *
+StwSnapshot *
 stw_surface_snapshot_sync (StwSurface               *self,
                            const StwSnapshotOptions *options,
                            GCancellable             *cancellable,
                            GError                  **error)
 {
   StwSyncCall call;
-  JsonObject *ret;
+  StwSnapshot *ret;
 
   g_return_val_if_fail (STW_IS_SURFACE (self), NULL);
 

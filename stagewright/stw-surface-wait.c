@@ -1985,6 +1985,7 @@ stw_surface_wait_for_event_async (StwSurface          *self,
  * Returns: (transfer full) (nullable): the event: `{type, url?,
  *   window_id?}` for the browser's events, `{type, at, target}` for a DOM
  *   event (`target` the element it happened at, `{key, role, name}`)
+ *   (JSON because each event kind has its own payload)
  *
  * Since: 1.0
  */
@@ -2029,6 +2030,7 @@ start_wait_for_event (StwSurface *self, gconstpointer data, GCancellable *cancel
  * Blocking [method@Stagewright.Surface.wait_for_event_async].
  *
  * Returns: (transfer full) (nullable): the event
+ *   (JSON because each event kind has its own payload)
  *
  * Since: 1.0
  */

@@ -1290,30 +1290,25 @@ stw_surface_dup_session (StwSurface *self)
 }
 
 /**
- * stw_surface_dup_capabilities:
+ * stw_surface_get_capabilities:
  * @self: a #StwSurface
  *
- * What page operations the surface supports now: `snapshot`,
- * `interaction` and `rendererEval` (all false once it closed).
+ * What page operations the surface supports now:
+ * %STW_CAPABILITY_SNAPSHOT, %STW_CAPABILITY_INTERACTION and
+ * %STW_CAPABILITY_RENDERER_EVAL while it is live, none once it closed.
  *
- * Returns: (transfer full): `{snapshot, interaction, rendererEval}`
+ * Returns: the capabilities
  *
  * Since: 1.0
  */
-JsonObject *
-stw_surface_dup_capabilities (StwSurface *self)
+StwCapabilityFlags
+stw_surface_get_capabilities (StwSurface *self)
 {
-  JsonObject *caps;
-  gboolean live;
+  g_return_val_if_fail (STW_IS_SURFACE (self), STW_CAPABILITY_NONE);
 
-  g_return_val_if_fail (STW_IS_SURFACE (self), NULL);
-
-  caps = json_object_new ();
-  live = !self->closed && self->transport != NULL;
-  json_object_set_boolean_member (caps, "snapshot", live);
-  json_object_set_boolean_member (caps, "interaction", live);
-  json_object_set_boolean_member (caps, "rendererEval", live);
-  return caps;
+  if (self->closed || self->transport == NULL)
+    return STW_CAPABILITY_NONE;
+  return STW_CAPABILITY_SNAPSHOT | STW_CAPABILITY_INTERACTION | STW_CAPABILITY_RENDERER_EVAL;
 }
 
 /**

@@ -139,7 +139,7 @@ gboolean        stw_surface_is_closed           (StwSurface *self);
 STW_AVAILABLE_IN_1_0
 StwSession     *stw_surface_dup_session         (StwSurface *self);
 STW_AVAILABLE_IN_1_0
-JsonObject     *stw_surface_dup_capabilities    (StwSurface *self);
+StwCapabilityFlags stw_surface_get_capabilities (StwSurface *self);
 STW_AVAILABLE_IN_1_0
 const char     *stw_surface_get_origin_relation (StwSurface *self);
 STW_AVAILABLE_IN_1_0

@@ -62,10 +62,14 @@ def to_python(value):
         if value.get_values() is not None:
             answer['values'] = list(value.get_values())
         return answer
-    if isinstance(value, (Stagewright.ElementRef, Stagewright.ElementState, Stagewright.DialogEvent)):
+    if isinstance(value, (Stagewright.ElementRef, Stagewright.ElementState, Stagewright.DialogEvent,
+                          Stagewright.Snapshot, Stagewright.AppInfo, Stagewright.ConsoleLog,
+                          Stagewright.DialogLog, Stagewright.DialogPolicy)):
         value = value.to_json()
     if isinstance(value, Json.Object):
         value = Json.Node.alloc().init_object(value)
+    if isinstance(value, Json.Array):
+        value = Json.Node.alloc().init_array(value)
     return json.loads(Json.to_string(value, False))
 
 

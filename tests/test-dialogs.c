@@ -168,7 +168,7 @@ test_policy (void)
     "{\"action\":\"accept\",\"perType\":{\"prompt\":\"dismiss\"},\"promptText\":\"x\"}",
     "{\"oneShot\":1}",
   };
-  g_autoptr(JsonObject) policy = NULL;
+  g_autoptr(StwDialogPolicy) policy = NULL;
   g_autoptr(JsonObject) accept = object_of ("{\"action\":\"dismiss\",\"perType\":{\"prompt\":\"accept\"},"
                                             "\"promptText\":\"Grace\",\"oneShot\":true}");
   g_autoptr(GError) error = NULL;
@@ -177,8 +177,8 @@ test_policy (void)
     return;
 
   policy = stw_session_dup_dialog_policy (app.session);
-  g_assert_cmpstr (json_object_get_string_member (policy, "action"), ==, "dismiss");
-  g_assert_false (json_object_get_boolean_member (policy, "oneShot"));
+  g_assert_cmpstr (stw_dialog_policy_get_action (policy), ==, "dismiss");
+  g_assert_false (stw_dialog_policy_is_one_shot (policy));
 
   g_assert_true (stw_session_set_dialog_policy (app.session, accept, &error));
   g_assert_no_error (error);
@@ -191,24 +191,23 @@ test_policy (void)
       g_assert_error (local, STW_ERROR, STW_ERROR_BAD_ARGUMENT);
     }
   /* Refused policies changed nothing. */
-  g_clear_pointer (&policy, json_object_unref);
+  g_clear_pointer (&policy, stw_dialog_policy_unref);
   policy = stw_session_dup_dialog_policy (app.session);
-  g_assert_cmpstr (json_object_get_string_member (policy, "promptText"), ==, "Grace");
-  g_assert_cmpstr (json_object_get_string_member (json_object_get_object_member (policy, "perType"), "prompt"),
-                   ==, "accept");
-  g_assert_cmpstr (json_object_get_string_member (json_object_get_object_member (policy, "perType"), "confirm"),
-                   ==, "dismiss");
+  g_assert_cmpstr (stw_dialog_policy_get_prompt_text (policy), ==, "Grace");
+  g_assert_true (stw_dialog_policy_is_one_shot (policy));
+  g_assert_cmpstr (stw_dialog_policy_get_action_for (policy, "prompt"), ==, "accept");
+  g_assert_cmpstr (stw_dialog_policy_get_action_for (policy, "confirm"), ==, "dismiss");
 }
 
 static void
 test_page_dialogs_sync (void)
 {
   g_autoptr(StwActionResult) answer = NULL;
-  g_autoptr(JsonObject) events = NULL;
+  g_autoptr(StwDialogLog) events = NULL;
   g_autoptr(JsonObject) filter = object_of ("{\"type\":\"prompt\",\"limit\":1}");
   g_autoptr(GError) error = NULL;
   g_autofree char *text = NULL;
-  JsonObject *entry;
+  const StwDialogEvent *entry;
 
   if (!have_app ())
     return;
@@ -227,11 +226,15 @@ test_page_dialogs_sync (void)
 
   events = stw_session_read_dialog_events_sync (app.session, filter, NULL, &error);
   g_assert_no_error (error);
-  g_assert_cmpint (json_object_get_int_member (events, "count"), ==, 1);
-  entry = json_array_get_object_element (json_object_get_array_member (events, "entries"), 0);
-  g_assert_cmpstr (json_object_get_string_member (entry, "action"), ==, "dismiss");
-  g_assert_cmpstr (json_object_get_string_member (entry, "defaultValue"), ==, "Ada");
-  g_assert_cmpstr (json_object_get_string_member (entry, "windowId"), ==, stw_surface_get_window_id (app.window));
+  g_assert_cmpuint (stw_dialog_log_get_n_events (events), ==, 1);
+  entry = stw_dialog_log_get_event (events, 0);
+  g_assert_cmpstr (stw_dialog_event_get_kind (entry), ==, "prompt");
+  g_assert_cmpstr (stw_dialog_event_get_action (entry), ==, "dismiss");
+  g_assert_cmpstr (stw_dialog_event_get_default_value (entry), ==, "Ada");
+  g_assert_cmpstr (stw_dialog_event_get_window_id (entry), ==, stw_surface_get_window_id (app.window));
+  g_assert_cmpstr (stw_dialog_event_get_surface_id (entry), ==, stw_surface_get_id (app.window));
+  g_assert_cmpint (stw_dialog_event_get_timestamp (entry), >, 0);
+  g_assert_false (stw_dialog_event_is_stubbed_call (entry));
 }
 
 static void
@@ -242,11 +245,10 @@ test_page_dialogs_async (void)
   g_autoptr(StwTarget) target = stw_target_new_for_selector ("#confirm");
   g_autoptr(GAsyncResult) result = NULL;
   g_autoptr(StwActionResult) answer = NULL;
-  g_autoptr(JsonObject) events = NULL;
-  g_autoptr(JsonObject) after = NULL;
+  g_autoptr(StwDialogLog) events = NULL;
+  g_autoptr(StwDialogLog) after = NULL;
   g_autoptr(GError) error = NULL;
   g_autofree char *text = NULL;
-  JsonArray *entries;
   StwTestResult wait = { 0 };
 
   if (!have_app ())
@@ -268,15 +270,14 @@ test_page_dialogs_async (void)
   result = stw_test_wait_result (&wait, 10000);
   events = stw_session_read_dialog_events_finish (app.session, result, &error);
   g_assert_no_error (error);
-  entries = json_object_get_array_member (events, "entries");
-  g_assert_cmpuint (json_array_get_length (entries), ==, 1);
-  g_assert_cmpstr (json_object_get_string_member (json_array_get_object_element (entries, 0), "message"),
-                   ==, "Delete everything?");
+  g_assert_cmpuint (stw_dialog_log_get_n_events (events), ==, 1);
+  g_assert_cmpstr (stw_dialog_event_get_message (stw_dialog_log_get_event (events, 0)), ==, "Delete everything?");
+  g_assert_cmpstr (stw_dialog_policy_get_action (stw_dialog_log_get_policy (events)), ==, "accept");
 
   /* clear emptied the buffer. */
   after = stw_session_read_dialog_events_sync (app.session, NULL, NULL, &error);
   g_assert_no_error (error);
-  g_assert_cmpint (json_object_get_int_member (after, "count"), ==, 0);
+  g_assert_cmpuint (stw_dialog_log_get_n_events (after), ==, 0);
 }
 
 static void
@@ -288,6 +289,7 @@ test_stubs (void)
                                            "\"clipboard.writeText\":true,\"clipboard.readText\":true}");
   g_autoptr(JsonObject) unknown = object_of ("{\"shell.beep\":true}");
   g_autoptr(JsonObject) filter = object_of ("{\"type\":[\"dialog\",\"shell\",\"clipboard\"]}");
+  g_autoptr(StwDialogLog) log = NULL;
   g_autoptr(JsonObject) events = NULL;
   g_autoptr(JsonNode) value = NULL;
   g_autoptr(GError) error = NULL;
@@ -320,8 +322,13 @@ test_stubs (void)
   /* The real shell never ran. */
   g_assert_cmpint (json_object_get_int_member (json_node_get_object (value), "real"), ==, 0);
 
-  events = stw_session_read_dialog_events_sync (app.session, filter, NULL, &error);
+  log = stw_session_read_dialog_events_sync (app.session, filter, NULL, &error);
   g_assert_no_error (error);
+  g_assert_true (stw_dialog_log_is_native (log));
+  g_assert_true (stw_dialog_event_is_stubbed_call (stw_dialog_log_get_event (log, 0)));
+  g_assert_true (g_strv_contains (stw_dialog_policy_get_stubs (stw_dialog_log_get_policy (log)), "shell.openExternal"));
+  /* The stubbed calls' arguments are the app's own: open JSON. */
+  events = stw_dialog_log_to_json (log);
   entries = json_object_get_array_member (events, "entries");
   g_assert_cmpuint (json_array_get_length (entries), ==, 7);
   g_assert_cmpstr (json_object_get_string_member (json_array_get_object_element (entries, 0), "type"),
@@ -350,7 +357,7 @@ test_stubs (void)
 static void
 test_console (void)
 {
-  g_autoptr(JsonObject) logged = NULL;
+  g_autoptr(StwConsoleLog) logged = NULL;
   g_autoptr(JsonObject) filter = object_of ("{\"source\":\"main\",\"match\":\"/^HELLO from main/i\"}");
   g_autoptr(JsonObject) nested = object_of ("{\"match\":\"(a+)+b\"}");
   g_autoptr(JsonObject) flags = object_of ("{\"match\":\"/a/g\"}");
@@ -365,16 +372,16 @@ test_console (void)
   deadline = g_get_monotonic_time () + (gint64) stw_test_timeout_ms (10000) * 1000;
   for (;;)
     {
-      g_clear_pointer (&logged, json_object_unref);
+      g_clear_pointer (&logged, stw_console_log_unref);
       logged = stw_session_read_console (app.session, filter, &error);
       g_assert_no_error (error);
-      if (json_object_get_int_member (logged, "count") > 0)
+      if (stw_console_log_get_n_messages (logged) > 0)
         break;
       g_assert_cmpint (g_get_monotonic_time (), <, deadline);
       stw_test_iterate_for (20);
     }
-  g_assert_cmpstr (json_object_get_string_member (json_array_get_object_element (json_object_get_array_member (logged, "entries"), 0),
-                                                  "text"), ==, "hello from main 7");
+  g_assert_cmpstr (stw_console_message_get_text (stw_console_log_get_message (logged, 0)), ==, "hello from main 7");
+  g_assert_cmpstr (stw_console_message_get_source (stw_console_log_get_message (logged, 0)), ==, "main");
 
   g_assert_null (stw_session_read_console (app.session, nested, &error));
   g_assert_error (error, STW_ERROR, STW_ERROR_BAD_ARGUMENT);

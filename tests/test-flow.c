@@ -44,7 +44,7 @@ test_sign_up (void)
   const char *args[] = { "--page=signup", NULL };
   g_autoptr(StwSnapshotOptions) snapshot_options = stw_snapshot_options_new ();
   g_autoptr(StwSession) session = NULL;
-  g_autoptr(JsonObject) snapshot = NULL;
+  g_autoptr(StwSnapshot) snapshot = NULL;
   g_autoptr(StwActionResult) answer = NULL;
   g_autoptr(JsonObject) filters = json_object_new ();
   g_autoptr(StwElementList) found = NULL;
@@ -85,8 +85,8 @@ test_sign_up (void)
   stw_snapshot_options_set_format (snapshot_options, STW_SNAPSHOT_FORMAT_TEXT);
   snapshot = stw_surface_snapshot_sync (surface, snapshot_options, NULL, &error);
   g_assert_no_error (error);
-  g_assert_cmpstr (json_object_get_string_member (snapshot, "kind"), ==, "full");
-  snapshot_text = json_object_get_string_member (snapshot, "snapshot_text");
+  g_assert_false (stw_snapshot_is_diff (snapshot));
+  snapshot_text = stw_snapshot_get_text (snapshot);
   name = stw_target_new_for_ref (stw_test_snapshot_ref (snapshot_text, "textbox", "Full name"));
   email = stw_target_new_for_ref (stw_test_snapshot_ref (snapshot_text, "textbox", "Email"));
   plan = stw_target_new_for_ref (stw_test_snapshot_ref (snapshot_text, "combobox", "Plan"));

@@ -43,7 +43,7 @@ def events():
 def launch_the_pages_app():
     manager = Stagewright.SessionManager.new()
     state['manager'] = manager
-    state['session'] = manager.launch_sync(page_launch_options('forms'), None)
+    state['session'] = manager.launch_json_sync(page_launch_options('forms'), None)
     state['window'] = state['session'].get_active_surface()
     assert state['window'] is not None
 

@@ -4,7 +4,7 @@
 # SPDX-License-Identifier: LGPL-2.1-or-later
 #
 # A script drives the demo app only through Dispatcher.call_json_sync, then
-# mixes SessionManager.launch_sync, Session.stop_sync and dispatcher calls
+# mixes SessionManager.launch_json_sync, Session.stop_sync and dispatcher calls
 # with asynchronous ones, in every order. Before the policy, a launch made
 # through call_json_sync left its sockets on a private context that nobody
 # ran again (the next call took 5 s and answered stale data), and a
@@ -144,7 +144,7 @@ def launch_sync_then_dispatcher_calls_then_async():
     dispatcher = Stagewright.Dispatcher.new()
     dispatcher.add_core_tools()
     manager = dispatcher.get_session_manager()
-    session = manager.launch_sync(json.dumps({'executablePath': ELECTRON, 'main': DEMO_APP}), None)
+    session = manager.launch_json_sync(json.dumps({'executablePath': ELECTRON, 'main': DEMO_APP}), None)
     try:
         info = call(dispatcher, 'electron_info')
         assert info['session_id'] == session.get_id(), info

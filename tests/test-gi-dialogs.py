@@ -45,7 +45,7 @@ def result_text():
 def launch_the_pages_app_on_dialogs():
     manager = Stagewright.SessionManager.new()
     state['manager'] = manager
-    state['session'] = manager.launch_sync(page_launch_options('dialogs'), None)
+    state['session'] = manager.launch_json_sync(page_launch_options('dialogs'), None)
     state['window'] = state['session'].get_active_surface()
     assert state['session'].has_main_process()
 
@@ -53,8 +53,9 @@ def launch_the_pages_app_on_dialogs():
 @test
 def default_policy_dismisses_and_the_click_reports_it():
     session = state['session']
-    policy = to_python(session.dup_dialog_policy())
-    assert policy['action'] == 'dismiss' and policy['stubs'] == [], policy
+    policy = session.dup_dialog_policy()
+    assert policy.get_action() == 'dismiss' and policy.get_stubs() == [], to_python(policy.to_json())
+    assert policy.get_action_for('confirm') == 'dismiss' and not policy.is_one_shot()
     answer = to_python(state['window'].click_sync(sel('#confirm'), None, None))
     assert answer['dialog'] == {'type': 'confirm', 'message': 'Delete everything?', 'action': 'dismiss'}, answer
     assert result_text() == 'confirm false'
@@ -66,12 +67,13 @@ def policy_blocking_then_events_async():
     assert session.set_dialog_policy(obj({'action': 'accept', 'promptText': 'Python'}))
     state['window'].click_sync(sel('#prompt'), None, None)
     assert result_text() == 'prompt "Python"'
-    events = to_python(run_async(lambda done: session.read_dialog_events_async(obj({'type': 'prompt'}), None, done),
-                                 lambda source, result: source.read_dialog_events_finish(result)))
-    assert events['count'] == 1, events
-    assert events['entries'][0]['promptText'] == 'Python', events
-    assert events['policy']['promptText'] == 'Python', events
-    assert events['native'] is True
+    events = run_async(lambda done: session.read_dialog_events_async(obj({'type': 'prompt'}), None, done),
+                       lambda source, result: source.read_dialog_events_finish(result))
+    assert events.get_n_events() == 1, to_python(events.to_json())
+    assert events.get_event(0).get_kind() == 'prompt' and events.get_event(0).get_prompt_text() == 'Python'
+    assert events.get_event(0).get_action() == 'accept' and not events.get_event(0).is_stubbed_call()
+    assert events.get_policy().get_prompt_text() == 'Python'
+    assert events.is_native() is True and events.get_overflowed() == 0
     expect_error('BAD_ARGUMENT', session.set_dialog_policy, obj({'perType': {'toast': 'accept'}}))
     expect_error('BAD_ARGUMENT', session.read_dialog_events_sync, obj({'limit': 500}), None)
     assert session.set_dialog_policy(obj({}))
@@ -90,9 +92,11 @@ def stubs_blocking_and_async():
     value = to_python(run_async(lambda done: session.evaluate_main_async(code, None, done),
                                 lambda source, result: source.evaluate_main_finish(result)))
     assert value == {'saved': {'canceled': False, 'filePath': '/tmp/saved.json'}, 'text': 'canned'}, value
-    events = to_python(session.read_dialog_events_sync(obj({'type': ['dialog', 'clipboard']}), None))
-    assert [e['type'] for e in events['entries']] == ['dialog.showSaveDialog', 'clipboard.readText'], events
-    assert sorted(events['policy']['stubs']) == ['clipboard.readText', 'dialog.showSaveDialog'], events
+    events = session.read_dialog_events_sync(obj({'type': ['dialog', 'clipboard']}), None)
+    kinds = [events.get_event(i).get_kind() for i in range(events.get_n_events())]
+    assert kinds == ['dialog.showSaveDialog', 'clipboard.readText'], to_python(events.to_json())
+    assert all(events.get_event(i).is_stubbed_call() for i in range(events.get_n_events()))
+    assert sorted(events.get_policy().get_stubs()) == ['clipboard.readText', 'dialog.showSaveDialog']
 
 
 @test
@@ -103,14 +107,16 @@ def console_reads_the_page_and_the_main_process():
     found = {}
 
     def seen():
-        logs = to_python(session.read_console(obj({'source': 'main', 'type': 'warning'})))
+        logs = session.read_console(obj({'source': 'main', 'type': 'warning'}))
         found['logs'] = logs
-        return logs['count'] > 0
+        return logs.get_n_messages() > 0
 
     assert spin(seen, 10000), found
-    assert found['logs']['entries'][-1]['text'] == 'python says hi', found
-    everything = to_python(session.read_console(None))
-    assert everything['overflowed'] == 0 and everything['count'] >= 1, everything
+    last = found['logs'].get_message(found['logs'].get_n_messages() - 1)
+    assert last.get_text() == 'python says hi', to_python(last.to_json())
+    assert last.get_source() == 'main' and last.get_level() == 'warning' and last.get_timestamp() > 0
+    everything = session.read_console(None)
+    assert everything.get_overflowed() == 0 and everything.get_n_messages() >= 1
     expect_error('BAD_ARGUMENT', session.read_console, obj({'match': '(x+)*'}))
     expect_error('BAD_ARGUMENT', session.read_console, obj({'source': []}))
     started = time.monotonic()

@@ -48,13 +48,13 @@ WELCOME = 'Welcome, Ada Lovelace! Your Pro plan is active.'
 @test
 def blocking_calls_sign_up():
     manager = Stagewright.SessionManager.new()
-    session = manager.launch_sync(page_launch_options('signup'), None)
+    session = manager.launch_json_sync(page_launch_options('signup'), None)
     launched.append(session)
     surface = session.get_active_surface()
 
-    snapshot = to_python(surface.snapshot_sync(text_options(), None))
-    assert snapshot['kind'] == 'full', snapshot
-    text = snapshot['snapshot_text']
+    snapshot = surface.snapshot_sync(text_options(), None)
+    assert not snapshot.is_diff(), to_python(snapshot.to_json())
+    text = snapshot.get_text()
     name = ref_of(text, 'textbox', 'Full name')
     email = ref_of(text, 'textbox', 'Email')
     plan = ref_of(text, 'combobox', 'Plan')
@@ -113,7 +113,7 @@ def async_calls_sign_up():
     launched.append(session)
     surface = session.get_active_surface()
 
-    text = to_python(call('snapshot', surface, text_options()))['snapshot_text']
+    text = call('snapshot', surface, text_options()).get_text()
     # The whole form in one call; the plan by its value this time.
     fields = Json.from_string(json.dumps([
         dict(ref=ref_of(text, 'textbox', 'Full name'), value='Ada Lovelace'),

@@ -51,7 +51,7 @@ def json_node(value):
 @test
 def run_main_blocking_and_async():
     manager = Stagewright.SessionManager.new()
-    session = manager.launch_sync(json.dumps(dict(executablePath=ELECTRON, main=DEMO_APP)), None)
+    session = manager.launch_json_sync(json.dumps(dict(executablePath=ELECTRON, main=DEMO_APP)), None)
     state['session'] = session
     assert session.has_main_process()
 
@@ -114,15 +114,17 @@ def window_states_blocking_and_async():
         else:
             assert session.refresh_window_states_sync(None)
         use_async = not use_async
-        seen = {to_python(session.dup_window_state(w))['electronId']: to_python(session.dup_window_state(w))
-                for w in session.list_windows() if session.dup_window_state(w) is not None}
+        seen = {s.get_electron_id(): s for s in (session.dup_window_state(w) for w in session.list_windows())
+                if s is not None}
         if hidden in seen:
             break
         time.sleep(0.1)
     assert hidden in seen, seen
-    assert seen[hidden]['visible'] is False and seen[hidden]['minimized'] is False, seen[hidden]
-    assert set(seen[hidden]['bounds']) == {'x', 'y', 'width', 'height'}
-    assert any(s['visible'] for key, s in seen.items() if key != hidden)
+    assert seen[hidden].is_visible() is False and seen[hidden].is_minimized() is False
+    assert seen[hidden].is_maximized() is False and seen[hidden].is_fullscreen() is False
+    bounds = seen[hidden].get_bounds()
+    assert bounds.width > 0 and bounds.height > 0, (bounds.width, bounds.height)
+    assert any(s.is_visible() for key, s in seen.items() if key != hidden)
     session.stop_sync(10000, None)
     state.pop('session')
 
@@ -145,8 +147,7 @@ def attach_by_port_finds_and_opens_the_main_process():
 
     manager = Stagewright.SessionManager.new()
     session = manager.attach_sync(json.dumps({'port': port}), None)
-    caps = to_python(session.dup_capabilities())
-    assert caps['mainEval'] is True, caps
+    assert session.get_capabilities() & Stagewright.CapabilityFlags.MAIN_EVAL
     value, _ = session.run_main_sync(READ_HANDLERS, None, 0, None)
     assert to_python(value) == DEMO_HANDLERS
     value, _ = session.run_main_sync('return process.pid;', None, 0, None)

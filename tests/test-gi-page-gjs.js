@@ -43,7 +43,7 @@ function test (name, fn) {
 
 test('reads block', () => {
   const manager = Stagewright.SessionManager.new();
-  const session = manager.launch_sync(JSON.stringify({ executablePath: electron, main: pagesApp, args: ['--page=forms'] }), null);
+  const session = manager.launch_json_sync(JSON.stringify({ executablePath: electron, main: pagesApp, args: ['--page=forms'] }), null);
   state.session = session;
   const window = session.get_active_window();
   const context = GLib.MainContext.default();
@@ -92,7 +92,7 @@ test('snapshot, then act and read by ref, blocking and async', () => {
   const window = state.window;
   const options = Stagewright.SnapshotOptions.new();
   options.set_format(Stagewright.SnapshotFormat.TEXT);
-  const text = toJs(window.snapshot_sync(options, null)).snapshot_text;
+  const text = window.snapshot_sync(options, null).get_text();
   const refOf = (role, name) => {
     const line = text.split('\n').find((l) => l.includes(`] ${role} ${JSON.stringify(name)}`));
     if (!line) throw new Error(`no ${role} "${name}" in:\n${text}`);

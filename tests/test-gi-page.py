@@ -36,7 +36,7 @@ def sel(selector):
 
 def launch(page):
     manager = state.setdefault('manager', Stagewright.SessionManager.new())
-    session = manager.launch_sync(page_launch_options(page), None)
+    session = manager.launch_json_sync(page_launch_options(page), None)
     state['session'] = session
     window = session.get_active_window()
     # The page's own title says it has loaded.

@@ -108,7 +108,10 @@ def dispatcher_gives_a_session_manager():
 def launch_sync_starts_the_demo_app():
     manager = state['manager']
     started = time.monotonic()
-    session = manager.launch_sync(launch_options(DEMO_APP), None)
+    options = Stagewright.LaunchOptions.new()
+    options.set_executable_path(ELECTRON)
+    options.set_main(DEMO_APP)
+    session = manager.launch_sync(options, None)
     state['launch_ms'] = (time.monotonic() - started) * 1000
     assert isinstance(session, Stagewright.Session), session
     state['session'] = session
@@ -122,8 +125,9 @@ def launch_sync_starts_the_demo_app():
     assert manager.resolve(None) is session
     assert manager.resolve(session.get_id()) is session
     expect_error('NOT_RUNNING', manager.resolve, 'no-such-session')
-    # A second launch without allowMultiple is refused.
-    expect_error('ALREADY_RUNNING', manager.launch_sync, launch_options(DEMO_APP), None)
+    # A second launch without allowMultiple is refused, from options or JSON.
+    expect_error('ALREADY_RUNNING', manager.launch_sync, options, None)
+    expect_error('ALREADY_RUNNING', manager.launch_json_sync, launch_options(DEMO_APP), None)
 
 
 @test
@@ -183,22 +187,22 @@ def refresh_surfaces_async_finds_the_frames():
 @test
 def get_info_async_reads_the_app():
     session = state['session']
-    info = to_python(run_async(lambda done: session.get_info_async(None, done),
-                               lambda source, result: source.get_info_finish(result)))
-    versions, app = info['versions'], info['app']
+    info = run_async(lambda done: session.get_info_async(None, done),
+                     lambda source, result: source.get_info_finish(result))
     with open(os.path.join(FIXTURES, 'electron-standin', 'runtime.js')) as runtime:
         declared = re.search(r"const ELECTRON_VERSION = '([^']+)'", runtime.read()).group(1)
-    assert versions['electron'] == declared, versions
+    assert info.get_version('electron') == declared, to_python(info.to_json())
     node = subprocess.run([os.environ.get('ELECTRON_STANDIN_NODE', 'node'), '-p', 'process.versions.node'],
                           capture_output=True, text=True, check=True).stdout.strip()
-    assert versions['node'] == node, (versions, node)
+    assert info.get_version('node') == node, (info.get_version('node'), node)
     chromium = re.search(r'(\d+\.\d+\.\d+\.\d+)',
                          subprocess.run([CHROMIUM, '--version'], capture_output=True, text=True).stdout).group(1)
-    assert versions['chrome'] == chromium, (versions, chromium)
-    assert app['name'] == DEMO_TITLE and app['version'] == '1.0.0', app
-    assert app['path'] == DEMO_APP and app['packaged'] is False, app
-    assert re.search(r'/stagewright-[A-Za-z0-9]{6}/profile$', app['user_data_path']), app
-    state['temp_root'] = os.path.dirname(app['user_data_path'])
+    assert info.get_version('chrome') == chromium, (info.get_version('chrome'), chromium)
+    assert info.has_app() and info.get_app_name() == DEMO_TITLE and info.get_app_version() == '1.0.0'
+    assert info.get_app_path() == DEMO_APP and info.is_packaged() is False
+    assert re.search(r'/stagewright-[A-Za-z0-9]{6}/profile$', info.get_user_data_path()), info.get_user_data_path()
+    assert info.get_note('app.path') is None
+    state['temp_root'] = os.path.dirname(info.get_user_data_path())
     assert os.path.isdir(state['temp_root'])
 
 
@@ -244,8 +248,9 @@ def surface_screenshots_blocking_and_async():
     assert window.dup_session() is session
     assert window.get_frame_id() == window.get_target_id()
     assert window.get_cdp_session_id()
-    caps = to_python(window.dup_capabilities())
-    assert caps == {'snapshot': True, 'interaction': True, 'rendererEval': True}, caps
+    caps = window.get_capabilities()
+    assert caps == (Stagewright.CapabilityFlags.SNAPSHOT | Stagewright.CapabilityFlags.INTERACTION
+                    | Stagewright.CapabilityFlags.RENDERER_EVAL), caps
     assert window.get_origin_relation() is None
     # The viewport, blocking.
     image = window.capture_screenshot_sync(None, None)
@@ -281,8 +286,8 @@ def surface_screenshots_blocking_and_async():
     bad = Json.Object.new()
     bad.set_string_member('format', 'gif')
     expect_error('BAD_ARGUMENT', session.capture_screenshot_sync, None, bad, None)
-    caps = to_python(session.dup_capabilities())
-    assert caps['mainEval'] is True and caps['owned'] is True, caps
+    caps = session.get_capabilities()
+    assert caps & Stagewright.CapabilityFlags.MAIN_EVAL and caps & Stagewright.CapabilityFlags.OWNED, caps
 
 
 @test
@@ -335,24 +340,24 @@ def stop_sync_stops_and_cleans_up():
 @test
 def launch_sync_errors_are_registry_codes():
     manager = Stagewright.SessionManager.new()
-    expect_error('BAD_ARGUMENT', manager.launch_sync, '[1, 2]', None)
-    expect_error('BAD_ARGUMENT', manager.launch_sync, '{}', None)
-    expect_error('ABSOLUTE_PATH_REQUIRED', manager.launch_sync,
+    expect_error('BAD_ARGUMENT', manager.launch_json_sync, '[1, 2]', None)
+    expect_error('BAD_ARGUMENT', manager.launch_json_sync, '{}', None)
+    expect_error('ABSOLUTE_PATH_REQUIRED', manager.launch_json_sync,
                  json.dumps({'executablePath': ELECTRON, 'main': 'tests/fixtures/demo-app'}), None)
-    expect_error('FILE_NOT_FOUND', manager.launch_sync,
+    expect_error('FILE_NOT_FOUND', manager.launch_json_sync,
                  json.dumps({'executablePath': '/nonexistent/electron', 'main': DEMO_APP}), None)
     # The details (denied_env_keys, exit_code, log_tail) live in the GError's
     # private data, which PyGObject drops when it makes a GLib.Error: a
     # binding sees code and message only (the MCP envelope has the details).
-    expect_error('BAD_ARGUMENT', manager.launch_sync, launch_options(DEMO_APP, env={'LD_PRELOAD': 'x'}), None)
+    expect_error('BAD_ARGUMENT', manager.launch_json_sync, launch_options(DEMO_APP, env={'LD_PRELOAD': 'x'}), None)
     started = time.monotonic()
-    expect_error('LAUNCH_FAILED', manager.launch_sync, launch_options(CRASH_APP, args=['--throw-at-load']), None)
+    expect_error('LAUNCH_FAILED', manager.launch_json_sync, launch_options(CRASH_APP, args=['--throw-at-load']), None)
     assert time.monotonic() - started < 10
-    expect_error('LAUNCH_FAILED', manager.launch_sync, json.dumps({'executablePath': '/bin/false'}), None)
+    expect_error('LAUNCH_FAILED', manager.launch_json_sync, json.dumps({'executablePath': '/bin/false'}), None)
     # A fresh directory is outside wherever the tree was cloned (even under /tmp).
     elsewhere = tempfile.mkdtemp(prefix='stw-gi-root-')
     manager.set_app_root(elsewhere)
-    expect_error('BAD_ARGUMENT', manager.launch_sync, launch_options(DEMO_APP), None)
+    expect_error('BAD_ARGUMENT', manager.launch_json_sync, launch_options(DEMO_APP), None)
     os.rmdir(elsewhere)
     assert manager.list_sessions() == []
 
@@ -360,7 +365,7 @@ def launch_sync_errors_are_registry_codes():
 @test
 def window_added_signal_and_force_kill():
     manager = Stagewright.SessionManager.new()
-    session = manager.launch_sync(launch_options(CRASH_APP, args=['--two-windows']), None)
+    session = manager.launch_json_sync(launch_options(CRASH_APP, args=['--two-windows']), None)
     pid = session.get_pid()
     try:
         added = []
@@ -388,7 +393,7 @@ def session_kept_after_its_manager_is_dropped():
     # crash nor log a critical (criticals are fatal here), and the disposed
     # session is not running.
     manager = Stagewright.SessionManager.new()
-    session = manager.launch_sync(launch_options(DEMO_APP), None)
+    session = manager.launch_json_sync(launch_options(DEMO_APP), None)
     pid = session.get_pid()
     window = session.get_active_window()
     assert session.is_running() and alive(pid)
@@ -408,7 +413,7 @@ def a_disposed_session_ends_and_leaves_its_manager():
     # Disposing a session ends it the usual way: not running, its app
     # stopped, and the manager (through `exited`) no longer lists it.
     manager = Stagewright.SessionManager.new()
-    session = manager.launch_sync(launch_options(DEMO_APP), None)
+    session = manager.launch_json_sync(launch_options(DEMO_APP), None)
     pid = session.get_pid()
     exited = []
     session.connect('exited', lambda *args: exited.append(True))
@@ -485,7 +490,7 @@ def plain_chromium_has_no_main_process():
                  'data:text/html,<title>Plain</title><p>plain</p>']})
     started = time.monotonic()
     try:
-        session = manager.launch_sync(launch_json, None)
+        session = manager.launch_json_sync(launch_json, None)
     except GLib.Error as error:
         raise AssertionError('launch failed after %.0f ms: %s' % ((time.monotonic() - started) * 1000,
                                                                  error.message))

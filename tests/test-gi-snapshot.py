@@ -27,7 +27,7 @@ def test(fn):
 def launch_the_signup_page():
     manager = Stagewright.Dispatcher.new().get_session_manager()
     state['manager'] = manager
-    session = manager.launch_sync(page_launch_options('signup'), None)
+    session = manager.launch_json_sync(page_launch_options('signup'), None)
     state['session'] = session
     state['surface'] = session.get_active_surface()
     assert state['surface'] is not None
@@ -38,9 +38,10 @@ def snapshot_sync_as_text():
     options = Stagewright.SnapshotOptions.new()
     options.set_format(Stagewright.SnapshotFormat.TEXT)
     options.set_interactive_only(True)
-    answer = to_python(state['surface'].snapshot_sync(options, None))
-    assert answer['kind'] == 'full'
-    lines = answer['snapshot_text'].split('\n')
+    answer = state['surface'].snapshot_sync(options, None)
+    assert not answer.is_diff() and answer.get_entry_count() > 0
+    assert answer.get_surface_id() == state['surface'].get_id()
+    lines = answer.get_text().split('\n')
     assert lines[0].startswith('page "Sign up"'), lines[0]
     assert any(line.endswith('textbox "Full name" required') for line in lines), lines
     assert any('combobox "Plan" value="Free" options: ' in line for line in lines), lines
@@ -61,8 +62,10 @@ def snapshot_options_from_json_validate():
 @test
 def snapshot_async_json_and_refs_agree_with_find_and_list():
     surface = state['surface']
-    answer = to_python(run_async(lambda done: surface.snapshot_async(None, None, done), Stagewright.Surface.snapshot_finish))
-    entries = answer['snapshot']['entries']
+    answer = run_async(lambda done: surface.snapshot_async(None, None, done), Stagewright.Surface.snapshot_finish)
+    assert answer.get_text() is None and not answer.is_truncated()
+    entries = to_python(answer.get_entries())
+    assert answer.get_entry_count() == len(entries)
     button = next(e for e in entries if e['role'] == 'button')
     assert button['name'] == 'Sign up' and button['ref'] > 0
     filters = Json.Object()
@@ -78,9 +81,9 @@ def snapshot_async_json_and_refs_agree_with_find_and_list():
 def since_last_answers_a_diff():
     options = Stagewright.SnapshotOptions.new()
     options.set_since_last(True)
-    answer = to_python(state['surface'].snapshot_sync(options, None))
-    assert answer['kind'] == 'diff', answer
-    assert answer['diff']['_meta']['entries_changed'] == 0
+    answer = state['surface'].snapshot_sync(options, None)
+    assert answer.is_diff(), to_python(answer.to_json())
+    assert to_python(answer.get_diff())['_meta']['entries_changed'] == 0
 
 
 @test

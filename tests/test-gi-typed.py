@@ -51,7 +51,10 @@ def launch_async_with_options_and_snapshot():
     state['window'] = window
     snapshot_options = Stagewright.SnapshotOptions.new()
     snapshot_options.set_format(Stagewright.SnapshotFormat.TEXT)
-    text = window.snapshot_sync(snapshot_options, None)['snapshot_text']
+    snapshot = window.snapshot_sync(snapshot_options, None)
+    assert not snapshot.is_diff() and snapshot.get_surface_id() == window.get_id()
+    text = snapshot.get_text()
+    assert snapshot.get_entry_count() >= 5 and snapshot.get_entries() is None
     state['refs'] = {name: ref_in(text, role, label) for name, role, label in (
         ('go', 'button', 'Go'), ('remove', 'button', 'Remove Go'), ('all', 'checkbox', 'Select all'),
         ('first', 'checkbox', 'First'), ('name', 'textbox', 'Name'))}
@@ -150,6 +153,60 @@ def state_as_properties_with_notify():
         context.iteration(False)
     window.disconnect(handler)
     assert titles and titles[-1] == 'Retitled', titles
+
+
+@test
+def app_info_and_window_state_blocking_and_async():
+    session, window = state['session'], state['window']
+    info = session.get_info_sync(None)
+    assert info.has_app() and info.get_app_version() == '1.0.0' and not info.is_packaged()
+    assert info.get_version('electron') and info.get_version('chrome') and info.get_protocol_version()
+    assert info.get_note('app.path') is None
+    again = run_async(lambda done: session.get_info_async(None, done),
+                      lambda source, result: source.get_info_finish(result))
+    assert again.get_app_name() == info.get_app_name() and again.get_app_name()
+    assert session.get_capabilities() & Stagewright.CapabilityFlags.MAIN_EVAL
+    assert window.get_capabilities() & Stagewright.CapabilityFlags.INTERACTION
+    run_async(lambda done: session.refresh_window_states_async(None, done),
+              lambda source, result: source.refresh_window_states_finish(result))
+    window_state = session.dup_window_state(window)
+    assert window_state.get_electron_id() > 0 and window_state.is_visible()
+    assert not window_state.is_minimized() and not window_state.is_fullscreen()
+    bounds = window_state.get_bounds()
+    assert bounds.width > 0 and bounds.height > 0, (bounds.width, bounds.height)
+
+
+@test
+def console_messages_and_dialog_events_blocking_and_async():
+    session, window = state['session'], state['window']
+    session.run_renderer_sync("console.error('typed from python'); setTimeout(() => alert('python alert'), 0);"
+                              " return 1;", None, 0, None)
+    logged = Json.Object.new()
+    logged.set_string_member('match', '^typed from python$')
+    alerts = Json.Object.new()
+    alerts.set_string_member('type', 'alert')
+    context = GLib.MainContext.default()
+    deadline = GLib.get_monotonic_time() + 10 * 1000000
+    while GLib.get_monotonic_time() < deadline:
+        log = session.read_console(logged)
+        dialogs = run_async(lambda done: session.read_dialog_events_async(alerts, None, done),
+                            lambda source, result: source.read_dialog_events_finish(result))
+        if log.get_n_messages() > 0 and dialogs.get_n_events() > 0:
+            break
+        context.iteration(False)
+    assert log.get_n_messages() == 1 and dialogs.get_n_events() == 1
+    message = log.get_message(0)
+    assert message.get_text() == 'typed from python' and message.get_level() == 'error'
+    assert message.get_source() == 'renderer' and message.get_surface_id() == window.get_id()
+    assert message.get_timestamp() > 0 and not message.is_exception()
+    event = dialogs.get_event(0)
+    assert event.get_kind() == 'alert' and event.get_message() == 'python alert'
+    assert event.get_action() == 'dismiss' and event.get_window_id() == window.get_window_id()
+    assert dialogs.get_policy().get_action() == 'dismiss' and dialogs.is_native()
+    alerts.set_boolean_member('clear', True)
+    assert session.read_dialog_events_sync(alerts, None).get_n_events() == 1
+    # clear emptied the log: the next read finds nothing.
+    assert session.read_dialog_events_sync(alerts, None).get_n_events() == 0
 
 
 @test

@@ -57,7 +57,7 @@ def launch_the_waits_page():
     dispatcher.add_core_tools()
     state['dispatcher'] = dispatcher
     manager = dispatcher.get_session_manager()
-    state['session'] = manager.launch_sync(page_launch_options('waits'), None)
+    state['session'] = manager.launch_json_sync(page_launch_options('waits'), None)
     state['window'] = state['session'].get_active_surface()
     met, element = state['window'].wait_for_selector_sync(sel('#reset'), 'attached', 15000, None)
     assert met and to_python(element)['ref'] >= 1

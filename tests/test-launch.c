@@ -410,19 +410,20 @@ on_info (GObject      *object,
 {
   g_autoptr(GError) error = NULL;
 
-  *(JsonObject **) user_data = stw_session_get_info_finish (STW_SESSION (object), result, &error);
+  *(StwAppInfo **) user_data = stw_session_get_info_finish (STW_SESSION (object), result, &error);
   g_assert_no_error (error);
 }
 
+/* The app info in its wire form, as electron_info answers it. */
 static JsonObject *
 get_info (StwSession *session)
 {
-  JsonObject *info = NULL;
+  g_autoptr(StwAppInfo) info = NULL;
 
   stw_session_get_info_async (session, NULL, on_info, &info);
   while (info == NULL)
     g_main_context_iteration (NULL, TRUE);
-  return info;
+  return stw_app_info_to_json (info);
 }
 
 /* --- options ------------------------------------------------------------- */
@@ -894,7 +895,6 @@ test_executable_only (void)
   g_autoptr(GError) error = NULL;
   g_autoptr(StwSession) session = NULL;
   g_autoptr(JsonObject) info = NULL;
-  g_autoptr(JsonObject) caps = NULL;
   JsonObject *versions;
 
   g_setenv ("TMPDIR", scratch, TRUE);
@@ -903,9 +903,8 @@ test_executable_only (void)
   session = launch (manager, options, &error);
   g_assert_no_error (error);
   g_assert_true (stw_session_has_main_process (session));
-  caps = stw_session_dup_capabilities (session);
-  g_assert_true (json_object_get_boolean_member (caps, "mainEval"));
-  g_assert_false (json_object_has_member (caps, "notes"));
+  g_assert_true (stw_session_get_capabilities (session) & STW_CAPABILITY_MAIN_EVAL);
+  g_assert_null (stw_session_get_capability_note (session, STW_CAPABILITY_MAIN_EVAL));
 
   info = get_info (session);
   versions = json_object_get_object_member (info, "versions");
@@ -970,8 +969,8 @@ test_no_inspector (void)
   g_autoptr(StwLaunchOptions) options = stw_launch_options_new ();
   g_autoptr(GError) error = NULL;
   g_autoptr(StwSession) session = NULL;
-  g_autoptr(JsonObject) caps = NULL;
-  JsonObject *notes;
+  StwCapabilityFlags caps;
+  const char *note;
 
   g_setenv ("TMPDIR", scratch, TRUE);
   stw_launch_options_set_executable_path (options, electron);
@@ -980,12 +979,12 @@ test_no_inspector (void)
   session = launch (manager, options, &error);
   g_assert_no_error (error);
   g_assert_false (stw_session_has_main_process (session));
-  caps = stw_session_dup_capabilities (session);
-  g_assert_false (json_object_get_boolean_member (caps, "mainEval"));
-  g_assert_true (json_object_get_boolean_member (caps, "rendererEval"));
-  notes = json_object_get_object_member (caps, "notes");
-  g_assert_nonnull (notes);
-  g_assert_nonnull (strstr (json_object_get_string_member (notes, "mainEval"), "EnableNodeCliInspectArguments"));
+  caps = stw_session_get_capabilities (session);
+  g_assert_false (caps & STW_CAPABILITY_MAIN_EVAL);
+  g_assert_true (caps & STW_CAPABILITY_RENDERER_EVAL);
+  note = stw_session_get_capability_note (session, STW_CAPABILITY_MAIN_EVAL);
+  g_assert_nonnull (note);
+  g_assert_nonnull (strstr (note, "EnableNodeCliInspectArguments"));
   stop (session);
   g_clear_object (&session);
   g_clear_object (&options);

@@ -316,23 +316,22 @@ test_window_states (void)
       windows = stw_session_list_windows (app.session);
       for (const GList *l = windows; l != NULL; l = l->next)
         {
-          g_autoptr(JsonObject) state = stw_session_dup_window_state (app.session, l->data);
-          JsonObject *bounds;
+          g_autoptr(StwWindowState) state = stw_session_dup_window_state (app.session, l->data);
+          const StwBox *bounds;
 
           g_assert_nonnull (state);
-          /* What the session knows cannot be changed through it. */
-          g_assert_true (json_object_is_immutable (state));
-          if (json_object_get_int_member (state, "electronId") != hidden_id)
+          if (stw_window_state_get_electron_id (state) != hidden_id)
             {
-              g_assert_true (json_object_get_boolean_member (state, "visible"));
+              g_assert_true (stw_window_state_is_visible (state));
               continue;
             }
           found = TRUE;
-          g_assert_false (json_object_get_boolean_member (state, "visible"));
-          g_assert_false (json_object_get_boolean_member (state, "minimized"));
-          bounds = json_object_get_object_member (state, "bounds");
-          g_assert_cmpint (json_object_get_int_member (bounds, "width"), ==, 300);
-          g_assert_cmpint (json_object_get_int_member (bounds, "height"), ==, 200);
+          g_assert_false (stw_window_state_is_visible (state));
+          g_assert_false (stw_window_state_is_minimized (state));
+          bounds = stw_window_state_get_bounds (state);
+          g_assert_nonnull (bounds);
+          g_assert_cmpfloat (bounds->width, ==, 300);
+          g_assert_cmpfloat (bounds->height, ==, 200);
         }
       if (!found)
         g_usleep (100000);
@@ -391,7 +390,6 @@ test_attach_finds_main (void)
   g_autoptr(StwSession) session = NULL;
   g_autoptr(JsonNode) handlers = NULL;
   g_autoptr(JsonNode) pid = NULL;
-  g_autoptr(JsonObject) caps = NULL;
   g_autoptr(GError) error = NULL;
   g_autoptr(GUri) uri = NULL;
   g_autofree char *url = NULL;
@@ -420,8 +418,7 @@ test_attach_finds_main (void)
   options = g_strdup_printf ("{\"port\": %d}", g_uri_get_port (uri));
   session = stw_session_manager_attach_sync (manager, options, NULL, &error);
   g_assert_no_error (error);
-  caps = stw_session_dup_capabilities (session);
-  g_assert_true (json_object_get_boolean_member (caps, "mainEval"));
+  g_assert_true (stw_session_get_capabilities (session) & STW_CAPABILITY_MAIN_EVAL);
 
   handlers = stw_session_run_main_sync (session, READ_HANDLERS, NULL, 0, NULL, NULL, &error);
   g_assert_no_error (error);

@@ -714,9 +714,9 @@ test_discover (void)
   g_autoptr(StwSessionManager) manager = stw_session_manager_new ();
   g_autoptr(GAsyncResult) result = NULL;
   g_autoptr(GError) error = NULL;
-  g_autoptr(JsonArray) found = NULL;
+  GList *found = NULL;
   g_autofree char *expected_url = NULL;
-  JsonObject *target;
+  const StwDiscoveredApp *target;
   guint ports[4];
 
   g_test_summary ("stw_session_manager_discover_async: the DevTools port is found with its pid; "
@@ -729,30 +729,32 @@ test_discover (void)
   stw_session_manager_discover_async (manager, NULL, ports, G_N_ELEMENTS (ports), 1000, NULL, on_result, &result);
   found = stw_session_manager_discover_finish (manager, wait_result (&result, 5000), &error);
   g_assert_no_error (error);
-  g_assert_cmpuint (json_array_get_length (found), ==, 1);
-  target = json_array_get_object_element (found, 0);
+  g_assert_cmpuint (g_list_length (found), ==, 1);
+  target = found->data;
   expected_url = g_strdup_printf ("ws://127.0.0.1:%u/devtools/browser/canned", endpoint->port);
-  g_assert_cmpstr (json_object_get_string_member (target, "targetId"), ==, expected_url);
-  g_assert_cmpint (json_object_get_int_member (target, "port"), ==, endpoint->port);
-  g_assert_cmpstr (json_object_get_string_member (target, "appName"), ==, "Canned/1.0");
+  g_assert_cmpstr (stw_discovered_app_get_websocket_url (target), ==, expected_url);
+  g_assert_cmpuint (stw_discovered_app_get_port (target), ==, endpoint->port);
+  g_assert_cmpstr (stw_discovered_app_get_app_name (target), ==, "Canned/1.0");
   /* This process holds the listening socket. */
-  g_assert_cmpint (json_object_get_int_member (target, "pid"), ==, getpid ());
+  g_assert_cmpint (stw_discovered_app_get_pid (target), ==, getpid ());
+  g_list_free_full (found, (GDestroyNotify) stw_discovered_app_free);
   g_assert_cmpuint (proxy_recorder->connections, ==, 0);
 
   /* The blocking form iterates the manager's context, which serves the
    * canned server too. */
   {
-    g_autoptr(JsonArray) again = stw_session_manager_discover_sync (manager, "localhost", &ports[1], 1, 1000,
-                                                                    NULL, &error);
+    GList *again = stw_session_manager_discover_sync (manager, "localhost", &ports[1], 1, 1000, NULL, &error);
+
     g_assert_no_error (error);
-    g_assert_cmpuint (json_array_get_length (again), ==, 1);
+    g_assert_cmpuint (g_list_length (again), ==, 1);
+    g_list_free_full (again, (GDestroyNotify) stw_discovered_app_free);
   }
 
   /* Arguments out of range. */
   {
     g_autoptr(GAsyncResult) bad = NULL;
     g_autoptr(GError) bad_error = NULL;
-    g_autoptr(JsonArray) none = NULL;
+    GList *none = NULL;
     guint zero = 0;
 
     stw_session_manager_discover_async (manager, "192.0.2.1", NULL, 0, 0, NULL, on_result, &bad);

@@ -61,7 +61,7 @@ test_launch (void)
   options = json_to_string (root, FALSE);
 
   app.manager = stw_session_manager_new ();
-  app.session = stw_session_manager_launch_sync (app.manager, options, NULL, &error);
+  app.session = stw_session_manager_launch_json_sync (app.manager, options, NULL, &error);
   g_assert_no_error (error);
   g_assert_true (stw_session_is_running (app.session));
 }
@@ -79,7 +79,7 @@ test_snapshots (void)
   for (guint i = 0; i < 3; i++)
     {
       g_autoptr(StwSnapshotOptions) options = stw_snapshot_options_new ();
-      g_autoptr(JsonObject) answer = NULL;
+      g_autoptr(StwSnapshot) answer = NULL;
       g_autoptr(GError) error = NULL;
       const char *text;
 
@@ -88,12 +88,12 @@ test_snapshots (void)
       g_assert_no_error (error);
       if (i % 2 == 0)
         {
-          text = json_object_get_string_member (answer, "snapshot_text");
+          text = stw_snapshot_get_text (answer);
           g_assert_nonnull (text);
           g_assert_true (g_str_has_prefix (text, "page \"Forms fixture\""));
         }
       else
-        g_assert_true (json_object_has_member (answer, "snapshot"));
+        g_assert_nonnull (stw_snapshot_get_entries (answer));
     }
 }
 

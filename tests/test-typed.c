@@ -7,7 +7,9 @@
  * StwActionResult whose target is a StwElementRef, fill, get_state (which
  * flags apply, their values, an indeterminate checkbox's mixed `checked`),
  * text, box, expect_state with a mask, state as properties with notify::,
- * a stale ref failing with the STW_ERROR_REF_NOT_FOUND enum value, stop.
+ * the app info, capabilities and window state, console messages and
+ * dialog events, a stale ref failing with the STW_ERROR_REF_NOT_FOUND enum
+ * value, stop.
  *
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */
@@ -41,7 +43,8 @@ static void
 test_launch_and_snapshot (void)
 {
   g_autoptr(StwSnapshotOptions) snapshot_options = stw_snapshot_options_new ();
-  g_autoptr(JsonObject) snapshot = NULL;
+  g_autoptr(StwSnapshot) snapshot = NULL;
+  g_autoptr(StwSnapshot) since = NULL;
   g_autoptr(GError) error = NULL;
   const char *text;
 
@@ -51,17 +54,32 @@ test_launch_and_snapshot (void)
     return;
   app.window = g_object_ref (stw_session_get_active_surface (app.session));
 
-  /* The snapshot stays JSON (its entries are open-ended); its text names
-   * the refs. */
+  /* A StwSnapshot; its text names the refs (its entries, open-ended, stay
+   * JSON). */
   stw_snapshot_options_set_format (snapshot_options, STW_SNAPSHOT_FORMAT_TEXT);
   snapshot = stw_surface_snapshot_sync (app.window, snapshot_options, NULL, &error);
   g_assert_no_error (error);
-  text = json_object_get_string_member (snapshot, "snapshot_text");
+  g_assert_false (stw_snapshot_is_diff (snapshot));
+  g_assert_cmpstr (stw_snapshot_get_surface_id (snapshot), ==, stw_surface_get_id (app.window));
+  g_assert_cmpuint (stw_snapshot_get_entry_count (snapshot), >=, 5);
+  g_assert_null (stw_snapshot_get_entries (snapshot));
+  g_assert_false (stw_snapshot_is_truncated (snapshot));
+  text = stw_snapshot_get_text (snapshot);
   app.go = stw_test_snapshot_ref (text, "button", "Go");
   app.remove = stw_test_snapshot_ref (text, "button", "Remove Go");
   app.all = stw_test_snapshot_ref (text, "checkbox", "Select all");
   app.first = stw_test_snapshot_ref (text, "checkbox", "First");
   app.name = stw_test_snapshot_ref (text, "textbox", "Name");
+
+  /* Nothing changed since: a diff, as JSON. */
+  stw_snapshot_options_set_format (snapshot_options, STW_SNAPSHOT_FORMAT_JSON);
+  stw_snapshot_options_set_since_last (snapshot_options, TRUE);
+  since = stw_surface_snapshot_sync (app.window, snapshot_options, NULL, &error);
+  g_assert_no_error (error);
+  g_assert_true (stw_snapshot_is_diff (since));
+  g_assert_null (stw_snapshot_get_text (since));
+  g_assert_nonnull (stw_snapshot_get_diff (since));
+  g_assert_cmpuint (stw_snapshot_get_entry_count (since), ==, 0);
 }
 
 static void
@@ -239,6 +257,123 @@ test_stale_ref (void)
   g_assert_null (refused);
 }
 
+/* What the app says of itself and of its window: typed, blocking and
+ * async. */
+static void
+test_app_info_and_window_state (void)
+{
+  g_autoptr(StwAppInfo) info = NULL;
+  g_autoptr(StwAppInfo) again = NULL;
+  g_autoptr(StwWindowState) window_state = NULL;
+  g_autoptr(GAsyncResult) result = NULL;
+  g_autoptr(GError) error = NULL;
+  StwTestResult wait = { 0 };
+  const StwBox *bounds;
+
+  if (!have_app ())
+    return;
+
+  info = stw_session_get_info_sync (app.session, NULL, &error);
+  g_assert_no_error (error);
+  g_assert_true (stw_app_info_has_app (info));
+  g_assert_nonnull (stw_app_info_get_version (info, "electron"));
+  g_assert_nonnull (stw_app_info_get_version (info, "node"));
+  g_assert_nonnull (stw_app_info_get_version (info, "chrome"));
+  g_assert_nonnull (stw_app_info_get_protocol_version (info));
+  g_assert_nonnull (stw_app_info_get_app_name (info));
+  g_assert_cmpstr (stw_app_info_get_app_version (info), ==, "1.0.0");
+  g_assert_nonnull (stw_app_info_get_exe_path (info));
+  g_assert_false (stw_app_info_is_packaged (info));
+  g_assert_null (stw_app_info_get_note (info, "app.path"));
+
+  stw_session_get_info_async (app.session, NULL, stw_test_result_cb, &wait);
+  result = stw_test_wait_result (&wait, 10000);
+  again = stw_session_get_info_finish (app.session, result, &error);
+  g_assert_no_error (error);
+  g_assert_cmpstr (stw_app_info_get_app_name (again), ==, stw_app_info_get_app_name (info));
+
+  g_assert_cmpint (stw_session_get_capabilities (app.session) & STW_CAPABILITY_MAIN_EVAL, !=, 0);
+  g_assert_null (stw_session_get_capability_note (app.session, STW_CAPABILITY_MAIN_EVAL));
+  g_assert_cmpint (stw_surface_get_capabilities (app.window) & STW_CAPABILITY_SNAPSHOT, !=, 0);
+
+  g_assert_true (stw_session_refresh_window_states_sync (app.session, NULL, &error));
+  g_assert_no_error (error);
+  window_state = stw_session_dup_window_state (app.session, app.window);
+  g_assert_nonnull (window_state);
+  g_assert_cmpint (stw_window_state_get_electron_id (window_state), >, 0);
+  g_assert_true (stw_window_state_is_visible (window_state));
+  g_assert_false (stw_window_state_is_minimized (window_state));
+  g_assert_false (stw_window_state_is_fullscreen (window_state));
+  bounds = stw_window_state_get_bounds (window_state);
+  g_assert_nonnull (bounds);
+  g_assert_cmpfloat (bounds->width, >, 0);
+  g_assert_cmpfloat (bounds->height, >, 0);
+}
+
+/* What the page logged and the dialog it opened, read back typed. */
+static void
+test_console_and_dialogs (void)
+{
+  g_autoptr(JsonObject) logged = json_object_new ();
+  g_autoptr(JsonObject) alerts = json_object_new ();
+  g_autoptr(StwConsoleLog) log = NULL;
+  g_autoptr(StwDialogLog) dialogs = NULL;
+  g_autoptr(JsonNode) value = NULL;
+  g_autoptr(GError) error = NULL;
+  const StwConsoleMessage *message;
+  const StwDialogEvent *event;
+  gint64 deadline;
+
+  if (!have_app ())
+    return;
+
+  value = stw_session_run_renderer_sync (app.session,
+                                         "console.warn('typed %d', 42);"
+                                         " setTimeout(() => alert('typed alert'), 0); return 1;",
+                                         NULL, 0, NULL, NULL, &error);
+  g_assert_no_error (error);
+
+  json_object_set_string_member (logged, "source", "renderer");
+  json_object_set_string_member (logged, "match", "^typed 42$");
+  json_object_set_string_member (alerts, "type", "alert");
+  deadline = g_get_monotonic_time () + stw_test_timeout_ms (10000) * G_TIME_SPAN_MILLISECOND;
+  for (;;)
+    {
+      g_clear_pointer (&log, stw_console_log_unref);
+      g_clear_pointer (&dialogs, stw_dialog_log_unref);
+      log = stw_session_read_console (app.session, logged, &error);
+      g_assert_no_error (error);
+      dialogs = stw_session_read_dialog_events_sync (app.session, alerts, NULL, &error);
+      g_assert_no_error (error);
+      if (stw_console_log_get_n_messages (log) > 0 && stw_dialog_log_get_n_events (dialogs) > 0)
+        break;
+      g_assert_cmpint (g_get_monotonic_time (), <, deadline);
+      stw_test_iterate_for (20);
+    }
+
+  g_assert_cmpuint (stw_console_log_get_n_messages (log), ==, 1);
+  g_assert_cmpuint (stw_console_log_get_overflowed (log), ==, 0);
+  message = stw_console_log_get_message (log, 0);
+  g_assert_cmpstr (stw_console_message_get_text (message), ==, "typed 42");
+  g_assert_cmpstr (stw_console_message_get_level (message), ==, "warning");
+  g_assert_cmpstr (stw_console_message_get_source (message), ==, "renderer");
+  g_assert_cmpstr (stw_console_message_get_surface_id (message), ==, stw_surface_get_id (app.window));
+  g_assert_cmpstr (stw_console_message_get_window_id (message), ==, stw_surface_get_window_id (app.window));
+  g_assert_cmpint (stw_console_message_get_timestamp (message), >, 0);
+  g_assert_false (stw_console_message_is_truncated (message));
+  g_assert_false (stw_console_message_is_exception (message));
+
+  g_assert_cmpuint (stw_dialog_log_get_n_events (dialogs), ==, 1);
+  event = stw_dialog_log_get_event (dialogs, 0);
+  g_assert_cmpstr (stw_dialog_event_get_kind (event), ==, "alert");
+  g_assert_cmpstr (stw_dialog_event_get_message (event), ==, "typed alert");
+  g_assert_cmpstr (stw_dialog_event_get_action (event), ==, "dismiss");
+  g_assert_cmpstr (stw_dialog_event_get_surface_id (event), ==, stw_surface_get_id (app.window));
+  g_assert_false (stw_dialog_event_is_stubbed_call (event));
+  g_assert_cmpstr (stw_dialog_policy_get_action (stw_dialog_log_get_policy (dialogs)), ==, "dismiss");
+  g_assert_true (stw_dialog_log_is_native (dialogs));
+}
+
 static void
 count_notify (GObject    *object,
               GParamSpec *pspec,
@@ -338,6 +473,8 @@ main (int   argc,
   g_test_add_func ("/typed/state", test_state);
   g_test_add_func ("/typed/box", test_box);
   g_test_add_func ("/typed/properties", test_properties);
+  g_test_add_func ("/typed/app-info-and-window-state", test_app_info_and_window_state);
+  g_test_add_func ("/typed/console-and-dialogs", test_console_and_dialogs);
   g_test_add_func ("/typed/stale-ref", test_stale_ref);
   g_test_add_func ("/typed/stop", test_stop);
   return g_test_run ();

@@ -67,8 +67,10 @@ void     stw_core_tools_add_eval (StwToolProvider *provider);
 void     stw_core_tools_add_dialogs (StwToolProvider *provider);
 
 /* Shared adapter code (stw-tool-spec.c), not a family's: the window
- * entries of launch/attach and windows_list answers. */
+ * entries of launch/attach and windows_list answers, and the session's
+ * capabilities in launch/attach and info answers. */
 JsonArray  *stw_tools_windows_json (StwSession *session);
+JsonObject *stw_tools_session_capabilities_json (StwSession *session);
 JsonObject *stw_tools_window_json (StwSession *session,
                                    StwSurface *window,
                                    guint       index);

@@ -99,6 +99,42 @@ stw_core_tools_add_specs (StwToolProvider   *provider,
 
 /* --- shared adapter code ------------------------------------------------- */
 
+/* Window bounds are whole screen pixels: as integers, as Electron gave them. */
+static void
+set_pixels (JsonObject *object,
+            const char *member,
+            double      value)
+{
+  if (value == (double) (gint64) value)
+    json_object_set_int_member (object, member, (gint64) value);
+  else
+    json_object_set_double_member (object, member, value);
+}
+
+/* The session's capabilities as electron_info and electron_launch show
+ * them: {mainEval, rendererEval, interaction, surfaces, owned, notes?}. */
+JsonObject *
+stw_tools_session_capabilities_json (StwSession *session)
+{
+  JsonObject *object = json_object_new ();
+  StwCapabilityFlags caps = stw_session_get_capabilities (session);
+  const char *note = stw_session_get_capability_note (session, STW_CAPABILITY_MAIN_EVAL);
+
+  json_object_set_boolean_member (object, "mainEval", (caps & STW_CAPABILITY_MAIN_EVAL) != 0);
+  json_object_set_boolean_member (object, "rendererEval", (caps & STW_CAPABILITY_RENDERER_EVAL) != 0);
+  json_object_set_boolean_member (object, "interaction", (caps & STW_CAPABILITY_INTERACTION) != 0);
+  json_object_set_boolean_member (object, "surfaces", (caps & STW_CAPABILITY_SURFACES) != 0);
+  json_object_set_boolean_member (object, "owned", (caps & STW_CAPABILITY_OWNED) != 0);
+  if (note != NULL)
+    {
+      JsonObject *notes = json_object_new ();
+
+      json_object_set_string_member (notes, "mainEval", note);
+      json_object_set_object_member (object, "notes", notes);
+    }
+  return object;
+}
+
 JsonObject *
 stw_tools_window_json (StwSession *session,
                        StwSurface *window,
@@ -106,7 +142,7 @@ stw_tools_window_json (StwSession *session,
 {
   JsonObject *object = json_object_new ();
   StwSurface *active = stw_session_get_active_window (session);
-  g_autoptr(JsonObject) state = NULL;
+  g_autoptr(StwWindowState) state = NULL;
 
   json_object_set_string_member (object, "id", stw_surface_get_window_id (window));
   json_object_set_int_member (object, "index", index);
@@ -119,15 +155,22 @@ stw_tools_window_json (StwSession *session,
   state = stw_session_dup_window_state (session, window);
   if (state != NULL)
     {
-      JsonNode *bounds = json_object_get_member (state, "bounds");
+      const StwBox *bounds = stw_window_state_get_bounds (state);
 
-      json_object_set_int_member (object, "electronId", json_object_get_int_member_with_default (state, "electronId", 0));
-      json_object_set_boolean_member (object, "visible", json_object_get_boolean_member_with_default (state, "visible", TRUE));
-      json_object_set_boolean_member (object, "focused", json_object_get_boolean_member_with_default (state, "focused", FALSE));
-      json_object_set_boolean_member (object, "minimized",
-                                      json_object_get_boolean_member_with_default (state, "minimized", FALSE));
-      if (bounds != NULL && JSON_NODE_HOLDS_OBJECT (bounds))
-        json_object_set_member (object, "bounds", json_node_copy (bounds));
+      json_object_set_int_member (object, "electronId", stw_window_state_get_electron_id (state));
+      json_object_set_boolean_member (object, "visible", stw_window_state_is_visible (state));
+      json_object_set_boolean_member (object, "focused", stw_window_state_is_focused (state));
+      json_object_set_boolean_member (object, "minimized", stw_window_state_is_minimized (state));
+      if (bounds != NULL)
+        {
+          JsonObject *box = json_object_new ();
+
+          set_pixels (box, "x", bounds->x);
+          set_pixels (box, "y", bounds->y);
+          set_pixels (box, "width", bounds->width);
+          set_pixels (box, "height", bounds->height);
+          json_object_set_object_member (object, "bounds", box);
+        }
       return object;
     }
   json_object_set_boolean_member (object, "visible", TRUE);

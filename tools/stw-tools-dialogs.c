@@ -38,13 +38,15 @@ on_read (GObject      *object,
 {
   g_autoptr(StwInvocation) invocation = user_data;
   g_autoptr(GError) error = NULL;
-  g_autoptr(JsonObject) answer = stw_session_read_dialog_events_finish (STW_SESSION (object), result, &error);
+  g_autoptr(StwDialogLog) log = stw_session_read_dialog_events_finish (STW_SESSION (object), result, &error);
+  g_autoptr(JsonObject) answer = NULL;
 
-  if (answer == NULL)
+  if (log == NULL)
     {
       stw_invocation_return_error (invocation, error);
       return;
     }
+  answer = stw_dialog_log_to_json (log);
   json_object_set_string_member (answer, "session_id", stw_invocation_get_session_id (invocation));
   stw_invocation_return_value (invocation, answer);
 }
@@ -94,7 +96,8 @@ dialog_handler_invoke (StwTool       *tool,
   JsonObject *args = stw_invocation_get_arguments (invocation);
   StwSession *session = stw_invocation_get_session (invocation);
   g_autoptr(JsonObject) policy = pick (args, policy_members);
-  g_autoptr(JsonObject) previous = stw_session_dup_dialog_policy (session);
+  g_autoptr(StwDialogPolicy) in_force = stw_session_dup_dialog_policy (session);
+  g_autoptr(JsonObject) previous = stw_dialog_policy_to_json (in_force);
   g_autoptr(GError) error = NULL;
 
   /* No arming parameter: inspect only. */
@@ -121,14 +124,16 @@ console_logs_invoke (StwTool       *tool,
                      StwInvocation *invocation)
 {
   g_autoptr(GError) error = NULL;
-  g_autoptr(JsonObject) answer = stw_session_read_console (stw_invocation_get_session (invocation),
+  g_autoptr(StwConsoleLog) log = stw_session_read_console (stw_invocation_get_session (invocation),
                                                            stw_invocation_get_arguments (invocation), &error);
+  g_autoptr(JsonObject) answer = NULL;
 
-  if (answer == NULL)
+  if (log == NULL)
     {
       stw_invocation_return_error (invocation, error);
       return;
     }
+  answer = stw_console_log_to_json (log);
   json_object_set_string_member (answer, "session_id", stw_invocation_get_session_id (invocation));
   stw_invocation_return_value (invocation, answer);
 }

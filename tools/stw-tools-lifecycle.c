@@ -35,7 +35,7 @@ return_session (StwInvocation    *invocation,
       if (stw_session_get_pid (session) > 0)
         json_object_set_int_member (payload, "pid", stw_session_get_pid (session));
     }
-  json_object_set_object_member (payload, "capabilities", stw_session_dup_capabilities (session));
+  json_object_set_object_member (payload, "capabilities", stw_tools_session_capabilities_json (session));
   stw_invocation_return_value (invocation, payload);
 }
 
@@ -237,24 +237,26 @@ on_info (GObject      *object,
 {
   g_autoptr(StwInvocation) invocation = user_data;
   StwSession *session = STW_SESSION (object);
-  g_autoptr(JsonObject) info = NULL;
+  g_autoptr(StwAppInfo) app_info = NULL;
   g_autoptr(GError) error = NULL;
+  g_autoptr(JsonObject) info = NULL;
   JsonObject *signature;
   JsonObject *capabilities;
 
-  info = stw_session_get_info_finish (session, result, &error);
-  if (info == NULL)
+  app_info = stw_session_get_info_finish (session, result, &error);
+  if (app_info == NULL)
     {
       stw_invocation_return_error (invocation, error);
       return;
     }
+  info = stw_app_info_to_json (app_info);
   json_object_set_string_member (info, "session_id", stw_session_get_id (session));
   json_object_set_string_member (info, "transport", stw_session_get_transport_name (session));
   signature = json_object_new ();
   /* Code signatures are a macOS notion; Linux packages are signed by their repository. */
   json_object_set_string_member (signature, "status", "unsupported");
   json_object_set_object_member (info, "signature", signature);
-  capabilities = stw_session_dup_capabilities (session);
+  capabilities = stw_tools_session_capabilities_json (session);
   /* What the app could not tell goes with the other notes on what this
    * session can and cannot do. */
   if (json_object_has_member (info, "notes") && JSON_NODE_HOLDS_OBJECT (json_object_get_member (info, "notes")))
@@ -317,14 +319,14 @@ on_discovered (GObject      *object,
 {
   g_autoptr(Discover) discover = user_data;
   g_autoptr(GError) error = NULL;
-  g_autoptr(JsonArray) targets = NULL;
+  GList *targets = NULL;
   g_autoptr(JsonObject) payload = NULL;
   JsonObject *scanned;
   JsonArray *ports;
   JsonArray *offered;
 
   targets = stw_session_manager_discover_finish (STW_SESSION_MANAGER (object), result, &error);
-  if (targets == NULL)
+  if (error != NULL)
     {
       stw_invocation_return_error (discover->invocation, error);
       return;
@@ -339,16 +341,28 @@ on_discovered (GObject      *object,
   json_object_set_int_member (scanned, "elapsed_ms", (g_get_monotonic_time () - discover->started_us) / 1000);
   /* Another client's app is not offered (stw_invocation_may_reach()). */
   offered = json_array_new ();
-  for (guint i = 0; i < json_array_get_length (targets); i++)
+  for (const GList *l = targets; l != NULL; l = l->next)
     {
-      JsonObject *target = json_array_get_object_element (targets, i);
-      JsonNode *pid_node = json_object_get_member (target, "pid");
-      GPid pid = pid_node != NULL && JSON_NODE_HOLDS_VALUE (pid_node) ? (GPid) json_node_get_int (pid_node) : 0;
-      guint port = (guint) json_object_get_int_member_with_default (target, "port", 0);
+      const StwDiscoveredApp *app = l->data;
+      GPid pid = stw_discovered_app_get_pid (app);
+      JsonObject *target;
 
-      if (stw_invocation_may_reach (discover->invocation, pid, port))
-        json_array_add_object_element (offered, json_object_ref (target));
+      if (!stw_invocation_may_reach (discover->invocation, pid, stw_discovered_app_get_port (app)))
+        continue;
+      target = json_object_new ();
+      json_object_set_string_member (target, "targetId", stw_discovered_app_get_websocket_url (app));
+      json_object_set_int_member (target, "port", stw_discovered_app_get_port (app));
+      if (stw_discovered_app_get_app_name (app) != NULL)
+        json_object_set_string_member (target, "appName", stw_discovered_app_get_app_name (app));
+      else
+        json_object_set_null_member (target, "appName");
+      if (pid > 0)
+        json_object_set_int_member (target, "pid", pid);
+      else
+        json_object_set_null_member (target, "pid");
+      json_array_add_object_element (offered, target);
     }
+  g_list_free_full (targets, (GDestroyNotify) stw_discovered_app_free);
   json_object_set_array_member (payload, "targets", offered);
   json_object_set_int_member (payload, "count", json_array_get_length (offered));
   json_object_set_object_member (payload, "scanned", scanned);

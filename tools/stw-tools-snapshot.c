@@ -31,12 +31,16 @@ on_snapshot (GObject      *object,
 {
   g_autoptr(StwInvocation) invocation = user_data;
   g_autoptr(GError) error = NULL;
-  g_autoptr(JsonObject) answer = stw_surface_snapshot_finish (STW_SURFACE (object), result, &error);
+  g_autoptr(StwSnapshot) snapshot = stw_surface_snapshot_finish (STW_SURFACE (object), result, &error);
+  g_autoptr(JsonObject) answer = NULL;
 
-  if (answer == NULL)
-    stw_invocation_return_error (invocation, error);
-  else
-    stw_invocation_return_value (invocation, answer);
+  if (snapshot == NULL)
+    {
+      stw_invocation_return_error (invocation, error);
+      return;
+    }
+  answer = stw_snapshot_to_json (snapshot);
+  stw_invocation_return_value (invocation, answer);
 }
 
 static void

@@ -97,6 +97,8 @@ surface_json (StwSession *session,
 {
   JsonObject *object = json_object_new ();
   StwSurface *active = stw_session_get_active_surface (session);
+  JsonObject *capabilities;
+  StwCapabilityFlags caps;
 
   json_object_set_string_member (object, "id", stw_surface_get_id (surface));
   json_object_set_string_member (object, "kind", stw_surface_kind_to_string (stw_surface_get_kind (surface)));
@@ -108,7 +110,12 @@ surface_json (StwSession *session,
   if (stw_surface_get_url (surface) != NULL)
     json_object_set_string_member (object, "url", stw_surface_get_url (surface));
   json_object_set_boolean_member (object, "active", surface == active);
-  json_object_set_object_member (object, "capabilities", stw_surface_dup_capabilities (surface));
+  caps = stw_surface_get_capabilities (surface);
+  capabilities = json_object_new ();
+  json_object_set_boolean_member (capabilities, "snapshot", (caps & STW_CAPABILITY_SNAPSHOT) != 0);
+  json_object_set_boolean_member (capabilities, "interaction", (caps & STW_CAPABILITY_INTERACTION) != 0);
+  json_object_set_boolean_member (capabilities, "rendererEval", (caps & STW_CAPABILITY_RENDERER_EVAL) != 0);
+  json_object_set_object_member (object, "capabilities", capabilities);
   if (stw_surface_get_origin_relation (surface) != NULL)
     json_object_set_string_member (object, "originRelation", stw_surface_get_origin_relation (surface));
   return object;
