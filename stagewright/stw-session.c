@@ -1852,7 +1852,7 @@ run_arguments_json (JsonNode *arg)
  * `EVAL_RUNTIME_ERROR` (its first line), a budget overrun with
  * `EVAL_TIMEOUT`; a session without a main process with
  * `TRANSPORT_UNSUPPORTED` (see the `notes` of
- * [method@Stagewright.Session.dup_capabilities]); code longer than
+ * [method@Stagewright.Session.get_capability_note]); code longer than
  * 100,000 characters with `BAD_ARGUMENT`.
  *
  * Since: 1.0
