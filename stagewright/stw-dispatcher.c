@@ -319,6 +319,7 @@ stw_dispatcher_init (StwDispatcher *self)
   self->started_at_ms = g_get_real_time () / 1000;
   self->context = g_main_context_ref_thread_default ();
   self->sessions = stw_session_manager_new ();
+  _stw_plugin_hooks_install (self);
 }
 
 /**
