@@ -119,7 +119,8 @@ scrub_text (TracePlugin *self,
  * every known secret scrubbed from its strings. */
 static JsonNode *
 redact (TracePlugin *self,
-        JsonNode    *node)
+        JsonNode    *node,
+        gboolean     by_name)
 {
   if (JSON_NODE_HOLDS_OBJECT (node))
     {
@@ -129,10 +130,10 @@ redact (TracePlugin *self,
 
       for (const GList *l = members; l != NULL; l = l->next)
         {
-          if (is_secret_name (l->data))
+          if (by_name && is_secret_name (l->data))
             json_object_set_string_member (out, l->data, "[REDACTED]");
           else
-            json_object_set_member (out, l->data, redact (self, json_object_get_member (in, l->data)));
+            json_object_set_member (out, l->data, redact (self, json_object_get_member (in, l->data), by_name));
         }
       JsonNode *copy = json_node_new (JSON_NODE_OBJECT);
 
@@ -145,7 +146,7 @@ redact (TracePlugin *self,
       JsonArray *out = json_array_new ();
 
       for (guint i = 0; i < json_array_get_length (in); i++)
-        json_array_add_element (out, redact (self, json_array_get_element (in, i)));
+        json_array_add_element (out, redact (self, json_array_get_element (in, i), by_name));
       JsonNode *copy = json_node_new (JSON_NODE_ARRAY);
 
       json_node_take_array (copy, out);
@@ -162,12 +163,15 @@ redact (TracePlugin *self,
   return json_node_copy (node);
 }
 
+/* By name for arguments and CDP bodies; a record's own members (tokens,
+ * …) are only scrubbed of known secrets. */
 static JsonObject *
 redact_object (TracePlugin *self,
-               JsonObject  *object)
+               JsonObject  *object,
+               gboolean     by_name)
 {
   g_autoptr(JsonNode) in = json_node_init_object (json_node_alloc (), object);
-  g_autoptr(JsonNode) out = redact (self, in);
+  g_autoptr(JsonNode) out = redact (self, in, by_name);
 
   return json_object_ref (json_node_get_object (out));
 }
@@ -219,7 +223,7 @@ recorded_arguments (TracePlugin *self,
                     StwTool     *tool,
                     JsonObject  *arguments)
 {
-  JsonObject *object = redact_object (self, arguments);
+  JsonObject *object = redact_object (self, arguments, TRUE);
   const char *code_argument = stw_tool_get_code_argument (tool);
   JsonObject *config = stw_plugin_get_config (STW_PLUGIN (self));
 
@@ -318,7 +322,7 @@ static void
 emit (TracePlugin *self,
       JsonObject  *record)
 {
-  g_autoptr(JsonObject) clean = redact_object (self, record);
+  g_autoptr(JsonObject) clean = redact_object (self, record, FALSE);
   g_autoptr(GError) error = NULL;
 
   json_object_set_int_member (clean, "seq", (gint64) ++self->seq);
@@ -353,12 +357,13 @@ static JsonNode *
 capped_body (TracePlugin *self,
              JsonObject  *body)
 {
-  g_autoptr(JsonNode) node = json_node_init_object (json_node_alloc (), body);
+  g_autoptr(JsonNode) raw = json_node_init_object (json_node_alloc (), body);
+  g_autoptr(JsonNode) node = redact (self, raw, TRUE);
   g_autofree char *text = json_to_string (node, FALSE);
   JsonNode *out;
 
   if (strlen (text) <= self->body_limit)
-    return json_node_copy (node);
+    return json_node_ref (node);
   out = json_node_new (JSON_NODE_VALUE);
   {
     g_autofree char *cut = g_strndup (text, self->body_limit);
@@ -1057,6 +1062,16 @@ replay_next (Replay *replay)
       json_object_set_int_member (payload, "mismatched", replay->mismatched);
       json_object_set_int_member (payload, "notReplayable", replay->skipped);
       json_object_set_array_member (payload, "calls", json_array_ref (replay->results));
+      {
+        JsonObject *sessions = json_object_new ();
+        GHashTableIter iter;
+        gpointer key, value;
+
+        g_hash_table_iter_init (&iter, replay->sessions);
+        while (g_hash_table_iter_next (&iter, &key, &value))
+          json_object_set_string_member (sessions, key, value);
+        json_object_set_object_member (payload, "sessions", sessions);
+      }
       stw_invocation_return_value (replay->invocation, payload);
       replay_free (replay);
       return;
@@ -1078,12 +1093,16 @@ replay_next (Replay *replay)
     args = json_object_ref (json_node_get_object (copy));
   }
   /* Sessions by the order they were created. */
-  if (json_object_has_member (args, "session_id"))
+  for (guint i = 0; i < 2; i++)
     {
-      const char *mapped = g_hash_table_lookup (replay->sessions, json_object_get_string_member (args, "session_id"));
+      const char *member = i == 0 ? "sessionId" : "session_id";
+      const char *mapped;
 
+      if (!json_object_has_member (args, member) || !JSON_NODE_HOLDS_VALUE (json_object_get_member (args, member)))
+        continue;
+      mapped = g_hash_table_lookup (replay->sessions, json_object_get_string_member (args, member));
       if (mapped != NULL)
-        json_object_set_string_member (args, "session_id", mapped);
+        json_object_set_string_member (args, member, mapped);
     }
   invocation = stw_dispatcher_create_invocation (replay->dispatcher,
                                                  json_object_get_string_member_with_default (call, "tool", ""),
@@ -1495,7 +1514,7 @@ trace_plugin_init (TracePlugin *self)
             "Re-dispatch a recording's calls (path, or path.partial of a killed server) against this server, "
             "sessions remapped in the order they were created (or by sessionMap), and report per call whether "
             "ok and code match; calls whose arguments were redacted are \"not replayable\". "
-            "Returns: {matched, mismatched, notReplayable, calls[]}.",
+            "Returns: {matched, mismatched, notReplayable, calls[], sessions (recorded id: replayed id)}.",
             "{\"type\":\"object\",\"properties\":{\"path\":{\"type\":\"string\",\"minLength\":1},"
             "\"sessionMap\":{\"type\":\"object\",\"additionalProperties\":{\"type\":\"string\"}}},"
             "\"required\":[\"path\"],\"additionalProperties\":false}",
