@@ -11,6 +11,7 @@
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
+import { spawnSync } from 'node:child_process';
 import { test as nodeTest } from 'node:test';
 
 import { run } from './lib/harness.mjs';
@@ -335,6 +336,15 @@ test('trace end to end: record a session, export Chrome JSON, no password anywhe
   assert.equal(replay.mismatched, 0, JSON.stringify(replay.calls));
   assert.equal(replay.notReplayable, 1, 'the password call');
   for (const id of Object.values(replay.sessions)) ok(await server.call('electron_stop', { sessionId: id }));
+  // `stagewright replay FILE` does the same without an agent: 0 when all matched.
+  const replayEnv = serverEnv({ STAGEWRIGHT_PLUGIN_PATH: path.dirname(TRACE_FILE) });
+  const cli = spawnSync(BIN, ['replay', file], { env: replayEnv, encoding: 'utf8', timeout: 120000 });
+  assert.equal(cli.status, 0, `${cli.stdout}\n${cli.stderr}`);
+  assert.match(cli.stdout, /^3 electron_type: not replayable/m);
+  assert.match(cli.stdout, /7 matched, 0 mismatched, 1 not replayable/);
+  const missing = spawnSync(BIN, ['replay', path.join(dir, 'none.jsonl')], { env: replayEnv, encoding: 'utf8', timeout: 60000 });
+  assert.equal(missing.status, 2, 'could not run');
+  assert.match(missing.stderr, /No recording at/);
   // … until the app's button label changes.
   fs.writeFileSync(path.join(pages, 'trace.html'),
                    fs.readFileSync(path.join(TRACE_PAGES, 'trace.html'), 'utf8').replace('>Save<', '>Store<'));
@@ -343,6 +353,9 @@ test('trace end to end: record a session, export Chrome JSON, no password anywhe
   assert.deepEqual(changed.calls.filter((c) => c.status === 'mismatch').map((c) => [c.call, c.tool]),
                    [[5, 'electron_expect_text']]);
   for (const id of Object.values(changed.sessions)) ok(await server.call('electron_stop', { sessionId: id }));
+  const mismatch = spawnSync(BIN, ['replay', file], { env: replayEnv, encoding: 'utf8', timeout: 120000 });
+  assert.equal(mismatch.status, 1, `${mismatch.stdout}\n${mismatch.stderr}`);
+  assert.match(mismatch.stdout, /^5 electron_expect_text: mismatch \(expected ok, got error EXPECTATION_FAILED\)$/m);
 });
 
 // A plugin that writes to stdout (tests/plugins/noisy.c) in its setup and
