@@ -28,6 +28,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include <archive.h>
+#include <archive_entry.h>
 #include <gio/gunixinputstream.h>
 #include <stagewright/stagewright.h>
 
@@ -924,6 +926,210 @@ export_chrome (GPtrArray *records)
   return g_bytes_new_take (text, strlen (text));
 }
 
+/* --- the Playwright export ------------------------------------------------ */
+
+static void
+add_line (GString    *out,
+          JsonObject *event)
+{
+  g_autoptr(JsonNode) node = json_node_init_object (json_node_alloc (), event);
+  g_autofree char *text = json_to_string (node, FALSE);
+
+  g_string_append (out, text);
+  g_string_append_c (out, '\n');
+  json_object_unref (event);
+}
+
+static gboolean
+zip_add (struct archive  *zip,
+         const char      *name,
+         const void      *data,
+         gsize            size,
+         GError         **error)
+{
+  struct archive_entry *entry = archive_entry_new ();
+  gboolean ok;
+
+  archive_entry_set_pathname (entry, name);
+  archive_entry_set_size (entry, (la_int64_t) size);
+  archive_entry_set_filetype (entry, AE_IFREG);
+  archive_entry_set_perm (entry, 0644);
+  ok = archive_write_header (zip, entry) == ARCHIVE_OK &&
+       (size == 0 || archive_write_data (zip, data, size) == (la_ssize_t) size);
+  archive_entry_free (entry);
+  if (!ok)
+    *error = stw_error_new ("trace.ARTIFACT_WRITE_FAILED", "Cannot write %s into the zip: %s", name,
+                            archive_error_string (zip) ?: "unknown error");
+  return ok;
+}
+
+/* A screenshot the recording names, read through the confined open. */
+static GBytes *
+read_image (StwDispatcher *dispatcher,
+            const char    *path)
+{
+  g_autoptr(GInputStream) stream = NULL;
+  g_autoptr(GOutputStream) memory = NULL;
+  int fd = stw_dispatcher_open_file (dispatcher, path, O_RDONLY, 0, NULL);
+
+  if (fd < 0)
+    return NULL;
+  stream = g_unix_input_stream_new (fd, TRUE);
+  memory = g_memory_output_stream_new_resizable ();
+  if (g_output_stream_splice (memory, stream, G_OUTPUT_STREAM_SPLICE_CLOSE_TARGET, NULL, NULL) < 0)
+    return NULL;
+  return g_memory_output_stream_steal_as_bytes (G_MEMORY_OUTPUT_STREAM (memory));
+}
+
+/* Playwright's trace.zip (the format of packages/trace/src/trace.ts,
+ * version 8, which the viewer migrates): trace.trace holds the context,
+ * one before/after pair per call (its arguments, duration and error), the
+ * console lines and the screenshots as screencast frames of one page;
+ * trace.network is empty; resources/ holds the images by SHA-1. */
+static gboolean
+export_playwright (StwDispatcher  *dispatcher,
+                   GPtrArray      *records,
+                   const char     *path,
+                   GError        **error)
+{
+  JsonObject *header = g_ptr_array_index (records, 0);
+  g_autoptr(GString) trace = g_string_new (NULL);
+  g_autoptr(GPtrArray) names = g_ptr_array_new_with_free_func (g_free);
+  g_autoptr(GPtrArray) images = g_ptr_array_new_with_free_func ((GDestroyNotify) g_bytes_unref);
+  JsonObject *event;
+  struct archive *zip;
+  gboolean ok;
+  int fd;
+
+  event = json_object_new ();
+  json_object_set_int_member (event, "version", 8);
+  json_object_set_string_member (event, "type", "context-options");
+  json_object_set_string_member (event, "origin", "library");
+  json_object_set_string_member (event, "browserName", "chromium");
+  json_object_set_string_member (event, "platform", "linux");
+  json_object_set_string_member (event, "title", "Stagewright recording");
+  json_object_set_double_member (event, "wallTime",
+                                 (double) json_object_get_int_member_with_default (header, "startedAtUs", 0) / 1000.0);
+  json_object_set_double_member (event, "monotonicTime", 0);
+  json_object_set_string_member (event, "sdkLanguage", "javascript");
+  json_object_set_object_member (event, "options", json_object_new ());
+  json_object_set_string_member (event, "contextId", "stagewright");
+  add_line (trace, event);
+
+  for (guint i = 1; i < records->len; i++)
+    {
+      JsonObject *record = g_ptr_array_index (records, i);
+      const char *type = record_type (record);
+
+      if (g_str_equal (type, "call"))
+        {
+          gint64 call = json_object_get_int_member_with_default (record, "call", 0);
+          double start = (double) json_object_get_int_member_with_default (record, "startUs", 0) / 1000.0;
+          double end = start + (double) json_object_get_int_member_with_default (record, "durationUs", 0) / 1000.0;
+          const char *tool = json_object_get_string_member_with_default (record, "tool", "call");
+          g_autofree char *id = g_strdup_printf ("call@%" G_GINT64_FORMAT, call);
+
+          event = json_object_new ();
+          json_object_set_string_member (event, "type", "before");
+          json_object_set_string_member (event, "callId", id);
+          json_object_set_string_member (event, "stepId", id);
+          json_object_set_double_member (event, "startTime", start);
+          json_object_set_string_member (event, "apiName", tool);
+          json_object_set_string_member (event, "class", "Stagewright");
+          json_object_set_string_member (event, "method", tool);
+          json_object_set_string_member (event, "pageId", "page@1");
+          if (json_object_has_member (record, "args"))
+            json_object_set_member (event, "params", json_node_copy (json_object_get_member (record, "args")));
+          add_line (trace, event);
+
+          event = json_object_new ();
+          json_object_set_string_member (event, "type", "after");
+          json_object_set_string_member (event, "callId", id);
+          json_object_set_double_member (event, "endTime", end);
+          if (!json_object_get_boolean_member_with_default (record, "ok", FALSE))
+            {
+              JsonObject *failure = json_object_new ();
+              g_autofree char *message = g_strdup_printf ("%s: %s",
+                                                          json_object_get_string_member_with_default (record, "code", "ERROR"),
+                                                          json_object_get_string_member_with_default (record, "message", ""));
+
+              json_object_set_string_member (failure, "name", json_object_get_string_member_with_default (record, "code", "Error"));
+              json_object_set_string_member (failure, "message", message);
+              json_object_set_object_member (event, "error", failure);
+            }
+          add_line (trace, event);
+        }
+      else if (g_str_equal (type, "console"))
+        {
+          JsonObject *location = json_object_new ();
+
+          event = json_object_new ();
+          json_object_set_string_member (event, "type", "console");
+          json_object_set_double_member (event, "time",
+                                         (double) json_object_get_int_member_with_default (record, "tUs", 0) / 1000.0);
+          json_object_set_string_member (event, "pageId", "page@1");
+          json_object_set_string_member (event, "messageType",
+                                         json_object_get_string_member_with_default (record, "level", "log"));
+          json_object_set_string_member (event, "text", json_object_get_string_member_with_default (record, "text", ""));
+          json_object_set_array_member (event, "args", json_array_new ());
+          json_object_set_string_member (location, "url", "");
+          json_object_set_int_member (location, "lineNumber", 0);
+          json_object_set_int_member (location, "columnNumber", 0);
+          json_object_set_object_member (event, "location", location);
+          add_line (trace, event);
+        }
+      else if (g_str_equal (type, "screenshot"))
+        {
+          g_autoptr(GBytes) image = read_image (dispatcher, json_object_get_string_member_with_default (record, "path", ""));
+          g_autofree char *sha1 = NULL;
+          const char *suffix;
+
+          if (image == NULL)
+            continue;
+          suffix = g_str_has_suffix (json_object_get_string_member (record, "path"), ".png") ? ".png" : ".jpeg";
+          {
+            g_autofree char *digest = g_compute_checksum_for_bytes (G_CHECKSUM_SHA1, image);
+
+            sha1 = g_strconcat (digest, suffix, NULL);
+          }
+          event = json_object_new ();
+          json_object_set_string_member (event, "type", "screencast-frame");
+          json_object_set_string_member (event, "pageId", "page@1");
+          json_object_set_string_member (event, "sha1", sha1);
+          json_object_set_int_member (event, "width", json_object_get_int_member_with_default (record, "width", 0));
+          json_object_set_int_member (event, "height", json_object_get_int_member_with_default (record, "height", 0));
+          json_object_set_double_member (event, "timestamp",
+                                         (double) json_object_get_int_member_with_default (record, "tUs", 0) / 1000.0);
+          add_line (trace, event);
+          g_ptr_array_add (names, g_strconcat ("resources/", sha1, NULL));
+          g_ptr_array_add (images, g_bytes_ref (image));
+        }
+    }
+
+  fd = stw_dispatcher_open_file (dispatcher, path, O_WRONLY | O_CREAT | O_TRUNC, 0644, error);
+  if (fd < 0)
+    return FALSE;
+  zip = archive_write_new ();
+  ok = archive_write_set_format_zip (zip) == ARCHIVE_OK && archive_write_open_fd (zip, fd) == ARCHIVE_OK;
+  if (!ok)
+    *error = stw_error_new ("trace.ARTIFACT_WRITE_FAILED", "Cannot start the zip %s: %s", path,
+                            archive_error_string (zip) ?: "unknown error");
+  ok = ok && zip_add (zip, "trace.trace", trace->str, trace->len, error) &&
+       zip_add (zip, "trace.network", "", 0, error);
+  for (guint i = 0; ok && i < images->len; i++)
+    ok = zip_add (zip, g_ptr_array_index (names, i), g_bytes_get_data (g_ptr_array_index (images, i), NULL),
+                  g_bytes_get_size (g_ptr_array_index (images, i)), error);
+  if (archive_write_close (zip) != ARCHIVE_OK && ok)
+    {
+      *error = stw_error_new ("trace.ARTIFACT_WRITE_FAILED", "Cannot finish the zip %s: %s", path,
+                              archive_error_string (zip) ?: "unknown error");
+      ok = FALSE;
+    }
+  archive_write_free (zip);
+  close (fd);
+  return ok;
+}
+
 /* --- replay ---------------------------------------------------------------- */
 
 typedef struct
@@ -1308,16 +1514,15 @@ trace_tool_invoke (StwTool       *tool,
             stw_invocation_return_error (invocation, error);
             return;
           }
-        if (!g_str_equal (format, "chrome"))
+        if (g_str_equal (format, "playwright"))
           {
-            g_autoptr(GError) later = stw_error_new_literal ("NOT_IMPLEMENTED",
-                                                             "The Playwright export is not available in this version");
-
-            stw_invocation_return_error (invocation, later);
-            return;
+            if (!export_playwright (dispatcher, recorded, out, &error))
+              {
+                stw_invocation_return_error (invocation, error);
+                return;
+              }
           }
-        bytes = export_chrome (recorded);
-        if (!stw_dispatcher_write_file (dispatcher, out, bytes, 0644, &error))
+        else if (bytes = export_chrome (recorded), !stw_dispatcher_write_file (dispatcher, out, bytes, 0644, &error))
           {
             g_autoptr(GError) failed = NULL;
 
@@ -1329,7 +1534,8 @@ trace_tool_invoke (StwTool       *tool,
         json_object_set_string_member (payload, "path", out);
         json_object_set_string_member (payload, "format", format);
         json_object_set_int_member (payload, "records", (gint64) recorded->len);
-        json_object_set_int_member (payload, "bytes", (gint64) g_bytes_get_size (bytes));
+        if (bytes != NULL)
+          json_object_set_int_member (payload, "bytes", (gint64) g_bytes_get_size (bytes));
       }
       break;
 
@@ -1520,9 +1726,11 @@ trace_plugin_init (TracePlugin *self)
             "\"required\":[\"path\"],\"additionalProperties\":false}",
             read_codes);
   add_tool (self, TRACE_EXPORT, "export", "Export a recording",
-            "Write the recording (recording: its path; default the one running) as Chrome Trace Event JSON "
-            "(format \"chrome\": Perfetto UI, DevTools' Performance panel) to path. Returns: {path, format, "
-            "records, bytes}.",
+            "Write the recording (recording: its path, or path.partial of a killed server; default the one "
+            "running) to path as a Playwright trace.zip (format \"playwright\": npx playwright show-trace; "
+            "calls as actions, screenshots as screencast frames, console lines) or as Chrome Trace Event JSON "
+            "(format \"chrome\": Perfetto UI, DevTools' Performance panel). Returns: {path, format, records, "
+            "bytes?}.",
             "{\"type\":\"object\",\"properties\":{\"format\":{\"enum\":[\"playwright\",\"chrome\"]},"
             "\"path\":{\"type\":\"string\",\"minLength\":1},\"recording\":{\"type\":\"string\",\"minLength\":1}},"
             "\"required\":[\"format\",\"path\"],\"additionalProperties\":false}",

@@ -330,6 +330,35 @@ test('trace end to end: record a session, export Chrome JSON, no password anywhe
   const processes = events.filter((e) => e.ph === 'M').map((e) => e.args.name);
   assert.ok(processes.includes('MCP client') && processes.some((name) => name.startsWith('app ')), processes.join());
 
+  // Playwright's trace.zip, checked against what the viewer's loader reads:
+  // <name>.trace (context-options first), <name>.network, resources/<sha1>.
+  const zip = path.join(dir, 'trace.zip');
+  ok(await server.call('trace_export', { format: 'playwright', recording: file, path: zip }), 'trace_export playwright');
+  const listing = spawnSync('python3', ['-c', `
+import json, sys, zipfile
+z = zipfile.ZipFile(sys.argv[1])
+print(json.dumps({n: z.read(n).decode('latin-1') for n in z.namelist()}))
+`, zip], { encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 });
+  assert.equal(listing.status, 0, listing.stderr);
+  const entries = JSON.parse(listing.stdout);
+  const names = Object.keys(entries);
+  assert.ok(names.includes('trace.trace') && names.includes('trace.network'), names.join());
+  for (const [name, content] of Object.entries(entries)) assert.ok(!content.includes(PASSWORD), `no password in ${name}`);
+  const traceEvents = entries['trace.trace'].trimEnd().split('\n').map((line) => JSON.parse(line));
+  assert.equal(traceEvents[0].type, 'context-options');
+  assert.equal(traceEvents[0].version, 8);
+  const befores = traceEvents.filter((e) => e.type === 'before');
+  const afters = new Map(traceEvents.filter((e) => e.type === 'after').map((e) => [e.callId, e]));
+  assert.deepEqual(befores.map((e) => e.apiName), calls.map((c) => c.tool));
+  for (const before of befores) assert.ok(afters.get(before.callId).endTime >= before.startTime);
+  assert.match(afters.get(befores[5].callId).error.message, new RegExp(failed.code));
+  assert.equal(befores[1].params.sessionId, sessionId);
+  const frames = traceEvents.filter((e) => e.type === 'screencast-frame');
+  assert.equal(frames.length, 1);
+  assert.ok(names.includes(`resources/${frames[0].sha1}`), 'the frame\'s image is in resources/');
+  assert.ok(entries[`resources/${frames[0].sha1}`].startsWith('\x89PNG'));
+  assert.ok(traceEvents.some((e) => e.type === 'console' && e.text === 'trace fixture ready'));
+
   // Replay: everything that can be replayed matches …
   const replay = ok(await server.call('trace_replay', { path: file }), 'trace_replay');
   sessions.push(...Object.values(replay.sessions));
