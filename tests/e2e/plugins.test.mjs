@@ -11,12 +11,14 @@
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
+import { createRequire } from 'node:module';
 import { test as nodeTest } from 'node:test';
 
 import { run } from './lib/harness.mjs';
 import {
   BIN,
+  CHROMIUM,
   DEMO_APP,
   electronSkipReason,
   failsWith,
@@ -247,6 +249,50 @@ test('trace: a token budget with enforce refuses the next call with trace.BUDGET
   ok(await server.call('trace_stop', {}));
 });
 
+// Opens a trace.zip in Playwright's trace viewer (playwright-core's
+// show-trace, served on loopback), drives it with headless Chromium, and
+// returns the action titles, the tab labels, the failed action's error and
+// the page's HTML. The viewer is ours: it is stopped by its pid.
+async function showTrace (zip) {
+  const modules = path.join(path.dirname(path.dirname(BIN)), 'tests', 'node_modules');
+  const require = createRequire(path.join(modules, 'x.js'));
+  const { chromium } = require('playwright-core');
+  const viewer = spawn(process.execPath, [path.join(modules, 'playwright-core', 'cli.js'), 'show-trace',
+                                          '--host', '127.0.0.1', '--port', '0', zip],
+                       { stdio: ['ignore', 'pipe', 'pipe'] });
+  try {
+    let out = '';
+    const url = await new Promise((resolve, reject) => {
+      const timer = setTimeout(() => reject(new Error(`show-trace printed no URL: ${out}`)), 30000);
+      const read = (data) => {
+        out += data;
+        const match = out.match(/http:\/\/127\.0\.0\.1:\d+\S*/);
+        if (match) { clearTimeout(timer); resolve(match[0]); }
+      };
+      viewer.stdout.on('data', read);
+      viewer.stderr.on('data', read);
+      viewer.once('exit', (code) => reject(new Error(`show-trace exited (${code}): ${out}`)));
+    });
+    const browser = await chromium.launch({ executablePath: CHROMIUM, headless: true });
+    try {
+      const page = await browser.newPage();
+      await page.goto(url);
+      await page.waitForSelector('.action-title', { timeout: 30000 });
+      const titles = await page.locator('.action-title').allTextContents();
+      const tabs = await page.locator('[role=tab]').allTextContents();
+      await page.locator('.action-title', { hasText: 'electron_expect_text' }).nth(1).click();
+      await page.locator('[role=tab]', { hasText: 'Errors' }).click();
+      const body = await page.locator('body').innerText();
+      const error = body.split('\n').find((line) => /^[A-Z_]+: /.test(line)) ?? '';
+      return { titles, tabs, error, html: await page.content() };
+    } finally {
+      await browser.close();
+    }
+  } finally {
+    viewer.kill('SIGTERM');
+  }
+}
+
 const PAGES_APP = path.join(path.dirname(DEMO_APP), 'pages-app');
 const TRACE_PAGES = path.join(path.dirname(DEMO_APP), 'trace-pages');
 
@@ -358,6 +404,16 @@ print(json.dumps({n: z.read(n).decode('latin-1') for n in z.namelist()}))
   assert.ok(names.includes(`resources/${frames[0].sha1}`), 'the frame\'s image is in resources/');
   assert.ok(entries[`resources/${frames[0].sha1}`].startsWith('\x89PNG'));
   assert.ok(traceEvents.some((e) => e.type === 'console' && e.text === 'trace fixture ready'));
+
+  // The strongest proof: Playwright's own viewer (show-trace, on loopback)
+  // opens it in headless Chromium and shows the calls, the error and the frame.
+  const shown = await showTrace(zip);
+  assert.equal(shown.titles.length, calls.length, shown.titles.join());
+  // A title is followed by its duration (and badges).
+  shown.titles.forEach((title, i) => assert.match(title, new RegExp(`^${calls[i].tool}\\d`), 'every call is an action'));
+  assert.ok(shown.tabs.includes('Errors1'), shown.tabs.join());
+  assert.match(shown.error, new RegExp(`^${failed.code}: `));
+  assert.ok(shown.html.includes(`resources/${frames[0].sha1}`), 'the screenshot is a frame of the film strip');
 
   // Replay: everything that can be replayed matches …
   const replay = ok(await server.call('trace_replay', { path: file }), 'trace_replay');
