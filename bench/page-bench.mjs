@@ -91,7 +91,14 @@ async function timed (n, fn) {
 // --- Stagewright over MCP ------------------------------------------------------
 
 async function stagewrightHalf (pagesDir) {
-  const server = await startStagewright(bin, []);
+  // STW_BENCH_TRACE=FILE: the same run with the trace plugin recording to
+  // FILE (its overhead: compare the medians with and without);
+  // STW_BENCH_TRACE_PLUGIN names the plugin (a .plugin path from a build
+  // tree; the server's environment has no STAGEWRIGHT_PLUGIN_PATH).
+  const traceFile = process.env.STW_BENCH_TRACE;
+  const server = await startStagewright(bin, traceFile ? ['--plugin', process.env.STW_BENCH_TRACE_PLUGIN ?? 'trace'] : []);
+  if (traceFile)
+    await server.call('trace_start', { path: traceFile });
   const launch = (page) => server.call('electron_launch', { executablePath: electron, main: pagesApp, args: pageArgs(page, pagesDir) });
   const snapshot = async () => {
     // What an agent calls when it passes no arguments (issue 16: text).

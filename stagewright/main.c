@@ -191,6 +191,92 @@ plugin_configs (char    **values,
   return g_steal_pointer (&configs);
 }
 
+/* `stagewright replay FILE` loads the trace plugin unless --plugin did. */
+static char **
+with_trace_plugin (char **specs)
+{
+  g_autoptr(GStrvBuilder) builder = g_strv_builder_new ();
+
+  for (guint i = 0; specs[i] != NULL; i++)
+    {
+      if (g_str_equal (specs[i], "trace") || g_str_has_suffix (specs[i], "/trace.plugin"))
+        return specs;
+      g_strv_builder_add (builder, specs[i]);
+    }
+  g_strv_builder_add (builder, "trace");
+  g_strfreev (specs);
+  return g_strv_builder_end (builder);
+}
+
+/* `stagewright replay FILE`: trace_replay without an agent. One line per
+ * call on stdout; exit 0 when everything replayable matched, 1 on a
+ * mismatch, 2 when the recording could not be replayed at all. */
+static int
+replay_command (StwDispatcher *dispatcher,
+                const char    *file)
+{
+  g_autofree char *path = g_canonicalize_filename (file, NULL);
+  g_autoptr(JsonObject) args = json_object_new ();
+  g_autoptr(JsonObject) envelope = NULL;
+  g_autoptr(GError) error = NULL;
+  JsonArray *calls;
+  JsonObject *sessions;
+  g_autoptr(GList) ids = NULL;
+  gint64 mismatched;
+
+  json_object_set_string_member (args, "path", path);
+  envelope = stw_dispatcher_call_sync (dispatcher, "trace_replay", args, NULL, &error);
+  if (envelope == NULL || !json_object_get_boolean_member_with_default (envelope, "ok", FALSE))
+    {
+      g_printerr ("stagewright: replay: %s\n",
+                  envelope ? json_object_get_string_member_with_default (envelope, "error", "failed")
+                           : error->message);
+      return EXIT_USAGE;
+    }
+
+  calls = json_object_get_array_member (envelope, "calls");
+  for (guint i = 0; i < json_array_get_length (calls); i++)
+    {
+      JsonObject *call = json_array_get_object_element (calls, i);
+      JsonObject *expected = json_object_get_object_member (call, "expected");
+      JsonObject *actual = json_object_has_member (call, "actual") ? json_object_get_object_member (call, "actual") : NULL;
+      g_autofree char *line = NULL;
+
+      line = g_strdup_printf ("%" G_GINT64_FORMAT " %s: %s (expected %s%s%s%s%s)\n",
+                              json_object_get_int_member (call, "call"),
+                              json_object_get_string_member (call, "tool"),
+                              json_object_get_string_member (call, "status"),
+                              json_object_get_boolean_member (expected, "ok") ? "ok" : "error ",
+                              json_object_get_string_member_with_default (expected, "code", ""),
+                              actual ? ", got " : "",
+                              actual ? (json_object_get_boolean_member (actual, "ok") ? "ok" : "error ") : "",
+                              actual ? json_object_get_string_member_with_default (actual, "code", "") : "");
+      fputs (line, stdout);
+    }
+  mismatched = json_object_get_int_member (envelope, "mismatched");
+  {
+    g_autofree char *summary = g_strdup_printf ("%" G_GINT64_FORMAT " matched, %" G_GINT64_FORMAT " mismatched, %"
+                                                G_GINT64_FORMAT " not replayable\n",
+                                                json_object_get_int_member (envelope, "matched"), mismatched,
+                                                json_object_get_int_member (envelope, "notReplayable"));
+    fputs (summary, stdout);
+  }
+  fflush (stdout);
+
+  /* The apps the replay launched go with it. */
+  sessions = json_object_get_object_member (envelope, "sessions");
+  ids = json_object_get_values (sessions);
+  for (const GList *l = ids; l != NULL; l = l->next)
+    {
+      g_autoptr(JsonObject) stop = json_object_new ();
+      g_autoptr(JsonObject) stopped = NULL;
+
+      json_object_set_string_member (stop, "sessionId", json_node_get_string (l->data));
+      stopped = stw_dispatcher_call_sync (dispatcher, "electron_stop", stop, NULL, NULL);
+    }
+  return mismatched > 0 ? EXIT_FAILURE : EXIT_SUCCESS;
+}
+
 /* Loads what --plugin asks for, all or nothing, before the transports
  * read anything; a configuration for a plugin not loaded is a warning. */
 static gboolean
@@ -460,6 +546,7 @@ main (int   argc,
   g_autoptr(JsonObject) plugin_config = NULL;
   g_autoptr(StwMcpHttp) http = NULL;
   gboolean tools_command = FALSE;
+  const char *replay_file = NULL;
   int protocol_fd = STDOUT_FILENO;
   gboolean serve_stdio;
   StwToolProfile profile = STW_TOOL_PROFILE_FULL;
@@ -550,10 +637,14 @@ main (int   argc,
 
   if (argc == 2 && g_str_equal (argv[1], "tools"))
     tools_command = TRUE;
+  else if (argc == 3 && g_str_equal (argv[1], "replay"))
+    replay_file = argv[2];
   else if (argc > 1)
     {
-      /* Name the argument that is wrong: after “tools”, the one that follows. */
-      const char *unexpected = argc > 2 && g_str_equal (argv[1], "tools") ? argv[2] : argv[1];
+      /* Name the argument that is wrong: after “tools” or “replay FILE”,
+       * the one that follows. */
+      const char *unexpected = argc > 2 && g_str_equal (argv[1], "tools") ? argv[2]
+                               : argc > 3 && g_str_equal (argv[1], "replay") ? argv[3] : argv[1];
 
       g_printerr (_("stagewright: unexpected argument “%s” (see --help)\n"), unexpected);
       return EXIT_USAGE;
@@ -615,7 +706,7 @@ main (int   argc,
    * instead: the frames go out through a copy of stdout that only the
    * server holds, and stdout itself becomes stderr, before any plugin
    * loads. */
-  if (serve_stdio && !tools_command)
+  if (serve_stdio && !tools_command && replay_file == NULL)
     {
       protocol_fd = fcntl (STDOUT_FILENO, F_DUPFD_CLOEXEC, 3);
       if (protocol_fd < 0 || dup2 (STDERR_FILENO, STDOUT_FILENO) < 0)
@@ -635,6 +726,8 @@ main (int   argc,
   stw_dispatcher_add_core_tools (dispatcher);
 
   specs = plugin_specs (options.plugins);
+  if (replay_file != NULL)
+    specs = with_trace_plugin (specs);
   if (!load_plugins (dispatcher, specs, plugin_config, &error))
     {
       /* One line: the plugin and the reason. */
@@ -648,6 +741,8 @@ main (int   argc,
 
   if (tools_command)
     return print_manifest (dispatcher);
+  if (replay_file != NULL)
+    return replay_command (dispatcher, replay_file);
 
   if (serve_stdio && (closed_fds & ((1u << STDIN_FILENO) | (1u << STDOUT_FILENO))))
     {

@@ -25,6 +25,7 @@
 #include "stw-action-result.h"
 #include "stw-snapshot.h"
 #include "stw-surface.h"
+#include "stw-cdp.h"
 #include "stw-actions.h"
 #include "stw-launch-options.h"
 #include "stw-session-info.h"

@@ -285,7 +285,11 @@ stw_dispatcher_class_init (StwDispatcherClass *klass)
    * @self: the dispatcher
    * @invocation: the call
    *
-   * A call started: the seam tracing and auditing observe.
+   * A call started: the seam tracing and auditing observe. A handler
+   * may refuse the call by completing @invocation with an error
+   * ([method@Stagewright.Invocation.return_error]); the tool then never
+   * runs, and [signal@Stagewright.Dispatcher::call-finished] follows
+   * with that error.
    *
    * Since: 1.0
    */
@@ -319,6 +323,7 @@ stw_dispatcher_init (StwDispatcher *self)
   self->started_at_ms = g_get_real_time () / 1000;
   self->context = g_main_context_ref_thread_default ();
   self->sessions = stw_session_manager_new ();
+  _stw_plugin_hooks_install (self);
 }
 
 /**
@@ -1226,6 +1231,9 @@ stw_dispatcher_invoke_async (StwDispatcher       *self,
   /* The invocation holds a task reference until it completes. */
   _stw_invocation_begin (invocation, on_invocation_done, g_object_ref (task));
   g_signal_emit (self, signals[CALL_STARTED], 0, invocation);
+  /* A handler refused it (a plugin's budget): it ran no further. */
+  if (stw_invocation_is_completed (invocation))
+    return;
 
   if (cancellable != NULL)
     {

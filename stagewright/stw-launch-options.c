@@ -43,6 +43,7 @@ struct _StwLaunchOptions
   char       *credential_store;
   gboolean    instrument_native;
   gboolean    pipe;
+  JsonObject *plugin_options;
 };
 
 G_DEFINE_FINAL_TYPE (StwLaunchOptions, stw_launch_options, G_TYPE_OBJECT)
@@ -81,6 +82,7 @@ stw_launch_options_finalize (GObject *object)
   g_free (self->cwd);
   g_free (self->runtime);
   g_free (self->credential_store);
+  g_clear_pointer (&self->plugin_options, json_object_unref);
   G_OBJECT_CLASS (stw_launch_options_parent_class)->finalize (object);
 }
 
@@ -328,8 +330,10 @@ get_uint (JsonNode *node,
  *
  * Reads the JSON form of the options: `executablePath`, `main`, `args`,
  * `env`, `cwd`, `timeoutMs`, `readyTimeoutMs`, `allowMultiple`, `runtime`,
- * `credentialStore`, `instrumentNative` and `pipe`. Members with another
- * name are refused, like the tool's schema refuses them.
+ * `credentialStore`, `instrumentNative`, `pipe` and `plugins` (the
+ * plugins' own options, see
+ * [method@Stagewright.LaunchOptions.set_plugin_options]). Members with
+ * another name are refused, like the tool's schema refuses them.
  *
  * Returns: (transfer full) (nullable): the options
  *
@@ -384,6 +388,15 @@ stw_launch_options_new_from_json_object (JsonObject  *object,
             self->instrument_native = json_node_get_boolean (node);
           else
             self->pipe = json_node_get_boolean (node);
+        }
+      else if (g_str_equal (name, "plugins"))
+        {
+          if (!JSON_NODE_HOLDS_OBJECT (node))
+            {
+              g_propagate_error (error, bad_member (name, "an object"));
+              return NULL;
+            }
+          stw_launch_options_set_plugin_options (self, json_node_get_object (node));
         }
       else if (g_str_equal (name, "timeoutMs"))
         {
@@ -943,4 +956,46 @@ stw_launch_options_get_launch_mode (StwLaunchOptions *self)
 {
   g_return_val_if_fail (STW_IS_LAUNCH_OPTIONS (self), NULL);
   return self->main != NULL ? "development" : "packaged";
+}
+
+/**
+ * stw_launch_options_get_plugin_options:
+ * @self: a [class@Stagewright.LaunchOptions]
+ *
+ * Gets the plugins' launch options.
+ *
+ * Returns: (transfer none) (nullable): one member per plugin, or %NULL
+ *
+ * Since: 1.0
+ */
+JsonObject *
+stw_launch_options_get_plugin_options (StwLaunchOptions *self)
+{
+  g_return_val_if_fail (STW_IS_LAUNCH_OPTIONS (self), NULL);
+  return self->plugin_options;
+}
+
+/**
+ * stw_launch_options_set_plugin_options:
+ * @self: a [class@Stagewright.LaunchOptions]
+ * @plugin_options: (nullable): one member per plugin, named after it,
+ *   following the schema the plugin declared with
+ *   [method@Stagewright.Plugin.set_launch_schema]
+ *
+ * Sets the options the loaded plugins' launch hooks read (`plugins` in
+ * `electron_launch`). A plugin gets only its own member, through
+ * [method@Stagewright.PluginCompletion.get_launch_options].
+ *
+ * Since: 1.0
+ */
+void
+stw_launch_options_set_plugin_options (StwLaunchOptions *self,
+                                       JsonObject       *plugin_options)
+{
+  g_return_if_fail (STW_IS_LAUNCH_OPTIONS (self));
+
+  if (plugin_options != NULL)
+    json_object_ref (plugin_options);
+  g_clear_pointer (&self->plugin_options, json_object_unref);
+  self->plugin_options = plugin_options;
 }

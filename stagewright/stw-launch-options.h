@@ -83,6 +83,11 @@ STW_AVAILABLE_IN_1_0
 void stw_launch_options_set_credential_store (StwLaunchOptions *self,
                                               const char *credential_store);
 STW_AVAILABLE_IN_1_0
+JsonObject *stw_launch_options_get_plugin_options (StwLaunchOptions *self);
+STW_AVAILABLE_IN_1_0
+void stw_launch_options_set_plugin_options (StwLaunchOptions *self,
+                                            JsonObject *plugin_options);
+STW_AVAILABLE_IN_1_0
 gboolean stw_launch_options_get_instrument_native (StwLaunchOptions *self);
 STW_AVAILABLE_IN_1_0
 void stw_launch_options_set_instrument_native (StwLaunchOptions *self,

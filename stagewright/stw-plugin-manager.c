@@ -183,6 +183,7 @@ sync_plugins_tool (StwDispatcher *dispatcher)
   g_autolist(StwPlugin) plugins = stw_dispatcher_list_plugins (dispatcher);
   StwTool *present = stw_dispatcher_lookup_tool (dispatcher, PLUGINS_TOOL_NAME);
 
+  _stw_plugin_hooks_update_launch_tool (dispatcher);
   if (plugins != NULL && present == NULL)
     {
       g_autoptr(StwTool) tool = plugins_tool_new ();

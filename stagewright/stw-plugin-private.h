@@ -18,6 +18,23 @@ StwPluginCompletion *_stw_plugin_completion_new (StwPlugin               *plugin
                                                  StwPluginCompletionFunc  func,
                                                  gpointer                 user_data);
 
+void _stw_plugin_completion_set_subject (StwPluginCompletion *self,
+                                         StwSession          *session,
+                                         StwSurface          *surface,
+                                         StwLaunchOptions    *launch,
+                                         JsonObject          *launch_options);
+/* Forgets whom to tell: a completion that comes too late does nothing. */
+void _stw_plugin_completion_disarm      (StwPluginCompletion *self);
+
+/* stw-plugin-hooks.c: lets the dispatcher's session manager run the
+ * plugins' hooks; rebuilds electron_launch's schema after a (un)load. */
+void _stw_plugin_hooks_install            (StwDispatcher *dispatcher);
+void _stw_plugin_hooks_update_launch_tool (StwDispatcher *dispatcher);
+
+/* stw-tool.c */
+void _stw_tool_set_input_schema (StwTool   *tool,
+                                 StwSchema *schema);
+
 /* ^[a-z][a-z0-9]*$, at most 32 characters; `electron` is the core's. */
 gboolean _stw_plugin_name_is_valid   (const char *name);
 /* A registry error “Plugin “NAME”: REASON” with details.plugin. */

@@ -61,6 +61,10 @@ struct _StwPluginCompletion
   StwPluginCompletionFunc func;
   gpointer                user_data;
   gboolean                completed;
+  StwSession             *session;         /* hooks only */
+  StwSurface             *surface;         /* the new-surface hook only */
+  StwLaunchOptions       *launch;          /* launch hooks only */
+  JsonObject             *launch_options;  /* the plugin's member of its `plugins` */
 };
 
 G_DEFINE_FINAL_TYPE (StwPluginCompletion, stw_plugin_completion, G_TYPE_OBJECT)
@@ -75,6 +79,7 @@ typedef struct
   JsonObject    *config;
   StwDispatcher *dispatcher;    /* weak: set while loaded */
   gboolean       loaded;
+  StwSchema     *launch_schema;
 } StwPluginPrivate;
 
 G_DEFINE_TYPE_WITH_PRIVATE (StwPlugin, stw_plugin, STW_TYPE_TOOL_PROVIDER)
@@ -124,6 +129,10 @@ stw_plugin_completion_finalize (GObject *object)
   g_clear_object (&self->plugin);
   g_clear_object (&self->dispatcher);
   g_clear_pointer (&self->config, json_object_unref);
+  g_clear_object (&self->session);
+  g_clear_object (&self->surface);
+  g_clear_object (&self->launch);
+  g_clear_pointer (&self->launch_options, json_object_unref);
 
   G_OBJECT_CLASS (stw_plugin_completion_parent_class)->finalize (object);
 }
@@ -220,6 +229,107 @@ stw_plugin_completion_get_config (StwPluginCompletion *self)
 {
   g_return_val_if_fail (STW_IS_PLUGIN_COMPLETION (self), NULL);
   return self->config;
+}
+
+void
+_stw_plugin_completion_set_subject (StwPluginCompletion *self,
+                                    StwSession          *session,
+                                    StwSurface          *surface,
+                                    StwLaunchOptions    *launch,
+                                    JsonObject          *launch_options)
+{
+  g_set_object (&self->session, session);
+  g_set_object (&self->surface, surface);
+  g_set_object (&self->launch, launch);
+  g_clear_pointer (&self->launch_options, json_object_unref);
+  self->launch_options = launch_options ? json_object_ref (launch_options) : NULL;
+}
+
+void
+_stw_plugin_completion_disarm (StwPluginCompletion *self)
+{
+  self->func = NULL;
+}
+
+/**
+ * stw_plugin_completion_get_session:
+ * @self: a [class@Stagewright.PluginCompletion]
+ *
+ * Gets the session a hook runs for: the app being launched (launch
+ * hooks) or the one a new surface belongs to (the new-surface hook).
+ *
+ * Returns: (transfer none) (nullable): the session, %NULL in setup and
+ *   teardown
+ *
+ * Since: 1.0
+ */
+StwSession *
+stw_plugin_completion_get_session (StwPluginCompletion *self)
+{
+  g_return_val_if_fail (STW_IS_PLUGIN_COMPLETION (self), NULL);
+  return self->session;
+}
+
+/**
+ * stw_plugin_completion_get_surface:
+ * @self: a [class@Stagewright.PluginCompletion]
+ *
+ * Gets the new window, frame or webview a
+ * [vfunc@Stagewright.Plugin.surface_attached] hook runs for. It is paused
+ * before its first script until every plugin's hook has completed.
+ *
+ * Returns: (transfer none) (nullable): the surface, %NULL outside that hook
+ *
+ * Since: 1.0
+ */
+StwSurface *
+stw_plugin_completion_get_surface (StwPluginCompletion *self)
+{
+  g_return_val_if_fail (STW_IS_PLUGIN_COMPLETION (self), NULL);
+  return self->surface;
+}
+
+/**
+ * stw_plugin_completion_get_launch:
+ * @self: a [class@Stagewright.PluginCompletion]
+ *
+ * Gets the options of the launch a launch hook runs for. In
+ * [vfunc@Stagewright.Plugin.before_main] the hook may still change them
+ * (add `args` or `env`, for example a `NODE_OPTIONS=--require` preload
+ * that runs before the app's main script); they are checked after every
+ * hook ran, as if the caller had given them.
+ *
+ * Returns: (transfer none) (nullable): the launch options, %NULL outside
+ *   launch hooks
+ *
+ * Since: 1.0
+ */
+StwLaunchOptions *
+stw_plugin_completion_get_launch (StwPluginCompletion *self)
+{
+  g_return_val_if_fail (STW_IS_PLUGIN_COMPLETION (self), NULL);
+  return self->launch;
+}
+
+/**
+ * stw_plugin_completion_get_launch_options:
+ * @self: a [class@Stagewright.PluginCompletion]
+ *
+ * Gets the plugin's own launch options: the member named after the
+ * plugin in `electron_launch`'s `plugins` object (see
+ * [method@Stagewright.Plugin.set_launch_schema]), validated against the
+ * plugin's launch schema.
+ *
+ * Returns: (transfer none) (nullable): the options, %NULL outside launch
+ *   hooks or when the launch gave none
+ *
+ * Since: 1.0
+ */
+JsonObject *
+stw_plugin_completion_get_launch_options (StwPluginCompletion *self)
+{
+  g_return_val_if_fail (STW_IS_PLUGIN_COMPLETION (self), NULL);
+  return self->launch_options;
 }
 
 /**
@@ -327,6 +437,7 @@ stw_plugin_finalize (GObject *object)
   g_clear_pointer (&priv->language, g_free);
   g_clear_pointer (&priv->config_schema, stw_schema_unref);
   g_clear_pointer (&priv->config, json_object_unref);
+  g_clear_pointer (&priv->launch_schema, stw_schema_unref);
   g_clear_weak_pointer (&priv->dispatcher);
 
   G_OBJECT_CLASS (stw_plugin_parent_class)->finalize (object);
@@ -594,6 +705,56 @@ stw_plugin_get_config_schema (StwPlugin *self)
 {
   g_return_val_if_fail (STW_IS_PLUGIN (self), NULL);
   return PRIV (self)->config_schema;
+}
+
+/**
+ * stw_plugin_set_launch_schema:
+ * @self: a [class@Stagewright.Plugin], not loaded yet
+ * @schema: (nullable): a JSON Schema for an object: the plugin's launch
+ *   options
+ *
+ * Declares the options the plugin takes at launch. While the plugin is
+ * loaded, `electron_launch`'s input schema has a `plugins` object whose
+ * member named after the plugin follows @schema, so `tools/list` shows it
+ * and the dispatcher validates it; the plugin's
+ * [vfunc@Stagewright.Plugin.before_main] and
+ * [vfunc@Stagewright.Plugin.app_ready] hooks read it with
+ * [method@Stagewright.PluginCompletion.get_launch_options].
+ *
+ * Since: 1.0
+ */
+void
+stw_plugin_set_launch_schema (StwPlugin *self,
+                              StwSchema *schema)
+{
+  StwPluginPrivate *priv;
+
+  g_return_if_fail (STW_IS_PLUGIN (self));
+  priv = PRIV (self);
+  g_return_if_fail (!priv->loaded);
+
+  if (schema != NULL)
+    stw_schema_ref (schema);
+  g_clear_pointer (&priv->launch_schema, stw_schema_unref);
+  priv->launch_schema = schema;
+}
+
+/**
+ * stw_plugin_get_launch_schema:
+ * @self: a [class@Stagewright.Plugin]
+ *
+ * Gets the schema [method@Stagewright.Plugin.set_launch_schema] set.
+ *
+ * Returns: (transfer none) (nullable): the schema of the plugin's launch
+ *   options
+ *
+ * Since: 1.0
+ */
+StwSchema *
+stw_plugin_get_launch_schema (StwPlugin *self)
+{
+  g_return_val_if_fail (STW_IS_PLUGIN (self), NULL);
+  return PRIV (self)->launch_schema;
 }
 
 /**

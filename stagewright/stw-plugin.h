@@ -43,7 +43,27 @@ G_DECLARE_DERIVABLE_TYPE (StwPlugin, stw_plugin, STW, PLUGIN, StwToolProvider)
  *   later. The default completes it at once.
  * @teardown: stops the plugin; completes @completion, now or later. The
  *   default completes it at once.
+ * @surface_attached: (nullable): the new-surface hook: a window, frame or
+ *   webview of a session (launched or attached) appeared, paused before its
+ *   first script (`Target.setAutoAttach` with `waitForDebuggerOnStart`).
+ *   It is resumed (`Runtime.runIfWaitingForDebugger`) once every loaded
+ *   plugin's hook has completed @completion, or after 10 seconds, so a
+ *   plugin can enable `Network`/`Fetch` or add a script
+ *   (`Page.addScriptToEvaluateOnNewDocument`) before the page's first
+ *   request and first script. [method@Stagewright.PluginCompletion.get_surface]
+ *   names it. An error is logged; the surface resumes anyway. When no
+ *   loaded plugin has this hook, new targets are not paused at all.
+ * @before_main: (nullable): a launch hook, before the app's process
+ *   starts (so before its main script): the hook may change the launch
+ *   ([method@Stagewright.PluginCompletion.get_launch]), e.g. add a
+ *   `NODE_OPTIONS=--require` preload. An error fails the launch with the
+ *   plugin's code.
+ * @app_ready: (nullable): a launch hook: the launched app's first window
+ *   is ready; `electron_launch` answers once every plugin's hook has
+ *   completed. An error fails the launch and stops the app.
  *
+ * The hooks run one plugin after the other, in load order; each completes
+ * its @completion, now or later.
  * The class structure of [class@Stagewright.Plugin].
  *
  * Since: 1.0
@@ -56,9 +76,15 @@ struct _StwPluginClass
                     StwPluginCompletion *completion);
   void (*teardown) (StwPlugin           *self,
                     StwPluginCompletion *completion);
+  void (*surface_attached) (StwPlugin           *self,
+                            StwPluginCompletion *completion);
+  void (*before_main)      (StwPlugin           *self,
+                            StwPluginCompletion *completion);
+  void (*app_ready)        (StwPlugin           *self,
+                            StwPluginCompletion *completion);
 
   /*< private >*/
-  gpointer _reserved[8];
+  gpointer _reserved[5];
 };
 
 /**
@@ -92,6 +118,11 @@ StwDispatcher *stw_plugin_get_dispatcher (StwPlugin *self);
 STW_AVAILABLE_IN_1_0
 gboolean stw_plugin_is_loaded (StwPlugin *self);
 STW_AVAILABLE_IN_1_0
+void stw_plugin_set_launch_schema (StwPlugin *self,
+                                   StwSchema *schema);
+STW_AVAILABLE_IN_1_0
+StwSchema *stw_plugin_get_launch_schema (StwPlugin *self);
+STW_AVAILABLE_IN_1_0
 gboolean stw_plugin_accepts_core_version (StwPlugin *self,
                                           const char *version,
                                           GError **error);
@@ -104,6 +135,14 @@ STW_AVAILABLE_IN_1_0
 StwDispatcher *stw_plugin_completion_get_dispatcher (StwPluginCompletion *self);
 STW_AVAILABLE_IN_1_0
 JsonObject *stw_plugin_completion_get_config (StwPluginCompletion *self);
+STW_AVAILABLE_IN_1_0
+StwSession *stw_plugin_completion_get_session (StwPluginCompletion *self);
+STW_AVAILABLE_IN_1_0
+StwSurface *stw_plugin_completion_get_surface (StwPluginCompletion *self);
+STW_AVAILABLE_IN_1_0
+StwLaunchOptions *stw_plugin_completion_get_launch (StwPluginCompletion *self);
+STW_AVAILABLE_IN_1_0
+JsonObject *stw_plugin_completion_get_launch_options (StwPluginCompletion *self);
 STW_AVAILABLE_IN_1_0
 void stw_plugin_completion_return_success (StwPluginCompletion *self);
 STW_AVAILABLE_IN_1_0

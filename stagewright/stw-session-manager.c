@@ -16,6 +16,7 @@
 #include "stw-error-registry.h"
 #include "stw-http-private.h"
 #include "stw-proc-private.h"
+#include "stw-hooks-private.h"
 #include "stw-json-private.h"
 #include "stw-session-private.h"
 #include "stw-sync-private.h"
@@ -548,6 +549,7 @@ typedef struct
   GCancellable  *cancellable;
   gulong         cancelled_id;
   gboolean       done;          /* answered: later callbacks only clean up */
+  StwLaunchOptions *options;    /* for the plugins' launch hooks */
 } Launch;
 
 /* The launch no longer counts as in flight (it became a session, or
@@ -582,6 +584,7 @@ launch_free (Launch *launch)
   g_clear_object (&launch->session);
   g_clear_object (&launch->cancellable);
   g_clear_error (&launch->error);
+  g_clear_object (&launch->options);
   g_free (launch);
 }
 
@@ -599,6 +602,10 @@ fail_launch (GTask  *task,
   launch_release_slot (launch);
   g_task_return_error (task, error);
 }
+
+static void launch_ready      (GTask    *task);
+static void on_app_ready_done (GError   *error,
+                               gpointer  user_data);
 
 static void
 on_session_started (GObject      *object,
@@ -623,9 +630,42 @@ on_session_started (GObject      *object,
       return;
     }
 
+  /* The plugins' app-ready hooks, then the answer. */
+  if (_stw_hooks_wanted (self, STW_HOOK_APP_READY))
+    {
+      _stw_hooks_run (self, STW_HOOK_APP_READY, launch->session, NULL, launch->options,
+                      on_app_ready_done, g_steal_pointer (&task));
+      return;
+    }
+  launch_ready (task);
+}
+
+static void
+launch_ready (GTask *task)
+{
+  StwSessionManager *self = g_task_get_source_object (task);
+  Launch *launch = g_task_get_task_data (task);
+
   launch_release_slot (launch);
   add_session (self, launch->session);
   g_task_return_pointer (task, g_object_ref (launch->session), g_object_unref);
+}
+
+static void
+on_app_ready_done (GError   *error,
+                   gpointer  user_data)
+{
+  g_autoptr(GTask) task = user_data;
+  Launch *launch = g_task_get_task_data (task);
+
+  if (launch->done)
+    return;
+  if (error != NULL)
+    {
+      fail_launch (task, g_error_copy (error));
+      return;
+    }
+  launch_ready (task);
 }
 
 static void
@@ -972,6 +1012,23 @@ prepare_launch (StwSessionManager  *self,
   return TRUE;
 }
 
+static void launch_prepared (GTask *task);
+
+static void
+on_before_launch_done (GError   *error,
+                       gpointer  user_data)
+{
+  GTask *task = user_data;
+
+  if (error != NULL)
+    {
+      g_task_return_error (task, g_error_copy (error));
+      g_object_unref (task);
+      return;
+    }
+  launch_prepared (task);
+}
+
 /**
  * stw_session_manager_launch_async:
  * @self: a #StwSessionManager
@@ -1008,7 +1065,6 @@ stw_session_manager_launch_async (StwSessionManager   *self,
 {
   GTask *task;
   Launch *launch;
-  GError *error = NULL;
 
   g_return_if_fail (STW_IS_SESSION_MANAGER (self));
   g_return_if_fail (STW_IS_LAUNCH_OPTIONS (options));
@@ -1017,6 +1073,25 @@ stw_session_manager_launch_async (StwSessionManager   *self,
   launch = g_new0 (Launch, 1);
   g_task_set_source_tag (task, stw_session_manager_launch_async);
   g_task_set_task_data (task, launch, (GDestroyNotify) launch_free);
+  launch->options = g_object_ref (options);
+
+  /* Plugins' before-launch hooks may still change the options. */
+  if (_stw_hooks_wanted (self, STW_HOOK_BEFORE_MAIN))
+    {
+      _stw_hooks_run (self, STW_HOOK_BEFORE_MAIN, NULL, NULL, options, on_before_launch_done, task);
+      return;
+    }
+  launch_prepared (task);
+}
+
+static void
+launch_prepared (GTask *task)
+{
+  StwSessionManager *self = g_task_get_source_object (task);
+  Launch *launch = g_task_get_task_data (task);
+  StwLaunchOptions *options = launch->options;
+  GCancellable *cancellable = g_task_get_cancellable (task);
+  GError *error = NULL;
 
   if (!prepare_launch (self, options, launch, &error))
     {

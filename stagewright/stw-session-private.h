@@ -32,6 +32,8 @@ gboolean      _stw_session_start_finish (StwSession    *self,
                                          GAsyncResult  *result,
                                          GError       **error);
 StwTransport *_stw_session_get_browser  (StwSession *self);
+/* The manager the session belongs to (a new reference), or NULL. */
+StwSessionManager *_stw_session_dup_manager (StwSession *self);
 StwTransport *_stw_session_get_inspector (StwSession *self);
 GPid          _stw_session_get_endpoint_holder (StwSession *self);
 void          _stw_session_set_endpoint_holder (StwSession *self,

@@ -466,6 +466,12 @@ _stw_session_lookup_surface (StwSession *self,
   return find_surface (self, id);
 }
 
+StwSessionManager *
+_stw_session_dup_manager (StwSession *self)
+{
+  return g_weak_ref_get (&self->manager);
+}
+
 StwSurface *
 _stw_session_add_surface (StwSession     *self,
                           StwSurfaceKind  kind,
@@ -1022,7 +1028,8 @@ _stw_session_start_async (StwSession          *self,
   g_object_unref (window_task);
 
   json_object_set_boolean_member (auto_attach, "autoAttach", TRUE);
-  json_object_set_boolean_member (auto_attach, "waitForDebuggerOnStart", FALSE);
+  /* Paused new targets only for plugins' new-surface hooks (stw-targets.c). */
+  json_object_set_boolean_member (auto_attach, "waitForDebuggerOnStart", _stw_targets_hooks_wanted (self));
   json_object_set_boolean_member (auto_attach, "flatten", TRUE);
   /* Nobody waits for this one: failures show as no window. */
   attach_task = g_task_new (self, cancellable, NULL, NULL);

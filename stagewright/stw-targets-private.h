@@ -12,6 +12,8 @@ G_BEGIN_DECLS
 /* Follows @browser's targets (Target.attachedToTarget, detachedFromTarget,
  * targetDestroyed, targetInfoChanged) as surfaces of @session. The
  * handlers use @session as their data: disconnect them by it. */
+/* Whether new targets pause for the plugins' new-surface hooks. */
+gboolean _stw_targets_hooks_wanted   (StwSession   *session);
 void     _stw_targets_connect        (StwSession   *session,
                                       StwTransport *browser);
 

@@ -9,21 +9,54 @@
  */
 #include "config.h"
 
+#include "stw-hooks-private.h"
 #include "stw-json-private.h"
 #include "stw-session-private.h"
 #include "stw-surface-private.h"
 #include "stw-targets-private.h"
 
+/* Whether a loaded plugin wants to see new surfaces before their first
+ * script: only then are new targets paused (no round trip otherwise). */
+gboolean
+_stw_targets_hooks_wanted (StwSession *session)
+{
+  g_autoptr(StwSessionManager) manager = _stw_session_dup_manager (session);
+
+  return manager != NULL && _stw_hooks_wanted (manager, STW_HOOK_SURFACE_ATTACHED);
+}
+
 static void
-auto_attach (StwTransport *transport,
+auto_attach (StwSession   *session,
+             StwTransport *transport,
              const char   *cdp_session)
 {
   g_autoptr(JsonObject) params = json_object_new ();
 
   json_object_set_boolean_member (params, "autoAttach", TRUE);
-  json_object_set_boolean_member (params, "waitForDebuggerOnStart", FALSE);
+  json_object_set_boolean_member (params, "waitForDebuggerOnStart", _stw_targets_hooks_wanted (session));
   json_object_set_boolean_member (params, "flatten", TRUE);
   stw_transport_send_notification (transport, "Target.setAutoAttach", params, cdp_session);
+}
+
+typedef struct
+{
+  StwTransport *transport;
+  char         *cdp_session;
+} Resume;
+
+/* Every plugin's new-surface hook ran: let the target start. */
+static void
+on_surface_hooks_done (GError   *error,
+                       gpointer  user_data)
+{
+  Resume *resume = user_data;
+
+  if (!stw_transport_is_closed (resume->transport))
+    stw_transport_send_notification (resume->transport, "Runtime.runIfWaitingForDebugger", NULL,
+                                     resume->cdp_session);
+  g_object_unref (resume->transport);
+  g_free (resume->cdp_session);
+  g_free (resume);
 }
 
 static void
@@ -38,6 +71,7 @@ on_attached (StwTransport *transport,
   const char *type = stw_json_get_string (info, "type");
   const char *target_id = stw_json_get_string (info, "targetId");
   StwSurface *parent = NULL;
+  StwSurface *surface;
   StwSurfaceKind kind;
 
   if (cdp_session == NULL || type == NULL || target_id == NULL)
@@ -59,14 +93,28 @@ on_attached (StwTransport *transport,
 
   if (parent_session_id != NULL)
     parent = _stw_session_find_surface_by (self, NULL, parent_session_id, NULL);
-  if (_stw_session_find_surface_by (self, target_id, NULL, NULL) == NULL)
-    _stw_session_add_surface (self, kind, parent, target_id, cdp_session, NULL,
-                              stw_json_get_string (info, "title"), stw_json_get_string (info, "url"));
+  surface = _stw_session_find_surface_by (self, target_id, NULL, NULL);
+  if (surface == NULL)
+    surface = _stw_session_add_surface (self, kind, parent, target_id, cdp_session, NULL,
+                                        stw_json_get_string (info, "title"), stw_json_get_string (info, "url"));
 
   /* Follow the page's own out-of-process frames and guests. */
-  auto_attach (transport, cdp_session);
-  if (json_object_get_boolean_member_with_default (params, "waitingForDebugger", FALSE))
-    stw_transport_send_notification (transport, "Runtime.runIfWaitingForDebugger", NULL, cdp_session);
+  auto_attach (self, transport, cdp_session);
+  if (!json_object_get_boolean_member_with_default (params, "waitingForDebugger", FALSE))
+    return;
+  /* Paused before its first script: the plugins' hooks first (a plugin
+   * unloaded meanwhile leaves none, and the run resumes at once). */
+  if (surface != NULL && _stw_targets_hooks_wanted (self))
+    {
+      g_autoptr(StwSessionManager) manager = _stw_session_dup_manager (self);
+      Resume *resume = g_new0 (Resume, 1);
+
+      resume->transport = g_object_ref (transport);
+      resume->cdp_session = g_strdup (cdp_session);
+      _stw_hooks_run (manager, STW_HOOK_SURFACE_ATTACHED, self, surface, NULL, on_surface_hooks_done, resume);
+      return;
+    }
+  stw_transport_send_notification (transport, "Runtime.runIfWaitingForDebugger", NULL, cdp_session);
 }
 
 static void

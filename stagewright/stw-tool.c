@@ -1048,3 +1048,17 @@ _stw_tool_qualify (StwTool    *tool,
         priv->error_codes[i] = code;
       }
 }
+
+/* The plugin engine widens electron_launch's schema with the loaded
+ * plugins' launch options (stw-plugin-hooks.c). */
+void
+_stw_tool_set_input_schema (StwTool   *tool,
+                            StwSchema *schema)
+{
+  StwToolPrivate *priv = PRIV (tool);
+
+  stw_schema_ref (schema);
+  g_clear_pointer (&priv->input_schema, stw_schema_unref);
+  priv->input_schema = schema;
+  g_object_notify_by_pspec (G_OBJECT (tool), properties[PROP_INPUT_SCHEMA]);
+}

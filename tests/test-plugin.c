@@ -4,7 +4,10 @@
  */
 #include "config.h"
 
+#include <fcntl.h>
 #include <glib/gstdio.h>
+#include <string.h>
+#include <unistd.h>
 
 #include "stagewright.h"
 #include "stw-test-utils.h"
@@ -1112,6 +1115,375 @@ test_trace (void)
   g_rmdir (dir);
 }
 
+
+static void
+seam_count_event (guint      *n,
+                  const char *method,
+                  JsonObject *params)
+{
+  (*n)++;
+}
+
+static gboolean
+wait_counter (const guint *counter,
+              guint        at_least,
+              guint        timeout_ms)
+{
+  gint64 end = g_get_monotonic_time () + (gint64) timeout_ms * 1000;
+
+  while (*counter < at_least && g_get_monotonic_time () < end)
+    {
+      if (!g_main_context_iteration (NULL, FALSE))
+        g_usleep (1000);
+    }
+  return *counter >= at_least;
+}
+
+/* --- the seams (issue 17, item 6) ----------------------------------------- */
+
+#define SEAM_TYPE_PLUGIN (seam_plugin_get_type ())
+G_DECLARE_FINAL_TYPE (SeamPlugin, seam_plugin, SEAM, PLUGIN, StwPlugin)
+
+struct _SeamPlugin
+{
+  StwPlugin  parent_instance;
+  guint      n_surfaces;
+  guint      n_before;
+  guint      n_ready;
+  char      *ready_mark;      /* the launch option the app-ready hook saw */
+  gboolean   ready_had_session;
+};
+
+G_DEFINE_FINAL_TYPE (SeamPlugin, seam_plugin, STW_TYPE_PLUGIN)
+
+static gboolean
+complete_later (gpointer user_data)
+{
+  g_autoptr(StwPluginCompletion) completion = user_data;
+
+  stw_plugin_completion_return_success (completion);
+  return G_SOURCE_REMOVE;
+}
+
+static void
+on_seam_script_added (GObject      *object,
+                      GAsyncResult *result,
+                      gpointer      user_data)
+{
+  g_autoptr(StwPluginCompletion) completion = user_data;
+  g_autoptr(GError) error = NULL;
+  g_autoptr(JsonObject) reply = stw_surface_send_cdp_finish (STW_SURFACE (object), result, &error);
+
+  g_assert_no_error (error);
+  g_assert_true (json_object_has_member (reply, "identifier"));
+  /* Complete later still: the page must wait for the hook, not a race. */
+  g_timeout_add (200, complete_later, g_steal_pointer (&completion));
+}
+
+static void
+seam_plugin_surface_attached (StwPlugin           *plugin,
+                              StwPluginCompletion *completion)
+{
+  SeamPlugin *self = SEAM_PLUGIN (plugin);
+  StwSurface *surface = stw_plugin_completion_get_surface (completion);
+  g_autoptr(JsonObject) params = json_object_new ();
+
+  g_assert_nonnull (surface);
+  g_assert_nonnull (stw_plugin_completion_get_session (completion));
+  self->n_surfaces++;
+  json_object_set_string_member (params, "source", "window.__hookMark = performance.now();");
+  stw_surface_send_cdp_async (surface, "Page.addScriptToEvaluateOnNewDocument", params, NULL,
+                              on_seam_script_added, g_object_ref (completion));
+}
+
+static void
+seam_plugin_before_main (StwPlugin           *plugin,
+                         StwPluginCompletion *completion)
+{
+  JsonObject *options = stw_plugin_completion_get_launch_options (completion);
+
+  SEAM_PLUGIN (plugin)->n_before++;
+  g_assert_null (stw_plugin_completion_get_session (completion));
+  /* Before the process starts: the hook may still change the launch. */
+  if (options != NULL && json_object_has_member (options, "mark"))
+    stw_launch_options_setenv (stw_plugin_completion_get_launch (completion), "STW_SEAM_MARK",
+                               json_object_get_string_member (options, "mark"));
+  stw_plugin_completion_return_success (completion);
+}
+
+static void
+seam_plugin_app_ready (StwPlugin           *plugin,
+                       StwPluginCompletion *completion)
+{
+  SeamPlugin *self = SEAM_PLUGIN (plugin);
+  JsonObject *options = stw_plugin_completion_get_launch_options (completion);
+
+  self->n_ready++;
+  self->ready_had_session = stw_plugin_completion_get_session (completion) != NULL;
+  g_free (self->ready_mark);
+  self->ready_mark = options ? g_strdup (json_object_get_string_member_with_default (options, "mark", NULL)) : NULL;
+  stw_plugin_completion_return_success (completion);
+}
+
+static void
+seam_plugin_finalize (GObject *object)
+{
+  g_free (SEAM_PLUGIN (object)->ready_mark);
+  G_OBJECT_CLASS (seam_plugin_parent_class)->finalize (object);
+}
+
+static void
+seam_plugin_class_init (SeamPluginClass *klass)
+{
+  G_OBJECT_CLASS (klass)->finalize = seam_plugin_finalize;
+  STW_PLUGIN_CLASS (klass)->surface_attached = seam_plugin_surface_attached;
+  STW_PLUGIN_CLASS (klass)->before_main = seam_plugin_before_main;
+  STW_PLUGIN_CLASS (klass)->app_ready = seam_plugin_app_ready;
+}
+
+static void
+seam_plugin_init (SeamPlugin *self)
+{
+  g_autoptr(StwSchema) schema = stw_schema_new_from_string ("{\"type\":\"object\",\"additionalProperties\":false,"
+                                                            "\"properties\":{\"mark\":{\"type\":\"string\"}}}",
+                                                            NULL);
+
+  stw_plugin_set_launch_schema (STW_PLUGIN (self), schema);
+}
+
+static JsonNode *
+evaluate (StwSession *session,
+          gboolean    main_process,
+          const char *expression)
+{
+  g_autoptr(GAsyncResult) result = NULL;
+  g_autoptr(GError) error = NULL;
+  StwTestResult wait = { 0 };
+  JsonNode *value;
+
+  if (main_process)
+    stw_session_evaluate_main_async (session, expression, NULL, stw_test_result_cb, &wait);
+  else
+    stw_session_evaluate_renderer_async (session, expression, NULL, stw_test_result_cb, &wait);
+  result = stw_test_wait_result (&wait, 20000);
+  value = main_process ? stw_session_evaluate_main_finish (session, result, &error)
+                       : stw_session_evaluate_renderer_finish (session, result, &error);
+  g_assert_no_error (error);
+  return value;
+}
+
+static void
+on_seam_launch_done (GObject      *object,
+                     GAsyncResult *result,
+                     gpointer      user_data)
+{
+  JsonObject **out = user_data;
+  g_autoptr(GError) error = NULL;
+
+  *out = stw_dispatcher_invoke_finish (STW_DISPATCHER (object), result, &error);
+  g_assert_no_error (error);
+}
+
+static gboolean
+electron_available (void)
+{
+  g_autofree char *electron = g_test_build_filename (G_TEST_DIST, "fixtures", "electron", NULL);
+
+  return g_file_test (electron, G_FILE_TEST_IS_EXECUTABLE) &&
+         g_file_test ("/usr/lib/chromium/chromium", G_FILE_TEST_IS_EXECUTABLE);
+}
+
+/* A plugin's new-surface hook runs while the window waits before its first
+ * script; its launch option joins electron_launch's schema and reaches its
+ * launch hooks; CDP access and the isolated world answer. */
+static void
+test_seams_hooks (void)
+{
+  g_autoptr(StwDispatcher) dispatcher = stw_dispatcher_new ();
+  g_autoptr(SeamPlugin) seam = g_object_new (SEAM_TYPE_PLUGIN, "name", "seams", "version", "1",
+                                             "core-versions", "*", NULL);
+  g_autofree char *electron = g_test_build_filename (G_TEST_DIST, "fixtures", "electron", NULL);
+  g_autofree char *app = g_test_build_filename (G_TEST_DIST, "fixtures", "pages-app", NULL);
+  g_autoptr(GList) plugins = g_list_append (NULL, seam);
+  g_autoptr(GError) error = NULL;
+  g_autoptr(JsonObject) launch_args = json_object_new ();
+  g_autoptr(JsonObject) envelope = NULL;
+  g_autoptr(StwInvocation) invocation = NULL;
+  g_autoptr(JsonNode) first = NULL;
+  g_autoptr(JsonNode) env = NULL;
+  StwSession *session;
+  StwSurface *window;
+  JsonNode *launch_schema;
+  g_autofree char *schema_text = NULL;
+
+  if (!electron_available ())
+    {
+      g_test_skip ("the Electron stand-in or Chromium is missing");
+      return;
+    }
+  stw_dispatcher_add_core_tools (dispatcher);
+  g_assert_false (json_object_has_member (json_object_get_object_member (
+    json_node_get_object (stw_schema_get_node (stw_tool_get_input_schema (stw_dispatcher_lookup_tool (dispatcher, "electron_launch")))),
+    "properties"), "plugins"));
+
+  stw_dispatcher_add_plugins_sync (dispatcher, plugins, NULL, NULL, &error);
+  g_assert_no_error (error);
+
+  /* The launch option is in electron_launch's schema, under plugins.seams. */
+  launch_schema = stw_schema_get_node (stw_tool_get_input_schema (stw_dispatcher_lookup_tool (dispatcher, "electron_launch")));
+  schema_text = stw_test_to_json (launch_schema);
+  g_assert_nonnull (strstr (schema_text, "\"plugins\":{\"type\":\"object\""));
+  g_assert_nonnull (strstr (schema_text, "\"seams\":{\"type\":\"object\",\"additionalProperties\":false,"
+                                         "\"properties\":{\"mark\":{\"type\":\"string\"}}}"));
+  {
+    /* … and validated there: a wrong type is refused before any launch. */
+    g_autoptr(JsonObject) refused = call (dispatcher, "electron_launch", "{\"plugins\":{\"seams\":{\"mark\":7}}}");
+
+    g_assert_cmpstr (envelope_code (refused), ==, "BAD_ARGUMENT");
+    g_assert_cmpuint (seam->n_before, ==, 0);
+  }
+
+  json_object_set_string_member (launch_args, "executablePath", electron);
+  json_object_set_string_member (launch_args, "main", app);
+  {
+    JsonArray *args = json_array_new ();
+    JsonObject *plugin_options = json_object_new ();
+    JsonObject *mine = json_object_new ();
+
+    json_array_add_string_element (args, "--page=first-script");
+    json_object_set_array_member (launch_args, "args", args);
+    json_object_set_string_member (mine, "mark", "seam-mark-42");
+    json_object_set_object_member (plugin_options, "seams", mine);
+    json_object_set_object_member (launch_args, "plugins", plugin_options);
+  }
+  invocation = stw_dispatcher_create_invocation (dispatcher, "electron_launch", launch_args, &error);
+  g_assert_no_error (error);
+  stw_dispatcher_invoke_async (dispatcher, invocation, NULL, on_seam_launch_done, &envelope);
+  while (envelope == NULL)
+    g_main_context_iteration (NULL, TRUE);
+  g_assert_true (json_object_get_boolean_member (envelope, "ok"));
+
+  g_assert_cmpuint (seam->n_before, ==, 1);
+  g_assert_cmpuint (seam->n_ready, ==, 1);
+  g_assert_true (seam->ready_had_session);
+  g_assert_cmpstr (seam->ready_mark, ==, "seam-mark-42");
+  g_assert_cmpuint (seam->n_surfaces, >=, 1);
+
+  session = stw_session_manager_lookup (stw_dispatcher_get_session_manager (dispatcher),
+                                        json_object_get_string_member (envelope, "session_id"));
+  g_assert_nonnull (session);
+  /* The before-launch hook's change reached the app. */
+  env = evaluate (session, TRUE, "process.env.STW_SEAM_MARK");
+  g_assert_cmpstr (json_node_get_string (env), ==, "seam-mark-42");
+
+  /* The hook's script ran before the page's first script. */
+  first = evaluate (session, FALSE, "window.__firstScript");
+  g_assert_true (JSON_NODE_HOLDS_OBJECT (first));
+  {
+    JsonObject *record = json_node_get_object (first);
+    JsonNode *mark = json_object_get_member (record, "hookMark");
+
+    g_assert_false (JSON_NODE_HOLDS_NULL (mark));
+    g_assert_cmpfloat (json_node_get_double (mark), <=, json_object_get_double_member (record, "at"));
+  }
+
+  /* CDP events and the isolated world, through the public seam. */
+  window = stw_session_get_active_surface (session);
+  {
+    g_autoptr(StwCdpSubscription) subscription = stw_surface_subscribe_cdp (window, "Runtime.consoleAPICalled");
+    g_autoptr(JsonArray) args = json_array_new ();
+    g_autoptr(GAsyncResult) result = NULL;
+    g_autoptr(JsonNode) value = NULL;
+    g_autoptr(JsonObject) reply = NULL;
+    StwTestResult wait = { 0 };
+    guint n_events = 0;
+
+    g_signal_connect_swapped (subscription, "event", G_CALLBACK (seam_count_event), &n_events);
+    stw_surface_send_cdp_async (window, "Runtime.enable", NULL, NULL, stw_test_result_cb, &wait);
+    result = stw_test_wait_result (&wait, 10000);
+    reply = stw_surface_send_cdp_finish (window, result, &error);
+    g_assert_no_error (error);
+    g_clear_object (&result);
+    g_clear_pointer (&reply, json_object_unref);
+
+    json_array_add_int_element (args, 20);
+    json_array_add_int_element (args, 22);
+    memset (&wait, 0, sizeof wait);
+    stw_surface_call_isolated_async (window, "async (a, b) => { console.log('seam', a + b); "
+                                     "return { sum: a + b, page: typeof window.__firstScript }; }",
+                                     args, NULL, stw_test_result_cb, &wait);
+    result = stw_test_wait_result (&wait, 10000);
+    value = stw_surface_call_isolated_finish (window, result, &error);
+    g_assert_no_error (error);
+    /* The isolated world sees the DOM, not the page's globals. */
+    stw_test_assert_json_equal (value, "{\"sum\":42,\"page\":\"undefined\"}");
+    g_assert_true (wait_counter (&n_events, 1, 5000));
+
+    memset (&wait, 0, sizeof wait);
+    g_clear_object (&result);
+    stw_surface_send_cdp_async (window, "No.suchMethod", NULL, NULL, stw_test_result_cb, &wait);
+    result = stw_test_wait_result (&wait, 10000);
+    reply = stw_surface_send_cdp_finish (window, result, &error);
+    g_assert_null (reply);
+    g_assert_nonnull (error);
+    g_clear_error (&error);
+
+    stw_cdp_subscription_cancel (subscription);
+  }
+
+  stw_session_force_kill (session);
+  g_assert_true (stw_dispatcher_unload_plugins_sync (dispatcher, NULL, &error));
+  g_assert_no_error (error);
+  /* Unloaded: electron_launch is the core's again. */
+  g_assert_false (json_object_has_member (json_object_get_object_member (
+    json_node_get_object (stw_schema_get_node (stw_tool_get_input_schema (stw_dispatcher_lookup_tool (dispatcher, "electron_launch")))),
+    "properties"), "plugins"));
+}
+
+/* A plugin writes its artifacts through the confined open: inside the app
+ * root they land, outside (or through a symlink out) they do not. */
+static void
+test_seams_confined (void)
+{
+  g_autoptr(StwDispatcher) dispatcher = stw_dispatcher_new ();
+  g_autofree char *root = g_dir_make_tmp ("stw-seam-XXXXXX", NULL);
+  g_autofree char *outside = g_dir_make_tmp ("stw-seam-out-XXXXXX", NULL);
+  g_autofree char *inside_path = g_build_filename (root, "artifact.txt", NULL);
+  g_autofree char *outside_path = g_build_filename (outside, "artifact.txt", NULL);
+  g_autofree char *link = g_build_filename (root, "out", NULL);
+  g_autofree char *via_link = g_build_filename (root, "out", "artifact.txt", NULL);
+  g_autofree char *dotdot = g_build_filename (root, "..", g_path_get_basename (outside), "artifact.txt", NULL);
+  g_autoptr(GError) error = NULL;
+  int fd;
+
+  stw_dispatcher_set_app_root (dispatcher, root);
+  fd = stw_dispatcher_open_file (dispatcher, inside_path, O_WRONLY | O_CREAT | O_TRUNC, 0600, &error);
+  g_assert_no_error (error);
+  g_assert_cmpint (fd, >=, 0);
+  g_assert_cmpint (write (fd, "ok", 2), ==, 2);
+  close (fd);
+  g_assert_true (g_file_test (inside_path, G_FILE_TEST_IS_REGULAR));
+
+  g_assert_cmpint (symlink (outside, link), ==, 0);
+  {
+    const char *escapes[] = { outside_path, via_link, dotdot };
+
+    for (guint i = 0; i < G_N_ELEMENTS (escapes); i++)
+      {
+        fd = stw_dispatcher_open_file (dispatcher, escapes[i], O_WRONLY | O_CREAT | O_TRUNC, 0600, &error);
+        g_assert_cmpint (fd, ==, -1);
+        g_assert_error (error, STW_ERROR, STW_ERROR_BAD_ARGUMENT);
+        g_clear_error (&error);
+      }
+  }
+  g_assert_false (g_file_test (outside_path, G_FILE_TEST_EXISTS));
+
+  g_remove (link);
+  g_remove (inside_path);
+  g_rmdir (root);
+  g_rmdir (outside);
+}
+
 int
 main (int    argc,
       char **argv)
@@ -1135,6 +1507,8 @@ main (int    argc,
   g_test_add_func ("/plugin/files/refused", test_files_refused);
   g_test_add_func ("/plugin/files/sample", test_sample);
   g_test_add_func ("/plugin/trace/record", test_trace);
+  g_test_add_func ("/plugin/seams/hooks", test_seams_hooks);
+  g_test_add_func ("/plugin/seams/confined", test_seams_confined);
 
   status = g_test_run ();
   g_string_free (events, TRUE);

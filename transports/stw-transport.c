@@ -70,7 +70,124 @@ typedef struct
   gboolean      cut;
   GSource      *timeout_source;
   GSource      *cancel_source;
+  char         *session_id;      /* observed calls only */
+  JsonObject   *params;          /* observed calls only */
+  gsize         sent_bytes;
 } PendingCall;
+
+/* --- observers ----------------------------------------------------------- */
+
+typedef struct
+{
+  guint                 id;
+  StwTransportObserver  func;
+  gpointer              user_data;
+  GDestroyNotify        destroy;
+} Observer;
+
+static GPtrArray *observers;      /* Observer*; main thread only */
+static guint      last_observer_id;
+
+static gboolean
+observed (void)
+{
+  return observers != NULL && observers->len > 0;
+}
+
+static void
+notify_observers (StwTransport *transport,
+                  const char   *method,
+                  const char   *session_id,
+                  JsonObject   *params,
+                  JsonObject   *result,
+                  gboolean      failed,
+                  gsize         sent_bytes,
+                  gsize         received_bytes,
+                  gint64        sent_us)
+{
+  StwTransportTraffic traffic = {
+    .method = method,
+    .session_id = session_id,
+    .params = params,
+    .result = result,
+    .failed = failed,
+    .is_event = sent_us == 0,
+    .sent_bytes = sent_bytes,
+    .received_bytes = received_bytes,
+    .sent_us = sent_us,
+    .received_us = g_get_monotonic_time (),
+  };
+
+  for (guint i = 0; observers != NULL && i < observers->len; i++)
+    {
+      Observer *observer = g_ptr_array_index (observers, i);
+
+      observer->func (transport, &traffic, observer->user_data);
+    }
+}
+
+/**
+ * stw_transport_add_observer:
+ * @observer: (scope notified) (closure user_data) (destroy destroy): called
+ *   for every CDP reply and event of every transport
+ * @user_data: data for @observer
+ * @destroy: (nullable): frees @user_data when the observer is removed
+ *
+ * Observes the DevTools traffic of the whole process: each command's
+ * round trip (method, session, sizes, timing; the parameters and result
+ * for those who record bodies) once its reply arrives, and each event.
+ * The trace plugin records a session's CDP traffic this way. Observers
+ * run on the thread that runs the transports (the main thread); with
+ * none, the traffic costs nothing extra.
+ *
+ * Returns: an id for [func@Stagewright.Transport.remove_observer]
+ *
+ * Since: 1.0
+ */
+guint
+stw_transport_add_observer (StwTransportObserver observer,
+                            gpointer             user_data,
+                            GDestroyNotify       destroy)
+{
+  Observer *entry;
+
+  g_return_val_if_fail (observer != NULL, 0);
+
+  if (observers == NULL)
+    observers = g_ptr_array_new ();
+  entry = g_new0 (Observer, 1);
+  entry->id = ++last_observer_id;
+  entry->func = observer;
+  entry->user_data = user_data;
+  entry->destroy = destroy;
+  g_ptr_array_add (observers, entry);
+  return entry->id;
+}
+
+/**
+ * stw_transport_remove_observer:
+ * @id: what [func@Stagewright.Transport.add_observer] returned
+ *
+ * Removes an observer; its user data is destroyed.
+ *
+ * Since: 1.0
+ */
+void
+stw_transport_remove_observer (guint id)
+{
+  for (guint i = 0; observers != NULL && i < observers->len; i++)
+    {
+      Observer *entry = g_ptr_array_index (observers, i);
+
+      if (entry->id != id)
+        continue;
+      g_ptr_array_remove_index (observers, i);
+      if (entry->destroy != NULL)
+        entry->destroy (entry->user_data);
+      g_free (entry);
+      return;
+    }
+}
 
 G_DEFINE_TYPE_WITH_PRIVATE (StwTransport, stw_transport, G_TYPE_OBJECT)
 
@@ -106,6 +223,8 @@ pending_call_free (PendingCall *call)
     }
   g_clear_object (&call->task);
   g_free (call->method);
+  g_free (call->session_id);
+  g_clear_pointer (&call->params, json_object_unref);
   g_free (call);
 }
 
@@ -414,7 +533,15 @@ send_request (StwTransport *self,
     g_log (TRACE_DOMAIN, G_LOG_LEVEL_DEBUG, "%p -> %" G_GINT64_FORMAT " %s%s%.8s (%" G_GSIZE_FORMAT " bytes)",
            self, id, method, session_id ? " @" : "", session_id ? session_id : "", length);
   if (call != NULL)
-    call->sent_us = g_get_monotonic_time ();
+    {
+      call->sent_us = g_get_monotonic_time ();
+      if (observed ())
+        {
+          call->session_id = g_strdup (session_id);
+          call->params = params ? json_object_ref (params) : NULL;
+          call->sent_bytes = length;
+        }
+    }
   STW_TRANSPORT_GET_CLASS (self)->send_message (self, text, length);
 
   return id;
@@ -743,7 +870,8 @@ error_from_reply (JsonObject *error_object)
 static void
 dispatch_reply (StwTransport *self,
                 JsonObject   *message,
-                JsonNode     *id_node)
+                JsonNode     *id_node,
+                gsize         length)
 {
   JsonObject *error_object;
   JsonObject *result;
@@ -771,6 +899,10 @@ dispatch_reply (StwTransport *self,
            (g_get_monotonic_time () - call->sent_us) / 1000.0,
            json_object_has_member (message, "error") ? " (error)" : "");
 
+  if (observed () && call->sent_bytes > 0)
+    notify_observers (self, call->method, call->session_id, call->params, get_object_member (message, "result"),
+                      json_object_has_member (message, "error"), call->sent_bytes, length, call->sent_us);
+
   error_object = get_object_member (message, "error");
   if (error_object != NULL)
     {
@@ -793,7 +925,8 @@ dispatch_reply (StwTransport *self,
 static void
 dispatch_event (StwTransport *self,
                 JsonObject   *message,
-                const char   *method)
+                const char   *method,
+                gsize         length)
 {
   g_autoptr(JsonObject) empty = NULL;
   JsonObject *params = get_object_member (message, "params");
@@ -812,6 +945,8 @@ dispatch_event (StwTransport *self,
   /* A method nobody ever connected to has no quark yet; looking it up
    * instead of creating it keeps a chatty peer from growing the quark
    * table without bound. Undetailed handlers still run. */
+  if (observed ())
+    notify_observers (self, method, session_id, params, NULL, FALSE, 0, length, 0);
   g_signal_emit (self, signals[EVENT], g_quark_try_string (method),
                  method, params, session_id);
 }
@@ -911,14 +1046,14 @@ _stw_transport_receive (StwTransport *self,
   id_node = json_object_get_member (message, "id");
   if (id_node != NULL)
     {
-      dispatch_reply (self, message, id_node);
+      dispatch_reply (self, message, id_node, length);
       return;
     }
 
   method = get_string_member (message, "method");
   if (method != NULL)
     {
-      dispatch_event (self, message, method);
+      dispatch_event (self, message, method, length);
       return;
     }
 

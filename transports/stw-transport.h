@@ -109,4 +109,58 @@ void stw_transport_set_default_timeout_ms (StwTransport *self,
 STW_AVAILABLE_IN_1_0
 guint stw_transport_get_n_pending (StwTransport *self);
 
+/**
+ * StwTransportTraffic:
+ * @method: the command's or event's method
+ * @session_id: (nullable): the flat session it addressed or came from
+ * @params: (nullable): the command's parameters, or the event's
+ * @result: (nullable): the command's result (%NULL for an event or an
+ *   error)
+ * @failed: whether the peer answered the command with an error
+ * @is_event: whether this is an event (no round trip)
+ * @sent_bytes: the size of the command as sent (0 for an event)
+ * @received_bytes: the size of the reply or event as received
+ * @sent_us: when the command left (monotonic µs; 0 for an event)
+ * @received_us: when the reply or event arrived (monotonic µs)
+ *
+ * One CDP round trip or event, as [callback@Stagewright.TransportObserver]
+ * sees it. Valid only during the call.
+ *
+ * Since: 1.0
+ */
+typedef struct
+{
+  const char *method;
+  const char *session_id;
+  JsonObject *params;
+  JsonObject *result;
+  gboolean    failed;
+  gboolean    is_event;
+  gsize       sent_bytes;
+  gsize       received_bytes;
+  gint64      sent_us;
+  gint64      received_us;
+} StwTransportTraffic;
+
+/**
+ * StwTransportObserver:
+ * @transport: the transport
+ * @traffic: the round trip or event
+ * @user_data: the observer's data
+ *
+ * Sees the CDP traffic of every transport.
+ *
+ * Since: 1.0
+ */
+typedef void (*StwTransportObserver) (StwTransport              *transport,
+                                      const StwTransportTraffic *traffic,
+                                      gpointer                   user_data);
+
+STW_AVAILABLE_IN_1_0
+guint stw_transport_add_observer (StwTransportObserver observer,
+                                  gpointer user_data,
+                                  GDestroyNotify destroy);
+STW_AVAILABLE_IN_1_0
+void stw_transport_remove_observer (guint id);
+
 G_END_DECLS

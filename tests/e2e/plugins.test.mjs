@@ -11,11 +11,14 @@
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
+import { spawn, spawnSync } from 'node:child_process';
+import { createRequire } from 'node:module';
 import { test as nodeTest } from 'node:test';
 
 import { run } from './lib/harness.mjs';
 import {
   BIN,
+  CHROMIUM,
   TOP_SRCDIR,
   DEMO_APP,
   electronSkipReason,
@@ -182,7 +185,8 @@ test('trace: a server killed mid-recording leaves a .partial of whole records, s
   const server = await startServer(t, { args: ['--plugin', TRACE_FILE, '--app-root', dir], env: serverEnv() });
   const { tools } = await server.client.listTools();
   assert.deepEqual(tools.map((tool) => tool.name).filter((name) => name.startsWith('trace_')).sort(),
-                   ['trace_start', 'trace_status', 'trace_stop']);
+                   ['trace_budget', 'trace_export', 'trace_replay', 'trace_start', 'trace_status', 'trace_stop',
+                    'trace_tokens']);
   failsWith(await server.call('trace_start', { path: path.join(path.dirname(dir), 'elsewhere.jsonl') }), 'BAD_ARGUMENT');
   ok(await server.call('trace_start', { path: file }), 'trace_start');
   failsWith(await server.call('trace_start', { path: file }), 'trace.ALREADY_RECORDING');
@@ -208,6 +212,238 @@ test('trace: a server killed mid-recording leaves a .partial of whole records, s
                    [[1, 'electron_type', false, first.code], [2, 'electron_launch', false, second.code]]);
   assert.equal(records[2].args.env.API_TOKEN, '[REDACTED]');
   assert.ok(!text.includes('hunter2-secret'), 'the secret is nowhere in the recording');
+
+  // The .partial a killed server left exports and replays from a new one.
+  const again = await startServer(t, { args: ['--plugin', TRACE_FILE, '--app-root', dir], env: serverEnv() });
+  const out = path.join(dir, 'partial.json');
+  const exported = ok(await again.call('trace_export', { format: 'chrome', recording: file, path: out }), 'trace_export');
+  assert.equal(exported.records, 3);
+  const chrome = JSON.parse(fs.readFileSync(out, 'utf8'));
+  assert.deepEqual(chrome.traceEvents.filter((e) => e.ph === 'b').map((e) => e.name), ['electron_type', 'electron_launch']);
+  failsWith(await again.call('trace_export', { format: 'chrome', recording: path.join(dir, 'none.jsonl'), path: out }),
+            'trace.ARTIFACT_NOT_FOUND');
+  fs.writeFileSync(path.join(dir, 'junk.jsonl'), '{"type":"nothing"}\n');
+  failsWith(await again.call('trace_replay', { path: path.join(dir, 'junk.jsonl') }), 'trace.ARTIFACT_INVALID');
+  failsWith(await again.call('trace_export', { format: 'chrome', recording: file, path: path.join(path.dirname(dir), 'x.json') }),
+            'BAD_ARGUMENT');
+  const replay = ok(await again.call('trace_replay', { path: file }), 'trace_replay of the .partial');
+  assert.equal(replay.calls.length, 2);
+  // The launch had a secret in its arguments: redacted, so not replayable.
+  assert.deepEqual(replay.calls.map((c) => c.status), ['matched', 'not replayable']);
+});
+
+test('trace: a token budget with enforce refuses the next call with trace.BUDGET_EXCEEDED', { skip: fs.existsSync(TRACE_FILE) ? false : `${TRACE_FILE} is not built` }, async (t) => {
+  const dir = shortTempDir();
+  t.after(() => fs.rmSync(dir, { recursive: true, force: true }));
+  const server = await startServer(t, { args: ['--plugin', TRACE_FILE], env: serverEnv() });
+  ok(await server.call('trace_start', { path: path.join(dir, 'b.jsonl'), budgetTokens: 1, enforce: true }), 'trace_start');
+  // Under budget: it runs (and fails on its own account).
+  const first = await server.call('electron_type', { sessionId: 'nope', selector: '#p', text: 'x' });
+  assert.notEqual(first.code, 'trace.BUDGET_EXCEEDED');
+  const refused = failsWith(await server.call('electron_type', { sessionId: 'nope', selector: '#p', text: 'x' }),
+                            'trace.BUDGET_EXCEEDED');
+  assert.equal(refused.http, 429);
+  const tokens = ok(await server.call('trace_tokens', {}));
+  assert.ok(tokens.total >= 1 && tokens.byTool.electron_type === tokens.total, JSON.stringify(tokens));
+  const budget = ok(await server.call('trace_budget', { budgetTokens: 1000000 }));
+  assert.equal(budget.exceeded, false);
+  assert.notEqual((await server.call('electron_type', { sessionId: 'nope', selector: '#p', text: 'x' })).code,
+                  'trace.BUDGET_EXCEEDED', 'a raised budget lets calls through again');
+  ok(await server.call('trace_stop', {}));
+});
+
+// Opens a trace.zip in Playwright's trace viewer (playwright-core's
+// show-trace, served on loopback), drives it with headless Chromium, and
+// returns the action titles, the tab labels, the failed action's error and
+// the page's HTML. The viewer is ours: it is stopped by its pid.
+async function showTrace (zip) {
+  const modules = path.join(path.dirname(path.dirname(BIN)), 'tests', 'node_modules');
+  const require = createRequire(path.join(modules, 'x.js'));
+  const { chromium } = require('playwright-core');
+  const viewer = spawn(process.execPath, [path.join(modules, 'playwright-core', 'cli.js'), 'show-trace',
+                                          '--host', '127.0.0.1', '--port', '0', zip],
+                       { stdio: ['ignore', 'pipe', 'pipe'] });
+  try {
+    let out = '';
+    const url = await new Promise((resolve, reject) => {
+      const timer = setTimeout(() => reject(new Error(`show-trace printed no URL: ${out}`)), 30000);
+      const read = (data) => {
+        out += data;
+        const match = out.match(/http:\/\/127\.0\.0\.1:\d+\S*/);
+        if (match) { clearTimeout(timer); resolve(match[0]); }
+      };
+      viewer.stdout.on('data', read);
+      viewer.stderr.on('data', read);
+      viewer.once('exit', (code) => reject(new Error(`show-trace exited (${code}): ${out}`)));
+    });
+    const browser = await chromium.launch({ executablePath: CHROMIUM, headless: true });
+    try {
+      const page = await browser.newPage();
+      await page.goto(url);
+      await page.waitForSelector('.action-title', { timeout: 30000 });
+      const titles = await page.locator('.action-title').allTextContents();
+      const tabs = await page.locator('[role=tab]').allTextContents();
+      await page.locator('.action-title', { hasText: 'electron_expect_text' }).nth(1).click();
+      await page.locator('[role=tab]', { hasText: 'Errors' }).click();
+      const body = await page.locator('body').innerText();
+      const error = body.split('\n').find((line) => /^[A-Z_]+: /.test(line)) ?? '';
+      return { titles, tabs, error, html: await page.content() };
+    } finally {
+      await browser.close();
+    }
+  } finally {
+    viewer.kill('SIGTERM');
+  }
+}
+
+const PAGES_APP = path.join(path.dirname(DEMO_APP), 'pages-app');
+const TRACE_PAGES = path.join(path.dirname(DEMO_APP), 'trace-pages');
+
+test('trace end to end: record a session, export Chrome JSON, no password anywhere, replay matches then not', { skip: electronSkipReason() ?? (fs.existsSync(TRACE_FILE) ? false : `${TRACE_FILE} is not built`), timeout: 240000 }, async (t) => {
+  const dir = shortTempDir();
+  t.after(() => fs.rmSync(dir, { recursive: true, force: true }));
+  const pages = path.join(dir, 'pages');
+  fs.mkdirSync(pages);
+  fs.copyFileSync(path.join(TRACE_PAGES, 'trace.html'), path.join(pages, 'trace.html'));
+  const PASSWORD = 'Tr4ce-P4ssw0rd-zq';
+  const file = path.join(dir, 'run.jsonl');
+  const server = await startServer(t, { args: ['--plugin', TRACE_FILE], env: serverEnv() });
+  const sessions = [];
+  t.after(async () => { for (const id of sessions) await server.call('electron_force_kill', { sessionId: id }).catch(() => {}); });
+
+  ok(await server.call('trace_start', { path: file, bodies: true }), 'trace_start');
+  const launch = ok(await server.call('electron_launch',
+    launchArgs(PAGES_APP, { args: ['--page=trace', `--pages-dir=${pages}`] })), 'electron_launch');
+  sessions.push(launch.session_id);
+  const sessionId = launch.session_id;
+  ok(await server.call('electron_snapshot', { sessionId }), 'electron_snapshot');
+  ok(await server.call('electron_type', { sessionId, selector: '#password', text: PASSWORD }), 'electron_type');
+  ok(await server.call('electron_click', { sessionId, selector: '#save' }), 'electron_click');
+  ok(await server.call('electron_expect_text', { sessionId, selector: '#save', equals: 'Save' }), 'expect_text');
+  const failed = await server.call('electron_expect_text', { sessionId, selector: '#status', equals: 'Never', timeoutMs: 300 });
+  assert.equal(failed.ok, false);
+  ok(await server.call('electron_screenshot', { sessionId, path: path.join(dir, 'shot.png') }), 'electron_screenshot');
+  const logs = ok(await server.call('electron_console_logs', { sessionId }), 'console_logs');
+  assert.match(JSON.stringify(logs), /trace fixture ready/);
+  const stop = ok(await server.call('trace_stop', {}), 'trace_stop');
+  assert.equal(stop.records, 8);
+  ok(await server.call('electron_stop', { sessionId }), 'electron_stop');
+
+  const text = fs.readFileSync(file, 'utf8');
+  const records = text.trimEnd().split('\n').map((line) => JSON.parse(line));
+  const calls = records.filter((r) => r.type === 'call');
+  assert.deepEqual(calls.map((c) => c.tool), ['electron_launch', 'electron_snapshot', 'electron_type', 'electron_click',
+                                              'electron_expect_text', 'electron_expect_text', 'electron_screenshot',
+                                              'electron_console_logs']);
+  assert.equal(calls[5].ok, false);
+  assert.equal(calls[5].code, failed.code);
+  assert.equal(calls[2].redacted, true, 'the password field\'s call is marked');
+  assert.ok(calls.every((c) => c.tokens > 0 && c.durationUs >= 0), JSON.stringify(calls.map((c) => [c.tokens, c.durationUs])));
+  const cdp = records.filter((r) => r.type === 'cdp');
+  assert.ok(cdp.length > 10, `CDP traffic recorded (${cdp.length})`);
+  assert.ok(cdp.some((r) => r.method === 'Input.insertText' || r.method === 'Runtime.callFunctionOn'), 'typing traffic recorded');
+  const consoles = records.filter((r) => r.type === 'console').map((r) => r.text);
+  assert.ok(consoles.includes('trace fixture ready'), JSON.stringify(consoles));
+  assert.ok(consoles.some((line) => line.startsWith('saving with password [REDACTED]')), JSON.stringify(consoles));
+  const shots = records.filter((r) => r.type === 'screenshot');
+  assert.equal(shots.length, 1);
+  assert.equal(shots[0].path, path.join(dir, 'shot.png'));
+  assert.ok(!text.includes(PASSWORD), 'the typed password is nowhere in the recording');
+
+  // Chrome Trace Event JSON: every b has its e; each call's CDP round trips lie within its span.
+  const out = path.join(dir, 'trace.json');
+  ok(await server.call('trace_export', { format: 'chrome', recording: file, path: out }), 'trace_export chrome');
+  const chromeText = fs.readFileSync(out, 'utf8');
+  assert.ok(!chromeText.includes(PASSWORD), 'the typed password is nowhere in the export');
+  const events = JSON.parse(chromeText).traceEvents;
+  const open = new Map();
+  const spans = new Map();
+  for (const event of events.filter((e) => e.ph === 'b' || e.ph === 'e')) {
+    if (event.ph === 'b') { assert.ok(!open.has(event.id), `id ${event.id} once`); open.set(event.id, event); continue; }
+    const begin = open.get(event.id);
+    assert.ok(begin, `e ${event.id} has its b`);
+    assert.ok(event.ts >= begin.ts);
+    open.delete(event.id);
+    spans.set(event.id, { begin, end: event });
+  }
+  assert.equal(open.size, 0, 'every b has its e');
+  const callSpans = [...spans.values()].filter((s) => s.begin.cat === 'call');
+  assert.equal(callSpans.length, 8);
+  const inCalls = [...spans.values()].filter((s) => s.begin.cat === 'cdp' && s.begin.args.call);
+  assert.ok(inCalls.length > 0);
+  for (const span of inCalls) {
+    const call = spans.get(`call-${span.begin.args.call}`);
+    assert.ok(span.begin.ts >= call.begin.ts && span.end.ts <= call.end.ts,
+              `${span.begin.name} lies within call ${span.begin.args.call}`);
+  }
+  const processes = events.filter((e) => e.ph === 'M').map((e) => e.args.name);
+  assert.ok(processes.includes('MCP client') && processes.some((name) => name.startsWith('app ')), processes.join());
+
+  // Playwright's trace.zip, checked against what the viewer's loader reads:
+  // <name>.trace (context-options first), <name>.network, resources/<sha1>.
+  const zip = path.join(dir, 'trace.zip');
+  ok(await server.call('trace_export', { format: 'playwright', recording: file, path: zip }), 'trace_export playwright');
+  const listing = spawnSync('python3', ['-c', `
+import json, sys, zipfile
+z = zipfile.ZipFile(sys.argv[1])
+print(json.dumps({n: z.read(n).decode('latin-1') for n in z.namelist()}))
+`, zip], { encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 });
+  assert.equal(listing.status, 0, listing.stderr);
+  const entries = JSON.parse(listing.stdout);
+  const names = Object.keys(entries);
+  assert.ok(names.includes('trace.trace') && names.includes('trace.network'), names.join());
+  for (const [name, content] of Object.entries(entries)) assert.ok(!content.includes(PASSWORD), `no password in ${name}`);
+  const traceEvents = entries['trace.trace'].trimEnd().split('\n').map((line) => JSON.parse(line));
+  assert.equal(traceEvents[0].type, 'context-options');
+  assert.equal(traceEvents[0].version, 8);
+  const befores = traceEvents.filter((e) => e.type === 'before');
+  const afters = new Map(traceEvents.filter((e) => e.type === 'after').map((e) => [e.callId, e]));
+  assert.deepEqual(befores.map((e) => e.apiName), calls.map((c) => c.tool));
+  for (const before of befores) assert.ok(afters.get(before.callId).endTime >= before.startTime);
+  assert.match(afters.get(befores[5].callId).error.message, new RegExp(failed.code));
+  assert.equal(befores[1].params.sessionId, sessionId);
+  const frames = traceEvents.filter((e) => e.type === 'screencast-frame');
+  assert.equal(frames.length, 1);
+  assert.ok(names.includes(`resources/${frames[0].sha1}`), 'the frame\'s image is in resources/');
+  assert.ok(entries[`resources/${frames[0].sha1}`].startsWith('\x89PNG'));
+  assert.ok(traceEvents.some((e) => e.type === 'console' && e.text === 'trace fixture ready'));
+
+  // The strongest proof: Playwright's own viewer (show-trace, on loopback)
+  // opens it in headless Chromium and shows the calls, the error and the frame.
+  const shown = await showTrace(zip);
+  assert.equal(shown.titles.length, calls.length, shown.titles.join());
+  // A title is followed by its duration (and badges).
+  shown.titles.forEach((title, i) => assert.match(title, new RegExp(`^${calls[i].tool}\\d`), 'every call is an action'));
+  assert.ok(shown.tabs.includes('Errors1'), shown.tabs.join());
+  assert.match(shown.error, new RegExp(`^${failed.code}: `));
+  assert.ok(shown.html.includes(`resources/${frames[0].sha1}`), 'the screenshot is a frame of the film strip');
+
+  // Replay: everything that can be replayed matches …
+  const replay = ok(await server.call('trace_replay', { path: file }), 'trace_replay');
+  sessions.push(...Object.values(replay.sessions));
+  assert.equal(replay.mismatched, 0, JSON.stringify(replay.calls));
+  assert.equal(replay.notReplayable, 1, 'the password call');
+  for (const id of Object.values(replay.sessions)) ok(await server.call('electron_stop', { sessionId: id }));
+  // `stagewright replay FILE` does the same without an agent: 0 when all matched.
+  const replayEnv = serverEnv({ STAGEWRIGHT_PLUGIN_PATH: path.dirname(TRACE_FILE) });
+  const cli = spawnSync(BIN, ['replay', file], { env: replayEnv, encoding: 'utf8', timeout: 120000 });
+  assert.equal(cli.status, 0, `${cli.stdout}\n${cli.stderr}`);
+  assert.match(cli.stdout, /^3 electron_type: not replayable/m);
+  assert.match(cli.stdout, /7 matched, 0 mismatched, 1 not replayable/);
+  const missing = spawnSync(BIN, ['replay', path.join(dir, 'none.jsonl')], { env: replayEnv, encoding: 'utf8', timeout: 60000 });
+  assert.equal(missing.status, 2, 'could not run');
+  assert.match(missing.stderr, /No recording at/);
+  // … until the app's button label changes.
+  fs.writeFileSync(path.join(pages, 'trace.html'),
+                   fs.readFileSync(path.join(TRACE_PAGES, 'trace.html'), 'utf8').replace('>Save<', '>Store<'));
+  const changed = ok(await server.call('trace_replay', { path: file }), 'trace_replay after the change');
+  sessions.push(...Object.values(changed.sessions));
+  assert.deepEqual(changed.calls.filter((c) => c.status === 'mismatch').map((c) => [c.call, c.tool]),
+                   [[5, 'electron_expect_text']]);
+  for (const id of Object.values(changed.sessions)) ok(await server.call('electron_stop', { sessionId: id }));
+  const mismatch = spawnSync(BIN, ['replay', file], { env: replayEnv, encoding: 'utf8', timeout: 120000 });
+  assert.equal(mismatch.status, 1, `${mismatch.stdout}\n${mismatch.stderr}`);
+  assert.match(mismatch.stdout, /^5 electron_expect_text: mismatch \(expected ok, got error EXPECTATION_FAILED\)$/m);
 });
 
 // A plugin that writes to stdout (tests/plugins/noisy.c) in its setup and
