@@ -84,7 +84,10 @@ export async function startStagewright (bin, args = [], clientName = 'stagewrigh
     require('@modelcontextprotocol/sdk/client/index.js'),
     require('@modelcontextprotocol/sdk/client/stdio.js'),
   ];
-  const transport = new StdioClientTransport({ command: bin, args, stderr: 'pipe' });
+  // The SDK hands the server only a few variables of its own choosing;
+  // LD_LIBRARY_PATH (bench/run's way to the build tree's library) must go
+  // through too.
+  const transport = new StdioClientTransport({ command: bin, args, stderr: 'pipe', env: { ...process.env } });
   let stderr = '';
   transport.stderr?.on('data', (chunk) => { stderr += chunk; });
   // Measure every message on its way from the transport to the client.
