@@ -512,8 +512,10 @@ on_all_stopped (GObject      *object,
                 GAsyncResult *result,
                 gpointer      user_data)
 {
+  g_autoptr(GMainLoop) stop_loop = user_data;
+
   stw_session_manager_stop_all_finish (STW_SESSION_MANAGER (object), result, NULL);
-  g_main_loop_quit (user_data);
+  g_main_loop_quit (stop_loop);
 }
 
 static gboolean
@@ -523,7 +525,10 @@ on_signal (gpointer user_data)
 
   g_message ("Signal received; shutting down");
   g_cancellable_cancel (run->cancellable);
-  g_main_loop_quit (run->loop);
+  /* None once the apps were stopped (or given up on): shutting down is
+   * all that is left. */
+  if (run->loop != NULL)
+    g_main_loop_quit (run->loop);
   return G_SOURCE_CONTINUE;
 }
 
@@ -855,10 +860,14 @@ main (int   argc,
 
       g_message ("Stopping the apps still running");
       run.loop = stop_loop;
+      /* The callback holds the loop: after a second signal it may come
+       * while the plugins unload, once this block is left. */
       stw_session_manager_stop_all_async (stw_dispatcher_get_session_manager (dispatcher),
-                                          SHUTDOWN_STOP_MS, NULL, on_all_stopped, stop_loop);
+                                          SHUTDOWN_STOP_MS, NULL, on_all_stopped,
+                                          g_main_loop_ref (stop_loop));
       g_main_loop_run (stop_loop);
     }
+  run.loop = NULL;
 
   /* Plugins go last, in reverse order, once nothing calls them. */
   if (!stw_dispatcher_unload_plugins_sync (dispatcher, NULL, &error))

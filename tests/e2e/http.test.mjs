@@ -39,7 +39,7 @@ import {
   survivors,
   waitUntil,
 } from './lib/lifecycle-harness.mjs';
-import { run } from './lib/harness.mjs';
+import { TOP_SRCDIR, run } from './lib/harness.mjs';
 
 let sdk;
 try {
@@ -472,6 +472,31 @@ test('SIGTERM with an app running over HTTP stops it and exits 0', { skip: skip 
   const { code, signal } = await server.stop();
   assert.equal(signal, null);
   assert.equal(code, 0, server.stderr());
+  assert.ok(await waitUntil(() => !processAlive(launch.pid), 10000, 50), 'the app is gone');
+  await waitUntil(() => survivors({ pgids: [launch.pid] }).length === 0, 5000, 50);
+  assert.deepEqual(survivors({ pgids: [launch.pid] }), []);
+  await a.client.close().catch(() => {});
+});
+
+// A second signal while the apps stop ends the wait for them (their
+// guards finish the job); their stop completing later, while the plugins
+// unload, must not quit a main loop that is gone (it did: a GLib-CRITICAL
+// from g_main_loop_quit). The harness asserts exit 0 and no critical.
+test('a second SIGTERM while the apps stop: exit 0, no critical, nothing left', { skip: skip || appSkip }, async (t) => {
+  // A plugin whose teardown takes 1.5 s: the apps' stop completes while
+  // the plugins unload.
+  const slow = path.join(TOP_SRCDIR, 'tests', 'plugins', 'pyslow.plugin');
+  const server = await startHttpServer(t, ['--plugin', slow]);
+  const a = await connect(server);
+  const launch = ok(await a.call('electron_launch', launchArgs(DEMO_APP)), 'electron_launch');
+  process.kill(server.pid, 'SIGTERM');
+  assert.ok(await waitUntil(() => server.stderr().includes('Stopping the apps still running'), 15000, 2),
+            server.health());
+  process.kill(server.pid, 'SIGTERM');
+  const { code, signal } = await server.stop();
+  assert.equal(signal, null);
+  assert.equal(code, 0, server.stderr());
+  assert.doesNotMatch(server.stderr(), /CRITICAL/);
   assert.ok(await waitUntil(() => !processAlive(launch.pid), 10000, 50), 'the app is gone');
   await waitUntil(() => survivors({ pgids: [launch.pid] }).length === 0, 5000, 50);
   assert.deepEqual(survivors({ pgids: [launch.pid] }), []);
