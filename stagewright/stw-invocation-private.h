@@ -30,6 +30,8 @@ void           _stw_invocation_set_reach_func (StwInvocation          *self,
                                                StwInvocationReachFunc  func,
                                                gpointer                user_data,
                                                GDestroyNotify          destroy);
+void           _stw_invocation_set_client_id (StwInvocation *self,
+                                              const char    *client_id);
 /* The image content items stw_invocation_add_image() collected, or NULL. */
 JsonArray     *_stw_invocation_get_images (StwInvocation *self);
 

@@ -36,6 +36,7 @@ struct _StwInvocation
   GCancellable          *cancellable;
   StwSession            *session;      /* held for the call: a stop may end it meanwhile */
   char                  *session_id;
+  char                  *client_id;    /* the MCP client that made the call, or NULL */
   JsonObject            *envelope;
   JsonArray             *images;       /* MCP image content items, or NULL */
   gint64                 started_us;
@@ -66,6 +67,7 @@ stw_invocation_finalize (GObject *object)
   g_clear_object (&self->cancellable);
   g_clear_object (&self->session);
   g_clear_pointer (&self->session_id, g_free);
+  g_clear_pointer (&self->client_id, g_free);
   g_clear_pointer (&self->envelope, json_object_unref);
   g_clear_pointer (&self->images, json_array_unref);
   if (self->reach_destroy != NULL)
@@ -604,6 +606,40 @@ _stw_invocation_set_reach_func (StwInvocation          *self,
   self->reach = func;
   self->reach_data = user_data;
   self->reach_destroy = destroy;
+}
+
+/* Set by the MCP server on a client's call: which client made it. */
+void
+_stw_invocation_set_client_id (StwInvocation *self,
+                               const char    *client_id)
+{
+  g_return_if_fail (STW_IS_INVOCATION (self));
+
+  g_free (self->client_id);
+  self->client_id = g_strdup (client_id);
+}
+
+/**
+ * stw_invocation_get_client_id:
+ * @self: a [class@Stagewright.Invocation]
+ *
+ * Gets the MCP client that made the call: the same id for every call of
+ * one client, a different one for each client (over HTTP, the client's
+ * MCP session id; over stdio, `stdio`). Calls made through the library
+ * rather than by an MCP client (a replay, a test) have none.
+ *
+ * The id over HTTP is the client's credential: compare it, never write
+ * it down (a trace names clients by the order they first called).
+ *
+ * Returns: (transfer none) (nullable): the client's id, or %NULL
+ *
+ * Since: 1.0
+ */
+const char *
+stw_invocation_get_client_id (StwInvocation *self)
+{
+  g_return_val_if_fail (STW_IS_INVOCATION (self), NULL);
+  return self->client_id;
 }
 
 /**

@@ -36,6 +36,8 @@ StwSession *stw_invocation_get_session (StwInvocation *self);
 STW_AVAILABLE_IN_1_0
 const char *stw_invocation_get_session_id (StwInvocation *self);
 STW_AVAILABLE_IN_1_0
+const char *stw_invocation_get_client_id (StwInvocation *self);
+STW_AVAILABLE_IN_1_0
 gboolean stw_invocation_may_reach (StwInvocation *self,
                                    GPid           pid,
                                    guint          port);

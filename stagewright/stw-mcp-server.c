@@ -882,6 +882,7 @@ handle_tools_call (StwMcpServer     *self,
 
   invocation = stw_dispatcher_create_invocation (self->dispatcher, name, arguments, &error);
   g_assert (invocation != NULL);
+  _stw_invocation_set_client_id (invocation, _stw_mcp_connection_get_owner (conn));
   if (!self->share_apps)
     {
       Reach *reach = g_new0 (Reach, 1);

@@ -46,6 +46,60 @@ test_fail_tool_init (TestFailTool *self)
 {
 }
 
+/* Refs for the trace's replay: "demo_refs" answers two fresh refs (as a
+ * snapshot does: numbers only grow), "demo_use" takes a ref and fails
+ * with REF_NOT_FOUND unless the latest "demo_refs" gave it. */
+#define TEST_TYPE_REF_TOOL (test_ref_tool_get_type ())
+G_DECLARE_FINAL_TYPE (TestRefTool, test_ref_tool, TEST, REF_TOOL, StwTool)
+
+struct _TestRefTool
+{
+  StwTool parent_instance;
+};
+
+G_DEFINE_FINAL_TYPE (TestRefTool, test_ref_tool, STW_TYPE_TOOL)
+
+static gint64 ref_issued;
+
+static void
+test_ref_tool_invoke (StwTool       *tool,
+                      StwInvocation *invocation)
+{
+  JsonObject *arguments = stw_invocation_get_arguments (invocation);
+
+  if (g_str_equal (stw_tool_get_name (tool), "demo_refs"))
+    {
+      g_autoptr(JsonObject) payload = json_object_new ();
+      JsonArray *elements = json_array_new ();
+
+      for (guint i = 0; i < 2; i++)
+        {
+          JsonObject *element = json_object_new ();
+
+          json_object_set_int_member (element, "ref", ++ref_issued);
+          json_array_add_object_element (elements, element);
+        }
+      json_object_set_array_member (payload, "elements", elements);
+      stw_invocation_return_value (invocation, payload);
+    }
+  else if (json_object_get_int_member_with_default (arguments, "ref", 0) > ref_issued - 2 &&
+           json_object_get_int_member_with_default (arguments, "ref", 0) <= ref_issued)
+    stw_invocation_return_value (invocation, NULL);
+  else
+    stw_invocation_return_error_literal (invocation, "REF_NOT_FOUND", "No such ref");
+}
+
+static void
+test_ref_tool_class_init (TestRefToolClass *klass)
+{
+  STW_TOOL_CLASS (klass)->invoke = test_ref_tool_invoke;
+}
+
+static void
+test_ref_tool_init (TestRefTool *self)
+{
+}
+
 typedef enum
 {
   SETUP_OK,
@@ -979,6 +1033,76 @@ test_sample (void)
   g_unsetenv ("STAGEWRIGHT_PLUGIN_PATH");
 }
 
+/* Replay maps refs by the order they were given {{{1 */
+
+static void
+test_trace_replay_refs (void)
+{
+  g_autofree char *trace_file = g_test_build_filename (G_TEST_BUILT, "..", "plugins", "built", "trace.plugin", NULL);
+  g_autofree char *dir = g_dir_make_tmp ("stw-refs-XXXXXX", NULL);
+  g_autofree char *path = g_build_filename (dir, "refs.jsonl", NULL);
+  g_autofree char *start_args = g_strdup_printf ("{\"path\":\"%s\"}", path);
+  g_autoptr(StwDispatcher) dispatcher = stw_dispatcher_new ();
+  g_autoptr(StwSchema) input = stw_schema_new_from_string ("{\"type\":\"object\"}", NULL);
+  const char *codes[] = { "REF_NOT_FOUND", NULL };
+  g_autoptr(StwTool) refs = g_object_new (TEST_TYPE_REF_TOOL, "name", "demo_refs", "description", "Gives refs.",
+                                          "input-schema", input, NULL);
+  g_autoptr(StwTool) use = g_object_new (TEST_TYPE_REF_TOOL, "name", "demo_use", "description", "Takes a ref.",
+                                         "input-schema", input, "error-codes", codes, NULL);
+  g_autoptr(GError) error = NULL;
+  const char *specs[] = { trace_file, NULL };
+  g_autolist(StwPlugin) loaded = NULL;
+
+  ref_issued = 0;
+  stw_dispatcher_set_app_root (dispatcher, dir);
+  g_assert_true (stw_dispatcher_add_tool (dispatcher, refs, NULL));
+  g_assert_true (stw_dispatcher_add_tool (dispatcher, use, NULL));
+  loaded = stw_dispatcher_load_plugins_sync (dispatcher, specs, NULL, NULL, &error);
+  g_assert_no_error (error);
+
+  /* Recorded: refs 1 and 2, then 2 used. */
+  {
+    g_autoptr(JsonObject) started = call (dispatcher, "trace_start", start_args);
+
+    g_assert_true (json_object_get_boolean_member (started, "ok"));
+  }
+  {
+    g_autoptr(JsonObject) given = call (dispatcher, "demo_refs", "{}");
+    g_autoptr(JsonObject) used = call (dispatcher, "demo_use", "{\"ref\":2}");
+
+    g_assert_true (json_object_get_boolean_member (given, "ok"));
+    g_assert_true (json_object_get_boolean_member (used, "ok"));
+  }
+  {
+    g_autoptr(JsonObject) stopped = call (dispatcher, "trace_stop", "{}");
+
+    g_assert_cmpint (json_object_get_int_member (stopped, "records"), ==, 2);
+  }
+
+  /* Replayed: refs 3 and 4 now; the recorded 2 is the replayed 4. */
+  {
+    g_autofree char *replay_args = g_strdup_printf ("{\"path\":\"%s\"}", path);
+    g_autoptr(JsonObject) replay = call (dispatcher, "trace_replay", replay_args);
+
+    g_assert_true (json_object_get_boolean_member (replay, "ok"));
+    g_assert_cmpint (json_object_get_int_member (replay, "matched"), ==, 2);
+    g_assert_cmpint (json_object_get_int_member (replay, "mismatched"), ==, 0);
+    g_assert_cmpint (ref_issued, ==, 4);
+  }
+  /* The recording is untouched: it still names ref 2. */
+  {
+    g_autofree char *text = NULL;
+
+    g_assert_true (g_file_get_contents (path, &text, NULL, NULL));
+    g_assert_nonnull (strstr (text, "\"args\":{\"ref\":2}"));
+  }
+
+  g_assert_true (stw_dispatcher_unload_plugins_sync (dispatcher, NULL, &error));
+  g_assert_no_error (error);
+  g_remove (path);
+  g_rmdir (dir);
+}
+
 /* The trace plugin's first slice {{{1 */
 
 static GPtrArray *
@@ -1507,6 +1631,7 @@ main (int    argc,
   g_test_add_func ("/plugin/files/refused", test_files_refused);
   g_test_add_func ("/plugin/files/sample", test_sample);
   g_test_add_func ("/plugin/trace/record", test_trace);
+  g_test_add_func ("/plugin/trace/replay-refs", test_trace_replay_refs);
   g_test_add_func ("/plugin/seams/hooks", test_seams_hooks);
   g_test_add_func ("/plugin/seams/confined", test_seams_confined);
 

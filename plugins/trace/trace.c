@@ -8,7 +8,10 @@
  *
  *   call        one per finished tool call: arguments (secrets redacted,
  *               eval code as its SHA-256), ok/code/message, start and
- *               duration (µs from the recording's start), estimated tokens
+ *               duration (µs from the recording's start), estimated tokens,
+ *               the MCP client ("MCP client N", by the order of its first
+ *               call: never its MCP session id) and the refs its answer
+ *               gave, in document order (what replay maps refs by)
  *   cdp         one per DevTools round trip or event of the traced
  *               sessions (method, sizes, timing; bodies opt-in, capped),
  *               tied to the call in flight when it started and ended
@@ -62,6 +65,7 @@ struct _TracePlugin
   guint       body_limit;
   GPtrArray  *flights;     /* Flight*, in start order */
   GPtrArray  *secrets;     /* char*: text typed into password fields */
+  GHashTable *clients;     /* MCP client id → "MCP client N", by first call */
   guint       observer;
   /* tokens and the budget */
   gint64      tokens;
@@ -307,6 +311,7 @@ close_recording (TracePlugin *self)
   g_clear_pointer (&self->name, g_free);
   g_ptr_array_set_size (self->flights, 0);
   g_ptr_array_set_size (self->secrets, 0);
+  g_hash_table_remove_all (self->clients);
   self->seq = 0;
   self->calls = 0;
 }
@@ -579,6 +584,94 @@ on_call_started (StwDispatcher *dispatcher,
   g_ptr_array_add (self->flights, flight);
 }
 
+/* The label of the MCP client that made @invocation, or NULL. A client's
+ * id over HTTP is its credential: the recording names clients by the
+ * order of their first call instead. */
+static const char *
+client_label (TracePlugin   *self,
+              StwInvocation *invocation)
+{
+  const char *client = stw_invocation_get_client_id (invocation);
+  char *label;
+
+  if (client == NULL)
+    return NULL;
+  label = g_hash_table_lookup (self->clients, client);
+  if (label == NULL)
+    {
+      label = g_strdup_printf ("MCP client %u", g_hash_table_size (self->clients) + 1);
+      g_hash_table_insert (self->clients, g_strdup (client), label);
+    }
+  return label;
+}
+
+/* Whether @name is a member that holds a ref (a positive integer). */
+static gboolean
+is_ref_member (const char *name)
+{
+  return g_str_equal (name, "ref") || g_str_equal (name, "targetRef");
+}
+
+typedef void (*RefFunc) (JsonObject *object,
+                         const char *member,
+                         gint64      ref,
+                         gpointer    user_data);
+
+/* Calls @func for each ref in @node, in document order. */
+static void
+walk_refs (JsonNode *node,
+           RefFunc   func,
+           gpointer  user_data)
+{
+  if (JSON_NODE_HOLDS_OBJECT (node))
+    {
+      JsonObject *object = json_node_get_object (node);
+      g_autoptr(GList) members = json_object_get_members (object);
+
+      for (const GList *l = members; l != NULL; l = l->next)
+        {
+          JsonNode *member = json_object_get_member (object, l->data);
+
+          if (is_ref_member (l->data) && JSON_NODE_HOLDS_VALUE (member) &&
+              json_node_get_value_type (member) == G_TYPE_INT64)
+            {
+              g_autofree char *name = g_strdup (l->data);   /* setting it may free the key */
+
+              func (object, name, json_node_get_int (member), user_data);
+            }
+          else
+            walk_refs (member, func, user_data);
+        }
+    }
+  else if (JSON_NODE_HOLDS_ARRAY (node))
+    {
+      JsonArray *array = json_node_get_array (node);
+
+      for (guint i = 0; i < json_array_get_length (array); i++)
+        walk_refs (json_array_get_element (array, i), func, user_data);
+    }
+}
+
+static void
+add_ref (JsonObject *object,
+         const char *member,
+         gint64      ref,
+         gpointer    user_data)
+{
+  json_array_add_int_element (user_data, ref);
+}
+
+/* The refs of @envelope, in document order, or NULL when it has none. */
+static JsonArray *
+envelope_refs (JsonObject *envelope)
+{
+  g_autoptr(JsonNode) node = json_node_init_object (json_node_alloc (), envelope);
+  g_autoptr(JsonArray) refs = json_array_new ();
+
+  walk_refs (node, add_ref, refs);
+  return json_array_get_length (refs) > 0 ? g_steal_pointer (&refs) : NULL;
+}
+
 static gint64
 estimate_tokens (JsonObject *arguments,
                  JsonObject *envelope)
@@ -614,6 +707,7 @@ on_call_finished (StwDispatcher *dispatcher,
   gint64 tokens;
   gint64 *by_tool;
   const char *secret;
+  const char *client;
   gboolean ok;
 
   if (self->fd < 0 || is_own_tool (tool))
@@ -670,6 +764,9 @@ on_call_finished (StwDispatcher *dispatcher,
   json_object_set_int_member (record, "startUs", rel_us (self, start_us));
   json_object_set_int_member (record, "durationUs", now - start_us);
   json_object_set_int_member (record, "tokens", tokens);
+  client = client_label (self, invocation);
+  if (client != NULL)
+    json_object_set_string_member (record, "client", client);
   if (stw_invocation_get_session_id (invocation) != NULL)
     json_object_set_string_member (record, "sessionId", stw_invocation_get_session_id (invocation));
   if (ok && json_object_has_member (envelope, "session_id") &&
@@ -677,6 +774,14 @@ on_call_finished (StwDispatcher *dispatcher,
        g_str_equal (stw_tool_get_name (tool), "electron_attach") ||
        g_str_equal (stw_tool_get_name (tool), "electron_inject")))
     json_object_set_string_member (record, "createdSession", json_object_get_string_member (envelope, "session_id"));
+  if (ok)
+    {
+      JsonArray *refs = envelope_refs (envelope);
+
+      /* What replay maps the refs of later calls by. */
+      if (refs != NULL)
+        json_object_set_array_member (record, "refs", refs);
+    }
   emit (self, record);
 
   /* What happened during the call, after it (scrubbed with what the
@@ -701,6 +806,8 @@ on_call_finished (StwDispatcher *dispatcher,
       json_object_set_int_member (shot, "call", (gint64) self->calls);
       json_object_set_string_member (shot, "path", json_object_get_string_member (envelope, "path"));
       json_object_set_int_member (shot, "tUs", rel_us (self, now));
+      if (client != NULL)
+        json_object_set_string_member (shot, "client", client);
       if (json_object_has_member (envelope, "width"))
         json_object_set_int_member (shot, "width", json_object_get_int_member (envelope, "width"));
       if (json_object_has_member (envelope, "height"))
@@ -817,21 +924,45 @@ process_name (gint64      pid,
   return event;
 }
 
-/* Chrome Trace Event JSON: one track (process) for the MCP client's calls
- * and one per driven app (CDP session), calls and round trips as async
- * nestable b/e pairs sharing an id, console lines and screenshots as
- * instant events. */
+/* The track (process) named @name, added to @events on first use. */
+static gint64
+track (JsonArray  *events,
+       GHashTable *tracks,
+       const char *name)
+{
+  gint64 pid = GPOINTER_TO_SIZE (g_hash_table_lookup (tracks, name));
+
+  if (pid == 0)
+    {
+      pid = g_hash_table_size (tracks) + 1;
+      g_hash_table_insert (tracks, g_strdup (name), GSIZE_TO_POINTER ((gsize) pid));
+      json_array_add_object_element (events, process_name (pid, name));
+    }
+  return pid;
+}
+
+/* The track of a call or screenshot record: its MCP client's. */
+static gint64
+client_track (JsonArray  *events,
+              GHashTable *tracks,
+              JsonObject *record)
+{
+  return track (events, tracks, json_object_get_string_member_with_default (record, "client", "MCP client"));
+}
+
+/* Chrome Trace Event JSON: one track (process) per MCP client for its
+ * calls (recordings without clients: one "MCP client" track) and one per
+ * driven app (CDP session), calls and round trips as async nestable b/e
+ * pairs sharing an id, console lines and screenshots as instant events. */
 static GBytes *
 export_chrome (GPtrArray *records)
 {
   g_autoptr(JsonArray) events = json_array_new ();
-  g_autoptr(GHashTable) app_pids = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
+  g_autoptr(GHashTable) tracks = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
   g_autoptr(JsonObject) root = json_object_new ();
   g_autoptr(JsonNode) node = NULL;
-  gint64 next_pid = 2;
   char *text;
 
-  json_array_add_object_element (events, process_name (1, "MCP client"));
   for (guint i = 0; i < records->len; i++)
     {
       JsonObject *record = g_ptr_array_index (records, i);
@@ -843,8 +974,9 @@ export_chrome (GPtrArray *records)
           gint64 start = json_object_get_int_member_with_default (record, "startUs", 0);
           gint64 end = start + json_object_get_int_member_with_default (record, "durationUs", 0);
           const char *tool = json_object_get_string_member_with_default (record, "tool", "call");
-          JsonObject *begin = trace_event (tool, "call", "b", 1, start);
-          JsonObject *finish = trace_event (tool, "call", "e", 1, end);
+          gint64 pid = client_track (events, tracks, record);
+          JsonObject *begin = trace_event (tool, "call", "b", pid, start);
+          JsonObject *finish = trace_event (tool, "call", "e", pid, end);
           JsonObject *args = json_object_new ();
 
           id = g_strdup_printf ("call-%" G_GINT64_FORMAT, json_object_get_int_member_with_default (record, "call", 0));
@@ -863,17 +995,10 @@ export_chrome (GPtrArray *records)
       else if (g_str_equal (type, "cdp") || g_str_equal (type, "console"))
         {
           const char *session = json_object_get_string_member_with_default (record, "cdpSession", "browser");
-          gint64 pid = GPOINTER_TO_SIZE (g_hash_table_lookup (app_pids, session));
+          g_autofree char *app = g_strdup_printf ("app %s", session);
+          gint64 pid = track (events, tracks, app);
           gboolean cdp = g_str_equal (type, "cdp");
 
-          if (pid == 0)
-            {
-              g_autofree char *name = g_strdup_printf ("app %s", session);
-
-              pid = next_pid++;
-              g_hash_table_insert (app_pids, g_strdup (session), GSIZE_TO_POINTER ((gsize) pid));
-              json_array_add_object_element (events, process_name (pid, name));
-            }
           if (cdp && !json_object_get_boolean_member_with_default (record, "event", FALSE))
             {
               gint64 start = json_object_get_int_member_with_default (record, "startUs", 0);
@@ -909,7 +1034,7 @@ export_chrome (GPtrArray *records)
         }
       else if (g_str_equal (type, "screenshot"))
         {
-          JsonObject *instant = trace_event ("screenshot", "screenshot", "i", 1,
+          JsonObject *instant = trace_event ("screenshot", "screenshot", "i", client_track (events, tracks, record),
                                              json_object_get_int_member_with_default (record, "tUs", 0));
           JsonObject *args = json_object_new ();
 
@@ -1139,6 +1264,7 @@ typedef struct
   GPtrArray     *calls;        /* JsonObject*: the recording's call records */
   guint          next;
   GHashTable    *sessions;     /* recorded session id → replayed one */
+  GHashTable    *refs;         /* "<recorded session id> <recorded ref>" → replayed ref */
   JsonArray     *results;
   guint          matched;
   guint          mismatched;
@@ -1152,6 +1278,7 @@ replay_free (Replay *replay)
   g_clear_object (&replay->dispatcher);
   g_ptr_array_unref (replay->calls);
   g_hash_table_unref (replay->sessions);
+  g_hash_table_unref (replay->refs);
   json_array_unref (replay->results);
   g_free (replay);
 }
@@ -1185,6 +1312,60 @@ was_redacted (JsonNode *node)
 }
 
 static void replay_next (Replay *replay);
+
+static char *
+ref_key (JsonObject *call,
+         gint64      ref)
+{
+  return g_strdup_printf ("%s %" G_GINT64_FORMAT,
+                          json_object_get_string_member_with_default (call, "sessionId", ""), ref);
+}
+
+/* Refs by the order they were given: the recorded answer's nth ref is
+ * the replayed answer's nth. */
+static void
+learn_refs (Replay     *replay,
+            JsonObject *call,
+            JsonObject *envelope)
+{
+  JsonNode *recorded = json_object_get_member (call, "refs");
+  g_autoptr(JsonArray) replayed = NULL;
+  JsonArray *old;
+
+  if (recorded == NULL || !JSON_NODE_HOLDS_ARRAY (recorded))
+    return;
+  old = json_node_get_array (recorded);
+  replayed = envelope_refs (envelope);
+  for (guint i = 0; replayed != NULL && i < json_array_get_length (old) && i < json_array_get_length (replayed); i++)
+    {
+      JsonNode *element = json_array_get_element (old, i);
+
+      if (JSON_NODE_HOLDS_VALUE (element) && json_node_get_value_type (element) == G_TYPE_INT64)
+        g_hash_table_insert (replay->refs, ref_key (call, json_node_get_int (element)),
+                             g_memdup2 (&(gint64) { json_array_get_int_element (replayed, i) }, sizeof (gint64)));
+    }
+}
+
+typedef struct
+{
+  Replay     *replay;
+  JsonObject *call;
+} RefMapping;
+
+/* A recorded ref replaced by the replayed one. */
+static void
+map_ref (JsonObject *object,
+         const char *member,
+         gint64      ref,
+         gpointer    user_data)
+{
+  RefMapping *mapping = user_data;
+  g_autofree char *key = ref_key (mapping->call, ref);
+  gint64 *mapped = g_hash_table_lookup (mapping->replay->refs, key);
+
+  if (mapped != NULL)
+    json_object_set_int_member (object, member, *mapped);
+}
 
 static void
 replay_report (Replay     *replay,
@@ -1245,6 +1426,8 @@ on_replayed (GObject      *object,
       replay->mismatched++;
       replay_report (replay, call, "mismatch", envelope);
     }
+  if (ok)
+    learn_refs (replay, call, envelope);
   if (ok && json_object_has_member (call, "createdSession") && json_object_has_member (envelope, "session_id"))
     g_hash_table_insert (replay->sessions, g_strdup (json_object_get_string_member (call, "createdSession")),
                          g_strdup (json_object_get_string_member (envelope, "session_id")));
@@ -1296,6 +1479,7 @@ replay_next (Replay *replay)
     g_autofree char *text = json_to_string (args_node, FALSE);
     g_autoptr(JsonNode) copy = json_from_string (text, NULL);
 
+    walk_refs (copy, map_ref, &(RefMapping) { replay, call });
     args = json_object_ref (json_node_get_object (copy));
   }
   /* Sessions by the order they were created. */
@@ -1475,6 +1659,7 @@ trace_tool_invoke (StwTool       *tool,
         replay->dispatcher = g_object_ref (dispatcher);
         replay->calls = g_ptr_array_new_with_free_func ((GDestroyNotify) json_object_unref);
         replay->sessions = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_free);
+        replay->refs = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_free);
         replay->results = json_array_new ();
         if (json_object_has_member (arguments, "sessionMap"))
           {
@@ -1635,6 +1820,7 @@ trace_plugin_finalize (GObject *object)
   g_ptr_array_unref (self->flights);
   g_ptr_array_unref (self->secrets);
   g_hash_table_unref (self->tokens_by_tool);
+  g_hash_table_unref (self->clients);
   G_OBJECT_CLASS (trace_plugin_parent_class)->finalize (object);
 }
 
@@ -1673,6 +1859,7 @@ trace_plugin_init (TracePlugin *self)
   self->flights = g_ptr_array_new_with_free_func ((GDestroyNotify) flight_free);
   self->secrets = g_ptr_array_new_with_free_func (g_free);
   self->tokens_by_tool = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_free);
+  self->clients = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_free);
   g_object_set (self, "config-schema", config, NULL);
 
   stw_tool_provider_add_error_code (provider, "ALREADY_RECORDING", 409, FALSE,
@@ -1718,7 +1905,8 @@ trace_plugin_init (TracePlugin *self)
             budget_codes);
   add_tool (self, TRACE_REPLAY, "replay", "Replay a recording",
             "Re-dispatch a recording's calls (path, or path.partial of a killed server) against this server, "
-            "sessions remapped in the order they were created (or by sessionMap), and report per call whether "
+            "sessions remapped in the order they were created (or by sessionMap), refs (ref, targetRef) by the order "
+            "the answers gave them, and report per call whether "
             "ok and code match; calls whose arguments were redacted are \"not replayable\". "
             "Returns: {matched, mismatched, notReplayable, calls[], sessions (recorded id: replayed id)}.",
             "{\"type\":\"object\",\"properties\":{\"path\":{\"type\":\"string\",\"minLength\":1},"

@@ -28,6 +28,8 @@ import {
   sdk,
   shortTempDir,
   startServer,
+  envelopeOf,
+  startHttpServer,
 } from './lib/lifecycle-harness.mjs';
 
 const SAMPLE_DIR = path.join(path.dirname(path.dirname(BIN)), 'plugins', 'built');
@@ -377,7 +379,7 @@ test('trace end to end: record a session, export Chrome JSON, no password anywhe
               `${span.begin.name} lies within call ${span.begin.args.call}`);
   }
   const processes = events.filter((e) => e.ph === 'M').map((e) => e.args.name);
-  assert.ok(processes.includes('MCP client') && processes.some((name) => name.startsWith('app ')), processes.join());
+  assert.ok(processes.includes('MCP client 1') && processes.some((name) => name.startsWith('app ')), processes.join());
 
   // Playwright's trace.zip, checked against what the viewer's loader reads:
   // <name>.trace (context-options first), <name>.network, resources/<sha1>.
@@ -634,4 +636,53 @@ test('javascript: a plugin whose import fails: exit 2, its name and the reason o
   const lines = result.stderr.trimEnd().split('\n');
   assert.equal(lines.at(-1), 'stagewright: Plugin “jsbroken”: Error: jsbroken needs a widget this machine lacks');
   assert.match(result.stderr, /jsbroken\.js:\d+/, 'the stack names the file');
+});
+
+// Issue 17: the Chrome export gives each MCP client its own track, named
+// by the order of its first call: never by its MCP session id, which is
+// its credential over HTTP.
+test('trace over --http: two clients, two tracks in the Chrome export, no session id anywhere', { skip: fs.existsSync(TRACE_FILE) ? false : `${TRACE_FILE} is not built`, timeout: 120000 }, async (t) => {
+  const { StreamableHTTPClientTransport } = await import('@modelcontextprotocol/sdk/client/streamableHttp.js');
+  const dir = shortTempDir();
+  t.after(() => fs.rmSync(dir, { recursive: true, force: true }));
+  const server = await startHttpServer(t, ['--plugin', TRACE_FILE]);
+  const connect = async (name) => {
+    const transport = new StreamableHTTPClientTransport(new URL(server.url));
+    const client = new sdk.Client({ name, version: '0.0.0' });
+    await client.connect(transport);
+    t.after(() => client.close().catch(() => {}));
+    assert.equal(typeof transport.sessionId, 'string');
+    return { transport, call: async (tool, args = {}) => envelopeOf(await client.callTool({ name: tool, arguments: args })) };
+  };
+  const first = await connect('trace-first');
+  const second = await connect('trace-second');
+  assert.notEqual(first.transport.sessionId, second.transport.sessionId);
+  const file = path.join(dir, 'two.jsonl');
+  ok(await first.call('trace_start', { path: file }), 'trace_start');
+  ok(await second.call('electron_status'), 'second: electron_status');
+  ok(await first.call('electron_status'), 'first: electron_status');
+  ok(await first.call('electron_plugins'), 'first: electron_plugins');
+  ok(await second.call('electron_plugins'), 'second: electron_plugins');
+  ok(await first.call('trace_stop'), 'trace_stop');
+
+  const recording = fs.readFileSync(file, 'utf8');
+  const calls = recording.trimEnd().split('\n').map((line) => JSON.parse(line)).filter((r) => r.type === 'call');
+  // The second client called first: it is client 1.
+  assert.deepEqual(calls.map((c) => [c.tool, c.client]), [['electron_status', 'MCP client 1'], ['electron_status', 'MCP client 2'],
+                                                          ['electron_plugins', 'MCP client 2'],
+                                                          ['electron_plugins', 'MCP client 1']]);
+  const out = path.join(dir, 'two.json');
+  ok(await first.call('trace_export', { format: 'chrome', recording: file, path: out }), 'trace_export chrome');
+  const chromeText = fs.readFileSync(out, 'utf8');
+  const events = JSON.parse(chromeText).traceEvents;
+  const tracks = new Map(events.filter((e) => e.ph === 'M' && e.name === 'process_name').map((e) => [e.args.name, e.pid]));
+  assert.ok(tracks.has('MCP client 1') && tracks.has('MCP client 2'), [...tracks.keys()].join());
+  assert.notEqual(tracks.get('MCP client 1'), tracks.get('MCP client 2'));
+  const onTrack = (label) => events.filter((e) => e.cat === 'call' && e.ph === 'b' && e.pid === tracks.get(label)).map((e) => e.name);
+  assert.deepEqual(onTrack('MCP client 1'), ['electron_status', 'electron_plugins']);
+  assert.deepEqual(onTrack('MCP client 2'), ['electron_status', 'electron_plugins']);
+  for (const id of [first.transport.sessionId, second.transport.sessionId]) {
+    assert.ok(!recording.includes(id), 'no MCP session id in the recording');
+    assert.ok(!chromeText.includes(id), 'no MCP session id in the export');
+  }
 });
