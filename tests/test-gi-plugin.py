@@ -10,7 +10,8 @@
 # The C sample (plugins/samples/c) loads by name and by path into a
 # dispatcher of this process, its symbols resolved in the library Python
 # loaded; a plugin written in Python loads through the same engine, sets up
-# from a callback, and a failing one leaves nothing behind.
+# from a callback, and a failing one leaves nothing behind. The three samples
+# (C, Python, JavaScript through the GJS loader) load into one dispatcher.
 
 import json
 import os
@@ -26,6 +27,8 @@ SAMPLE_DIR = os.path.join(os.path.dirname(BUILDDIR), 'plugins', 'built')
 SRCDIR = os.path.abspath(os.environ.get('G_TEST_SRCDIR') or os.path.dirname(os.path.abspath(__file__)))
 PY_SAMPLE_DIR = os.path.join(os.path.dirname(SRCDIR), 'plugins', 'samples', 'python')
 PY_LOADER = os.path.join(os.path.dirname(BUILDDIR), 'stagewright', 'loaders', '.libs', 'libpython3loader.so')
+JS_SAMPLE_DIR = os.path.join(os.path.dirname(SRCDIR), 'plugins', 'samples', 'js')
+JS_LOADER = os.path.join(os.path.dirname(BUILDDIR), 'stagewright', 'loaders', '.libs', 'libgjsloader.so')
 
 
 def test(fn):
@@ -228,6 +231,43 @@ def the_python_sample_loads_into_this_interpreter():
             assert listing['plugins'][0]['effectiveConfig'] == {'prefix': '> '}, listing
             assert dispatcher.unload_plugins_sync(None)
             assert_clean(dispatcher, 'pysample')
+    finally:
+        del os.environ['STAGEWRIGHT_PLUGIN_PATH']
+
+
+@test
+def the_three_samples_load_into_one_dispatcher_of_this_process():
+    """C, Python and JavaScript in one call: the C module resolves its
+    symbols in the library this interpreter loaded, the Python sample runs
+    in this interpreter, and the GJS loader makes the process's one
+    GjsContext beside it. The three answer, are listed in their languages,
+    and one unload leaves nothing of any."""
+    for loader in (PY_LOADER, JS_LOADER):
+        if not os.path.exists(loader):
+            raise AssertionError('%s is not built' % loader)
+    os.environ['STAGEWRIGHT_PLUGIN_PATH'] = ':'.join((SAMPLE_DIR, PY_SAMPLE_DIR, JS_SAMPLE_DIR))
+    try:
+        names = ['sample', 'pysample', 'jssample']
+        for specs in (names, [os.path.join(d, n + '.plugin')
+                              for d, n in zip((SAMPLE_DIR, PY_SAMPLE_DIR, JS_SAMPLE_DIR), names)]):
+            dispatcher = Stagewright.Dispatcher.new()
+            loaded = dispatcher.load_plugins_sync(specs, configs({name: {'prefix': name + '> '} for name in names}),
+                                                  None)
+            assert [p.get_name() for p in loaded] == names, loaded
+            assert [p.get_language() for p in loaded] == ['c', 'python3', 'gjs'], loaded
+            assert all(isinstance(p, Stagewright.Plugin) and p.is_loaded() for p in loaded)
+            for name in names:
+                assert dispatcher.lookup_tool(name + '_title') is not None, name
+                assert Stagewright.ErrorRegistry.get_default().contains(name + '.TITLE_MISMATCH'), name
+                envelope = call(dispatcher, name + '_title')
+                assert envelope['code'] == 'NOT_RUNNING', envelope
+            listing = call(dispatcher, 'electron_plugins')['plugins']
+            assert [(p['name'], p['language']) for p in listing] == list(zip(names, ['c', 'python3', 'gjs']))
+            assert [p['effectiveConfig'] for p in listing] == [{'prefix': name + '> '} for name in names]
+            assert dispatcher.unload_plugins_sync(None)
+            assert not any(p.is_loaded() for p in loaded)
+            for name in names:
+                assert_clean(dispatcher, name)
     finally:
         del os.environ['STAGEWRIGHT_PLUGIN_PATH']
 
