@@ -42,16 +42,17 @@ typedef struct
 {
   StwTransport *transport;
   char         *cdp_session;
+  gboolean      paused;
 } Resume;
 
-/* Every plugin's new-surface hook ran: let the target start. */
+/* Every plugin's new-surface hook ran: let the target start, if it waits. */
 static void
 on_surface_hooks_done (GError   *error,
                        gpointer  user_data)
 {
   Resume *resume = user_data;
 
-  if (!stw_transport_is_closed (resume->transport))
+  if (resume->paused && !stw_transport_is_closed (resume->transport))
     stw_transport_send_notification (resume->transport, "Runtime.runIfWaitingForDebugger", NULL,
                                      resume->cdp_session);
   g_object_unref (resume->transport);
@@ -73,6 +74,8 @@ on_attached (StwTransport *transport,
   StwSurface *parent = NULL;
   StwSurface *surface;
   StwSurfaceKind kind;
+  gboolean added = FALSE;
+  gboolean paused;
 
   if (cdp_session == NULL || type == NULL || target_id == NULL)
     return;
@@ -95,15 +98,22 @@ on_attached (StwTransport *transport,
     parent = _stw_session_find_surface_by (self, NULL, parent_session_id, NULL);
   surface = _stw_session_find_surface_by (self, target_id, NULL, NULL);
   if (surface == NULL)
-    surface = _stw_session_add_surface (self, kind, parent, target_id, cdp_session, NULL,
-                                        stw_json_get_string (info, "title"), stw_json_get_string (info, "url"));
+    {
+      surface = _stw_session_add_surface (self, kind, parent, target_id, cdp_session, NULL,
+                                          stw_json_get_string (info, "title"), stw_json_get_string (info, "url"));
+      added = surface != NULL;
+    }
+  paused = json_object_get_boolean_member_with_default (params, "waitingForDebugger", FALSE);
 
   /* Follow the page's own out-of-process frames and guests. */
   auto_attach (self, transport, cdp_session);
-  if (!json_object_get_boolean_member_with_default (params, "waitingForDebugger", FALSE))
+  if (!paused && !added)
     return;
   /* Paused before its first script: the plugins' hooks first (a plugin
-   * unloaded meanwhile leaves none, and the run resumes at once). */
+   * unloaded meanwhile leaves none, and the run resumes at once). A
+   * surface that was already running when it attached (a window the app
+   * opened before the launch's auto-attach was set, or any surface of an
+   * attach) gets the hooks too, without that guarantee. */
   if (surface != NULL && _stw_targets_hooks_wanted (self))
     {
       g_autoptr(StwSessionManager) manager = _stw_session_dup_manager (self);
@@ -111,10 +121,12 @@ on_attached (StwTransport *transport,
 
       resume->transport = g_object_ref (transport);
       resume->cdp_session = g_strdup (cdp_session);
+      resume->paused = paused;
       _stw_hooks_run (manager, STW_HOOK_SURFACE_ATTACHED, self, surface, NULL, on_surface_hooks_done, resume);
       return;
     }
-  stw_transport_send_notification (transport, "Runtime.runIfWaitingForDebugger", NULL, cdp_session);
+  if (paused)
+    stw_transport_send_notification (transport, "Runtime.runIfWaitingForDebugger", NULL, cdp_session);
 }
 
 static void

@@ -1500,9 +1500,16 @@ test_seams_hooks (void)
   env = evaluate (session, TRUE, "process.env.STW_SEAM_MARK");
   g_assert_cmpstr (json_node_get_string (env), ==, "seam-mark-42");
 
-  /* The hook's script ran before the page's first script. */
+  /* The hook's script ran before the page's first script. Under valgrind
+   * the server is so slow that the app opens its window before the
+   * launch's auto-attach is set: that window runs already when it
+   * attaches, and gets the hook without this guarantee. */
   first = evaluate (session, FALSE, "window.__firstScript");
   g_assert_true (JSON_NODE_HOLDS_OBJECT (first));
+  if (stw_test_running_on_valgrind ())
+    g_test_message ("under valgrind: the hook ran (%u surfaces); its order against the page's first "
+                    "script is not checked", seam->n_surfaces);
+  else
   {
     JsonObject *record = json_node_get_object (first);
     JsonNode *mark = json_object_get_member (record, "hookMark");
@@ -1576,7 +1583,8 @@ test_seams_confined (void)
   g_autofree char *outside_path = g_build_filename (outside, "artifact.txt", NULL);
   g_autofree char *link = g_build_filename (root, "out", NULL);
   g_autofree char *via_link = g_build_filename (root, "out", "artifact.txt", NULL);
-  g_autofree char *dotdot = g_build_filename (root, "..", g_path_get_basename (outside), "artifact.txt", NULL);
+  g_autofree char *outside_name = g_path_get_basename (outside);
+  g_autofree char *dotdot = g_build_filename (root, "..", outside_name, "artifact.txt", NULL);
   g_autoptr(GError) error = NULL;
   int fd;
 
