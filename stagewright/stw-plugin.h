@@ -51,8 +51,11 @@ G_DECLARE_DERIVABLE_TYPE (StwPlugin, stw_plugin, STW, PLUGIN, StwToolProvider)
  *   plugin can enable `Network`/`Fetch` or add a script
  *   (`Page.addScriptToEvaluateOnNewDocument`) before the page's first
  *   request and first script. [method@Stagewright.PluginCompletion.get_surface]
- *   names it. An error is logged; the surface resumes anyway. When no
- *   loaded plugin has this hook, new targets are not paused at all.
+ *   names it. An error is logged; the surface resumes anyway. A surface
+ *   that already runs when it is attached (any surface of an attach, or a
+ *   window opened before the launch's auto-attach was set) gets the hook
+ *   too, without the before-first-script guarantee. When no loaded plugin
+ *   has this hook, new targets are not paused at all.
  * @before_main: (nullable): a launch hook, before the app's process
  *   starts (so before its main script): the hook may change the launch
  *   ([method@Stagewright.PluginCompletion.get_launch]), e.g. add a
