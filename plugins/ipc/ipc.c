@@ -131,22 +131,23 @@ channel_not_allowed (const char *channel,
   return error;
 }
 
-/* --- calls --------------------------------------------------------------- */
-
-typedef struct
+/* Refuses @invocation unless the config's @member list covers @channel. */
+static gboolean
+check_channel (StwInvocation *invocation,
+               IpcPlugin     *plugin,
+               const char    *member,
+               const char    *channel)
 {
-  StwInvocation *invocation;
-  IpcAction      action;
-} Call;
+  g_autoptr(GError) error = NULL;
 
-static void
-call_free (Call *call)
-{
-  g_object_unref (call->invocation);
-  g_free (call);
+  if (channel_allowed (config_list (plugin, member), channel))
+    return TRUE;
+  error = channel_not_allowed (channel, member);
+  stw_invocation_return_error (invocation, error);
+  return FALSE;
 }
 
-G_DEFINE_AUTOPTR_CLEANUP_FUNC (Call, call_free)
+/* --- calls --------------------------------------------------------------- */
 
 static char *
 agent_expression (IpcAction   action,
@@ -169,7 +170,7 @@ on_agent_answered (GObject      *object,
                    GAsyncResult *result,
                    gpointer      user_data)
 {
-  g_autoptr(Call) call = user_data;
+  g_autoptr(StwInvocation) invocation = user_data;
   g_autoptr(GError) error = NULL;
   g_autoptr(JsonNode) value = stw_session_evaluate_main_finish (STW_SESSION (object), result, &error);
   JsonObject *answer;
@@ -184,17 +185,17 @@ on_agent_answered (GObject      *object,
 
           stw_error_set_hint (unsupported, "Launch the app with main (its Node inspector), or attach to "
                                            "one started with --inspect");
-          stw_invocation_return_error (call->invocation, unsupported);
+          stw_invocation_return_error (invocation, unsupported);
         }
       else
-        stw_invocation_return_error (call->invocation, error);
+        stw_invocation_return_error (invocation, error);
       return;
     }
 
   answer = JSON_NODE_HOLDS_OBJECT (value) ? json_node_get_object (value) : NULL;
   if (answer == NULL)
     {
-      stw_invocation_return_error_literal (call->invocation, "ipc.INVOKE_FAILED",
+      stw_invocation_return_error_literal (invocation, "ipc.INVOKE_FAILED",
                                            "The main-process agent gave no answer");
       return;
     }
@@ -209,12 +210,12 @@ on_agent_answered (GObject      *object,
       if (code == NULL || !g_strv_contains (agent_codes, code))
         code = "INVOKE_FAILED";
       full = g_strconcat ("ipc.", code, NULL);
-      stw_invocation_return_error_literal (call->invocation, full,
+      stw_invocation_return_error_literal (invocation, full,
                                            message ? message : "The main-process agent failed");
       return;
     }
 
-  stw_invocation_return_value (call->invocation, answer);
+  stw_invocation_return_value (invocation, answer);
 }
 
 static void
@@ -239,7 +240,6 @@ ipc_tool_invoke (StwTool       *tool,
   JsonObject *config = stw_plugin_get_config (STW_PLUGIN (plugin));
   g_autoptr(JsonObject) argument = json_object_new ();
   g_autofree char *expression = NULL;
-  Call *call;
 
   /* The dispatcher refuses it first; a tool reached some other way still
    * never instruments the main process without the policy. */
@@ -269,14 +269,8 @@ ipc_tool_invoke (StwTool       *tool,
 
         for (guint i = 0; i < json_array_get_length (channels); i++)
           {
-            const char *channel = json_array_get_string_element (channels, i);
-
-            if (!channel_allowed (config_list (plugin, "channels"), channel))
-              {
-                g_autoptr(GError) error = channel_not_allowed (channel, "channels");
-                stw_invocation_return_error (invocation, error);
-                return;
-              }
+            if (!check_channel (invocation, plugin, "channels", json_array_get_string_element (channels, i)))
+              return;
           }
         copy_member (argument, arguments, "channels");
         copy_member (argument, arguments, "includeOn");
@@ -297,15 +291,9 @@ ipc_tool_invoke (StwTool       *tool,
     case IPC_STUB:
     case IPC_UNSTUB:
       {
-        const char *channel = json_object_get_string_member (arguments, "channel");
-        const char *member = self->action == IPC_INVOKE ? "invokeAllow" : "channels";
-
-        if (!channel_allowed (config_list (plugin, member), channel))
-          {
-            g_autoptr(GError) error = channel_not_allowed (channel, member);
-            stw_invocation_return_error (invocation, error);
-            return;
-          }
+        if (!check_channel (invocation, plugin, self->action == IPC_INVOKE ? "invokeAllow" : "channels",
+                            json_object_get_string_member (arguments, "channel")))
+          return;
         copy_member (argument, arguments, "channel");
         copy_member (argument, arguments, "args");
         copy_member (argument, arguments, "returns");
@@ -325,11 +313,8 @@ ipc_tool_invoke (StwTool       *tool,
   json_object_set_array_member (argument, "redact", list_copy (redact));
 
   expression = agent_expression (self->action, argument);
-  call = g_new0 (Call, 1);
-  call->invocation = g_object_ref (invocation);
-  call->action = self->action;
   stw_session_evaluate_main_async (session, expression, stw_invocation_get_cancellable (invocation),
-                                   on_agent_answered, call);
+                                   on_agent_answered, g_object_ref (invocation));
 }
 
 static void
