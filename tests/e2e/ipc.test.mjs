@@ -78,7 +78,7 @@ test('capture: renderer invokes and ipc_invoke, ipcMain and webContents.ipc, han
   const server = await startIpc(t);
   const sessionId = await launchDemo(t, server);
 
-  const started = ok(await server.call('ipc_capture_start', { sessionId, channels: ['notes:*', 'late:*'], includeSend: true }), 'ipc_capture_start');
+  const started = ok(await server.call('ipc_capture_start', { sessionId, channels: ['notes:*', 'late:*'], includeSend: true, includeOn: true }), 'ipc_capture_start');
   assert.equal(started.capturing, true);
   assert.deepEqual(started.capabilities.scopes, ['ipcMain', 'webContents.ipc', 'WebFrameMain.ipc']);
   // Registered before the start, in both scopes: notes:save on ipcMain, notes:stats on the window's own.
@@ -90,6 +90,12 @@ test('capture: renderer invokes and ipc_invoke, ipcMain and webContents.ipc, han
   await mainEval(server, sessionId, `
     electron.ipcMain.handle('late:echo', (_event, value) => ({ echo: value, secret: 'hunter2', kept: 'visible' }));
     electron.BrowserWindow.getAllWindows()[0].webContents.ipc.handle('late:scoped', (_event, n) => n * 2);
+    return true;`);
+  // A message to an ipcMain.on listener, delivered as Electron does: emitted on ipcMain with its event.
+  await mainEval(server, sessionId, `
+    const sender = electron.BrowserWindow.getAllWindows()[0].webContents;
+    electron.ipcMain.on('late:ping', () => {});
+    electron.ipcMain.emit('late:ping', { sender }, 'hello', { password: 'x' });
     return true;`);
 
   // The renderer invokes: the Stats button (webContents.ipc), then a saved note (ipcMain).
@@ -133,6 +139,11 @@ test('capture: renderer invokes and ipc_invoke, ipcMain and webContents.ipc, han
   assert.equal(echo.source, 'ipc_invoke');
   assert.deepEqual(echo.args, [{ password: '[REDACTED]', note: 'x' }]);
   assert.equal(echo.result.secret, '[REDACTED]');
+  const ping = find('late:ping', 'on');
+  assert.ok(ping, 'ipcMain.on message captured with includeOn');
+  assert.deepEqual(ping.args, ['hello', { password: '[REDACTED]' }]);
+  assert.equal(ping.listeners, 1);
+  assert.equal(typeof ping.window.webContentsId, 'number');
   const scoped = find('late:scoped');
   assert.equal(scoped.scope, 'webContents.ipc');
   assert.equal(scoped.result, 42);
@@ -142,7 +153,7 @@ test('capture: renderer invokes and ipc_invoke, ipcMain and webContents.ipc, han
   const filtered = ok(await server.call('ipc_captured', { sessionId, channel: 'late:*', limit: 1 }));
   assert.equal(filtered.entries.length, 1);
   assert.equal(filtered.entries[0].channel, 'late:scoped');
-  assert.equal(filtered.total, 2);
+  assert.equal(filtered.total, 3);
 
   const stopped = ok(await server.call('ipc_capture_stop', { sessionId }), 'ipc_capture_stop');
   assert.equal(stopped.capturing, false);
