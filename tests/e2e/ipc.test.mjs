@@ -167,6 +167,27 @@ test('capture: renderer invokes and ipc_invoke, ipcMain and webContents.ipc, han
     "return Object.prototype.hasOwnProperty.call(electron.ipcMain._invokeHandlers, 'set');"), false);
 });
 
+test('capture: a window opened after the start has its webContents.ipc wrapped too', { skip }, async (t) => {
+  const server = await startIpc(t);
+  const sessionId = await launchDemo(t, server);
+  ok(await server.call('ipc_capture_start', { sessionId, channels: ['late:*'] }));
+
+  ok(await server.call('electron_click', { sessionId, selector: '#new-window' }));
+  await waitUntil(async () => ok(await server.call('electron_windows_list', { sessionId })).windows.length === 2, 15000);
+  const id = await mainEval(server, sessionId, `
+    const all = electron.BrowserWindow.getAllWindows();
+    const second = all[all.length - 1];
+    second.webContents.ipc.handle('late:second', () => 'from the second window');
+    return second.webContents.id;`);
+
+  const answer = ok(await server.call('ipc_invoke', { sessionId, channel: 'late:second', webContentsId: id }), 'ipc_invoke');
+  assert.equal(answer.result, 'from the second window');
+  const { entries } = ok(await server.call('ipc_captured', { sessionId }));
+  assert.equal(entries.length, 1, JSON.stringify(entries));
+  assert.equal(entries[0].scope, 'webContents.ipc');
+  assert.equal(entries[0].window.webContentsId, id);
+});
+
 test('stub: what the renderer gets changes in the page; once; throws; unstub', { skip }, async (t) => {
   const server = await startIpc(t);
   const sessionId = await launchDemo(t, server);
