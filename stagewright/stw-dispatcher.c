@@ -485,11 +485,14 @@ validate_tool (StwDispatcher  *self,
       return FALSE;
     }
 
-  if ((stw_tool_get_operation_type (tool) == STW_OPERATION_EVAL) !=
-      (stw_tool_get_eval_target (tool) != STW_EVAL_TARGET_NONE))
+  /* Another tool may name one too: it runs the server's own code there
+   * (a plugin instrumenting the main process), so it needs the policy but
+   * takes no code. */
+  if (stw_tool_get_operation_type (tool) == STW_OPERATION_EVAL &&
+      stw_tool_get_eval_target (tool) == STW_EVAL_TARGET_NONE)
     {
       g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_ARGUMENT,
-                   "Tool “%s”: eval tools, and only they, name an eval target", name);
+                   "Tool “%s”: eval tools name an eval target", name);
       return FALSE;
     }
 
@@ -771,7 +774,9 @@ eval_allowed (StwDispatcher *self,
  *
  * Whether agents see @tool: eval tools only under an eval policy that
  * covers their target, other tools in the profiles they belong to
- * ([property@Stagewright.Tool:profiles]).
+ * ([property@Stagewright.Tool:profiles]) and, when they name an
+ * [property@Stagewright.Tool:eval-target], only under a policy that
+ * covers it.
  *
  * Returns: %TRUE if the tool is listed and callable
  *
@@ -786,7 +791,7 @@ stw_dispatcher_is_tool_visible (StwDispatcher *self,
 
   if (stw_tool_get_operation_type (tool) == STW_OPERATION_EVAL)
     return eval_allowed (self, tool);
-  return stw_tool_is_in_profile (tool, self->profile);
+  return eval_allowed (self, tool) && stw_tool_is_in_profile (tool, self->profile);
 }
 
 static int
@@ -1085,6 +1090,30 @@ eval_flag_for (StwEvalTarget target)
     }
 }
 
+/* A provider's tool that needs an eval policy is refused with the
+ * provider's own `<provider>.EVAL_REQUIRED` when it registered one (the
+ * ipc plugin does), so library callers, who see every tool, get a code
+ * they can test for; otherwise with BAD_ARGUMENT, as the core eval tools. */
+static char *
+eval_required_code (StwDispatcher *self,
+                    StwTool       *tool)
+{
+  for (guint i = 0; i < self->providers->len; i++)
+    {
+      StwToolProvider *provider = g_ptr_array_index (self->providers, i);
+      g_autoptr(GList) tools = stw_tool_provider_list_tools (provider);
+      g_autofree char *code = NULL;
+
+      if (g_list_find (tools, tool) == NULL)
+        continue;
+      code = g_strconcat (stw_tool_provider_get_name (provider), ".EVAL_REQUIRED", NULL);
+      if (stw_error_registry_contains (stw_error_registry_get_default (), code))
+        return g_steal_pointer (&code);
+      return NULL;
+    }
+  return NULL;
+}
+
 static GError *
 hidden_tool_error (StwDispatcher *self,
                    StwTool       *tool)
@@ -1093,13 +1122,18 @@ hidden_tool_error (StwDispatcher *self,
   g_autofree char *action = NULL;
   GError *error;
 
-  if (stw_tool_get_operation_type (tool) == STW_OPERATION_EVAL)
+  if (!eval_allowed (self, tool))
     {
       const char *flag = eval_flag_for (stw_tool_get_eval_target (tool));
+      g_autofree char *code = eval_required_code (self, tool);
 
-      error = stw_error_new_code (STW_ERROR_BAD_ARGUMENT,
-                                  _("%s is disabled by the server's eval policy; it needs %s"),
-                                  name, flag);
+      if (code != NULL)
+        error = stw_error_new (code, _("%s is disabled by the server's eval policy; it needs %s"),
+                               name, flag);
+      else
+        error = stw_error_new_code (STW_ERROR_BAD_ARGUMENT,
+                                    _("%s is disabled by the server's eval policy; it needs %s"),
+                                    name, flag);
       action = g_strdup_printf (_("Ask the operator to restart the server with %s"), flag);
     }
   else

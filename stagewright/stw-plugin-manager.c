@@ -86,7 +86,7 @@ describe_plugin (StwDispatcher *dispatcher,
           JsonObject *reason = json_object_new ();
 
           json_object_set_string_member (entry, "state", "disabled");
-          if (stw_tool_get_operation_type (tool) == STW_OPERATION_EVAL)
+          if ((stw_dispatcher_get_allow_eval (dispatcher) & target) != target)
             {
               json_object_set_string_member (reason, "kind", "eval_policy_disabled");
               json_object_set_string_member (reason, "target", eval_target_name (target));

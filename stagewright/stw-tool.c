@@ -331,7 +331,11 @@ stw_tool_class_init (StwToolClass *klass)
    * StwTool:eval-target:
    *
    * For eval tools, where the code runs; the tool is hidden unless the
-   * server's eval policy allows every target it names.
+   * server's eval policy allows every target it names. Another tool may
+   * name targets too (a plugin's tool that runs the server's own code in
+   * the main process): it is hidden the same way, and a call is refused
+   * with its provider's `<provider>.EVAL_REQUIRED` when that code is
+   * registered, else with `BAD_ARGUMENT`, naming the flag either way.
    *
    * Since: 1.0
    */

@@ -176,3 +176,19 @@ stw_test_parse (const char *json)
   g_assert_nonnull (node);
   return node;
 }
+
+JsonObject *
+stw_test_call_envelope (StwDispatcher *dispatcher,
+                        const char    *tool,
+                        const char    *arguments)
+{
+  g_autoptr(GError) error = NULL;
+  g_autofree char *text = stw_dispatcher_call_json_sync (dispatcher, tool, arguments, NULL, &error);
+  g_autoptr(JsonNode) node = NULL;
+
+  g_assert_no_error (error);
+  g_assert_nonnull (text);
+  node = stw_test_parse (text);
+  g_assert_true (JSON_NODE_HOLDS_OBJECT (node));
+  return json_object_ref (json_node_get_object (node));
+}

@@ -84,6 +84,11 @@ guint           stw_test_snapshot_ref             (const char        *snapshot_t
  * test on bad input. stw_test_json_nested() is @open @depth times, @inner,
  * then @close @depth times. */
 JsonNode       *stw_test_parse                    (const char    *json);
+/* One blocking call through the dispatcher's JSON entry point: its
+ * envelope, read back with plain json-glib. */
+JsonObject     *stw_test_call_envelope            (StwDispatcher *dispatcher,
+                                                   const char    *tool,
+                                                   const char    *arguments);
 JsonObject     *stw_test_json_object_from         (const char    *json);
 char           *stw_test_json_nested              (guint          depth,
                                                    const char    *open,

@@ -502,16 +502,33 @@ test_register_validation (void)
       }
   }
 
-  /* Eval tools name a target; nothing else does. */
+  /* Eval tools name a target. Another tool may name one too (it runs the
+   * server's own code there): hidden and refused, naming the flag, until
+   * the policy allows it, then visible. */
   {
     g_autoptr(TestTool) no_target = test_tool_new_full ("eval_tool", STW_OPERATION_EVAL,
                                                         STW_EVAL_TARGET_NONE, eval_schema, NULL,
                                                         TEST_MODE_ECHO);
-    g_autoptr(TestTool) stray_target = test_tool_new_full ("query_tool", STW_OPERATION_QUERY,
-                                                           STW_EVAL_TARGET_MAIN, open_schema, NULL,
-                                                           TEST_MODE_ECHO);
+    g_autoptr(TestTool) needs_main = test_tool_new_full ("query_tool", STW_OPERATION_QUERY,
+                                                         STW_EVAL_TARGET_MAIN, open_schema, NULL,
+                                                         TEST_MODE_ECHO);
+    g_autoptr(StwDispatcher) policed = stw_dispatcher_new ();
+    g_autoptr(JsonObject) refused = NULL;
+    g_autoptr(JsonObject) answered = NULL;
+
     assert_add_refused (dispatcher, no_target, G_IO_ERROR_INVALID_ARGUMENT);
-    assert_add_refused (dispatcher, stray_target, G_IO_ERROR_INVALID_ARGUMENT);
+    g_assert_true (stw_dispatcher_add_tool (policed, STW_TOOL (needs_main), NULL));
+    g_assert_false (stw_dispatcher_is_tool_visible (policed, STW_TOOL (needs_main)));
+    refused = call (policed, "query_tool", "{}");
+    g_assert_false (json_object_get_boolean_member (refused, "ok"));
+    g_assert_cmpstr (json_object_get_string_member (refused, "code"), ==, "BAD_ARGUMENT");
+    g_assert_nonnull (strstr (json_object_get_string_member (refused, "error"), "--allow-eval=main"));
+    stw_dispatcher_set_allow_eval (policed, STW_EVAL_TARGET_RENDERER);
+    g_assert_false (stw_dispatcher_is_tool_visible (policed, STW_TOOL (needs_main)));
+    stw_dispatcher_set_allow_eval (policed, STW_EVAL_TARGET_MAIN);
+    g_assert_true (stw_dispatcher_is_tool_visible (policed, STW_TOOL (needs_main)));
+    answered = call (policed, "query_tool", "{}");
+    g_assert_true (json_object_get_boolean_member (answered, "ok"));
   }
 
   /* Declared error codes must be registered, exactly as spelled. */

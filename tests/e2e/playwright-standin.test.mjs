@@ -148,7 +148,9 @@ test('Playwright _electron drives the demo app through the stand-in', { timeout:
     assert.match(main.chrome, /^\d+\.\d+\.\d+\.\d+$/);
 
     // What the renderer saved over ipcRenderer.invoke is main-process state.
-    const saved = await app.evaluate(({ ipcMain }) => ipcMain._invokeHandlers.get('notes:load')({}));
+    // (_invokeHandlers keeps Electron's wrapper, which answers through the event.)
+    const saved = await app.evaluate(({ ipcMain }) => new Promise((resolve, reject) =>
+      ipcMain._invokeHandlers.get('notes:load')({ _reply: resolve, _throw: reject })));
     assert.deepEqual(saved, [{ id: 1, title: 'Buy milk', body: 'Two litres, semi-skimmed', category: 'Work', pinned: true }]);
     assert.equal(await app.evaluate(() => process.mainModule.exports.state.saves), 1);
 

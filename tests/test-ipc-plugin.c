@@ -1,0 +1,310 @@
+/* test-ipc-plugin.c: the ipc plugin loaded into a dispatcher of a C
+ * harness linked to the shared library (issue 19, items 1 and 2)
+ *
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ *
+ * The plugin from plugins/built/, through the public API only, blocking
+ * (stw_dispatcher_call_json_sync) and asynchronous
+ * (stw_dispatcher_invoke_async): without main-process eval its tools are
+ * hidden and refused with ipc.EVAL_REQUIRED, also when the tool is invoked
+ * directly; with it, on the demo app, a capture sees ipc_invoke, a stub
+ * answers instead of the handler, and channels outside the allowlists are
+ * refused without their handler running.
+ */
+#include <string.h>
+
+#include "stw-test-utils.h"
+
+#define CONFIG "{\"channels\":[\"notes:*\",\"probe:*\"],\"invokeAllow\":[\"notes:load\",\"probe:*\"]," \
+               "\"redact\":[\"password\"]}"
+
+static char *
+plugin_file (void)
+{
+  return g_test_build_filename (G_TEST_BUILT, "..", "plugins", "built", "ipc.plugin", NULL);
+}
+
+static gboolean
+electron_available (void)
+{
+  g_autofree char *electron = g_test_build_filename (G_TEST_DIST, "fixtures", "electron", NULL);
+
+  return g_file_test (electron, G_FILE_TEST_IS_EXECUTABLE) &&
+         g_file_test ("/usr/lib/chromium/chromium", G_FILE_TEST_IS_EXECUTABLE);
+}
+
+static JsonObject *
+call (StwDispatcher *dispatcher,
+      const char    *tool,
+      const char    *arguments)
+{
+  return stw_test_call_envelope (dispatcher, tool, arguments);
+}
+
+/* The same call through stw_dispatcher_invoke_async. */
+static JsonObject *
+call_async (StwDispatcher *dispatcher,
+            const char    *tool,
+            const char    *arguments)
+{
+  g_autoptr(JsonNode) args = stw_test_parse (arguments);
+  g_autoptr(GError) error = NULL;
+  g_autoptr(StwInvocation) invocation = stw_dispatcher_create_invocation (dispatcher, tool,
+                                                                         json_node_get_object (args),
+                                                                         &error);
+  g_autoptr(GAsyncResult) result = NULL;
+  StwTestResult wait = { 0 };
+  JsonObject *envelope;
+
+  g_assert_no_error (error);
+  stw_dispatcher_invoke_async (dispatcher, invocation, NULL, stw_test_result_cb, &wait);
+  result = stw_test_wait_result (&wait, 60000);
+  envelope = stw_dispatcher_invoke_finish (dispatcher, result, &error);
+  g_assert_no_error (error);
+  return envelope;
+}
+
+static JsonObject *
+ok (JsonObject *envelope)
+{
+  if (!json_object_get_boolean_member (envelope, "ok"))
+    g_error ("unexpected failure: %s", json_object_get_string_member_with_default (envelope, "error", "?"));
+  return envelope;
+}
+
+static void
+assert_code (JsonObject *envelope,
+             const char *code)
+{
+  g_assert_false (json_object_get_boolean_member (envelope, "ok"));
+  g_assert_cmpstr (json_object_get_string_member (envelope, "code"), ==, code);
+}
+
+static GList *
+load (StwDispatcher *dispatcher,
+      gboolean       async)
+{
+  g_autofree char *file = plugin_file ();
+  const char * const specs[] = { file, NULL };
+  g_autoptr(JsonNode) config = stw_test_parse (CONFIG);
+  g_autoptr(JsonObject) configs = json_object_new ();
+  g_autoptr(GError) error = NULL;
+  GList *loaded;
+
+  json_object_set_object_member (configs, "ipc", json_object_ref (json_node_get_object (config)));
+  if (async)
+    {
+      g_autoptr(GAsyncResult) result = NULL;
+      StwTestResult wait = { 0 };
+
+      stw_dispatcher_load_plugins_async (dispatcher, specs, configs, NULL, stw_test_result_cb, &wait);
+      result = stw_test_wait_result (&wait, 60000);
+      loaded = stw_dispatcher_load_plugins_finish (dispatcher, result, &error);
+    }
+  else
+    loaded = stw_dispatcher_load_plugins_sync (dispatcher, specs, configs, NULL, &error);
+  g_assert_no_error (error);
+  g_assert_cmpuint (g_list_length (loaded), ==, 1);
+  return loaded;
+}
+
+static void
+unload (StwDispatcher *dispatcher)
+{
+  g_autoptr(GError) error = NULL;
+
+  g_assert_true (stw_dispatcher_unload_plugins_sync (dispatcher, NULL, &error));
+  g_assert_no_error (error);
+  g_assert_null (stw_dispatcher_lookup_tool (dispatcher, "ipc_invoke"));
+  g_assert_false (stw_error_registry_contains (stw_error_registry_get_default (), "ipc.EVAL_REQUIRED"));
+}
+
+/* Without main-process eval: hidden, listed disabled, refused with
+ * ipc.EVAL_REQUIRED naming the flag, blocking and async, and by the tool
+ * itself when a library caller invokes it directly. */
+static void
+test_eval_required (void)
+{
+  g_autoptr(StwDispatcher) dispatcher = stw_dispatcher_new ();
+  g_autolist(StwPlugin) loaded = NULL;
+  g_autoptr(GList) tools = NULL;
+  g_autoptr(JsonObject) blocking = NULL;
+  g_autoptr(JsonObject) async = NULL;
+  g_autoptr(JsonObject) plugins = NULL;
+  g_autoptr(JsonObject) direct = NULL;
+  g_autoptr(StwInvocation) invocation = NULL;
+  g_autoptr(JsonNode) args = stw_test_parse ("{\"channels\":[\"notes:*\"]}");
+  g_autoptr(GError) error = NULL;
+  StwTool *tool;
+  JsonArray *listed;
+
+  stw_dispatcher_add_core_tools (dispatcher);
+  stw_dispatcher_set_allow_eval (dispatcher, STW_EVAL_TARGET_RENDERER);
+  loaded = load (dispatcher, FALSE);
+
+  tool = stw_dispatcher_lookup_tool (dispatcher, "ipc_capture_start");
+  g_assert_nonnull (tool);
+  g_assert_false (stw_dispatcher_is_tool_visible (dispatcher, tool));
+  tools = stw_dispatcher_list_tools (dispatcher);
+  for (GList *l = tools; l != NULL; l = l->next)
+    g_assert_false (g_str_has_prefix (stw_tool_get_name (l->data), "ipc_"));
+
+  blocking = call (dispatcher, "ipc_capture_start", "{\"channels\":[\"notes:*\"]}");
+  assert_code (blocking, "ipc.EVAL_REQUIRED");
+  g_assert_nonnull (strstr (json_object_get_string_member (blocking, "error"), "--allow-eval=main"));
+  async = call_async (dispatcher, "ipc_invoke", "{\"channel\":\"notes:load\"}");
+  assert_code (async, "ipc.EVAL_REQUIRED");
+
+  plugins = ok (call (dispatcher, "electron_plugins", "{}"));
+  listed = json_object_get_array_member (json_array_get_object_element (json_object_get_array_member (plugins, "plugins"), 0),
+                                         "tools");
+  g_assert_cmpuint (json_array_get_length (listed), ==, 6);
+  for (guint i = 0; i < json_array_get_length (listed); i++)
+    {
+      JsonObject *entry = json_array_get_object_element (listed, i);
+      JsonObject *reason = json_object_get_object_member (entry, "disabledReason");
+
+      g_assert_cmpstr (json_object_get_string_member (entry, "state"), ==, "disabled");
+      g_assert_cmpstr (json_object_get_string_member (reason, "kind"), ==, "eval_policy_disabled");
+      g_assert_cmpstr (json_object_get_string_member (reason, "target"), ==, "main");
+    }
+
+  /* Past the dispatcher: the tool refuses on its own. */
+  invocation = stw_dispatcher_create_invocation (dispatcher, "ipc_capture_start", json_node_get_object (args), &error);
+  g_assert_no_error (error);
+  stw_tool_invoke (tool, invocation);
+  g_assert_true (stw_invocation_is_completed (invocation));
+  direct = json_object_ref (stw_invocation_get_envelope (invocation));
+  assert_code (direct, "ipc.EVAL_REQUIRED");
+
+  unload (dispatcher);
+}
+
+static char *
+session_args (const char *session_id,
+              const char *rest)
+{
+  return g_strdup_printf ("{\"sessionId\":\"%s\"%s%s}", session_id, rest ? "," : "", rest ? rest : "");
+}
+
+/* With main-process eval, on the demo app: blocking and async calls. */
+static void
+test_demo_app (void)
+{
+  g_autoptr(StwDispatcher) dispatcher = NULL;
+  g_autolist(StwPlugin) loaded = NULL;
+  g_autofree char *electron = g_test_build_filename (G_TEST_DIST, "fixtures", "electron", NULL);
+  g_autofree char *app = g_test_build_filename (G_TEST_DIST, "fixtures", "demo-app", NULL);
+  g_autofree char *launch_args = NULL;
+  g_autoptr(JsonObject) launch = NULL;
+  const char *sid;
+
+  if (!electron_available ())
+    {
+      g_test_skip ("the Electron stand-in or Chromium is missing");
+      return;
+    }
+
+  dispatcher = stw_dispatcher_new ();
+  stw_dispatcher_add_core_tools (dispatcher);
+  stw_dispatcher_set_allow_eval (dispatcher, STW_EVAL_TARGET_MAIN);
+  loaded = load (dispatcher, TRUE);
+  g_assert_true (stw_dispatcher_is_tool_visible (dispatcher, stw_dispatcher_lookup_tool (dispatcher, "ipc_invoke")));
+
+  launch_args = g_strdup_printf ("{\"executablePath\":\"%s\",\"main\":\"%s\"}", electron, app);
+  launch = ok (call (dispatcher, "electron_launch", launch_args));
+  sid = json_object_get_string_member (launch, "session_id");
+
+  {
+    g_autofree char *register_args = session_args (sid, "\"code\":\"let runs = 0; "
+                                                   "electron.ipcMain.handle('danger:wipe', () => ++runs); "
+                                                   "electron.ipcMain.handle('probe:runs', () => runs); "
+                                                   "electron.ipcMain.handle('probe:echo', (_e, v) => v); "
+                                                   "return true;\"");
+    g_autofree char *start = session_args (sid, "\"channels\":[\"notes:*\",\"probe:*\"]");
+    g_autofree char *again = session_args (sid, "\"channels\":[\"probe:*\"]");
+    g_autofree char *echo = session_args (sid, "\"channel\":\"probe:echo\",\"args\":[{\"password\":\"p\",\"n\":1}]");
+    g_autofree char *wipe = session_args (sid, "\"channel\":\"danger:wipe\"");
+    g_autofree char *wipe_stub = session_args (sid, "\"channel\":\"danger:wipe\",\"returns\":1");
+    g_autofree char *runs = session_args (sid, "\"channel\":\"probe:runs\"");
+    g_autofree char *stub = session_args (sid, "\"channel\":\"notes:load\",\"returns\":[\"stubbed\"],\"once\":true");
+    g_autofree char *load_notes = session_args (sid, "\"channel\":\"notes:load\"");
+    g_autofree char *captured_args = session_args (sid, NULL);
+    g_autoptr(JsonObject) registered = ok (call (dispatcher, "electron_eval_main", register_args));
+    g_autoptr(JsonObject) started = ok (call_async (dispatcher, "ipc_capture_start", start));
+    g_autoptr(JsonObject) twice = call (dispatcher, "ipc_capture_start", again);
+    g_autoptr(JsonObject) echoed = ok (call (dispatcher, "ipc_invoke", echo));
+    g_autoptr(JsonObject) refused = call_async (dispatcher, "ipc_invoke", wipe);
+    g_autoptr(JsonObject) refused_stub = call (dispatcher, "ipc_stub", wipe_stub);
+    g_autoptr(JsonObject) counted = ok (call (dispatcher, "ipc_invoke", runs));
+    g_autoptr(JsonObject) stubbed = ok (call_async (dispatcher, "ipc_stub", stub));
+    g_autoptr(JsonObject) first = ok (call_async (dispatcher, "ipc_invoke", load_notes));
+    g_autoptr(JsonObject) second = ok (call (dispatcher, "ipc_invoke", load_notes));
+    g_autoptr(JsonObject) captured = ok (call_async (dispatcher, "ipc_captured", captured_args));
+    g_autoptr(JsonObject) stopped = ok (call (dispatcher, "ipc_capture_stop", captured_args));
+    g_autoptr(JsonObject) not_capturing = call_async (dispatcher, "ipc_capture_stop", captured_args);
+    g_autoptr(GPtrArray) mine = NULL;
+    JsonObject *echo_result;
+    JsonArray *entries;
+
+    g_assert_true (json_object_get_boolean_member (started, "capturing"));
+    assert_code (twice, "ipc.ALREADY_CAPTURING");
+
+    echo_result = json_object_get_object_member (echoed, "result");
+    g_assert_cmpstr (json_object_get_string_member (echo_result, "password"), ==, "[REDACTED]");
+    g_assert_cmpint (json_object_get_int_member (echo_result, "n"), ==, 1);
+
+    assert_code (refused, "ipc.CHANNEL_NOT_ALLOWED");
+    assert_code (refused_stub, "ipc.CHANNEL_NOT_ALLOWED");
+    g_assert_cmpint (json_object_get_int_member (counted, "result"), ==, 0);
+
+    g_assert_true (json_object_get_boolean_member (stubbed, "stubbed"));
+    g_assert_cmpstr (json_array_get_string_element (json_object_get_array_member (first, "result"), 0), ==,
+                     "stubbed");
+    g_assert_cmpuint (json_array_get_length (json_object_get_array_member (second, "result")), ==, 0);
+
+    /* probe:echo, probe:runs, notes:load twice from ipc_invoke; the page's
+     * own notes:load at start-up may come too, when it ran after the start. */
+    entries = json_object_get_array_member (captured, "entries");
+    mine = g_ptr_array_new ();
+    for (guint i = 0; i < json_array_get_length (entries); i++)
+      {
+        JsonObject *entry = json_array_get_object_element (entries, i);
+
+        g_assert_cmpstr (json_object_get_string_member (entry, "kind"), ==, "invoke");
+        g_assert_true (json_object_has_member (entry, "durationMs"));
+        if (g_strcmp0 (json_object_get_string_member (entry, "source"), "ipc_invoke") == 0)
+          g_ptr_array_add (mine, entry);
+        else
+          {
+            g_assert_cmpstr (json_object_get_string_member (entry, "source"), ==, "renderer");
+            g_assert_cmpstr (json_object_get_string_member (entry, "channel"), ==, "notes:load");
+          }
+      }
+    g_assert_cmpuint (mine->len, ==, 4);
+    g_assert_cmpstr (json_object_get_string_member (g_ptr_array_index (mine, 0), "channel"), ==, "probe:echo");
+    g_assert_cmpstr (json_object_get_string_member (g_ptr_array_index (mine, 1), "channel"), ==, "probe:runs");
+    g_assert_true (json_object_get_boolean_member (g_ptr_array_index (mine, 2), "stubbed"));
+    g_assert_false (json_object_has_member (g_ptr_array_index (mine, 3), "stubbed"));
+    g_assert_false (json_object_get_boolean_member (stopped, "capturing"));
+    assert_code (not_capturing, "ipc.NOT_CAPTURING");
+  }
+
+  {
+    g_autofree char *stop_args = session_args (sid, NULL);
+    g_autoptr(JsonObject) stop = ok (call (dispatcher, "electron_stop", stop_args));
+  }
+  unload (dispatcher);
+}
+
+int
+main (int    argc,
+      char **argv)
+{
+  stw_test_init (&argc, &argv);
+
+  g_test_add_func ("/ipc-plugin/eval-required", test_eval_required);
+  g_test_add_func ("/ipc-plugin/demo-app", test_demo_app);
+
+  return g_test_run ();
+}
