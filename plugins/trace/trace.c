@@ -282,10 +282,18 @@ write_record (TracePlugin  *self,
               GError      **error)
 {
   g_autoptr(JsonNode) node = json_node_init_object (json_node_alloc (), record);
-  g_autofree char *text = json_to_string (node, FALSE);
-  g_autofree char *line = g_strconcat (text, "\n", NULL);
+  g_autoptr(JsonGenerator) generator = json_generator_new ();
+  g_autoptr(GString) line = g_string_sized_new (256);
 
-  return write_all (self->fd, line, strlen (line), error);
+  json_generator_set_root (generator, node);
+  json_generator_to_gstring (generator, line);
+  /* json-glib 1.6 writes U+001F unescaped, and its parser refuses it:
+   * the record, and every one after it, would be lost to export and
+   * replay. Outside strings JSON has no control bytes. */
+  if (memchr (line->str, 0x1f, line->len) != NULL)
+    g_string_replace (line, "\x1f", "\\u001f", 0);
+  g_string_append_c (line, '\n');
+  return write_all (self->fd, line->str, line->len, error);
 }
 
 static void
@@ -329,7 +337,9 @@ static void
 emit (TracePlugin *self,
       JsonObject  *record)
 {
-  g_autoptr(JsonObject) clean = redact_object (self, record, FALSE);
+  /* A copy only when there is something to scrub. */
+  g_autoptr(JsonObject) clean = self->secrets->len > 0 ? redact_object (self, record, FALSE)
+                                                       : json_object_ref (record);
   g_autoptr(GError) error = NULL;
 
   json_object_set_int_member (clean, "seq", (gint64) ++self->seq);
@@ -672,17 +682,104 @@ envelope_refs (JsonObject *envelope)
   return json_array_get_length (refs) > 0 ? g_steal_pointer (&refs) : NULL;
 }
 
+/* The length of @text as json-glib writes a JSON string: quoted, with
+ * \b \t \n \f \r \" \\ as two bytes and other control bytes as \u00XX
+ * (U+001F too, as write_record() does). */
+static gsize
+json_string_length (const char *text)
+{
+  gsize length = 2;
+
+  for (const guchar *p = (const guchar *) text; *p != '\0'; p++)
+    {
+      if (*p == '"' || *p == '\\' || *p == '\b' || *p == '\t' || *p == '\n' || *p == '\f' || *p == '\r')
+        length += 2;
+      else if (*p <= 0x1f || *p == 0x7f)
+        length += 6;
+      else
+        length++;
+    }
+  return length;
+}
+
+/* The length of @node written as compact JSON, counted without writing
+ * it: a large snapshot's answer is tens of kB, and every call is
+ * estimated. */
+static gsize
+json_text_length (JsonNode *node)
+{
+  switch (json_node_get_node_type (node))
+    {
+    case JSON_NODE_OBJECT:
+      {
+        JsonObjectIter iter;
+        const char *name;
+        JsonNode *member;
+        gsize length = 2;
+        guint count = 0;
+
+        json_object_iter_init (&iter, json_node_get_object (node));
+        while (json_object_iter_next (&iter, &name, &member))
+          length += (count++ > 0) + json_string_length (name) + 1 + json_text_length (member);
+        return length;
+      }
+    case JSON_NODE_ARRAY:
+      {
+        JsonArray *array = json_node_get_array (node);
+        guint count = json_array_get_length (array);
+        gsize length = 2 + (count > 0 ? count - 1 : 0);
+
+        for (guint i = 0; i < count; i++)
+          length += json_text_length (json_array_get_element (array, i));
+        return length;
+      }
+    case JSON_NODE_NULL:
+      return 4;
+    case JSON_NODE_VALUE:
+    default:
+      break;
+    }
+  switch (json_node_get_value_type (node))
+    {
+    case G_TYPE_STRING:
+      return json_string_length (json_node_get_string (node));
+    case G_TYPE_BOOLEAN:
+      return json_node_get_boolean (node) ? 4 : 5;
+    case G_TYPE_INT64:
+      {
+        gint64 value = json_node_get_int (node);
+        guint64 magnitude = value < 0 ? (guint64) -(value + 1) + 1 : (guint64) value;
+        gsize length = value < 0 ? 2 : 1;
+
+        while (magnitude >= 10)
+          {
+            magnitude /= 10;
+            length++;
+          }
+        return length;
+      }
+    case G_TYPE_DOUBLE:
+      {
+        char buffer[G_ASCII_DTOSTR_BUF_SIZE];
+
+        /* json-glib writes 3.0 for 3 */
+        g_ascii_formatd (buffer, sizeof buffer, "%.17g", json_node_get_double (node));
+        return strlen (buffer) + (strpbrk (buffer, ".eEn") == NULL ? 2 : 0);
+      }
+    default:
+      return 4;
+    }
+}
+
+/* Tokens as bytes / 4 of the arguments and the answer as JSON. */
 static gint64
 estimate_tokens (JsonObject *arguments,
                  JsonObject *envelope)
 {
   g_autoptr(JsonNode) a = json_node_init_object (json_node_alloc (), arguments);
   g_autoptr(JsonNode) e = json_node_init_object (json_node_alloc (), envelope);
-  gsize length = 0;
-  g_autofree char *a_text = json_to_string (a, FALSE);
-  g_autofree char *e_text = json_to_string (e, FALSE);
+  gsize length = json_text_length (a) + json_text_length (e);
 
-  length = strlen (a_text) + strlen (e_text);
   return (gint64) ((length + 3) / 4);
 }
 
