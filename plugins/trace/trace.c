@@ -682,24 +682,24 @@ envelope_refs (JsonObject *envelope)
   return json_array_get_length (refs) > 0 ? g_steal_pointer (&refs) : NULL;
 }
 
-/* The length of @text as json-glib writes a JSON string: quoted, with
- * \b \t \n \f \r \" \\ as two bytes and other control bytes as \u00XX
- * (U+001F too, as write_record() does). */
+/* What json-glib's escaping adds to a byte: \b \t \n \f \r \" \\ one,
+ * other control bytes five (\u00XX; U+001F too, as write_record()
+ * writes it). */
+static const guint8 escape_extra[256] = {
+  [0x01 ... 0x07] = 5, ['\b'] = 1, ['\t'] = 1, ['\n'] = 1, [0x0b] = 5, ['\f'] = 1, ['\r'] = 1,
+  [0x0e ... 0x1f] = 5, ['"'] = 1, ['\\'] = 1, [0x7f] = 5,
+};
+
+/* The length of @text written as a JSON string, quotes included. */
 static gsize
 json_string_length (const char *text)
 {
-  gsize length = 2;
+  const guchar *p = (const guchar *) text;
+  gsize extra = 2;
 
-  for (const guchar *p = (const guchar *) text; *p != '\0'; p++)
-    {
-      if (*p == '"' || *p == '\\' || *p == '\b' || *p == '\t' || *p == '\n' || *p == '\f' || *p == '\r')
-        length += 2;
-      else if (*p <= 0x1f || *p == 0x7f)
-        length += 6;
-      else
-        length++;
-    }
-  return length;
+  for (; *p != '\0'; p++)
+    extra += escape_extra[*p];
+  return (gsize) (p - (const guchar *) text) + extra;
 }
 
 /* The length of @node written as compact JSON, counted without writing
