@@ -48,8 +48,18 @@ typedef struct
 {
   StwInvocation *invocation;   /* unowned key */
   gint64         start_us;     /* monotonic */
-  GPtrArray     *held;         /* JsonObject*: cdp, console, screenshot records */
+  GPtrArray     *held;         /* Held*: cdp and console records */
 } Flight;
+
+/* A record held for the call in flight: an object, or (a CDP round trip
+ * without bodies, the common case) its text so far, written without
+ * building an object per CDP message: `{"type":"cdp",…` up to the
+ * members emit adds ("call", "seq") and the closing brace. */
+typedef struct
+{
+  JsonObject *object;
+  GString    *text;
+} Held;
 
 struct _TracePlugin
 {
@@ -297,6 +307,15 @@ write_record (TracePlugin  *self,
 }
 
 static void
+held_free (Held *held)
+{
+  g_clear_pointer (&held->object, json_object_unref);
+  if (held->text != NULL)
+    g_string_free (held->text, TRUE);
+  g_free (held);
+}
+
+static void
 flight_free (Flight *flight)
 {
   g_ptr_array_unref (flight->held);
@@ -350,11 +369,40 @@ emit (TracePlugin *self,
     }
 }
 
-/* Holds @record for the call in flight that @at_us falls in (the last
- * started), or writes it now. Returns the call it was held for. */
+/* Writes a held record, tied to call number @call (0: none). */
+static void
+emit_held (TracePlugin *self,
+           Held        *held,
+           guint64      call)
+{
+  g_autoptr(GError) error = NULL;
+  g_autofree char *clean = NULL;
+  GString *line = held->text;
+
+  if (held->object != NULL)
+    {
+      if (call > 0)
+        json_object_set_int_member (held->object, "call", (gint64) call);
+      emit (self, held->object);
+      return;
+    }
+  if (call > 0)
+    g_string_append_printf (line, ",\"call\":%" G_GUINT64_FORMAT, call);
+  g_string_append_printf (line, ",\"seq\":%" G_GUINT64_FORMAT "}\n", ++self->seq);
+  if (self->secrets->len > 0)
+    clean = scrub_text (self, line->str);
+  if (!write_all (self->fd, clean ? clean : line->str, clean ? strlen (clean) : line->len, &error))
+    {
+      g_message ("trace: %s; the recording stops", error->message);
+      close_recording (self);
+    }
+}
+
+/* Holds @held (taken) for the call in flight that @start_us falls in
+ * (the last started), or writes it now. */
 static void
 hold_or_emit (TracePlugin *self,
-              JsonObject  *record,
+              Held        *held,
               gint64       start_us)
 {
   for (guint i = self->flights->len; i > 0; i--)
@@ -363,11 +411,51 @@ hold_or_emit (TracePlugin *self,
 
       if (start_us >= flight->start_us)
         {
-          g_ptr_array_add (flight->held, json_object_ref (record));
+          g_ptr_array_add (flight->held, held);
           return;
         }
     }
-  emit (self, record);
+  emit_held (self, held, 0);
+  held_free (held);
+}
+
+static Held *
+held_object (JsonObject *record)
+{
+  Held *held = g_new0 (Held, 1);
+
+  held->object = json_object_ref (record);
+  return held;
+}
+
+static void append_json_string (GString    *out,
+                                const char *text);
+
+/* A CDP round trip or event without bodies, as emit would write it. */
+static Held *
+held_cdp_text (TracePlugin               *self,
+               const StwTransportTraffic *traffic)
+{
+  Held *held = g_new0 (Held, 1);
+  GString *text = g_string_sized_new (192);
+
+  g_string_append (text, "{\"type\":\"cdp\",\"method\":");
+  append_json_string (text, traffic->method);
+  g_string_append (text, traffic->is_event ? ",\"event\":true" : ",\"event\":false");
+  if (traffic->session_id != NULL)
+    {
+      g_string_append (text, ",\"cdpSession\":");
+      append_json_string (text, traffic->session_id);
+    }
+  g_string_append_printf (text, ",\"startUs\":%" G_GINT64_FORMAT ",\"durationUs\":%" G_GINT64_FORMAT
+                          ",\"sentBytes\":%" G_GINT64_FORMAT ",\"receivedBytes\":%" G_GINT64_FORMAT,
+                          rel_us (self, traffic->is_event ? traffic->received_us : traffic->sent_us),
+                          traffic->is_event ? 0 : traffic->received_us - traffic->sent_us,
+                          (gint64) traffic->sent_bytes, (gint64) traffic->received_bytes);
+  if (traffic->failed)
+    g_string_append (text, ",\"failed\":true");
+  held->text = text;
+  return held;
 }
 
 static JsonNode *
@@ -397,10 +485,16 @@ on_traffic (StwTransport              *transport,
             gpointer                   user_data)
 {
   TracePlugin *self = TRACE_PLUGIN (user_data);
-  g_autoptr(JsonObject) record = json_object_new ();
+  g_autoptr(JsonObject) record = NULL;
 
   if (self->fd < 0)
     return;
+  if (!self->bodies && !(traffic->is_event && g_str_equal (traffic->method, "Runtime.consoleAPICalled")))
+    {
+      hold_or_emit (self, held_cdp_text (self, traffic), traffic->is_event ? traffic->received_us : traffic->sent_us);
+      return;
+    }
+  record = json_object_new ();
 
   if (traffic->is_event && g_str_equal (traffic->method, "Runtime.consoleAPICalled") && traffic->params != NULL)
     {
@@ -433,7 +527,7 @@ on_traffic (StwTransport              *transport,
       json_object_set_int_member (record, "tUs", rel_us (self, traffic->received_us));
       if (traffic->session_id != NULL)
         json_object_set_string_member (record, "cdpSession", traffic->session_id);
-      hold_or_emit (self, record, traffic->received_us);
+      hold_or_emit (self, held_object (record), traffic->received_us);
       return;
     }
 
@@ -456,7 +550,7 @@ on_traffic (StwTransport              *transport,
       if (traffic->result != NULL)
         json_object_set_member (record, "result", capped_body (self, traffic->result));
     }
-  hold_or_emit (self, record, traffic->is_event ? traffic->received_us : traffic->sent_us);
+  hold_or_emit (self, held_object (record), traffic->is_event ? traffic->received_us : traffic->sent_us);
 }
 
 static gboolean
@@ -532,7 +626,7 @@ stop_recording (TracePlugin  *self,
       Flight *flight = g_ptr_array_index (self->flights, i);
 
       for (guint j = 0; j < flight->held->len && self->fd >= 0; j++)
-        emit (self, g_ptr_array_index (flight->held, j));
+        emit_held (self, g_ptr_array_index (flight->held, j), 0);
       g_ptr_array_set_size (flight->held, 0);
     }
   if (self->fd < 0)
@@ -590,7 +684,7 @@ on_call_started (StwDispatcher *dispatcher,
   flight = g_new0 (Flight, 1);
   flight->invocation = invocation;
   flight->start_us = g_get_monotonic_time ();
-  flight->held = g_ptr_array_new_with_free_func ((GDestroyNotify) json_object_unref);
+  flight->held = g_ptr_array_new_with_free_func ((GDestroyNotify) held_free);
   g_ptr_array_add (self->flights, flight);
 }
 
@@ -700,6 +794,29 @@ json_string_length (const char *text)
   for (; *p != '\0'; p++)
     extra += escape_extra[*p];
   return (gsize) (p - (const guchar *) text) + extra;
+}
+
+/* @text as a JSON string, written as json-glib writes it (and U+001F
+ * escaped, as write_record() does). */
+static void
+append_json_string (GString    *out,
+                    const char *text)
+{
+  g_string_append_c (out, '"');
+  for (const guchar *p = (const guchar *) text; *p != '\0'; p++)
+    {
+      if (escape_extra[*p] == 0)
+        g_string_append_c (out, (char) *p);
+      else if (escape_extra[*p] == 1)
+        {
+          g_string_append_c (out, '\\');
+          g_string_append_c (out, *p == '\b' ? 'b' : *p == '\t' ? 't' : *p == '\n' ? 'n' : *p == '\f' ? 'f'
+                                  : *p == '\r' ? 'r' : (char) *p);
+        }
+      else
+        g_string_append_printf (out, "\\u%04x", *p);
+    }
+  g_string_append_c (out, '"');
 }
 
 /* The length of @node written as compact JSON, counted without writing
@@ -886,12 +1003,7 @@ on_call_finished (StwDispatcher *dispatcher,
   if (flight != NULL)
     {
       for (guint i = 0; i < flight->held->len && self->fd >= 0; i++)
-        {
-          JsonObject *held = g_ptr_array_index (flight->held, i);
-
-          json_object_set_int_member (held, "call", (gint64) self->calls);
-          emit (self, held);
-        }
+        emit_held (self, g_ptr_array_index (flight->held, i), self->calls);
       g_ptr_array_remove_index (self->flights, index);
     }
   if (self->fd >= 0 && ok && g_str_equal (stw_tool_get_name (tool), "electron_screenshot") &&
