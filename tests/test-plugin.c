@@ -1122,18 +1122,6 @@ read_lines (const char *path)
   return records;
 }
 
-static gint64
-rss_kib (void)
-{
-  g_autofree char *status = NULL;
-  const char *line;
-
-  g_assert_true (g_file_get_contents ("/proc/self/status", &status, NULL, NULL));
-  line = strstr (status, "\nVmRSS:");
-  g_assert_nonnull (line);
-  return g_ascii_strtoll (line + strlen ("\nVmRSS:"), NULL, 10);
-}
-
 /* The trace's dispatcher: demo_echo, the trace plugin loaded, recording
  * to @path. */
 static StwDispatcher *
@@ -1261,9 +1249,9 @@ test_trace_flat_memory (void)
 
       g_assert_true (json_object_get_boolean_member (envelope, "ok"));
       if (i + 1 == warm)
-        rss_warm = rss_kib ();
+        rss_warm = stw_test_rss_kib ();
     }
-  rss_end = rss_kib ();
+  rss_end = stw_test_rss_kib ();
   g_test_message ("%u traced calls: RSS %" G_GINT64_FORMAT " KiB after %u, %" G_GINT64_FORMAT " KiB after %u",
                   total, rss_warm, warm, rss_end, total);
   if (!stw_test_running_on_valgrind ())
