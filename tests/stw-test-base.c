@@ -35,6 +35,19 @@ stw_test_running_on_valgrind (void)
   return preload != NULL && strstr (preload, "vgpreload") != NULL;
 }
 
+/* This process's resident set, in KiB. */
+gint64
+stw_test_rss_kib (void)
+{
+  g_autofree char *status = NULL;
+  const char *line;
+
+  g_assert_true (g_file_get_contents ("/proc/self/status", &status, NULL, NULL));
+  line = strstr (status, "\nVmRSS:");
+  g_assert_nonnull (line);
+  return g_ascii_strtoll (line + strlen ("\nVmRSS:"), NULL, 10);
+}
+
 guint
 stw_test_timeout_ms (guint base_ms)
 {

@@ -43,6 +43,7 @@ void            stw_test_init                     (int           *argc,
                                                    char        ***argv);
 guint           stw_test_timeout_ms               (guint          base_ms);
 gboolean        stw_test_running_on_valgrind      (void);
+gint64          stw_test_rss_kib                  (void);
 
 /* Main loop: both iterate the global default context. wait_until returns
  * *@flag once it is set, or FALSE after @timeout_ms. */

@@ -294,18 +294,6 @@ http_get (const char  *url,
   return node;
 }
 
-static gint64
-rss_kib (void)
-{
-  g_autofree char *status = NULL;
-  const char *line;
-
-  g_assert_true (g_file_get_contents ("/proc/self/status", &status, NULL, NULL));
-  line = strstr (status, "\nVmRSS:");
-  g_assert_nonnull (line);
-  return g_ascii_strtoll (line + strlen ("\nVmRSS:"), NULL, 10);
-}
-
 /* Calls a core tool as an MCP client would, on the default context. */
 static JsonObject *
 call_tool (StwDispatcher *dispatcher,
@@ -575,12 +563,12 @@ check_huge (CannedMode mode)
   g_autofree char *url = g_strdup_printf ("http://127.0.0.1:%u/json/version", endpoint->port);
   g_autoptr(GError) error = NULL;
   g_autoptr(JsonNode) node = NULL;
-  gint64 rss_before = rss_kib ();
+  gint64 rss_before = stw_test_rss_kib ();
   gint64 elapsed_us = 0;
   gint64 rss_after;
 
   node = http_get (url, 5000, &elapsed_us, &error);
-  rss_after = rss_kib ();
+  rss_after = stw_test_rss_kib ();
   g_test_message ("%s: failed after %" G_GINT64_FORMAT " ms; the server wrote %" G_GUINT64_FORMAT
                   " KiB; RSS %" G_GINT64_FORMAT " → %" G_GINT64_FORMAT " KiB",
                   mode == CANNED_CHUNKED ? "chunked" : "content-length", elapsed_us / 1000,

@@ -3,7 +3,8 @@
 # pytest_plugin.py) as a user runs it: pytest, run by GI_PYTHON in a child
 # process, over tests/pytest/fixtures_test.py (which must pass) and
 # tests/pytest/failing_test.py (which must fail, leaving a screenshot that
-# its report names, in the -rA output and in JUnit XML).
+# its report names, in the -rA output and in JUnit XML; with
+# --stagewright-trace, its trace too).
 #
 # SPDX-License-Identifier: LGPL-2.1-or-later
 #
@@ -13,13 +14,17 @@ import os
 import subprocess
 import sys
 import tempfile
+import json
 import xml.etree.ElementTree as ElementTree
+import zipfile
 
 from stwtest import ELECTRON, FIXTURES, TOP_SRCDIR, missing_fixture, run_tap
 
 DEMO_APP = os.path.join(FIXTURES, 'demo-app')
 PYTEST_FILES = os.path.join(TOP_SRCDIR, 'tests', 'pytest')
 PYTHON = os.environ.get('GI_PYTHON', '/usr/bin/python3')
+BUILT_PLUGINS = os.path.join(os.environ.get('G_TEST_BUILDDIR', os.path.join(TOP_SRCDIR, 'tests')), '..',
+                             'plugins', 'built')
 TESTS = []
 
 
@@ -28,9 +33,9 @@ def test(fn):
     return fn
 
 
-def pytest(workdir, *args):
+def pytest(workdir, *args, env=None):
     """Runs pytest with the plugin in workdir; answers (exit status, output)."""
-    env = dict(os.environ, PYTHONDONTWRITEBYTECODE='1')
+    env = dict(os.environ, PYTHONDONTWRITEBYTECODE='1', **(env or {}))
     env.pop('PYTEST_ADDOPTS', None)
     done = subprocess.run(
         [PYTHON, '-m', 'pytest', '-p', 'stagewright.pytest_plugin', '-p', 'no:cacheprovider',
@@ -71,6 +76,40 @@ def a_failed_test_leaves_a_screenshot_named_in_its_report():
         assert failed.find('failure') is not None
         properties = {p.get('name'): p.get('value') for p in failed.iter('property')}
         assert properties.get('stagewright_screenshot') == path, properties
+        assert cases['test_passes'].find('properties') is None
+
+
+@test
+def a_failed_test_leaves_its_trace_named_in_its_report():
+    with tempfile.TemporaryDirectory(prefix='stw-pt') as workdir:
+        output_dir = os.path.join(workdir, 'out')
+        junit = os.path.join(workdir, 'junit.xml')
+        status, output = pytest(workdir, os.path.join(PYTEST_FILES, 'failing_test.py'),
+                                '--stagewright-output', output_dir, '--junitxml', junit,
+                                '--stagewright-trace', 'retain-on-failure',
+                                env={'STAGEWRIGHT_PLUGIN_PATH': BUILT_PLUGINS})
+        assert status == 1, (status, output)
+        assert '1 failed, 1 passed' in output, output
+        names = sorted(os.listdir(output_dir))
+        traces = [n for n in names if '-trace.' in n]
+        # The failed test's recording and export; the passing test's are gone.
+        assert len(traces) == 2 and all('test_fails_while_the_app_runs' in n for n in traces), names
+        recording = os.path.join(output_dir, [n for n in traces if n.endswith('.jsonl')][0])
+        archive = os.path.join(output_dir, [n for n in traces if n.endswith('.zip')][0])
+        with open(recording) as f:
+            records = [json.loads(line) for line in f]
+        assert records[0]['format'] == 'stagewright-trace' and records[-1]['type'] == 'footer', records[-1]
+        # From before the launch: the app's DevTools traffic is in it.
+        methods = {r.get('method') for r in records if r['type'] == 'cdp'}
+        assert 'Runtime.evaluate' in methods or 'Runtime.callFunctionOn' in methods, sorted(filter(None, methods))
+        with zipfile.ZipFile(archive) as z:
+            assert z.testzip() is None
+            assert any(n.endswith('.trace') for n in z.namelist()), z.namelist()
+        assert 'stagewright trace' in output and recording in output and archive in output, output
+        cases = {case.get('name'): case for case in ElementTree.parse(junit).iter('testcase')}
+        properties = {p.get('name'): p.get('value') for p in cases['test_fails_while_the_app_runs'].iter('property')}
+        assert properties.get('stagewright_trace') == recording, properties
+        assert properties.get('stagewright_trace_zip') == archive, properties
         assert cases['test_passes'].find('properties') is None
 
 

@@ -48,8 +48,18 @@ typedef struct
 {
   StwInvocation *invocation;   /* unowned key */
   gint64         start_us;     /* monotonic */
-  GPtrArray     *held;         /* JsonObject*: cdp, console, screenshot records */
+  GPtrArray     *held;         /* Held*: cdp and console records */
 } Flight;
+
+/* A record held for the call in flight: an object, or (a CDP round trip
+ * without bodies, the common case) its text so far, written without
+ * building an object per CDP message: `{"type":"cdp",…` up to the
+ * members emit adds ("call", "seq") and the closing brace. */
+typedef struct
+{
+  JsonObject *object;
+  GString    *text;
+} Held;
 
 struct _TracePlugin
 {
@@ -282,10 +292,27 @@ write_record (TracePlugin  *self,
               GError      **error)
 {
   g_autoptr(JsonNode) node = json_node_init_object (json_node_alloc (), record);
-  g_autofree char *text = json_to_string (node, FALSE);
-  g_autofree char *line = g_strconcat (text, "\n", NULL);
+  g_autoptr(JsonGenerator) generator = json_generator_new ();
+  g_autoptr(GString) line = g_string_sized_new (256);
 
-  return write_all (self->fd, line, strlen (line), error);
+  json_generator_set_root (generator, node);
+  json_generator_to_gstring (generator, line);
+  /* json-glib 1.6 writes U+001F unescaped, and its parser refuses it:
+   * the record, and every one after it, would be lost to export and
+   * replay. Outside strings JSON has no control bytes. */
+  if (memchr (line->str, 0x1f, line->len) != NULL)
+    g_string_replace (line, "\x1f", "\\u001f", 0);
+  g_string_append_c (line, '\n');
+  return write_all (self->fd, line->str, line->len, error);
+}
+
+static void
+held_free (Held *held)
+{
+  g_clear_pointer (&held->object, json_object_unref);
+  if (held->text != NULL)
+    g_string_free (held->text, TRUE);
+  g_free (held);
 }
 
 static void
@@ -329,7 +356,9 @@ static void
 emit (TracePlugin *self,
       JsonObject  *record)
 {
-  g_autoptr(JsonObject) clean = redact_object (self, record, FALSE);
+  /* A copy only when there is something to scrub. */
+  g_autoptr(JsonObject) clean = self->secrets->len > 0 ? redact_object (self, record, FALSE)
+                                                       : json_object_ref (record);
   g_autoptr(GError) error = NULL;
 
   json_object_set_int_member (clean, "seq", (gint64) ++self->seq);
@@ -340,11 +369,40 @@ emit (TracePlugin *self,
     }
 }
 
-/* Holds @record for the call in flight that @at_us falls in (the last
- * started), or writes it now. Returns the call it was held for. */
+/* Writes a held record, tied to call number @call (0: none). */
+static void
+emit_held (TracePlugin *self,
+           Held        *held,
+           guint64      call)
+{
+  g_autoptr(GError) error = NULL;
+  g_autofree char *clean = NULL;
+  GString *line = held->text;
+
+  if (held->object != NULL)
+    {
+      if (call > 0)
+        json_object_set_int_member (held->object, "call", (gint64) call);
+      emit (self, held->object);
+      return;
+    }
+  if (call > 0)
+    g_string_append_printf (line, ",\"call\":%" G_GUINT64_FORMAT, call);
+  g_string_append_printf (line, ",\"seq\":%" G_GUINT64_FORMAT "}\n", ++self->seq);
+  if (self->secrets->len > 0)
+    clean = scrub_text (self, line->str);
+  if (!write_all (self->fd, clean ? clean : line->str, clean ? strlen (clean) : line->len, &error))
+    {
+      g_message ("trace: %s; the recording stops", error->message);
+      close_recording (self);
+    }
+}
+
+/* Holds @held (taken) for the call in flight that @start_us falls in
+ * (the last started), or writes it now. */
 static void
 hold_or_emit (TracePlugin *self,
-              JsonObject  *record,
+              Held        *held,
               gint64       start_us)
 {
   for (guint i = self->flights->len; i > 0; i--)
@@ -353,11 +411,51 @@ hold_or_emit (TracePlugin *self,
 
       if (start_us >= flight->start_us)
         {
-          g_ptr_array_add (flight->held, json_object_ref (record));
+          g_ptr_array_add (flight->held, held);
           return;
         }
     }
-  emit (self, record);
+  emit_held (self, held, 0);
+  held_free (held);
+}
+
+static Held *
+held_object (JsonObject *record)
+{
+  Held *held = g_new0 (Held, 1);
+
+  held->object = json_object_ref (record);
+  return held;
+}
+
+static void append_json_string (GString    *out,
+                                const char *text);
+
+/* A CDP round trip or event without bodies, as emit would write it. */
+static Held *
+held_cdp_text (TracePlugin               *self,
+               const StwTransportTraffic *traffic)
+{
+  Held *held = g_new0 (Held, 1);
+  GString *text = g_string_sized_new (192);
+
+  g_string_append (text, "{\"type\":\"cdp\",\"method\":");
+  append_json_string (text, traffic->method);
+  g_string_append (text, traffic->is_event ? ",\"event\":true" : ",\"event\":false");
+  if (traffic->session_id != NULL)
+    {
+      g_string_append (text, ",\"cdpSession\":");
+      append_json_string (text, traffic->session_id);
+    }
+  g_string_append_printf (text, ",\"startUs\":%" G_GINT64_FORMAT ",\"durationUs\":%" G_GINT64_FORMAT
+                          ",\"sentBytes\":%" G_GINT64_FORMAT ",\"receivedBytes\":%" G_GINT64_FORMAT,
+                          rel_us (self, traffic->is_event ? traffic->received_us : traffic->sent_us),
+                          traffic->is_event ? 0 : traffic->received_us - traffic->sent_us,
+                          (gint64) traffic->sent_bytes, (gint64) traffic->received_bytes);
+  if (traffic->failed)
+    g_string_append (text, ",\"failed\":true");
+  held->text = text;
+  return held;
 }
 
 static JsonNode *
@@ -387,10 +485,16 @@ on_traffic (StwTransport              *transport,
             gpointer                   user_data)
 {
   TracePlugin *self = TRACE_PLUGIN (user_data);
-  g_autoptr(JsonObject) record = json_object_new ();
+  g_autoptr(JsonObject) record = NULL;
 
   if (self->fd < 0)
     return;
+  if (!self->bodies && !(traffic->is_event && g_str_equal (traffic->method, "Runtime.consoleAPICalled")))
+    {
+      hold_or_emit (self, held_cdp_text (self, traffic), traffic->is_event ? traffic->received_us : traffic->sent_us);
+      return;
+    }
+  record = json_object_new ();
 
   if (traffic->is_event && g_str_equal (traffic->method, "Runtime.consoleAPICalled") && traffic->params != NULL)
     {
@@ -423,7 +527,7 @@ on_traffic (StwTransport              *transport,
       json_object_set_int_member (record, "tUs", rel_us (self, traffic->received_us));
       if (traffic->session_id != NULL)
         json_object_set_string_member (record, "cdpSession", traffic->session_id);
-      hold_or_emit (self, record, traffic->received_us);
+      hold_or_emit (self, held_object (record), traffic->received_us);
       return;
     }
 
@@ -446,7 +550,7 @@ on_traffic (StwTransport              *transport,
       if (traffic->result != NULL)
         json_object_set_member (record, "result", capped_body (self, traffic->result));
     }
-  hold_or_emit (self, record, traffic->is_event ? traffic->received_us : traffic->sent_us);
+  hold_or_emit (self, held_object (record), traffic->is_event ? traffic->received_us : traffic->sent_us);
 }
 
 static gboolean
@@ -522,7 +626,7 @@ stop_recording (TracePlugin  *self,
       Flight *flight = g_ptr_array_index (self->flights, i);
 
       for (guint j = 0; j < flight->held->len && self->fd >= 0; j++)
-        emit (self, g_ptr_array_index (flight->held, j));
+        emit_held (self, g_ptr_array_index (flight->held, j), 0);
       g_ptr_array_set_size (flight->held, 0);
     }
   if (self->fd < 0)
@@ -580,7 +684,7 @@ on_call_started (StwDispatcher *dispatcher,
   flight = g_new0 (Flight, 1);
   flight->invocation = invocation;
   flight->start_us = g_get_monotonic_time ();
-  flight->held = g_ptr_array_new_with_free_func ((GDestroyNotify) json_object_unref);
+  flight->held = g_ptr_array_new_with_free_func ((GDestroyNotify) held_free);
   g_ptr_array_add (self->flights, flight);
 }
 
@@ -672,17 +776,127 @@ envelope_refs (JsonObject *envelope)
   return json_array_get_length (refs) > 0 ? g_steal_pointer (&refs) : NULL;
 }
 
+/* What json-glib's escaping adds to a byte: \b \t \n \f \r \" \\ one,
+ * other control bytes five (\u00XX; U+001F too, as write_record()
+ * writes it). */
+static const guint8 escape_extra[256] = {
+  [0x01 ... 0x07] = 5, ['\b'] = 1, ['\t'] = 1, ['\n'] = 1, [0x0b] = 5, ['\f'] = 1, ['\r'] = 1,
+  [0x0e ... 0x1f] = 5, ['"'] = 1, ['\\'] = 1, [0x7f] = 5,
+};
+
+/* The length of @text written as a JSON string, quotes included. */
+static gsize
+json_string_length (const char *text)
+{
+  const guchar *p = (const guchar *) text;
+  gsize extra = 2;
+
+  for (; *p != '\0'; p++)
+    extra += escape_extra[*p];
+  return (gsize) (p - (const guchar *) text) + extra;
+}
+
+/* @text as a JSON string, written as json-glib writes it (and U+001F
+ * escaped, as write_record() does). */
+static void
+append_json_string (GString    *out,
+                    const char *text)
+{
+  g_string_append_c (out, '"');
+  for (const guchar *p = (const guchar *) text; *p != '\0'; p++)
+    {
+      if (escape_extra[*p] == 0)
+        g_string_append_c (out, (char) *p);
+      else if (escape_extra[*p] == 1)
+        {
+          g_string_append_c (out, '\\');
+          g_string_append_c (out, *p == '\b' ? 'b' : *p == '\t' ? 't' : *p == '\n' ? 'n' : *p == '\f' ? 'f'
+                                  : *p == '\r' ? 'r' : (char) *p);
+        }
+      else
+        g_string_append_printf (out, "\\u%04x", *p);
+    }
+  g_string_append_c (out, '"');
+}
+
+/* The length of @node written as compact JSON, counted without writing
+ * it: a large snapshot's answer is tens of kB, and every call is
+ * estimated. */
+static gsize
+json_text_length (JsonNode *node)
+{
+  switch (json_node_get_node_type (node))
+    {
+    case JSON_NODE_OBJECT:
+      {
+        JsonObjectIter iter;
+        const char *name;
+        JsonNode *member;
+        gsize length = 2;
+        guint count = 0;
+
+        json_object_iter_init (&iter, json_node_get_object (node));
+        while (json_object_iter_next (&iter, &name, &member))
+          length += (count++ > 0) + json_string_length (name) + 1 + json_text_length (member);
+        return length;
+      }
+    case JSON_NODE_ARRAY:
+      {
+        JsonArray *array = json_node_get_array (node);
+        guint count = json_array_get_length (array);
+        gsize length = 2 + (count > 0 ? count - 1 : 0);
+
+        for (guint i = 0; i < count; i++)
+          length += json_text_length (json_array_get_element (array, i));
+        return length;
+      }
+    case JSON_NODE_NULL:
+      return 4;
+    case JSON_NODE_VALUE:
+    default:
+      break;
+    }
+  switch (json_node_get_value_type (node))
+    {
+    case G_TYPE_STRING:
+      return json_string_length (json_node_get_string (node));
+    case G_TYPE_BOOLEAN:
+      return json_node_get_boolean (node) ? 4 : 5;
+    case G_TYPE_INT64:
+      {
+        gint64 value = json_node_get_int (node);
+        guint64 magnitude = value < 0 ? (guint64) -(value + 1) + 1 : (guint64) value;
+        gsize length = value < 0 ? 2 : 1;
+
+        while (magnitude >= 10)
+          {
+            magnitude /= 10;
+            length++;
+          }
+        return length;
+      }
+    case G_TYPE_DOUBLE:
+      {
+        char buffer[G_ASCII_DTOSTR_BUF_SIZE];
+
+        /* json-glib writes 3.0 for 3 */
+        g_ascii_formatd (buffer, sizeof buffer, "%.17g", json_node_get_double (node));
+        return strlen (buffer) + (strpbrk (buffer, ".eEn") == NULL ? 2 : 0);
+      }
+    default:
+      return 4;
+    }
+}
+
+/* Tokens as bytes / 4 of the arguments and the answer as JSON. */
 static gint64
 estimate_tokens (JsonObject *arguments,
                  JsonObject *envelope)
 {
   g_autoptr(JsonNode) a = json_node_init_object (json_node_alloc (), arguments);
   g_autoptr(JsonNode) e = json_node_init_object (json_node_alloc (), envelope);
-  gsize length = 0;
-  g_autofree char *a_text = json_to_string (a, FALSE);
-  g_autofree char *e_text = json_to_string (e, FALSE);
+  gsize length = json_text_length (a) + json_text_length (e);
 
-  length = strlen (a_text) + strlen (e_text);
   return (gint64) ((length + 3) / 4);
 }
 
@@ -789,12 +1003,7 @@ on_call_finished (StwDispatcher *dispatcher,
   if (flight != NULL)
     {
       for (guint i = 0; i < flight->held->len && self->fd >= 0; i++)
-        {
-          JsonObject *held = g_ptr_array_index (flight->held, i);
-
-          json_object_set_int_member (held, "call", (gint64) self->calls);
-          emit (self, held);
-        }
+        emit_held (self, g_ptr_array_index (flight->held, i), self->calls);
       g_ptr_array_remove_index (self->flights, index);
     }
   if (self->fd >= 0 && ok && g_str_equal (stw_tool_get_name (tool), "electron_screenshot") &&
