@@ -38,5 +38,6 @@
 #include "stw-wait.h"
 #include "stw-dialogs.h"
 #include "stw-console.h"
+#include "stw-runtime.h"
 
 #undef __STAGEWRIGHT_INSIDE__
