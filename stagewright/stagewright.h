@@ -24,6 +24,7 @@
 #include "stw-element-ref.h"
 #include "stw-action-result.h"
 #include "stw-snapshot.h"
+#include "stw-screenshot.h"
 #include "stw-surface.h"
 #include "stw-cdp.h"
 #include "stw-actions.h"
@@ -37,5 +38,6 @@
 #include "stw-wait.h"
 #include "stw-dialogs.h"
 #include "stw-console.h"
+#include "stw-runtime.h"
 
 #undef __STAGEWRIGHT_INSIDE__

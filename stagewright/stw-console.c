@@ -42,8 +42,13 @@ struct _StwConsoleLog
   guint64          overflowed;
 };
 
-G_DEFINE_BOXED_TYPE (StwConsoleMessage, stw_console_message, stw_console_message_ref, stw_console_message_unref)
-G_DEFINE_BOXED_TYPE (StwConsoleLog, stw_console_log, stw_console_log_ref, stw_console_log_unref)
+static JsonNode *console_message_serialize (gconstpointer boxed);
+/* Their JSON (json_boxed_serialize()) is the wire form of their tool. */
+G_DEFINE_BOXED_TYPE_WITH_CODE (StwConsoleMessage, stw_console_message, stw_console_message_ref, stw_console_message_unref,
+                               json_boxed_register_serialize_func (g_define_type_id, JSON_NODE_OBJECT, console_message_serialize))
+static JsonNode *console_log_serialize (gconstpointer boxed);
+G_DEFINE_BOXED_TYPE_WITH_CODE (StwConsoleLog, stw_console_log, stw_console_log_ref, stw_console_log_unref,
+                               json_boxed_register_serialize_func (g_define_type_id, JSON_NODE_OBJECT, console_log_serialize))
 
 static StwConsoleMessage *console_message_new (JsonObject *entry);
 
@@ -1009,20 +1014,12 @@ stw_console_message_is_exception (const StwConsoleMessage *self)
   return json_object_get_boolean_member_with_default (self->entry, "exception", FALSE);
 }
 
-/**
- * stw_console_message_to_json:
- * @self: a #StwConsoleMessage
- *
- * Gives the message as the `electron_console_read` tool answers it:
- * `{source, type, text, timestamp, windowId?, surfaceId?, location?,
- * truncated?, exception?}`. JSON because this is the wire form, for tools.
- *
- * Returns: (transfer full): a new object
- *
- * Since: 1.0
- */
-JsonObject *
-stw_console_message_to_json (const StwConsoleMessage *self)
+/* The message as the `electron_console_read` tool answers it: `{source,
+ * type, text, timestamp, windowId?, surfaceId?, location?, truncated?,
+ * exception?}`. Registered as the type's JSON serialization, which the tool
+ * calls through json_boxed_serialize(). */
+static JsonObject *
+console_message_to_json (const StwConsoleMessage *self)
 {
   JsonObject *copy;
 
@@ -1031,6 +1028,12 @@ stw_console_message_to_json (const StwConsoleMessage *self)
   copy = json_object_new ();
   stw_json_object_copy_members (copy, self->entry, NULL);
   return copy;
+}
+
+static JsonNode *
+console_message_serialize (gconstpointer boxed)
+{
+  return json_node_init_object (json_node_alloc (), console_message_to_json (boxed));
 }
 
 /**
@@ -1127,20 +1130,11 @@ stw_console_log_get_overflowed (const StwConsoleLog *self)
   return self->overflowed;
 }
 
-/**
- * stw_console_log_to_json:
- * @self: a #StwConsoleLog
- *
- * Gives the log as the `electron_console_read` tool answers it:
- * `{entries, count, overflowed}`. JSON because this is the wire form, for
- * tools.
- *
- * Returns: (transfer full): a new object
- *
- * Since: 1.0
- */
-JsonObject *
-stw_console_log_to_json (const StwConsoleLog *self)
+/* The log as the `electron_console_read` tool answers it: `{entries, count,
+ * overflowed}`. Registered as the type's JSON serialization, which the tool
+ * calls through json_boxed_serialize(). */
+static JsonObject *
+console_log_to_json (const StwConsoleLog *self)
 {
   JsonObject *answer;
   JsonArray *entries;
@@ -1150,9 +1144,15 @@ stw_console_log_to_json (const StwConsoleLog *self)
   answer = json_object_new ();
   entries = json_array_new ();
   for (guint i = 0; i < self->messages->len; i++)
-    json_array_add_object_element (entries, stw_console_message_to_json (g_ptr_array_index (self->messages, i)));
+    json_array_add_object_element (entries, console_message_to_json (g_ptr_array_index (self->messages, i)));
   json_object_set_array_member (answer, "entries", entries);
   json_object_set_int_member (answer, "count", self->messages->len);
   json_object_set_int_member (answer, "overflowed", (gint64) self->overflowed);
   return answer;
+}
+
+static JsonNode *
+console_log_serialize (gconstpointer boxed)
+{
+  return json_node_init_object (json_node_alloc (), console_log_to_json (boxed));
 }

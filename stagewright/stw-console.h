@@ -66,8 +66,6 @@ STW_AVAILABLE_IN_1_0
 gboolean           stw_console_message_is_truncated   (const StwConsoleMessage *self);
 STW_AVAILABLE_IN_1_0
 gboolean           stw_console_message_is_exception   (const StwConsoleMessage *self);
-STW_AVAILABLE_IN_1_0
-JsonObject        *stw_console_message_to_json        (const StwConsoleMessage *self);
 
 /**
  * StwConsoleLog:
@@ -92,8 +90,6 @@ StwConsoleMessage *stw_console_log_get_message    (const StwConsoleLog *self,
                                                    guint                index);
 STW_AVAILABLE_IN_1_0
 guint64            stw_console_log_get_overflowed (const StwConsoleLog *self);
-STW_AVAILABLE_IN_1_0
-JsonObject        *stw_console_log_to_json        (const StwConsoleLog *self);
 
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (StwConsoleMessage, stw_console_message_unref)
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (StwConsoleLog, stw_console_log_unref)

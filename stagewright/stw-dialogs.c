@@ -65,8 +65,13 @@ struct _StwDialogLog
   StwDialogPolicy *policy;
 };
 
-G_DEFINE_BOXED_TYPE (StwDialogPolicy, stw_dialog_policy, stw_dialog_policy_ref, stw_dialog_policy_unref)
-G_DEFINE_BOXED_TYPE (StwDialogLog, stw_dialog_log, stw_dialog_log_ref, stw_dialog_log_unref)
+static JsonNode *dialog_policy_serialize (gconstpointer boxed);
+/* Their JSON (json_boxed_serialize()) is the wire form of their tool. */
+G_DEFINE_BOXED_TYPE_WITH_CODE (StwDialogPolicy, stw_dialog_policy, stw_dialog_policy_ref, stw_dialog_policy_unref,
+                               json_boxed_register_serialize_func (g_define_type_id, JSON_NODE_OBJECT, dialog_policy_serialize))
+static JsonNode *dialog_log_serialize (gconstpointer boxed);
+G_DEFINE_BOXED_TYPE_WITH_CODE (StwDialogLog, stw_dialog_log, stw_dialog_log_ref, stw_dialog_log_unref,
+                               json_boxed_register_serialize_func (g_define_type_id, JSON_NODE_OBJECT, dialog_log_serialize))
 
 static StwDialogPolicy *dialog_policy_new (JsonObject *json);
 static StwDialogLog    *dialog_log_new    (JsonObject *json);
@@ -1098,21 +1103,12 @@ stw_dialog_policy_get_stubs (const StwDialogPolicy *self)
   return (const char * const *) self->stubs;
 }
 
-/**
- * stw_dialog_policy_to_json:
- * @self: a #StwDialogPolicy
- *
- * Gives the policy as [method@Stagewright.Session.set_dialog_policy]
- * takes it and `electron_dialog_handler` shows it:
- * `{action, perType, promptText?, oneShot, stubs}`. JSON because this is
- * the wire form, for tools.
- *
- * Returns: (transfer full): a new object
- *
- * Since: 1.0
- */
-JsonObject *
-stw_dialog_policy_to_json (const StwDialogPolicy *self)
+/* The policy as [method@Stagewright.Session.set_dialog_policy] takes it and
+ * `electron_dialog_handler` shows it: `{action, perType, promptText?,
+ * oneShot, stubs}`. Registered as the type's JSON serialization, which the
+ * tool calls through json_boxed_serialize(). */
+static JsonObject *
+dialog_policy_to_json (const StwDialogPolicy *self)
 {
   JsonObject *copy;
 
@@ -1121,6 +1117,12 @@ stw_dialog_policy_to_json (const StwDialogPolicy *self)
   copy = json_object_new ();
   stw_json_object_copy_members (copy, self->json, NULL);
   return copy;
+}
+
+static JsonNode *
+dialog_policy_serialize (gconstpointer boxed)
+{
+  return json_node_init_object (json_node_alloc (), dialog_policy_to_json (boxed));
 }
 
 /* Takes @json, as collect() made it. */
@@ -1270,20 +1272,11 @@ stw_dialog_log_is_native (const StwDialogLog *self)
   return json_object_get_boolean_member_with_default (self->json, "native", FALSE);
 }
 
-/**
- * stw_dialog_log_to_json:
- * @self: a #StwDialogLog
- *
- * Gives the log as `electron_dialog_handler` answers it:
- * `{policy, entries, count, overflowed, native}`. JSON because this is the
- * wire form, for tools.
- *
- * Returns: (transfer full): a new object
- *
- * Since: 1.0
- */
-JsonObject *
-stw_dialog_log_to_json (const StwDialogLog *self)
+/* The log as `electron_dialog_handler` answers it: `{policy, entries, count,
+ * overflowed, native}`. Registered as the type's JSON serialization, which
+ * the tool calls through json_boxed_serialize(). */
+static JsonObject *
+dialog_log_to_json (const StwDialogLog *self)
 {
   JsonObject *copy;
 
@@ -1292,4 +1285,10 @@ stw_dialog_log_to_json (const StwDialogLog *self)
   copy = json_object_new ();
   stw_json_object_copy_members (copy, self->json, NULL);
   return copy;
+}
+
+static JsonNode *
+dialog_log_serialize (gconstpointer boxed)
+{
+  return json_node_init_object (json_node_alloc (), dialog_log_to_json (boxed));
 }

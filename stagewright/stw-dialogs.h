@@ -50,8 +50,6 @@ STW_AVAILABLE_IN_1_0
 gboolean         stw_dialog_policy_is_one_shot     (const StwDialogPolicy *self);
 STW_AVAILABLE_IN_1_0
 const char * const *stw_dialog_policy_get_stubs    (const StwDialogPolicy *self);
-STW_AVAILABLE_IN_1_0
-JsonObject      *stw_dialog_policy_to_json         (const StwDialogPolicy *self);
 
 /**
  * StwDialogLog:
@@ -81,8 +79,6 @@ STW_AVAILABLE_IN_1_0
 StwDialogPolicy       *stw_dialog_log_get_policy     (const StwDialogLog *self);
 STW_AVAILABLE_IN_1_0
 gboolean               stw_dialog_log_is_native      (const StwDialogLog *self);
-STW_AVAILABLE_IN_1_0
-JsonObject            *stw_dialog_log_to_json        (const StwDialogLog *self);
 
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (StwDialogPolicy, stw_dialog_policy_unref)
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (StwDialogLog, stw_dialog_log_unref)

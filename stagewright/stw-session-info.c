@@ -32,7 +32,10 @@ struct _StwAppInfo
 };
 
 G_DEFINE_BOXED_TYPE (StwWindowState, stw_window_state, stw_window_state_copy, stw_window_state_free)
-G_DEFINE_BOXED_TYPE (StwAppInfo, stw_app_info, stw_app_info_ref, stw_app_info_unref)
+static JsonNode *app_info_serialize (gconstpointer boxed);
+/* Its JSON (json_boxed_serialize()) is the wire form of its tool. */
+G_DEFINE_BOXED_TYPE_WITH_CODE (StwAppInfo, stw_app_info, stw_app_info_ref, stw_app_info_unref,
+                               json_boxed_register_serialize_func (g_define_type_id, JSON_NODE_OBJECT, app_info_serialize))
 
 struct _StwDiscoveredApp
 {
@@ -492,20 +495,12 @@ stw_app_info_get_note (const StwAppInfo *self,
   return stw_json_get_string (stw_json_get_object (self->json, "notes"), field);
 }
 
-/**
- * stw_app_info_to_json:
- * @self: a #StwAppInfo
- *
- * Gives the information as the `electron_info` tool answers it:
- * `{app, versions, protocol_version?, notes?}`, each field exactly as the
- * app gave it. JSON because this is the wire form, for tools.
- *
- * Returns: (transfer full): a new object the caller may change
- *
- * Since: 1.0
- */
-JsonObject *
-stw_app_info_to_json (const StwAppInfo *self)
+/* The information as the `electron_info` tool answers it: `{app, versions,
+ * protocol_version?, notes?}`, each field exactly as the app gave it.
+ * Registered as the type's JSON serialization, which the tool calls through
+ * json_boxed_serialize(). */
+static JsonObject *
+app_info_to_json (const StwAppInfo *self)
 {
   JsonObject *copy;
 
@@ -514,6 +509,12 @@ stw_app_info_to_json (const StwAppInfo *self)
   copy = json_object_new ();
   stw_json_object_copy_members (copy, self->json, NULL);
   return copy;
+}
+
+static JsonNode *
+app_info_serialize (gconstpointer boxed)
+{
+  return json_node_init_object (json_node_alloc (), app_info_to_json (boxed));
 }
 
 /* --- discovered apps ------------------------------------------------------- */

@@ -93,8 +93,6 @@ gboolean    stw_app_info_is_packaged            (const StwAppInfo *self);
 STW_AVAILABLE_IN_1_0
 const char *stw_app_info_get_note               (const StwAppInfo *self,
                                                  const char       *field);
-STW_AVAILABLE_IN_1_0
-JsonObject *stw_app_info_to_json                (const StwAppInfo *self);
 
 #define STW_TYPE_DISCOVERED_APP (stw_discovered_app_get_type ())
 

@@ -3091,12 +3091,12 @@ on_surface_captured (GObject      *object,
 {
   g_autoptr(GTask) task = user_data;
   g_autoptr(GError) error = NULL;
-  GBytes *image = stw_surface_capture_screenshot_finish (STW_SURFACE (object), result, &error);
+  StwScreenshot *image = stw_surface_capture_screenshot_finish (STW_SURFACE (object), result, &error);
 
   if (image == NULL)
     g_task_return_error (task, g_steal_pointer (&error));
   else
-    g_task_return_pointer (task, image, (GDestroyNotify) g_bytes_unref);
+    g_task_return_pointer (task, image, g_object_unref);
 }
 
 /**
@@ -3108,7 +3108,7 @@ on_surface_captured (GObject      *object,
  *   (crop to the element, on the window's own page); see
  *   [ctor@Stagewright.ScreenshotOptions.new_from_json]
  * @cancellable: (nullable): a #GCancellable
- * @callback: called with the encoded image
+ * @callback: called with the screenshot
  * @user_data: data for @callback
  *
  * A convenience for [method@Stagewright.Surface.capture_screenshot_async]
@@ -3166,11 +3166,11 @@ stw_session_capture_screenshot_async (StwSession          *self,
  * Finishes an operation started with
  * [method@Stagewright.Session.capture_screenshot_async].
  *
- * Returns: (transfer full): the encoded image
+ * Returns: (transfer full): the screenshot
  *
  * Since: 1.0
  */
-GBytes *
+StwScreenshot *
 stw_session_capture_screenshot_finish (StwSession    *self,
                                        GAsyncResult  *result,
                                        GError       **error)
@@ -3192,11 +3192,11 @@ stw_session_capture_screenshot_finish (StwSession    *self,
  * iterates the main context that was thread-default when the session was
  * made.
  *
- * Returns: (transfer full): the encoded image
+ * Returns: (transfer full): the screenshot
  *
  * Since: 1.0
  */
-GBytes *
+StwScreenshot *
 stw_session_capture_screenshot_sync (StwSession    *self,
                                      StwSurface    *window,
                                      JsonObject    *options,
@@ -3204,7 +3204,7 @@ stw_session_capture_screenshot_sync (StwSession    *self,
                                      GError       **error)
 {
   StwSyncCall call;
-  GBytes *image;
+  StwScreenshot *image;
 
   g_return_val_if_fail (STW_IS_SESSION (self), NULL);
 

@@ -177,15 +177,15 @@ void stw_session_capture_screenshot_async (StwSession *self,
                                            GAsyncReadyCallback callback,
                                            gpointer user_data);
 STW_AVAILABLE_IN_1_0
-GBytes *stw_session_capture_screenshot_finish (StwSession *self,
-                                               GAsyncResult *result,
-                                               GError **error);
+StwScreenshot *stw_session_capture_screenshot_finish (StwSession *self,
+                                                      GAsyncResult *result,
+                                                      GError **error);
 STW_AVAILABLE_IN_1_0
-GBytes *stw_session_capture_screenshot_sync (StwSession *self,
-                                             StwSurface *window,
-                                             JsonObject *options,
-                                             GCancellable *cancellable,
-                                             GError **error);
+StwScreenshot *stw_session_capture_screenshot_sync (StwSession *self,
+                                                    StwSurface *window,
+                                                    JsonObject *options,
+                                                    GCancellable *cancellable,
+                                                    GError **error);
 STW_AVAILABLE_IN_1_0
 void stw_session_stop_async (StwSession *self,
                              guint timeout_ms,

@@ -120,8 +120,6 @@ STW_AVAILABLE_IN_1_0
 gboolean     stw_snapshot_is_truncated        (const StwSnapshot *self);
 STW_AVAILABLE_IN_1_0
 gboolean     stw_snapshot_get_renderer_reloaded (const StwSnapshot *self);
-STW_AVAILABLE_IN_1_0
-JsonObject  *stw_snapshot_to_json             (const StwSnapshot *self);
 
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (StwSnapshot, stw_snapshot_unref)
 

@@ -30,7 +30,10 @@ struct _StwSnapshot
   JsonObject      *answer;
 };
 
-G_DEFINE_BOXED_TYPE (StwSnapshot, stw_snapshot, stw_snapshot_ref, stw_snapshot_unref)
+static JsonNode *snapshot_serialize (gconstpointer boxed);
+/* Its JSON (json_boxed_serialize()) is the wire form of its tool. */
+G_DEFINE_BOXED_TYPE_WITH_CODE (StwSnapshot, stw_snapshot, stw_snapshot_ref, stw_snapshot_unref,
+                               json_boxed_register_serialize_func (g_define_type_id, JSON_NODE_OBJECT, snapshot_serialize))
 
 #define DEFAULT_MAX_ENTRIES 2000
 #define HARD_MAX_ENTRIES    10000
@@ -1999,19 +2002,11 @@ stw_snapshot_get_renderer_reloaded (const StwSnapshot *self)
   return json_object_get_boolean_member_with_default (self->answer, "renderer_reloaded", FALSE);
 }
 
-/**
- * stw_snapshot_to_json:
- * @self: a #StwSnapshot
- *
- * Gives the snapshot as the `electron_snapshot` tool answers it (without
- * the envelope). JSON because this is the wire form, for tools.
- *
- * Returns: (transfer full): a new object
- *
- * Since: 1.0
- */
-JsonObject *
-stw_snapshot_to_json (const StwSnapshot *self)
+/* The snapshot as the `electron_snapshot` tool answers it (without the
+ * envelope). Registered as the type's JSON serialization, which the tool
+ * calls through json_boxed_serialize(). */
+static JsonObject *
+snapshot_to_json (const StwSnapshot *self)
 {
   JsonObject *copy;
 
@@ -2020,6 +2015,12 @@ stw_snapshot_to_json (const StwSnapshot *self)
   copy = json_object_new ();
   stw_json_object_copy_members (copy, self->answer, NULL);
   return copy;
+}
+
+static JsonNode *
+snapshot_serialize (gconstpointer boxed)
+{
+  return json_node_init_object (json_node_alloc (), snapshot_to_json (boxed));
 }
 
 /**

@@ -48,7 +48,7 @@ test_sign_up (void)
   g_autoptr(StwActionResult) answer = NULL;
   g_autoptr(JsonObject) filters = json_object_new ();
   g_autoptr(StwElementList) found = NULL;
-  g_autoptr(GBytes) image = NULL;
+  g_autoptr(StwScreenshot) image = NULL;
   g_autoptr(GError) error = NULL;
   g_autoptr(StwTarget) name = NULL, email = NULL, plan = NULL, terms = NULL, submit = NULL, status = NULL;
   g_autofree char *value = NULL;
@@ -139,8 +139,8 @@ test_sign_up (void)
 
   image = stw_surface_capture_screenshot_sync (surface, NULL, NULL, &error);
   g_assert_no_error (error);
-  g_assert_cmpuint (g_bytes_get_size (image), >, 8);
-  g_assert_cmpint (memcmp (g_bytes_get_data (image, NULL), "\x89PNG\r\n\x1a\n", 8), ==, 0);
+  g_assert_cmpuint (g_bytes_get_size (stw_screenshot_get_bytes (image)), >, 8);
+  g_assert_cmpint (memcmp (g_bytes_get_data (stw_screenshot_get_bytes (image), NULL), "\x89PNG\r\n\x1a\n", 8), ==, 0);
 
   g_assert_true (stw_session_stop_sync (session, 5000, &escalated, NULL, &error));
   g_assert_no_error (error);

@@ -83,7 +83,7 @@ def blocking_calls_sign_up():
     text, element = surface.get_text_sync(by_ref(status), None)
     assert text == WELCOME, text
 
-    image = surface.capture_screenshot_sync(None, None).get_data()
+    image = surface.capture_screenshot_sync(None, None).get_bytes().get_data()
     assert image[:8] == b'\x89PNG\r\n\x1a\n', image[:8]
     stopped, escalated = session.stop_sync(5000, None)
     assert stopped and not session.is_running()
@@ -128,7 +128,7 @@ def async_calls_sign_up():
     found = to_python(call('find', surface, to_filters(role='status')))
     text, element = call('get_text', surface, by_ref(found['matches'][0]['ref']))
     assert text == WELCOME, text
-    image = call('capture_screenshot', surface, None).get_data()
+    image = call('capture_screenshot', surface, None).get_bytes().get_data()
     assert image[:8] == b'\x89PNG\r\n\x1a\n'
     run_async(lambda done: session.stop_async(5000, None, done),
               lambda source, result: source.stop_finish(result))

@@ -124,6 +124,20 @@ test('snapshot, fill, click by ref answering an ElementRef, get_state', async ()
   await window.expect_text_async(sel('#note-count'), 'equals', '1 note', null, 5000, null);
 });
 
+test('a screenshot resolves to a Screenshot whose size is its PNG\'s', async () => {
+  const window = state.window;
+  const shot = await window.capture_screenshot_async(null, null);
+  assert(shot instanceof Stagewright.Screenshot, 'no Screenshot');
+  // The PNG's own IHDR, read by hand.
+  const data = shot.get_bytes().toArray();
+  assertEqual(Array.from(data.subarray(0, 8)), [0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]);
+  const view = new DataView(data.buffer, data.byteOffset, data.byteLength);
+  assertEqual([view.getUint32(16), view.getUint32(20)], [shot.width, shot.height]);
+  assert(shot.width > 0 && shot.format === Stagewright.ImageFormat.PNG && shot.path === null, 'fields');
+  const jpeg = await state.session.capture_screenshot_async(null, { format: 'jpeg' }, null);
+  assertEqual([jpeg.get_mime_type(), jpeg.get_width(), jpeg.get_height()], ['image/jpeg', shot.width, shot.height]);
+});
+
 test('a stale ref rejects with REF_NOT_FOUND', async () => {
   const window = state.window;
   const remove = refIn(await snapshotText(window), 'button', 'Delete Groceries');

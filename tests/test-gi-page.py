@@ -169,7 +169,7 @@ def element_screenshots_by_target_and_bounded():
     image = window.capture_screenshot_sync(options, None)
     box, element = window.get_bbox_sync(sel('#save'), None)
     width, height = box.width, box.height
-    size = png_size(image.get_data())
+    size = png_size(image.get_bytes().get_data())
     assert abs(size[0] - width) <= 1 and abs(size[1] - height) <= 1, (size, width, height)
 
     bounded = Stagewright.ScreenshotOptions.new()
@@ -177,7 +177,7 @@ def element_screenshots_by_target_and_bounded():
     assert bounded.get_max_size() == (True, 200, 0)
     image = run_async(lambda done: window.capture_screenshot_async(bounded, None, done),
                       lambda source, result: source.capture_screenshot_finish(result))
-    assert png_size(image.get_data())[0] <= 200, png_size(image.get_data())
+    assert png_size(image.get_bytes().get_data())[0] <= 200, png_size(image.get_bytes().get_data())
 
     parsed = Stagewright.ScreenshotOptions.new_from_json(Json.from_string('{"ref": 3, "maxWidth": 64}').get_object())
     assert parsed.get_target().get_ref() == 3
@@ -209,7 +209,7 @@ def frames_read_by_ref_from_the_window():
     options = Stagewright.ScreenshotOptions.new()
     options.set_target(ref)
     image = window.capture_screenshot_sync(options, None)
-    size = png_size(image.get_data())
+    size = png_size(image.get_bytes().get_data())
     assert abs(size[0] - w) <= 1 and abs(size[1] - h) <= 1, (size, w, h)
     # A whole frame is still captured through its window.
     expect_error('SURFACE_UNSUPPORTED', cross.capture_screenshot_sync, None, None)

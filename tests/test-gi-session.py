@@ -230,14 +230,14 @@ def capture_screenshot_async_gives_a_png():
     session = state['session']
     image = run_async(lambda done: session.capture_screenshot_async(None, Json.Object.new(), None, done),
                       lambda source, result: source.capture_screenshot_finish(result))
-    data = image.get_data()
+    data = image.get_bytes().get_data()
     width, height = png_size(data)
     assert width > 0 and height > 0, (width, height)
     options = Json.Object.new()
     options.set_string_member('format', 'jpeg')
     options.set_int_member('quality', 50)
     jpeg = run_async(lambda done: session.capture_screenshot_async(None, options, None, done),
-                     lambda source, result: source.capture_screenshot_finish(result)).get_data()
+                     lambda source, result: source.capture_screenshot_finish(result)).get_bytes().get_data()
     assert jpeg[:2] == b'\xff\xd8', jpeg[:4]
 
 
@@ -254,23 +254,24 @@ def surface_screenshots_blocking_and_async():
     assert window.get_origin_relation() is None
     # The viewport, blocking.
     image = window.capture_screenshot_sync(None, None)
-    width, height = png_size(image.get_data())
-    ok, w, h = Stagewright.image_get_size(image)
+    width, height = png_size(image.get_bytes().get_data())
+    ok, w, h = Stagewright.image_get_size(image.get_bytes())
     assert ok and (w, h) == (width, height) and width > 0 and height > 0, (ok, w, h, width, height)
+    assert (image.get_width(), image.get_height()) == (width, height)
     # A clip, asynchronously.
     options = Stagewright.ScreenshotOptions.new()
     options.set_clip(5, 6, 70, 30)
     clipped = run_async(lambda done: window.capture_screenshot_async(options, None, done),
                         lambda source, result: source.capture_screenshot_finish(result))
-    assert png_size(clipped.get_data()) == (70, 30)
+    assert png_size(clipped.get_bytes().get_data()) == (70, 30)
     # An element, as JPEG, blocking.
     options = Stagewright.ScreenshotOptions.new()
     options.set_selector('#add')
     options.set_format(Stagewright.ImageFormat.JPEG)
     options.set_quality(60)
     element = window.capture_screenshot_sync(options, None)
-    assert element.get_data()[:2] == b'\xff\xd8'
-    ok, w, h = Stagewright.image_get_size(element)
+    assert element.get_bytes().get_data()[:2] == b'\xff\xd8'
+    ok, w, h = Stagewright.image_get_size(element.get_bytes())
     assert ok and 0 < w < width and 0 < h < height, (w, h)
     options.set_selector('#no-such-element')
     expect_error('SELECTOR_NO_MATCH', window.capture_screenshot_sync, options, None)
@@ -281,7 +282,7 @@ def surface_screenshots_blocking_and_async():
     assert {'same-origin', 'cross-origin'} <= relations, relations
     expect_error('SURFACE_UNSUPPORTED', frames[0].capture_screenshot_sync, None, None)
     # The session's convenience, blocking, and its JSON options refused typed.
-    data = session.capture_screenshot_sync(None, None, None).get_data()
+    data = session.capture_screenshot_sync(None, None, None).get_bytes().get_data()
     assert png_size(data) == (width, height)
     bad = Json.Object.new()
     bad.set_string_member('format', 'gif')

@@ -7,7 +7,8 @@
 # The pages app's states page (tests/fixtures/pages-app, states.html) on the
 # Electron stand-in: a click by ref answers an ActionResult whose target is
 # an ElementRef; get_state answers an ElementState (known, values, mixed
-# StateFlags); a box is a Box; a stale ref raises the REF_NOT_FOUND enum
+# StateFlags); a box is a Box; a screenshot is a Screenshot (bytes, size,
+# format, scale factor, saved path); a stale ref raises the REF_NOT_FOUND enum
 # value of Stagewright.Error. Runs under Debian's /usr/bin/python3; prints TAP.
 
 import os
@@ -134,6 +135,58 @@ def box_blocking_and_async():
     again, element = run_async(lambda done: window.get_bbox_async(by_ref('go'), None, done),
                                lambda source, result: source.get_bbox_finish(result))
     assert again.width == box.width and element.get_ref() == state['refs']['go']
+
+
+def png_header_size(data):
+    """The PNG's own IHDR, read by hand."""
+    assert data[:8] == b'\x89PNG\r\n\x1a\n' and data[12:16] == b'IHDR', data[:16]
+    return int.from_bytes(data[16:20], 'big'), int.from_bytes(data[20:24], 'big')
+
+
+@test
+def screenshots_blocking_and_async():
+    window = state['window']
+    shot = window.capture_screenshot_sync(None, None)
+    assert isinstance(shot, Stagewright.Screenshot)
+    data = bytes(shot)
+    assert data == shot.get_bytes().get_data() == shot.props.bytes.get_data()
+    assert png_header_size(data) == (shot.get_width(), shot.get_height()) == (shot.props.width, shot.props.height)
+    assert shot.get_width() > 0
+    assert shot.props.format == Stagewright.ImageFormat.PNG and shot.get_mime_type() == 'image/png'
+    assert shot.props.scale_factor == 0 and shot.props.path is None  # unmeasured, unsaved
+
+    options = Stagewright.ScreenshotOptions.new()
+    options.set_clip(40, 200, 120, 30)  # #go's box
+    clipped = run_async(lambda done: window.capture_screenshot_async(options, None, done),
+                        lambda source, result: source.capture_screenshot_finish(result))
+    width, height = png_header_size(bytes(clipped))
+    scale = clipped.get_scale_factor()
+    assert scale > 0 and (clipped.get_width(), clipped.get_height()) == (width, height)
+    assert abs(width - 120 * scale) <= 1 and abs(height - 30 * scale) <= 1, (width, height, scale)
+
+    jpeg = run_async(lambda done: state['session'].capture_screenshot_async(None, {'format': 'jpeg'}, None, done),
+                     lambda source, result: source.capture_screenshot_finish(result))
+    assert jpeg.get_format() == Stagewright.ImageFormat.JPEG and bytes(jpeg)[:2] == b'\xff\xd8'
+    assert (jpeg.get_width(), jpeg.get_height()) == (shot.get_width(), shot.get_height())
+
+    notified = []
+    clipped.connect('notify::path', lambda *_: notified.append(clipped.props.path))
+    directory = GLib.Dir.make_tmp('stw-shot-XXXXXX')
+    path = os.path.join(directory, 'go.png')
+    try:
+        assert clipped.save(path)
+        with open(path, 'rb') as saved:
+            assert saved.read() == bytes(clipped)
+        assert clipped.get_path() == path and notified == [path]
+    finally:
+        if os.path.exists(path):
+            os.unlink(path)
+        os.rmdir(directory)
+    try:
+        Stagewright.Screenshot.new_from_bytes(GLib.Bytes.new(b'not an image at all'))
+        raise AssertionError('not an image, wrapped')
+    except GLib.Error as error:
+        assert error.matches(Stagewright.error_quark(), Stagewright.Error.BAD_ARGUMENT), error
 
 
 @test

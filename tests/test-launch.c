@@ -419,11 +419,14 @@ static JsonObject *
 get_info (StwSession *session)
 {
   g_autoptr(StwAppInfo) info = NULL;
+  g_autoptr(JsonNode) wire = NULL;
 
   stw_session_get_info_async (session, NULL, on_info, &info);
   while (info == NULL)
     g_main_context_iteration (NULL, TRUE);
-  return stw_app_info_to_json (info);
+  /* The wire form electron_info answers: the type's JSON serialization. */
+  wire = json_boxed_serialize (STW_TYPE_APP_INFO, info);
+  return json_node_dup_object (wire);
 }
 
 /* --- options ------------------------------------------------------------- */

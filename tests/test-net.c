@@ -1023,6 +1023,21 @@ test_attach_ancestor_stop (void)
   g_assert_false (pid_alive (listener));
 }
 
+/* The public libsoup probe electron_doctor uses: the version of the
+ * libsoup this test links, loaded through the library's table. */
+static void
+test_libsoup_version (void)
+{
+  g_autoptr(GError) error = NULL;
+  g_autofree char *version = stw_dup_libsoup_version (&error);
+  g_autofree char *linked = g_strdup_printf ("%u.%u.%u", soup_get_major_version (), soup_get_minor_version (),
+                                             soup_get_micro_version ());
+
+  g_assert_no_error (error);
+  g_assert_cmpstr (version, ==, linked);
+  g_assert_true (g_str_has_prefix (version, "3."));
+}
+
 int
 main (int    argc,
       char **argv)
@@ -1049,6 +1064,7 @@ main (int    argc,
   g_unsetenv ("no_proxy");
   g_unsetenv ("NO_PROXY");
 
+  g_test_add_func ("/net/libsoup-version", test_libsoup_version);
   g_test_add_func ("/net/http/proxy-control", test_proxy_control);
   g_test_add_func ("/net/http/ok", test_http_ok);
   g_test_add_func ("/net/http/not-loopback", test_http_not_loopback);

@@ -52,10 +52,24 @@ capture_surface (StwSurface                 *surface,
 {
   StwTestResult wait = { 0 };
   g_autoptr(GAsyncResult) result = NULL;
+  g_autoptr(StwScreenshot) shot = NULL;
+  GBytes *image;
+  guint width = 0, height = 0;
 
   stw_surface_capture_screenshot_async (surface, options, cancellable, stw_test_result_cb, &wait);
   result = stw_test_wait_result (&wait, 30000);
-  return stw_surface_capture_screenshot_finish (surface, result, error);
+  shot = stw_surface_capture_screenshot_finish (surface, result, error);
+  if (shot == NULL)
+    return NULL;
+  /* The typed answer agrees with the image's own header. */
+  image = stw_screenshot_get_bytes (shot);
+  g_assert_true (stw_image_get_size (image, &width, &height));
+  g_assert_cmpuint (stw_screenshot_get_width (shot), ==, width);
+  g_assert_cmpuint (stw_screenshot_get_height (shot), ==, height);
+  g_assert_cmpint (stw_screenshot_get_format (shot), ==,
+                   options ? stw_screenshot_options_get_format (options) : STW_IMAGE_FORMAT_PNG);
+  g_assert_null (stw_screenshot_get_path (shot));
+  return g_bytes_ref (image);
 }
 
 static JsonNode *
@@ -681,6 +695,7 @@ test_fake_cancel (Fake          *fake,
   StwSurface *window = stw_session_get_active_window (fake->session);
   g_autoptr(GCancellable) cancellable = g_cancellable_new ();
   g_autoptr(GAsyncResult) result = NULL;
+  g_autoptr(StwScreenshot) cancelled = NULL;
   g_autoptr(GBytes) image = NULL;
   g_autoptr(GError) error = NULL;
   StwTestResult wait = { 0 };
@@ -690,9 +705,9 @@ test_fake_cancel (Fake          *fake,
   spin_until (is_held, fake, 2000);
   g_cancellable_cancel (cancellable);
   result = stw_test_wait_result (&wait, 2000);
-  image = stw_surface_capture_screenshot_finish (window, result, &error);
+  cancelled = stw_surface_capture_screenshot_finish (window, result, &error);
   g_assert_error (error, G_IO_ERROR, G_IO_ERROR_CANCELLED);
-  g_assert_null (image);
+  g_assert_null (cancelled);
   g_clear_error (&error);
 
   /* The late reply is dropped; the session carries on. */

@@ -6,7 +6,7 @@
  * StwElementLists, a click by ref answering a
  * StwActionResult whose target is a StwElementRef, fill, get_state (which
  * flags apply, their values, an indeterminate checkbox's mixed `checked`),
- * text, box, expect_state with a mask, state as properties with notify::,
+ * text, box, screenshots answering a StwScreenshot, expect_state with a mask, state as properties with notify::,
  * the app info, capabilities and window state, console messages and
  * dialog events, a stale ref failing with the STW_ERROR_REF_NOT_FOUND enum
  * value, stop.
@@ -14,6 +14,8 @@
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */
 #include "config.h"
+
+#include <glib/gstdio.h>
 
 #include "stagewright.h"
 #include "stw-test-utils.h"
@@ -233,6 +235,129 @@ test_box (void)
   g_assert_cmpfloat_with_epsilon (box->width, 120, 0.5);
   g_assert_cmpfloat_with_epsilon (box->height, 30, 0.5);
   g_assert_cmpuint (stw_element_ref_get_ref (element), ==, app.go);
+}
+
+/* The PNG's own IHDR, read by hand: what the typed answer must agree with. */
+static void
+png_header_size (GBytes *png,
+                 guint  *width,
+                 guint  *height)
+{
+  gsize length = 0;
+  const guchar *data = g_bytes_get_data (png, &length);
+
+  g_assert_cmpuint (length, >, 24);
+  g_assert_cmpmem (data, 8, "\x89PNG\r\n\x1a\n", 8);
+  g_assert_cmpmem (data + 12, 4, "IHDR", 4);
+  *width = (guint) data[16] << 24 | (guint) data[17] << 16 | (guint) data[18] << 8 | data[19];
+  *height = (guint) data[20] << 24 | (guint) data[21] << 16 | (guint) data[22] << 8 | data[23];
+}
+
+static void
+on_path_notify (GObject    *object,
+                GParamSpec *pspec,
+                gpointer    user_data)
+{
+  (*(guint *) user_data)++;
+}
+
+/* A screenshot answers a StwScreenshot: bytes, size, format, scale factor,
+ * and the path once saved. */
+static void
+test_screenshot (void)
+{
+  g_autoptr(StwScreenshotOptions) options = stw_screenshot_options_new ();
+  g_autoptr(StwScreenshot) viewport = NULL;
+  g_autoptr(StwScreenshot) clipped = NULL;
+  g_autoptr(StwScreenshot) jpeg = NULL;
+  g_autoptr(StwScreenshot) wrapped = NULL;
+  g_autoptr(StwScreenshot) refused = NULL;
+  g_autoptr(GBytes) garbage = g_bytes_new_static ("not an image at all, not at all", 31);
+  g_autoptr(GAsyncResult) result = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autofree char *dir = NULL;
+  g_autofree char *file = NULL;
+  g_autofree char *written = NULL;
+  g_autoptr(GBytes) bytes = NULL;
+  StwTestResult wait = { 0 };
+  gsize length = 0;
+  guint width = 0, height = 0, notified = 0;
+  double scale;
+
+  if (!have_app ())
+    return;
+
+  /* Blocking, the viewport: the size is the PNG's own; unmeasured, no scale. */
+  viewport = stw_surface_capture_screenshot_sync (app.window, NULL, NULL, &error);
+  g_assert_no_error (error);
+  g_assert_true (STW_IS_SCREENSHOT (viewport));
+  png_header_size (stw_screenshot_get_bytes (viewport), &width, &height);
+  g_assert_cmpuint (width, >, 0);
+  g_assert_cmpuint (stw_screenshot_get_width (viewport), ==, width);
+  g_assert_cmpuint (stw_screenshot_get_height (viewport), ==, height);
+  g_assert_cmpint (stw_screenshot_get_format (viewport), ==, STW_IMAGE_FORMAT_PNG);
+  g_assert_cmpstr (stw_screenshot_get_mime_type (viewport), ==, "image/png");
+  g_assert_cmpfloat (stw_screenshot_get_scale_factor (viewport), ==, 0);
+  g_assert_null (stw_screenshot_get_path (viewport));
+
+  /* Async, #go's box (40,200 120×30): measured, so the scale is known and
+   * the image is the clip times it. */
+  stw_screenshot_options_set_clip (options, 40, 200, 120, 30);
+  stw_surface_capture_screenshot_async (app.window, options, NULL, stw_test_result_cb, &wait);
+  result = stw_test_wait_result (&wait, 30000);
+  clipped = stw_surface_capture_screenshot_finish (app.window, result, &error);
+  g_assert_no_error (error);
+  png_header_size (stw_screenshot_get_bytes (clipped), &width, &height);
+  scale = stw_screenshot_get_scale_factor (clipped);
+  g_assert_cmpfloat (scale, >, 0);
+  g_assert_cmpuint (stw_screenshot_get_width (clipped), ==, width);
+  g_assert_cmpuint (stw_screenshot_get_height (clipped), ==, height);
+  g_assert_cmpfloat (ABS (width - 120 * scale), <=, 1.0);
+  g_assert_cmpfloat (ABS (height - 30 * scale), <=, 1.0);
+
+  /* The session's convenience answers the same type, as JPEG. */
+  {
+    g_autoptr(JsonObject) json = json_object_new ();
+
+    json_object_set_string_member (json, "format", "jpeg");
+    jpeg = stw_session_capture_screenshot_sync (app.session, NULL, json, NULL, &error);
+  }
+  g_assert_no_error (error);
+  g_assert_cmpint (stw_screenshot_get_format (jpeg), ==, STW_IMAGE_FORMAT_JPEG);
+  g_assert_cmpstr (stw_screenshot_get_mime_type (jpeg), ==, "image/jpeg");
+  g_assert_cmpmem (g_bytes_get_data (stw_screenshot_get_bytes (jpeg), NULL), 2, "\xff\xd8", 2);
+  g_assert_cmpuint (stw_screenshot_get_width (jpeg), ==, stw_screenshot_get_width (viewport));
+  g_assert_cmpuint (stw_screenshot_get_height (jpeg), ==, stw_screenshot_get_height (viewport));
+
+  /* Saved: the file holds the bytes, the path is recorded and notified. */
+  dir = g_dir_make_tmp ("stw-shot-XXXXXX", &error);
+  g_assert_no_error (error);
+  file = g_build_filename (dir, "go.png", NULL);
+  g_signal_connect (clipped, "notify::path", G_CALLBACK (on_path_notify), &notified);
+  g_assert_true (stw_screenshot_save (clipped, file, &error));
+  g_assert_no_error (error);
+  g_assert_cmpstr (stw_screenshot_get_path (clipped), ==, file);
+  g_assert_cmpuint (notified, ==, 1);
+  g_assert_true (g_file_get_contents (file, &written, &length, &error));
+  bytes = g_bytes_new_take (g_steal_pointer (&written), length);
+  g_assert_true (g_bytes_equal (bytes, stw_screenshot_get_bytes (clipped)));
+  g_assert_cmpint (g_unlink (file), ==, 0);
+  g_assert_cmpint (g_rmdir (dir), ==, 0);
+  /* A file that cannot be written is a GFileError; the path stays. */
+  g_assert_false (stw_screenshot_save (clipped, "/nonexistent-stw-dir/x.png", &error));
+  g_assert_error (error, G_FILE_ERROR, G_FILE_ERROR_NOENT);
+  g_clear_error (&error);
+  g_assert_cmpstr (stw_screenshot_get_path (clipped), ==, file);
+
+  /* Any image wraps as one; anything else does not. */
+  wrapped = stw_screenshot_new_from_bytes (stw_screenshot_get_bytes (jpeg), &error);
+  g_assert_no_error (error);
+  g_assert_cmpint (stw_screenshot_get_format (wrapped), ==, STW_IMAGE_FORMAT_JPEG);
+  g_assert_cmpuint (stw_screenshot_get_width (wrapped), ==, stw_screenshot_get_width (jpeg));
+  g_assert_cmpfloat (stw_screenshot_get_scale_factor (wrapped), ==, 0);
+  refused = stw_screenshot_new_from_bytes (garbage, &error);
+  g_assert_error (error, STW_ERROR, STW_ERROR_BAD_ARGUMENT);
+  g_assert_null (refused);
 }
 
 static void
@@ -472,6 +597,7 @@ main (int   argc,
   g_test_add_func ("/typed/fill-click-text", test_fill_click_text);
   g_test_add_func ("/typed/state", test_state);
   g_test_add_func ("/typed/box", test_box);
+  g_test_add_func ("/typed/screenshot", test_screenshot);
   g_test_add_func ("/typed/properties", test_properties);
   g_test_add_func ("/typed/app-info-and-window-state", test_app_info_and_window_state);
   g_test_add_func ("/typed/console-and-dialogs", test_console_and_dialogs);

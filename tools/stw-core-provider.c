@@ -6,9 +6,6 @@
 
 #include "stw-core-provider.h"
 #include "stw-core-tools.h"
-/* The one exception to "tools include no private header": see
- * stw_core_tool_provider_constructed(). */
-#include "stw-tool-provider-private.h"
 
 /**
  * StwCoreToolProvider:
@@ -44,11 +41,8 @@ stw_core_tool_provider_constructed (GObject *object)
   stw_core_tools_add_wait (provider);
   stw_core_tools_add_eval (provider);
   stw_core_tools_add_dialogs (provider);
-
-  /* tests/test-core-schemas.c checks every core schema as the dispatcher
-   * would, so the server does not parse and compile 56 of them at start;
-   * each is compiled when first needed. */
-  _stw_tool_provider_set_checked_by_tests (provider);
+  /* Each family's stw_core_tools_add_specs() marked the provider as
+   * checked by tests/test-core-schemas.c. */
 }
 
 static void

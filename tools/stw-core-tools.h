@@ -5,11 +5,9 @@
 #pragma once
 
 #include "stw-dispatcher.h"
+#include "stw-tool-spec.h"
 
 G_BEGIN_DECLS
-
-typedef void (*StwToolSpecFunc) (StwTool       *tool,
-                                 StwInvocation *invocation);
 
 /* Profile membership as the contract lists it: a tool of the essential
  * profile is in every profile, full has every core tool. */
@@ -24,35 +22,6 @@ typedef void (*StwToolSpecFunc) (StwTool       *tool,
  * character of a schema is read by every agent in tools/list. */
 #define STW_SCHEMA_SESSION_ID "\"sessionId\":{\"type\":\"string\"}"
 #define STW_SCHEMA_TARGET     "\"ref\":{\"type\":\"integer\"},\"selector\":{\"type\":\"string\"}"
-
-/* A core tool, as data. `errors` lists the codes the tool returns,
- * space-separated (tests/test-error-codes.py reads these lists).
- * `profiles` is mandatory (one of the STW_IN_* above); `session` says
- * whether the dispatcher resolves a session for the tool
- * (stw_invocation_get_session()). `code_argument` names the argument
- * an eval tool runs as code (the dispatcher guards exactly that one);
- * NULL for every other tool. */
-typedef struct
-{
-  const char           *name;
-  const char           *title;
-  const char           *description;
-  const char           *input_schema;
-  StwOperationType      operation_type;
-  StwEvalTarget         eval_target;
-  const char           *code_argument;
-  gboolean              destructive;
-  gboolean              idempotent;
-  const char           *errors;
-  StwToolProfileFlags   profiles;
-  StwSessionRequirement session;
-  StwToolSpecFunc       invoke;
-} StwToolSpec;
-
-StwTool *stw_tool_new_from_spec (const StwToolSpec *spec);
-void     stw_core_tools_add_specs (StwToolProvider   *provider,
-                                   const StwToolSpec *specs,
-                                   gsize              n_specs);
 
 /* One per family; stw-core-provider.c calls them. */
 void     stw_core_tools_add_status (StwToolProvider *provider);
@@ -70,6 +39,11 @@ void     stw_core_tools_add_dialogs (StwToolProvider *provider);
  * entries of launch/attach and windows_list answers, and the session's
  * capabilities in launch/attach and info answers. */
 JsonArray  *stw_tools_windows_json (StwSession *session);
+/* A typed result as its tool answers it: the JSON serialization its type
+ * registers (the console and dialog logs, the dialog policy, the app
+ * info, the snapshot). */
+JsonObject *stw_tools_wire_object (GType         boxed_type,
+                                   gconstpointer boxed);
 JsonObject *stw_tools_session_capabilities_json (StwSession *session);
 JsonObject *stw_tools_window_json (StwSession *session,
                                    StwSurface *window,

@@ -46,7 +46,7 @@ on_read (GObject      *object,
       stw_invocation_return_error (invocation, error);
       return;
     }
-  answer = stw_dialog_log_to_json (log);
+  answer = stw_tools_wire_object (STW_TYPE_DIALOG_LOG, log);
   json_object_set_string_member (answer, "session_id", stw_invocation_get_session_id (invocation));
   stw_invocation_return_value (invocation, answer);
 }
@@ -97,7 +97,7 @@ dialog_handler_invoke (StwTool       *tool,
   StwSession *session = stw_invocation_get_session (invocation);
   g_autoptr(JsonObject) policy = pick (args, policy_members);
   g_autoptr(StwDialogPolicy) in_force = stw_session_dup_dialog_policy (session);
-  g_autoptr(JsonObject) previous = stw_dialog_policy_to_json (in_force);
+  g_autoptr(JsonObject) previous = stw_tools_wire_object (STW_TYPE_DIALOG_POLICY, in_force);
   g_autoptr(GError) error = NULL;
 
   /* No arming parameter: inspect only. */
@@ -133,7 +133,7 @@ console_logs_invoke (StwTool       *tool,
       stw_invocation_return_error (invocation, error);
       return;
     }
-  answer = stw_console_log_to_json (log);
+  answer = stw_tools_wire_object (STW_TYPE_CONSOLE_LOG, log);
   json_object_set_string_member (answer, "session_id", stw_invocation_get_session_id (invocation));
   stw_invocation_return_value (invocation, answer);
 }

@@ -249,7 +249,7 @@ on_info (GObject      *object,
       stw_invocation_return_error (invocation, error);
       return;
     }
-  info = stw_app_info_to_json (app_info);
+  info = stw_tools_wire_object (STW_TYPE_APP_INFO, app_info);
   json_object_set_string_member (info, "session_id", stw_session_get_id (session));
   json_object_set_string_member (info, "transport", stw_session_get_transport_name (session));
   signature = json_object_new ();

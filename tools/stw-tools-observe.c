@@ -40,11 +40,10 @@ on_captured (GObject      *object,
              gpointer      user_data)
 {
   g_autoptr(Screenshot) shot = user_data;
-  g_autoptr(GBytes) image = NULL;
+  g_autoptr(StwScreenshot) image = NULL;
   g_autoptr(GError) error = NULL;
   g_autoptr(JsonObject) payload = json_object_new ();
-  gsize length = 0;
-  guint width = 0, height = 0;
+  GBytes *bytes;
 
   image = stw_surface_capture_screenshot_finish (STW_SURFACE (object), result, &error);
   if (image == NULL)
@@ -52,10 +51,10 @@ on_captured (GObject      *object,
       stw_invocation_return_error (shot->invocation, error);
       return;
     }
-  length = g_bytes_get_size (image);
+  bytes = stw_screenshot_get_bytes (image);
   /* Written beneath the app root held from start: a directory swapped for
    * a symlink since the path was checked leads nowhere. */
-  if (!stw_dispatcher_write_file (stw_invocation_get_dispatcher (shot->invocation), shot->path, image, 0644, &error))
+  if (!stw_dispatcher_write_file (stw_invocation_get_dispatcher (shot->invocation), shot->path, bytes, 0644, &error))
     {
       stw_invocation_return_error (shot->invocation, error);
       return;
@@ -63,16 +62,12 @@ on_captured (GObject      *object,
 
   json_object_set_string_member (payload, "session_id", stw_invocation_get_session_id (shot->invocation));
   json_object_set_string_member (payload, "path", shot->path);
-  json_object_set_int_member (payload, "bytes", (gint64) length);
+  json_object_set_int_member (payload, "bytes", (gint64) g_bytes_get_size (bytes));
   json_object_set_string_member (payload, "format", shot->format);
-  if (stw_image_get_size (image, &width, &height))
-    {
-      json_object_set_int_member (payload, "width", width);
-      json_object_set_int_member (payload, "height", height);
-    }
+  json_object_set_int_member (payload, "width", stw_screenshot_get_width (image));
+  json_object_set_int_member (payload, "height", stw_screenshot_get_height (image));
   if (shot->inline_image)
-    stw_invocation_add_image (shot->invocation, image,
-                              g_str_equal (shot->format, "jpeg") ? "image/jpeg" : "image/png");
+    stw_invocation_add_image (shot->invocation, bytes, stw_screenshot_get_mime_type (image));
   stw_invocation_return_value (shot->invocation, payload);
 }
 

@@ -39,7 +39,7 @@ on_snapshot (GObject      *object,
       stw_invocation_return_error (invocation, error);
       return;
     }
-  answer = stw_snapshot_to_json (snapshot);
+  answer = stw_tools_wire_object (STW_TYPE_SNAPSHOT, snapshot);
   stw_invocation_return_value (invocation, answer);
 }
 

@@ -5,12 +5,12 @@
 #include "config.h"
 
 #include <glib/gi18n-lib.h>
-#include "stw-soup-private.h"
 #include <unistd.h>
 
 #include "stw-core-tools.h"
 #include "stw-envelope.h"
 #include "stw-error-registry.h"
+#include "stw-runtime.h"
 
 /* --- electron_status ------------------------------------------------------ */
 
@@ -253,12 +253,9 @@ doctor_finish (Doctor     *doctor,
     g_autofree char *soup_version = NULL;
 
     /* libsoup is opened when first needed: here, to say whether it can be. */
-    if (_stw_soup_load (&soup_error))
-      {
-        soup_version = g_strdup_printf ("%u.%u.%u", soup_get_major_version (),
-                                        soup_get_minor_version (), soup_get_micro_version ());
-        add_check (doctor, "libsoup", "pass", soup_version, NULL);
-      }
+    soup_version = stw_dup_libsoup_version (&soup_error);
+    if (soup_version != NULL)
+      add_check (doctor, "libsoup", "pass", soup_version, NULL);
     else
       add_check (doctor, "libsoup", "fail", soup_error->message, stw_error_get_hint (soup_error));
 

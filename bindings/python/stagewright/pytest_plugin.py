@@ -109,12 +109,7 @@ def stagewright_surface(stagewright_app):
 
 
 def _screenshot(session, path):
-    data = session.capture_screenshot_sync(None, {}, None)
-    for getter in ('get_bytes', 'get_data'):  # a typed screenshot, then GLib.Bytes
-        if hasattr(data, getter):
-            data = getattr(data, getter)()
-    with open(path, 'wb') as out:
-        out.write(data)
+    session.capture_screenshot_sync(None, {}, None).save(path)
 
 
 @pytest.hookimpl(hookwrapper=True)

@@ -219,6 +219,16 @@ class Session(Stagewright.Session):
 Session = override(_nativize(Session, True))
 __all__.append('Session')
 
+class Screenshot(Stagewright.Screenshot):
+    """A captured image; bytes(screenshot) is the encoded PNG or JPEG."""
+
+    def __bytes__(self):
+        return self.get_bytes().get_data()
+
+
+Screenshot = override(Screenshot)
+__all__.append('Screenshot')
+
 for _name in _NATIVE_CLASSES + ('LaunchOptions', 'SnapshotOptions', 'ScreenshotOptions', 'ElementState'):
     if _name in globals() or not hasattr(Stagewright, _name):
         continue
