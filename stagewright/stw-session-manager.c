@@ -18,6 +18,7 @@
 #include "stw-proc-private.h"
 #include "stw-hooks-private.h"
 #include "stw-json-private.h"
+#include "stw-launch-options-private.h"
 #include "stw-session-private.h"
 #include "stw-sync-private.h"
 
@@ -890,7 +891,7 @@ check_fuses_in_thread (GTask        *task,
 {
   GError *error = NULL;
 
-  if (_stw_launcher_check_fuses (task_data, &error))
+  if (_stw_process_check_fuses (task_data, &error))
     g_task_return_boolean (task, TRUE);
   else
     g_task_return_error (task, error);
