@@ -5,7 +5,7 @@
  */
 #pragma once
 
-#include "stw-launcher-private.h"
+#include "stw-process-private.h"
 #include "stw-session.h"
 #include "stw-transport.h"
 

@@ -4,7 +4,6 @@
  */
 #include "config.h"
 
-#include "stw-dispatcher.h"
 #include "stw-envelope.h"
 #include "stw-error-registry.h"
 #include "stw-invocation-private.h"

@@ -17,6 +17,8 @@
 
 G_BEGIN_DECLS
 
+/* The dispatcher sits above invocations (stw-dispatcher.h includes this
+ * header): the type is only named here, for the getter's return type. */
 typedef struct _StwDispatcher StwDispatcher;
 
 #define STW_TYPE_INVOCATION (stw_invocation_get_type ())

@@ -9,8 +9,7 @@
 
 #include "stw-error-registry.h"
 #include "stw-json-private.h"
-#include "stw-launch-options.h"
-#include "stw-launcher-private.h"
+#include "stw-launch-options-private.h"
 
 /**
  * StwLaunchOptions:

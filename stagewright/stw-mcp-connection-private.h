@@ -4,7 +4,9 @@
  * initialized, the protocol version it negotiated, the log level it asked
  * for and the calls it has in flight. It reads JSON-RPC messages from its
  * framing (refusing what is not a JSON-RPC object), hands each to the
- * server's method table, and writes answers back through the framing. The
+ * function it was made with (the server's method table), and writes
+ * answers back through the framing. It knows nothing of the server above
+ * it. The
  * stdio transport has one connection; the Streamable HTTP transport will
  * have one per MCP session.
  *
@@ -16,7 +18,6 @@
 
 #include "stw-invocation.h"
 #include "stw-mcp-framing-private.h"
-#include "stw-mcp-server.h"
 
 G_BEGIN_DECLS
 
@@ -36,8 +37,17 @@ enum {
 #define STW_TYPE_MCP_CONNECTION (stw_mcp_connection_get_type ())
 G_DECLARE_FINAL_TYPE (StwMcpConnection, stw_mcp_connection, STW, MCP_CONNECTION, GObject)
 
-StwMcpConnection *_stw_mcp_connection_new          (StwMcpServer        *server,
-                                                    StwMcpFraming       *framing);
+/* Called with each JSON-RPC message object the client sent; @message is
+ * borrowed for the call. */
+typedef void (*StwMcpMessageFunc) (StwMcpConnection *connection,
+                                   JsonObject       *message,
+                                   gpointer          user_data);
+
+/* @user_data must outlive the connection (the server outlives its
+ * connections). */
+StwMcpConnection *_stw_mcp_connection_new          (StwMcpFraming       *framing,
+                                                    StwMcpMessageFunc    message_func,
+                                                    gpointer             user_data);
 StwMcpFraming    *_stw_mcp_connection_get_framing  (StwMcpConnection    *self);
 
 /* Serves until the input ends (calls in flight then get a grace period and

@@ -9,7 +9,6 @@
 
 #include "stw-json-private.h"
 #include "stw-mcp-connection-private.h"
-#include "stw-mcp-server-private.h"
 
 #define PROGRESS_QUIET_MS 250
 #define PROGRESS_MAX_NOTIFICATIONS 12
@@ -20,7 +19,8 @@ struct _StwMcpConnection
 {
   GObject         parent_instance;
 
-  StwMcpServer   *server;        /* the server outlives its connections */
+  StwMcpMessageFunc message_func; /* the server's method table */
+  gpointer        message_data;  /* the server, which outlives its connections */
   StwMcpFraming  *framing;
   GTask          *serve_task;
   GSource        *cancel_source;
@@ -501,7 +501,7 @@ on_message (const char *data,
       return;
     }
 
-  _stw_mcp_server_handle_message (self->server, self, json_node_get_object (node));
+  self->message_func (self, json_node_get_object (node), self->message_data);
 }
 
 static void
@@ -723,16 +723,18 @@ stw_mcp_connection_init (StwMcpConnection *self)
 }
 
 StwMcpConnection *
-_stw_mcp_connection_new (StwMcpServer  *server,
-                         StwMcpFraming *framing)
+_stw_mcp_connection_new (StwMcpFraming     *framing,
+                         StwMcpMessageFunc  message_func,
+                         gpointer           user_data)
 {
   StwMcpConnection *self;
 
-  g_return_val_if_fail (STW_IS_MCP_SERVER (server), NULL);
   g_return_val_if_fail (STW_IS_MCP_FRAMING (framing), NULL);
+  g_return_val_if_fail (message_func != NULL, NULL);
 
   self = g_object_new (STW_TYPE_MCP_CONNECTION, NULL);
-  self->server = server;
+  self->message_func = message_func;
+  self->message_data = user_data;
   self->framing = g_object_ref (framing);
   _stw_mcp_framing_set_sink (framing, &framing_sink, self);
   return self;

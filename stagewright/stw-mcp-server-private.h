@@ -1,4 +1,4 @@
-/* stw-mcp-server-private.h: what connections and transports see of the server
+/* stw-mcp-server-private.h: what transports see of the server
  *
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */
@@ -11,11 +11,6 @@
 #include "stw-mcp-server.h"
 
 G_BEGIN_DECLS
-
-/* One JSON-RPC message object from @connection's client. */
-void     _stw_mcp_server_handle_message (StwMcpServer        *self,
-                                         StwMcpConnection    *connection,
-                                         JsonObject          *message);
 
 /* stw_mcp_server_run_async() over any framing. */
 void     _stw_mcp_server_serve_async    (StwMcpServer        *self,

@@ -1188,11 +1188,13 @@ valid_id (JsonNode *id)
          json_node_get_value_type (id) == G_TYPE_INT64;
 }
 
-void
-_stw_mcp_server_handle_message (StwMcpServer     *self,
-                                StwMcpConnection *conn,
-                                JsonObject       *message)
+/* A StwMcpMessageFunc: the connection hands each message up here. */
+static void
+handle_message (StwMcpConnection *conn,
+                JsonObject       *message,
+                gpointer          user_data)
 {
+  StwMcpServer *self = user_data;
   JsonNode *id = json_object_get_member (message, "id");
   JsonNode *method_node = json_object_get_member (message, "method");
   JsonNode *params_node = json_object_get_member (message, "params");
@@ -1594,7 +1596,7 @@ _stw_mcp_server_serve_async (StwMcpServer        *self,
   self->ran = TRUE;
   self->run_task = g_task_new (self, cancellable, callback, user_data);
   g_task_set_source_tag (self->run_task, stw_mcp_server_run_async);
-  self->connection = _stw_mcp_connection_new (self, framing);
+  self->connection = _stw_mcp_connection_new (framing, handle_message, self);
   _stw_mcp_connection_set_accepts_modern (self->connection, self->stdio_modern);
   _stw_mcp_connection_serve_async (self->connection, cancellable, on_served, g_object_ref (self));
 }
@@ -1617,7 +1619,7 @@ _stw_mcp_server_add_connection (StwMcpServer        *self,
   g_return_val_if_fail (STW_IS_MCP_FRAMING (framing), NULL);
   g_return_val_if_fail (owner != NULL, NULL);
 
-  conn = _stw_mcp_connection_new (self, framing);
+  conn = _stw_mcp_connection_new (framing, handle_message, self);
   _stw_mcp_connection_set_owner (conn, owner);
   /* The HTTP transport speaks both eras. */
   _stw_mcp_connection_set_accepts_modern (conn, TRUE);

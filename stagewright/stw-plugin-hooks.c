@@ -15,7 +15,9 @@
 
 #include "stw-error-registry.h"
 #include "stw-hooks-private.h"
+#include "stw-dispatcher-private.h"
 #include "stw-plugin-private.h"
+#include "stw-tool-private.h"
 
 #define HOOK_TIMEOUT_MS 10000
 
@@ -35,11 +37,14 @@ weak_ref_free (GWeakRef *ref)
 void
 _stw_plugin_hooks_install (StwDispatcher *dispatcher)
 {
-  GWeakRef *ref = g_new0 (GWeakRef, 1);
+  StwSessionManager *manager = stw_dispatcher_get_session_manager (dispatcher);
+  GWeakRef *ref;
 
+  if (g_object_get_qdata (G_OBJECT (manager), dispatcher_quark ()) != NULL)
+    return;
+  ref = g_new0 (GWeakRef, 1);
   g_weak_ref_init (ref, dispatcher);
-  g_object_set_qdata_full (G_OBJECT (stw_dispatcher_get_session_manager (dispatcher)), dispatcher_quark (),
-                           ref, (GDestroyNotify) weak_ref_free);
+  g_object_set_qdata_full (G_OBJECT (manager), dispatcher_quark (), ref, (GDestroyNotify) weak_ref_free);
 }
 
 static gboolean

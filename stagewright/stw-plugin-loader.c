@@ -10,7 +10,7 @@
 #include <glib/gi18n-lib.h>
 
 #include "stw-error-registry.h"
-#include "stw-launcher-private.h"
+#include "stw-process-private.h"
 #include "stw-plugin-loader-private.h"
 #include "stw-plugin-private.h"
 

@@ -10,8 +10,10 @@
 
 #include "stw-error-registry.h"
 #include "stw-invocation.h"
+#include "stw-dispatcher-private.h"
 #include "stw-plugin-private.h"
 #include "stw-sync-private.h"
+#include "stw-tool-private.h"
 #include "stw-tool-provider-private.h"
 
 /* A load is one transaction: every plugin is checked (name, version,
@@ -575,6 +577,8 @@ start_load (StwDispatcher       *self,
       g_object_unref (task);
       return;
     }
+  /* Only a dispatcher with plugins runs hooks; it learns that here. */
+  _stw_plugin_hooks_install (self);
   set_busy (self, TRUE);
   setup_next (task);
 }

@@ -27,13 +27,11 @@ void _stw_plugin_completion_set_subject (StwPluginCompletion *self,
 void _stw_plugin_completion_disarm      (StwPluginCompletion *self);
 
 /* stw-plugin-hooks.c: lets the dispatcher's session manager run the
- * plugins' hooks; rebuilds electron_launch's schema after a (un)load. */
+ * plugins' hooks (installed by the first load: the dispatcher below knows
+ * no plugin; idempotent); rebuilds electron_launch's schema after a
+ * (un)load. */
 void _stw_plugin_hooks_install            (StwDispatcher *dispatcher);
 void _stw_plugin_hooks_update_launch_tool (StwDispatcher *dispatcher);
-
-/* stw-tool.c */
-void _stw_tool_set_input_schema (StwTool   *tool,
-                                 StwSchema *schema);
 
 /* ^[a-z][a-z0-9]*$, at most 32 characters; `electron` is the core's. */
 gboolean _stw_plugin_name_is_valid   (const char *name);
@@ -52,16 +50,6 @@ void     _stw_plugin_call_setup      (StwPlugin           *self,
                                       StwPluginCompletion *completion);
 void     _stw_plugin_call_teardown   (StwPlugin           *self,
                                       StwPluginCompletion *completion);
-
-/* stw-tool.c: registers a plugin's tool as <prefix>_<name> (unless it
- * already is) and namespaces the bare codes of @codes it declares. */
-void     _stw_tool_qualify           (StwTool    *tool,
-                                      const char *prefix,
-                                      JsonObject *codes);
-
-/* stw-dispatcher.c: the provider list and the context of blocking calls. */
-GPtrArray    *_stw_dispatcher_get_providers (StwDispatcher *self);
-GMainContext *_stw_dispatcher_get_context   (StwDispatcher *self);
 
 /* stw-plugin-loader.c: a NAME.plugin key file found by name or path, and
  * the plugin its module makes. */

@@ -4,7 +4,7 @@
  */
 #pragma once
 
-#include "stw-launcher-private.h"
+#include "stw-process-private.h"
 #include "stw-refs-private.h"
 #include "stw-session.h"
 #include "stw-transport.h"

@@ -4,6 +4,8 @@
  */
 #pragma once
 
+#include <json-glib/json-glib.h>
+
 #include "stw-tool.h"
 
 G_BEGIN_DECLS
@@ -29,5 +31,14 @@ typedef struct
 
 StwTool *_stw_tool_new_with_init (GType        tool_type,
                                   StwToolInit *init);
+
+/* For the plugin code (stw-plugin-hooks.c, stw-plugin-manager.c). */
+void     _stw_tool_set_input_schema (StwTool   *tool,
+                                     StwSchema *schema);
+/* Registers a plugin's tool as <prefix>_<name> (unless it already is) and
+ * namespaces the bare codes of @codes it declares. */
+void     _stw_tool_qualify          (StwTool    *tool,
+                                     const char *prefix,
+                                     JsonObject *codes);
 
 G_END_DECLS

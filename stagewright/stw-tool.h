@@ -16,6 +16,8 @@
 
 G_BEGIN_DECLS
 
+/* Invocations sit above tools (stw-invocation.h includes this header):
+ * the type is only named here, for the vfunc's parameter. */
 typedef struct _StwInvocation StwInvocation;
 
 #define STW_TYPE_TOOL (stw_tool_get_type ())
@@ -29,7 +31,9 @@ G_DECLARE_DERIVABLE_TYPE (StwTool, stw_tool, STW, TOOL, GObject)
  *   @invocation exactly once, now or later, with
  *   [method@Stagewright.Invocation.return_value] or [method@Stagewright.Invocation.return_error]. It must
  *   not block: long work is asynchronous and honours the invocation's
- *   cancellable.
+ *   cancellable. Every tool implements it: a
+ *   [class@Stagewright.Dispatcher] answers a call of a tool that does not
+ *   with `NOT_IMPLEMENTED`.
  *
  * The class structure of [class@Stagewright.Tool].
  *

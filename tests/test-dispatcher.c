@@ -983,6 +983,47 @@ test_call_schema_failure (void)
   g_assert_cmpuint (tool->n_invoked, ==, 1);
 }
 
+/* A tool that implements no invoke: the dispatcher answers for it (the
+ * base class sits below invocations and cannot). */
+#define BARE_TYPE_TOOL (bare_tool_get_type ())
+G_DECLARE_FINAL_TYPE (BareTool, bare_tool, BARE, TOOL, StwTool)
+
+struct _BareTool
+{
+  StwTool parent_instance;
+};
+
+G_DEFINE_FINAL_TYPE (BareTool, bare_tool, STW_TYPE_TOOL)
+
+static void
+bare_tool_class_init (BareToolClass *klass)
+{
+}
+
+static void
+bare_tool_init (BareTool *self)
+{
+}
+
+static void
+test_call_not_implemented (void)
+{
+  g_autoptr(StwDispatcher) dispatcher = stw_dispatcher_new ();
+  g_autoptr(StwTool) tool = g_object_new (BARE_TYPE_TOOL,
+                                          "name", "bare_tool",
+                                          "title", "A bare tool",
+                                          "description", "Implements nothing.",
+                                          NULL);
+  g_autoptr(JsonObject) envelope = NULL;
+  g_autoptr(GError) error = NULL;
+
+  g_assert_true (stw_dispatcher_add_tool (dispatcher, tool, &error));
+  g_assert_no_error (error);
+  envelope = call (dispatcher, "bare_tool", "{}");
+  assert_code (envelope, "NOT_IMPLEMENTED");
+  g_assert_cmpstr (json_object_get_string_member (envelope, "error"), ==, "This tool has no implementation");
+}
+
 static void
 test_call_defaults (void)
 {
@@ -2867,6 +2908,7 @@ main (int   argc,
   g_test_add_func ("/dispatcher/call/hidden-eval", test_call_hidden_eval);
   g_test_add_func ("/dispatcher/call/schema-failure", test_call_schema_failure);
   g_test_add_func ("/dispatcher/call/defaults", test_call_defaults);
+  g_test_add_func ("/dispatcher/call/not-implemented", test_call_not_implemented);
   g_test_add_func ("/dispatcher/eval/blocklist", test_eval_blocklist);
   g_test_add_func ("/dispatcher/eval/guard", test_eval_guard);
   g_test_add_func ("/dispatcher/eval/code-argument", test_eval_code_argument);

@@ -1,4 +1,4 @@
-/* stw-launcher.c: an app process the server owns
+/* stw-process.c: StwProcess, an app process the server owns
  *
  * Launch follows Playwright's Electron launcher (DESIGN §5): the app gets
  * `--inspect=0 --remote-debugging-port=0` (or the pipe), and the endpoints
@@ -46,7 +46,7 @@
 
 #include "stw-confine-private.h"
 #include "stw-error-registry.h"
-#include "stw-launcher-private.h"
+#include "stw-process-private.h"
 
 #define LOG_MAX_LINES 400
 /* Cheap until the main process has exited; /proc is scanned only then. */
@@ -736,7 +736,7 @@ on_launch_cancelled (GCancellable *cancellable,
 #define NESTING_ROOM 32
 
 /**
- * _stw_launcher_make_temp_root:
+ * _stw_process_make_temp_root:
  * @error: `LAUNCH_FAILED` with a hint naming `TMPDIR`
  *
  * A private (0700) per-instance directory, which is also the app's TMPDIR:
@@ -745,7 +745,7 @@ on_launch_cancelled (GCancellable *cancellable,
  * Returns: (transfer full) (nullable): its path
  */
 char *
-_stw_launcher_make_temp_root (GError **error)
+_stw_process_make_temp_root (GError **error)
 {
   const char *tmpdir = g_getenv ("TMPDIR");
   const char *bases[3] = { NULL, NULL, NULL };
@@ -837,7 +837,7 @@ binary_refuses_inspect (const char *executable)
 }
 
 /**
- * _stw_launcher_check_fuses:
+ * _stw_process_check_fuses:
  * @executable: the runtime that would run an app's main script
  * @error: `FUSES_BLOCK_LAUNCH`
  *
@@ -847,7 +847,7 @@ binary_refuses_inspect (const char *executable)
  * launch itself still notices a missing inspector.)
  */
 gboolean
-_stw_launcher_check_fuses (const char  *executable,
+_stw_process_check_fuses (const char  *executable,
                            GError     **error)
 {
   GError *blocked;
@@ -1108,7 +1108,7 @@ stw_process_launch_async (const StwLaunchSpec *spec,
       return;
     }
 
-  self->temp_root = _stw_launcher_make_temp_root (&error);
+  self->temp_root = _stw_process_make_temp_root (&error);
   if (self->temp_root == NULL)
     {
       finish_launch (self, g_steal_pointer (&error));

@@ -1,12 +1,10 @@
-/* stw-launcher-private.h: an app process the server owns
+/* stw-process-private.h: an app process the server owns
  *
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */
 #pragma once
 
 #include <gio/gio.h>
-
-#include "stw-launch-options.h"
 
 G_BEGIN_DECLS
 
@@ -76,13 +74,9 @@ void          stw_process_kill             (StwProcess           *self);
 
 gboolean      stw_env_key_is_denied        (const char           *key);
 
-char         *_stw_launcher_make_temp_root (GError              **error);
-gboolean      _stw_launcher_check_fuses    (const char           *executable,
+char         *_stw_process_make_temp_root  (GError              **error);
+gboolean      _stw_process_check_fuses     (const char           *executable,
                                             GError              **error);
-
-void          _stw_launch_options_get_env  (StwLaunchOptions     *self,
-                                            GPtrArray           **keys,
-                                            GPtrArray           **values);
 
 /* Whether @path (nullable, maybe relative) lies in the build tree: code
  * run from there uses the helpers built beside it (the guard, the plugin
