@@ -377,23 +377,6 @@ check_capacity (StwSessionManager  *self,
   return TRUE;
 }
 
-/**
- * _stw_path_is_inside:
- * @path: a path
- * @root: an existing directory
- *
- * The --app-root rule (see _stw_confine_path(), which decides it): @path,
- * with symlinks resolved, is @root or lies below it.
- */
-gboolean
-_stw_path_is_inside (const char *path,
-                     const char *root)
-{
-  g_autofree char *real = _stw_confine_path (root, NULL, path, "path", NULL);
-
-  return real != NULL;
-}
-
 /* A launch path: absolute, existing, and inside --app-root when set. */
 static char *
 check_path (StwSessionManager  *self,

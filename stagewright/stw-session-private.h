@@ -40,8 +40,6 @@ void          _stw_session_set_endpoint_holder (StwSession *self,
                                                 GPid        holder);
 void          _stw_session_set_main_note (StwSession *self,
                                           const char *note);
-gboolean      _stw_path_is_inside (const char *path,
-                                   const char *root);
 
 /* The surface table, for stw-targets.c. */
 GPtrArray    *_stw_session_get_surfaces    (StwSession *self);
