@@ -59,9 +59,13 @@ void     _stw_tool_qualify           (StwTool    *tool,
                                       const char *prefix,
                                       JsonObject *codes);
 
-/* stw-dispatcher.c: the provider list and the context of blocking calls. */
-GPtrArray    *_stw_dispatcher_get_providers (StwDispatcher *self);
-GMainContext *_stw_dispatcher_get_context   (StwDispatcher *self);
+/* stw-dispatcher.c: the provider list, the context of blocking calls, and
+ * whether a plugin load or unload is under way (stw-plugin-manager.c). */
+GPtrArray    *_stw_dispatcher_get_providers     (StwDispatcher *self);
+GMainContext *_stw_dispatcher_get_context       (StwDispatcher *self);
+gboolean      _stw_dispatcher_get_plugins_busy  (StwDispatcher *self);
+void          _stw_dispatcher_set_plugins_busy  (StwDispatcher *self,
+                                                 gboolean       busy);
 
 /* stw-plugin-loader.c: a NAME.plugin key file found by name or path, and
  * the plugin its module makes. */
