@@ -13,7 +13,7 @@
 #include "config.h"
 
 #include "stagewright.h"
-#include "stw-dialogs-private.h"
+#include "stw-session-private.h"
 #include "stw-test-utils.h"
 
 static struct

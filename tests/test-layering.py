@@ -95,6 +95,8 @@ JSON_RESULTS = {
     'stw_surface_get_computed_style_sync': 'a map of CSS properties the caller named',
     'stw_surface_fill_form_finish': 'answers the JSON form it takes',
     'stw_surface_fill_form_sync': 'answers the JSON form it takes',
+    'stw_surface_run_finish': 'an evaluation result',
+    'stw_surface_run_sync': 'an evaluation result',
 }
 JSON_RESULTS_MAX = 16
 # Raw DevTools access for plugins (stw-cdp.h, issue 17 item 6): the
