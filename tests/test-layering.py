@@ -138,9 +138,154 @@ def core_errors_are_made_by_enum_value():
     return bad
 
 
+# --- modules and their include graph ----------------------------------------
+#
+# A module of the library is stw-X.c with stw-X.h and stw-X-private.h; X
+# includes Y when any file of X includes a header of Y. Among modules the
+# includes go one way (docs/architecture.md): the page core goes session →
+# surface → {dialogs, input, refs, snapshot, …}, and nothing below
+# includes what is above. A cycle is printed whole, with the includes that
+# make it.
+
+def module_of(name):
+    base = os.path.basename(name)
+    if not base.startswith('stw-'):
+        return None
+    for suffix in ('-private.h', '.h', '.c'):
+        if base.endswith(suffix):
+            return base[:-len(suffix)]
+    return None
+
+
+def module_graph():
+    edges, why = {}, {}
+    texts = list(sources('stagewright'))
+    modules = {module_of(path) for path, _ in texts} - {None}
+    for path, text in texts:
+        module = module_of(path)
+        if module is None:
+            continue
+        edges.setdefault(module, set())
+        for header in includes(text):
+            other = module_of(header)
+            if other in modules and other != module:
+                edges[module].add(other)
+                why.setdefault((module, other), []).append('%s includes %s' % (path, header))
+    return edges, why
+
+
+def strongly_connected(edges):
+    """Tarjan's algorithm, iterative: the components of more than one module."""
+    index, low, stack, on_stack, found = {}, {}, [], set(), []
+    counter = [0]
+    for root in sorted(edges):
+        if root in index:
+            continue
+        work = [(root, iter(sorted(edges.get(root, ()))))]
+        index[root] = low[root] = counter[0]
+        counter[0] += 1
+        stack.append(root)
+        on_stack.add(root)
+        while work:
+            node, children = work[-1]
+            advanced = False
+            for child in children:
+                if child not in index:
+                    index[child] = low[child] = counter[0]
+                    counter[0] += 1
+                    stack.append(child)
+                    on_stack.add(child)
+                    work.append((child, iter(sorted(edges.get(child, ())))))
+                    advanced = True
+                    break
+                if child in on_stack:
+                    low[node] = min(low[node], index[child])
+            if advanced:
+                continue
+            work.pop()
+            if work:
+                low[work[-1][0]] = min(low[work[-1][0]], low[node])
+            if low[node] == index[node]:
+                component = set()
+                while True:
+                    member = stack.pop()
+                    on_stack.discard(member)
+                    component.add(member)
+                    if member == node:
+                        break
+                if len(component) > 1:
+                    found.append(frozenset(component))
+    return found
+
+
+def one_cycle(component, edges):
+    """A shortest cycle through the component's first module, as a path."""
+    start = min(component)
+    paths = {start: [start]}
+    queue = [start]
+    while queue:
+        node = queue.pop(0)
+        for child in sorted(edges.get(node, ())):
+            if child == start:
+                return paths[node] + [start]
+            if child in component and child not in paths:
+                paths[child] = paths[node] + [child]
+                queue.append(child)
+    return [start]
+
+
+# Cycles being broken elsewhere at the same time (issue 18, item 6: the
+# split of the dispatcher's, the MCP server's and the launcher's files).
+# Each goes from this list when it is gone: the check fails while a listed
+# cycle no longer exists, so the list only shrinks.
+PENDING_CYCLES = {
+    # The dispatcher, its invocations, tools, providers and plugins name
+    # each other in their public headers.
+    frozenset({'stw-dispatcher', 'stw-invocation', 'stw-plugin', 'stw-tool', 'stw-tool-provider'}),
+    # The server and each connection reach into each other's private header.
+    frozenset({'stw-mcp-connection', 'stw-mcp-server'}),
+    # StwLaunchOptions reads the launcher's private header, which takes
+    # the options.
+    frozenset({'stw-launcher', 'stw-launch-options'}),
+}
+
+
+def no_include_cycle_among_modules():
+    edges, why = module_graph()
+    bad = []
+    components = set(strongly_connected(edges))
+    for component in sorted(components - PENDING_CYCLES, key=sorted):
+        cycle = one_cycle(component, edges)
+        bad.append('include cycle: %s (modules %s)' % (' -> '.join(cycle), ', '.join(sorted(component))))
+        for a, b in zip(cycle, cycle[1:]):
+            bad.append('  %s -> %s: %s' % (a, b, '; '.join(why[(a, b)])))
+    for pending in sorted(PENDING_CYCLES - components, key=sorted):
+        bad.append('PENDING_CYCLES lists %s, which is no longer a cycle: drop it' % ', '.join(sorted(pending)))
+    return bad
+
+
+# State lives in the instance that owns it (its private struct), or in a
+# map or task data of its own for objects it does not own: never in
+# string-keyed object data, which any file can read, clear or collide
+# with. GQuark-keyed qdata is not this.
+STRING_KEYED_DATA = re.compile(r'\bg_object_(?:set_data_full|set_data|get_data|steal_data)\s*\(')
+
+
+def no_string_keyed_object_data():
+    bad = []
+    for directory in ('stagewright', 'tools'):
+        for path, text in sources(directory, ('.c', '.h')):
+            for match in STRING_KEYED_DATA.finditer(text):
+                line = text.count('\n', 0, match.start()) + 1
+                bad.append('%s:%d: %s…): keep the state in its owner\'s private struct'
+                           % (path, line, match.group(0).rstrip('( ')))
+    return bad
+
+
 CHECKS = [tools_include_no_private_header, the_core_includes_nothing_from_tools,
           transports_include_nothing_above_them, one_blocking_loop,
-          json_results_are_listed_and_bounded, core_errors_are_made_by_enum_value]
+          json_results_are_listed_and_bounded, core_errors_are_made_by_enum_value,
+          no_include_cycle_among_modules, no_string_keyed_object_data]
 
 
 def main():
