@@ -203,7 +203,7 @@ _stw_surface_element_op_async (StwSurface          *self,
   g_task_set_source_tag (task, _stw_surface_element_op_async);
 
   shared = _stw_surface_get_shared (self);
-  if (!shared->running)
+  if (!shared->alive)
     {
       g_task_return_error (task, stw_error_new_code_literal (STW_ERROR_NOT_RUNNING, NULL));
       return;

@@ -171,6 +171,7 @@ stw_session_finalize (GObject *object)
   /* Surfaces that outlive the session keep what was handed down, but
    * no longer find each other through it. */
   self->shared->running = FALSE;
+  self->shared->alive = FALSE;
   g_hash_table_remove_all (self->shared->surfaces);
   g_ptr_array_unref (self->surfaces);
   _stw_surface_shared_unref (self->shared);
@@ -1046,7 +1047,7 @@ _stw_session_start_async (StwSession          *self,
   g_object_unref (window_task);
 
   json_object_set_boolean_member (auto_attach, "autoAttach", TRUE);
-  /* Paused new targets only for plugins' new-surface hooks (stw-targets.c). */
+  /* Paused new targets only for plugins' new-surface hooks (stw-session-targets.c). */
   json_object_set_boolean_member (auto_attach, "waitForDebuggerOnStart", _stw_targets_hooks_wanted (self));
   json_object_set_boolean_member (auto_attach, "flatten", TRUE);
   /* Nobody waits for this one: failures show as no window. */

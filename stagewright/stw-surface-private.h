@@ -26,6 +26,7 @@ typedef struct
                             * (not held: the session holds them, and
                             * empties this as it goes) */
   gboolean     running;    /* the session is running */
+  gboolean     alive;      /* the session exists (it may have ended) */
 } StwSurfaceShared;
 
 StwSurfaceShared *_stw_surface_shared_new    (void);

@@ -841,6 +841,7 @@ _stw_surface_shared_new (void)
   shared->dialogs = _stw_dialogs_new ();
   shared->surfaces = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
   shared->running = TRUE;
+  shared->alive = TRUE;
   return shared;
 }
 
