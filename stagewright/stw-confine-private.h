@@ -65,5 +65,7 @@ gboolean    _stw_confine_write_file      (const char   *root,
                                           GBytes       *contents,
                                           mode_t        mode,
                                           GError      **error);
+gboolean    _stw_path_is_inside          (const char   *path,
+                                          const char   *root);
 
 G_END_DECLS

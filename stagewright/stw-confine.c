@@ -1123,3 +1123,20 @@ _stw_confine_write_file (const char  *root,
     }
   return TRUE;
 }
+
+/**
+ * _stw_path_is_inside:
+ * @path: a path
+ * @root: an existing directory
+ *
+ * The --app-root rule (see _stw_confine_path(), which decides it): @path,
+ * with symlinks resolved, is @root or lies below it.
+ */
+gboolean
+_stw_path_is_inside (const char *path,
+                     const char *root)
+{
+  g_autofree char *real = _stw_confine_path (root, NULL, path, "path", NULL);
+
+  return real != NULL;
+}

@@ -1,17 +1,19 @@
-/* stw-dialogs.c: the session-wide dialog handler, and Electron API stubs
+/* stw-dialogs.c: the dialogs unit — the policy, the answer to a page's
+ * dialog, and the ring of dialog events
  *
- * One mechanism answers every JavaScript dialog of a session: the Page
- * domain is enabled on each page, frame and webview target as it attaches,
- * and `Page.javascriptDialogOpening` is answered at once by the session's
- * policy (dismiss until one is set), so a dialog never blocks the app. A
- * dialog holds back the reply of the input or evaluation that opened it
- * until it is answered (cdp-field-notes 27); nothing here waits for a
- * reply, so that cannot deadlock. Actions report the dialog they opened
- * from the entry recorded here (_stw_dialogs_take_last()).
+ * Below the surface: it knows no session and no surface. The session
+ * (stw-session-dialogs.c) enables the Page domain on each target and hands
+ * every `Page.javascriptDialogOpening` here, with the surface it came
+ * from; this unit decides the answer by the policy (dismiss until one is
+ * set, so a dialog never blocks the app) and records it. A dialog holds
+ * back the reply of the input or evaluation that opened it until it is
+ * answered (cdp-field-notes 27); nothing here waits for a reply, so that
+ * cannot deadlock. An action that opened a dialog asks this unit what it
+ * was answered (_stw_dialogs_take_opened()).
  *
  * Native dialogs, `shell` and `clipboard` are stubbed in the main process
- * (js/main-stubs.js, through the inspector); their calls are recorded
- * there and drained into the same ring when events are read.
+ * (js/main-stubs.js, through the inspector, by the session); their calls
+ * join the same ring when events are read.
  *
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */
@@ -25,11 +27,7 @@
 #include "stw-dialogs-private.h"
 #include "stw-error-registry.h"
 #include "stw-json-private.h"
-#include "stw-session-private.h"
-#include "stw-surface-private.h"
-#include "stw-sync-private.h"
 
-#define DIALOGS_KEY "stw-dialogs"
 #define STUBS_RESOURCE "/org/stagewright/core/js/main-stubs.js"
 #define READ_LIMIT_DEFAULT 50
 #define PROMPT_TEXT_MAX 10000
@@ -75,9 +73,9 @@ G_DEFINE_BOXED_TYPE_WITH_CODE (StwDialogLog, stw_dialog_log, stw_dialog_log_ref,
 
 static StwDialogPolicy *dialog_policy_new (JsonObject *json);
 static StwDialogLog    *dialog_log_new    (JsonObject *json);
-static JsonObject      *policy_json       (StwSession *self);
+static JsonObject      *policy_json       (StwDialogs *dialogs);
 
-typedef struct
+struct _StwDialogs
 {
   Action      action;
   Action      per_kind[N_KINDS];
@@ -87,12 +85,13 @@ typedef struct
   GQueue      events;        /* JsonObject*, oldest first */
   guint64     overflowed;
   JsonObject *last;          /* the dialog answered last */
+  char       *last_session;  /* the CDP session it opened on */
   GPtrArray  *stubs;         /* names stubbed in the main process */
   gboolean    stubs_used;    /* the main process may hold calls to drain */
-} Dialogs;
+};
 
 static void
-reset_policy (Dialogs *dialogs)
+reset_policy (StwDialogs *dialogs)
 {
   dialogs->action = DISMISS;
   for (guint i = 0; i < N_KINDS; i++)
@@ -101,29 +100,25 @@ reset_policy (Dialogs *dialogs)
   dialogs->one_shot = FALSE;
 }
 
-static void
-dialogs_free (Dialogs *dialogs)
+void
+_stw_dialogs_free (StwDialogs *dialogs)
 {
   g_queue_clear_full (&dialogs->events, (GDestroyNotify) json_object_unref);
   g_clear_pointer (&dialogs->last, json_object_unref);
+  g_free (dialogs->last_session);
   g_clear_pointer (&dialogs->stubs, g_ptr_array_unref);
   g_free (dialogs->prompt_text);
   g_free (dialogs);
 }
 
-static Dialogs *
-dialogs_get (StwSession *session)
+StwDialogs *
+_stw_dialogs_new (void)
 {
-  Dialogs *dialogs = g_object_get_data (G_OBJECT (session), DIALOGS_KEY);
+  StwDialogs *dialogs = g_new0 (StwDialogs, 1);
 
-  if (dialogs == NULL)
-    {
-      dialogs = g_new0 (Dialogs, 1);
-      g_queue_init (&dialogs->events);
-      dialogs->stubs = g_ptr_array_new_with_free_func (g_free);
-      reset_policy (dialogs);
-      g_object_set_data_full (G_OBJECT (session), DIALOGS_KEY, dialogs, (GDestroyNotify) dialogs_free);
-    }
+  g_queue_init (&dialogs->events);
+  dialogs->stubs = g_ptr_array_new_with_free_func (g_free);
+  reset_policy (dialogs);
   return dialogs;
 }
 
@@ -137,7 +132,7 @@ kind_of (const char *name)
 }
 
 static void
-push_event (Dialogs    *dialogs,
+push_event (StwDialogs    *dialogs,
             JsonObject *entry)
 {
   g_queue_push_tail (&dialogs->events, entry);
@@ -150,52 +145,19 @@ push_event (Dialogs    *dialogs,
 
 /* --- answering page dialogs ------------------------------------------------- */
 
-StwSurface *
-_stw_dialogs_target_surface (StwSession *session,
-                             const char *cdp_session)
+JsonObject *
+_stw_dialogs_answer (StwDialogs *dialogs,
+                     JsonObject *params,
+                     const char *cdp_session,
+                     const char *window_id,
+                     const char *surface_id)
 {
-  GPtrArray *surfaces = _stw_session_get_surfaces (session);
-
-  for (guint i = 0; cdp_session != NULL && i < surfaces->len; i++)
-    {
-      StwSurface *surface = g_ptr_array_index (surfaces, i);
-
-      if (!stw_surface_is_closed (surface) && _stw_surface_get_subframe_id (surface) == NULL &&
-          g_strcmp0 (stw_surface_get_cdp_session_id (surface), cdp_session) == 0)
-        return surface;
-    }
-  return NULL;
-}
-
-static void
-on_dialog_opening (StwTransport *transport,
-                   const char   *method,
-                   JsonObject   *params,
-                   const char   *cdp_session,
-                   StwSession   *session)
-{
-  Dialogs *dialogs = dialogs_get (session);
-  StwSurface *surface = _stw_dialogs_target_surface (session, cdp_session);
   const char *type = stw_json_get_string (params, "type") ?: "alert";
   const char *default_prompt = stw_json_get_string (params, "defaultPrompt");
   int kind = kind_of (type);
   Action action = kind >= 0 && dialogs->per_kind[kind] != UNSET ? dialogs->per_kind[kind] : dialogs->action;
-  const char *frame_id = stw_json_get_string (params, "frameId");
-  g_autoptr(JsonObject) answer = json_object_new ();
-  StwSurface *opener;
+  JsonObject *answer = json_object_new ();
   JsonObject *entry;
-
-  if (surface == NULL)
-    return;   /* not one of this session's targets */
-
-  /* Chromium reports a frame's dialog on its page's session: the frame
-   * that opened it is an out-of-process frame (its target id is the frame
-   * id) or a same-process one of the page, when it is a surface. */
-  opener = frame_id ? _stw_session_find_surface_by (session, frame_id, NULL, NULL) : NULL;
-  if (opener == NULL && frame_id != NULL)
-    opener = _stw_session_find_surface_by (session, stw_surface_get_target_id (surface), NULL, frame_id);
-  if (opener == NULL)
-    opener = surface;
 
   json_object_set_boolean_member (answer, "accept", action == ACCEPT);
   entry = json_object_new ();
@@ -214,60 +176,50 @@ on_dialog_opening (StwTransport *transport,
         }
     }
   json_object_set_int_member (entry, "timestamp", g_get_real_time () / 1000);
-  if (stw_surface_get_window_id (opener) != NULL)
-    json_object_set_string_member (entry, "windowId", stw_surface_get_window_id (opener));
-  json_object_set_string_member (entry, "surfaceId", stw_surface_get_id (opener));
+  if (window_id != NULL)
+    json_object_set_string_member (entry, "windowId", window_id);
+  json_object_set_string_member (entry, "surfaceId", surface_id);
   if (stw_json_get_string (params, "url") != NULL)
     json_object_set_string_member (entry, "url", stw_json_get_string (params, "url"));
-
-  /* Not a call: its reply comes only once the dialog is gone, and nobody
-   * needs it. */
-  stw_transport_send_notification (transport, "Page.handleJavaScriptDialog", answer, cdp_session);
-  g_debug ("Session %s: %s dialog %s", stw_session_get_id (session), type, action == ACCEPT ? "accepted" : "dismissed");
 
   if (dialogs->one_shot)
     reset_policy (dialogs);
   g_clear_pointer (&dialogs->last, json_object_unref);
   dialogs->last = json_object_ref (entry);
+  g_free (dialogs->last_session);
+  dialogs->last_session = g_strdup (cdp_session);
   push_event (dialogs, entry);
-}
-
-static void
-on_attached (StwTransport *transport,
-             const char   *method,
-             JsonObject   *params,
-             const char   *parent_session,
-             StwSession   *session)
-{
-  const char *cdp_session = stw_json_get_string (params, "sessionId");
-
-  /* The targets that became surfaces (stw-targets.c ran first). */
-  if (_stw_dialogs_target_surface (session, cdp_session) != NULL)
-    stw_transport_send_notification (transport, "Page.enable", NULL, cdp_session);
-}
-
-void
-_stw_dialogs_connect (StwSession   *session,
-                      StwTransport *browser)
-{
-  dialogs_get (session);
-  g_signal_connect (browser, "event::Target.attachedToTarget", G_CALLBACK (on_attached), session);
-  g_signal_connect (browser, "event::Page.javascriptDialogOpening", G_CALLBACK (on_dialog_opening), session);
+  return answer;
 }
 
 JsonObject *
-_stw_dialogs_take_last (StwSession *session)
+_stw_dialogs_take_opened (StwDialogs   *dialogs,
+                          StwTransport *transport,
+                          const char   *cdp_session,
+                          JsonObject   *event)
 {
-  Dialogs *dialogs = g_object_get_data (G_OBJECT (session), DIALOGS_KEY);
-  JsonObject *brief;
+  JsonObject *brief = json_object_new ();
 
-  if (dialogs == NULL || dialogs->last == NULL)
-    return NULL;
-  brief = json_object_new ();
-  json_object_set_string_member (brief, "type", stw_json_get_string (dialogs->last, "type"));
-  json_object_set_string_member (brief, "message", stw_json_get_string (dialogs->last, "message"));
-  json_object_set_string_member (brief, "action", stw_json_get_string (dialogs->last, "action"));
-  g_clear_pointer (&dialogs->last, json_object_unref);
+  if (dialogs->last != NULL && g_strcmp0 (dialogs->last_session, cdp_session) == 0)
+    {
+      json_object_set_string_member (brief, "type", stw_json_get_string (dialogs->last, "type"));
+      json_object_set_string_member (brief, "message", stw_json_get_string (dialogs->last, "message"));
+      json_object_set_string_member (brief, "action", stw_json_get_string (dialogs->last, "action"));
+      g_clear_pointer (&dialogs->last, json_object_unref);
+      g_clear_pointer (&dialogs->last_session, g_free);
+    }
+  else
+    {
+      /* Not one the session answered (no surface of its is that target):
+       * dismissed, the default policy, so that it does not block. */
+      g_autoptr(JsonObject) dismiss = json_object_new ();
+
+      json_object_set_string_member (brief, "type", stw_json_get_string (event, "type") ?: "alert");
+      json_object_set_string_member (brief, "message", stw_json_get_string (event, "message") ?: "");
+      json_object_set_string_member (brief, "action", "dismiss");
+      json_object_set_boolean_member (dismiss, "accept", FALSE);
+      stw_transport_send_notification (transport, "Page.handleJavaScriptDialog", dismiss, cdp_session);
+    }
   return brief;
 }
 
@@ -294,40 +246,16 @@ parse_action (JsonNode    *node,
   return TRUE;
 }
 
-/**
- * stw_session_set_dialog_policy:
- * @self: a #StwSession
- * @policy: `{action?, perType?, promptText?, oneShot?}`
- * @error: where to put a BAD_ARGUMENT
- *
- * Sets how the session answers JavaScript dialogs (`alert`, `confirm`,
- * `prompt`, `beforeunload`) in every window, frame and webview. `action`
- * (`accept` or `dismiss`) applies to every type that `perType` (type →
- * action) does not name; `promptText` is what an accepted prompt answers
- * (its default value otherwise), and is refused unless prompts are
- * accepted; with `oneShot` the policy answers one dialog, then the default
- * comes back. The default, before any policy and after a one-shot, is to
- * dismiss every dialog, so that none blocks the app. The policy replaces
- * the previous one whole.
- *
- * Returns: %TRUE, or %FALSE with @error set (the policy is unchanged)
- *
- * Since: 1.0
- */
 gboolean
-stw_session_set_dialog_policy (StwSession  *self,
-                               JsonObject  *policy,
-                               GError     **error)
+_stw_dialogs_set_policy (StwDialogs  *dialogs,
+                         JsonObject  *policy,
+                         GError     **error)
 {
-  Dialogs *dialogs;
   Action action = DISMISS;
   Action per_kind[N_KINDS] = { UNSET, UNSET, UNSET, UNSET };
   const char *prompt_text = NULL;
   gboolean one_shot = FALSE;
   JsonNode *node;
-
-  g_return_val_if_fail (STW_IS_SESSION (self), FALSE);
-  g_return_val_if_fail (policy != NULL, FALSE);
 
   if ((node = json_object_get_member (policy, "action")) != NULL && !parse_action (node, "action", &action, error))
     return FALSE;
@@ -386,7 +314,6 @@ stw_session_set_dialog_policy (StwSession  *self,
       one_shot = json_node_get_boolean (node);
     }
 
-  dialogs = dialogs_get (self);
   reset_policy (dialogs);
   dialogs->action = action;
   memcpy (dialogs->per_kind, per_kind, sizeof per_kind);
@@ -395,37 +322,21 @@ stw_session_set_dialog_policy (StwSession  *self,
   return TRUE;
 }
 
-/**
- * stw_session_dup_dialog_policy:
- * @self: a #StwSession
- *
- * The policy in force, as [method@Stagewright.Session.set_dialog_policy]
- * takes it, with every type's effective action in `perType` and the
- * Electron methods stubbed in the main process as `stubs`.
- *
- * Returns: (transfer full): the policy
- *
- * Since: 1.0
- */
 StwDialogPolicy *
-stw_session_dup_dialog_policy (StwSession *self)
+_stw_dialogs_dup_policy (StwDialogs *dialogs)
 {
-  g_return_val_if_fail (STW_IS_SESSION (self), NULL);
-
-  return dialog_policy_new (policy_json (self));
+  return dialog_policy_new (policy_json (dialogs));
 }
 
 /* `{action, perType, promptText?, oneShot, stubs}`: what
  * stw_session_set_dialog_policy() takes, and the tool shows. */
 static JsonObject *
-policy_json (StwSession *self)
+policy_json (StwDialogs *dialogs)
 {
-  Dialogs *dialogs;
   JsonObject *policy;
   JsonObject *per_type;
   JsonArray *stubs;
 
-  dialogs = dialogs_get (self);
   policy = json_object_new ();
   per_type = json_object_new ();
   json_object_set_string_member (policy, "action", dialogs->action == ACCEPT ? "accept" : "dismiss");
@@ -447,8 +358,8 @@ policy_json (StwSession *self)
 
 /* --- main-process stubs --------------------------------------------------- */
 
-static char *
-stubs_expression (const char *op,
+char *
+_stw_dialogs_stubs_expression (const char *op,
                   JsonNode   *arg)
 {
   g_autoptr(GBytes) source = g_resource_lookup_data (stw_get_resource (), STUBS_RESOURCE,
@@ -461,20 +372,8 @@ stubs_expression (const char *op,
                           (int) g_bytes_get_size (source), (const char *) g_bytes_get_data (source, NULL), op, json);
 }
 
-static GError *
-no_main_process_error (void)
-{
-  GError *error = stw_error_new_code (STW_ERROR_TRANSPORT_UNSUPPORTED,
-                                      _("Native dialogs, shell and clipboard are stubbed in the main process, "
-                                        "and this session has none to talk to"));
-
-  stw_error_set_hint (error, _("Launch the app with main (its Node inspector) or inject into it; page dialogs "
-                               "are handled either way."));
-  return error;
-}
-
-static void
-set_stub_names (Dialogs  *dialogs,
+void
+_stw_dialogs_set_stub_names (StwDialogs *dialogs,
                 JsonNode *names)
 {
   JsonArray *array = names && JSON_NODE_HOLDS_ARRAY (names) ? json_node_get_array (names) : NULL;
@@ -489,172 +388,28 @@ set_stub_names (Dialogs  *dialogs,
     }
 }
 
-static void
-on_stubbed (GObject      *object,
-            GAsyncResult *result,
-            gpointer      user_data)
-{
-  g_autoptr(GTask) task = user_data;
-  g_autoptr(GError) error = NULL;
-  g_autoptr(JsonNode) names = stw_session_evaluate_main_finish (STW_SESSION (object), result, &error);
-
-  if (names == NULL)
-    {
-      g_task_return_error (task, g_steal_pointer (&error));
-      return;
-    }
-  set_stub_names (dialogs_get (STW_SESSION (object)), names);
-  g_task_return_boolean (task, TRUE);
-}
-
-/**
- * stw_session_stub_electron_async:
- * @self: a #StwSession
- * @stubs: method name → canned answer, or `null` to restore the method
- * @cancellable: (nullable): a #GCancellable
- * @callback: called when the stubs are in place
- * @user_data: data for @callback
- *
- * Replaces Electron main-process methods with stubs that answer at once
- * and record each call with its arguments (read them with
- * [method@Stagewright.Session.read_dialog_events_async]), as WebdriverIO's
- * Electron service mocks do: a test never opens a real file chooser,
- * browser or file manager, nor touches the real clipboard. The names are
- * `dialog.showOpenDialog`, `dialog.showSaveDialog`,
- * `dialog.showMessageBox` (and their `…Sync` forms),
- * `dialog.showErrorBox`, `shell.openExternal`, `shell.openPath`,
- * `clipboard.readText`, `clipboard.writeText` and `clipboard.clear`.
- *
- * A canned answer is what the method returns (promise methods resolve to
- * it); `true` is the answer of a user who cancels or takes the first
- * button, and an array of paths (open), a path (save) or a button index
- * (message box) is short for the whole answer. Stubbed
- * `clipboard.readText` given `true` reads what the stubbed `writeText`
- * wrote. Names left out keep their current state; `null` restores the
- * app's method.
- *
- * The stubs run in the main process, through its inspector: a session
- * without one fails with `TRANSPORT_UNSUPPORTED`.
- *
- * Since: 1.0
- */
-void
-stw_session_stub_electron_async (StwSession          *self,
-                                 JsonObject          *stubs,
-                                 GCancellable        *cancellable,
-                                 GAsyncReadyCallback  callback,
-                                 gpointer             user_data)
-{
-  g_autoptr(GTask) task = NULL;
-  g_autoptr(GList) members = NULL;
-  g_autoptr(JsonNode) arg = NULL;
-  g_autofree char *expression = NULL;
-
-  g_return_if_fail (STW_IS_SESSION (self));
-  g_return_if_fail (stubs != NULL);
-
-  task = g_task_new (self, cancellable, callback, user_data);
-  g_task_set_source_tag (task, stw_session_stub_electron_async);
-
-  members = json_object_get_members (stubs);
-  for (GList *l = members; l != NULL; l = l->next)
-    if (!g_strv_contains (stub_names, l->data))
-      {
-        g_autofree char *known = g_strjoinv (", ", (char **) stub_names);
-
-        g_task_return_error (task, stw_error_new_code (STW_ERROR_BAD_ARGUMENT, _("Cannot stub %s; the names are %s"),
-                                                       (const char *) l->data, known));
-        return;
-      }
-  if (!stw_session_has_main_process (self))
-    {
-      g_task_return_error (task, no_main_process_error ());
-      return;
-    }
-
-  dialogs_get (self)->stubs_used = TRUE;
-  arg = json_node_init_object (json_node_alloc (), stubs);
-  expression = stubs_expression ("stub", arg);
-  stw_session_evaluate_main_async (self, expression, cancellable, on_stubbed, g_steal_pointer (&task));
-}
-
-/**
- * stw_session_stub_electron_finish:
- * @self: a #StwSession
- * @result: the result given to the callback
- * @error: where to put the failure
- *
- * Finishes an operation started with
- * [method@Stagewright.Session.stub_electron_async].
- *
- * Returns: %TRUE when the stubs are in place
- *
- * Since: 1.0
- */
-gboolean
-stw_session_stub_electron_finish (StwSession    *self,
-                                  GAsyncResult  *result,
-                                  GError       **error)
-{
-  g_return_val_if_fail (g_task_is_valid (result, self), FALSE);
-  g_return_val_if_fail (g_task_get_source_tag (G_TASK (result)) == stw_session_stub_electron_async, FALSE);
-
-  return g_task_propagate_boolean (G_TASK (result), error);
-}
-
-/**
- * stw_session_stub_electron_sync:
- * @self: a #StwSession
- * @stubs: method name → canned answer, or `null` to restore the method
- * @cancellable: (nullable): a #GCancellable
- * @error: where to put the failure
- *
- * The blocking form of [method@Stagewright.Session.stub_electron_async].
- *
- * Returns: %TRUE when the stubs are in place
- *
- * Since: 1.0
- */
-gboolean
-stw_session_stub_electron_sync (StwSession    *self,
-                                JsonObject    *stubs,
-                                GCancellable  *cancellable,
-                                GError       **error)
-{
-  StwSyncCall call;
-  gboolean ret;
-
-  g_return_val_if_fail (STW_IS_SESSION (self), FALSE);
-
-  if (!_stw_sync_call_init (&call, _stw_session_get_context (self)))
-    return FALSE;
-  stw_session_stub_electron_async (self, stubs, cancellable, _stw_sync_call_callback, &call);
-  ret = stw_session_stub_electron_finish (self, _stw_sync_call_wait (&call), error);
-  _stw_sync_call_clear (&call);
-  return ret;
-}
-
 /* --- reading events ---------------------------------------------------------- */
 
-typedef struct
+struct _StwDialogFilter
 {
   GPtrArray *types;     /* nullable: every type */
   double     since;
   guint      limit;
   gboolean   clear;
-} Filter;
+};
+typedef StwDialogFilter Filter;
 
-static void
-filter_free (Filter *filter)
+void
+_stw_dialog_filter_free (Filter *filter)
 {
   g_clear_pointer (&filter->types, g_ptr_array_unref);
   g_free (filter);
 }
 
-G_DEFINE_AUTOPTR_CLEANUP_FUNC (Filter, filter_free)
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (Filter, _stw_dialog_filter_free)
 
-static Filter *
-filter_new (JsonObject  *object,
+Filter *
+_stw_dialog_filter_new (JsonObject  *object,
             GError     **error)
 {
   g_autoptr(Filter) filter = g_new0 (Filter, 1);
@@ -751,10 +506,10 @@ by_timestamp (gconstpointer a,
 }
 
 static JsonObject *
-collect (StwSession *session,
-         Filter     *filter)
+collect (StwDialogs *dialogs,
+         Filter     *filter,
+         gboolean    native)
 {
-  Dialogs *dialogs = dialogs_get (session);
   g_autoptr(GPtrArray) picked = g_ptr_array_new_with_free_func ((GDestroyNotify) json_object_unref);
   JsonObject *answer = json_object_new ();
   JsonArray *entries = json_array_new ();
@@ -774,11 +529,11 @@ collect (StwSession *session,
   for (guint i = skip; i < picked->len; i++)
     json_array_add_object_element (entries, json_object_ref (g_ptr_array_index (picked, i)));
 
-  json_object_set_object_member (answer, "policy", policy_json (session));
+  json_object_set_object_member (answer, "policy", policy_json (dialogs));
   json_object_set_array_member (answer, "entries", entries);
   json_object_set_int_member (answer, "count", json_array_get_length (entries));
   json_object_set_int_member (answer, "overflowed", (gint64) dialogs->overflowed);
-  json_object_set_boolean_member (answer, "native", stw_session_has_main_process (session));
+  json_object_set_boolean_member (answer, "native", native);
 
   if (filter->clear)
     {
@@ -789,168 +544,66 @@ collect (StwSession *session,
   return answer;
 }
 
-static void
-on_drained (GObject      *object,
-            GAsyncResult *result,
-            gpointer      user_data)
+StwDialogLog *
+_stw_dialogs_read (StwDialogs      *dialogs,
+                   StwDialogFilter *filter,
+                   gboolean         native)
 {
-  g_autoptr(GTask) task = user_data;
-  StwSession *session = STW_SESSION (object);
-  Dialogs *dialogs = dialogs_get (session);
-  g_autoptr(GError) error = NULL;
-  g_autoptr(JsonNode) drained = stw_session_evaluate_main_finish (session, result, &error);
-  JsonObject *object_drained = drained && JSON_NODE_HOLDS_OBJECT (drained) ? json_node_get_object (drained) : NULL;
-
-  /* The page dialogs are worth reading even when the main process no
-   * longer answers (it closed its inspector, or exited). */
-  if (error != NULL && g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
-    {
-      g_task_return_error (task, g_steal_pointer (&error));
-      return;
-    }
-  if (error != NULL)
-    g_debug ("Session %s: the main process's recorded calls are out of reach: %s",
-             stw_session_get_id (session), error->message);
-  if (object_drained != NULL)
-    {
-      JsonArray *calls = json_object_has_member (object_drained, "calls")
-                         ? json_object_get_array_member (object_drained, "calls") : NULL;
-
-      dialogs->overflowed += (guint64) MAX (json_object_get_int_member_with_default (object_drained, "dropped", 0), 0);
-      for (guint i = 0; calls != NULL && i < json_array_get_length (calls); i++)
-        {
-          JsonObject *call = json_array_get_object_element (calls, i);
-
-          if (call != NULL && json_object_has_member (call, "timestamp"))
-            {
-              JsonObject *entry = json_object_new ();
-
-              stw_json_object_copy_members (entry, call, NULL);
-              json_object_set_int_member (entry, "timestamp", (gint64) json_object_get_double_member (call, "timestamp"));
-              json_object_set_string_member (entry, "source", "main");
-              push_event (dialogs, entry);
-            }
-        }
-      set_stub_names (dialogs, json_object_get_member (object_drained, "stubs"));
-    }
-  g_task_return_pointer (task, dialog_log_new (collect (session, g_task_get_task_data (task))),
-                         (GDestroyNotify) stw_dialog_log_unref);
+  return dialog_log_new (collect (dialogs, filter, native));
 }
 
-/**
- * stw_session_read_dialog_events_async:
- * @self: a #StwSession
- * @filter: (nullable): `{type?, since?, limit?, clear?}`
- * @cancellable: (nullable): a #GCancellable
- * @callback: called with the events
- * @user_data: data for @callback
- *
- * The dialogs the session answered and the stubbed calls the main process
- * recorded, oldest first: the newest %STW_DIALOG_EVENTS_MAX are kept, and
- * older ones counted as `overflowed`. A page dialog is `{type, message,
- * action, defaultValue?, promptText?, timestamp, windowId, surfaceId,
- * url?}`; a stubbed call `{type, args, returned?, electronWindowId?,
- * timestamp, source: "main"}` where `type` is the method's name
- * (`dialog.showOpenDialog`, `shell.openExternal`, …).
- *
- * @filter selects by `type` (a string or an array of them; a module such
- * as `shell` matches each of its methods), `since` (epoch ms, inclusive)
- * and `limit` (1 to 200, 50 by default: the newest); `clear` empties the
- * buffer after reading.
- *
- * Since: 1.0
- */
+/* What js/main-stubs.js drained: `{calls, dropped, stubs}`. */
 void
-stw_session_read_dialog_events_async (StwSession          *self,
-                                      JsonObject          *filter,
-                                      GCancellable        *cancellable,
-                                      GAsyncReadyCallback  callback,
-                                      gpointer             user_data)
+_stw_dialogs_add_main_calls (StwDialogs *dialogs,
+                             JsonObject *drained)
 {
-  g_autoptr(GTask) task = NULL;
-  g_autoptr(GError) error = NULL;
-  g_autofree char *expression = NULL;
-  Filter *parsed;
+  JsonArray *calls = json_object_has_member (drained, "calls") ? json_object_get_array_member (drained, "calls") : NULL;
 
-  g_return_if_fail (STW_IS_SESSION (self));
-
-  task = g_task_new (self, cancellable, callback, user_data);
-  g_task_set_source_tag (task, stw_session_read_dialog_events_async);
-  parsed = filter_new (filter, &error);
-  if (parsed == NULL)
+  dialogs->overflowed += (guint64) MAX (json_object_get_int_member_with_default (drained, "dropped", 0), 0);
+  for (guint i = 0; calls != NULL && i < json_array_get_length (calls); i++)
     {
-      g_task_return_error (task, g_steal_pointer (&error));
-      return;
-    }
-  g_task_set_task_data (task, parsed, (GDestroyNotify) filter_free);
+      JsonObject *call = json_array_get_object_element (calls, i);
 
-  /* Calls recorded in the main process join the ring first. */
-  if (!dialogs_get (self)->stubs_used || !stw_session_has_main_process (self))
-    {
-      g_task_return_pointer (task, dialog_log_new (collect (self, parsed)), (GDestroyNotify) stw_dialog_log_unref);
-      return;
+      if (call != NULL && json_object_has_member (call, "timestamp"))
+        {
+          JsonObject *entry = json_object_new ();
+
+          stw_json_object_copy_members (entry, call, NULL);
+          json_object_set_int_member (entry, "timestamp", (gint64) json_object_get_double_member (call, "timestamp"));
+          json_object_set_string_member (entry, "source", "main");
+          push_event (dialogs, entry);
+        }
     }
-  expression = stubs_expression ("drain", NULL);
-  stw_session_evaluate_main_async (self, expression, cancellable, on_drained, g_steal_pointer (&task));
+  _stw_dialogs_set_stub_names (dialogs, json_object_get_member (drained, "stubs"));
 }
 
-/**
- * stw_session_read_dialog_events_finish:
- * @self: a #StwSession
- * @result: the result given to the callback
- * @error: where to put the failure
- *
- * Finishes an operation started with
- * [method@Stagewright.Session.read_dialog_events_async].
- *
- * Returns: (transfer full): the events, the policy in force, and whether
- *   native stubs are available (the session has a main process)
- *
- * Since: 1.0
- */
-StwDialogLog *
-stw_session_read_dialog_events_finish (StwSession    *self,
-                                       GAsyncResult  *result,
-                                       GError       **error)
+/* Whether the main process may hold stubbed calls to drain. */
+gboolean
+_stw_dialogs_get_stubs_used (StwDialogs *dialogs)
 {
-  g_return_val_if_fail (g_task_is_valid (result, self), NULL);
-  g_return_val_if_fail (g_task_get_source_tag (G_TASK (result)) == stw_session_read_dialog_events_async, NULL);
-
-  return g_task_propagate_pointer (G_TASK (result), error);
+  return dialogs->stubs_used;
 }
 
-/**
- * stw_session_read_dialog_events_sync:
- * @self: a #StwSession
- * @filter: (nullable): `{type?, since?, limit?, clear?}`
- * @cancellable: (nullable): a #GCancellable
- * @error: where to put the failure
- *
- * The blocking form of
- * [method@Stagewright.Session.read_dialog_events_async].
- *
- * Returns: (transfer full): the events, the policy in force, and whether
- *   native stubs are available
- *
- * Since: 1.0
- */
-StwDialogLog *
-stw_session_read_dialog_events_sync (StwSession    *self,
-                                     JsonObject    *filter,
-                                     GCancellable  *cancellable,
-                                     GError       **error)
+/* Checks @stubs names only methods js/main-stubs.js knows, and notes the
+ * main process may hold calls from now on. */
+gboolean
+_stw_dialogs_use_stubs (StwDialogs  *dialogs,
+                        JsonObject  *stubs,
+                        GError     **error)
 {
-  StwSyncCall call;
-  StwDialogLog *ret;
+  g_autoptr(GList) members = json_object_get_members (stubs);
 
-  g_return_val_if_fail (STW_IS_SESSION (self), NULL);
+  for (GList *l = members; l != NULL; l = l->next)
+    if (!g_strv_contains (stub_names, l->data))
+      {
+        g_autofree char *known = g_strjoinv (", ", (char **) stub_names);
 
-  if (!_stw_sync_call_init (&call, _stw_session_get_context (self)))
-    return NULL;
-  stw_session_read_dialog_events_async (self, filter, cancellable, _stw_sync_call_callback, &call);
-  ret = stw_session_read_dialog_events_finish (self, _stw_sync_call_wait (&call), error);
-  _stw_sync_call_clear (&call);
-  return ret;
+        g_propagate_error (error, stw_error_new_code (STW_ERROR_BAD_ARGUMENT, _("Cannot stub %s; the names are %s"),
+                                                      (const char *) l->data, known));
+        return FALSE;
+      }
+  dialogs->stubs_used = TRUE;
+  return TRUE;
 }
 
 /* --- typed answers ---------------------------------------------------------- */

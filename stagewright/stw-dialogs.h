@@ -13,7 +13,6 @@
 #include <json-glib/json-glib.h>
 
 #include "stw-action-result.h"
-#include "stw-session.h"
 #include "stw-version-macros.h"
 
 G_BEGIN_DECLS
@@ -92,44 +91,5 @@ G_DEFINE_AUTOPTR_CLEANUP_FUNC (StwDialogLog, stw_dialog_log_unref)
  * Since: 1.0
  */
 #define STW_DIALOG_EVENTS_MAX 200
-
-STW_AVAILABLE_IN_1_0
-gboolean    stw_session_set_dialog_policy          (StwSession    *self,
-                                                    JsonObject    *policy,
-                                                    GError       **error);
-STW_AVAILABLE_IN_1_0
-StwDialogPolicy *stw_session_dup_dialog_policy     (StwSession    *self);
-
-STW_AVAILABLE_IN_1_0
-void        stw_session_stub_electron_async        (StwSession          *self,
-                                                    JsonObject          *stubs,
-                                                    GCancellable        *cancellable,
-                                                    GAsyncReadyCallback  callback,
-                                                    gpointer             user_data);
-STW_AVAILABLE_IN_1_0
-gboolean    stw_session_stub_electron_finish       (StwSession    *self,
-                                                    GAsyncResult  *result,
-                                                    GError       **error);
-STW_AVAILABLE_IN_1_0
-gboolean    stw_session_stub_electron_sync         (StwSession    *self,
-                                                    JsonObject    *stubs,
-                                                    GCancellable  *cancellable,
-                                                    GError       **error);
-
-STW_AVAILABLE_IN_1_0
-void        stw_session_read_dialog_events_async   (StwSession          *self,
-                                                    JsonObject          *filter,
-                                                    GCancellable        *cancellable,
-                                                    GAsyncReadyCallback  callback,
-                                                    gpointer             user_data);
-STW_AVAILABLE_IN_1_0
-StwDialogLog *stw_session_read_dialog_events_finish (StwSession    *self,
-                                                    GAsyncResult  *result,
-                                                    GError       **error);
-STW_AVAILABLE_IN_1_0
-StwDialogLog *stw_session_read_dialog_events_sync  (StwSession    *self,
-                                                    JsonObject    *filter,
-                                                    GCancellable  *cancellable,
-                                                    GError       **error);
 
 G_END_DECLS

@@ -66,6 +66,7 @@ struct _StwDispatcher
   JsonObject       *last_error;
   StwSessionManager *sessions;
   GMainContext     *context;       /* thread-default when made */
+  gboolean          plugins_busy;  /* a plugin load or unload is under way */
 
   StwEvalGuardFunc  eval_guard;
   gpointer          eval_guard_data;
@@ -1817,4 +1818,17 @@ GMainContext *
 _stw_dispatcher_get_context (StwDispatcher *self)
 {
   return self->context;
+}
+
+gboolean
+_stw_dispatcher_get_plugins_busy (StwDispatcher *self)
+{
+  return self->plugins_busy;
+}
+
+void
+_stw_dispatcher_set_plugins_busy (StwDispatcher *self,
+                                  gboolean       busy)
+{
+  self->plugins_busy = busy;
 }

@@ -1,7 +1,9 @@
 /* stw-element.c: running a page op on the element a target names
  *
  * The one place where a ref becomes an element (docs/page-ops.md): a ref
- * is looked up in the session's table, its surface found, and the op runs
+ * is looked up in the session's table (handed down to every surface, as
+ * StwSurfaceShared: nothing here calls the session), its surface found,
+ * and the op runs
  * there with the element's key; a selector runs in the surface asked. The
  * answer's element gets (or keeps) its ref.
  *
@@ -13,12 +15,11 @@
 
 #include "stw-error-registry.h"
 #include "stw-json-private.h"
-#include "stw-session-private.h"
 #include "stw-surface-private.h"
 
 typedef struct
 {
-  StwSession  *session;
+  StwSurfaceShared *shared;
   StwSurface  *surface;    /* where the op runs */
   guint        ref;        /* 0 for a selector */
   char        *op;
@@ -29,7 +30,7 @@ typedef struct
 static void
 element_op_free (ElementOp *data)
 {
-  g_clear_object (&data->session);
+  g_clear_pointer (&data->shared, _stw_surface_shared_unref);
   g_clear_object (&data->surface);
   g_free (data->op);
   json_object_unref (data->args);
@@ -76,7 +77,7 @@ move_or_retire (GTask        *task,
                 gint64        world_id)
 {
   ElementOp *data = g_task_get_task_data (task);
-  StwRefTable *refs = _stw_session_get_refs (data->session);
+  StwRefTable *refs = data->shared->refs;
   const StwRef *ref = _stw_ref_table_lookup (refs, data->ref);
   JsonObject *details = stw_error_get_details (error);
   JsonArray *candidates = details && json_object_has_member (details, "candidates")
@@ -121,7 +122,7 @@ on_op_answered (GObject      *object,
   ElementOp *data = g_task_get_task_data (task);
   g_autoptr(JsonNode) value = NULL;
   g_autoptr(GError) error = NULL;
-  StwRefTable *refs = _stw_session_get_refs (data->session);
+  StwRefTable *refs = data->shared->refs;
   JsonObject *answer, *target;
   JsonObject *described;
   gint64 world_id = 0;
@@ -191,7 +192,7 @@ _stw_surface_element_op_async (StwSurface          *self,
                                gpointer             user_data)
 {
   g_autoptr(GTask) task = NULL;
-  g_autoptr(StwSession) session = NULL;
+  StwSurfaceShared *shared;
   ElementOp *data;
 
   g_return_if_fail (STW_IS_SURFACE (self));
@@ -201,15 +202,15 @@ _stw_surface_element_op_async (StwSurface          *self,
   task = g_task_new (self, cancellable, callback, user_data);
   g_task_set_source_tag (task, _stw_surface_element_op_async);
 
-  session = stw_surface_dup_session (self);
-  if (session == NULL)
+  shared = _stw_surface_get_shared (self);
+  if (!shared->alive)
     {
       g_task_return_error (task, stw_error_new_code_literal (STW_ERROR_NOT_RUNNING, NULL));
       return;
     }
 
   data = g_new0 (ElementOp, 1);
-  data->session = g_object_ref (session);
+  data->shared = _stw_surface_shared_ref (shared);
   data->op = g_strdup (op);
   data->args = json_object_new ();
   stw_json_object_copy_members (data->args, args, NULL);
@@ -218,7 +219,7 @@ _stw_surface_element_op_async (StwSurface          *self,
 
   if (data->ref != 0)
     {
-      StwRefTable *refs = _stw_session_get_refs (session);
+      StwRefTable *refs = shared->refs;
       const StwRef *ref = _stw_ref_table_lookup (refs, data->ref);
       StwSurface *surface;
 
@@ -237,7 +238,7 @@ _stw_surface_element_op_async (StwSurface          *self,
           g_task_return_error (task, stale_ref_error (refs, ref, _("The element of this ref is gone")));
           return;
         }
-      surface = _stw_session_lookup_surface (session, ref->surface_id);
+      surface = _stw_surface_shared_lookup (shared, ref->surface_id);
       if (surface == NULL || stw_surface_is_closed (surface))
         {
           _stw_ref_table_retire (refs, data->ref);
@@ -281,12 +282,10 @@ _stw_surface_bind_ref (StwSurface *self,
                        gint64      world_id,
                        JsonObject *info)
 {
-  g_autoptr(StwSession) session = stw_surface_dup_session (self);
-
   g_return_val_if_fail (info != NULL, 0);
-  if (session == NULL || json_object_get_int_member_with_default (info, "key", 0) <= 0)
+  if (json_object_get_int_member_with_default (info, "key", 0) <= 0)
     return 0;
-  return _stw_ref_table_bind (_stw_session_get_refs (session), stw_surface_get_id (self), world_id,
+  return _stw_ref_table_bind (_stw_surface_get_shared (self)->refs, stw_surface_get_id (self), world_id,
                               json_object_get_int_member (info, "key"),
                               stw_json_get_string (info, "fp"),
                               stw_json_get_string (info, "role"),

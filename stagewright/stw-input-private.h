@@ -1,11 +1,13 @@
-/* stw-input-private.h: real input — keys, chords, the mouse, and where a
- * frame's point is in its window
+/* stw-input-private.h: real input — keys, chords, the mouse, sent on a
+ * connection (below the surface: it knows no surface, session or dialog)
  *
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */
 #pragma once
 
-#include "stw-surface-private.h"
+#include <json-glib/json-glib.h>
+
+#include "stw-transport.h"
 
 G_BEGIN_DECLS
 
@@ -57,40 +59,33 @@ gboolean    _stw_input_chord_is_valid  (const char  *chord,
  * dialog opens in @window or @frame (the dialog holds the acknowledgement
  * back until it closes; the session's dialog handler answers it). The
  * value is NULL or `{type, message, action}` of the dialog that opened. */
-void        _stw_input_send_async      (StwSurface          *window,
-                                        StwSurface          *frame,
+/* Where a window's mouse is: the window holds one, each send updates it. */
+typedef struct _StwInputPointer StwInputPointer;
+
+StwInputPointer *_stw_input_pointer_new    (void);
+StwInputPointer *_stw_input_pointer_ref    (StwInputPointer *pointer);
+void             _stw_input_pointer_unref  (StwInputPointer *pointer);
+gboolean         _stw_input_pointer_is_at  (StwInputPointer *pointer,
+                                            double           x,
+                                            double           y);
+
+/* Sends @events on @window_session (the page's session: input goes to the
+ * window), in order. A JavaScript dialog opening on @window_session or
+ * @frame_session ends the send: the finish says where it opened, with
+ * its event, and the caller asks the dialogs unit what it was answered. */
+void        _stw_input_send_async      (StwTransport        *transport,
+                                        const char          *window_session,
+                                        const char          *frame_session,
+                                        StwInputPointer     *pointer,
                                         GPtrArray           *events,
                                         GCancellable        *cancellable,
                                         GAsyncReadyCallback  callback,
                                         gpointer             user_data);
-gboolean    _stw_input_send_finish     (StwSurface    *window,
-                                        GAsyncResult  *result,
-                                        JsonObject   **dialog,
+gboolean    _stw_input_send_finish     (GAsyncResult  *result,
+                                        char         **dialog_session,
+                                        JsonObject   **dialog_event,
                                         GError       **error);
 
-/* Whether the mouse is at (@x, @y) of @window's viewport: where the last
- * input sent there left it. */
-gboolean    _stw_input_pointer_is_at   (StwSurface *window,
-                                        double      x,
-                                        double      y);
-
-/* The surface whose page session takes input for @surface: itself, or
- * for a frame the window (or webview) it is in. */
-StwSurface *_stw_input_window_of       (StwSurface *surface);
-
-/* Where (0, 0) of @self's viewport lies in the viewport of its root
- * surface (the window or webview holding it; itself when it is one), CSS
- * px: the content boxes of the frame owners on the way up, each measured
- * with DOM.getBoxModel in its local root (docs/page-ops.md). The finish
- * function answers the root (transfer full). */
-void        _stw_surface_frame_offset_async  (StwSurface          *self,
-                                              GCancellable        *cancellable,
-                                              GAsyncReadyCallback  callback,
-                                              gpointer             user_data);
-StwSurface *_stw_surface_frame_offset_finish (StwSurface    *self,
-                                              GAsyncResult  *result,
-                                              double        *x,
-                                              double        *y,
-                                              GError       **error);
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (StwInputPointer, _stw_input_pointer_unref)
 
 G_END_DECLS

@@ -1,5 +1,4 @@
-/* stw-input.c: real input — keys, chords, the mouse, and where a frame's
- * point is in its window
+/* stw-input.c: real input — keys, chords, the mouse, sent on a connection
  *
  * Keys follow a US keyboard the way Playwright's layout does: a chord's
  * modifiers go down first, each with its own keydown; a printable key
@@ -14,7 +13,6 @@
 #include <glib/gi18n-lib.h>
 #include <string.h>
 
-#include "stw-dialogs-private.h"
 #include "stw-error-registry.h"
 #include "stw-input-private.h"
 #include "stw-json-private.h"
@@ -493,45 +491,62 @@ _stw_input_add_wheel (GPtrArray *events,
 
 /* --- where the mouse is ----------------------------------------------------- */
 
-typedef struct
+/* Where the mouse of one window is, as far as we know: shared by the
+ * window that holds it and the sends that move it. */
+struct _StwInputPointer
 {
-  double x, y;
-} Pointer;
+  gboolean known;
+  double   x, y;
+};
 
-#define POINTER_KEY "stw-input-pointer"
+StwInputPointer *
+_stw_input_pointer_new (void)
+{
+  return g_atomic_rc_box_new0 (StwInputPointer);
+}
+
+StwInputPointer *
+_stw_input_pointer_ref (StwInputPointer *pointer)
+{
+  return g_atomic_rc_box_acquire (pointer);
+}
+
+void
+_stw_input_pointer_unref (StwInputPointer *pointer)
+{
+  g_atomic_rc_box_release (pointer);
+}
 
 gboolean
-_stw_input_pointer_is_at (StwSurface *window,
-                          double      x,
-                          double      y)
+_stw_input_pointer_is_at (StwInputPointer *pointer,
+                          double           x,
+                          double           y)
 {
-  Pointer *pointer = g_object_get_data (G_OBJECT (window), POINTER_KEY);
-
-  return pointer != NULL && pointer->x == x && pointer->y == y;
+  return pointer->known && pointer->x == x && pointer->y == y;
 }
 
 /* Remembers where @events leave the mouse (or forgets it, when they might
  * not all have been delivered). */
 static void
-track_pointer (StwSurface *window,
-               GPtrArray  *events,
-               gboolean    delivered)
+track_pointer (StwInputPointer *pointer,
+               GPtrArray       *events,
+               gboolean         delivered)
 {
-  Pointer *pointer = NULL;
+  gboolean moved = FALSE;
 
-  for (guint i = events->len; delivered && pointer == NULL && i > 0; i--)
+  for (guint i = events->len; delivered && !moved && i > 0; i--)
     {
       StwInputEvent *event = g_ptr_array_index (events, i - 1);
 
       if (g_str_equal (event->method, "Input.dispatchMouseEvent"))
         {
-          pointer = g_new0 (Pointer, 1);
           pointer->x = json_object_get_double_member (event->params, "x");
           pointer->y = json_object_get_double_member (event->params, "y");
+          moved = TRUE;
         }
     }
-  if (pointer != NULL || !delivered)
-    g_object_set_data_full (G_OBJECT (window), POINTER_KEY, pointer, g_free);
+  if (moved || !delivered)
+    pointer->known = moved;
 }
 
 /* --- sending --------------------------------------------------------------- */
@@ -543,15 +558,17 @@ track_pointer (StwSurface *window,
 
 typedef struct
 {
-  StwTransport *transport;
-  char         *window_session;
-  char         *frame_session;
-  gulong        dialog_handler;
-  GPtrArray    *events;
-  guint         next;        /* the next event to send */
-  guint         pending;     /* sent, not acknowledged */
-  gboolean      done;
-  JsonObject   *dialog;
+  StwTransport    *transport;
+  char            *window_session;
+  char            *frame_session;
+  StwInputPointer *pointer;
+  gulong           dialog_handler;
+  GPtrArray       *events;
+  guint            next;        /* the next event to send */
+  guint            pending;     /* sent, not acknowledged */
+  gboolean         done;
+  char            *dialog_session;  /* where a dialog opened, if one did */
+  JsonObject      *dialog_event;    /* and its Page.javascriptDialogOpening */
 } Send;
 
 static void
@@ -563,7 +580,9 @@ send_free (Send *send)
   g_clear_pointer (&send->events, g_ptr_array_unref);
   g_free (send->window_session);
   g_free (send->frame_session);
-  g_clear_pointer (&send->dialog, json_object_unref);
+  g_clear_pointer (&send->pointer, _stw_input_pointer_unref);
+  g_free (send->dialog_session);
+  g_clear_pointer (&send->dialog_event, json_object_unref);
   g_free (send);
 }
 
@@ -579,7 +598,7 @@ send_complete (GTask  *task,
       return;
     }
   send->done = TRUE;
-  track_pointer (g_task_get_source_object (task), send->events, error == NULL);
+  track_pointer (send->pointer, send->events, error == NULL);
   if (send->dialog_handler != 0)
     {
       g_signal_handler_disconnect (send->transport, send->dialog_handler);
@@ -591,10 +610,19 @@ send_complete (GTask  *task,
     g_task_return_boolean (task, TRUE);
 }
 
+static gboolean
+on_dialog_settled (gpointer user_data)
+{
+  send_complete (user_data, NULL);
+  return G_SOURCE_REMOVE;
+}
+
 /* A dialog holds the acknowledgement of the input that opened it until it
- * closes (cdp-field-notes 27): the input has landed, so it is done. The
- * session's dialog handler (stw-dialogs.c, connected first) has answered
- * it by the session's policy already; the answer says what it was. */
+ * closes (cdp-field-notes 27): the input has landed, so it is done. What
+ * the dialog was answered is not this unit's to know: the caller asks the
+ * dialogs unit (_stw_dialogs_take_opened()). It answers once this event
+ * has reached every handler, so it does not matter which was connected
+ * first. */
 static void
 on_dialog_opening (StwTransport *transport,
                    const char   *method,
@@ -603,25 +631,19 @@ on_dialog_opening (StwTransport *transport,
                    GTask        *task)
 {
   Send *send = g_task_get_task_data (task);
-  g_autoptr(StwSession) session = NULL;
+  g_autoptr(GSource) idle = NULL;
 
-  if (g_strcmp0 (session_id, send->window_session) != 0 && g_strcmp0 (session_id, send->frame_session) != 0)
+  if (send->done || send->dialog_session != NULL ||
+      (g_strcmp0 (session_id, send->window_session) != 0 && g_strcmp0 (session_id, send->frame_session) != 0))
     return;
-  session = stw_surface_dup_session (g_task_get_source_object (task));
-  send->dialog = session ? _stw_dialogs_take_last (session) : NULL;
-  if (send->dialog == NULL)
-    {
-      /* No session to answer it: dismissed, the default policy. */
-      g_autoptr(JsonObject) dismiss = json_object_new ();
-
-      send->dialog = json_object_new ();
-      json_object_set_string_member (send->dialog, "type", stw_json_get_string (params, "type") ?: "alert");
-      json_object_set_string_member (send->dialog, "message", stw_json_get_string (params, "message") ?: "");
-      json_object_set_string_member (send->dialog, "action", "dismiss");
-      json_object_set_boolean_member (dismiss, "accept", FALSE);
-      stw_transport_send_notification (transport, "Page.handleJavaScriptDialog", dismiss, session_id);
-    }
-  send_complete (task, NULL);
+  send->dialog_session = g_strdup (session_id);
+  send->dialog_event = json_object_ref (params);
+  g_signal_handler_disconnect (send->transport, send->dialog_handler);
+  send->dialog_handler = 0;
+  idle = g_idle_source_new ();
+  g_source_set_priority (idle, G_PRIORITY_DEFAULT);
+  g_source_set_callback (idle, on_dialog_settled, g_object_ref (task), g_object_unref);
+  g_source_attach (idle, g_task_get_context (task));
 }
 
 static void on_input_acked (GObject      *object,
@@ -635,7 +657,8 @@ send_more (GTask *task)
 {
   Send *send = g_task_get_task_data (task);
 
-  while (!send->done && send->next < send->events->len && send->pending < SEND_WINDOW)
+  while (!send->done && send->dialog_session == NULL && send->next < send->events->len &&
+         send->pending < SEND_WINDOW)
     {
       StwInputEvent *event = g_ptr_array_index (send->events, send->next++);
 
@@ -657,7 +680,9 @@ on_input_acked (GObject      *object,
 
   reply = stw_transport_call_finish (STW_TRANSPORT (object), result, &error);
   send->pending--;
-  if (reply == NULL)
+  if (send->dialog_session != NULL)
+    g_clear_error (&error);   /* a dialog ended it: the idle answers */
+  else if (reply == NULL)
     send_complete (task, error);
   else if (send->pending == 0 && send->next == send->events->len)
     send_complete (task, NULL);
@@ -665,24 +690,17 @@ on_input_acked (GObject      *object,
     send_more (task);
 }
 
-StwSurface *
-_stw_input_window_of (StwSurface *surface)
-{
-  while (stw_surface_get_kind (surface) == STW_SURFACE_KIND_FRAME && _stw_surface_get_parent (surface) != NULL)
-    surface = _stw_surface_get_parent (surface);
-  return surface;
-}
-
 void
-_stw_input_send_async (StwSurface          *window,
-                       StwSurface          *frame,
+_stw_input_send_async (StwTransport        *transport,
+                       const char          *window_session,
+                       const char          *frame_session,
+                       StwInputPointer     *pointer,
                        GPtrArray           *events,
                        GCancellable        *cancellable,
                        GAsyncReadyCallback  callback,
                        gpointer             user_data)
 {
-  g_autoptr(GTask) task = g_task_new (window, cancellable, callback, user_data);
-  StwTransport *transport = _stw_surface_get_transport (window);
+  g_autoptr(GTask) task = g_task_new (NULL, cancellable, callback, user_data);
   Send *send;
 
   g_task_set_source_tag (task, _stw_input_send_async);
@@ -699,8 +717,9 @@ _stw_input_send_async (StwSurface          *window,
 
   send = g_new0 (Send, 1);
   send->transport = g_object_ref (transport);
-  send->window_session = g_strdup (stw_surface_get_cdp_session_id (window));
-  send->frame_session = g_strdup (frame ? stw_surface_get_cdp_session_id (frame) : NULL);
+  send->window_session = g_strdup (window_session);
+  send->frame_session = g_strdup (frame_session);
+  send->pointer = _stw_input_pointer_ref (pointer);
   g_task_set_task_data (task, send, (GDestroyNotify) send_free);
   send->dialog_handler = g_signal_connect (transport, "event::Page.javascriptDialogOpening",
                                            G_CALLBACK (on_dialog_opening), task);
@@ -710,168 +729,20 @@ _stw_input_send_async (StwSurface          *window,
 }
 
 gboolean
-_stw_input_send_finish (StwSurface    *window,
-                        GAsyncResult  *result,
-                        JsonObject   **dialog,
+_stw_input_send_finish (GAsyncResult  *result,
+                        char         **dialog_session,
+                        JsonObject   **dialog_event,
                         GError       **error)
 {
   Send *send;
 
-  g_return_val_if_fail (g_task_is_valid (result, window), FALSE);
+  g_return_val_if_fail (g_task_is_valid (result, NULL), FALSE);
   g_return_val_if_fail (g_task_get_source_tag (G_TASK (result)) == _stw_input_send_async, FALSE);
 
   send = g_task_get_task_data (G_TASK (result));
-  if (dialog != NULL)
-    *dialog = send && send->dialog ? json_object_ref (send->dialog) : NULL;
+  if (dialog_session != NULL)
+    *dialog_session = send ? g_strdup (send->dialog_session) : NULL;
+  if (dialog_event != NULL)
+    *dialog_event = send && send->dialog_event ? json_object_ref (send->dialog_event) : NULL;
   return g_task_propagate_boolean (G_TASK (result), error);
-}
-
-/* --- where a frame is ------------------------------------------------------- */
-
-typedef struct
-{
-  StwSurface *current;     /* the frame whose owner is being measured */
-  double      dx, dy;
-} Locate;
-
-static void
-locate_free (Locate *locate)
-{
-  g_clear_object (&locate->current);
-  g_free (locate);
-}
-
-static void locate_step (GTask *task);
-
-/* A same-process frame shares its local root's session and coordinates. */
-static StwSurface *
-local_root_of (StwSurface *surface)
-{
-  while (_stw_surface_get_subframe_id (surface) != NULL && _stw_surface_get_parent (surface) != NULL)
-    surface = _stw_surface_get_parent (surface);
-  return surface;
-}
-
-static void
-on_owner_box (GObject      *object,
-              GAsyncResult *result,
-              gpointer      user_data)
-{
-  g_autoptr(GTask) task = user_data;
-  Locate *locate = g_task_get_task_data (task);
-  g_autoptr(JsonObject) reply = NULL;
-  GError *error = NULL;
-  JsonObject *model;
-  JsonArray *content;
-  StwSurface *parent;
-
-  reply = stw_transport_call_finish (STW_TRANSPORT (object), result, &error);
-  if (reply == NULL)
-    {
-      g_task_return_error (task, error);
-      return;
-    }
-  model = json_object_has_member (reply, "model") ? json_object_get_object_member (reply, "model") : NULL;
-  content = model && json_object_has_member (model, "content") ? json_object_get_array_member (model, "content") : NULL;
-  if (content == NULL || json_array_get_length (content) < 8)
-    {
-      g_task_return_error (task, stw_error_new_code (STW_ERROR_ELEMENT_NOT_VISIBLE, _("The frame is not rendered")));
-      return;
-    }
-  /* The content quad is in the local root's viewport. */
-  locate->dx += json_array_get_double_element (content, 0);
-  locate->dy += json_array_get_double_element (content, 1);
-
-  parent = local_root_of (_stw_surface_get_parent (locate->current));
-  g_set_object (&locate->current, parent);
-  locate_step (g_steal_pointer (&task));
-}
-
-static void
-on_frame_owner (GObject      *object,
-                GAsyncResult *result,
-                gpointer      user_data)
-{
-  g_autoptr(GTask) task = user_data;
-  Locate *locate = g_task_get_task_data (task);
-  g_autoptr(JsonObject) reply = NULL;
-  g_autoptr(JsonObject) params = json_object_new ();
-  StwSurface *parent = _stw_surface_get_parent (locate->current);
-  GCancellable *cancellable;
-  GError *error = NULL;
-
-  reply = stw_transport_call_finish (STW_TRANSPORT (object), result, &error);
-  if (reply == NULL)
-    {
-      g_task_return_error (task, error);
-      return;
-    }
-  json_object_set_int_member (params, "backendNodeId", json_object_get_int_member_with_default (reply, "backendNodeId", 0));
-  cancellable = g_task_get_cancellable (task);
-  stw_transport_call_async (_stw_surface_get_transport (parent), "DOM.getBoxModel", params,
-                            stw_surface_get_cdp_session_id (parent), 0, cancellable,
-                            on_owner_box, g_steal_pointer (&task));
-}
-
-static void
-locate_step (GTask *task)
-{
-  Locate *locate = g_task_get_task_data (task);
-  StwSurface *parent = _stw_surface_get_parent (locate->current);
-  g_autoptr(JsonObject) params = NULL;
-
-  if (stw_surface_get_kind (locate->current) != STW_SURFACE_KIND_FRAME || parent == NULL)
-    {
-      g_task_return_pointer (task, g_object_ref (locate->current), g_object_unref);
-      g_object_unref (task);
-      return;
-    }
-  if (stw_surface_is_closed (parent) || _stw_surface_get_transport (parent) == NULL)
-    {
-      g_task_return_error (task, stw_error_new_code_literal (STW_ERROR_SURFACE_CLOSED, NULL));
-      g_object_unref (task);
-      return;
-    }
-  params = json_object_new ();
-  json_object_set_string_member (params, "frameId", stw_surface_get_frame_id (locate->current));
-  stw_transport_call_async (_stw_surface_get_transport (parent), "DOM.getFrameOwner", params,
-                            stw_surface_get_cdp_session_id (parent), 0, g_task_get_cancellable (task),
-                            on_frame_owner, task);
-}
-
-void
-_stw_surface_frame_offset_async (StwSurface          *self,
-                                 GCancellable        *cancellable,
-                                 GAsyncReadyCallback  callback,
-                                 gpointer             user_data)
-{
-  GTask *task = g_task_new (self, cancellable, callback, user_data);
-  Locate *locate = g_new0 (Locate, 1);
-
-  g_task_set_source_tag (task, _stw_surface_frame_offset_async);
-  locate->current = g_object_ref (self);
-  g_task_set_task_data (task, locate, (GDestroyNotify) locate_free);
-  locate_step (task);
-}
-
-StwSurface *
-_stw_surface_frame_offset_finish (StwSurface    *self,
-                                  GAsyncResult  *result,
-                                  double        *x,
-                                  double        *y,
-                                  GError       **error)
-{
-  Locate *locate;
-  StwSurface *root;
-
-  g_return_val_if_fail (g_task_is_valid (result, self), NULL);
-  g_return_val_if_fail (g_task_get_source_tag (G_TASK (result)) == _stw_surface_frame_offset_async, NULL);
-
-  locate = g_task_get_task_data (G_TASK (result));
-  root = g_task_propagate_pointer (G_TASK (result), error);
-  if (x != NULL)
-    *x = root ? locate->dx : 0;
-  if (y != NULL)
-    *y = root ? locate->dy : 0;
-  return root;
 }

@@ -265,11 +265,8 @@ authorized (StwMcpHttp        *self,
  * answers end their connection) and stops accepting for good after one
  * failed accept. Nor by a GSocketService, which retries a failed accept
  * at once, forever: out of descriptors, it spins and floods the log. Each
- * connection's remote address object, which libsoup keeps for as long as
- * the connection, carries its socket and its Conn. */
-#define SOCKET_KEY "stw-mcp-http-socket"
-#define GONE_KEY "stw-mcp-http-gone"
-#define CONN_KEY "stw-mcp-http-conn"
+ * connection's Conn (with its socket) is found by the remote address
+ * object libsoup keeps for as long as the connection (conns, below). */
 
 /* A request's headers must come within HEADER_TIMEOUT_MS of its
  * connection (or of the end of the previous answer: KEEPALIVE_IDLE_MS),
@@ -371,12 +368,48 @@ conn_free (gpointer data)
   g_free (conn);
 }
 
+/* libsoup's objects are not ours to hang state on: each connection's Conn
+ * is kept here by the remote address object libsoup keeps for it, and
+ * each message whose client went away by the message. An entry leaves
+ * with its object (a weak reference), so a key is never a reused address. */
+G_LOCK_DEFINE_STATIC (registry);
+static GHashTable *conns;   /* GSocketAddress (remote) → Conn, owned */
+static GHashTable *gone;    /* SoupServerMessage set */
+
+static void
+on_remote_finalized (gpointer  data,
+                     GObject  *remote)
+{
+  G_LOCK (registry);
+  g_hash_table_remove (conns, remote);
+  G_UNLOCK (registry);
+  conn_free (data);
+}
+
+/* @conn goes with @remote, the address libsoup keeps with the connection. */
+static void
+conn_register (GSocketAddress *remote,
+               Conn           *conn)
+{
+  G_LOCK (registry);
+  if (conns == NULL)
+    conns = g_hash_table_new (NULL, NULL);
+  g_hash_table_insert (conns, remote, conn);
+  G_UNLOCK (registry);
+  g_object_weak_ref (G_OBJECT (remote), on_remote_finalized, conn);
+}
+
 static Conn *
 message_conn (SoupServerMessage *msg)
 {
   GSocketAddress *remote = soup_server_message_get_remote_address (msg);
+  Conn *conn = NULL;
 
-  return remote != NULL ? g_object_get_data (G_OBJECT (remote), CONN_KEY) : NULL;
+  G_LOCK (registry);
+  if (remote != NULL && conns != NULL)
+    conn = g_hash_table_lookup (conns, remote);
+  G_UNLOCK (registry);
+  return conn;
 }
 
 /* Makes room for one more incomplete connection from @address: FALSE
@@ -456,9 +489,8 @@ handle_incoming (StwMcpHttp        *self,
     }
   else
     stream = g_object_ref (G_IO_STREAM (connection));
-  g_object_set_data_full (G_OBJECT (remote), SOCKET_KEY, g_object_ref (socket), g_object_unref);
   conn_incomplete (self, conn, HEADER_TIMEOUT_MS);
-  g_object_set_data_full (G_OBJECT (remote), CONN_KEY, conn, conn_free);
+  conn_register (remote, conn);
   if (!soup_server_accept_iostream (self->soup, stream, local, remote, &error))
     g_debug ("MCP HTTP: a connection was not accepted: %s", error->message);
 }
@@ -595,9 +627,9 @@ stop_accepting (StwMcpHttp *self)
 GSocket *
 _stw_mcp_http_message_socket (SoupServerMessage *msg)
 {
-  GSocketAddress *remote = soup_server_message_get_remote_address (msg);
+  Conn *conn = message_conn (msg);
 
-  return remote != NULL ? g_object_get_data (G_OBJECT (remote), SOCKET_KEY) : NULL;
+  return conn != NULL ? conn->socket : NULL;
 }
 
 typedef struct
@@ -645,16 +677,38 @@ _stw_mcp_http_watch_client (SoupServerMessage    *msg,
 }
 
 static void
+on_gone_finalized (gpointer  data,
+                   GObject  *msg)
+{
+  G_LOCK (registry);
+  g_hash_table_remove (gone, msg);
+  G_UNLOCK (registry);
+}
+
+static void
 on_message_disconnected (SoupServerMessage *msg,
                          gpointer           user_data)
 {
-  g_object_set_data (G_OBJECT (msg), GONE_KEY, GINT_TO_POINTER (TRUE));
+  gboolean added;
+
+  G_LOCK (registry);
+  if (gone == NULL)
+    gone = g_hash_table_new (NULL, NULL);
+  added = g_hash_table_add (gone, msg);
+  G_UNLOCK (registry);
+  if (added)
+    g_object_weak_ref (G_OBJECT (msg), on_gone_finalized, NULL);
 }
 
 gboolean
 _stw_mcp_http_message_connected (SoupServerMessage *msg)
 {
-  return g_object_get_data (G_OBJECT (msg), GONE_KEY) == NULL;
+  gboolean connected;
+
+  G_LOCK (registry);
+  connected = gone == NULL || !g_hash_table_contains (gone, msg);
+  G_UNLOCK (registry);
+  return connected;
 }
 
 /* The client's address, or NULL when there is none. Asked of the address

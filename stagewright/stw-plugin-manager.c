@@ -23,7 +23,6 @@
  * registered stays behind. The plugins are announced (::loaded) only once
  * all of them are in. Unloading goes in reverse load order. */
 
-#define BUSY_KEY "stw-plugin-manager-busy"
 #define PLUGINS_TOOL_NAME "electron_plugins"
 
 /* --- electron_plugins ---------------------------------------------------- */
@@ -260,6 +259,8 @@ typedef struct
   guint          n_done;    /* set up and added */
   gboolean       tear_next; /* the failed one was set up, tear it down too */
   GError        *error;
+  gpointer       result;    /* what _finish answers, if anything */
+  GDestroyNotify result_free;
 } Load;
 
 static void
@@ -271,6 +272,8 @@ load_free (gpointer data)
   g_clear_pointer (&load->plugins, g_ptr_array_unref);
   g_clear_pointer (&load->configs, g_ptr_array_unref);
   g_clear_error (&load->error);
+  if (load->result_free != NULL)
+    g_clear_pointer (&load->result, load->result_free);
   g_free (load);
 }
 
@@ -278,14 +281,14 @@ static void
 set_busy (StwDispatcher *dispatcher,
           gboolean       busy)
 {
-  g_object_set_data (G_OBJECT (dispatcher), BUSY_KEY, GINT_TO_POINTER (busy));
+  _stw_dispatcher_set_plugins_busy (dispatcher, busy);
 }
 
 static gboolean
 check_not_busy (StwDispatcher  *dispatcher,
                 GError        **error)
 {
-  if (g_object_get_data (G_OBJECT (dispatcher), BUSY_KEY) == NULL)
+  if (!_stw_dispatcher_get_plugins_busy (dispatcher))
     return TRUE;
   g_set_error_literal (error, G_IO_ERROR, G_IO_ERROR_PENDING,
                        _("Another plugin load or unload is under way on this dispatcher"));
@@ -567,9 +570,9 @@ start_load (StwDispatcher       *self,
   load->dispatcher = g_object_ref (self);
   load->plugins = g_ptr_array_ref (plugins);
   load->configs = g_ptr_array_new_with_free_func ((GDestroyNotify) json_object_unref);
+  load->result = result;
+  load->result_free = result_free;
   g_task_set_task_data (task, load, load_free);
-  if (result != NULL)
-    g_object_set_data_full (G_OBJECT (task), "stw-result", result, result_free);
 
   if (!check_not_busy (self, &error) || !check_plugins (load, configs, &error))
     {
@@ -720,7 +723,7 @@ stw_dispatcher_load_plugins_finish (StwDispatcher  *self,
 
   if (!g_task_propagate_boolean (G_TASK (result), error))
     return NULL;
-  array = g_object_get_data (G_OBJECT (result), "stw-result");
+  array = ((Load *) g_task_get_task_data (G_TASK (result)))->result;
   for (guint i = array ? array->len : 0; i > 0; i--)
     list = g_list_prepend (list, g_object_ref (g_ptr_array_index (array, i - 1)));
   return list;

@@ -17,7 +17,6 @@
 #include "stw-error-registry.h"
 #include "stw-screenshot-private.h"
 /* _stw_path_is_inside(), until it moves to stw-confine.c (issue 18 item 6). */
-#include "stw-session-private.h"
 
 /* --- StwScreenshotOptions ------------------------------------------------ */
 

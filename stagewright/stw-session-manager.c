@@ -356,23 +356,6 @@ _stw_session_manager_check_capacity (StwSessionManager  *self,
   return TRUE;
 }
 
-/**
- * _stw_path_is_inside:
- * @path: a path
- * @root: an existing directory
- *
- * The --app-root rule (see _stw_confine_path(), which decides it): @path,
- * with symlinks resolved, is @root or lies below it.
- */
-gboolean
-_stw_path_is_inside (const char *path,
-                     const char *root)
-{
-  g_autofree char *real = _stw_confine_path (root, NULL, path, "path", NULL);
-
-  return real != NULL;
-}
-
 StwSession *
 _stw_session_manager_start_sync (StwSessionManager           *self,
                                  StwSessionManagerStartFunc   start,

@@ -10,14 +10,13 @@
 #include <string.h>
 
 #include "stw-deadline-private.h"
-#include "stw-dialogs-private.h"
 #include "stw-error-registry.h"
 #include "stw-json-private.h"
 #include "stw-proc-private.h"
+#include "stw-runner-private.h"
 #include "stw-session-info-private.h"
 #include "stw-session-private.h"
 #include "stw-surface-private.h"
-#include "stw-targets-private.h"
 #include "stw-sync-private.h"
 
 #define READY_POLL_MS 10
@@ -63,7 +62,8 @@ struct _StwSession
   guint              next_window;
   char              *active_window_id;
   char              *active_surface_id;
-  StwRefTable       *refs;
+  StwSurfaceShared  *shared;      /* refs and dialogs, handed to each surface */
+  StwSessionConsole *console;
   char              *files_dir;   /* private copies handed to pages, made on first use */
 
   GTask             *first_window_task;
@@ -168,8 +168,14 @@ stw_session_finalize (GObject *object)
   g_clear_pointer (&self->window_states, g_hash_table_unref);
   g_free (self->active_window_id);
   g_free (self->active_surface_id);
+  /* Surfaces that outlive the session keep what was handed down, but
+   * no longer find each other through it. */
+  self->shared->running = FALSE;
+  self->shared->alive = FALSE;
+  g_hash_table_remove_all (self->shared->surfaces);
   g_ptr_array_unref (self->surfaces);
-  _stw_ref_table_free (self->refs);
+  _stw_surface_shared_unref (self->shared);
+  _stw_session_console_free (self->console);
   g_weak_ref_clear (&self->manager);
   g_main_context_unref (self->context);
   G_OBJECT_CLASS (stw_session_parent_class)->finalize (object);
@@ -322,7 +328,8 @@ static void
 stw_session_init (StwSession *self)
 {
   self->surfaces = g_ptr_array_new_with_free_func (g_object_unref);
-  self->refs = _stw_ref_table_new ();
+  self->shared = _stw_surface_shared_new ();
+  self->console = _stw_session_console_new ();
   g_weak_ref_init (&self->manager, NULL);
   self->running = TRUE;
   self->context = g_main_context_ref_thread_default ();
@@ -438,7 +445,7 @@ _stw_session_close_surface (StwSession *self,
   if (stw_surface_is_closed (surface))
     return;
   _stw_surface_set_closed (surface);
-  _stw_ref_table_retire_surface (self->refs, stw_surface_get_id (surface));
+  _stw_ref_table_retire_surface (self->shared->refs, stw_surface_get_id (surface));
 
   /* Frames and guests of a closed page close with it. */
   for (guint i = 0; i < self->surfaces->len; i++)
@@ -456,14 +463,25 @@ _stw_session_close_surface (StwSession *self,
 StwRefTable *
 _stw_session_get_refs (StwSession *self)
 {
-  return self->refs;
+  return self->shared->refs;
 }
 
-StwSurface *
-_stw_session_lookup_surface (StwSession *self,
-                             const char *id)
+StwSurfaceShared *
+_stw_session_get_shared (StwSession *self)
 {
-  return find_surface (self, id);
+  return self->shared;
+}
+
+StwDialogs *
+_stw_session_get_dialogs (StwSession *self)
+{
+  return self->shared->dialogs;
+}
+
+StwSessionConsole *
+_stw_session_get_console (StwSession *self)
+{
+  return self->console;
 }
 
 StwSessionManager *
@@ -490,9 +508,10 @@ _stw_session_add_surface (StwSession     *self,
     window_id = g_strdup_printf ("%s-w%u", self->id, ++self->next_window);
   else if (parent != NULL)
     window_id = g_strdup (stw_surface_get_window_id (parent));
-  surface = _stw_surface_new (self, self->browser, id, kind, parent, window_id, target_id,
+  surface = _stw_surface_new (self, self->shared, self->browser, id, kind, parent, window_id, target_id,
                               cdp_session_id, subframe_id, title, url);
   g_ptr_array_add (self->surfaces, surface);
+  g_hash_table_insert (self->shared->surfaces, g_strdup (id), surface);
 
   if (kind == STW_SURFACE_KIND_WINDOW)
     {
@@ -602,12 +621,13 @@ mark_ended (StwSession *self)
   gboolean was_running = self->running;
 
   self->running = FALSE;
+  self->shared->running = FALSE;
   remove_files_dir (self);
   for (guint i = 0; i < self->surfaces->len; i++)
     _stw_surface_set_closed (g_ptr_array_index (self->surfaces, i));
   /* Nothing can use a ref any more; a caller may hold the session for
    * long after (a binding, a pending answer). */
-  _stw_ref_table_clear (self->refs);
+  _stw_ref_table_clear (self->shared->refs);
   if (self->first_window_task != NULL)
     {
       GTask *task = take_first_window_task (self);
@@ -649,8 +669,7 @@ connect_transports (StwSession *self)
   if (self->browser != NULL)
     {
       _stw_targets_connect (self, self->browser);
-      /* After the targets' handlers: a target is a surface when these run. */
-      _stw_dialogs_connect (self, self->browser);
+      _stw_session_dialogs_connect (self, self->browser);
       g_signal_connect (self->browser, "closed", G_CALLBACK (on_transport_closed), self);
     }
   _stw_console_connect (self, self->browser, self->inspector, self->process);
@@ -1028,7 +1047,7 @@ _stw_session_start_async (StwSession          *self,
   g_object_unref (window_task);
 
   json_object_set_boolean_member (auto_attach, "autoAttach", TRUE);
-  /* Paused new targets only for plugins' new-surface hooks (stw-targets.c). */
+  /* Paused new targets only for plugins' new-surface hooks (stw-session-targets.c). */
   json_object_set_boolean_member (auto_attach, "waitForDebuggerOnStart", _stw_targets_hooks_wanted (self));
   json_object_set_boolean_member (auto_attach, "flatten", TRUE);
   /* Nobody waits for this one: failures show as no window. */
@@ -1067,20 +1086,6 @@ on_evaluated (GObject      *object,
     g_task_return_error (task, g_steal_pointer (&error));
   else
     g_task_return_pointer (task, value, (GDestroyNotify) json_node_unref);
-}
-
-static JsonObject *
-evaluate_params (const char *expression,
-                 gboolean    command_line_api)
-{
-  JsonObject *params = json_object_new ();
-
-  json_object_set_string_member (params, "expression", expression);
-  json_object_set_boolean_member (params, "returnByValue", TRUE);
-  json_object_set_boolean_member (params, "awaitPromise", TRUE);
-  if (command_line_api)
-    json_object_set_boolean_member (params, "includeCommandLineAPI", TRUE);
-  return params;
 }
 
 /**
@@ -1123,7 +1128,7 @@ stw_session_evaluate_main_async (StwSession          *self,
       return;
     }
 
-  params = evaluate_params (expression, TRUE);
+  params = _stw_run_evaluate_params (expression, TRUE);
   stw_transport_call_async (self->inspector, "Runtime.evaluate", params, NULL, 0, cancellable,
                             on_evaluated, task);
 }
@@ -1225,7 +1230,7 @@ stw_session_evaluate_renderer_async (StwSession          *self,
       return;
     }
 
-  params = evaluate_params (expression, FALSE);
+  params = _stw_run_evaluate_params (expression, FALSE);
   stw_transport_call_async (self->browser, "Runtime.evaluate", params, stw_surface_get_cdp_session_id (surface), 0,
                             cancellable, on_evaluated, task);
 }
@@ -1255,591 +1260,7 @@ stw_session_evaluate_renderer_finish (StwSession    *self,
   return g_task_propagate_pointer (G_TASK (result), error);
 }
 
-/* --- running agent code ------------------------------------------------- */
-
-#define RUN_DEFAULT_TIMEOUT_MS 30000
-#define RUN_MAX_CODE_CHARS 100000
-#define RUN_MESSAGE_CHARS 200
-
-/* What the caller asked, and where it goes. The body becomes an async
- * function; the whole expression is compiled before anything runs, so a
- * syntax error is reported as such and nothing half-runs. */
-typedef struct
-{
-  StwTransport *transport;
-  char         *cdp_session_id;   /* renderer: the surface's flat session */
-  StwSurface   *isolated;         /* a same-process frame: its isolated world */
-  char         *expression;
-  char         *bracketed;        /* the body in a second wrapper, compiled first */
-  StwSurface   *checker;          /* renderer: whose isolated world parses the body */
-  gboolean      command_line_api;
-  guint         timeout_ms;
-  gint64        started_us;       /* when the evaluation was sent */
-  /* A same-process frame's isolated world has no target-side budget:
-   * ours cancels the call at the deadline. */
-  GCancellable *budget;
-  GCancellable *caller;           /* the task's, forwarded to budget */
-  gulong        caller_handler;
-  GSource      *deadline;
-  gboolean      timed_out;
-  char         *object_id;        /* the value, while it is read by value */
-  char         *description;      /* its string form, the inspector's */
-} Run;
-
-static void
-run_free (Run *run)
-{
-  if (run->deadline != NULL)
-    {
-      g_source_destroy (run->deadline);
-      g_source_unref (run->deadline);
-    }
-  if (run->caller != NULL)
-    g_cancellable_disconnect (run->caller, run->caller_handler);
-  g_clear_object (&run->caller);
-  g_clear_object (&run->budget);
-  g_clear_object (&run->transport);
-  g_clear_object (&run->isolated);
-  g_clear_object (&run->checker);
-  g_free (run->cdp_session_id);
-  g_free (run->expression);
-  g_free (run->bracketed);
-  g_free (run->object_id);
-  g_free (run->description);
-  g_free (run);
-}
-
-/* The first line of an exception, at most RUN_MESSAGE_CHARS characters. */
-static JsonObject *
-object_member (JsonObject *object,
-               const char *member)
-{
-  JsonNode *node = object ? json_object_get_member (object, member) : NULL;
-
-  return node && JSON_NODE_HOLDS_OBJECT (node) ? json_node_get_object (node) : NULL;
-}
-
-static char *
-exception_first_line (JsonObject *reply)
-{
-  JsonObject *details = object_member (reply, "exceptionDetails");
-  JsonObject *exception = object_member (details, "exception");
-  const char *text = stw_json_get_string (exception, "description");
-  g_autofree char *line = NULL;
-  const char *end;
-
-  if (text == NULL)
-    text = stw_json_get_string (exception, "value");
-  if (text == NULL)
-    text = stw_json_get_string (details, "text");
-  if (text == NULL)
-    text = "The evaluated code threw";
-  end = strchr (text, '\n');
-  line = end ? g_strndup (text, end - text) : g_strdup (text);
-  if (g_utf8_strlen (line, -1) > RUN_MESSAGE_CHARS)
-    {
-      char *cut = g_utf8_offset_to_pointer (line, RUN_MESSAGE_CHARS);
-      *cut = '\0';
-    }
-  return g_steal_pointer (&line);
-}
-
-/* @value (taken), or @text as a string marked `serialized` when @value
- * is NULL. */
-static void
-run_return (GTask      *task,
-            JsonNode   *value,
-            const char *text)
-{
-  g_autoptr(JsonObject) result = json_object_new ();
-
-  if (value == NULL)
-    {
-      value = json_node_new (JSON_NODE_VALUE);
-      json_node_set_string (value, text ? text : "undefined");
-      json_object_set_boolean_member (result, "serialized", TRUE);
-    }
-  json_object_set_member (result, "value", value);
-  g_task_return_pointer (task, g_steal_pointer (&result), (GDestroyNotify) json_object_unref);
-}
-
-/* What the isolated-world wrapper returned: {json: text} or {text}. The
- * text is the agent's code's doing: parsed with the bounds of any peer's
- * JSON, and a string when it does not parse within them. */
-static void
-run_return_wrapped (GTask    *task,
-                    JsonNode *wrapped)
-{
-  JsonObject *object = wrapped && JSON_NODE_HOLDS_OBJECT (wrapped) ? json_node_get_object (wrapped) : NULL;
-  const char *json = stw_json_get_string (object, "json");
-  const char *text = stw_json_get_string (object, "text");
-
-  run_return (task, json ? stw_json_parse (json, -1, NULL) : NULL, json ? json : text);
-}
-
-static void run_return_error (GTask  *task,
-                              GError *error);
-
-static void
-run_release (Run *run)
-{
-  g_autoptr(JsonObject) params = NULL;
-
-  if (run->object_id == NULL)
-    return;
-  params = json_object_new ();
-  json_object_set_string_member (params, "objectId", run->object_id);
-  stw_transport_send_notification (run->transport, "Runtime.releaseObject", params, run->cdp_session_id);
-  g_clear_pointer (&run->object_id, g_free);
-}
-
-static void
-on_run_read (GObject      *object,
-             GAsyncResult *result,
-             gpointer      user_data)
-{
-  g_autoptr(GTask) task = user_data;
-  Run *run = g_task_get_task_data (task);
-  g_autoptr(JsonObject) reply = NULL;
-  g_autoptr(GError) error = NULL;
-  JsonObject *remote;
-  JsonNode *value;
-
-  reply = stw_transport_call_finish (STW_TRANSPORT (object), result, &error);
-  run_release (run);
-  if (g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
-    {
-      run_return_error (task, g_steal_pointer (&error));
-      return;
-    }
-  remote = reply != NULL && !json_object_has_member (reply, "exceptionDetails")
-           ? stw_json_get_object (reply, "result") : NULL;
-  value = remote ? json_object_get_member (remote, "value") : NULL;
-  /* A cycle, a value too deep or too big: its string form. */
-  if (value == NULL)
-    g_debug ("The eval value is not JSON: %s", error ? error->message : "an exception");
-  run_return (task, value ? json_node_copy (value) : NULL, run->description);
-}
-
-/* An object read by value: by the inspector's own serializer (V8's),
- * which no toJSON, JSON or prototype of the target's can steer. A cycle
- * or a value past the inspector's depth fails the call at once; so does
- * one deeper or bigger than a peer's JSON may be, which the transport
- * will not read (it fails the call by the id at the reply's start), and
- * RUN_READ_MAX_MS bounds the wait for a reply that never comes. Either
- * way: its string form. */
-#define RUN_READ_FUNCTION "function () { return this; }"
-#define RUN_READ_MAX_MS 10000
-
-/* The value, from the RemoteObject of the target's own evaluation: a
- * primitive is there already; an object is read by value in a second
- * call. Whatever the target did to its JSON, nothing it wrote is parsed
- * here but through the transport's bounded reader. */
-static void
-run_return_remote (GTask      *task,
-                   JsonObject *remote)
-{
-  Run *run = g_task_get_task_data (task);
-  const char *type = stw_json_get_string (remote, "type");
-  const char *subtype = stw_json_get_string (remote, "subtype");
-  const char *unserializable = stw_json_get_string (remote, "unserializableValue");
-  const char *description = stw_json_get_string (remote, "description");
-  const char *object_id = stw_json_get_string (remote, "objectId");
-  JsonNode *value = remote ? json_object_get_member (remote, "value") : NULL;
-  g_autoptr(JsonObject) params = NULL;
-  g_autoptr(JsonNode) node = NULL;
-  gint64 elapsed_ms;
-
-  if (g_strcmp0 (type, "undefined") == 0 || type == NULL)
-    {
-      run_return (task, NULL, "undefined");
-      return;
-    }
-  if (g_strcmp0 (type, "bigint") == 0)
-    {
-      /* Its decimal digits, as String() writes them: no `n`. */
-      g_autofree char *digits = g_strdup (unserializable ? unserializable : description ? description : "");
-
-      if (g_str_has_suffix (digits, "n"))
-        digits[strlen (digits) - 1] = '\0';
-      run_return (task, NULL, digits);
-      return;
-    }
-  if (g_strcmp0 (type, "number") == 0 && value == NULL)
-    {
-      /* NaN and the infinities are null in JSON; -0 is 0. */
-      node = json_node_new (JSON_NODE_NULL);
-      if (g_strcmp0 (unserializable, "-0") == 0)
-        json_node_init_int (node, 0);
-      run_return (task, g_steal_pointer (&node), NULL);
-      return;
-    }
-  if (g_strcmp0 (type, "object") != 0 || g_strcmp0 (subtype, "null") == 0 || object_id == NULL)
-    {
-      /* A string, number, boolean or null is the value; a function or a
-       * symbol has its string form. */
-      if (value != NULL && g_strcmp0 (type, "function") != 0 && g_strcmp0 (type, "symbol") != 0)
-        run_return (task, json_node_copy (value), NULL);
-      else
-        run_return (task, NULL, description ? description : type);
-      if (object_id != NULL)
-        {
-          run->object_id = g_strdup (object_id);
-          run_release (run);
-        }
-      return;
-    }
-
-  run->object_id = g_strdup (object_id);
-  run->description = g_strdup (description ? description : "Object");
-  if (g_strcmp0 (subtype, "date") == 0 || g_strcmp0 (subtype, "regexp") == 0 || g_strcmp0 (subtype, "node") == 0)
-    {
-      /* What String() writes, where JSON would say {} or a page's toJSON. */
-      run_release (run);
-      run_return (task, NULL, run->description);
-      return;
-    }
-  params = json_object_new ();
-  json_object_set_string_member (params, "objectId", object_id);
-  json_object_set_string_member (params, "functionDeclaration", RUN_READ_FUNCTION);
-  json_object_set_boolean_member (params, "returnByValue", TRUE);
-  json_object_set_boolean_member (params, "silent", TRUE);
-  elapsed_ms = run->started_us > 0 ? (g_get_monotonic_time () - run->started_us) / 1000 : 0;
-  stw_transport_call_async (run->transport, "Runtime.callFunctionOn", params, run->cdp_session_id,
-                            CLAMP ((gint64) run->timeout_ms + 500 - elapsed_ms, 1000, RUN_READ_MAX_MS),
-                            g_task_get_cancellable (task),
-                            on_run_read, g_object_ref (task));
-}
-
-static void
-run_return_error (GTask  *task,
-                  GError *error)
-{
-  Run *run = g_task_get_task_data (task);
-  const char *code = error->domain == STW_ERROR ? stw_error_get_code_name (error) : NULL;
-
-  if (run->timed_out && g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
-    code = "CDP_TIMEOUT";
-
-  /* Our budget ran out before the target's own timeout answered, or the
-   * target terminated the code at its budget. */
-  if (g_strcmp0 (code, "CDP_TIMEOUT") == 0 ||
-      (error->message != NULL && strstr (error->message, "Execution was terminated") != NULL) ||
-      /* Chromium answers a terminated evaluation with a bare "Internal error". */
-      (error->domain == STW_CDP_ERROR && run->started_us > 0 &&
-       g_get_monotonic_time () - run->started_us >= (gint64) run->timeout_ms * 1000))
-    {
-      g_task_return_error (task, stw_error_new_code (STW_ERROR_EVAL_TIMEOUT, _("The code ran longer than %u ms"),
-                                                     run->timeout_ms));
-      g_error_free (error);
-      return;
-    }
-  g_task_return_error (task, error);
-}
-
-static void
-on_run_isolated (GObject      *object,
-                 GAsyncResult *result,
-                 gpointer      user_data)
-{
-  g_autoptr(GTask) task = user_data;
-  GError *error = NULL;
-  g_autoptr(JsonNode) wrapped = _stw_surface_evaluate_isolated_finish (STW_SURFACE (object), result, &error);
-
-  if (wrapped == NULL)
-    {
-      if (g_strcmp0 (stw_error_get_code_name (error), "EVAL_RUNTIME_ERROR") == 0)
-        {
-          const char *end = strchr (error->message, '\n');
-          if (end != NULL)
-            {
-              GError *short_error = stw_error_new_code (STW_ERROR_EVAL_RUNTIME_ERROR, "%.*s", (int) (end - error->message),
-                                                        error->message);
-              g_error_free (error);
-              error = short_error;
-            }
-        }
-      run_return_error (task, error);
-      return;
-    }
-  run_return_wrapped (task, wrapped);
-}
-
-static void
-on_run_evaluated (GObject      *object,
-                  GAsyncResult *result,
-                  gpointer      user_data)
-{
-  g_autoptr(GTask) task = user_data;
-  g_autoptr(JsonObject) reply = NULL;
-  GError *error = NULL;
-  JsonObject *remote;
-
-  reply = stw_transport_call_finish (STW_TRANSPORT (object), result, &error);
-  if (reply == NULL)
-    {
-      run_return_error (task, error);
-      return;
-    }
-  if (json_object_has_member (reply, "exceptionDetails"))
-    {
-      g_autofree char *line = exception_first_line (reply);
-
-      run_return_error (task, stw_error_new_code (STW_ERROR_EVAL_RUNTIME_ERROR, "%s", line));
-      return;
-    }
-  remote = object_member (reply, "result");
-  run_return_remote (task, remote);
-}
-
-static void run_compile (GTask      *task,
-                         const char *source);
-static void run_evaluate (GTask *task);
-
-static void
-on_run_compiled (GObject      *object,
-                 GAsyncResult *result,
-                 gpointer      user_data)
-{
-  GTask *task = user_data;
-  Run *run = g_task_get_task_data (task);
-  g_autoptr(JsonObject) reply = NULL;
-  GError *error = NULL;
-
-  reply = stw_transport_call_finish (STW_TRANSPORT (object), result, &error);
-  if (reply == NULL)
-    {
-      g_task_return_error (task, error);
-      g_object_unref (task);
-      return;
-    }
-  if (json_object_has_member (reply, "exceptionDetails"))
-    {
-      g_autofree char *line = exception_first_line (reply);
-
-      g_task_return_error (task, stw_error_new_code (STW_ERROR_EVAL_SYNTAX_ERROR, "%s", line));
-      g_object_unref (task);
-      return;
-    }
-  if (run->bracketed != NULL)
-    {
-      /* The body is a function body in both wrappers: now the real one. */
-      g_clear_pointer (&run->bracketed, g_free);
-      run_compile (task, run->expression);
-      return;
-    }
-
-  run_evaluate (task);
-}
-
-static gboolean
-on_run_deadline (gpointer user_data)
-{
-  Run *run = user_data;
-
-  run->timed_out = TRUE;
-  g_clear_pointer (&run->deadline, g_source_unref);
-  g_cancellable_cancel (run->budget);
-  return G_SOURCE_REMOVE;
-}
-
-static void
-on_caller_cancelled (GCancellable *caller,
-                     gpointer      user_data)
-{
-  g_cancellable_cancel (G_CANCELLABLE (user_data));
-}
-
-/* The Run (task data) outlives both: run_free removes the deadline and
- * the forwarding before it frees the budget. */
-static void
-run_arm_budget (GTask *task)
-{
-  Run *run = g_task_get_task_data (task);
-  GCancellable *caller = g_task_get_cancellable (task);
-
-  run->budget = g_cancellable_new ();
-  if (caller != NULL)
-    {
-      run->caller = g_object_ref (caller);
-      run->caller_handler = g_cancellable_connect (caller, G_CALLBACK (on_caller_cancelled), run->budget, NULL);
-    }
-  run->deadline = g_timeout_source_new (run->timeout_ms);
-  g_source_set_callback (run->deadline, on_run_deadline, run, NULL);
-  g_source_attach (run->deadline, g_task_get_context (task));
-}
-
-static void
-run_evaluate (GTask *task)
-{
-  Run *run = g_task_get_task_data (task);
-  g_autoptr(JsonObject) params = NULL;
-
-  if (run->isolated != NULL)
-    {
-      run_arm_budget (task);
-      _stw_surface_evaluate_isolated_async (run->isolated, run->expression, run->budget, on_run_isolated, task);
-      return;
-    }
-  params = evaluate_params (run->expression, run->command_line_api);
-  /* By reference: the value is read in run_return_remote(). */
-  json_object_set_boolean_member (params, "returnByValue", FALSE);
-  /* The target stops synchronous code at the budget; our own, a little
-   * longer, covers a promise that never settles. */
-  json_object_set_int_member (params, "timeout", run->timeout_ms);
-  run->started_us = g_get_monotonic_time ();
-  stw_transport_call_async (run->transport, "Runtime.evaluate", params, run->cdp_session_id,
-                            run->timeout_ms + 500, g_task_get_cancellable (task), on_run_evaluated, task);
-}
-
-/* The expression that runs: @arguments applied to the body as an async
- * function. Its value is read by the inspector (run_return_remote()),
- * never by the target's own JSON, which the target may have replaced.
- * In the isolated world (@wrapped), which is ours, the wrapper returns
- * the value as JSON text, or as a string when JSON cannot say it
- * (undefined, bigint, functions, cycles). */
-static char *
-run_expression (const char *code,
-                const char *parameters,
-                const char *arguments,
-                gboolean    wrapped)
-{
-  if (!wrapped)
-    return g_strdup_printf ("(async (%s) => {\n%s\n})(%s)", parameters, code, arguments);
-  return g_strdup_printf ("(async () => {"
-                          " const __stw_value = await (async (%s) => {\n%s\n})(%s);"
-                          " let __stw_json;"
-                          " try { __stw_json = JSON.stringify(__stw_value); } catch (e) {}"
-                          " if (__stw_json !== undefined) return { json: __stw_json };"
-                          " let __stw_text;"
-                          " try { __stw_text = String(__stw_value); } catch (e) { __stw_text = typeof __stw_value; }"
-                          " return { text: __stw_text };"
-                          "})()",
-                          parameters, code, arguments);
-}
-
-static gboolean
-run_check_code (const char  *code,
-                GError     **error)
-{
-  if (code == NULL || *code == '\0')
-    {
-      g_propagate_error (error, stw_error_new_code_literal (STW_ERROR_BAD_ARGUMENT, _("The code is empty")));
-      return FALSE;
-    }
-  if (g_utf8_strlen (code, -1) > RUN_MAX_CODE_CHARS)
-    {
-      g_propagate_error (error, stw_error_new_code (STW_ERROR_BAD_ARGUMENT, _("The code is longer than %d characters"),
-                                                    RUN_MAX_CODE_CHARS));
-      return FALSE;
-    }
-  return TRUE;
-}
-
-static void
-run_compile (GTask      *task,
-             const char *source)
-{
-  Run *run = g_task_get_task_data (task);
-  g_autoptr(JsonObject) params = json_object_new ();
-
-  json_object_set_string_member (params, "expression", source);
-  json_object_set_string_member (params, "sourceURL", "stagewright-eval.js");
-  json_object_set_boolean_member (params, "persistScript", FALSE);
-  stw_transport_call_async (run->transport, "Runtime.compileScript", params, run->cdp_session_id, 0,
-                            g_task_get_cancellable (task), on_run_compiled, task);
-}
-
-static void
-on_run_checked (GObject      *object,
-                GAsyncResult *result,
-                gpointer      user_data)
-{
-  GTask *task = user_data;
-  g_autoptr(JsonNode) verdict = NULL;
-  GError *error = NULL;
-
-  verdict = _stw_surface_evaluate_isolated_finish (STW_SURFACE (object), result, &error);
-  if (verdict == NULL)
-    {
-      g_task_return_error (task, error);
-      g_object_unref (task);
-      return;
-    }
-  if (JSON_NODE_HOLDS_VALUE (verdict) && json_node_get_value_type (verdict) == G_TYPE_STRING)
-    {
-      g_task_return_error (task, stw_error_new_code (STW_ERROR_EVAL_SYNTAX_ERROR, "%s", json_node_get_string (verdict)));
-      g_object_unref (task);
-      return;
-    }
-  run_evaluate (task);
-}
-
-/* A page's Runtime.compileScript needs the Runtime domain enabled, which
- * is not ours to turn on: the body is parsed by the AsyncFunction
- * constructor of our isolated world instead (pristine, whatever the app
- * did to its globals, and allowed by CDP whatever the page's CSP). It
- * parses a function body alone, so a body cannot close its wrapper. */
-static void
-run_check_in_page (GTask      *task,
-                   const char *parameters,
-                   const char *code)
-{
-  Run *run = g_task_get_task_data (task);
-  g_autoptr(JsonNode) node = json_node_new (JSON_NODE_VALUE);
-  g_autofree char *literal = NULL;
-  g_autofree char *check = NULL;
-
-  json_node_set_string (node, code);
-  literal = json_to_string (node, FALSE);
-  check = g_strdup_printf ("(() => { const AsyncFunction = (async function () {}).constructor;"
-                           " try { new AsyncFunction('%s', %s); return null; }"
-                           " catch (e) { return e instanceof SyntaxError ? String(e) : null; } })()",
-                           parameters, literal);
-  _stw_surface_evaluate_isolated_async (run->checker, check, g_task_get_cancellable (task), on_run_checked, task);
-}
-
-/* A body that closes its wrapper early (`}); (async () => {`) compiles in
- * one wrapper but never in two whose closers differ: the token after the
- * body's last brace would have to be both `)` and `]`. So the body is
- * compiled in brackets first; only then the expression that runs. */
-static void
-run_start (GTask      *task,
-           Run        *run,
-           const char *parameters,
-           const char *code)
-{
-  g_task_set_task_data (task, run, (GDestroyNotify) run_free);
-  if (run->checker != NULL)
-    {
-      run_check_in_page (task, parameters, code);
-      return;
-    }
-  run->bracketed = g_strdup_printf ("[async function (%s) {\n%s\n}]", parameters, code);
-  run_compile (task, run->bracketed);
-}
-
-/* The value of a run_main/run_renderer task, and whether it is a
- * string form rather than JSON. */
-static JsonNode *
-run_finish (GAsyncResult  *result,
-            gboolean      *serialized,
-            GError       **error)
-{
-  g_autoptr(JsonObject) object = g_task_propagate_pointer (G_TASK (result), error);
-
-  if (object == NULL)
-    return NULL;
-  if (serialized != NULL)
-    *serialized = json_object_get_boolean_member_with_default (object, "serialized", FALSE);
-  return json_node_copy (json_object_get_member (object, "value"));
-}
-
-static char *
-run_arguments_json (JsonNode *arg)
-{
-  return arg != NULL ? json_to_string (arg, FALSE) : g_strdup ("null");
-}
+/* --- running agent code (stw-runner.c) ------------------------------------ */
 
 /**
  * stw_session_run_main_async:
@@ -1875,18 +1296,15 @@ stw_session_run_main_async (StwSession          *self,
 {
   g_autoptr(GCancellable) deadline = NULL;
   g_autoptr(GTask) task = NULL;
-  g_autofree char *arguments = NULL;
-  g_autofree char *head = NULL;
   GError *error = NULL;
-  Run *run;
 
   g_return_if_fail (STW_IS_SESSION (self));
 
   /* The budget bounds the compile and the checks before the run too. */
-  deadline = _stw_deadline_new (cancellable, timeout_ms ? timeout_ms : RUN_DEFAULT_TIMEOUT_MS);
+  deadline = _stw_deadline_new (cancellable, timeout_ms ? timeout_ms : STW_RUN_DEFAULT_TIMEOUT_MS);
   task = g_task_new (self, deadline, callback, user_data);
   g_task_set_source_tag (task, stw_session_run_main_async);
-  if (!run_check_code (code, &error))
+  if (!_stw_run_check_code (code, &error))
     {
       g_task_return_error (task, error);
       return;
@@ -1904,18 +1322,7 @@ stw_session_run_main_async (StwSession          *self,
       return;
     }
 
-  run = g_new0 (Run, 1);
-  run->transport = g_object_ref (self->inspector);
-  run->command_line_api = TRUE;
-  run->timeout_ms = timeout_ms ? timeout_ms : RUN_DEFAULT_TIMEOUT_MS;
-  arguments = run_arguments_json (arg);
-  /* The inspector's command-line require (Electron >= 28 too), called
-   * before the body's first await, while that API is in scope; a plain
-   * Node process (injected) has no electron module: null. */
-  head = g_strdup_printf ("(() => { try { return require('electron'); } catch (e) { return null; } })(), %s",
-                          arguments);
-  run->expression = run_expression (code, "electron, arg", head, FALSE);
-  run_start (g_steal_pointer (&task), run, "electron, arg", code);
+  _stw_run_main_start (g_steal_pointer (&task), self->inspector, code, arg, timeout_ms);
 }
 
 /**
@@ -1943,7 +1350,7 @@ stw_session_run_main_finish (StwSession    *self,
   g_return_val_if_fail (g_task_is_valid (result, self), NULL);
   g_return_val_if_fail (g_task_get_source_tag (G_TASK (result)) == stw_session_run_main_async, NULL);
 
-  return run_finish (result, serialized, error);
+  return _stw_run_finish (result, serialized, error);
 }
 
 /**
@@ -1984,6 +1391,30 @@ stw_session_run_main_sync (StwSession    *self,
   return value;
 }
 
+static void
+on_renderer_ran (GObject      *object,
+                 GAsyncResult *result,
+                 gpointer      user_data)
+{
+  g_autoptr(GTask) task = user_data;
+  g_autoptr(JsonNode) value = NULL;
+  GError *error = NULL;
+  gboolean serialized = FALSE;
+  JsonObject *answer;
+
+  value = stw_surface_run_finish (STW_SURFACE (object), result, &serialized, &error);
+  if (value == NULL)
+    {
+      g_task_return_error (task, error);
+      return;
+    }
+  /* What _stw_run_finish() reads. */
+  answer = json_object_new ();
+  json_object_set_member (answer, "value", g_steal_pointer (&value));
+  json_object_set_boolean_member (answer, "serialized", serialized);
+  g_task_return_pointer (task, answer, (GDestroyNotify) json_object_unref);
+}
+
 /**
  * stw_session_run_renderer_async:
  * @self: a #StwSession
@@ -2011,20 +1442,15 @@ stw_session_run_renderer_async (StwSession          *self,
                                 GAsyncReadyCallback  callback,
                                 gpointer             user_data)
 {
-  g_autoptr(GCancellable) deadline = NULL;
   g_autoptr(GTask) task = NULL;
-  g_autofree char *arguments = NULL;
   StwSurface *surface;
   GError *error = NULL;
-  Run *run;
 
   g_return_if_fail (STW_IS_SESSION (self));
 
-  /* The budget bounds the compile and the checks before the run too. */
-  deadline = _stw_deadline_new (cancellable, timeout_ms ? timeout_ms : RUN_DEFAULT_TIMEOUT_MS);
-  task = g_task_new (self, deadline, callback, user_data);
+  task = g_task_new (self, cancellable, callback, user_data);
   g_task_set_source_tag (task, stw_session_run_renderer_async);
-  if (!run_check_code (code, &error))
+  if (!_stw_run_check_code (code, &error))
     {
       g_task_return_error (task, error);
       return;
@@ -2047,16 +1473,8 @@ stw_session_run_renderer_async (StwSession          *self,
       return;
     }
 
-  run = g_new0 (Run, 1);
-  run->transport = g_object_ref (self->browser);
-  run->cdp_session_id = g_strdup (stw_surface_get_cdp_session_id (surface));
-  run->checker = g_object_ref (surface);
-  if (_stw_surface_get_subframe_id (surface) != NULL)
-    run->isolated = g_object_ref (surface);
-  run->timeout_ms = timeout_ms ? timeout_ms : RUN_DEFAULT_TIMEOUT_MS;
-  arguments = run_arguments_json (arg);
-  run->expression = run_expression (code, "arg", arguments, run->isolated != NULL);
-  run_start (g_steal_pointer (&task), run, "arg", code);
+  /* The active surface runs it, as any surface would. */
+  stw_surface_run_async (surface, code, arg, timeout_ms, cancellable, on_renderer_ran, g_steal_pointer (&task));
 }
 
 /**
@@ -2084,7 +1502,7 @@ stw_session_run_renderer_finish (StwSession    *self,
   g_return_val_if_fail (g_task_is_valid (result, self), NULL);
   g_return_val_if_fail (g_task_get_source_tag (G_TASK (result)) == stw_session_run_renderer_async, NULL);
 
-  return run_finish (result, serialized, error);
+  return _stw_run_finish (result, serialized, error);
 }
 
 /**
@@ -3283,7 +2701,7 @@ stw_session_stop_async (StwSession          *self,
 
   if (self->inspector != NULL && !stw_transport_is_closed (self->inspector))
     {
-      g_autoptr(JsonObject) params = evaluate_params ("require('electron').app.quit()", TRUE);
+      g_autoptr(JsonObject) params = _stw_run_evaluate_params ("require('electron').app.quit()", TRUE);
       json_object_set_boolean_member (params, "awaitPromise", FALSE);
       stw_transport_send_notification (self->inspector, "Runtime.evaluate", params, NULL);
     }

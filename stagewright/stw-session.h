@@ -11,6 +11,7 @@
 #include <gio/gio.h>
 #include <json-glib/json-glib.h>
 
+#include "stw-dialogs.h"
 #include "stw-surface.h"
 #include "stw-launch-options.h"
 #include "stw-session-info.h"
@@ -321,5 +322,45 @@ STW_AVAILABLE_IN_1_0
 gboolean stw_session_manager_stop_all_finish (StwSessionManager *self,
                                               GAsyncResult *result,
                                               GError **error);
+
+/* Dialogs: stw-session-dialogs.c. */
+STW_AVAILABLE_IN_1_0
+gboolean    stw_session_set_dialog_policy          (StwSession    *self,
+                                                    JsonObject    *policy,
+                                                    GError       **error);
+STW_AVAILABLE_IN_1_0
+StwDialogPolicy *stw_session_dup_dialog_policy     (StwSession    *self);
+
+STW_AVAILABLE_IN_1_0
+void        stw_session_stub_electron_async        (StwSession          *self,
+                                                    JsonObject          *stubs,
+                                                    GCancellable        *cancellable,
+                                                    GAsyncReadyCallback  callback,
+                                                    gpointer             user_data);
+STW_AVAILABLE_IN_1_0
+gboolean    stw_session_stub_electron_finish       (StwSession    *self,
+                                                    GAsyncResult  *result,
+                                                    GError       **error);
+STW_AVAILABLE_IN_1_0
+gboolean    stw_session_stub_electron_sync         (StwSession    *self,
+                                                    JsonObject    *stubs,
+                                                    GCancellable  *cancellable,
+                                                    GError       **error);
+
+STW_AVAILABLE_IN_1_0
+void        stw_session_read_dialog_events_async   (StwSession          *self,
+                                                    JsonObject          *filter,
+                                                    GCancellable        *cancellable,
+                                                    GAsyncReadyCallback  callback,
+                                                    gpointer             user_data);
+STW_AVAILABLE_IN_1_0
+StwDialogLog *stw_session_read_dialog_events_finish (StwSession    *self,
+                                                    GAsyncResult  *result,
+                                                    GError       **error);
+STW_AVAILABLE_IN_1_0
+StwDialogLog *stw_session_read_dialog_events_sync  (StwSession    *self,
+                                                    JsonObject    *filter,
+                                                    GCancellable  *cancellable,
+                                                    GError       **error);
 
 G_END_DECLS

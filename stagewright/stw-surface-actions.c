@@ -652,7 +652,7 @@ on_input_sent (GObject      *object,
   g_autoptr(JsonObject) dialog = NULL;
   GError *error = NULL;
 
-  if (!_stw_input_send_finish (STW_SURFACE (object), result, &dialog, &error))
+  if (!_stw_surface_send_input_finish (STW_SURFACE (object), result, &dialog, &error))
     {
       action_fail (task, error);
       return;
@@ -679,9 +679,9 @@ send_events (GTask     *task,
              StwSurface *frame,
              GPtrArray *events)
 {
-  StwSurface *window = _stw_input_window_of (frame);
+  StwSurface *window = _stw_surface_window_of (frame);
 
-  _stw_input_send_async (window, frame, events, g_task_get_cancellable (task), on_input_sent, task);
+  _stw_surface_send_input_async (window, frame, events, g_task_get_cancellable (task), on_input_sent, task);
 }
 
 static void
@@ -695,7 +695,7 @@ add_click (GPtrArray  *events,
 
   /* A person whose pointer is already there does not move it (and the
    * move costs a renderer round of its own). */
-  if (!_stw_input_pointer_is_at (window, x, y))
+  if (!_stw_surface_pointer_is_at (window, x, y))
     _stw_input_add_mouse (events, "mouseMoved", x, y, NULL, 0);
   for (guint i = 1; i <= action->options->click_count; i++)
     {
@@ -743,7 +743,7 @@ on_drag_intercepted (StwTransport *transport,
                      const char   *session_id,
                      Action       *action)
 {
-  StwSurface *window = _stw_input_window_of (action->acted_on);
+  StwSurface *window = _stw_surface_window_of (action->acted_on);
 
   if (g_strcmp0 (session_id, stw_surface_get_cdp_session_id (window)) != 0 ||
       !json_object_has_member (params, "data") || action->drag_data != NULL)
@@ -800,7 +800,7 @@ on_drag_started (GObject      *object,
   Action *action = g_task_get_task_data (task);
   GError *error = NULL;
 
-  if (!_stw_input_send_finish (STW_SURFACE (object), result, NULL, &error))
+  if (!_stw_surface_send_input_finish (STW_SURFACE (object), result, NULL, &error))
     {
       action_fail (task, error);
       return;
@@ -820,7 +820,7 @@ static void
 start_drag (GTask *task)
 {
   Action *action = g_task_get_task_data (task);
-  StwSurface *window = _stw_input_window_of (action->acted_on);
+  StwSurface *window = _stw_surface_window_of (action->acted_on);
   g_autoptr(GPtrArray) events = _stw_input_events_new ();
 
   action->drag_transport = g_object_ref (_stw_surface_get_transport (window));
@@ -834,7 +834,7 @@ start_drag (GTask *task)
     _stw_input_add_mouse (events, "mouseMoved",
                           action->x + (action->x2 - action->x) * step / 4.0,
                           action->y + (action->y2 - action->y) * step / 4.0, "left", 0);
-  _stw_input_send_async (window, action->acted_on, events, g_task_get_cancellable (task), on_drag_started, task);
+  _stw_surface_send_input_async (window, action->acted_on, events, g_task_get_cancellable (task), on_drag_started, task);
 }
 
 static void
@@ -842,7 +842,7 @@ send_pointer_input (GTask *task)
 {
   Action *action = g_task_get_task_data (task);
   g_autoptr(GPtrArray) events = _stw_input_events_new ();
-  StwSurface *window = _stw_input_window_of (action->acted_on);
+  StwSurface *window = _stw_surface_window_of (action->acted_on);
 
   if (action->kind == ACTION_HOVER)
     _stw_input_add_mouse (events, "mouseMoved", action->x, action->y, NULL, 0);
@@ -1531,16 +1531,6 @@ action_refuse (GTask  *task,
   g_object_unref (task);
 }
 
-#define SYNC_CALL(self, async_call, finish_call) \
-  G_STMT_START { \
-    StwSyncCall call; \
-    if (!_stw_sync_call_init (&call, _stw_surface_get_context (self))) \
-      return NULL; \
-    async_call; \
-    ret = finish_call; \
-    _stw_sync_call_clear (&call); \
-  } G_STMT_END
-
 /* --- click ------------------------------------------------------------------ */
 
 /**
@@ -1629,11 +1619,15 @@ stw_surface_click_sync (StwSurface             *self,
                         GCancellable           *cancellable,
                         GError                **error)
 {
+  StwSyncCall call;
   StwActionResult *ret;
 
   g_return_val_if_fail (STW_IS_SURFACE (self), NULL);
-  SYNC_CALL (self, stw_surface_click_async (self, target, options, cancellable, _stw_sync_call_callback, &call),
-             stw_surface_click_finish (self, _stw_sync_call_wait (&call), error));
+  if (!_stw_sync_call_init (&call, _stw_surface_get_context (self)))
+    return NULL;
+  stw_surface_click_async (self, target, options, cancellable, _stw_sync_call_callback, &call);
+  ret = stw_surface_click_finish (self, _stw_sync_call_wait (&call), error);
+  _stw_sync_call_clear (&call);
   return ret;
 }
 
@@ -1709,11 +1703,15 @@ stw_surface_hover_sync (StwSurface             *self,
                         GCancellable           *cancellable,
                         GError                **error)
 {
+  StwSyncCall call;
   StwActionResult *ret;
 
   g_return_val_if_fail (STW_IS_SURFACE (self), NULL);
-  SYNC_CALL (self, stw_surface_hover_async (self, target, options, cancellable, _stw_sync_call_callback, &call),
-             stw_surface_hover_finish (self, _stw_sync_call_wait (&call), error));
+  if (!_stw_sync_call_init (&call, _stw_surface_get_context (self)))
+    return NULL;
+  stw_surface_hover_async (self, target, options, cancellable, _stw_sync_call_callback, &call);
+  ret = stw_surface_hover_finish (self, _stw_sync_call_wait (&call), error);
+  _stw_sync_call_clear (&call);
   return ret;
 }
 
@@ -1797,11 +1795,15 @@ stw_surface_drag_sync (StwSurface             *self,
                        GCancellable           *cancellable,
                        GError                **error)
 {
+  StwSyncCall call;
   StwActionResult *ret;
 
   g_return_val_if_fail (STW_IS_SURFACE (self), NULL);
-  SYNC_CALL (self, stw_surface_drag_async (self, source, destination, options, cancellable, _stw_sync_call_callback, &call),
-             stw_surface_drag_finish (self, _stw_sync_call_wait (&call), error));
+  if (!_stw_sync_call_init (&call, _stw_surface_get_context (self)))
+    return NULL;
+  stw_surface_drag_async (self, source, destination, options, cancellable, _stw_sync_call_callback, &call);
+  ret = stw_surface_drag_finish (self, _stw_sync_call_wait (&call), error);
+  _stw_sync_call_clear (&call);
   return ret;
 }
 
@@ -1895,11 +1897,15 @@ stw_surface_fill_sync (StwSurface             *self,
                        GCancellable           *cancellable,
                        GError                **error)
 {
+  StwSyncCall call;
   StwActionResult *ret;
 
   g_return_val_if_fail (STW_IS_SURFACE (self), NULL);
-  SYNC_CALL (self, stw_surface_fill_async (self, target, text, options, cancellable, _stw_sync_call_callback, &call),
-             stw_surface_fill_finish (self, _stw_sync_call_wait (&call), error));
+  if (!_stw_sync_call_init (&call, _stw_surface_get_context (self)))
+    return NULL;
+  stw_surface_fill_async (self, target, text, options, cancellable, _stw_sync_call_callback, &call);
+  ret = stw_surface_fill_finish (self, _stw_sync_call_wait (&call), error);
+  _stw_sync_call_clear (&call);
   return ret;
 }
 
@@ -1972,11 +1978,15 @@ stw_surface_clear_sync (StwSurface             *self,
                         GCancellable           *cancellable,
                         GError                **error)
 {
+  StwSyncCall call;
   StwActionResult *ret;
 
   g_return_val_if_fail (STW_IS_SURFACE (self), NULL);
-  SYNC_CALL (self, stw_surface_clear_async (self, target, options, cancellable, _stw_sync_call_callback, &call),
-             stw_surface_clear_finish (self, _stw_sync_call_wait (&call), error));
+  if (!_stw_sync_call_init (&call, _stw_surface_get_context (self)))
+    return NULL;
+  stw_surface_clear_async (self, target, options, cancellable, _stw_sync_call_callback, &call);
+  ret = stw_surface_clear_finish (self, _stw_sync_call_wait (&call), error);
+  _stw_sync_call_clear (&call);
   return ret;
 }
 
@@ -2069,11 +2079,15 @@ stw_surface_type_text_sync (StwSurface             *self,
                             GCancellable           *cancellable,
                             GError                **error)
 {
+  StwSyncCall call;
   StwActionResult *ret;
 
   g_return_val_if_fail (STW_IS_SURFACE (self), NULL);
-  SYNC_CALL (self, stw_surface_type_text_async (self, target, text, options, cancellable, _stw_sync_call_callback, &call),
-             stw_surface_type_text_finish (self, _stw_sync_call_wait (&call), error));
+  if (!_stw_sync_call_init (&call, _stw_surface_get_context (self)))
+    return NULL;
+  stw_surface_type_text_async (self, target, text, options, cancellable, _stw_sync_call_callback, &call);
+  ret = stw_surface_type_text_finish (self, _stw_sync_call_wait (&call), error);
+  _stw_sync_call_clear (&call);
   return ret;
 }
 
@@ -2166,12 +2180,16 @@ stw_surface_type_into_editor_sync (StwSurface             *self,
                                    GCancellable           *cancellable,
                                    GError                **error)
 {
+  StwSyncCall call;
   StwActionResult *ret;
 
   g_return_val_if_fail (STW_IS_SURFACE (self), NULL);
-  SYNC_CALL (self, stw_surface_type_into_editor_async (self, target, text, replace, options, cancellable,
-                                                       _stw_sync_call_callback, &call),
-             stw_surface_type_into_editor_finish (self, _stw_sync_call_wait (&call), error));
+  if (!_stw_sync_call_init (&call, _stw_surface_get_context (self)))
+    return NULL;
+  stw_surface_type_into_editor_async (self, target, text, replace, options, cancellable,
+                                                       _stw_sync_call_callback, &call);
+  ret = stw_surface_type_into_editor_finish (self, _stw_sync_call_wait (&call), error);
+  _stw_sync_call_clear (&call);
   return ret;
 }
 
@@ -2260,11 +2278,15 @@ stw_surface_press_key_sync (StwSurface             *self,
                             GCancellable           *cancellable,
                             GError                **error)
 {
+  StwSyncCall call;
   StwActionResult *ret;
 
   g_return_val_if_fail (STW_IS_SURFACE (self), NULL);
-  SYNC_CALL (self, stw_surface_press_key_async (self, target, key, options, cancellable, _stw_sync_call_callback, &call),
-             stw_surface_press_key_finish (self, _stw_sync_call_wait (&call), error));
+  if (!_stw_sync_call_init (&call, _stw_surface_get_context (self)))
+    return NULL;
+  stw_surface_press_key_async (self, target, key, options, cancellable, _stw_sync_call_callback, &call);
+  ret = stw_surface_press_key_finish (self, _stw_sync_call_wait (&call), error);
+  _stw_sync_call_clear (&call);
   return ret;
 }
 
@@ -2356,11 +2378,15 @@ stw_surface_press_sequence_sync (StwSurface             *self,
                                  GCancellable           *cancellable,
                                  GError                **error)
 {
+  StwSyncCall call;
   StwActionResult *ret;
 
   g_return_val_if_fail (STW_IS_SURFACE (self), NULL);
-  SYNC_CALL (self, stw_surface_press_sequence_async (self, target, keys, options, cancellable, _stw_sync_call_callback, &call),
-             stw_surface_press_sequence_finish (self, _stw_sync_call_wait (&call), error));
+  if (!_stw_sync_call_init (&call, _stw_surface_get_context (self)))
+    return NULL;
+  stw_surface_press_sequence_async (self, target, keys, options, cancellable, _stw_sync_call_callback, &call);
+  ret = stw_surface_press_sequence_finish (self, _stw_sync_call_wait (&call), error);
+  _stw_sync_call_clear (&call);
   return ret;
 }
 
@@ -2451,11 +2477,15 @@ stw_surface_select_options_sync (StwSurface             *self,
                                  GCancellable           *cancellable,
                                  GError                **error)
 {
+  StwSyncCall call;
   StwActionResult *ret;
 
   g_return_val_if_fail (STW_IS_SURFACE (self), NULL);
-  SYNC_CALL (self, stw_surface_select_options_async (self, target, values, options, cancellable, _stw_sync_call_callback, &call),
-             stw_surface_select_options_finish (self, _stw_sync_call_wait (&call), error));
+  if (!_stw_sync_call_init (&call, _stw_surface_get_context (self)))
+    return NULL;
+  stw_surface_select_options_async (self, target, values, options, cancellable, _stw_sync_call_callback, &call);
+  ret = stw_surface_select_options_finish (self, _stw_sync_call_wait (&call), error);
+  _stw_sync_call_clear (&call);
   return ret;
 }
 
@@ -2538,11 +2568,15 @@ stw_surface_set_checked_sync (StwSurface             *self,
                               GCancellable           *cancellable,
                               GError                **error)
 {
+  StwSyncCall call;
   StwActionResult *ret;
 
   g_return_val_if_fail (STW_IS_SURFACE (self), NULL);
-  SYNC_CALL (self, stw_surface_set_checked_async (self, target, checked, options, cancellable, _stw_sync_call_callback, &call),
-             stw_surface_set_checked_finish (self, _stw_sync_call_wait (&call), error));
+  if (!_stw_sync_call_init (&call, _stw_surface_get_context (self)))
+    return NULL;
+  stw_surface_set_checked_async (self, target, checked, options, cancellable, _stw_sync_call_callback, &call);
+  ret = stw_surface_set_checked_finish (self, _stw_sync_call_wait (&call), error);
+  _stw_sync_call_clear (&call);
   return ret;
 }
 
@@ -2653,12 +2687,16 @@ stw_surface_set_files_sync (StwSurface             *self,
                             GCancellable           *cancellable,
                             GError                **error)
 {
+  StwSyncCall call;
   StwActionResult *ret;
 
   g_return_val_if_fail (STW_IS_SURFACE (self), NULL);
-  SYNC_CALL (self, stw_surface_set_files_async (self, target, paths, app_root, options, cancellable,
-                                                _stw_sync_call_callback, &call),
-             stw_surface_set_files_finish (self, _stw_sync_call_wait (&call), error));
+  if (!_stw_sync_call_init (&call, _stw_surface_get_context (self)))
+    return NULL;
+  stw_surface_set_files_async (self, target, paths, app_root, options, cancellable,
+                                                _stw_sync_call_callback, &call);
+  ret = stw_surface_set_files_finish (self, _stw_sync_call_wait (&call), error);
+  _stw_sync_call_clear (&call);
   return ret;
 }
 
@@ -2762,12 +2800,16 @@ stw_surface_drop_files_sync (StwSurface             *self,
                              GCancellable           *cancellable,
                              GError                **error)
 {
+  StwSyncCall call;
   StwActionResult *ret;
 
   g_return_val_if_fail (STW_IS_SURFACE (self), NULL);
-  SYNC_CALL (self, stw_surface_drop_files_async (self, target, paths, mime_type, app_root, options, cancellable,
-                                                 _stw_sync_call_callback, &call),
-             stw_surface_drop_files_finish (self, _stw_sync_call_wait (&call), error));
+  if (!_stw_sync_call_init (&call, _stw_surface_get_context (self)))
+    return NULL;
+  stw_surface_drop_files_async (self, target, paths, mime_type, app_root, options, cancellable,
+                                                 _stw_sync_call_callback, &call);
+  ret = stw_surface_drop_files_finish (self, _stw_sync_call_wait (&call), error);
+  _stw_sync_call_clear (&call);
   return ret;
 }
 
@@ -2859,11 +2901,15 @@ stw_surface_scroll_sync (StwSurface             *self,
                          GCancellable           *cancellable,
                          GError                **error)
 {
+  StwSyncCall call;
   StwActionResult *ret;
 
   g_return_val_if_fail (STW_IS_SURFACE (self), NULL);
-  SYNC_CALL (self, stw_surface_scroll_async (self, target, dx, dy, options, cancellable, _stw_sync_call_callback, &call),
-             stw_surface_scroll_finish (self, _stw_sync_call_wait (&call), error));
+  if (!_stw_sync_call_init (&call, _stw_surface_get_context (self)))
+    return NULL;
+  stw_surface_scroll_async (self, target, dx, dy, options, cancellable, _stw_sync_call_callback, &call);
+  ret = stw_surface_scroll_finish (self, _stw_sync_call_wait (&call), error);
+  _stw_sync_call_clear (&call);
   return ret;
 }
 
@@ -2937,11 +2983,15 @@ stw_surface_scroll_into_view_sync (StwSurface             *self,
                                    GCancellable           *cancellable,
                                    GError                **error)
 {
+  StwSyncCall call;
   StwActionResult *ret;
 
   g_return_val_if_fail (STW_IS_SURFACE (self), NULL);
-  SYNC_CALL (self, stw_surface_scroll_into_view_async (self, target, options, cancellable, _stw_sync_call_callback, &call),
-             stw_surface_scroll_into_view_finish (self, _stw_sync_call_wait (&call), error));
+  if (!_stw_sync_call_init (&call, _stw_surface_get_context (self)))
+    return NULL;
+  stw_surface_scroll_into_view_async (self, target, options, cancellable, _stw_sync_call_callback, &call);
+  ret = stw_surface_scroll_into_view_finish (self, _stw_sync_call_wait (&call), error);
+  _stw_sync_call_clear (&call);
   return ret;
 }
 
@@ -3238,10 +3288,14 @@ stw_surface_fill_form_sync (StwSurface             *self,
                             GCancellable           *cancellable,
                             GError                **error)
 {
+  StwSyncCall call;
   JsonObject *ret;
 
   g_return_val_if_fail (STW_IS_SURFACE (self), NULL);
-  SYNC_CALL (self, stw_surface_fill_form_async (self, fields, options, cancellable, _stw_sync_call_callback, &call),
-             stw_surface_fill_form_finish (self, _stw_sync_call_wait (&call), error));
+  if (!_stw_sync_call_init (&call, _stw_surface_get_context (self)))
+    return NULL;
+  stw_surface_fill_form_async (self, fields, options, cancellable, _stw_sync_call_callback, &call);
+  ret = stw_surface_fill_form_finish (self, _stw_sync_call_wait (&call), error);
+  _stw_sync_call_clear (&call);
   return ret;
 }

@@ -4,6 +4,9 @@
  */
 #pragma once
 
+#include "stw-dialogs-private.h"
+#include "stw-input-private.h"
+#include "stw-refs-private.h"
 #include "stw-surface.h"
 #include "stw-sync-private.h"
 #include "stw-target.h"
@@ -11,7 +14,30 @@
 
 G_BEGIN_DECLS
 
-StwSurface *_stw_surface_new              (StwSession     *session,
+/* What a session hands each surface it makes. The page core goes one way
+ * (docs/architecture.md): a surface never calls its session; what it
+ * needs of it is here, held by the session and by each of its surfaces
+ * (a surface may outlive its session). */
+typedef struct
+{
+  StwRefTable *refs;       /* the session's element refs */
+  StwDialogs  *dialogs;    /* answers the pages' dialogs, remembers them */
+  GHashTable  *surfaces;   /* id → StwSurface, every one the session made
+                            * (not held: the session holds them, and
+                            * empties this as it goes) */
+  gboolean     running;    /* the session is running */
+  gboolean     alive;      /* the session exists (it may have ended) */
+} StwSurfaceShared;
+
+StwSurfaceShared *_stw_surface_shared_new    (void);
+StwSurfaceShared *_stw_surface_shared_ref    (StwSurfaceShared *shared);
+void              _stw_surface_shared_unref  (StwSurfaceShared *shared);
+/* A surface of the session by id, closed ones too; NULL when unknown. */
+StwSurface       *_stw_surface_shared_lookup (StwSurfaceShared *shared,
+                                              const char       *id);
+
+StwSurface *_stw_surface_new              (StwSession       *session,
+                                           StwSurfaceShared *shared,
                                            StwTransport   *transport,
                                            const char     *id,
                                            StwSurfaceKind  kind,
@@ -40,22 +66,6 @@ StwTransport *_stw_surface_get_transport  (StwSurface *self);
 /* The main context that was thread-default when the surface was made:
  * what its blocking calls iterate. */
 GMainContext *_stw_surface_get_context    (StwSurface *self);
-
-/* A blocking call of @self: its asynchronous operation goes in as @start,
- * a closure over @data (the call's arguments); the surface's context is
- * then iterated until it completes (stw-sync-private.h). Returns the
- * result, valid until _stw_sync_call_clear (@call), or NULL (after a
- * critical) when the call cannot be made from this thread. */
-typedef void (*StwSurfaceStartFunc) (StwSurface          *self,
-                                     gconstpointer        data,
-                                     GCancellable        *cancellable,
-                                     GAsyncReadyCallback  callback,
-                                     gpointer             user_data);
-GAsyncResult *_stw_surface_block_on       (StwSurface          *self,
-                                           StwSyncCall         *call,
-                                           StwSurfaceStartFunc  start,
-                                           gconstpointer        data,
-                                           GCancellable        *cancellable);
 
 /* Runs an op of the page-side module (docs/page-ops.md) with @args in the
  * surface's isolated world: one round trip. A failure the op reports
@@ -109,6 +119,51 @@ JsonNode   *_stw_surface_evaluate_isolated_finish (StwSurface    *self,
  * value, or EVAL_RUNTIME_ERROR. */
 JsonNode   *_stw_remote_value (JsonObject  *reply,
                                GError     **error);
+
+StwSurfaceShared *_stw_surface_get_shared  (StwSurface *self);
+/* Why the surface cannot run page operations now (NOT_RUNNING,
+ * TRANSPORT_UNSUPPORTED, SURFACE_CLOSED), or NULL. */
+GError           *_stw_surface_check_usable (StwSurface *self);
+/* Where this window's mouse is (a window's input only). */
+StwInputPointer  *_stw_surface_get_pointer (StwSurface *self);
+
+/* stw-surface-input.c: the window a surface's input goes to; whether its
+ * mouse is at (@x, @y); sending @events to @window (@frame: the surface
+ * acted on, when it is a frame of it) with the dialog the input opened,
+ * if one did ({type, message, action}); a frame's offset in its window. */
+StwSurface *_stw_surface_window_of         (StwSurface          *surface);
+gboolean    _stw_surface_pointer_is_at     (StwSurface          *window,
+                                            double               x,
+                                            double               y);
+void        _stw_surface_send_input_async  (StwSurface          *window,
+                                            StwSurface          *frame,
+                                            GPtrArray           *events,
+                                            GCancellable        *cancellable,
+                                            GAsyncReadyCallback  callback,
+                                            gpointer             user_data);
+gboolean    _stw_surface_send_input_finish (StwSurface          *window,
+                                            GAsyncResult        *result,
+                                            JsonObject         **dialog,
+                                            GError             **error);
+void        _stw_surface_frame_offset_async  (StwSurface          *self,
+                                              GCancellable        *cancellable,
+                                              GAsyncReadyCallback  callback,
+                                              gpointer             user_data);
+StwSurface *_stw_surface_frame_offset_finish (StwSurface    *self,
+                                              GAsyncResult  *result,
+                                              double        *x,
+                                              double        *y,
+                                              GError       **error);
+
+/* stw-surface-snapshot.c: what a surface remembers of its snapshots (the
+ * last one, the next diff's baseline; the frame owners' ids by world and
+ * key), held by the surface. */
+typedef struct _StwSnapshotMemory StwSnapshotMemory;
+
+StwSnapshotMemory *_stw_snapshot_memory_new               (void);
+void               _stw_snapshot_memory_free              (StwSnapshotMemory *memory);
+void               _stw_snapshot_memory_forget_frames     (StwSnapshotMemory *memory);
+StwSnapshotMemory *_stw_surface_get_snapshot_memory       (StwSurface        *self);
 
 /* Drops the baseline of since:"last" (stw-surface-snapshot.c). */
 void         _stw_surface_forget_last_snapshot (StwSurface *self);

@@ -191,12 +191,6 @@ stw_surface_get_text_finish (StwSurface     *self,
   return dup_string_member (answer, "text") ?: g_strdup ("");
 }
 
-static void
-start_text (StwSurface *self, gconstpointer data, GCancellable *cancellable, GAsyncReadyCallback callback, gpointer user_data)
-{
-  stw_surface_get_text_async (self, data, cancellable, callback, user_data);
-}
-
 /**
  * stw_surface_get_text_sync:
  * @self: a #StwSurface
@@ -226,8 +220,10 @@ stw_surface_get_text_sync (StwSurface       *self,
   g_return_val_if_fail (STW_IS_SURFACE (self), NULL);
   g_return_val_if_fail (target != NULL, NULL);
 
-  if ((result = _stw_surface_block_on (self, &call, start_text, target, cancellable)) == NULL)
+  if (!_stw_sync_call_init (&call, _stw_surface_get_context (self)))
     return NULL;
+  stw_surface_get_text_async (self, target, cancellable, _stw_sync_call_callback, &call);
+  result = _stw_sync_call_wait (&call);
   text = stw_surface_get_text_finish (self, result, element, error);
   _stw_sync_call_clear (&call);
   return text;
@@ -289,12 +285,6 @@ stw_surface_get_value_finish (StwSurface     *self,
   return answer ? dup_string_member (answer, "value") : NULL;
 }
 
-static void
-start_value (StwSurface *self, gconstpointer data, GCancellable *cancellable, GAsyncReadyCallback callback, gpointer user_data)
-{
-  stw_surface_get_value_async (self, data, cancellable, callback, user_data);
-}
-
 /**
  * stw_surface_get_value_sync:
  * @self: a #StwSurface
@@ -324,8 +314,10 @@ stw_surface_get_value_sync (StwSurface       *self,
   g_return_val_if_fail (STW_IS_SURFACE (self), NULL);
   g_return_val_if_fail (target != NULL, NULL);
 
-  if ((result = _stw_surface_block_on (self, &call, start_value, target, cancellable)) == NULL)
+  if (!_stw_sync_call_init (&call, _stw_surface_get_context (self)))
     return NULL;
+  stw_surface_get_value_async (self, target, cancellable, _stw_sync_call_callback, &call);
+  result = _stw_sync_call_wait (&call);
   value = stw_surface_get_value_finish (self, result, element, error);
   _stw_sync_call_clear (&call);
   return value;
@@ -415,20 +407,6 @@ stw_surface_get_attribute_finish (StwSurface     *self,
   return answer ? dup_string_member (answer, "value") : NULL;
 }
 
-typedef struct
-{
-  const StwTarget *target;
-  const char      *name;
-} AttributeArgs;
-
-static void
-start_attribute (StwSurface *self, gconstpointer data, GCancellable *cancellable, GAsyncReadyCallback callback, gpointer user_data)
-{
-  const AttributeArgs *args = data;
-
-  stw_surface_get_attribute_async (self, args->target, args->name, cancellable, callback, user_data);
-}
-
 /**
  * stw_surface_get_attribute_sync:
  * @self: a #StwSurface
@@ -453,7 +431,6 @@ stw_surface_get_attribute_sync (StwSurface       *self,
                                 GCancellable     *cancellable,
                                 GError          **error)
 {
-  AttributeArgs args = { target, name };
   StwSyncCall call;
   GAsyncResult *result;
   char *value;
@@ -461,8 +438,10 @@ stw_surface_get_attribute_sync (StwSurface       *self,
   g_return_val_if_fail (STW_IS_SURFACE (self), NULL);
   g_return_val_if_fail (target != NULL && name != NULL, NULL);
 
-  if ((result = _stw_surface_block_on (self, &call, start_attribute, &args, cancellable)) == NULL)
+  if (!_stw_sync_call_init (&call, _stw_surface_get_context (self)))
     return NULL;
+  stw_surface_get_attribute_async (self, target, name, cancellable, _stw_sync_call_callback, &call);
+  result = _stw_sync_call_wait (&call);
   value = stw_surface_get_attribute_finish (self, result, element, error);
   _stw_sync_call_clear (&call);
   return value;
@@ -592,12 +571,6 @@ stw_surface_get_bbox_finish (StwSurface     *self,
                       json_object_get_double_member_with_default (box, "h", 0));
 }
 
-static void
-start_bbox (StwSurface *self, gconstpointer data, GCancellable *cancellable, GAsyncReadyCallback callback, gpointer user_data)
-{
-  stw_surface_get_bbox_async (self, data, cancellable, callback, user_data);
-}
-
 /**
  * stw_surface_get_bbox_sync:
  * @self: a #StwSurface
@@ -626,8 +599,10 @@ stw_surface_get_bbox_sync (StwSurface       *self,
   g_return_val_if_fail (STW_IS_SURFACE (self), NULL);
   g_return_val_if_fail (target != NULL, NULL);
 
-  if ((result = _stw_surface_block_on (self, &call, start_bbox, target, cancellable)) == NULL)
+  if (!_stw_sync_call_init (&call, _stw_surface_get_context (self)))
     return NULL;
+  stw_surface_get_bbox_async (self, target, cancellable, _stw_sync_call_callback, &call);
+  result = _stw_sync_call_wait (&call);
   box = stw_surface_get_bbox_finish (self, result, element, error);
   _stw_sync_call_clear (&call);
   return box;
@@ -738,20 +713,6 @@ stw_surface_get_computed_style_finish (StwSurface     *self,
   return answer ? dup_object_member (answer, "style") : NULL;
 }
 
-typedef struct
-{
-  const StwTarget    *target;
-  const char * const *properties;
-} StyleArgs;
-
-static void
-start_style (StwSurface *self, gconstpointer data, GCancellable *cancellable, GAsyncReadyCallback callback, gpointer user_data)
-{
-  const StyleArgs *args = data;
-
-  stw_surface_get_computed_style_async (self, args->target, args->properties, cancellable, callback, user_data);
-}
-
 /**
  * stw_surface_get_computed_style_sync:
  * @self: a #StwSurface
@@ -776,7 +737,6 @@ stw_surface_get_computed_style_sync (StwSurface          *self,
                                      GCancellable        *cancellable,
                                      GError             **error)
 {
-  StyleArgs args = { target, properties };
   StwSyncCall call;
   GAsyncResult *result;
   JsonObject *style;
@@ -784,8 +744,10 @@ stw_surface_get_computed_style_sync (StwSurface          *self,
   g_return_val_if_fail (STW_IS_SURFACE (self), NULL);
   g_return_val_if_fail (target != NULL, NULL);
 
-  if ((result = _stw_surface_block_on (self, &call, start_style, &args, cancellable)) == NULL)
+  if (!_stw_sync_call_init (&call, _stw_surface_get_context (self)))
     return NULL;
+  stw_surface_get_computed_style_async (self, target, properties, cancellable, _stw_sync_call_callback, &call);
+  result = _stw_sync_call_wait (&call);
   style = stw_surface_get_computed_style_finish (self, result, element, error);
   _stw_sync_call_clear (&call);
   return style;
@@ -846,12 +808,6 @@ stw_surface_get_state_finish (StwSurface     *self,
   return answer ? _stw_element_state_new_from_page (stw_json_get_object (answer, "state")) : NULL;
 }
 
-static void
-start_state (StwSurface *self, gconstpointer data, GCancellable *cancellable, GAsyncReadyCallback callback, gpointer user_data)
-{
-  stw_surface_get_state_async (self, data, cancellable, callback, user_data);
-}
-
 /**
  * stw_surface_get_state_sync:
  * @self: a #StwSurface
@@ -880,8 +836,10 @@ stw_surface_get_state_sync (StwSurface       *self,
   g_return_val_if_fail (STW_IS_SURFACE (self), NULL);
   g_return_val_if_fail (target != NULL, NULL);
 
-  if ((result = _stw_surface_block_on (self, &call, start_state, target, cancellable)) == NULL)
+  if (!_stw_sync_call_init (&call, _stw_surface_get_context (self)))
     return NULL;
+  stw_surface_get_state_async (self, target, cancellable, _stw_sync_call_callback, &call);
+  result = _stw_sync_call_wait (&call);
   state = stw_surface_get_state_finish (self, result, element, error);
   _stw_sync_call_clear (&call);
   return state;
@@ -975,12 +933,6 @@ stw_surface_exists_finish (StwSurface     *self,
   return answer != NULL && json_object_get_boolean_member_with_default (answer, "exists", FALSE);
 }
 
-static void
-start_exists (StwSurface *self, gconstpointer data, GCancellable *cancellable, GAsyncReadyCallback callback, gpointer user_data)
-{
-  stw_surface_exists_async (self, data, cancellable, callback, user_data);
-}
-
 /**
  * stw_surface_exists_sync:
  * @self: a #StwSurface
@@ -1009,8 +961,10 @@ stw_surface_exists_sync (StwSurface       *self,
   g_return_val_if_fail (STW_IS_SURFACE (self), FALSE);
   g_return_val_if_fail (target != NULL, FALSE);
 
-  if ((result = _stw_surface_block_on (self, &call, start_exists, target, cancellable)) == NULL)
+  if (!_stw_sync_call_init (&call, _stw_surface_get_context (self)))
     return FALSE;
+  stw_surface_exists_async (self, target, cancellable, _stw_sync_call_callback, &call);
+  result = _stw_sync_call_wait (&call);
   exists = stw_surface_exists_finish (self, result, element, error);
   _stw_sync_call_clear (&call);
   return exists;
@@ -1390,12 +1344,6 @@ stw_surface_get_focused_element_finish (StwSurface    *self,
                               stw_json_get_string (focused, "surface_id"));
 }
 
-static void
-start_focused (StwSurface *self, gconstpointer data, GCancellable *cancellable, GAsyncReadyCallback callback, gpointer user_data)
-{
-  stw_surface_get_focused_element_async (self, cancellable, callback, user_data);
-}
-
 /**
  * stw_surface_get_focused_element_sync:
  * @self: a #StwSurface
@@ -1420,8 +1368,10 @@ stw_surface_get_focused_element_sync (StwSurface    *self,
 
   g_return_val_if_fail (STW_IS_SURFACE (self), NULL);
 
-  if ((result = _stw_surface_block_on (self, &call, start_focused, NULL, cancellable)) == NULL)
+  if (!_stw_sync_call_init (&call, _stw_surface_get_context (self)))
     return NULL;
+  stw_surface_get_focused_element_async (self, cancellable, _stw_sync_call_callback, &call);
+  result = _stw_sync_call_wait (&call);
   focused = stw_surface_get_focused_element_finish (self, result, error);
   _stw_sync_call_clear (&call);
   return focused;

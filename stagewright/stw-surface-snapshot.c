@@ -41,8 +41,6 @@ G_DEFINE_BOXED_TYPE_WITH_CODE (StwSnapshot, stw_snapshot, stw_snapshot_ref, stw_
 /* How many times one snapshot looks for closed shadow roots inside the
  * ones it just found. */
 #define CLOSED_ROUNDS       3
-#define LAST_SNAPSHOT_KEY   "stw-last-snapshot"
-#define FRAME_IDS_KEY       "stw-frame-owner-ids"
 
 /* --- StwSnapshotOptions ---------------------------------------------------- */
 
@@ -551,6 +549,37 @@ baseline_free (Baseline *baseline)
   g_free (baseline);
 }
 
+/* What a surface remembers of its snapshots; the surface holds it. */
+struct _StwSnapshotMemory
+{
+  Baseline   *last;        /* the last whole snapshot: the next diff's base */
+  GHashTable *frame_ids;   /* "world key" of a frame owner → its frame id */
+};
+
+StwSnapshotMemory *
+_stw_snapshot_memory_new (void)
+{
+  StwSnapshotMemory *memory = g_new0 (StwSnapshotMemory, 1);
+
+  memory->frame_ids = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_free);
+  return memory;
+}
+
+void
+_stw_snapshot_memory_free (StwSnapshotMemory *memory)
+{
+  g_clear_pointer (&memory->last, baseline_free);
+  g_hash_table_unref (memory->frame_ids);
+  g_free (memory);
+}
+
+/* The frame owners' ids are a document's: another world, another map. */
+void
+_stw_snapshot_memory_forget_frames (StwSnapshotMemory *memory)
+{
+  g_hash_table_remove_all (memory->frame_ids);
+}
+
 /* --- walking ---------------------------------------------------------------- */
 
 typedef enum
@@ -866,14 +895,7 @@ on_host_object (GObject      *object,
 static GHashTable *
 frame_ids_of (StwSurface *surface)
 {
-  GHashTable *ids = g_object_get_data (G_OBJECT (surface), FRAME_IDS_KEY);
-
-  if (ids == NULL)
-    {
-      ids = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_free);
-      g_object_set_data_full (G_OBJECT (surface), FRAME_IDS_KEY, ids, (GDestroyNotify) g_hash_table_unref);
-    }
-  return ids;
+  return _stw_surface_get_snapshot_memory (surface)->frame_ids;
 }
 
 static char *
@@ -1217,7 +1239,7 @@ walk_start (GTask *task,
             Walk  *walk)
 {
   Job *job = g_task_get_task_data (task);
-  StwRefTable *refs = _stw_session_get_refs (job->session);
+  StwRefTable *refs = _stw_surface_get_shared (job->top->surface)->refs;
   g_autoptr(JsonObject) args = json_object_new ();
   g_autoptr(GPtrArray) live = _stw_ref_table_list (refs, stw_surface_get_id (walk->surface));
   JsonArray *known = json_array_new ();
@@ -1267,7 +1289,7 @@ reconcile_walk (Job       *job,
 {
   if (walk->entries == NULL)
     return;
-  _stw_snapshot_reconcile (_stw_session_get_refs (job->session), stw_surface_get_id (walk->surface),
+  _stw_snapshot_reconcile (_stw_surface_get_shared (job->top->surface)->refs, stw_surface_get_id (walk->surface),
                            walk->world_id, all, walk->alive, job->mode == MODE_LIST);
   for (guint i = 0; i < walk->children->len; i++)
     reconcile_walk (job, g_ptr_array_index (walk->children, i), all);
@@ -1581,6 +1603,7 @@ job_done (GTask *task)
   g_autoptr(GPtrArray) all = NULL;
   g_autoptr(GPtrArray) shown = NULL;
   Baseline *previous, *baseline;
+  StwSnapshotMemory *memory;
   gboolean reloaded, truncated = FALSE;
   JsonObject *answer;
 
@@ -1612,7 +1635,8 @@ job_done (GTask *task)
       return;
     }
 
-  previous = g_object_get_data (G_OBJECT (job->top->surface), LAST_SNAPSHOT_KEY);
+  memory = _stw_surface_get_snapshot_memory (job->top->surface);
+  previous = memory->last;
   reloaded = reloaded_since (previous, job->top, baseline->url);
 
   /* A full snapshot gives new refs only to what it shows: maxEntries 10
@@ -1628,7 +1652,7 @@ job_done (GTask *task)
   reconcile_walk (job, job->top, all);
   if (previous != NULL && !reloaded)
     {
-      adopt_refs (_stw_session_get_refs (job->session), previous->entries);
+      adopt_refs (_stw_surface_get_shared (job->top->surface)->refs, previous->entries);
       _stw_snapshot_mark_changed (previous->entries, all);
     }
 
@@ -1642,7 +1666,10 @@ job_done (GTask *task)
    * left out; the reference lets a find move the baseline, we do not).
    * This frees @previous. */
   if (job->mode == MODE_SNAPSHOT && job->options->root == NULL)
-    g_object_set_data_full (G_OBJECT (job->top->surface), LAST_SNAPSHOT_KEY, baseline, (GDestroyNotify) baseline_free);
+    {
+      g_clear_pointer (&memory->last, baseline_free);
+      memory->last = baseline;
+    }
   else
     baseline_free (baseline);
   g_task_return_pointer (task, answer, (GDestroyNotify) json_object_unref);
@@ -1745,7 +1772,7 @@ stw_surface_snapshot_async (StwSurface               *self,
 
   if (job->options->root != NULL && stw_target_get_ref (job->options->root) != 0)
     {
-      StwRefTable *refs = _stw_session_get_refs (job->session);
+      StwRefTable *refs = _stw_surface_get_shared (job->top->surface)->refs;
       guint number = stw_target_get_ref (job->options->root);
       const StwRef *ref = _stw_ref_table_lookup (refs, number);
 
@@ -2298,10 +2325,9 @@ stw_surface_list_elements_sync (StwSurface    *self,
   return ret;
 }
 
-/* The last snapshot's slot is this file's: other files drop it through
- * here, never by its key. */
+/* The last snapshot is this file's: other files drop it through here. */
 void
 _stw_surface_forget_last_snapshot (StwSurface *self)
 {
-  g_object_set_data (G_OBJECT (self), LAST_SNAPSHOT_KEY, NULL);
+  g_clear_pointer (&_stw_surface_get_snapshot_memory (self)->last, baseline_free);
 }

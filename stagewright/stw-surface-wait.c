@@ -371,24 +371,6 @@ dup_state (JsonObject *answer)
   return state != NULL ? _stw_element_state_new_from_page (state) : NULL;
 }
 
-/* --- blocking calls -------------------------------------------------------- */
-
-/* Everything any wait takes, for one blocking wrapper over all. */
-typedef struct
-{
-  const StwTarget *target;
-  const char      *state_name;
-  const StwElementState *state;
-  const char      *event_name;
-  const char      *predicate;
-  const char      *expected;
-  const char      *flags;
-  const char      *attribute;
-  JsonObject      *query;
-  guint            timeout_ms;
-} WaitArgs;
-
-
 /* --- wait_for_selector, expect_visible ------------------------------------ */
 
 /**
@@ -471,16 +453,6 @@ stw_surface_wait_for_selector_finish (StwSurface     *self,
   return answer != NULL;
 }
 
-static void
-start_wait_for_selector (StwSurface *self, gconstpointer data, GCancellable *cancellable,
-                         GAsyncReadyCallback callback, gpointer user_data)
-{
-  const WaitArgs *args = data;
-
-  stw_surface_wait_for_selector_async (self, args->target, args->state_name, args->timeout_ms,
-                                       cancellable, callback, user_data);
-}
-
 /**
  * stw_surface_wait_for_selector_sync:
  * @self: a #StwSurface
@@ -506,7 +478,6 @@ stw_surface_wait_for_selector_sync (StwSurface       *self,
                                     GCancellable     *cancellable,
                                     GError          **error)
 {
-  WaitArgs args = { .target = target, .state_name = state, .timeout_ms = timeout_ms };
   StwSyncCall call;
   GAsyncResult *result;
   gboolean met;
@@ -514,8 +485,11 @@ stw_surface_wait_for_selector_sync (StwSurface       *self,
   g_return_val_if_fail (STW_IS_SURFACE (self), FALSE);
   g_return_val_if_fail (target != NULL, FALSE);
 
-  if ((result = _stw_surface_block_on (self, &call, start_wait_for_selector, &args, cancellable)) == NULL)
+  if (!_stw_sync_call_init (&call, _stw_surface_get_context (self)))
     return FALSE;
+  stw_surface_wait_for_selector_async (self, target, state, timeout_ms,
+                                       cancellable, _stw_sync_call_callback, &call);
+  result = _stw_sync_call_wait (&call);
   met = stw_surface_wait_for_selector_finish (self, result, element, error);
   _stw_sync_call_clear (&call);
   return met;
@@ -587,15 +561,6 @@ stw_surface_expect_visible_finish (StwSurface     *self,
   return answer != NULL;
 }
 
-static void
-start_expect_visible (StwSurface *self, gconstpointer data, GCancellable *cancellable,
-                      GAsyncReadyCallback callback, gpointer user_data)
-{
-  const WaitArgs *args = data;
-
-  stw_surface_expect_visible_async (self, args->target, args->timeout_ms, cancellable, callback, user_data);
-}
-
 /**
  * stw_surface_expect_visible_sync:
  * @self: a #StwSurface
@@ -619,7 +584,6 @@ stw_surface_expect_visible_sync (StwSurface       *self,
                                  GCancellable     *cancellable,
                                  GError          **error)
 {
-  WaitArgs args = { .target = target, .timeout_ms = timeout_ms };
   StwSyncCall call;
   GAsyncResult *result;
   gboolean met;
@@ -627,8 +591,10 @@ stw_surface_expect_visible_sync (StwSurface       *self,
   g_return_val_if_fail (STW_IS_SURFACE (self), FALSE);
   g_return_val_if_fail (target != NULL, FALSE);
 
-  if ((result = _stw_surface_block_on (self, &call, start_expect_visible, &args, cancellable)) == NULL)
+  if (!_stw_sync_call_init (&call, _stw_surface_get_context (self)))
     return FALSE;
+  stw_surface_expect_visible_async (self, target, timeout_ms, cancellable, _stw_sync_call_callback, &call);
+  result = _stw_sync_call_wait (&call);
   met = stw_surface_expect_visible_finish (self, result, element, error);
   _stw_sync_call_clear (&call);
   return met;
@@ -728,15 +694,6 @@ stw_surface_wait_for_state_finish (StwSurface     *self,
   return dup_state (answer);
 }
 
-static void
-start_wait_for_state (StwSurface *self, gconstpointer data, GCancellable *cancellable,
-                      GAsyncReadyCallback callback, gpointer user_data)
-{
-  const WaitArgs *args = data;
-
-  stw_surface_wait_for_state_async (self, args->target, args->state, args->timeout_ms, cancellable, callback, user_data);
-}
-
 /**
  * stw_surface_wait_for_state_sync:
  * @self: a #StwSurface
@@ -762,7 +719,6 @@ stw_surface_wait_for_state_sync (StwSurface             *self,
                                  GCancellable           *cancellable,
                                  GError                **error)
 {
-  WaitArgs args = { .target = target, .state = state, .timeout_ms = timeout_ms };
   StwSyncCall call;
   GAsyncResult *result;
   StwElementState *flags;
@@ -770,8 +726,10 @@ stw_surface_wait_for_state_sync (StwSurface             *self,
   g_return_val_if_fail (STW_IS_SURFACE (self), NULL);
   g_return_val_if_fail (target != NULL, NULL);
 
-  if ((result = _stw_surface_block_on (self, &call, start_wait_for_state, &args, cancellable)) == NULL)
+  if (!_stw_sync_call_init (&call, _stw_surface_get_context (self)))
     return NULL;
+  stw_surface_wait_for_state_async (self, target, state, timeout_ms, cancellable, _stw_sync_call_callback, &call);
+  result = _stw_sync_call_wait (&call);
   flags = stw_surface_wait_for_state_finish (self, result, element, error);
   _stw_sync_call_clear (&call);
   return flags;
@@ -838,15 +796,6 @@ stw_surface_expect_state_finish (StwSurface     *self,
   return dup_state (answer);
 }
 
-static void
-start_expect_state (StwSurface *self, gconstpointer data, GCancellable *cancellable,
-                    GAsyncReadyCallback callback, gpointer user_data)
-{
-  const WaitArgs *args = data;
-
-  stw_surface_expect_state_async (self, args->target, args->state, args->timeout_ms, cancellable, callback, user_data);
-}
-
 /**
  * stw_surface_expect_state_sync:
  * @self: a #StwSurface
@@ -872,7 +821,6 @@ stw_surface_expect_state_sync (StwSurface             *self,
                                GCancellable           *cancellable,
                                GError                **error)
 {
-  WaitArgs args = { .target = target, .state = state, .timeout_ms = timeout_ms };
   StwSyncCall call;
   GAsyncResult *result;
   StwElementState *flags;
@@ -880,8 +828,10 @@ stw_surface_expect_state_sync (StwSurface             *self,
   g_return_val_if_fail (STW_IS_SURFACE (self), NULL);
   g_return_val_if_fail (target != NULL, NULL);
 
-  if ((result = _stw_surface_block_on (self, &call, start_expect_state, &args, cancellable)) == NULL)
+  if (!_stw_sync_call_init (&call, _stw_surface_get_context (self)))
     return NULL;
+  stw_surface_expect_state_async (self, target, state, timeout_ms, cancellable, _stw_sync_call_callback, &call);
+  result = _stw_sync_call_wait (&call);
   flags = stw_surface_expect_state_finish (self, result, element, error);
   _stw_sync_call_clear (&call);
   return flags;
@@ -1006,16 +956,6 @@ stw_surface_expect_text_finish (StwSurface     *self,
   return answer != NULL;
 }
 
-static void
-start_expect_text (StwSurface *self, gconstpointer data, GCancellable *cancellable,
-                   GAsyncReadyCallback callback, gpointer user_data)
-{
-  const WaitArgs *args = data;
-
-  stw_surface_expect_text_async (self, args->target, args->predicate, args->expected, args->flags,
-                                 args->timeout_ms, cancellable, callback, user_data);
-}
-
 /**
  * stw_surface_expect_text_sync:
  * @self: a #StwSurface
@@ -1047,8 +987,6 @@ stw_surface_expect_text_sync (StwSurface       *self,
                               GCancellable     *cancellable,
                               GError          **error)
 {
-  WaitArgs args = { .target = target, .predicate = predicate, .expected = expected, .flags = flags,
-                    .timeout_ms = timeout_ms };
   StwSyncCall call;
   GAsyncResult *result;
   gboolean met;
@@ -1056,8 +994,11 @@ stw_surface_expect_text_sync (StwSurface       *self,
   g_return_val_if_fail (STW_IS_SURFACE (self), FALSE);
   g_return_val_if_fail (target != NULL, FALSE);
 
-  if ((result = _stw_surface_block_on (self, &call, start_expect_text, &args, cancellable)) == NULL)
+  if (!_stw_sync_call_init (&call, _stw_surface_get_context (self)))
     return FALSE;
+  stw_surface_expect_text_async (self, target, predicate, expected, flags,
+                                 timeout_ms, cancellable, _stw_sync_call_callback, &call);
+  result = _stw_sync_call_wait (&call);
   met = stw_surface_expect_text_finish (self, result, actual, element, error);
   _stw_sync_call_clear (&call);
   return met;
@@ -1132,16 +1073,6 @@ stw_surface_expect_value_finish (StwSurface     *self,
   return answer != NULL;
 }
 
-static void
-start_expect_value (StwSurface *self, gconstpointer data, GCancellable *cancellable,
-                    GAsyncReadyCallback callback, gpointer user_data)
-{
-  const WaitArgs *args = data;
-
-  stw_surface_expect_value_async (self, args->target, args->predicate, args->expected, args->flags,
-                                  args->timeout_ms, cancellable, callback, user_data);
-}
-
 /**
  * stw_surface_expect_value_sync:
  * @self: a #StwSurface
@@ -1173,8 +1104,6 @@ stw_surface_expect_value_sync (StwSurface       *self,
                                GCancellable     *cancellable,
                                GError          **error)
 {
-  WaitArgs args = { .target = target, .predicate = predicate, .expected = expected, .flags = flags,
-                    .timeout_ms = timeout_ms };
   StwSyncCall call;
   GAsyncResult *result;
   gboolean met;
@@ -1182,8 +1111,11 @@ stw_surface_expect_value_sync (StwSurface       *self,
   g_return_val_if_fail (STW_IS_SURFACE (self), FALSE);
   g_return_val_if_fail (target != NULL, FALSE);
 
-  if ((result = _stw_surface_block_on (self, &call, start_expect_value, &args, cancellable)) == NULL)
+  if (!_stw_sync_call_init (&call, _stw_surface_get_context (self)))
     return FALSE;
+  stw_surface_expect_value_async (self, target, predicate, expected, flags,
+                                  timeout_ms, cancellable, _stw_sync_call_callback, &call);
+  result = _stw_sync_call_wait (&call);
   met = stw_surface_expect_value_finish (self, result, actual, element, error);
   _stw_sync_call_clear (&call);
   return met;
@@ -1257,16 +1189,6 @@ stw_surface_assert_pattern_finish (StwSurface     *self,
   return answer != NULL;
 }
 
-static void
-start_assert_pattern (StwSurface *self, gconstpointer data, GCancellable *cancellable,
-                      GAsyncReadyCallback callback, gpointer user_data)
-{
-  const WaitArgs *args = data;
-
-  stw_surface_assert_pattern_async (self, args->target, args->attribute, args->predicate, args->expected,
-                                    args->flags, cancellable, callback, user_data);
-}
-
 /**
  * stw_surface_assert_pattern_sync:
  * @self: a #StwSurface
@@ -1298,8 +1220,6 @@ stw_surface_assert_pattern_sync (StwSurface       *self,
                                  GCancellable     *cancellable,
                                  GError          **error)
 {
-  WaitArgs args = { .target = target, .attribute = attribute, .predicate = predicate, .expected = expected,
-                    .flags = flags };
   StwSyncCall call;
   GAsyncResult *result;
   gboolean met;
@@ -1307,8 +1227,11 @@ stw_surface_assert_pattern_sync (StwSurface       *self,
   g_return_val_if_fail (STW_IS_SURFACE (self), FALSE);
   g_return_val_if_fail (target != NULL, FALSE);
 
-  if ((result = _stw_surface_block_on (self, &call, start_assert_pattern, &args, cancellable)) == NULL)
+  if (!_stw_sync_call_init (&call, _stw_surface_get_context (self)))
     return FALSE;
+  stw_surface_assert_pattern_async (self, target, attribute, predicate, expected,
+                                    flags, cancellable, _stw_sync_call_callback, &call);
+  result = _stw_sync_call_wait (&call);
   met = stw_surface_assert_pattern_finish (self, result, actual, element, error);
   _stw_sync_call_clear (&call);
   return met;
@@ -1400,16 +1323,6 @@ stw_surface_expect_url_finish (StwSurface    *self,
   return answer != NULL;
 }
 
-static void
-start_expect_url (StwSurface *self, gconstpointer data, GCancellable *cancellable,
-                  GAsyncReadyCallback callback, gpointer user_data)
-{
-  const WaitArgs *args = data;
-
-  stw_surface_expect_url_async (self, args->predicate, args->expected, args->flags, args->timeout_ms,
-                                cancellable, callback, user_data);
-}
-
 /**
  * stw_surface_expect_url_sync:
  * @self: a #StwSurface
@@ -1437,15 +1350,17 @@ stw_surface_expect_url_sync (StwSurface    *self,
                              GCancellable  *cancellable,
                              GError       **error)
 {
-  WaitArgs args = { .predicate = predicate, .expected = expected, .flags = flags, .timeout_ms = timeout_ms };
   StwSyncCall call;
   GAsyncResult *result;
   gboolean met;
 
   g_return_val_if_fail (STW_IS_SURFACE (self), FALSE);
 
-  if ((result = _stw_surface_block_on (self, &call, start_expect_url, &args, cancellable)) == NULL)
+  if (!_stw_sync_call_init (&call, _stw_surface_get_context (self)))
     return FALSE;
+  stw_surface_expect_url_async (self, predicate, expected, flags, timeout_ms,
+                                cancellable, _stw_sync_call_callback, &call);
+  result = _stw_sync_call_wait (&call);
   met = stw_surface_expect_url_finish (self, result, actual, error);
   _stw_sync_call_clear (&call);
   return met;
@@ -1603,15 +1518,6 @@ stw_surface_expect_count_finish (StwSurface    *self,
   return answer != NULL;
 }
 
-static void
-start_expect_count (StwSurface *self, gconstpointer data, GCancellable *cancellable,
-                    GAsyncReadyCallback callback, gpointer user_data)
-{
-  const WaitArgs *args = data;
-
-  stw_surface_expect_count_async (self, args->query, args->timeout_ms, cancellable, callback, user_data);
-}
-
 /**
  * stw_surface_expect_count_sync:
  * @self: a #StwSurface
@@ -1635,15 +1541,16 @@ stw_surface_expect_count_sync (StwSurface    *self,
                                GCancellable  *cancellable,
                                GError       **error)
 {
-  WaitArgs args = { .query = query, .timeout_ms = timeout_ms };
   StwSyncCall call;
   GAsyncResult *result;
   gboolean met;
 
   g_return_val_if_fail (STW_IS_SURFACE (self), FALSE);
 
-  if ((result = _stw_surface_block_on (self, &call, start_expect_count, &args, cancellable)) == NULL)
+  if (!_stw_sync_call_init (&call, _stw_surface_get_context (self)))
     return FALSE;
+  stw_surface_expect_count_async (self, query, timeout_ms, cancellable, _stw_sync_call_callback, &call);
+  result = _stw_sync_call_wait (&call);
   met = stw_surface_expect_count_finish (self, result, actual, error);
   _stw_sync_call_clear (&call);
   return met;
@@ -2006,16 +1913,6 @@ stw_surface_wait_for_event_finish (StwSurface    *self,
   return g_steal_pointer (&answer);
 }
 
-static void
-start_wait_for_event (StwSurface *self, gconstpointer data, GCancellable *cancellable,
-                      GAsyncReadyCallback callback, gpointer user_data)
-{
-  const WaitArgs *args = data;
-
-  stw_surface_wait_for_event_async (self, args->event_name, args->target, args->expected, args->flags,
-                                    args->timeout_ms, cancellable, callback, user_data);
-}
-
 /**
  * stw_surface_wait_for_event_sync:
  * @self: a #StwSurface
@@ -2044,8 +1941,6 @@ stw_surface_wait_for_event_sync (StwSurface       *self,
                                  GCancellable     *cancellable,
                                  GError          **error)
 {
-  WaitArgs args = { .event_name = event_name, .target = target, .expected = url_pattern, .flags = flags,
-                    .timeout_ms = timeout_ms };
   StwSyncCall call;
   GAsyncResult *result;
   JsonObject *event;
@@ -2053,8 +1948,11 @@ stw_surface_wait_for_event_sync (StwSurface       *self,
   g_return_val_if_fail (STW_IS_SURFACE (self), NULL);
   g_return_val_if_fail (event_name != NULL, NULL);
 
-  if ((result = _stw_surface_block_on (self, &call, start_wait_for_event, &args, cancellable)) == NULL)
+  if (!_stw_sync_call_init (&call, _stw_surface_get_context (self)))
     return NULL;
+  stw_surface_wait_for_event_async (self, event_name, target, url_pattern, flags,
+                                    timeout_ms, cancellable, _stw_sync_call_callback, &call);
+  result = _stw_sync_call_wait (&call);
   event = stw_surface_wait_for_event_finish (self, result, error);
   _stw_sync_call_clear (&call);
   return event;

@@ -13,9 +13,7 @@
 #include "stw-enum-types.h"
 #include "stw-error-registry.h"
 #include "stw-json-private.h"
-#include "stw-input-private.h"
 #include "stw-screenshot-private.h"
-#include "stw-session-private.h"
 #include "stw-surface-private.h"
 #include "stw-sync-private.h"
 
@@ -128,9 +126,55 @@ struct _StwSurface
   gulong          world_handlers[3];
 
   GMainContext   *context;     /* thread-default when made */
+
+  StwSurfaceShared  *shared;     /* what the session handed down */
+  StwInputPointer   *pointer;    /* a window's mouse */
+  StwSnapshotMemory *snapshots;  /* stw-surface-snapshot.c */
 };
 
 G_DEFINE_FINAL_TYPE (StwSurface, stw_surface, G_TYPE_OBJECT)
+
+/* --- what the session hands down ------------------------------------------ */
+
+static void
+shared_clear (StwSurfaceShared *shared)
+{
+  _stw_ref_table_free (shared->refs);
+  _stw_dialogs_free (shared->dialogs);
+  g_hash_table_unref (shared->surfaces);
+}
+
+StwSurfaceShared *
+_stw_surface_shared_new (void)
+{
+  StwSurfaceShared *shared = g_rc_box_new0 (StwSurfaceShared);
+
+  shared->refs = _stw_ref_table_new ();
+  shared->dialogs = _stw_dialogs_new ();
+  shared->surfaces = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
+  shared->running = TRUE;
+  shared->alive = TRUE;
+  return shared;
+}
+
+StwSurfaceShared *
+_stw_surface_shared_ref (StwSurfaceShared *shared)
+{
+  return g_rc_box_acquire (shared);
+}
+
+void
+_stw_surface_shared_unref (StwSurfaceShared *shared)
+{
+  g_rc_box_release_full (shared, (GDestroyNotify) shared_clear);
+}
+
+StwSurface *
+_stw_surface_shared_lookup (StwSurfaceShared *shared,
+                            const char       *id)
+{
+  return id != NULL ? g_hash_table_lookup (shared->surfaces, id) : NULL;
+}
 
 enum
 {
@@ -184,6 +228,9 @@ stw_surface_finalize (GObject *object)
   g_free (self->subframe_id);
   g_ptr_array_unref (self->world_waiters);
   g_main_context_unref (self->context);
+  g_clear_pointer (&self->shared, _stw_surface_shared_unref);
+  _stw_input_pointer_unref (self->pointer);
+  _stw_snapshot_memory_free (self->snapshots);
   G_OBJECT_CLASS (stw_surface_parent_class)->finalize (object);
 }
 
@@ -295,10 +342,13 @@ stw_surface_init (StwSurface *self)
   g_weak_ref_init (&self->session, NULL);
   self->world_waiters = g_ptr_array_new ();
   self->context = g_main_context_ref_thread_default ();
+  self->pointer = _stw_input_pointer_new ();
+  self->snapshots = _stw_snapshot_memory_new ();
 }
 
 StwSurface *
-_stw_surface_new (StwSession     *session,
+_stw_surface_new (StwSession       *session,
+                  StwSurfaceShared *shared,
                   StwTransport   *transport,
                   const char     *id,
                   StwSurfaceKind  kind,
@@ -313,6 +363,7 @@ _stw_surface_new (StwSession     *session,
   StwSurface *self = g_object_new (STW_TYPE_SURFACE, NULL);
 
   g_weak_ref_set (&self->session, session);
+  self->shared = _stw_surface_shared_ref (shared);
   self->transport = transport ? g_object_ref (transport) : NULL;
   self->parent = parent ? g_object_ref (parent) : NULL;
   self->id = g_strdup (id);
@@ -364,6 +415,24 @@ _stw_surface_set_closed (StwSurface *self)
   _stw_surface_forget_last_snapshot (self);
 }
 
+StwSurfaceShared *
+_stw_surface_get_shared (StwSurface *self)
+{
+  return self->shared;
+}
+
+StwInputPointer *
+_stw_surface_get_pointer (StwSurface *self)
+{
+  return self->pointer;
+}
+
+StwSnapshotMemory *
+_stw_surface_get_snapshot_memory (StwSurface *self)
+{
+  return self->snapshots;
+}
+
 const char *
 _stw_surface_get_subframe_id (StwSurface *self)
 {
@@ -392,19 +461,6 @@ GMainContext *
 _stw_surface_get_context (StwSurface *self)
 {
   return self->context;
-}
-
-GAsyncResult *
-_stw_surface_block_on (StwSurface          *self,
-                       StwSyncCall         *call,
-                       StwSurfaceStartFunc  start,
-                       gconstpointer        data,
-                       GCancellable        *cancellable)
-{
-  if (!_stw_sync_call_init (call, self->context))
-    return NULL;
-  start (self, data, cancellable, _stw_sync_call_callback, call);
-  return _stw_sync_call_wait (call);
 }
 
 /**
@@ -695,9 +751,7 @@ stw_surface_kind_to_string (StwSurfaceKind kind)
 static GError *
 check_usable (StwSurface *self)
 {
-  g_autoptr(StwSession) session = g_weak_ref_get (&self->session);
-
-  if (session == NULL || !stw_session_is_running (session))
+  if (!self->shared->running)
     return stw_error_new_code_literal (STW_ERROR_NOT_RUNNING, NULL);
   if (self->transport == NULL)
     return stw_error_new_code_literal (STW_ERROR_TRANSPORT_UNSUPPORTED, _("This session has no renderer connection"));
@@ -708,6 +762,12 @@ check_usable (StwSurface *self)
       return closed;
     }
   return NULL;
+}
+
+GError *
+_stw_surface_check_usable (StwSurface *self)
+{
+  return check_usable (self);
 }
 
 static void
@@ -931,12 +991,9 @@ on_module_installed (GObject      *object,
 static void
 forget_earlier_world (StwSurface *self)
 {
-  g_autoptr(StwSession) session = g_weak_ref_get (&self->session);
-
-  if (session != NULL)
-    _stw_ref_table_forget_world (_stw_session_get_refs (session), self->id, self->world_id);
-  /* The snapshot's frame owners, by world and key (stw-surface-snapshot.c). */
-  g_object_set_data (G_OBJECT (self), "stw-frame-owner-ids", NULL);
+  _stw_ref_table_forget_world (self->shared->refs, self->id, self->world_id);
+  /* The snapshot's frame owners, by world and key. */
+  _stw_snapshot_memory_forget_frames (self->snapshots);
 }
 
 static void

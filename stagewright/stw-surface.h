@@ -46,6 +46,29 @@ STW_AVAILABLE_IN_1_0
 gboolean        stw_surface_is_closed           (StwSurface *self);
 STW_AVAILABLE_IN_1_0
 StwSession     *stw_surface_dup_session         (StwSurface *self);
+
+STW_AVAILABLE_IN_1_0
+void      stw_surface_run_async  (StwSurface          *self,
+                                  const char          *code,
+                                  JsonNode            *arg,
+                                  guint                timeout_ms,
+                                  GCancellable        *cancellable,
+                                  GAsyncReadyCallback  callback,
+                                  gpointer             user_data);
+STW_AVAILABLE_IN_1_0
+JsonNode *stw_surface_run_finish (StwSurface    *self,
+                                  GAsyncResult  *result,
+                                  gboolean      *serialized,
+                                  GError       **error);
+STW_AVAILABLE_IN_1_0
+JsonNode *stw_surface_run_sync   (StwSurface    *self,
+                                  const char    *code,
+                                  JsonNode      *arg,
+                                  guint          timeout_ms,
+                                  gboolean      *serialized,
+                                  GCancellable  *cancellable,
+                                  GError       **error);
+
 STW_AVAILABLE_IN_1_0
 StwCapabilityFlags stw_surface_get_capabilities (StwSurface *self);
 STW_AVAILABLE_IN_1_0

@@ -13,7 +13,7 @@
 #include "config.h"
 
 #include "stagewright.h"
-#include "stw-dialogs-private.h"
+#include "stw-session-private.h"
 #include "stw-test-utils.h"
 
 static struct
@@ -126,6 +126,63 @@ test_match_patterns (void)
   regex = _stw_console_compile_match ("/^HELLO$/i", NULL);
   g_assert_true (g_regex_match (regex, "hello", 0, NULL));
   g_assert_false (g_regex_match (regex, "hello\n", 0, NULL));
+}
+
+/* The dialogs unit on its own: it answers a dialog by the policy, records
+ * it with its opener, and tells an action what the dialog opened on its
+ * CDP session was answered, once, and nothing about another session's. */
+static void
+test_unit_take_opened (void)
+{
+  StwDialogs *dialogs = _stw_dialogs_new ();
+  g_autoptr(JsonObject) policy = json_object_new ();
+  g_autoptr(JsonObject) event = json_object_new ();
+  g_autoptr(JsonObject) answer = NULL;
+  g_autoptr(JsonObject) elsewhere = NULL;
+  g_autoptr(JsonObject) opened = NULL;
+  StwTransport *transport = NULL;
+  StwTestCdpPeer *peer = NULL;
+  g_autoptr(GError) error = NULL;
+
+  json_object_set_string_member (policy, "action", "accept");
+  json_object_set_boolean_member (policy, "oneShot", TRUE);
+  g_assert_true (_stw_dialogs_set_policy (dialogs, policy, &error));
+  g_assert_no_error (error);
+
+  json_object_set_string_member (event, "type", "confirm");
+  json_object_set_string_member (event, "message", "Sure?");
+  answer = _stw_dialogs_answer (dialogs, event, "S1", "w1", "s1");
+  g_assert_true (json_object_get_boolean_member (answer, "accept"));
+
+  /* The action on S1 is told what its dialog was answered (no transport:
+   * the unit has the answer, and sends nothing). */
+  opened = _stw_dialogs_take_opened (dialogs, NULL, "S1", event);
+  g_assert_cmpstr (json_object_get_string_member (opened, "type"), ==, "confirm");
+  g_assert_cmpstr (json_object_get_string_member (opened, "message"), ==, "Sure?");
+  g_assert_cmpstr (json_object_get_string_member (opened, "action"), ==, "accept");
+
+  /* One shot: the next dialog is dismissed, the default. */
+  g_clear_pointer (&answer, json_object_unref);
+  answer = _stw_dialogs_answer (dialogs, event, "S2", NULL, "s2");
+  g_assert_false (json_object_get_boolean_member (answer, "accept"));
+  /* Accepting again, a dialog on S3; what opened on S1 since is one
+   * nobody answered: dismissed on the transport, not S3's answer. */
+  json_object_remove_member (policy, "oneShot");
+  g_assert_true (_stw_dialogs_set_policy (dialogs, policy, &error));
+  g_clear_pointer (&answer, json_object_unref);
+  answer = _stw_dialogs_answer (dialogs, event, "S3", "w3", "s3");
+  g_assert_true (json_object_get_boolean_member (answer, "accept"));
+  peer = stw_test_cdp_peer_new_pipe (&transport);
+  elsewhere = _stw_dialogs_take_opened (dialogs, transport, "S1", event);
+  g_assert_cmpstr (json_object_get_string_member (elsewhere, "action"), ==, "dismiss");
+  g_assert_cmpstr (json_object_get_string_member (elsewhere, "message"), ==, "Sure?");
+  /* S3's answer stays for S3's action. */
+  g_clear_pointer (&opened, json_object_unref);
+  opened = _stw_dialogs_take_opened (dialogs, transport, "S3", event);
+  g_assert_cmpstr (json_object_get_string_member (opened, "action"), ==, "accept");
+  g_object_unref (transport);
+  stw_test_cdp_peer_free (peer);
+  _stw_dialogs_free (dialogs);
 }
 
 static void
@@ -414,6 +471,7 @@ main (int   argc,
   stw_test_init (&argc, &argv);
 
   g_test_add_func ("/dialogs/match-patterns", test_match_patterns);
+  g_test_add_func ("/dialogs/unit/take-opened", test_unit_take_opened);
   g_test_add_func ("/dialogs/launch", test_launch);
   g_test_add_func ("/dialogs/policy", test_policy);
   g_test_add_func ("/dialogs/page-sync", test_page_dialogs_sync);

@@ -85,6 +85,8 @@ JSON_RESULTS = {
     'stw_surface_get_computed_style_sync': 'a map of CSS properties the caller named',
     'stw_surface_fill_form_finish': 'answers the JSON form it takes',
     'stw_surface_fill_form_sync': 'answers the JSON form it takes',
+    'stw_surface_run_finish': 'an evaluation result',
+    'stw_surface_run_sync': 'an evaluation result',
 }
 JSON_RESULTS_MAX = 16
 # Raw DevTools access for plugins (stw-cdp.h, issue 17 item 6): the
@@ -174,93 +176,135 @@ def core_errors_are_made_by_enum_value():
     return bad
 
 
-# Module-level include cycles among the library's own sources. A module is
-# stw-X.c with stw-X.h and stw-X-private.h (stagewright/); an edge is an
-# include of another module's header. Each cycle found is one knot:
-# dispatcher above invocation above tool (the plugin code above the
-# dispatcher), the MCP server above its connections, the launcher's process
-# above its launch options. A lower module names an upper type only in a
-# forward declaration, for a getter's return type or a vfunc's parameter
-# (documented where it stands); calls upward are functions handed down.
-# The page core (issue 18 item 5) is being untangled apart and is exempt
-# here only while its cycle lies entirely inside it.
-PAGE_CORE = {'stw-session', 'stw-surface', 'stw-targets', 'stw-dialogs', 'stw-input', 'stw-hooks'}
-
+# --- modules and their include graph ----------------------------------------
+#
+# A module of the library is stw-X.c with stw-X.h and stw-X-private.h; X
+# includes Y when any file of X includes a header of Y. Among modules the
+# includes go one way (docs/architecture.md): the page core goes session →
+# surface → {dialogs, input, refs, snapshot, …}, and nothing below
+# includes what is above. A cycle is printed whole, with the includes that
+# make it.
 
 def module_of(name):
+    base = os.path.basename(name)
+    if not base.startswith('stw-'):
+        return None
     for suffix in ('-private.h', '.h', '.c'):
-        if name.endswith(suffix):
-            return name[:-len(suffix)]
+        if base.endswith(suffix):
+            return base[:-len(suffix)]
     return None
 
 
-def module_graph(directory='stagewright'):
-    """Module → {module it includes: (file, header)}, over stw-*.{c,h}."""
-    files = {path.split('/')[-1]: text for path, text in sources(directory)
-             if path.split('/')[-1].startswith('stw-')}
-    graph = {}
-    for name, text in files.items():
-        edges = graph.setdefault(module_of(name), {})
+def module_graph():
+    edges, why = {}, {}
+    texts = list(sources('stagewright'))
+    modules = {module_of(path) for path, _ in texts} - {None}
+    for path, text in texts:
+        module = module_of(path)
+        if module is None:
+            continue
+        edges.setdefault(module, set())
         for header in includes(text):
-            header = os.path.basename(header)
-            if header in files and module_of(header) != module_of(name):
-                edges.setdefault(module_of(header), (name, header))
-    return graph
+            other = module_of(header)
+            if other in modules and other != module:
+                edges[module].add(other)
+                why.setdefault((module, other), []).append('%s includes %s' % (path, header))
+    return edges, why
 
 
-def strongly_connected(graph):
-    """Tarjan's algorithm, iteratively: the components of more than one module."""
+def strongly_connected(edges):
+    """Tarjan's algorithm, iterative: the components of more than one module."""
     index, low, stack, on_stack, found = {}, {}, [], set(), []
-    for root in sorted(graph):
+    counter = [0]
+    for root in sorted(edges):
         if root in index:
             continue
-        work = [(root, iter(sorted(graph[root])))]
-        index[root] = low[root] = len(index)
+        work = [(root, iter(sorted(edges.get(root, ()))))]
+        index[root] = low[root] = counter[0]
+        counter[0] += 1
         stack.append(root)
         on_stack.add(root)
         while work:
             node, children = work[-1]
-            child = next(children, None)
-            if child is not None:
+            advanced = False
+            for child in children:
                 if child not in index:
-                    index[child] = low[child] = len(index)
+                    index[child] = low[child] = counter[0]
+                    counter[0] += 1
                     stack.append(child)
                     on_stack.add(child)
-                    work.append((child, iter(sorted(graph.get(child, {})))))
-                elif child in on_stack:
+                    work.append((child, iter(sorted(edges.get(child, ())))))
+                    advanced = True
+                    break
+                if child in on_stack:
                     low[node] = min(low[node], index[child])
+            if advanced:
                 continue
             work.pop()
             if work:
                 low[work[-1][0]] = min(low[work[-1][0]], low[node])
             if low[node] == index[node]:
-                component = []
+                component = set()
                 while True:
                     member = stack.pop()
                     on_stack.discard(member)
-                    component.append(member)
+                    component.add(member)
                     if member == node:
                         break
                 if len(component) > 1:
-                    found.append(sorted(component))
+                    found.append(frozenset(component))
     return found
 
 
-def library_modules_have_no_cycle_outside_the_page_core():
-    graph = module_graph()
+def one_cycle(component, edges):
+    """A shortest cycle through the component's first module, as a path."""
+    start = min(component)
+    paths = {start: [start]}
+    queue = [start]
+    while queue:
+        node = queue.pop(0)
+        for child in sorted(edges.get(node, ())):
+            if child == start:
+                return paths[node] + [start]
+            if child in component and child not in paths:
+                paths[child] = paths[node] + [child]
+                queue.append(child)
+    return [start]
+
+
+def no_include_cycle_among_modules():
+    edges, why = module_graph()
     bad = []
-    for component in strongly_connected(graph):
-        if set(component) <= PAGE_CORE:
-            continue
-        edges = ['%s includes %s' % graph[a][b] for a in component for b in sorted(graph[a]) if b in component]
-        bad.append('include cycle among %s: %s' % (', '.join(component), '; '.join(edges)))
+    for component in sorted(set(strongly_connected(edges)), key=sorted):
+        cycle = one_cycle(component, edges)
+        bad.append('include cycle: %s (modules %s)' % (' -> '.join(cycle), ', '.join(sorted(component))))
+        for a, b in zip(cycle, cycle[1:]):
+            bad.append('  %s -> %s: %s' % (a, b, '; '.join(why[(a, b)])))
+    return bad
+
+
+# State lives in the instance that owns it (its private struct), or in a
+# map or task data of its own for objects it does not own: never in
+# string-keyed object data, which any file can read, clear or collide
+# with. GQuark-keyed qdata is not this.
+STRING_KEYED_DATA = re.compile(r'\bg_object_(?:set_data_full|set_data|get_data|steal_data)\s*\(')
+
+
+def no_string_keyed_object_data():
+    bad = []
+    for directory in ('stagewright', 'tools'):
+        for path, text in sources(directory, ('.c', '.h')):
+            for match in STRING_KEYED_DATA.finditer(text):
+                line = text.count('\n', 0, match.start()) + 1
+                bad.append('%s:%d: %s…): keep the state in its owner\'s private struct'
+                           % (path, line, match.group(0).rstrip('( ')))
     return bad
 
 
 CHECKS = [tools_include_no_private_header, the_core_includes_nothing_from_tools,
           transports_include_nothing_above_them, one_blocking_loop,
           json_results_are_listed_and_bounded, core_errors_are_made_by_enum_value,
-          library_modules_have_no_cycle_outside_the_page_core]
+          no_include_cycle_among_modules, no_string_keyed_object_data]
 
 
 def main():

@@ -297,6 +297,50 @@ test_surfaces (void)
   g_assert_cmpstr (stw_surface_get_origin_relation (remote), ==, "cross-origin");
 }
 
+/* Renderer code runs in any surface, not only the active one: a frame of
+ * another origin (its own target) and a same-process frame (through its
+ * isolated world) each answer from their own document. */
+static void
+test_run_in_frame (void)
+{
+  g_autoptr(GList) surfaces = NULL;
+  StwSurface *window = NULL;
+  guint ran = 0;
+
+  if (!have_app ())
+    return;
+
+  spin_until (has_http_frame, app.session, 15000);
+  window = stw_session_get_active_surface (app.session);
+  surfaces = stw_session_list_surfaces (app.session);
+  for (const GList *l = surfaces; l != NULL; l = l->next)
+    {
+      StwSurface *frame = l->data;
+      const char *url = stw_surface_get_url (frame) ? stw_surface_get_url (frame) : "";
+      g_autoptr(JsonNode) answer = NULL;
+      g_autoptr(JsonNode) arg = json_node_init_int (json_node_alloc (), 41);
+      g_autoptr(GError) error = NULL;
+      JsonObject *object;
+
+      if (stw_surface_get_kind (frame) != STW_SURFACE_KIND_FRAME ||
+          !(g_str_has_prefix (url, "http://127.0.0.1:") || g_str_has_prefix (url, "about:blank")))
+        continue;
+      g_assert_true (frame != window);
+      answer = stw_surface_run_sync (frame, "return { top: window === window.top, url: document.URL, n: arg + 1 };",
+                                     arg, 10000, NULL, NULL, &error);
+      g_assert_no_error (error);
+      g_assert_nonnull (answer);
+      object = json_node_get_object (answer);
+      g_assert_false (json_object_get_boolean_member (object, "top"));
+      g_assert_true (g_str_has_prefix (json_object_get_string_member (object, "url"), g_str_has_prefix (url, "about:") ? "about:blank" : "http://127.0.0.1:"));
+      g_assert_cmpint (json_object_get_int_member (object, "n"), ==, 42);
+      ran++;
+    }
+  /* The remote frame and the blank one; the active surface is still the window. */
+  g_assert_cmpuint (ran, >=, 2);
+  g_assert_true (stw_session_get_active_surface (app.session) == window);
+}
+
 static void
 test_screenshot_window (void)
 {
@@ -907,6 +951,7 @@ main (int    argc,
   g_test_add ("/surface/fake/closed-surface", Fake, NULL, fake_setup, test_fake_closed_surface, fake_teardown);
   g_test_add_func ("/session/1-launch", test_launch);
   g_test_add_func ("/session/2-surfaces", test_surfaces);
+  g_test_add_func ("/session/2-run-in-frame", test_run_in_frame);
   g_test_add_func ("/session/3-screenshot-window", test_screenshot_window);
   g_test_add_func ("/session/4-screenshot-clip", test_screenshot_clip);
   g_test_add_func ("/session/5-screenshot-element", test_screenshot_element);

@@ -41,15 +41,25 @@ return_session (StwInvocation    *invocation,
 
 /* --- electron_launch ----------------------------------------------------- */
 
+/* The launch's own state, handed to its callback. */
+typedef struct
+{
+  StwInvocation    *invocation;
+  StwLaunchOptions *options;
+} Launch;
+
 static void
 on_launched (GObject      *object,
              GAsyncResult *result,
              gpointer      user_data)
 {
-  g_autoptr(StwInvocation) invocation = user_data;
+  Launch *launch = user_data;
+  g_autoptr(StwInvocation) invocation = launch->invocation;
+  g_autoptr(StwLaunchOptions) options = launch->options;
   g_autoptr(StwSession) session = NULL;
   g_autoptr(GError) error = NULL;
-  StwLaunchOptions *options = g_object_get_data (G_OBJECT (invocation), "stw-launch-options");
+
+  g_free (launch);
 
   session = stw_session_manager_launch_finish (STW_SESSION_MANAGER (object), result, &error);
   if (session == NULL)
@@ -75,6 +85,7 @@ launch_invoke (StwTool       *tool,
   StwDispatcher *dispatcher = stw_invocation_get_dispatcher (invocation);
   g_autoptr(GError) error = NULL;
   g_autoptr(StwLaunchOptions) options = NULL;
+  Launch *launch;
 
   options = stw_launch_options_new_from_json_object (stw_invocation_get_arguments (invocation), &error);
   if (options == NULL)
@@ -82,11 +93,12 @@ launch_invoke (StwTool       *tool,
       stw_invocation_return_error (invocation, error);
       return;
     }
-  g_object_set_data_full (G_OBJECT (invocation), "stw-launch-options", g_object_ref (options), g_object_unref);
+  launch = g_new0 (Launch, 1);
+  launch->invocation = g_object_ref (invocation);
+  launch->options = g_object_ref (options);
   stw_invocation_report_progress (invocation, 0, 0, "launching");
   stw_session_manager_launch_async (stw_dispatcher_get_session_manager (dispatcher), options,
-                                    stw_invocation_get_cancellable (invocation), on_launched,
-                                    g_object_ref (invocation));
+                                    stw_invocation_get_cancellable (invocation), on_launched, launch);
 }
 
 /* --- electron_attach / electron_inject ------------------------------------ */

@@ -119,18 +119,35 @@ one_of (StwInvocation      *invocation,
 
 typedef struct
 {
-  StwInvocation *invocation;   /* owns this (object data) */
-  guint          timeout_ms;
+  GWeakRef invocation;
+  guint    timeout_ms;
 } Progress;
 
+static void
+progress_free (gpointer data)
+{
+  Progress *progress = data;
+
+  g_weak_ref_clear (&progress->invocation);
+  g_free (progress);
+}
+
+/* Reports the elapsed time while the invocation runs; the first tick
+ * after its answer (or after it is gone: the reference is weak, so the
+ * ticks keep nothing alive) ends the reports. */
 static gboolean
 on_progress_tick (gpointer user_data)
 {
   Progress *progress = user_data;
-  gint64 elapsed = stw_invocation_get_elapsed_ms (progress->invocation);
-  g_autofree char *message = g_strdup_printf (_("waited %" PRId64 " of %u ms"), elapsed, progress->timeout_ms);
+  g_autoptr(StwInvocation) invocation = g_weak_ref_get (&progress->invocation);
+  g_autofree char *message = NULL;
+  gint64 elapsed;
 
-  stw_invocation_report_progress (progress->invocation, (double) elapsed, progress->timeout_ms, message);
+  if (invocation == NULL || stw_invocation_is_completed (invocation))
+    return G_SOURCE_REMOVE;
+  elapsed = stw_invocation_get_elapsed_ms (invocation);
+  message = g_strdup_printf (_("waited %" PRId64 " of %u ms"), elapsed, progress->timeout_ms);
+  stw_invocation_report_progress (invocation, (double) elapsed, progress->timeout_ms, message);
   return G_SOURCE_CONTINUE;
 }
 
@@ -141,29 +158,19 @@ destroy_source (gpointer source)
   g_source_unref (source);
 }
 
-/* Reports the elapsed time while the invocation runs: the source lives in
- * the invocation's data, so it goes when the answer does (stop_progress)
- * or with the invocation. */
 static void
 start_progress (StwInvocation *invocation,
                 guint          timeout_ms)
 {
   Progress *progress = g_new0 (Progress, 1);
-  GSource *source;
+  g_autoptr(GSource) source = NULL;
 
   timeout_ms = MIN (timeout_ms, STW_WAIT_MAX_TIMEOUT_MS);
-  progress->invocation = invocation;
+  g_weak_ref_init (&progress->invocation, invocation);
   progress->timeout_ms = timeout_ms;
   source = g_timeout_source_new (MAX (PROGRESS_MIN_INTERVAL_MS, timeout_ms / 12));
-  g_source_set_callback (source, on_progress_tick, progress, g_free);
+  g_source_set_callback (source, on_progress_tick, progress, progress_free);
   g_source_attach (source, g_main_context_get_thread_default ());
-  g_object_set_data_full (G_OBJECT (invocation), "stw-wait-progress", source, destroy_source);
-}
-
-static void
-stop_progress (StwInvocation *invocation)
-{
-  g_object_set_data (G_OBJECT (invocation), "stw-wait-progress", NULL);
 }
 
 /* Answers {matched:true, …payload, target?} or the error. */
@@ -173,7 +180,6 @@ answer (StwInvocation       *invocation,
         const StwElementRef *element,
         GError              *error)
 {
-  stop_progress (invocation);
   if (error != NULL)
     {
       stw_invocation_return_error (invocation, error);

@@ -1,9 +1,10 @@
-/* stw-targets.c: a session's DevTools targets and frame trees
+/* stw-session-targets.c: a session's DevTools targets and frame trees
  *
  * Auto-attach bookkeeping (flat sessions: every page, out-of-process
  * iframe and webview attaches on the browser connection) and the frame
- * trees that make same-process iframes surfaces too. The session keeps
- * the surfaces; this unit decides when they appear, change and close.
+ * trees that make same-process iframes surfaces too. Part of the session:
+ * it makes surfaces, so it sits above them; it decides when they appear,
+ * change and close, and turns each new target's dialogs and console on.
  *
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */
@@ -13,7 +14,6 @@
 #include "stw-json-private.h"
 #include "stw-session-private.h"
 #include "stw-surface-private.h"
-#include "stw-targets-private.h"
 
 /* Whether a loaded plugin wants to see new surfaces before their first
  * script: only then are new targets paused (no round trip otherwise). */
@@ -104,6 +104,14 @@ on_attached (StwTransport *transport,
       added = surface != NULL;
     }
   paused = json_object_get_boolean_member_with_default (params, "waitingForDebugger", FALSE);
+
+  /* A target that is a surface of this session: its dialogs are answered
+   * and its console kept from now on. */
+  if (_stw_session_target_surface (self, cdp_session) != NULL)
+    {
+      _stw_session_dialogs_enable (self, transport, cdp_session);
+      _stw_session_console_enable (transport, cdp_session);
+    }
 
   /* Follow the page's own out-of-process frames and guests. */
   auto_attach (self, transport, cdp_session);

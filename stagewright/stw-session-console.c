@@ -1,4 +1,4 @@
-/* stw-console.c: what the app logged, in every process
+/* stw-session-console.c: what the app logged, in every process
  *
  * One ring per session of STW_CONSOLE_ENTRIES_MAX entries, filled as events
  * arrive: every renderer target's `Runtime.consoleAPICalled`,
@@ -7,6 +7,8 @@
  * and are told apart by their execution context), the main process's
  * console through its inspector, and the app's stdout and stderr lines as
  * the launcher reads them. Reading is a filter over the ring: no I/O.
+ * The session holds the ring (its private struct) and turns each renderer
+ * target on as it becomes a surface (_stw_session_console_enable()).
  *
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */
@@ -17,13 +19,11 @@
 
 #include "stw-console.h"
 #include "stw-regex-private.h"
-#include "stw-dialogs-private.h"
 #include "stw-error-registry.h"
 #include "stw-json-private.h"
 #include "stw-session-private.h"
 #include "stw-surface-private.h"
 
-#define CONSOLE_KEY "stw-console"
 /* Text kept per entry (characters): what `match` sees too. */
 #define TEXT_MAX_CHARS 20000
 #define ARGS_MAX 64
@@ -52,16 +52,27 @@ G_DEFINE_BOXED_TYPE_WITH_CODE (StwConsoleLog, stw_console_log, stw_console_log_r
 
 static StwConsoleMessage *console_message_new (JsonObject *entry);
 
-typedef struct
+struct _StwSessionConsole
 {
   GQueue      entries;     /* JsonObject*, oldest first */
   guint64     overflowed;
   /* "cdp-session/context-id" → frame id, from executionContextCreated. */
   GHashTable *contexts;
-} Console;
+};
+typedef StwSessionConsole Console;
 
-static void
-console_free (Console *console)
+Console *
+_stw_session_console_new (void)
+{
+  Console *console = g_new0 (Console, 1);
+
+  g_queue_init (&console->entries);
+  console->contexts = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_free);
+  return console;
+}
+
+void
+_stw_session_console_free (Console *console)
 {
   g_queue_clear_full (&console->entries, (GDestroyNotify) json_object_unref);
   g_hash_table_unref (console->contexts);
@@ -71,16 +82,7 @@ console_free (Console *console)
 static Console *
 console_get (StwSession *session)
 {
-  Console *console = g_object_get_data (G_OBJECT (session), CONSOLE_KEY);
-
-  if (console == NULL)
-    {
-      console = g_new0 (Console, 1);
-      g_queue_init (&console->entries);
-      console->contexts = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_free);
-      g_object_set_data_full (G_OBJECT (session), CONSOLE_KEY, console, (GDestroyNotify) console_free);
-    }
-  return console;
+  return _stw_session_get_console (session);
 }
 
 /* Keeps at most TEXT_MAX_CHARS characters of @text (valid UTF-8). */
@@ -288,7 +290,7 @@ set_surface (StwSession *session,
              gint64      context_id)
 {
   Console *console = console_get (session);
-  StwSurface *surface = _stw_dialogs_target_surface (session, cdp_session);
+  StwSurface *surface = _stw_session_target_surface (session, cdp_session);
   g_autofree char *key = g_strdup_printf ("%s/%" G_GINT64_FORMAT, cdp_session ? cdp_session : "", context_id);
   const char *frame_id = g_hash_table_lookup (console->contexts, key);
 
@@ -360,7 +362,7 @@ static gboolean
 is_renderer_session (StwSession *session,
                      const char *cdp_session)
 {
-  return _stw_dialogs_target_surface (session, cdp_session) != NULL;
+  return _stw_session_target_surface (session, cdp_session) != NULL;
 }
 
 static void
@@ -474,20 +476,13 @@ on_contexts_cleared (StwTransport *transport,
       g_hash_table_iter_remove (&iter);
 }
 
-static void
-on_attached (StwTransport *transport,
-             const char   *method,
-             JsonObject   *params,
-             const char   *parent_session,
-             StwSession   *session)
+/* A renderer target that became a surface: its console from now on. */
+void
+_stw_session_console_enable (StwTransport *browser,
+                             const char   *cdp_session)
 {
-  const char *cdp_session = stw_json_get_string (params, "sessionId");
-
-  /* Only the targets that became surfaces (stw-targets.c ran first). */
-  if (!is_renderer_session (session, cdp_session))
-    return;
-  stw_transport_send_notification (transport, "Runtime.enable", NULL, cdp_session);
-  stw_transport_send_notification (transport, "Log.enable", NULL, cdp_session);
+  stw_transport_send_notification (browser, "Runtime.enable", NULL, cdp_session);
+  stw_transport_send_notification (browser, "Log.enable", NULL, cdp_session);
 }
 
 /* --- the main process ----------------------------------------------------- */
@@ -539,10 +534,8 @@ _stw_console_connect (StwSession   *session,
                       StwTransport *inspector,
                       StwProcess   *process)
 {
-  console_get (session);
   if (browser != NULL)
     {
-      g_signal_connect (browser, "event::Target.attachedToTarget", G_CALLBACK (on_attached), session);
       g_signal_connect (browser, "event::Runtime.consoleAPICalled", G_CALLBACK (on_renderer_console), session);
       g_signal_connect (browser, "event::Runtime.exceptionThrown", G_CALLBACK (on_renderer_exception), session);
       g_signal_connect (browser, "event::Runtime.executionContextCreated", G_CALLBACK (on_context_created), session);
