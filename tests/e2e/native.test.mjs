@@ -16,6 +16,7 @@ import { test as nodeTest } from 'node:test';
 import { waitUntil } from './lib/harness.mjs';
 import {
   BIN,
+  CHROMIUM,
   DEMO_APP,
   electronSkipReason,
   failsWith,
@@ -107,6 +108,10 @@ test('instrumented: menu tree, Export… runs, a disabled item does not, a check
   const wrap = find(find(menu.items, 'View').submenu, 'Word Wrap');
   assert.equal(wrap.type, 'checkbox');
   assert.equal(wrap.checked, true);
+
+  assert.deepEqual(ok(await server.call('native_menu', { sessionId, menu: 'application' })).items, menu.items);
+  failsWith(await server.call('native_menu', { sessionId, menu: 'dock' }), 'BAD_ARGUMENT');
+  failsWith(await server.call('native_menu_item', { sessionId, id: 'file-export', path: ['File'] }), 'BAD_ARGUMENT');
 
   // One item, by id and by path.
   assert.deepEqual(ok(await server.call('native_menu_item', { sessionId, id: 'file-export' })).item, exportItem);
@@ -205,4 +210,15 @@ test('instrumentNative without main (a packaged launch) is refused with BAD_ARGU
   failsWith(await server.call('electron_launch', launchArgs(DEMO_APP, { args: ['-r', path.join(DEMO_APP, 'main.js')] })),
             'BAD_ARGUMENT');
   failsWith(await server.call('electron_launch', launchArgs(DEMO_APP, { instrumentNative: true })), 'BAD_ARGUMENT');
+});
+
+test('plain Chromium has no main process: native.UNSUPPORTED', async (t) => {
+  const server = await startServer(t, { args: ['--plugin', 'native'], env: serverEnv() });
+  const launch = ok(await server.call('electron_launch', {
+    executablePath: CHROMIUM,
+    args: ['--headless', '--disable-gpu', '--no-first-run', 'data:text/html,<title>Plain</title>'],
+  }), 'electron_launch');
+  t.after(() => server.call('electron_stop', { sessionId: launch.session_id }).catch(() => {}));
+  failsWith(await server.call('native_menu', { sessionId: launch.session_id }), 'native.UNSUPPORTED');
+  failsWith(await server.call('native_notifications_start', { sessionId: launch.session_id }), 'native.UNSUPPORTED');
 });
