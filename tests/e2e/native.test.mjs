@@ -141,6 +141,11 @@ test('instrumented: menu tree, Export… runs, a disabled item does not, a check
     '[menu] View › Word Wrap clicked (checked: true)',
   ]);
 
+  // A radio item is checked, and its group's other item unchecked.
+  const dark = ok(await server.call('native_menu_invoke', { sessionId, id: 'theme-dark' }), 'radio');
+  assert.equal(dark.item.checked, true);
+  assert.equal(ok(await server.call('native_menu_item', { sessionId, id: 'theme-light' })).item.checked, false);
+
   // The tray made at start-up: listed with its tooltip; its menu item runs.
   const trays = ok(await server.call('native_trays', { sessionId }), 'native_trays');
   assert.equal(trays.instrumented, true);
