@@ -66,6 +66,14 @@ void            stw_test_result_cb                (GObject       *object,
 GAsyncResult   *stw_test_wait_result              (StwTestResult *wait,
                                                    guint          timeout_ms);
 
+/* Whether the Electron stand-in (tests/fixtures/electron) and Chromium
+ * are there to launch; stw_test_call_json() is the envelope of a blocking
+ * call (stw_dispatcher_call_json_sync()), read back as an object. */
+gboolean        stw_test_electron_available       (void);
+JsonObject     *stw_test_call_json                (StwDispatcher *dispatcher,
+                                                   const char    *tool,
+                                                   const char    *arguments);
+
 /* The pages app (tests/fixtures/pages-app) on the Electron stand-in:
  * stw_test_launch_page() launches it showing pages/@page.html, or skips
  * the test (setting *@skip) when the stand-in or Chromium is missing;

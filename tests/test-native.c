@@ -15,31 +15,6 @@
 
 #include "stw-test-utils.h"
 
-static gboolean
-electron_available (void)
-{
-  g_autofree char *electron = g_test_build_filename (G_TEST_DIST, "fixtures", "electron", NULL);
-
-  return g_file_test (electron, G_FILE_TEST_IS_EXECUTABLE) &&
-         g_file_test ("/usr/lib/chromium/chromium", G_FILE_TEST_IS_EXECUTABLE);
-}
-
-static JsonObject *
-call (StwDispatcher *dispatcher,
-      const char    *tool,
-      const char    *arguments)
-{
-  g_autoptr(GError) error = NULL;
-  g_autofree char *text = stw_dispatcher_call_json_sync (dispatcher, tool, arguments, NULL, &error);
-  g_autoptr(JsonNode) node = NULL;
-
-  g_assert_no_error (error);
-  g_assert_nonnull (text);
-  node = stw_test_parse (text);
-  g_assert_true (JSON_NODE_HOLDS_OBJECT (node));
-  return json_object_ref (json_node_get_object (node));
-}
-
 static char *
 object_text (JsonObject *object)
 {
@@ -114,7 +89,7 @@ launch (StwDispatcher *dispatcher,
   g_autofree char *app = g_test_build_filename (G_TEST_DIST, "fixtures", "demo-app", NULL);
   g_autofree char *args = g_strdup_printf ("{\"executablePath\":\"%s\",\"main\":\"%s\"%s}", electron, app,
                                            instrument ? ",\"plugins\":{\"native\":{\"instrumentNative\":true}}" : "");
-  g_autoptr(JsonObject) launched = ok (call (dispatcher, "electron_launch", args));
+  g_autoptr(JsonObject) launched = ok (stw_test_call_json (dispatcher, "electron_launch", args));
   char *session_id = g_strdup (json_object_get_string_member (launched, "session_id"));
   g_autofree char *menu_args = g_strdup_printf ("{\"sessionId\":\"%s\"}", session_id);
   gint64 deadline = g_get_monotonic_time () + 15 * G_USEC_PER_SEC;
@@ -122,7 +97,7 @@ launch (StwDispatcher *dispatcher,
   /* The demo app builds its menu, tray and notification once ready. */
   for (;;)
     {
-      g_autoptr(JsonObject) menu = call (dispatcher, "native_menu", menu_args);
+      g_autoptr(JsonObject) menu = stw_test_call_json (dispatcher, "native_menu", menu_args);
 
       if (json_object_get_boolean_member (menu, "ok") && json_object_get_boolean_member (menu, "present"))
         break;
@@ -137,7 +112,7 @@ stop (StwDispatcher *dispatcher,
       const char    *session_id)
 {
   g_autofree char *args = g_strdup_printf ("{\"sessionId\":\"%s\"}", session_id);
-  g_autoptr(JsonObject) stopped = call (dispatcher, "electron_stop", args);
+  g_autoptr(JsonObject) stopped = stw_test_call_json (dispatcher, "electron_stop", args);
 
   ok (stopped);
 }
@@ -183,7 +158,7 @@ test_instrumented (void)
   JsonObject *tray;
   JsonObject *notification;
 
-  if (!electron_available ())
+  if (!stw_test_electron_available ())
     {
       g_test_skip ("the Electron stand-in or Chromium is missing");
       return;
@@ -193,7 +168,7 @@ test_instrumented (void)
   args = g_strdup_printf ("{\"sessionId\":\"%s\"}", session_id);
 
   /* Blocking: the tree. */
-  menu = ok (call (dispatcher, "native_menu", args));
+  menu = ok (stw_test_call_json (dispatcher, "native_menu", args));
   g_assert_cmpstr (json_object_get_string_member (menu, "menu"), ==, "application");
   file = item_in (json_object_get_array_member (menu, "items"), "File");
   item = item_in (json_object_get_array_member (file, "submenu"), "Export…");
@@ -219,7 +194,7 @@ test_instrumented (void)
 
   /* A checkbox toggles, blocking then async. */
   wrap_args = g_strdup_printf ("{\"sessionId\":\"%s\",\"id\":\"view-wrap\"}", session_id);
-  toggled = ok (call (dispatcher, "native_menu_invoke", wrap_args));
+  toggled = ok (stw_test_call_json (dispatcher, "native_menu_invoke", wrap_args));
   g_assert_false (json_object_get_boolean_member (json_object_get_object_member (toggled, "item"), "checked"));
   toggled_back = ok (call_async (dispatcher, "native_menu_invoke", wrap_args));
   g_assert_true (json_object_get_boolean_member (json_object_get_object_member (toggled_back, "item"), "checked"));
@@ -232,11 +207,11 @@ test_instrumented (void)
   g_assert_true (json_object_get_boolean_member (tray, "hasContextMenu"));
   tray_args = g_strdup_printf ("{\"sessionId\":\"%s\",\"index\":0,\"action\":\"menu\",\"path\":[\"New Note\"]}",
                                session_id);
-  tray_item = ok (call (dispatcher, "native_tray_invoke", tray_args));
+  tray_item = ok (stw_test_call_json (dispatcher, "native_tray_invoke", tray_args));
   g_assert_true (json_object_get_boolean_member (tray_item, "invoked"));
 
   /* The start-up notification, captured; a click reaches the app. */
-  started = ok (call (dispatcher, "native_notifications_start", args));
+  started = ok (stw_test_call_json (dispatcher, "native_notifications_start", args));
   g_assert_true (json_object_get_boolean_member (started, "instrumented"));
   {
     g_autoptr(JsonObject) again = call_async (dispatcher, "native_notifications_start", args);
@@ -250,7 +225,7 @@ test_instrumented (void)
   g_assert_cmpstr (json_object_get_string_member (notification, "body"), ==, "Ready to take notes");
   g_assert_true (json_object_get_boolean_member (notification, "shown"));
   click_args = g_strdup_printf ("{\"sessionId\":\"%s\",\"index\":0,\"action\":\"click\"}", session_id);
-  clicked = ok (call (dispatcher, "native_notification_invoke", click_args));
+  clicked = ok (stw_test_call_json (dispatcher, "native_notification_invoke", click_args));
   g_assert_true (json_object_get_boolean_member (json_object_get_object_member (clicked, "notification"), "clicked"));
 
   {
@@ -266,7 +241,7 @@ test_instrumented (void)
       {
         g_clear_pointer (&logs, json_object_unref);
         g_string_truncate (lines, 0);
-        logs = ok (call (dispatcher, "electron_console_logs", logs_args));
+        logs = ok (stw_test_call_json (dispatcher, "electron_console_logs", logs_args));
         entries = json_object_get_array_member (logs, "entries");
         for (guint i = 0; i < json_array_get_length (entries); i++)
           g_string_append_printf (lines, "%s\n",
@@ -295,7 +270,7 @@ test_not_instrumented (void)
   g_autoptr(JsonObject) blocking = NULL;
   g_autoptr(JsonObject) async = NULL;
 
-  if (!electron_available ())
+  if (!stw_test_electron_available ())
     {
       g_test_skip ("the Electron stand-in or Chromium is missing");
       return;
@@ -303,7 +278,7 @@ test_not_instrumented (void)
   dispatcher = native_dispatcher ();
   session_id = launch (dispatcher, FALSE);
   args = g_strdup_printf ("{\"sessionId\":\"%s\"}", session_id);
-  blocking = call (dispatcher, "native_trays", args);
+  blocking = stw_test_call_json (dispatcher, "native_trays", args);
   g_assert_cmpstr (envelope_code (blocking), ==, "native.NOT_INSTRUMENTED");
   async = call_async (dispatcher, "native_trays", args);
   g_assert_cmpstr (envelope_code (async), ==, "native.NOT_INSTRUMENTED");
