@@ -40,7 +40,7 @@ struct _StwLaunchOptions
   gboolean    allow_multiple;
   char       *runtime;
   char       *credential_store;
-  gboolean    instrument_native;
+  GPtrArray  *preloads;     /* char*: absolute paths, for -r */
   gboolean    pipe;
   JsonObject *plugin_options;
 };
@@ -59,7 +59,6 @@ enum {
   PROP_ALLOW_MULTIPLE,
   PROP_RUNTIME,
   PROP_CREDENTIAL_STORE,
-  PROP_INSTRUMENT_NATIVE,
   PROP_PIPE,
   N_PROPS
 };
@@ -82,6 +81,7 @@ stw_launch_options_finalize (GObject *object)
   g_free (self->runtime);
   g_free (self->credential_store);
   g_clear_pointer (&self->plugin_options, json_object_unref);
+  g_clear_pointer (&self->preloads, g_ptr_array_unref);
   G_OBJECT_CLASS (stw_launch_options_parent_class)->finalize (object);
 }
 
@@ -105,7 +105,6 @@ stw_launch_options_get_property (GObject    *object,
     case PROP_ALLOW_MULTIPLE: g_value_set_boolean (value, self->allow_multiple); break;
     case PROP_RUNTIME: g_value_set_string (value, self->runtime); break;
     case PROP_CREDENTIAL_STORE: g_value_set_string (value, self->credential_store); break;
-    case PROP_INSTRUMENT_NATIVE: g_value_set_boolean (value, self->instrument_native); break;
     case PROP_PIPE: g_value_set_boolean (value, self->pipe); break;
     default: G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
     }
@@ -131,7 +130,6 @@ stw_launch_options_set_property (GObject      *object,
     case PROP_ALLOW_MULTIPLE: stw_launch_options_set_allow_multiple (self, g_value_get_boolean (value)); break;
     case PROP_RUNTIME: stw_launch_options_set_runtime (self, g_value_get_string (value)); break;
     case PROP_CREDENTIAL_STORE: stw_launch_options_set_credential_store (self, g_value_get_string (value)); break;
-    case PROP_INSTRUMENT_NATIVE: stw_launch_options_set_instrument_native (self, g_value_get_boolean (value)); break;
     case PROP_PIPE: stw_launch_options_set_pipe (self, g_value_get_boolean (value)); break;
     default: G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
     }
@@ -237,15 +235,6 @@ stw_launch_options_class_init (StwLaunchOptionsClass *klass)
    */
   properties[PROP_CREDENTIAL_STORE] = g_param_spec_string ("credential-store", NULL, NULL, NULL, flags);
   /**
-   * StwLaunchOptions:instrument-native:
-   *
-   * Hook trays and notifications (`instrumentNative`); not available in
-   * this version (`NOT_IMPLEMENTED`).
-   *
-   * Since: 1.0
-   */
-  properties[PROP_INSTRUMENT_NATIVE] = g_param_spec_boolean ("instrument-native", NULL, NULL, FALSE, flags);
-  /**
    * StwLaunchOptions:pipe:
    *
    * Talk to plain Chromium over `--remote-debugging-pipe` instead of a
@@ -329,7 +318,7 @@ get_uint (JsonNode *node,
  *
  * Reads the JSON form of the options: `executablePath`, `main`, `args`,
  * `env`, `cwd`, `timeoutMs`, `readyTimeoutMs`, `allowMultiple`, `runtime`,
- * `credentialStore`, `instrumentNative`, `pipe` and `plugins` (the
+ * `credentialStore`, `pipe` and `plugins` (the
  * plugins' own options, see
  * [method@Stagewright.LaunchOptions.set_plugin_options]). Members with
  * another name are refused, like the tool's schema refuses them.
@@ -373,8 +362,7 @@ stw_launch_options_new_from_json_object (JsonObject  *object,
           else
             stw_launch_options_set_credential_store (self, json_node_get_string (node));
         }
-      else if (g_str_equal (name, "allowMultiple") || g_str_equal (name, "instrumentNative") ||
-               g_str_equal (name, "pipe"))
+      else if (g_str_equal (name, "allowMultiple") || g_str_equal (name, "pipe"))
         {
           if (!is_boolean (node))
             {
@@ -383,8 +371,6 @@ stw_launch_options_new_from_json_object (JsonObject  *object,
             }
           if (g_str_equal (name, "allowMultiple"))
             self->allow_multiple = json_node_get_boolean (node);
-          else if (g_str_equal (name, "instrumentNative"))
-            self->instrument_native = json_node_get_boolean (node);
           else
             self->pipe = json_node_get_boolean (node);
         }
@@ -693,26 +679,6 @@ DEFINE_VALUE (guint, timeout, PROP_TIMEOUT)
  */
 DEFINE_VALUE (gboolean, allow_multiple, PROP_ALLOW_MULTIPLE)
 /**
- * stw_launch_options_get_instrument_native:
- * @self: a #StwLaunchOptions
- *
- * Gets whether trays and notifications are to be hooked at launch.
- *
- * Returns: the [property@Stagewright.LaunchOptions:instrument-native]
- *
- * Since: 1.0
- */
-/**
- * stw_launch_options_set_instrument_native:
- * @self: a #StwLaunchOptions
- * @instrument_native: whether to hook native UI
- *
- * Sets the [property@Stagewright.LaunchOptions:instrument-native].
- *
- * Since: 1.0
- */
-DEFINE_VALUE (gboolean, instrument_native, PROP_INSTRUMENT_NATIVE)
-/**
  * stw_launch_options_get_pipe:
  * @self: a #StwLaunchOptions
  *
@@ -997,4 +963,52 @@ stw_launch_options_set_plugin_options (StwLaunchOptions *self,
     json_object_ref (plugin_options);
   g_clear_pointer (&self->plugin_options, json_object_unref);
   self->plugin_options = plugin_options;
+}
+
+/**
+ * stw_launch_options_add_preload:
+ * @self: a [class@Stagewright.LaunchOptions]
+ * @path: the absolute path of a CommonJS module
+ *
+ * Adds a module that Electron loads in the main process before the
+ * app's main script: `-r @path` before the app path, which Electron's
+ * default app honours only for a development launch
+ * ([property@Stagewright.LaunchOptions:main]; a launch with preloads and
+ * no main is refused with `BAD_ARGUMENT`). This is how a plugin's
+ * before-main hook installs its own code (the native plugin's
+ * `instrumentNative`); it has no JSON form, so an agent cannot give one,
+ * and a `--require` or `-r` in the arguments stays refused.
+ *
+ * Since: 1.0
+ */
+void
+stw_launch_options_add_preload (StwLaunchOptions *self,
+                                const char       *path)
+{
+  g_return_if_fail (STW_IS_LAUNCH_OPTIONS (self));
+  g_return_if_fail (path != NULL && g_path_is_absolute (path));
+
+  if (self->preloads == NULL)
+    self->preloads = g_ptr_array_new_null_terminated (1, g_free, TRUE);
+  g_ptr_array_add (self->preloads, g_strdup (path));
+}
+
+/**
+ * stw_launch_options_get_preloads:
+ * @self: a [class@Stagewright.LaunchOptions]
+ *
+ * Gets the modules added with
+ * [method@Stagewright.LaunchOptions.add_preload], in order.
+ *
+ * Returns: (transfer none) (array zero-terminated=1) (nullable): the
+ *   paths, or %NULL when there is none
+ *
+ * Since: 1.0
+ */
+const char * const *
+stw_launch_options_get_preloads (StwLaunchOptions *self)
+{
+  g_return_val_if_fail (STW_IS_LAUNCH_OPTIONS (self), NULL);
+
+  return self->preloads ? (const char * const *) self->preloads->pdata : NULL;
 }

@@ -88,10 +88,10 @@ STW_AVAILABLE_IN_1_0
 void stw_launch_options_set_plugin_options (StwLaunchOptions *self,
                                             JsonObject *plugin_options);
 STW_AVAILABLE_IN_1_0
-gboolean stw_launch_options_get_instrument_native (StwLaunchOptions *self);
+void stw_launch_options_add_preload (StwLaunchOptions *self,
+                                     const char       *path);
 STW_AVAILABLE_IN_1_0
-void stw_launch_options_set_instrument_native (StwLaunchOptions *self,
-                                               gboolean instrument_native);
+const char * const *stw_launch_options_get_preloads (StwLaunchOptions *self);
 STW_AVAILABLE_IN_1_0
 gboolean stw_launch_options_get_pipe (StwLaunchOptions *self);
 STW_AVAILABLE_IN_1_0

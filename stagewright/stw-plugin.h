@@ -58,9 +58,11 @@ G_DECLARE_DERIVABLE_TYPE (StwPlugin, stw_plugin, STW, PLUGIN, StwToolProvider)
  *   has this hook, new targets are not paused at all.
  * @before_main: (nullable): a launch hook, before the app's process
  *   starts (so before its main script): the hook may change the launch
- *   ([method@Stagewright.PluginCompletion.get_launch]), e.g. add a
- *   `NODE_OPTIONS=--require` preload. An error fails the launch with the
- *   plugin's code.
+ *   ([method@Stagewright.PluginCompletion.get_launch]), e.g. load its own
+ *   module first with [method@Stagewright.LaunchOptions.add_preload] (what
+ *   it adds to the arguments and environment is checked as the agent's is,
+ *   so `--require` and `NODE_OPTIONS` are refused). An error fails the
+ *   launch with the plugin's code.
  * @app_ready: (nullable): a launch hook: the launched app's first window
  *   is ready; `electron_launch` answers once every plugin's hook has
  *   completed. An error fails the launch and stops the app.

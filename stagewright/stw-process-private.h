@@ -15,6 +15,7 @@ typedef struct
   char     *executable;   /* absolute */
   char     *main;         /* nullable: an Electron app dir or entry script */
   char    **args;         /* appended after main */
+  char    **preloads;     /* nullable: `-r PATH` each, before main (plugins' own) */
   char    **env;          /* extra KEY=VALUE, already checked */
   char     *cwd;          /* nullable */
   gboolean  inspect;      /* --inspect=0: a Node main process to talk to */

@@ -112,6 +112,7 @@ stw_launch_spec_clear (StwLaunchSpec *spec)
   g_clear_pointer (&spec->executable, g_free);
   g_clear_pointer (&spec->main, g_free);
   g_clear_pointer (&spec->args, g_strfreev);
+  g_clear_pointer (&spec->preloads, g_strfreev);
   g_clear_pointer (&spec->env, g_strfreev);
   g_clear_pointer (&spec->cwd, g_free);
 }
@@ -1133,6 +1134,12 @@ stw_process_launch_async (const StwLaunchSpec *spec,
   if (geteuid () == 0)
     g_ptr_array_add (argv, g_strdup ("--no-sandbox"));
   g_ptr_array_add (argv, g_strdup_printf ("--user-data-dir=%s", profile));
+  /* Electron's default app preloads each `-r` module given before the app. */
+  for (guint i = 0; spec->main != NULL && spec->preloads != NULL && spec->preloads[i] != NULL; i++)
+    {
+      g_ptr_array_add (argv, g_strdup ("-r"));
+      g_ptr_array_add (argv, g_strdup (spec->preloads[i]));
+    }
   if (spec->main != NULL)
     g_ptr_array_add (argv, g_strdup (spec->main));
   for (guint i = 0; spec->args != NULL && spec->args[i] != NULL; i++)

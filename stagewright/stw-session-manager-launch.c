@@ -531,10 +531,10 @@ prepare_launch (StwSessionManager  *self,
                                                               "launches (executablePath without main)")));
       return FALSE;
     }
-  if (stw_launch_options_get_instrument_native (options))
+  if (stw_launch_options_get_preloads (options) != NULL && main_path == NULL)
     {
-      g_propagate_error (error, stw_error_new_code_literal (STW_ERROR_NOT_IMPLEMENTED,
-                                                            _("Native instrumentation is not available in this version")));
+      g_propagate_error (error, stw_error_new_code_literal (STW_ERROR_BAD_ARGUMENT,
+                                                            _("A preload needs main: Electron honours -r only with an app path")));
       return FALSE;
     }
 
@@ -573,6 +573,7 @@ prepare_launch (StwSessionManager  *self,
     g_ptr_array_add (argv, g_strdup (args[i]));
   g_ptr_array_add (argv, NULL);
   launch->spec.args = (char **) g_ptr_array_free (g_steal_pointer (&argv), FALSE);
+  launch->spec.preloads = g_strdupv ((char **) stw_launch_options_get_preloads (options));
   launch->spec.env = stw_launch_options_dup_env (options);
 
   /* Every launch asks for the Node inspector (plain Chromium ignores it);

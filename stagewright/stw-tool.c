@@ -918,9 +918,8 @@ stw_tool_to_manifest (StwTool *self)
  * time with the defaults, so its listing leaves out the arguments that only
  * matter when several run (`sessionId`, `allowMultiple`: the only live
  * session is implied), those that tune what has a sound default (launch's
- * pipe, runtime, credential store, native instrumentation and readiness
- * bound; a screenshot's window choice, clip, quality, directory and inline
- * size; a snapshot's diff form and budget; a click's button and count;
+ * pipe, runtime, credential store and readiness bound; a screenshot's
+ * window choice, clip, quality, directory and inline size; a snapshot's diff form and budget; a click's button and count;
  * regex flags; `force`), and each tool's error list: every failure still
  * answers its code, hint and `retryable`. The tool still takes every
  * argument, and the other profiles list them all.
@@ -956,7 +955,7 @@ stw_tool_to_manifest_for_profile (StwTool        *self,
     {
       static const char * const unlisted[] = {
         "sessionId", "allowMultiple",
-        "pipe", "runtime", "credentialStore", "instrumentNative", "readyTimeoutMs",
+        "pipe", "runtime", "credentialStore", "readyTimeoutMs",
         "windowId", "windowIndex", "windowTitle", "clip", "quality", "dir", "maxWidth", "maxHeight",
         "diffFormat", "budgetTokens", "force", "button", "clickCount", "flags",
       };

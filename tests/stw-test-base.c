@@ -119,6 +119,33 @@ stw_test_wait_result (StwTestResult *wait,
   return g_steal_pointer (&wait->result);
 }
 
+/* The Electron stand-in {{{1 */
+
+gboolean
+stw_test_electron_available (void)
+{
+  g_autofree char *electron = g_test_build_filename (G_TEST_DIST, "fixtures", "electron", NULL);
+
+  return g_file_test (electron, G_FILE_TEST_IS_EXECUTABLE) &&
+         g_file_test ("/usr/lib/chromium/chromium", G_FILE_TEST_IS_EXECUTABLE);
+}
+
+JsonObject *
+stw_test_call_json (StwDispatcher *dispatcher,
+                    const char    *tool,
+                    const char    *arguments)
+{
+  g_autoptr(GError) error = NULL;
+  g_autofree char *text = stw_dispatcher_call_json_sync (dispatcher, tool, arguments, NULL, &error);
+  g_autoptr(JsonNode) node = NULL;
+
+  g_assert_no_error (error);
+  g_assert_nonnull (text);
+  node = stw_test_parse (text);
+  g_assert_true (JSON_NODE_HOLDS_OBJECT (node));
+  return json_object_ref (json_node_get_object (node));
+}
+
 /* The pages app (tests/fixtures/pages-app) {{{1 */
 
 StwSession *
@@ -190,18 +217,3 @@ stw_test_parse (const char *json)
   return node;
 }
 
-JsonObject *
-stw_test_call_envelope (StwDispatcher *dispatcher,
-                        const char    *tool,
-                        const char    *arguments)
-{
-  g_autoptr(GError) error = NULL;
-  g_autofree char *text = stw_dispatcher_call_json_sync (dispatcher, tool, arguments, NULL, &error);
-  g_autoptr(JsonNode) node = NULL;
-
-  g_assert_no_error (error);
-  g_assert_nonnull (text);
-  node = stw_test_parse (text);
-  g_assert_true (JSON_NODE_HOLDS_OBJECT (node));
-  return json_object_ref (json_node_get_object (node));
-}

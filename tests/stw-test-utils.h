@@ -67,6 +67,14 @@ void            stw_test_result_cb                (GObject       *object,
 GAsyncResult   *stw_test_wait_result              (StwTestResult *wait,
                                                    guint          timeout_ms);
 
+/* Whether the Electron stand-in (tests/fixtures/electron) and Chromium
+ * are there to launch; stw_test_call_json() is the envelope of a blocking
+ * call (stw_dispatcher_call_json_sync()), read back as an object. */
+gboolean        stw_test_electron_available       (void);
+JsonObject     *stw_test_call_json                (StwDispatcher *dispatcher,
+                                                   const char    *tool,
+                                                   const char    *arguments);
+
 /* The pages app (tests/fixtures/pages-app) on the Electron stand-in:
  * stw_test_launch_page() launches it showing pages/@page.html, or skips
  * the test (setting *@skip) when the stand-in or Chromium is missing;
@@ -85,11 +93,6 @@ guint           stw_test_snapshot_ref             (const char        *snapshot_t
  * test on bad input. stw_test_json_nested() is @open @depth times, @inner,
  * then @close @depth times. */
 JsonNode       *stw_test_parse                    (const char    *json);
-/* One blocking call through the dispatcher's JSON entry point: its
- * envelope, read back with plain json-glib. */
-JsonObject     *stw_test_call_envelope            (StwDispatcher *dispatcher,
-                                                   const char    *tool,
-                                                   const char    *arguments);
 JsonObject     *stw_test_json_object_from         (const char    *json);
 char           *stw_test_json_nested              (guint          depth,
                                                    const char    *open,

@@ -38,7 +38,7 @@ call (StwDispatcher *dispatcher,
       const char    *tool,
       const char    *arguments)
 {
-  return stw_test_call_envelope (dispatcher, tool, arguments);
+  return stw_test_call_json (dispatcher, tool, arguments);
 }
 
 /* The same call through stw_dispatcher_invoke_async. */

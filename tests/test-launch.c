@@ -844,7 +844,6 @@ test_refuse_rules (void)
     { "{\"main\": \"@DIR@\", \"runtime\": \"project\"}", "BAD_ARGUMENT" },
     { "{\"main\": \"@DIR@\", \"executablePath\": \"@EXE@\", \"credentialStore\": \"testing\"}", "BAD_ARGUMENT" },
     { "{\"executablePath\": \"@EXE@\", \"credentialStore\": \"keyring\"}", "BAD_ARGUMENT" },
-    { "{\"main\": \"@DIR@\", \"executablePath\": \"@EXE@\", \"instrumentNative\": true}", "NOT_IMPLEMENTED" },
     { "{}", "BAD_ARGUMENT" },
     { "{\"executablePath\": \"app.sh\"}", "ABSOLUTE_PATH_REQUIRED" },
     { "{\"executablePath\": \"@DIR@/none\"}", "FILE_NOT_FOUND" },
@@ -857,6 +856,35 @@ test_refuse_rules (void)
       g_test_message ("%s", json);
       assert_refused (options, manager, cases[i].code, NULL, marker);
     }
+  assert_nothing_left (scratch, 1);
+  rm_tree (scratch);
+}
+
+/* instrumentNative is the native plugin's launch option now: the core
+ * does not know it; a preload (a plugin's before-main hook adds one) needs
+ * main, since Electron honours -r only with an app path. */
+static void
+test_refuse_preload_rules (void)
+{
+  g_autofree char *scratch = make_scratch ();
+  g_autofree char *marker = g_build_filename (scratch, "ran", NULL);
+  g_autofree char *exe = marker_script (scratch, "app.sh", marker);
+  g_autofree char *module = g_build_filename (scratch, "preload.js", NULL);
+  g_autoptr(StwSessionManager) manager = stw_session_manager_new ();
+  g_autoptr(StwLaunchOptions) options = stw_launch_options_new ();
+  g_autoptr(StwLaunchOptions) parsed = NULL;
+  g_autoptr(GError) error = NULL;
+
+  parsed = stw_launch_options_new_from_json ("{\"instrumentNative\": true}", &error);
+  g_assert_null (parsed);
+  g_assert_cmpstr (stw_error_get_code_name (error), ==, "BAD_ARGUMENT");
+
+  g_assert_null (stw_launch_options_get_preloads (options));
+  stw_launch_options_set_executable_path (options, exe);
+  stw_launch_options_add_preload (options, module);
+  g_assert_cmpstr (stw_launch_options_get_preloads (options)[0], ==, module);
+  g_assert_null (stw_launch_options_get_preloads (options)[1]);
+  assert_refused (options, manager, "BAD_ARGUMENT", NULL, marker);
   assert_nothing_left (scratch, 1);
   rm_tree (scratch);
 }
@@ -1562,6 +1590,7 @@ main (int    argc,
   g_test_add_func ("/launch/refuse/env", test_refuse_env);
   g_test_add_func ("/launch/refuse/env-paths", test_refuse_env_paths);
   g_test_add_func ("/launch/refuse/rules", test_refuse_rules);
+  g_test_add_func ("/launch/refuse/preload-rules", test_refuse_preload_rules);
   g_test_add_func ("/launch/refuse/non-loopback-endpoint", test_refuse_non_loopback_endpoint);
   g_test_add_func ("/launch/standin/executable-only", test_executable_only);
   g_test_add_func ("/launch/standin/no-inspector", test_no_inspector);

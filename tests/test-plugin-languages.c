@@ -42,15 +42,6 @@ loaders_built (void)
   return TRUE;
 }
 
-static gboolean
-electron_available (void)
-{
-  g_autofree char *electron = g_test_build_filename (G_TEST_DIST, "fixtures", "electron", NULL);
-
-  return g_file_test (electron, G_FILE_TEST_IS_EXECUTABLE) &&
-         g_file_test ("/usr/lib/chromium/chromium", G_FILE_TEST_IS_EXECUTABLE);
-}
-
 /* Each sample's .plugin file: the C one beside its built module, the
  * others in the source tree beside their code. */
 static char *
@@ -77,14 +68,6 @@ sample_configs (void)
       json_object_set_object_member (configs, samples[i].name, config);
     }
   return configs;
-}
-
-static JsonObject *
-call (StwDispatcher *dispatcher,
-      const char    *tool,
-      const char    *arguments)
-{
-  return stw_test_call_envelope (dispatcher, tool, arguments);
 }
 
 static const char *
@@ -173,8 +156,8 @@ check_title_tools (StwDispatcher *dispatcher,
                                                         session_id);
       g_autofree char *label = g_strconcat (samples[i].prefix, "Stagewright Notes", NULL);
       g_autofree char *code = g_strconcat (samples[i].name, ".TITLE_MISMATCH", NULL);
-      g_autoptr(JsonObject) title = call (dispatcher, tool, args);
-      g_autoptr(JsonObject) mismatch = call (dispatcher, tool, mismatch_args);
+      g_autoptr(JsonObject) title = stw_test_call_json (dispatcher, tool, args);
+      g_autoptr(JsonObject) mismatch = stw_test_call_json (dispatcher, tool, mismatch_args);
       JsonObject *details;
 
       g_test_message ("%s: %s", tool, json_object_get_string_member_with_default (title, "error", "ok"));
@@ -227,7 +210,7 @@ test_three_languages (void)
 
   if (!loaders_built ())
     return;
-  if (!electron_available ())
+  if (!stw_test_electron_available ())
     {
       g_test_skip ("the Electron stand-in or Chromium is missing");
       return;
@@ -247,13 +230,13 @@ test_three_languages (void)
   for (guint i = 0; i < G_N_ELEMENTS (samples); i++)
     {
       g_autofree char *tool = g_strconcat (samples[i].name, "_title", NULL);
-      g_autoptr(JsonObject) envelope = call (dispatcher, tool, "{}");
+      g_autoptr(JsonObject) envelope = stw_test_call_json (dispatcher, tool, "{}");
 
       g_assert_cmpstr (envelope_code (envelope), ==, "NOT_RUNNING");
     }
 
   launch_args = g_strdup_printf ("{\"executablePath\":\"%s\",\"main\":\"%s\"}", electron, app);
-  launch = call (dispatcher, "electron_launch", launch_args);
+  launch = stw_test_call_json (dispatcher, "electron_launch", launch_args);
   g_assert_true (json_object_get_boolean_member (launch, "ok"));
   session_id = json_object_get_string_member (launch, "session_id");
   g_assert_nonnull (session_id);
@@ -261,7 +244,7 @@ test_three_languages (void)
   check_title_tools (dispatcher, session_id);
 
   stop_args = g_strdup_printf ("{\"sessionId\":\"%s\"}", session_id);
-  stop = call (dispatcher, "electron_stop", stop_args);
+  stop = stw_test_call_json (dispatcher, "electron_stop", stop_args);
   g_assert_true (json_object_get_boolean_member (stop, "ok"));
 
   stw_dispatcher_unload_plugins_async (dispatcher, NULL, stw_test_result_cb, &unload_wait);
@@ -303,7 +286,7 @@ test_three_languages_by_name_again (void)
 
   /* electron_plugins lists the three, each in its language. */
   {
-    g_autoptr(JsonObject) envelope = call (dispatcher, "electron_plugins", "{}");
+    g_autoptr(JsonObject) envelope = stw_test_call_json (dispatcher, "electron_plugins", "{}");
     JsonArray *array = json_object_get_array_member (envelope, "plugins");
 
     g_assert_true (json_object_get_boolean_member (envelope, "ok"));

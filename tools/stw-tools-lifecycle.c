@@ -427,7 +427,6 @@ static const StwToolSpec lifecycle_specs[] = {
       "\"credentialStore\":{\"enum\":[\"testing\",\"system\"]},"
       "\"readyTimeoutMs\":{\"type\":\"integer\",\"minimum\":0,\"maximum\":60000,\"default\":5000},"
       "\"allowMultiple\":{\"type\":\"boolean\"},"
-      "\"instrumentNative\":{\"type\":\"boolean\"},"
       "\"pipe\":{\"type\":\"boolean\"}}}",
     .operation_type = STW_OPERATION_COMMAND,
     .errors = "ALREADY_RUNNING ABSOLUTE_PATH_REQUIRED FILE_NOT_FOUND FUSES_BLOCK_LAUNCH SINGLE_INSTANCE_LOCK "
