@@ -19,6 +19,8 @@
 #include "stw-surface-private.h"
 #include "stw-sync-private.h"
 
+GResource *stw_get_resource (void);
+
 #define READY_POLL_MS 10
 #define QUIT_REQUEST_MS 1000
 
@@ -1545,28 +1547,20 @@ stw_session_run_renderer_sync (StwSession    *self,
 
 /* --- window states ------------------------------------------------------ */
 
-/* What only the main process knows of a window: Electron's own id, and
- * whether it is shown, focused, minimized, maximized or full screen, with
- * its bounds. Each
- * DevTools target is mapped to its BrowserWindow by
- * webContents.fromDevToolsTargetId. */
-static const char window_states_expression[] =
-  "((ids) => {"
-  " const { webContents, BrowserWindow } = require('electron');"
-  " const states = {};"
-  " if (!webContents || typeof webContents.fromDevToolsTargetId !== 'function') return states;"
-  " for (const id of ids) {"
-  "  let window = null;"
-  "  try { window = BrowserWindow.fromWebContents(webContents.fromDevToolsTargetId(id)); } catch (e) {}"
-  "  if (!window || (typeof window.isDestroyed === 'function' && window.isDestroyed())) continue;"
-  "  const call = (name, fallback) => { try { return typeof window[name] === 'function' ? window[name]() : fallback; }"
-  "                                    catch (e) { return fallback; } };"
-  "  states[id] = { electronId: window.id, visible: !!call('isVisible', true), focused: !!call('isFocused', false),"
-  "                 minimized: !!call('isMinimized', false), maximized: !!call('isMaximized', false),"
-  "                 fullscreen: !!call('isFullScreen', false), bounds: call('getBounds', null) };"
-  " }"
-  " return states;"
-  "})(%s)";
+/* What only the main process knows of a window (js/main-window-states.js,
+ * a function of the windows' target ids). */
+#define WINDOW_STATES_RESOURCE "/org/stagewright/core/js/main-window-states.js"
+
+/* The source of one of the library's main-process scripts. */
+static const char *
+main_script (const char  *path,
+             GBytes     **bytes)
+{
+  *bytes = g_resource_lookup_data (stw_get_resource (), path, G_RESOURCE_LOOKUP_FLAGS_NONE, NULL);
+  /* A missing part is a packaging bug, not a runtime condition. */
+  g_assert (*bytes != NULL);
+  return g_bytes_get_data (*bytes, NULL);
+}
 
 static void
 on_window_states (GObject      *object,
@@ -1628,6 +1622,8 @@ stw_session_refresh_window_states_async (StwSession          *self,
   g_autoptr(GList) windows = NULL;
   g_autofree char *ids_json = NULL;
   g_autofree char *expression = NULL;
+  g_autoptr(GBytes) source_bytes = NULL;
+  const char *source;
 
   g_return_if_fail (STW_IS_SESSION (self));
 
@@ -1645,7 +1641,9 @@ stw_session_refresh_window_states_async (StwSession          *self,
       json_array_add_string_element (ids, stw_surface_get_target_id (l->data));
   json_node_set_array (ids_node, ids);
   ids_json = json_to_string (ids_node, FALSE);
-  expression = g_strdup_printf (window_states_expression, ids_json);
+  source = main_script (WINDOW_STATES_RESOURCE, &source_bytes);
+  /* The file ends in a newline, so nothing it holds can comment out the call. */
+  expression = g_strdup_printf ("(%s)(%s)", source, ids_json);
   stw_session_evaluate_main_async (self, expression, cancellable, on_window_states, g_steal_pointer (&task));
 }
 
@@ -2293,34 +2291,9 @@ stw_session_get_capability_note (StwSession         *self,
 
 /* --- info ---------------------------------------------------------------- */
 
-/* Every field is read on its own: an app without one of these methods (a
- * stub, an old Electron, a patched app) answers null for that field and
- * a note saying why, never a failure of the whole call. */
-static const char info_expression[] =
-  "(() => {"
-  /* A plain Node process (injected) has no electron module: app is null. */
-  " let app = null;"
-  " try { app = require('electron').app; } catch (e) {}"
-  " if (!app || (typeof app !== 'object' && typeof app !== 'function')) app = null;"
-  " const notes = {};"
-  " const why = (e) => { try { return String(e && e.message !== undefined ? e.message : e).slice(0, 200); }"
-  "                      catch (f) { return 'an exception'; } };"
-  " const read = (key, f) => { try { const v = f(); return v === undefined ? null : v; }"
-  "                            catch (e) { notes[key] = why(e); return null; } };"
-  " const call = (key, name, ...args) => read(key, () => {"
-  "   if (typeof app[name] !== 'function') throw new Error('app.' + name + ' is not a function');"
-  "   return app[name](...args); });"
-  " const v = read('versions', () => process.versions) || {};"
-  " const version = (n) => read('versions.' + n, () => v[n] || null);"
-  " return {"
-  "  versions: { electron: version('electron'), node: version('node'), chrome: version('chrome'), v8: version('v8') },"
-  "  app: app && { name: call('app.name', 'getName'), version: call('app.version', 'getVersion'),"
-  "         path: call('app.path', 'getAppPath'), exe_path: read('app.exe_path', () => process.execPath),"
-  "         user_data_path: call('app.user_data_path', 'getPath', 'userData'),"
-  "         packaged: !!read('app.packaged', () => app.isPackaged) },"
-  "  notes"
-  " };"
-  "})()";
+/* The versions and identity of the app (js/main-info.js): every field is
+ * read on its own, so a missing method answers null and a note. */
+#define INFO_RESOURCE "/org/stagewright/core/js/main-info.js"
 
 static void
 on_browser_version (GObject      *object,
@@ -2440,7 +2413,11 @@ stw_session_get_info_async (StwSession          *self,
       return;
     }
   if (stw_session_has_main_process (self))
-    stw_session_evaluate_main_async (self, info_expression, cancellable, on_main_info, task);
+    {
+      g_autoptr(GBytes) source = NULL;
+
+      stw_session_evaluate_main_async (self, main_script (INFO_RESOURCE, &source), cancellable, on_main_info, task);
+    }
   else
     stw_transport_call_async (self->browser, "Browser.getVersion", NULL, NULL, 0,
                               cancellable, on_browser_version, task);
