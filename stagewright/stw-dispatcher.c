@@ -1322,13 +1322,7 @@ stw_dispatcher_invoke_async (StwDispatcher       *self,
     }
 
   g_object_ref (invocation);
-  /* The base class has no invoke (it sits below invocations): answering
-   * for a tool that implements none is the caller's. */
-  if (STW_TOOL_GET_CLASS (tool)->invoke == NULL)
-    stw_invocation_return_error_literal (invocation, "NOT_IMPLEMENTED",
-                                         "This tool has no implementation");
-  else
-    stw_tool_invoke (tool, invocation);
+  stw_tool_invoke (tool, invocation);
   g_object_unref (invocation);
 }
 

@@ -8,6 +8,7 @@
 #include "stw-error-registry.h"
 #include "stw-invocation-private.h"
 #include "stw-json-private.h"
+#include "stw-tool-private.h"
 
 /**
  * StwInvocation:
@@ -76,9 +77,18 @@ stw_invocation_finalize (GObject *object)
 }
 
 static void
+answer_unimplemented (StwTool *tool,
+                      GObject *invocation)
+{
+  stw_invocation_return_error_literal (STW_INVOCATION (invocation), "NOT_IMPLEMENTED",
+                                       "This tool has no implementation");
+}
+
+static void
 stw_invocation_class_init (StwInvocationClass *klass)
 {
   G_OBJECT_CLASS (klass)->finalize = stw_invocation_finalize;
+  _stw_tool_set_unimplemented_func (answer_unimplemented);
 
   /**
    * StwInvocation::progress:

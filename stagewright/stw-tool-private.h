@@ -32,6 +32,13 @@ typedef struct
 StwTool *_stw_tool_new_with_init (GType        tool_type,
                                   StwToolInit *init);
 
+/* The answer of a tool whose class implements no invoke (NOT_IMPLEMENTED).
+ * Invocations sit above tools, so stw-invocation.c hands it down when its
+ * class is made, which is before any invocation can reach a tool. */
+typedef void (*StwToolUnimplementedFunc) (StwTool *tool,
+                                          GObject *invocation);
+void     _stw_tool_set_unimplemented_func (StwToolUnimplementedFunc func);
+
 /* For the plugin code (stw-plugin-hooks.c, stw-plugin-manager.c). */
 void     _stw_tool_set_input_schema (StwTool   *tool,
                                      StwSchema *schema);

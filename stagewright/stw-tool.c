@@ -245,6 +245,25 @@ stw_tool_set_property (GObject      *object,
     }
 }
 
+static StwToolUnimplementedFunc unimplemented_func;
+
+void
+_stw_tool_set_unimplemented_func (StwToolUnimplementedFunc func)
+{
+  unimplemented_func = func;
+}
+
+/* The default invoke: NOT_IMPLEMENTED, through what the invocation's class
+ * handed down. So a direct stw_tool_invoke() and a subclass chaining up
+ * both get an answer, never a call left open. */
+static void
+stw_tool_real_invoke (StwTool       *self,
+                      StwInvocation *invocation)
+{
+  g_return_if_fail (unimplemented_func != NULL);
+  unimplemented_func (self, G_OBJECT (invocation));
+}
+
 static void
 stw_tool_class_init (StwToolClass *klass)
 {
@@ -255,6 +274,7 @@ stw_tool_class_init (StwToolClass *klass)
   object_class->finalize = stw_tool_finalize;
   object_class->get_property = stw_tool_get_property;
   object_class->set_property = stw_tool_set_property;
+  klass->invoke = stw_tool_real_invoke;
 
   /**
    * StwTool:name:

@@ -1022,6 +1022,18 @@ test_call_not_implemented (void)
   envelope = call (dispatcher, "bare_tool", "{}");
   assert_code (envelope, "NOT_IMPLEMENTED");
   g_assert_cmpstr (json_object_get_string_member (envelope, "error"), ==, "This tool has no implementation");
+
+  /* Past the dispatcher too: a direct stw_tool_invoke() of a tool that
+   * implements nothing answers, rather than leaving the call open. */
+  {
+    g_autoptr(JsonObject) arguments = json_object_new ();
+    g_autoptr(StwInvocation) invocation = stw_dispatcher_create_invocation (dispatcher, "bare_tool", arguments, &error);
+
+    g_assert_no_error (error);
+    stw_tool_invoke (tool, invocation);
+    g_assert_true (stw_invocation_is_completed (invocation));
+    assert_code (stw_invocation_get_envelope (invocation), "NOT_IMPLEMENTED");
+  }
 }
 
 static void
