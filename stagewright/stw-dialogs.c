@@ -84,8 +84,7 @@ struct _StwDialogs
 
   GQueue      events;        /* JsonObject*, oldest first */
   guint64     overflowed;
-  JsonObject *last;          /* the dialog answered last */
-  char       *last_session;  /* the CDP session it opened on */
+  GHashTable *answered;      /* CDP session → the dialog answered last there */
   GPtrArray  *stubs;         /* names stubbed in the main process */
   gboolean    stubs_used;    /* the main process may hold calls to drain */
 };
@@ -104,8 +103,7 @@ void
 _stw_dialogs_free (StwDialogs *dialogs)
 {
   g_queue_clear_full (&dialogs->events, (GDestroyNotify) json_object_unref);
-  g_clear_pointer (&dialogs->last, json_object_unref);
-  g_free (dialogs->last_session);
+  g_clear_pointer (&dialogs->answered, g_hash_table_unref);
   g_clear_pointer (&dialogs->stubs, g_ptr_array_unref);
   g_free (dialogs->prompt_text);
   g_free (dialogs);
@@ -117,6 +115,7 @@ _stw_dialogs_new (void)
   StwDialogs *dialogs = g_new0 (StwDialogs, 1);
 
   g_queue_init (&dialogs->events);
+  dialogs->answered = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, (GDestroyNotify) json_object_unref);
   dialogs->stubs = g_ptr_array_new_with_free_func (g_free);
   reset_policy (dialogs);
   return dialogs;
@@ -184,10 +183,11 @@ _stw_dialogs_answer (StwDialogs *dialogs,
 
   if (dialogs->one_shot)
     reset_policy (dialogs);
-  g_clear_pointer (&dialogs->last, json_object_unref);
-  dialogs->last = json_object_ref (entry);
-  g_free (dialogs->last_session);
-  dialogs->last_session = g_strdup (cdp_session);
+  /* Kept per CDP session until the action that opened it asks: another
+   * page's dialog answered in between (the same read of the connection
+   * can carry both events) must not take its place. */
+  if (cdp_session != NULL)
+    g_hash_table_replace (dialogs->answered, g_strdup (cdp_session), json_object_ref (entry));
   push_event (dialogs, entry);
   return answer;
 }
@@ -199,14 +199,21 @@ _stw_dialogs_take_opened (StwDialogs   *dialogs,
                           JsonObject   *event)
 {
   JsonObject *brief = json_object_new ();
+  JsonObject *answered = cdp_session != NULL ? g_hash_table_lookup (dialogs->answered, cdp_session) : NULL;
 
-  if (dialogs->last != NULL && g_strcmp0 (dialogs->last_session, cdp_session) == 0)
+  /* Only the answer to this very dialog: an older one left on the same
+   * session (answered while no action waited) is not it. */
+  if (answered != NULL &&
+      (g_strcmp0 (stw_json_get_string (answered, "type"), stw_json_get_string (event, "type")) != 0 ||
+       g_strcmp0 (stw_json_get_string (answered, "message"), stw_json_get_string (event, "message")) != 0))
+    answered = NULL;
+
+  if (answered != NULL)
     {
-      json_object_set_string_member (brief, "type", stw_json_get_string (dialogs->last, "type"));
-      json_object_set_string_member (brief, "message", stw_json_get_string (dialogs->last, "message"));
-      json_object_set_string_member (brief, "action", stw_json_get_string (dialogs->last, "action"));
-      g_clear_pointer (&dialogs->last, json_object_unref);
-      g_clear_pointer (&dialogs->last_session, g_free);
+      json_object_set_string_member (brief, "type", stw_json_get_string (answered, "type"));
+      json_object_set_string_member (brief, "message", stw_json_get_string (answered, "message"));
+      json_object_set_string_member (brief, "action", stw_json_get_string (answered, "action"));
+      g_hash_table_remove (dialogs->answered, cdp_session);
     }
   else
     {

@@ -154,6 +154,19 @@ test_unit_take_opened (void)
   answer = _stw_dialogs_answer (dialogs, event, "S1", "w1", "s1");
   g_assert_true (json_object_get_boolean_member (answer, "accept"));
 
+  /* Another page's dialog is answered before the action on S1 asks (one
+   * read of the connection can carry both events): it does not take S1's
+   * place. One shot, so it is dismissed. */
+  {
+    g_autoptr(JsonObject) other = json_object_new ();
+    g_autoptr(JsonObject) other_answer = NULL;
+
+    json_object_set_string_member (other, "type", "alert");
+    json_object_set_string_member (other, "message", "Elsewhere");
+    other_answer = _stw_dialogs_answer (dialogs, other, "S9", "w9", "s9");
+    g_assert_false (json_object_get_boolean_member (other_answer, "accept"));
+  }
+
   /* The action on S1 is told what its dialog was answered (no transport:
    * the unit has the answer, and sends nothing). */
   opened = _stw_dialogs_take_opened (dialogs, NULL, "S1", event);
