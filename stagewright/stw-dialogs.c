@@ -782,7 +782,12 @@ dialog_policy_to_json (const StwDialogPolicy *self)
 static JsonNode *
 dialog_policy_serialize (gconstpointer boxed)
 {
-  return json_node_init_object (json_node_alloc (), dialog_policy_to_json (boxed));
+  JsonNode *node = json_node_new (JSON_NODE_OBJECT);
+
+  /* The node takes the new object: json_node_init_object() would add a
+   * reference of its own, and the object would outlive the node. */
+  json_node_take_object (node, dialog_policy_to_json (boxed));
+  return node;
 }
 
 /* Takes @json, as collect() made it. */
@@ -950,5 +955,8 @@ dialog_log_to_json (const StwDialogLog *self)
 static JsonNode *
 dialog_log_serialize (gconstpointer boxed)
 {
-  return json_node_init_object (json_node_alloc (), dialog_log_to_json (boxed));
+  JsonNode *node = json_node_new (JSON_NODE_OBJECT);
+
+  json_node_take_object (node, dialog_log_to_json (boxed));
+  return node;
 }

@@ -327,7 +327,8 @@ check_config (StwPlugin   *plugin,
   if (full == NULL || !JSON_NODE_HOLDS_OBJECT (full))
     {
       g_clear_pointer (&full, json_node_unref);
-      full = json_node_init_object (json_node_alloc (), json_object_new ());
+      full = json_node_new (JSON_NODE_OBJECT);
+      json_node_take_object (full, json_object_new ());
     }
   if (!stw_schema_validate (schema, full, &issues))
     {

@@ -1026,7 +1026,10 @@ console_message_to_json (const StwConsoleMessage *self)
 static JsonNode *
 console_message_serialize (gconstpointer boxed)
 {
-  return json_node_init_object (json_node_alloc (), console_message_to_json (boxed));
+  JsonNode *node = json_node_new (JSON_NODE_OBJECT);
+
+  json_node_take_object (node, console_message_to_json (boxed));
+  return node;
 }
 
 /**
@@ -1147,5 +1150,8 @@ console_log_to_json (const StwConsoleLog *self)
 static JsonNode *
 console_log_serialize (gconstpointer boxed)
 {
-  return json_node_init_object (json_node_alloc (), console_log_to_json (boxed));
+  JsonNode *node = json_node_new (JSON_NODE_OBJECT);
+
+  json_node_take_object (node, console_log_to_json (boxed));
+  return node;
 }

@@ -514,7 +514,10 @@ app_info_to_json (const StwAppInfo *self)
 static JsonNode *
 app_info_serialize (gconstpointer boxed)
 {
-  return json_node_init_object (json_node_alloc (), app_info_to_json (boxed));
+  JsonNode *node = json_node_new (JSON_NODE_OBJECT);
+
+  json_node_take_object (node, app_info_to_json (boxed));
+  return node;
 }
 
 /* --- discovered apps ------------------------------------------------------- */

@@ -2047,7 +2047,10 @@ snapshot_to_json (const StwSnapshot *self)
 static JsonNode *
 snapshot_serialize (gconstpointer boxed)
 {
-  return json_node_init_object (json_node_alloc (), snapshot_to_json (boxed));
+  JsonNode *node = json_node_new (JSON_NODE_OBJECT);
+
+  json_node_take_object (node, snapshot_to_json (boxed));
+  return node;
 }
 
 /**
