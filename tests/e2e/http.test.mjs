@@ -264,7 +264,13 @@ test('another MCP client cannot reach an app by its endpoint or pid: discover, a
       ...processes.map(({ pid }) => ['electron_inject', { pid }]),
     ];
     for (const [name, args] of attempts) {
-      const refused = failsWith(await other.call(name, args), 'NOT_RUNNING', `${name} ${JSON.stringify(args)}`);
+      const answer = await other.call(name, args);
+      // A short-lived process of the app (a helper Chromium restarts) may
+      // be gone by now: then it is no process of anyone's, refused as such.
+      const gone = name === 'electron_inject' && !scanProcesses().some((p) => p.pid === args.pid && p.state !== 'Z');
+      if (gone && answer.code === 'BAD_ARGUMENT')
+        continue;
+      const refused = failsWith(answer, 'NOT_RUNNING', `${name} ${JSON.stringify(args)}`);
       assert.equal(refused.details, undefined, 'no details');
       assert.doesNotMatch(JSON.stringify(refused), new RegExp(launch.session_id), 'the owner\'s id is not named');
     }
