@@ -1,0 +1,344 @@
+/* test-clock-plugin.c: the clock plugin loaded into a dispatcher of a C
+ * harness linked to the shared library (issue 19, item 8)
+ *
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ *
+ * The plugin from plugins/built/ on tests/fixtures/clock-app: its tools
+ * blocking (stw_dispatcher_call_json_sync) and asynchronous
+ * (stw_dispatcher_invoke_async), and its typed API (the async pairs of
+ * StwClockPlugin, answering StwClockStatus), reached in the module the
+ * loader opened: clock.NOT_INSTALLED before an install, the page's Date at
+ * the installed time, a one-minute timer fired at once by run_for, the
+ * Proof's new window, and hostile values refused by the API itself.
+ */
+#include <string.h>
+
+#include <gmodule.h>
+
+#include "stw-test-utils.h"
+
+typedef void (*RunTimeFunc) (StwPlugin *, StwSession *, GDateTime *, GCancellable *, GAsyncReadyCallback, gpointer);
+typedef void (*RunMsFunc) (StwPlugin *, StwSession *, gint64, GCancellable *, GAsyncReadyCallback, gpointer);
+typedef void (*RunFunc) (StwPlugin *, StwSession *, GCancellable *, GAsyncReadyCallback, gpointer);
+typedef GObject *(*FinishFunc) (StwPlugin *, GAsyncResult *, GError **);
+
+static char *
+plugin_file (void)
+{
+  return g_test_build_filename (G_TEST_BUILT, "..", "plugins", "built", "clock.plugin", NULL);
+}
+
+static JsonObject *
+call (StwDispatcher *dispatcher,
+      const char    *tool,
+      const char    *arguments)
+{
+  return stw_test_call_json (dispatcher, tool, arguments);
+}
+
+/* The same call through stw_dispatcher_invoke_async. */
+static JsonObject *
+call_async (StwDispatcher *dispatcher,
+            const char    *tool,
+            const char    *arguments)
+{
+  g_autoptr(JsonNode) args = stw_test_parse (arguments);
+  g_autoptr(GError) error = NULL;
+  g_autoptr(StwInvocation) invocation = stw_dispatcher_create_invocation (dispatcher, tool,
+                                                                         json_node_get_object (args),
+                                                                         &error);
+  g_autoptr(GAsyncResult) result = NULL;
+  StwTestResult wait = { 0 };
+  JsonObject *envelope;
+
+  g_assert_no_error (error);
+  stw_dispatcher_invoke_async (dispatcher, invocation, NULL, stw_test_result_cb, &wait);
+  result = stw_test_wait_result (&wait, 60000);
+  envelope = stw_dispatcher_invoke_finish (dispatcher, result, &error);
+  g_assert_no_error (error);
+  return envelope;
+}
+
+static JsonObject *
+ok (JsonObject *envelope)
+{
+  if (!json_object_get_boolean_member (envelope, "ok"))
+    g_error ("unexpected failure: %s", json_object_get_string_member_with_default (envelope, "error", "?"));
+  return envelope;
+}
+
+static void
+assert_code (JsonObject *envelope,
+             const char *code)
+{
+  g_assert_false (json_object_get_boolean_member (envelope, "ok"));
+  g_assert_cmpstr (json_object_get_string_member (envelope, "code"), ==, code);
+}
+
+static char *
+session_args (const char *session_id,
+              const char *rest)
+{
+  return g_strdup_printf ("{\"sessionId\":\"%s\"%s%s}", session_id, rest ? "," : "", rest ? rest : "");
+}
+
+/* The API of the module the loader opened (dlopen gives the same copy). */
+static gpointer
+api (const char *name)
+{
+  static GModule *module;
+  gpointer symbol = NULL;
+
+  if (module == NULL)
+    {
+      g_autofree char *path = g_test_build_filename (G_TEST_BUILT, "..", "plugins", "built", "libclock.so", NULL);
+
+      module = g_module_open (path, G_MODULE_BIND_LOCAL);
+      g_assert_nonnull (module);
+    }
+  g_assert_true (g_module_symbol (module, name, &symbol));
+  return symbol;
+}
+
+static GObject *
+finish_with (const char   *finish,
+             StwPlugin    *plugin,
+             GAsyncResult *result,
+             GError      **error)
+{
+  return ((FinishFunc) api (finish)) (plugin, result, error);
+}
+
+static GObject *
+api_time (StwPlugin  *plugin,
+          StwSession *session,
+          const char *op,
+          GDateTime  *time,
+          GError    **error)
+{
+  g_autofree char *async = g_strdup_printf ("stw_clock_plugin_%s_async", op);
+  g_autofree char *finish = g_strdup_printf ("stw_clock_plugin_%s_finish", op);
+  g_autoptr(GAsyncResult) result = NULL;
+  StwTestResult wait = { 0 };
+
+  ((RunTimeFunc) api (async)) (plugin, session, time, NULL, stw_test_result_cb, &wait);
+  result = stw_test_wait_result (&wait, 60000);
+  return finish_with (finish, plugin, result, error);
+}
+
+static GObject *
+api_ms (StwPlugin  *plugin,
+        StwSession *session,
+        const char *op,
+        gint64      ms,
+        GError    **error)
+{
+  g_autofree char *async = g_strdup_printf ("stw_clock_plugin_%s_async", op);
+  g_autofree char *finish = g_strdup_printf ("stw_clock_plugin_%s_finish", op);
+  g_autoptr(GAsyncResult) result = NULL;
+  StwTestResult wait = { 0 };
+
+  ((RunMsFunc) api (async)) (plugin, session, ms, NULL, stw_test_result_cb, &wait);
+  result = stw_test_wait_result (&wait, 60000);
+  return finish_with (finish, plugin, result, error);
+}
+
+static GObject *
+api_plain (StwPlugin  *plugin,
+           StwSession *session,
+           const char *op,
+           GError    **error)
+{
+  g_autofree char *async = g_strdup_printf ("stw_clock_plugin_%s_async", op);
+  g_autofree char *finish = g_strdup_printf ("stw_clock_plugin_%s_finish", op);
+  g_autoptr(GAsyncResult) result = NULL;
+  StwTestResult wait = { 0 };
+
+  ((RunFunc) api (async)) (plugin, session, NULL, stw_test_result_cb, &wait);
+  result = stw_test_wait_result (&wait, 60000);
+  return finish_with (finish, plugin, result, error);
+}
+
+static gint64
+int_prop (GObject    *status,
+          const char *name)
+{
+  GValue value = G_VALUE_INIT;
+  gint64 out;
+
+  g_value_init (&value, g_object_class_find_property (G_OBJECT_GET_CLASS (status), name)->value_type);
+  g_object_get_property (status, name, &value);
+  if (G_VALUE_HOLDS_INT64 (&value))
+    out = g_value_get_int64 (&value);
+  else if (G_VALUE_HOLDS_UINT (&value))
+    out = g_value_get_uint (&value);
+  else
+    out = g_value_get_boolean (&value);
+  g_value_unset (&value);
+  return out;
+}
+
+/* The page's text at @selector of the active window. */
+static char *
+text_of (StwDispatcher *dispatcher,
+         const char    *sid,
+         const char    *selector)
+{
+  g_autofree char *rest = g_strdup_printf ("\"selector\":\"%s\"", selector);
+  g_autofree char *args = session_args (sid, rest);
+  g_autoptr(JsonObject) got = ok (call (dispatcher, "electron_get_text", args));
+
+  return g_strdup (json_object_get_string_member (got, "text"));
+}
+
+static void
+test_clock_app (void)
+{
+  g_autoptr(StwDispatcher) dispatcher = NULL;
+  g_autolist(StwPlugin) loaded = NULL;
+  g_autofree char *file = plugin_file ();
+  g_autofree char *electron = g_test_build_filename (G_TEST_DIST, "fixtures", "electron", NULL);
+  g_autofree char *app = g_test_build_filename (G_TEST_DIST, "fixtures", "clock-app", NULL);
+  g_autofree char *launch_args = NULL;
+  g_autoptr(JsonObject) launch = NULL;
+  g_autoptr(GError) error = NULL;
+  const char * const specs[] = { file, NULL };
+  StwPlugin *plugin;
+  StwSession *session;
+  const char *sid;
+  gint64 y2030 = G_GINT64_CONSTANT (1893456000000);
+
+  if (!stw_test_electron_available ())
+    {
+      g_test_skip ("the Electron stand-in or Chromium is missing");
+      return;
+    }
+
+  dispatcher = stw_dispatcher_new ();
+  stw_dispatcher_add_core_tools (dispatcher);
+  loaded = stw_dispatcher_load_plugins_sync (dispatcher, specs, NULL, NULL, &error);
+  g_assert_no_error (error);
+  plugin = stw_dispatcher_lookup_plugin (dispatcher, "clock");
+  g_assert_nonnull (plugin);
+  g_assert_cmpstr (G_OBJECT_TYPE_NAME (plugin), ==, "StwClockPlugin");
+  g_assert_true (stw_error_registry_contains (stw_error_registry_get_default (), "clock.NOT_INSTALLED"));
+  g_assert_true (stw_error_registry_contains (stw_error_registry_get_default (), "clock.UNSUPPORTED"));
+
+  launch_args = g_strdup_printf ("{\"executablePath\":\"%s\",\"main\":\"%s\"}", electron, app);
+  launch = ok (call (dispatcher, "electron_launch", launch_args));
+  sid = json_object_get_string_member (launch, "session_id");
+  session = stw_session_manager_lookup (stw_dispatcher_get_session_manager (dispatcher), sid);
+  g_assert_nonnull (session);
+
+  {
+    g_autofree char *plain = session_args (sid, NULL);
+    g_autofree char *run = session_args (sid, "\"ms\":60000");
+    g_autofree char *install = session_args (sid, "\"time\":\"2030-01-01T00:00:00Z\"");
+    g_autofree char *arm = session_args (sid, "\"selector\":\"#arm\"");
+    g_autoptr(JsonObject) before = ok (call (dispatcher, "clock_status", plain));
+    g_autoptr(JsonObject) refused = call (dispatcher, "clock_run_for", run);
+    g_autoptr(JsonObject) refused_async = call_async (dispatcher, "clock_pause", plain);
+    g_autoptr(JsonObject) installed = NULL;
+    g_autoptr(JsonObject) clicked = NULL;
+    g_autoptr(JsonObject) ran = NULL;
+    g_autofree char *fired = NULL;
+
+    g_assert_false (json_object_get_boolean_member (before, "installed"));
+    assert_code (refused, "clock.NOT_INSTALLED");
+    assert_code (refused_async, "clock.NOT_INSTALLED");
+
+    /* Blocking through the dispatcher: install, arm, run a minute. */
+    installed = ok (call (dispatcher, "clock_install", install));
+    g_assert_true (json_object_get_boolean_member (installed, "installed"));
+    g_assert_cmpint (json_object_get_int_member (installed, "now"), >=, y2030);
+    g_assert_cmpint (json_object_get_int_member (installed, "now"), <, y2030 + 60000);
+    g_assert_cmpint (json_object_get_int_member (installed, "documents"), >=, 2);
+    clicked = ok (call (dispatcher, "electron_click", arm));
+    ran = ok (call_async (dispatcher, "clock_run_for", run));
+    g_assert_cmpint (json_object_get_int_member (ran, "fired"), >=, 1);
+    fired = text_of (dispatcher, sid, "#timer");
+    g_assert_true (g_str_has_prefix (fired, "fired at 2030-01-01T00:01:"));
+  }
+
+  /* The typed API, async pairs. */
+  {
+    g_autoptr(GDateTime) y2031 = g_date_time_new_utc (2031, 1, 1, 0, 0, 0);
+    g_autoptr(GObject) paused = api_time (plugin, session, "pause", NULL, &error);
+    g_autoptr(GObject) fixed = NULL;
+    g_autoptr(GObject) moved = NULL;
+    g_autoptr(GObject) advanced = NULL;
+    g_autoptr(GObject) status = NULL;
+    g_autoptr(GObject) resumed = NULL;
+    g_autoptr(GObject) reinstalled = NULL;
+    g_autoptr(GObject) negative = NULL;
+    g_autoptr(GObject) huge = NULL;
+    g_autoptr(GObject) past = NULL;
+    g_autoptr(GError) negative_error = NULL;
+    g_autoptr(GError) huge_error = NULL;
+    g_autoptr(GError) past_error = NULL;
+
+    g_assert_no_error (error);
+    g_assert_cmpstr (G_OBJECT_TYPE_NAME (paused), ==, "StwClockStatus");
+    g_assert_true (int_prop (paused, "paused"));
+
+    fixed = api_time (plugin, session, "set_time", y2031, &error);
+    g_assert_no_error (error);
+    g_assert_true (int_prop (fixed, "fixed"));
+    g_assert_cmpint (int_prop (fixed, "now"), ==, G_GINT64_CONSTANT (1924992000000));
+
+    moved = api_time (plugin, session, "set_system_time", y2031, &error);
+    g_assert_no_error (error);
+    g_assert_false (int_prop (moved, "fixed"));
+    g_assert_cmpint (int_prop (moved, "now"), ==, G_GINT64_CONSTANT (1924992000000));
+
+    advanced = api_ms (plugin, session, "advance", 1000, &error);
+    g_assert_no_error (error);
+    g_assert_cmpint (int_prop (advanced, "now"), ==, G_GINT64_CONSTANT (1924992001000));
+
+    status = api_plain (plugin, session, "status", &error);
+    g_assert_no_error (error);
+    g_assert_true (int_prop (status, "installed"));
+    g_assert_cmpint (int_prop (status, "documents"), >=, 2);
+    g_assert_cmpint (int_prop (status, "now"), ==, G_GINT64_CONSTANT (1924992001000));
+
+    /* Hostile values, refused by the API itself (no schema on this path). */
+    negative = api_ms (plugin, session, "run_for", -1, &negative_error);
+    g_assert_null (negative);
+    g_assert_cmpstr (stw_error_get_code_name (negative_error), ==, "BAD_ARGUMENT");
+    huge = api_ms (plugin, session, "advance", G_MAXINT64, &huge_error);
+    g_assert_null (huge);
+    g_assert_cmpstr (stw_error_get_code_name (huge_error), ==, "BAD_ARGUMENT");
+    {
+      g_autoptr(GDateTime) y2020 = g_date_time_new_utc (2020, 1, 1, 0, 0, 0);
+
+      past = api_time (plugin, session, "pause", y2020, &past_error);
+      g_assert_null (past);
+      g_assert_cmpstr (stw_error_get_code_name (past_error), ==, "BAD_ARGUMENT");
+    }
+
+    resumed = api_plain (plugin, session, "resume", &error);
+    g_assert_no_error (error);
+    g_assert_false (int_prop (resumed, "paused"));
+    reinstalled = api_time (plugin, session, "install", NULL, &error);
+    g_assert_no_error (error);
+    g_assert_cmpint (ABS (int_prop (reinstalled, "now") - g_get_real_time () / 1000), <, 60000);
+  }
+
+  {
+    g_autofree char *stop_args = session_args (sid, NULL);
+    g_autoptr(JsonObject) stop = ok (call (dispatcher, "electron_stop", stop_args));
+  }
+  g_assert_true (stw_dispatcher_unload_plugins_sync (dispatcher, NULL, &error));
+  g_assert_no_error (error);
+}
+
+int
+main (int    argc,
+      char **argv)
+{
+  stw_test_init (&argc, &argv);
+
+  g_test_add_func ("/clock-plugin/clock-app", test_clock_app);
+
+  return g_test_run ();
+}
