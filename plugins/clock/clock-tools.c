@@ -115,6 +115,8 @@ add_tool (StwClockPlugin *plugin,
           gboolean        query)
 {
   static const char * const codes[] = { "UNSUPPORTED", "NOT_INSTALLED", NULL };
+  static const char * const first_codes[] = { "UNSUPPORTED", NULL };
+  gboolean first = query || g_str_equal (op, "install");
   const char *schema_json;
   g_autoptr(StwSchema) schema = NULL;
   g_autofree char *full = g_strconcat (description, query ? "" : STATUS_DOC, NULL);
@@ -147,7 +149,7 @@ add_tool (StwClockPlugin *plugin,
                        "description", full,
                        "input-schema", schema,
                        "operation-type", query ? STW_OPERATION_QUERY : STW_OPERATION_COMMAND,
-                       "error-codes", codes,
+                       "error-codes", first ? first_codes : codes,
                        "idempotent-hint", query,
                        "session-requirement", STW_SESSION_REQUIREMENT_REQUIRED,
                        NULL);

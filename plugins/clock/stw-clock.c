@@ -461,10 +461,11 @@ model_set_wall (ClockState *state,
   state->real = real_ms ();
 }
 
-static const char *
-state_key (StwClockPlugin *self)
+/* Where a session keeps its clock. */
+static GQuark
+state_quark (void)
 {
-  return g_type_name (G_TYPE_FROM_INSTANCE (self));
+  return g_quark_from_static_string ("stw-clock-state");
 }
 
 /* The clock of @session as this plugin keeps it, made on first use. */
@@ -472,7 +473,7 @@ static ClockState *
 ensure_state (StwClockPlugin *self,
               StwSession     *session)
 {
-  ClockState *state = g_object_get_data (G_OBJECT (session), state_key (self));
+  ClockState *state = g_object_get_qdata (G_OBJECT (session), state_quark ());
   guint8 bytes[16];
 
   if (state != NULL)
@@ -485,7 +486,7 @@ ensure_state (StwClockPlugin *self,
   for (guint i = 0; i < sizeof bytes; i++)
     g_snprintf (state->secret + 2 * i, 3, "%02x", bytes[i]);
   state->scripts = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_free);
-  g_object_set_data_full (G_OBJECT (session), state_key (self), state, (GDestroyNotify) clock_state_free);
+  g_object_set_qdata_full (G_OBJECT (session), state_quark (), state, (GDestroyNotify) clock_state_free);
   return state;
 }
 
@@ -1558,10 +1559,9 @@ static void
 stw_clock_plugin_surface_attached (StwPlugin           *plugin,
                                    StwPluginCompletion *completion)
 {
-  StwClockPlugin *self = STW_CLOCK_PLUGIN (plugin);
   StwSession *session = stw_plugin_completion_get_session (completion);
   StwSurface *surface = stw_plugin_completion_get_surface (completion);
-  ClockState *state = session ? g_object_get_data (G_OBJECT (session), state_key (self)) : NULL;
+  ClockState *state = session ? g_object_get_qdata (G_OBJECT (session), state_quark ()) : NULL;
   HookCall *hook;
 
   if (state == NULL || !state->installed || surface == NULL ||
