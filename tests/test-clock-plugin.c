@@ -100,64 +100,37 @@ api (const char *name)
   return symbol;
 }
 
+/* One operation of the typed API: its _async (with a time, a span in ms
+ * or nothing after the session, as @kind says), then its _finish. */
+typedef enum { WITH_TIME, WITH_MS, WITH_NOTHING } ApiKind;
+
 static GObject *
-finish_with (const char   *finish,
-             StwPlugin    *plugin,
-             GAsyncResult *result,
-             GError      **error)
+api_run (StwPlugin  *plugin,
+         StwSession *session,
+         const char *op,
+         ApiKind     kind,
+         GDateTime  *time,
+         gint64      ms,
+         GError    **error)
 {
+  g_autofree char *async = g_strdup_printf ("stw_clock_plugin_%s_async", op);
+  g_autofree char *finish = g_strdup_printf ("stw_clock_plugin_%s_finish", op);
+  g_autoptr(GAsyncResult) result = NULL;
+  StwTestResult wait = { 0 };
+
+  if (kind == WITH_TIME)
+    ((RunTimeFunc) api (async)) (plugin, session, time, NULL, stw_test_result_cb, &wait);
+  else if (kind == WITH_MS)
+    ((RunMsFunc) api (async)) (plugin, session, ms, NULL, stw_test_result_cb, &wait);
+  else
+    ((RunFunc) api (async)) (plugin, session, NULL, stw_test_result_cb, &wait);
+  result = stw_test_wait_result (&wait, 60000);
   return ((FinishFunc) api (finish)) (plugin, result, error);
 }
 
-static GObject *
-api_time (StwPlugin  *plugin,
-          StwSession *session,
-          const char *op,
-          GDateTime  *time,
-          GError    **error)
-{
-  g_autofree char *async = g_strdup_printf ("stw_clock_plugin_%s_async", op);
-  g_autofree char *finish = g_strdup_printf ("stw_clock_plugin_%s_finish", op);
-  g_autoptr(GAsyncResult) result = NULL;
-  StwTestResult wait = { 0 };
-
-  ((RunTimeFunc) api (async)) (plugin, session, time, NULL, stw_test_result_cb, &wait);
-  result = stw_test_wait_result (&wait, 60000);
-  return finish_with (finish, plugin, result, error);
-}
-
-static GObject *
-api_ms (StwPlugin  *plugin,
-        StwSession *session,
-        const char *op,
-        gint64      ms,
-        GError    **error)
-{
-  g_autofree char *async = g_strdup_printf ("stw_clock_plugin_%s_async", op);
-  g_autofree char *finish = g_strdup_printf ("stw_clock_plugin_%s_finish", op);
-  g_autoptr(GAsyncResult) result = NULL;
-  StwTestResult wait = { 0 };
-
-  ((RunMsFunc) api (async)) (plugin, session, ms, NULL, stw_test_result_cb, &wait);
-  result = stw_test_wait_result (&wait, 60000);
-  return finish_with (finish, plugin, result, error);
-}
-
-static GObject *
-api_plain (StwPlugin  *plugin,
-           StwSession *session,
-           const char *op,
-           GError    **error)
-{
-  g_autofree char *async = g_strdup_printf ("stw_clock_plugin_%s_async", op);
-  g_autofree char *finish = g_strdup_printf ("stw_clock_plugin_%s_finish", op);
-  g_autoptr(GAsyncResult) result = NULL;
-  StwTestResult wait = { 0 };
-
-  ((RunFunc) api (async)) (plugin, session, NULL, stw_test_result_cb, &wait);
-  result = stw_test_wait_result (&wait, 60000);
-  return finish_with (finish, plugin, result, error);
-}
+#define api_time(plugin, session, op, time, error) api_run (plugin, session, op, WITH_TIME, time, 0, error)
+#define api_ms(plugin, session, op, ms, error) api_run (plugin, session, op, WITH_MS, NULL, ms, error)
+#define api_plain(plugin, session, op, error) api_run (plugin, session, op, WITH_NOTHING, NULL, 0, error)
 
 static gint64
 int_prop (GObject    *status,
