@@ -169,7 +169,17 @@ test('semantics: NOT_INSTALLED first; pause, run_for, advance, set_time, set_sys
   assert.equal(resumed.paused, false);
   await waitUntil(async () => (await page(server, sessionId, 'return Date.now()')) > y2032 + 50, 10000);
   // Real time drives the timers again: the one-second interval ticks.
-  await waitUntil(async () => (await page(server, sessionId, 'return window.ticks')) > 6, 10000);
+  assert.ok(await waitUntil(async () => (await page(server, sessionId, 'return window.ticks')) > 6, 10000));
+
+  // A navigation starts from the clock's state: the reloaded page's first
+  // script sees 2032.
+  await page(server, sessionId, 'location.reload(); return true');
+  let loaded = '';
+  assert.ok(await waitUntil(async () => {
+    loaded = (await server.call('electron_get_text', { sessionId, selector: '#loaded' })).text ?? '';
+    return loaded.startsWith('2032-');
+  }, 15000), loaded);
+  assert.match(loaded, /^2032-01-01T00:0/);
 });
 
 test('hostile: the controller is out of the page\'s reach, bad values are refused, runaway timers stop at the bound', { skip }, async (t) => {
