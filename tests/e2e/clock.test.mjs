@@ -134,13 +134,19 @@ test('semantics: NOT_INSTALLED first; pause, run_for, advance, set_time, set_sys
     window.ticks = 0; window.once = 0;
     setInterval(() => { window.ticks++; }, 1000);
     setTimeout(() => { window.once++; }, 5000);
-    return Date.now();`);
+    const start = Date.now();
+    window.order = [];
+    for (const [delay, name] of [[300, 'c'], [100, 'a'], [200, 'b'], [100, 'a2']])
+      setTimeout(() => { window.order.push(name + '@' + (Date.now() - start)); }, delay);
+    return start;`);
   // Paused: nothing moves while real time passes.
   await new Promise((resolve) => setTimeout(resolve, 300));
   assert.equal(await page(server, sessionId, 'return Date.now()'), at);
 
   const ran = ok(await server.call('clock_run_for', { sessionId, ms: 3500 }));
-  assert.equal(ran.fired, 3);
+  assert.equal(ran.fired, 7);
+  // In order of their time, then of their making, each at its own time.
+  assert.deepEqual(await page(server, sessionId, 'return window.order'), ['a@100', 'a2@100', 'b@200', 'c@300']);
   assert.deepEqual(await page(server, sessionId, 'return [window.ticks, window.once, Date.now()]'), [3, 0, at + 3500]);
 
   // advance: each timer due within the span fires once, at its end.
