@@ -305,6 +305,71 @@ test_clock_app (void)
   g_assert_no_error (error);
 }
 
+/* With main-process eval allowed, the main process's Date follows the
+ * clock too (the typed status says so); its timers only with mainTimers,
+ * which this config leaves off. */
+static void
+test_main_process (void)
+{
+  g_autoptr(StwDispatcher) dispatcher = NULL;
+  g_autolist(StwPlugin) loaded = NULL;
+  g_autofree char *file = plugin_file ();
+  g_autofree char *electron = g_test_build_filename (G_TEST_DIST, "fixtures", "electron", NULL);
+  g_autofree char *app = g_test_build_filename (G_TEST_DIST, "fixtures", "clock-app", NULL);
+  g_autofree char *launch_args = NULL;
+  g_autoptr(JsonObject) launch = NULL;
+  g_autoptr(GError) error = NULL;
+  const char * const specs[] = { file, NULL };
+  StwPlugin *plugin;
+  StwSession *session;
+  const char *sid;
+
+  if (!stw_test_electron_available ())
+    {
+      g_test_skip ("the Electron stand-in or Chromium is missing");
+      return;
+    }
+
+  dispatcher = stw_dispatcher_new ();
+  stw_dispatcher_add_core_tools (dispatcher);
+  stw_dispatcher_set_allow_eval (dispatcher, STW_EVAL_TARGET_ALL);
+  loaded = stw_dispatcher_load_plugins_sync (dispatcher, specs, NULL, NULL, &error);
+  g_assert_no_error (error);
+  plugin = stw_dispatcher_lookup_plugin (dispatcher, "clock");
+  launch_args = g_strdup_printf ("{\"executablePath\":\"%s\",\"main\":\"%s\"}", electron, app);
+  launch = ok (call (dispatcher, "electron_launch", launch_args));
+  sid = json_object_get_string_member (launch, "session_id");
+  session = stw_session_manager_lookup (stw_dispatcher_get_session_manager (dispatcher), sid);
+
+  {
+    g_autoptr(GDateTime) y2030 = g_date_time_new_utc (2030, 1, 1, 0, 0, 0);
+    g_autoptr(GObject) installed = api_time (plugin, session, "install", y2030, &error);
+    g_autofree char *date_args = session_args (sid, "\"code\":\"return [new Date().toISOString(), "
+                                                    "String(setTimeout(() => {}, 1)).length < 10]\"");
+    g_autoptr(JsonObject) date = NULL;
+    g_autofree char *run = session_args (sid, "\"ms\":1000");
+    g_autoptr(JsonObject) ran = NULL;
+    JsonArray *seen;
+
+    g_assert_no_error (error);
+    g_assert_true (int_prop (installed, "main-process"));
+    date = ok (call_async (dispatcher, "electron_eval_main", date_args));
+    seen = json_object_get_array_member (date, "result");
+    g_assert_true (g_str_has_prefix (json_array_get_string_element (seen, 0), "2030-01-01T00:0"));
+    /* Node's own timers still: a Timeout, not a fake handle. */
+    g_assert_true (json_array_get_boolean_element (seen, 1));
+    ran = ok (call (dispatcher, "clock_run_for", run));
+    g_assert_true (json_object_get_boolean_member (ran, "mainProcess"));
+  }
+
+  {
+    g_autofree char *stop_args = session_args (sid, NULL);
+    g_autoptr(JsonObject) stop = ok (call (dispatcher, "electron_stop", stop_args));
+  }
+  g_assert_true (stw_dispatcher_unload_plugins_sync (dispatcher, NULL, &error));
+  g_assert_no_error (error);
+}
+
 int
 main (int    argc,
       char **argv)
@@ -312,6 +377,7 @@ main (int    argc,
   stw_test_init (&argc, &argv);
 
   g_test_add_func ("/clock-plugin/clock-app", test_clock_app);
+  g_test_add_func ("/clock-plugin/main-process", test_main_process);
 
   return g_test_run ();
 }
