@@ -26,31 +26,47 @@ G_BEGIN_DECLS
 #define STW_CLOCK_MAX_TIME_MS G_GINT64_CONSTANT (8640000000000000)
 
 #define STW_TYPE_CLOCK_STATUS (stw_clock_status_get_type ())
+STW_AVAILABLE_IN_1_0
 G_DECLARE_FINAL_TYPE (StwClockStatus, stw_clock_status, STW, CLOCK_STATUS, GObject)
 
+STW_AVAILABLE_IN_1_0
 gboolean stw_clock_status_get_installed     (StwClockStatus *self);
+STW_AVAILABLE_IN_1_0
 gboolean stw_clock_status_get_paused        (StwClockStatus *self);
+STW_AVAILABLE_IN_1_0
 gboolean stw_clock_status_get_fixed         (StwClockStatus *self);
+STW_AVAILABLE_IN_1_0
 gint64   stw_clock_status_get_now           (StwClockStatus *self);
+STW_AVAILABLE_IN_1_0
 gint64   stw_clock_status_get_ticks         (StwClockStatus *self);
+STW_AVAILABLE_IN_1_0
 guint    stw_clock_status_get_pending_timers (StwClockStatus *self);
+STW_AVAILABLE_IN_1_0
 guint    stw_clock_status_get_fired         (StwClockStatus *self);
+STW_AVAILABLE_IN_1_0
 gboolean stw_clock_status_get_limit_reached (StwClockStatus *self);
+STW_AVAILABLE_IN_1_0
 guint    stw_clock_status_get_timer_errors  (StwClockStatus *self);
+STW_AVAILABLE_IN_1_0
 guint    stw_clock_status_get_documents     (StwClockStatus *self);
+STW_AVAILABLE_IN_1_0
 guint    stw_clock_status_get_max_timers    (StwClockStatus *self);
+STW_AVAILABLE_IN_1_0
 gboolean stw_clock_status_get_main_process (StwClockStatus *self);
 JsonObject *stw_clock_status_to_json        (StwClockStatus *self);
 
 #define STW_TYPE_CLOCK_PLUGIN (stw_clock_plugin_get_type ())
+STW_AVAILABLE_IN_1_0
 G_DECLARE_FINAL_TYPE (StwClockPlugin, stw_clock_plugin, STW, CLOCK_PLUGIN, StwPlugin)
 
 StwClockPlugin *stw_clock_plugin_new (void);
 
+STW_AVAILABLE_IN_1_0
 gboolean stw_clock_parse_time (JsonNode   *value,
                                gint64     *ms,
                                GError    **error);
 
+STW_AVAILABLE_IN_1_0
 void            stw_clock_plugin_install_async          (StwClockPlugin      *self,
                                                          StwSession          *session,
                                                          GDateTime           *time,
@@ -60,6 +76,7 @@ void            stw_clock_plugin_install_async          (StwClockPlugin      *se
 StwClockStatus *stw_clock_plugin_install_finish         (StwClockPlugin      *self,
                                                          GAsyncResult        *result,
                                                          GError             **error);
+STW_AVAILABLE_IN_1_0
 void            stw_clock_plugin_set_time_async         (StwClockPlugin      *self,
                                                          StwSession          *session,
                                                          GDateTime           *time,
@@ -69,6 +86,7 @@ void            stw_clock_plugin_set_time_async         (StwClockPlugin      *se
 StwClockStatus *stw_clock_plugin_set_time_finish        (StwClockPlugin      *self,
                                                          GAsyncResult        *result,
                                                          GError             **error);
+STW_AVAILABLE_IN_1_0
 void            stw_clock_plugin_set_system_time_async  (StwClockPlugin      *self,
                                                          StwSession          *session,
                                                          GDateTime           *time,
@@ -78,6 +96,7 @@ void            stw_clock_plugin_set_system_time_async  (StwClockPlugin      *se
 StwClockStatus *stw_clock_plugin_set_system_time_finish (StwClockPlugin      *self,
                                                          GAsyncResult        *result,
                                                          GError             **error);
+STW_AVAILABLE_IN_1_0
 void            stw_clock_plugin_advance_async          (StwClockPlugin      *self,
                                                          StwSession          *session,
                                                          gint64               ms,
@@ -87,6 +106,7 @@ void            stw_clock_plugin_advance_async          (StwClockPlugin      *se
 StwClockStatus *stw_clock_plugin_advance_finish         (StwClockPlugin      *self,
                                                          GAsyncResult        *result,
                                                          GError             **error);
+STW_AVAILABLE_IN_1_0
 void            stw_clock_plugin_run_for_async          (StwClockPlugin      *self,
                                                          StwSession          *session,
                                                          gint64               ms,
@@ -96,6 +116,7 @@ void            stw_clock_plugin_run_for_async          (StwClockPlugin      *se
 StwClockStatus *stw_clock_plugin_run_for_finish         (StwClockPlugin      *self,
                                                          GAsyncResult        *result,
                                                          GError             **error);
+STW_AVAILABLE_IN_1_0
 void            stw_clock_plugin_pause_async            (StwClockPlugin      *self,
                                                          StwSession          *session,
                                                          GDateTime           *time,
@@ -105,6 +126,7 @@ void            stw_clock_plugin_pause_async            (StwClockPlugin      *se
 StwClockStatus *stw_clock_plugin_pause_finish           (StwClockPlugin      *self,
                                                          GAsyncResult        *result,
                                                          GError             **error);
+STW_AVAILABLE_IN_1_0
 void            stw_clock_plugin_resume_async           (StwClockPlugin      *self,
                                                          StwSession          *session,
                                                          GCancellable        *cancellable,
@@ -113,6 +135,7 @@ void            stw_clock_plugin_resume_async           (StwClockPlugin      *se
 StwClockStatus *stw_clock_plugin_resume_finish          (StwClockPlugin      *self,
                                                          GAsyncResult        *result,
                                                          GError             **error);
+STW_AVAILABLE_IN_1_0
 void            stw_clock_plugin_status_async           (StwClockPlugin      *self,
                                                          StwSession          *session,
                                                          GCancellable        *cancellable,
