@@ -5,22 +5,17 @@
  *
  * The plugin from plugins/built/ on tests/fixtures/clock-app: its tools
  * blocking (stw_dispatcher_call_json_sync) and asynchronous
- * (stw_dispatcher_invoke_async), and its typed API (the async pairs of
- * StwClockPlugin, answering StwClockStatus), reached in the module the
- * loader opened: clock.NOT_INSTALLED before an install, the page's Date at
- * the installed time, a one-minute timer fired at once by run_for, the
- * Proof's new window, and hostile values refused by the API itself.
+ * (stw_dispatcher_invoke_async), and its typed API (StwClockPlugin's
+ * triads, answering StwClockStatus) blocking and async: clock.NOT_INSTALLED
+ * before an install, the page's Date at the installed time, a one-minute
+ * timer fired at once by run_for, hostile values refused by the API
+ * itself, and the main process's Date with main eval allowed.
  */
 #include <string.h>
 
-#include <gmodule.h>
+#include <stw-clock.h>
 
 #include "stw-test-utils.h"
-
-typedef void (*RunTimeFunc) (StwPlugin *, StwSession *, GDateTime *, GCancellable *, GAsyncReadyCallback, gpointer);
-typedef void (*RunMsFunc) (StwPlugin *, StwSession *, gint64, GCancellable *, GAsyncReadyCallback, gpointer);
-typedef void (*RunFunc) (StwPlugin *, StwSession *, GCancellable *, GAsyncReadyCallback, gpointer);
-typedef GObject *(*FinishFunc) (StwPlugin *, GAsyncResult *, GError **);
 
 static char *
 plugin_file (void)
@@ -82,74 +77,15 @@ session_args (const char *session_id,
   return g_strdup_printf ("{\"sessionId\":\"%s\"%s%s}", session_id, rest ? "," : "", rest ? rest : "");
 }
 
-/* The API of the module the loader opened (dlopen gives the same copy). */
-static gpointer
-api (const char *name)
-{
-  static GModule *module;
-  gpointer symbol = NULL;
-
-  if (module == NULL)
-    {
-      g_autofree char *path = g_test_build_filename (G_TEST_BUILT, "..", "plugins", "built", "libclock.so", NULL);
-
-      module = g_module_open (path, G_MODULE_BIND_LOCAL);
-      g_assert_nonnull (module);
-    }
-  g_assert_true (g_module_symbol (module, name, &symbol));
-  return symbol;
-}
-
-/* One operation of the typed API: its _async (with a time, a span in ms
- * or nothing after the session, as @kind says), then its _finish. */
-typedef enum { WITH_TIME, WITH_MS, WITH_NOTHING } ApiKind;
-
-static GObject *
-api_run (StwPlugin  *plugin,
-         StwSession *session,
-         const char *op,
-         ApiKind     kind,
-         GDateTime  *time,
-         gint64      ms,
-         GError    **error)
-{
-  g_autofree char *async = g_strdup_printf ("stw_clock_plugin_%s_async", op);
-  g_autofree char *finish = g_strdup_printf ("stw_clock_plugin_%s_finish", op);
-  g_autoptr(GAsyncResult) result = NULL;
-  StwTestResult wait = { 0 };
-
-  if (kind == WITH_TIME)
-    ((RunTimeFunc) api (async)) (plugin, session, time, NULL, stw_test_result_cb, &wait);
-  else if (kind == WITH_MS)
-    ((RunMsFunc) api (async)) (plugin, session, ms, NULL, stw_test_result_cb, &wait);
-  else
-    ((RunFunc) api (async)) (plugin, session, NULL, stw_test_result_cb, &wait);
-  result = stw_test_wait_result (&wait, 60000);
-  return ((FinishFunc) api (finish)) (plugin, result, error);
-}
-
-#define api_time(plugin, session, op, time, error) api_run (plugin, session, op, WITH_TIME, time, 0, error)
-#define api_ms(plugin, session, op, ms, error) api_run (plugin, session, op, WITH_MS, NULL, ms, error)
-#define api_plain(plugin, session, op, error) api_run (plugin, session, op, WITH_NOTHING, NULL, 0, error)
-
-static gint64
-int_prop (GObject    *status,
-          const char *name)
-{
-  GValue value = G_VALUE_INIT;
-  gint64 out;
-
-  g_value_init (&value, g_object_class_find_property (G_OBJECT_GET_CLASS (status), name)->value_type);
-  g_object_get_property (status, name, &value);
-  if (G_VALUE_HOLDS_INT64 (&value))
-    out = g_value_get_int64 (&value);
-  else if (G_VALUE_HOLDS_UINT (&value))
-    out = g_value_get_uint (&value);
-  else
-    out = g_value_get_boolean (&value);
-  g_value_unset (&value);
-  return out;
-}
+/* The async form of one operation, waited for. */
+#define WAIT_ASYNC(op, plugin, session, ...) \
+  G_STMT_START { \
+    g_autoptr(GAsyncResult) result_ = NULL; \
+    StwTestResult wait_ = { 0 }; \
+    stw_clock_plugin_##op##_async (plugin, session, __VA_ARGS__, NULL, stw_test_result_cb, &wait_); \
+    result_ = stw_test_wait_result (&wait_, 60000); \
+    status = stw_clock_plugin_##op##_finish (plugin, result_, &error); \
+  } G_STMT_END
 
 /* The page's text at @selector of the active window. */
 static char *
@@ -193,7 +129,7 @@ test_clock_app (void)
   g_assert_no_error (error);
   plugin = stw_dispatcher_lookup_plugin (dispatcher, "clock");
   g_assert_nonnull (plugin);
-  g_assert_cmpstr (G_OBJECT_TYPE_NAME (plugin), ==, "StwClockPlugin");
+  g_assert_true (STW_IS_CLOCK_PLUGIN (plugin));
   g_assert_true (stw_error_registry_contains (stw_error_registry_get_default (), "clock.NOT_INSTALLED"));
   g_assert_true (stw_error_registry_contains (stw_error_registry_get_default (), "clock.UNSUPPORTED"));
 
@@ -233,68 +169,92 @@ test_clock_app (void)
     g_assert_true (g_str_has_prefix (fired, "fired at 2030-01-01T00:01:"));
   }
 
-  /* The typed API, async pairs. */
+  /* The typed API, blocking and async. */
   {
+    StwClockPlugin *clock = STW_CLOCK_PLUGIN (plugin);
     g_autoptr(GDateTime) y2031 = g_date_time_new_utc (2031, 1, 1, 0, 0, 0);
-    g_autoptr(GObject) paused = api_time (plugin, session, "pause", NULL, &error);
-    g_autoptr(GObject) fixed = NULL;
-    g_autoptr(GObject) moved = NULL;
-    g_autoptr(GObject) advanced = NULL;
-    g_autoptr(GObject) status = NULL;
-    g_autoptr(GObject) resumed = NULL;
-    g_autoptr(GObject) reinstalled = NULL;
-    g_autoptr(GObject) negative = NULL;
-    g_autoptr(GObject) huge = NULL;
-    g_autoptr(GObject) past = NULL;
+    g_autoptr(GDateTime) y2020 = g_date_time_new_utc (2020, 1, 1, 0, 0, 0);
+    g_autoptr(StwClockStatus) paused = stw_clock_plugin_pause_sync (clock, session, NULL, NULL, &error);
+    g_autoptr(StwClockStatus) fixed = NULL;
+    g_autoptr(StwClockStatus) moved = NULL;
+    g_autoptr(StwClockStatus) advanced = NULL;
+    g_autoptr(StwClockStatus) resumed = NULL;
+    g_autoptr(StwClockStatus) reinstalled = NULL;
+    g_autoptr(StwClockStatus) refused = NULL;
     g_autoptr(GError) negative_error = NULL;
     g_autoptr(GError) huge_error = NULL;
     g_autoptr(GError) past_error = NULL;
+    gint64 now = 0;
 
     g_assert_no_error (error);
-    g_assert_cmpstr (G_OBJECT_TYPE_NAME (paused), ==, "StwClockStatus");
-    g_assert_true (int_prop (paused, "paused"));
+    g_assert_true (stw_clock_status_get_paused (paused));
 
-    fixed = api_time (plugin, session, "set_time", y2031, &error);
+    fixed = stw_clock_plugin_set_time_sync (clock, session, y2031, NULL, &error);
     g_assert_no_error (error);
-    g_assert_true (int_prop (fixed, "fixed"));
-    g_assert_cmpint (int_prop (fixed, "now"), ==, G_GINT64_CONSTANT (1924992000000));
+    g_assert_true (stw_clock_status_get_fixed (fixed));
+    g_assert_cmpint (stw_clock_status_get_now (fixed), ==, G_GINT64_CONSTANT (1924992000000));
 
-    moved = api_time (plugin, session, "set_system_time", y2031, &error);
-    g_assert_no_error (error);
-    g_assert_false (int_prop (moved, "fixed"));
-    g_assert_cmpint (int_prop (moved, "now"), ==, G_GINT64_CONSTANT (1924992000000));
-
-    advanced = api_ms (plugin, session, "advance", 1000, &error);
-    g_assert_no_error (error);
-    g_assert_cmpint (int_prop (advanced, "now"), ==, G_GINT64_CONSTANT (1924992001000));
-
-    status = api_plain (plugin, session, "status", &error);
-    g_assert_no_error (error);
-    g_assert_true (int_prop (status, "installed"));
-    g_assert_cmpint (int_prop (status, "documents"), >=, 2);
-    g_assert_cmpint (int_prop (status, "now"), ==, G_GINT64_CONSTANT (1924992001000));
-
-    /* Hostile values, refused by the API itself (no schema on this path). */
-    negative = api_ms (plugin, session, "run_for", -1, &negative_error);
-    g_assert_null (negative);
-    g_assert_cmpstr (stw_error_get_code_name (negative_error), ==, "BAD_ARGUMENT");
-    huge = api_ms (plugin, session, "advance", G_MAXINT64, &huge_error);
-    g_assert_null (huge);
-    g_assert_cmpstr (stw_error_get_code_name (huge_error), ==, "BAD_ARGUMENT");
     {
-      g_autoptr(GDateTime) y2020 = g_date_time_new_utc (2020, 1, 1, 0, 0, 0);
+      g_autoptr(StwClockStatus) status = NULL;
 
-      past = api_time (plugin, session, "pause", y2020, &past_error);
-      g_assert_null (past);
-      g_assert_cmpstr (stw_error_get_code_name (past_error), ==, "BAD_ARGUMENT");
+      WAIT_ASYNC (set_system_time, clock, session, y2031);
+      g_assert_no_error (error);
+      moved = g_steal_pointer (&status);
+    }
+    g_assert_false (stw_clock_status_get_fixed (moved));
+    g_assert_cmpint (stw_clock_status_get_now (moved), ==, G_GINT64_CONSTANT (1924992000000));
+
+    advanced = stw_clock_plugin_advance_sync (clock, session, 1000, NULL, &error);
+    g_assert_no_error (error);
+    g_assert_cmpint (stw_clock_status_get_now (advanced), ==, G_GINT64_CONSTANT (1924992001000));
+
+    {
+      g_autoptr(StwClockStatus) status = NULL;
+
+      WAIT_ASYNC (run_for, clock, session, 500);
+      g_assert_no_error (error);
+      g_assert_cmpint (stw_clock_status_get_now (status), ==, G_GINT64_CONSTANT (1924992001500));
+      g_assert_cmpuint (stw_clock_status_get_max_timers (status), ==, 10000);
+    }
+    {
+      g_autoptr(StwClockStatus) status = stw_clock_plugin_status_sync (clock, session, NULL, &error);
+
+      g_assert_no_error (error);
+      g_assert_true (stw_clock_status_get_installed (status));
+      g_assert_cmpuint (stw_clock_status_get_documents (status), >=, 2);
+      g_object_get (status, "now", &now, NULL);
+      g_assert_cmpint (now, ==, G_GINT64_CONSTANT (1924992001500));
     }
 
-    resumed = api_plain (plugin, session, "resume", &error);
+    /* Hostile values, refused by the API itself (no schema on this path). */
+    refused = stw_clock_plugin_run_for_sync (clock, session, -1, NULL, &negative_error);
+    g_assert_null (refused);
+    g_assert_cmpstr (stw_error_get_code_name (negative_error), ==, "BAD_ARGUMENT");
+    {
+      g_autoptr(StwClockStatus) status = NULL;
+
+      WAIT_ASYNC (advance, clock, session, G_MAXINT64);
+      g_assert_null (status);
+      huge_error = g_steal_pointer (&error);
+      g_assert_cmpstr (stw_error_get_code_name (huge_error), ==, "BAD_ARGUMENT");
+    }
+    refused = stw_clock_plugin_pause_sync (clock, session, y2020, NULL, &past_error);
+    g_assert_null (refused);
+    g_assert_cmpstr (stw_error_get_code_name (past_error), ==, "BAD_ARGUMENT");
+
+    {
+      g_autoptr(GAsyncResult) result = NULL;
+      StwTestResult wait = { 0 };
+
+      stw_clock_plugin_resume_async (clock, session, NULL, stw_test_result_cb, &wait);
+      result = stw_test_wait_result (&wait, 60000);
+      resumed = stw_clock_plugin_resume_finish (clock, result, &error);
+      g_assert_no_error (error);
+    }
+    g_assert_false (stw_clock_status_get_paused (resumed));
+    reinstalled = stw_clock_plugin_install_sync (clock, session, NULL, NULL, &error);
     g_assert_no_error (error);
-    g_assert_false (int_prop (resumed, "paused"));
-    reinstalled = api_time (plugin, session, "install", NULL, &error);
-    g_assert_no_error (error);
-    g_assert_cmpint (ABS (int_prop (reinstalled, "now") - g_get_real_time () / 1000), <, 60000);
+    g_assert_cmpint (ABS (stw_clock_status_get_now (reinstalled) - g_get_real_time () / 1000), <, 60000);
   }
 
   {
@@ -343,7 +303,7 @@ test_main_process (void)
 
   {
     g_autoptr(GDateTime) y2030 = g_date_time_new_utc (2030, 1, 1, 0, 0, 0);
-    g_autoptr(GObject) installed = api_time (plugin, session, "install", y2030, &error);
+    g_autoptr(StwClockStatus) status = NULL;
     g_autofree char *date_args = session_args (sid, "\"code\":\"return [new Date().toISOString(), "
                                                     "String(setTimeout(() => {}, 1)).length < 10]\"");
     g_autoptr(JsonObject) date = NULL;
@@ -351,8 +311,9 @@ test_main_process (void)
     g_autoptr(JsonObject) ran = NULL;
     JsonArray *seen;
 
+    WAIT_ASYNC (install, STW_CLOCK_PLUGIN (plugin), session, y2030);
     g_assert_no_error (error);
-    g_assert_true (int_prop (installed, "main-process"));
+    g_assert_true (stw_clock_status_get_main_process (status));
     date = ok (call_async (dispatcher, "electron_eval_main", date_args));
     seen = json_object_get_array_member (date, "result");
     g_assert_true (g_str_has_prefix (json_array_get_string_element (seen, 0), "2030-01-01T00:0"));

@@ -11,14 +11,22 @@
 # On tests/fixtures/clock-app: clock.NOT_INSTALLED before an install; after
 # clock_install the page's Date is the given time; clock_run_for {ms: 60000}
 # fires the page's one-minute timer at once; a new window's first script
-# sees the fake clock; hostile values are refused.
+# sees the fake clock; hostile values are refused. Through the tools
+# (call_json_sync, invoke_async) and through the plugin's own API
+# (StagewrightClock: its _sync forms and its async pairs, answering a
+# typed ClockStatus).
 
 import json
 import os
 import sys
 import time
 
-from stwtest import ELECTRON, CHROMIUM, FIXTURES, Json, Stagewright, run_async, run_tap
+from stwtest import ELECTRON, CHROMIUM, FIXTURES, GLib, Json, Stagewright, run_async, run_tap
+
+import gi  # noqa: E402
+
+gi.require_version('StagewrightClock', '1.0')
+from gi.repository import StagewrightClock  # noqa: E402
 
 TESTS = []
 BUILDDIR = os.path.abspath(os.environ.get('G_TEST_BUILDDIR') or
@@ -91,6 +99,8 @@ def on_the_clock_app_blocking_and_async():
     loaded = run_async(lambda done: dispatcher.load_plugins_async([PLUGIN], None, None, done),
                        lambda source, result: source.load_plugins_finish(result), 60000)
     assert [p.get_name() for p in loaded] == ['clock']
+    assert isinstance(loaded[0], StagewrightClock.ClockPlugin), loaded
+    state['plugin'] = loaded[0]
     state['dispatcher'] = dispatcher
 
     launch = ok(call(dispatcher, 'electron_launch', {'executablePath': ELECTRON, 'main': CLOCK_APP}))
@@ -101,6 +111,12 @@ def on_the_clock_app_blocking_and_async():
     assert not ok(call_async(dispatcher, 'clock_status', {'sessionId': sid}))['installed']
     fails(call(dispatcher, 'clock_run_for', {'sessionId': sid, 'ms': 60000}), 'clock.NOT_INSTALLED')
     fails(call_async(dispatcher, 'clock_advance', {'sessionId': sid, 'ms': 1}), 'clock.NOT_INSTALLED')
+    session = dispatcher.get_session_manager().lookup(sid)
+    expect_plugin_error('not installed', state['plugin'].advance_sync, session, 1, None)
+    expect_plugin_error('not installed', run_async,
+                        lambda done: state['plugin'].pause_async(session, None, None, done),
+                        lambda source, result: source.pause_finish(result), 60000)
+    assert not state['plugin'].status_sync(session, None).get_installed()
 
     installed = ok(call_async(dispatcher, 'clock_install', {'sessionId': sid, 'time': '2030-01-01T00:00:00Z'}))
     assert installed['installed'] and Y2030 <= installed['now'] < Y2030 + 60000, installed
@@ -137,9 +153,47 @@ def on_the_clock_app_blocking_and_async():
     first = wait_for(lambda: text(dispatcher, sid, '#first'))
     assert first == '2033-03-03T00:00:00.000Z (fake timers)', first
 
+    api_blocking_and_async(dispatcher, state['plugin'], sid)
+
     ok(call(dispatcher, 'electron_stop', {'sessionId': sid}))
     state.pop('session_id')
     assert dispatcher.unload_plugins_sync(None)
+
+
+def utc(year, month=1, day=1):
+    return GLib.DateTime.new_utc(year, month, day, 0, 0, 0)
+
+
+def expect_plugin_error(words, fn, *args):
+    # The code name rides on the GError's private data, which PyGObject's
+    # copy drops: the message says which.
+    try:
+        fn(*args)
+    except GLib.Error as error:
+        assert words in error.message, (error.code, error.message)
+        return error
+    raise AssertionError('expected an error saying %r' % words)
+
+
+def api_blocking_and_async(dispatcher, plugin, sid):
+    session = dispatcher.get_session_manager().lookup(sid)
+    status = plugin.pause_sync(session, utc(2034), None)
+    assert isinstance(status, StagewrightClock.ClockStatus)
+    assert status.get_paused() and status.get_now() == 2019686400000, status.get_now()
+    status = run_async(lambda done: plugin.run_for_async(session, 1500, None, done),
+                       lambda source, result: source.run_for_finish(result), 60000)
+    assert status.props.now == 2019686401500 and status.props.documents >= 3, status.props.now
+    status = plugin.set_time_sync(session, utc(2035), None)
+    assert status.get_fixed() and status.get_now() == 2051222400000
+    status = run_async(lambda done: plugin.status_async(session, None, done),
+                       lambda source, result: source.status_finish(result), 60000)
+    assert status.get_installed() and status.get_fixed() and status.get_max_timers() == 10000
+    assert not plugin.resume_sync(session, None).get_paused()
+    # Hostile values, refused by the API itself (no schema on this path).
+    expect_plugin_error('ms must be from 0', plugin.advance_sync, session, -1, None)
+    expect_plugin_error('ms must be from 0', run_async,
+                        lambda done: plugin.run_for_async(session, 2 ** 62, None, done),
+                        lambda source, result: source.run_for_finish(result), 60000)
 
 
 def cleanup():

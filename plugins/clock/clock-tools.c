@@ -6,6 +6,8 @@
  * on StwClockPlugin (stw-clock.c, where every check lives) and answers the
  * typed status as JSON.
  */
+#include "config.h"
+
 #include "stw-clock-private.h"
 
 #define CLOCK_TYPE_TOOL (clock_tool_get_type ())

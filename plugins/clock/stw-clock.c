@@ -23,6 +23,8 @@
  * fixed, paused), so the state handed to new documents does not depend on
  * any one page.
  */
+#include "config.h"
+
 #include <math.h>
 #include <string.h>
 #include <sys/random.h>
@@ -1539,6 +1541,200 @@ stw_clock_plugin_status_finish (StwClockPlugin  *self,
                                 GError         **error)
 {
   return _stw_clock_plugin_run_finish (self, result, error);
+}
+
+/* The blocking forms: each iterates the context the session remembers
+ * (stw-sync.h), as the library's own _sync functions do. */
+static StwClockStatus *
+run_sync (StwClockPlugin  *self,
+          StwSession      *session,
+          const char      *op,
+          gint64           value,
+          gboolean         has_value,
+          GCancellable    *cancellable,
+          GError         **error)
+{
+  StwSyncCall call;
+  StwClockStatus *ret;
+
+  if (!stw_sync_call_init (&call, session))
+    return NULL;
+  _stw_clock_plugin_run_async (self, session, op, value, has_value, cancellable, stw_sync_call_callback, &call);
+  ret = _stw_clock_plugin_run_finish (self, stw_sync_call_wait (&call), error);
+  stw_sync_call_clear (&call);
+  return ret;
+}
+
+/**
+ * stw_clock_plugin_install_sync:
+ * @self: a #StwClockPlugin
+ * @session: the session
+ * @time: (nullable): the time the clock starts from; %NULL for now
+ * @cancellable: (nullable): a #GCancellable
+ * @error: where to put the error
+ *
+ * The blocking form of [method@StagewrightClock.ClockPlugin.install_async].
+ *
+ * Returns: (transfer full): the clock's status, or %NULL with @error set
+ */
+StwClockStatus *
+stw_clock_plugin_install_sync (StwClockPlugin  *self,
+                               StwSession      *session,
+                               GDateTime       *time,
+                               GCancellable    *cancellable,
+                               GError         **error)
+{
+  return run_sync (self, session, "install", time ? time_ms (time) : 0, time != NULL, cancellable, error);
+}
+
+/**
+ * stw_clock_plugin_set_time_sync:
+ * @self: a #StwClockPlugin
+ * @session: the session
+ * @time: the time `Date.now()` answers from now on
+ * @cancellable: (nullable): a #GCancellable
+ * @error: where to put the error
+ *
+ * The blocking form of [method@StagewrightClock.ClockPlugin.set_time_async].
+ *
+ * Returns: (transfer full): the clock's status, or %NULL with @error set
+ */
+StwClockStatus *
+stw_clock_plugin_set_time_sync (StwClockPlugin  *self,
+                                StwSession      *session,
+                                GDateTime       *time,
+                                GCancellable    *cancellable,
+                                GError         **error)
+{
+  return run_sync (self, session, "set_time", time ? time_ms (time) : 0, time != NULL, cancellable, error);
+}
+
+/**
+ * stw_clock_plugin_set_system_time_sync:
+ * @self: a #StwClockPlugin
+ * @session: the session
+ * @time: the new wall time
+ * @cancellable: (nullable): a #GCancellable
+ * @error: where to put the error
+ *
+ * The blocking form of [method@StagewrightClock.ClockPlugin.set_system_time_async].
+ *
+ * Returns: (transfer full): the clock's status, or %NULL with @error set
+ */
+StwClockStatus *
+stw_clock_plugin_set_system_time_sync (StwClockPlugin  *self,
+                                       StwSession      *session,
+                                       GDateTime       *time,
+                                       GCancellable    *cancellable,
+                                       GError         **error)
+{
+  return run_sync (self, session, "set_system_time", time ? time_ms (time) : 0, time != NULL, cancellable, error);
+}
+
+/**
+ * stw_clock_plugin_advance_sync:
+ * @self: a #StwClockPlugin
+ * @session: the session
+ * @ms: how far to jump, 0 to %STW_CLOCK_MAX_MS
+ * @cancellable: (nullable): a #GCancellable
+ * @error: where to put the error
+ *
+ * The blocking form of [method@StagewrightClock.ClockPlugin.advance_async].
+ *
+ * Returns: (transfer full): the clock's status, or %NULL with @error set
+ */
+StwClockStatus *
+stw_clock_plugin_advance_sync (StwClockPlugin  *self,
+                               StwSession      *session,
+                               gint64           ms,
+                               GCancellable    *cancellable,
+                               GError         **error)
+{
+  return run_sync (self, session, "advance", ms, TRUE, cancellable, error);
+}
+
+/**
+ * stw_clock_plugin_run_for_sync:
+ * @self: a #StwClockPlugin
+ * @session: the session
+ * @ms: how far to run, 0 to %STW_CLOCK_MAX_MS
+ * @cancellable: (nullable): a #GCancellable
+ * @error: where to put the error
+ *
+ * The blocking form of [method@StagewrightClock.ClockPlugin.run_for_async].
+ *
+ * Returns: (transfer full): the clock's status, or %NULL with @error set
+ */
+StwClockStatus *
+stw_clock_plugin_run_for_sync (StwClockPlugin  *self,
+                               StwSession      *session,
+                               gint64           ms,
+                               GCancellable    *cancellable,
+                               GError         **error)
+{
+  return run_sync (self, session, "run_for", ms, TRUE, cancellable, error);
+}
+
+/**
+ * stw_clock_plugin_pause_sync:
+ * @self: a #StwClockPlugin
+ * @session: the session
+ * @time: (nullable): jump to this time first; %NULL to pause where the clock is
+ * @cancellable: (nullable): a #GCancellable
+ * @error: where to put the error
+ *
+ * The blocking form of [method@StagewrightClock.ClockPlugin.pause_async].
+ *
+ * Returns: (transfer full): the clock's status, or %NULL with @error set
+ */
+StwClockStatus *
+stw_clock_plugin_pause_sync (StwClockPlugin  *self,
+                             StwSession      *session,
+                             GDateTime       *time,
+                             GCancellable    *cancellable,
+                             GError         **error)
+{
+  return run_sync (self, session, "pause", time ? time_ms (time) : 0, time != NULL, cancellable, error);
+}
+
+/**
+ * stw_clock_plugin_resume_sync:
+ * @self: a #StwClockPlugin
+ * @session: the session
+ * @cancellable: (nullable): a #GCancellable
+ * @error: where to put the error
+ *
+ * The blocking form of [method@StagewrightClock.ClockPlugin.resume_async].
+ *
+ * Returns: (transfer full): the clock's status, or %NULL with @error set
+ */
+StwClockStatus *
+stw_clock_plugin_resume_sync (StwClockPlugin  *self,
+                              StwSession      *session,
+                              GCancellable    *cancellable,
+                              GError         **error)
+{
+  return run_sync (self, session, "resume", 0, FALSE, cancellable, error);
+}
+
+/**
+ * stw_clock_plugin_status_sync:
+ * @self: a #StwClockPlugin
+ * @session: the session
+ * @cancellable: (nullable): a #GCancellable
+ * @error: where to put the error
+ *
+ * The blocking form of [method@StagewrightClock.ClockPlugin.status_async].
+ *
+ * Returns: (transfer full): the clock's status, or %NULL with @error set
+ */
+StwClockStatus *
+stw_clock_plugin_status_sync (StwClockPlugin  *self,
+                              StwSession      *session,
+                              GCancellable    *cancellable,
+                              GError         **error)
+{
+  return run_sync (self, session, "status", 0, FALSE, cancellable, error);
 }
 
 /* --- the new-surface hook -------------------------------------------------- */

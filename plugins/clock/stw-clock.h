@@ -145,4 +145,51 @@ StwClockStatus *stw_clock_plugin_status_finish          (StwClockPlugin      *se
                                                          GAsyncResult        *result,
                                                          GError             **error);
 
+STW_AVAILABLE_IN_1_0
+StwClockStatus *stw_clock_plugin_install_sync (StwClockPlugin  *self,
+                                               StwSession      *session,
+                                               GDateTime       *time,
+                                               GCancellable    *cancellable,
+                                               GError         **error);
+STW_AVAILABLE_IN_1_0
+StwClockStatus *stw_clock_plugin_set_time_sync (StwClockPlugin  *self,
+                                                StwSession      *session,
+                                                GDateTime       *time,
+                                                GCancellable    *cancellable,
+                                                GError         **error);
+STW_AVAILABLE_IN_1_0
+StwClockStatus *stw_clock_plugin_set_system_time_sync (StwClockPlugin  *self,
+                                                       StwSession      *session,
+                                                       GDateTime       *time,
+                                                       GCancellable    *cancellable,
+                                                       GError         **error);
+STW_AVAILABLE_IN_1_0
+StwClockStatus *stw_clock_plugin_advance_sync (StwClockPlugin  *self,
+                                               StwSession      *session,
+                                               gint64           ms,
+                                               GCancellable    *cancellable,
+                                               GError         **error);
+STW_AVAILABLE_IN_1_0
+StwClockStatus *stw_clock_plugin_run_for_sync (StwClockPlugin  *self,
+                                               StwSession      *session,
+                                               gint64           ms,
+                                               GCancellable    *cancellable,
+                                               GError         **error);
+STW_AVAILABLE_IN_1_0
+StwClockStatus *stw_clock_plugin_pause_sync (StwClockPlugin  *self,
+                                             StwSession      *session,
+                                             GDateTime       *time,
+                                             GCancellable    *cancellable,
+                                             GError         **error);
+STW_AVAILABLE_IN_1_0
+StwClockStatus *stw_clock_plugin_resume_sync (StwClockPlugin  *self,
+                                              StwSession      *session,
+                                              GCancellable    *cancellable,
+                                              GError         **error);
+STW_AVAILABLE_IN_1_0
+StwClockStatus *stw_clock_plugin_status_sync (StwClockPlugin  *self,
+                                              StwSession      *session,
+                                              GCancellable    *cancellable,
+                                              GError         **error);
+
 G_END_DECLS
