@@ -100,11 +100,20 @@ text_of (StwDispatcher *dispatcher,
   return g_strdup (json_object_get_string_member (got, "text"));
 }
 
-static void
-test_clock_app (void)
+/* The clock app launched by a dispatcher that loaded the plugin. */
+typedef struct
 {
-  g_autoptr(StwDispatcher) dispatcher = NULL;
-  g_autolist(StwPlugin) loaded = NULL;
+  StwDispatcher *dispatcher;
+  GList         *loaded;
+  StwPlugin     *plugin;
+  StwSession    *session;
+  char          *sid;
+} Fixture;
+
+static void
+fixture_set_up (Fixture       *fixture,
+                gconstpointer  data)
+{
   g_autofree char *file = plugin_file ();
   g_autofree char *electron = g_test_build_filename (G_TEST_DIST, "fixtures", "electron", NULL);
   g_autofree char *app = g_test_build_filename (G_TEST_DIST, "fixtures", "clock-app", NULL);
@@ -112,32 +121,65 @@ test_clock_app (void)
   g_autoptr(JsonObject) launch = NULL;
   g_autoptr(GError) error = NULL;
   const char * const specs[] = { file, NULL };
-  StwPlugin *plugin;
-  StwSession *session;
-  const char *sid;
-  gint64 y2030 = G_GINT64_CONSTANT (1893456000000);
 
   if (!stw_test_electron_available ())
-    {
-      g_test_skip ("the Electron stand-in or Chromium is missing");
-      return;
+    return;
+  fixture->dispatcher = stw_dispatcher_new ();
+  stw_dispatcher_add_core_tools (fixture->dispatcher);
+  stw_dispatcher_set_allow_eval (fixture->dispatcher, GPOINTER_TO_UINT (data));
+  fixture->loaded = stw_dispatcher_load_plugins_sync (fixture->dispatcher, specs, NULL, NULL, &error);
+  g_assert_no_error (error);
+  fixture->plugin = stw_dispatcher_lookup_plugin (fixture->dispatcher, "clock");
+  g_assert_nonnull (fixture->plugin);
+  launch_args = g_strdup_printf ("{\"executablePath\":\"%s\",\"main\":\"%s\"}", electron, app);
+  launch = ok (call (fixture->dispatcher, "electron_launch", launch_args));
+  fixture->sid = g_strdup (json_object_get_string_member (launch, "session_id"));
+  fixture->session = stw_session_manager_lookup (stw_dispatcher_get_session_manager (fixture->dispatcher),
+                                                 fixture->sid);
+  g_assert_nonnull (fixture->session);
+}
+
+static void
+fixture_tear_down (Fixture       *fixture,
+                   gconstpointer  data)
+{
+  g_autoptr(GError) error = NULL;
+
+  if (fixture->dispatcher == NULL)
+    return;
+  {
+    g_autofree char *stop_args = session_args (fixture->sid, NULL);
+    g_autoptr(JsonObject) stop = ok (call (fixture->dispatcher, "electron_stop", stop_args));
+  }
+  g_assert_true (stw_dispatcher_unload_plugins_sync (fixture->dispatcher, NULL, &error));
+  g_assert_no_error (error);
+  g_list_free_full (fixture->loaded, g_object_unref);
+  g_clear_object (&fixture->dispatcher);
+  g_free (fixture->sid);
+}
+
+#define FIXTURE_LOCALS \
+  StwDispatcher *dispatcher = fixture->dispatcher; \
+  StwPlugin *plugin = fixture->plugin; \
+  StwSession *session = fixture->session; \
+  const char *sid = fixture->sid; \
+  g_autoptr(GError) error = NULL; \
+  if (dispatcher == NULL) \
+    { \
+      g_test_skip ("the Electron stand-in or Chromium is missing"); \
+      return; \
     }
 
-  dispatcher = stw_dispatcher_new ();
-  stw_dispatcher_add_core_tools (dispatcher);
-  loaded = stw_dispatcher_load_plugins_sync (dispatcher, specs, NULL, NULL, &error);
-  g_assert_no_error (error);
-  plugin = stw_dispatcher_lookup_plugin (dispatcher, "clock");
-  g_assert_nonnull (plugin);
+static void
+test_clock_app (Fixture       *fixture,
+                gconstpointer  data)
+{
+  gint64 y2030 = G_GINT64_CONSTANT (1893456000000);
+  FIXTURE_LOCALS;
+
   g_assert_true (STW_IS_CLOCK_PLUGIN (plugin));
   g_assert_true (stw_error_registry_contains (stw_error_registry_get_default (), "clock.NOT_INSTALLED"));
   g_assert_true (stw_error_registry_contains (stw_error_registry_get_default (), "clock.UNSUPPORTED"));
-
-  launch_args = g_strdup_printf ("{\"executablePath\":\"%s\",\"main\":\"%s\"}", electron, app);
-  launch = ok (call (dispatcher, "electron_launch", launch_args));
-  sid = json_object_get_string_member (launch, "session_id");
-  session = stw_session_manager_lookup (stw_dispatcher_get_session_manager (dispatcher), sid);
-  g_assert_nonnull (session);
 
   {
     g_autofree char *plain = session_args (sid, NULL);
@@ -257,49 +299,16 @@ test_clock_app (void)
     g_assert_cmpint (ABS (stw_clock_status_get_now (reinstalled) - g_get_real_time () / 1000), <, 60000);
   }
 
-  {
-    g_autofree char *stop_args = session_args (sid, NULL);
-    g_autoptr(JsonObject) stop = ok (call (dispatcher, "electron_stop", stop_args));
-  }
-  g_assert_true (stw_dispatcher_unload_plugins_sync (dispatcher, NULL, &error));
-  g_assert_no_error (error);
 }
 
 /* With main-process eval allowed, the main process's Date follows the
  * clock too (the typed status says so); its timers only with mainTimers,
  * which this config leaves off. */
 static void
-test_main_process (void)
+test_main_process (Fixture       *fixture,
+                   gconstpointer  data)
 {
-  g_autoptr(StwDispatcher) dispatcher = NULL;
-  g_autolist(StwPlugin) loaded = NULL;
-  g_autofree char *file = plugin_file ();
-  g_autofree char *electron = g_test_build_filename (G_TEST_DIST, "fixtures", "electron", NULL);
-  g_autofree char *app = g_test_build_filename (G_TEST_DIST, "fixtures", "clock-app", NULL);
-  g_autofree char *launch_args = NULL;
-  g_autoptr(JsonObject) launch = NULL;
-  g_autoptr(GError) error = NULL;
-  const char * const specs[] = { file, NULL };
-  StwPlugin *plugin;
-  StwSession *session;
-  const char *sid;
-
-  if (!stw_test_electron_available ())
-    {
-      g_test_skip ("the Electron stand-in or Chromium is missing");
-      return;
-    }
-
-  dispatcher = stw_dispatcher_new ();
-  stw_dispatcher_add_core_tools (dispatcher);
-  stw_dispatcher_set_allow_eval (dispatcher, STW_EVAL_TARGET_ALL);
-  loaded = stw_dispatcher_load_plugins_sync (dispatcher, specs, NULL, NULL, &error);
-  g_assert_no_error (error);
-  plugin = stw_dispatcher_lookup_plugin (dispatcher, "clock");
-  launch_args = g_strdup_printf ("{\"executablePath\":\"%s\",\"main\":\"%s\"}", electron, app);
-  launch = ok (call (dispatcher, "electron_launch", launch_args));
-  sid = json_object_get_string_member (launch, "session_id");
-  session = stw_session_manager_lookup (stw_dispatcher_get_session_manager (dispatcher), sid);
+  FIXTURE_LOCALS;
 
   {
     g_autoptr(GDateTime) y2030 = g_date_time_new_utc (2030, 1, 1, 0, 0, 0);
@@ -323,12 +332,6 @@ test_main_process (void)
     g_assert_true (json_object_get_boolean_member (ran, "mainProcess"));
   }
 
-  {
-    g_autofree char *stop_args = session_args (sid, NULL);
-    g_autoptr(JsonObject) stop = ok (call (dispatcher, "electron_stop", stop_args));
-  }
-  g_assert_true (stw_dispatcher_unload_plugins_sync (dispatcher, NULL, &error));
-  g_assert_no_error (error);
 }
 
 int
@@ -337,8 +340,10 @@ main (int    argc,
 {
   stw_test_init (&argc, &argv);
 
-  g_test_add_func ("/clock-plugin/clock-app", test_clock_app);
-  g_test_add_func ("/clock-plugin/main-process", test_main_process);
+  g_test_add ("/clock-plugin/clock-app", Fixture, GUINT_TO_POINTER (STW_EVAL_TARGET_NONE),
+              fixture_set_up, test_clock_app, fixture_tear_down);
+  g_test_add ("/clock-plugin/main-process", Fixture, GUINT_TO_POINTER (STW_EVAL_TARGET_ALL),
+              fixture_set_up, test_main_process, fixture_tear_down);
 
   return g_test_run ();
 }
