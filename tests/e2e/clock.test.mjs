@@ -10,6 +10,7 @@
 
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
+import net from 'node:net';
 import path from 'node:path';
 import { test as nodeTest } from 'node:test';
 
@@ -21,6 +22,7 @@ import {
   launchArgs,
   ok,
   sdk,
+  spawnPlain,
   startServer,
   waitUntil,
 } from './lib/lifecycle-harness.mjs';
@@ -272,4 +274,30 @@ test('main process: with main eval allowed its Date follows the clock, and its t
   const other = await launchApp(t, plain);
   const status = ok(await plain.call('clock_install', { sessionId: other, time: Y2030 }));
   assert.equal(status.mainProcess, false);
+});
+
+/** Whether something listens on the Node inspector's default port (inject needs it free). */
+function inspectorPortBusy () {
+  return new Promise((resolve) => {
+    const socket = net.connect(9229, '127.0.0.1');
+    socket.once('connect', () => { socket.destroy(); resolve(true); });
+    socket.once('error', () => resolve(false));
+  });
+}
+
+test('a session with no renderer: clock.UNSUPPORTED', { skip }, async (t) => {
+  if (await inspectorPortBusy()) {
+    t.skip('port 9229 is taken: a SIGUSR1 inspector could not open');
+    return;
+  }
+  const node = spawnPlain('node', ['-e', 'process.stdout.write("ready\\n"); setInterval(() => {}, 1000)'],
+                          { waitFor: 'ready' });
+  t.after(() => node.kill());
+  await node.ready;
+  const server = await startClock(t);
+  const injected = ok(await server.call('electron_inject', { pid: node.pid }), 'electron_inject');
+  t.after(() => server.call('electron_detach', {}).catch(() => {}));
+  assert.equal(injected.capabilities.rendererEval, false);
+  failsWith(await server.call('clock_install', { time: Y2030 }), 'clock.UNSUPPORTED');
+  failsWith(await server.call('clock_status', {}), 'clock.UNSUPPORTED');
 });
