@@ -11,7 +11,9 @@
 # On tests/fixtures/visual-pages/visual.html: a name's first capture is its
 # baseline, the same page passes, a changed label is visual.MISMATCH with a
 # diff image, the capture is adopted with visual_update_baseline, hostile
-# names are visual.PATH_INVALID and a moving element is visual.UNSTABLE.
+# names are visual.PATH_INVALID and a moving element is visual.UNSTABLE; the
+# plugin the dispatcher loaded is StagewrightVisual.VisualPlugin, whose API
+# is called directly, blocking and async, with typed results.
 
 import json
 import os
@@ -19,7 +21,12 @@ import shutil
 import sys
 import tempfile
 
-from stwtest import ELECTRON, CHROMIUM, FIXTURES, Json, Stagewright, run_async, run_tap
+from stwtest import ELECTRON, CHROMIUM, FIXTURES, GLib, Json, Stagewright, run_async, run_tap
+
+import gi  # noqa: E402
+
+gi.require_version('StagewrightVisual', '1.0')
+from gi.repository import StagewrightVisual  # noqa: E402
 
 TESTS = []
 BUILDDIR = os.path.abspath(os.environ.get('G_TEST_BUILDDIR') or
@@ -81,6 +88,7 @@ def baseline_expect_mismatch_update_blocking_and_async():
                            [PLUGIN], json_object({'visual': {'baselineDir': directory}}), None, done),
                        lambda source, result: source.load_plugins_finish(result), 60000)
     assert [p.get_name() for p in loaded] == ['visual']
+    assert isinstance(loaded[0], StagewrightVisual.VisualPlugin), loaded
     state['dispatcher'] = dispatcher
 
     launch = ok(call(dispatcher, 'electron_launch', {
@@ -113,6 +121,8 @@ def baseline_expect_mismatch_update_blocking_and_async():
     assert updated['updated'] and updated['baselinePath'] == details['baselinePath'], updated
     assert ok(call(dispatcher, 'visual_expect', {'sessionId': sid, 'name': 'home'}))['passed']
 
+    api_blocking_and_async(dispatcher, loaded[0], sid, directory)
+
     ok(call(dispatcher, 'electron_click', {'sessionId': sid, 'selector': '#animate'}))
     fails(call_async(dispatcher, 'visual_capture', {'sessionId': sid, 'name': 'spin', 'selector': '#spinner'}),
           'visual.UNSTABLE')
@@ -120,6 +130,44 @@ def baseline_expect_mismatch_update_blocking_and_async():
     ok(call(dispatcher, 'electron_stop', {'sessionId': sid}))
     state.pop('session_id')
     assert dispatcher.unload_plugins_sync(None)
+
+
+def expect_plugin_error(words, fn, *args):
+    # A plugin's code name (visual.PATH_INVALID) rides on the GError's
+    # private data, which PyGObject's copy drops: the code is
+    # Stagewright.Error.PLUGIN, the message says which.
+    try:
+        fn(*args)
+    except GLib.Error as error:
+        assert error.code == Stagewright.Error.PLUGIN and words in error.message, (error.code, error.message)
+        return error
+    raise AssertionError('expected a plugin error saying %r' % words)
+
+
+def api_blocking_and_async(dispatcher, plugin, sid, directory):
+    session = dispatcher.get_session_manager().lookup(sid)
+    target = Stagewright.Target.new_for_selector('#label')
+
+    captured = plugin.capture_sync(session, 'label', target, False, None)
+    assert captured.props.baseline_created and captured.get_width() == 200 and captured.get_height() == 40
+    assert captured.props.baseline_path == os.path.join(directory, 'label.png')
+    assert captured.props.device_scale_factor == 1 and captured.props.fonts_fingerprint.startswith('sha256:')
+    assert captured.props.chromium_version and captured.props.viewport_width > 0
+
+    compared = run_async(lambda done: plugin.expect_async(session, 'label', -1, -1, -1, None, done),
+                         lambda source, result: source.expect_finish(result), 120000)
+    assert compared.props.passed and compared.props.mismatched_pixels == 0, compared.props.mismatched_pixels
+    assert compared.props.total_pixels == 200 * 40 and os.path.isfile(compared.props.diff_path)
+
+    updated = run_async(lambda done: plugin.update_baseline_async('label', None, done),
+                        lambda source, result: source.update_baseline_finish(result), 60000)
+    assert updated.get_path() == os.path.join(directory, 'label.png')
+    assert plugin.update_baseline_sync('label', None).get_width() == 200
+
+    expect_plugin_error('not a plain file name', plugin.capture_sync, session, 'a/../b', target, False, None)
+    expect_plugin_error('No baseline named', run_async,
+                        lambda done: plugin.expect_async(session, 'nothing-here', -1, -1, -1, None, done),
+                        lambda source, result: source.expect_finish(result), 60000)
 
 
 def cleanup():

@@ -16,6 +16,7 @@
 #include <string.h>
 
 #include "stw-test-utils.h"
+#include "stw-visual.h"
 #include "visual-image.h"
 
 /* --- the comparison ------------------------------------------------------ */
@@ -54,16 +55,16 @@ set_pixel (VisualImage *image,
 static void
 test_compare_identical (void)
 {
-  g_autoptr(VisualImage) a = visual_image_new (32, 24);
-  g_autoptr(VisualImage) b = visual_image_new (32, 24);
-  g_autoptr(VisualImage) diff = visual_image_new (32, 24);
+  g_autoptr(VisualImage) a = _stw_visual_image_new (32, 24);
+  g_autoptr(VisualImage) b = _stw_visual_image_new (32, 24);
+  g_autoptr(VisualImage) diff = _stw_visual_image_new (32, 24);
   VisualCounts counts;
 
   fill (a, 20, 120, 220);
   fill (b, 20, 120, 220);
   set_pixel (a, 5, 5, 0, 0, 0);
   set_pixel (b, 5, 5, 0, 0, 0);
-  counts = visual_image_compare (a, b, 0.1, FALSE, diff);
+  counts = _stw_visual_image_compare (a, b, 0.1, FALSE, diff);
   g_assert_cmpuint (counts.mismatched, ==, 0);
   g_assert_cmpuint (counts.anti_aliased, ==, 0);
   g_assert_cmpuint (counts.total, ==, 32 * 24);
@@ -75,16 +76,16 @@ test_compare_identical (void)
 static void
 test_compare_one_pixel (void)
 {
-  g_autoptr(VisualImage) a = visual_image_new (32, 24);
-  g_autoptr(VisualImage) b = visual_image_new (32, 24);
-  g_autoptr(VisualImage) diff = visual_image_new (32, 24);
+  g_autoptr(VisualImage) a = _stw_visual_image_new (32, 24);
+  g_autoptr(VisualImage) b = _stw_visual_image_new (32, 24);
+  g_autoptr(VisualImage) diff = _stw_visual_image_new (32, 24);
   VisualCounts counts;
   const guint8 *p;
 
   fill (a, 255, 255, 255);
   fill (b, 255, 255, 255);
   set_pixel (b, 7, 9, 0, 0, 0);
-  counts = visual_image_compare (a, b, 0.1, FALSE, diff);
+  counts = _stw_visual_image_compare (a, b, 0.1, FALSE, diff);
   g_assert_cmpuint (counts.mismatched, ==, 1);
   g_assert_cmpuint (counts.anti_aliased, ==, 0);
   p = diff->pixels + ((gsize) 9 * 32 + 7) * 4;
@@ -94,9 +95,9 @@ test_compare_one_pixel (void)
 
   /* Within the threshold, a slight shift of colour is no change. */
   set_pixel (b, 7, 9, 250, 250, 250);
-  counts = visual_image_compare (a, b, 0.1, FALSE, NULL);
+  counts = _stw_visual_image_compare (a, b, 0.1, FALSE, NULL);
   g_assert_cmpuint (counts.mismatched, ==, 0);
-  counts = visual_image_compare (a, b, 0, FALSE, NULL);
+  counts = _stw_visual_image_compare (a, b, 0, FALSE, NULL);
   g_assert_cmpuint (counts.mismatched, ==, 1);
 }
 
@@ -118,15 +119,15 @@ edge (VisualImage *image,
 static void
 test_compare_anti_aliased_edge (void)
 {
-  g_autoptr(VisualImage) a = visual_image_new (20, 16);
-  g_autoptr(VisualImage) b = visual_image_new (20, 16);
-  g_autoptr(VisualImage) diff = visual_image_new (20, 16);
+  g_autoptr(VisualImage) a = _stw_visual_image_new (20, 16);
+  g_autoptr(VisualImage) b = _stw_visual_image_new (20, 16);
+  g_autoptr(VisualImage) diff = _stw_visual_image_new (20, 16);
   VisualCounts counts;
   const guint8 *p;
 
   edge (a, 128);
   edge (b, 80);
-  counts = visual_image_compare (a, b, 0.1, FALSE, diff);
+  counts = _stw_visual_image_compare (a, b, 0.1, FALSE, diff);
   g_assert_cmpuint (counts.mismatched, ==, 0);
   g_assert_cmpuint (counts.anti_aliased, ==, 16);
   p = diff->pixels + ((gsize) 3 * 20 + 10) * 4;
@@ -135,14 +136,14 @@ test_compare_anti_aliased_edge (void)
   g_assert_cmpuint (p[2], ==, 0);
 
   /* Counted when asked to, */
-  counts = visual_image_compare (a, b, 0.1, TRUE, NULL);
+  counts = _stw_visual_image_compare (a, b, 0.1, TRUE, NULL);
   g_assert_cmpuint (counts.mismatched, ==, 16);
 
   /* and a grey pixel in a flat area is a change, not anti-aliasing. */
   fill (a, 255, 255, 255);
   fill (b, 255, 255, 255);
   set_pixel (b, 15, 8, 128, 128, 128);
-  counts = visual_image_compare (a, b, 0.1, FALSE, NULL);
+  counts = _stw_visual_image_compare (a, b, 0.1, FALSE, NULL);
   g_assert_cmpuint (counts.mismatched, ==, 1);
   g_assert_cmpuint (counts.anti_aliased, ==, 0);
 }
@@ -152,24 +153,24 @@ test_compare_anti_aliased_edge (void)
 static void
 test_png_round_trip (void)
 {
-  g_autoptr(VisualImage) image = visual_image_new (13, 7);
+  g_autoptr(VisualImage) image = _stw_visual_image_new (13, 7);
   g_autoptr(VisualImage) back = NULL;
   g_autoptr(GBytes) png = NULL;
   g_autoptr(GError) error = NULL;
 
   for (gsize i = 0; i < 13 * 7 * 4; i++)
     image->pixels[i] = (guint8) (i * 37);
-  png = visual_image_encode_png (image, &error);
+  png = _stw_visual_image_encode_png (image, &error);
   g_assert_no_error (error);
-  back = visual_image_decode_png (g_bytes_get_data (png, NULL), g_bytes_get_size (png), 1000, &error);
+  back = _stw_visual_image_decode_png (g_bytes_get_data (png, NULL), g_bytes_get_size (png), 1000, &error);
   g_assert_no_error (error);
   g_assert_cmpuint (back->width, ==, 13);
   g_assert_cmpuint (back->height, ==, 7);
   g_assert_cmpmem (back->pixels, 13 * 7 * 4, image->pixels, 13 * 7 * 4);
 
   /* One pixel over the budget: refused before decoding. */
-  g_clear_pointer (&back, visual_image_free);
-  back = visual_image_decode_png (g_bytes_get_data (png, NULL), g_bytes_get_size (png), 13 * 7 - 1, &error);
+  g_clear_pointer (&back, _stw_visual_image_free);
+  back = _stw_visual_image_decode_png (g_bytes_get_data (png, NULL), g_bytes_get_size (png), 13 * 7 - 1, &error);
   g_assert_null (back);
   g_assert_error (error, G_IO_ERROR, G_IO_ERROR_NO_SPACE);
 }
@@ -181,7 +182,7 @@ test_png_round_trip (void)
 static void
 test_png_hostile (void)
 {
-  g_autoptr(VisualImage) image = visual_image_new (40, 30);
+  g_autoptr(VisualImage) image = _stw_visual_image_new (40, 30);
   g_autoptr(GBytes) png = NULL;
   g_autoptr(GError) error = NULL;
   g_autofree guint8 *copy = NULL;
@@ -190,7 +191,7 @@ test_png_hostile (void)
   VisualImage *decoded;
 
   fill (image, 1, 2, 3);
-  png = visual_image_encode_png (image, &error);
+  png = _stw_visual_image_encode_png (image, &error);
   g_assert_no_error (error);
   data = g_bytes_get_data (png, &size);
   copy = g_memdup2 (data, size);
@@ -198,7 +199,7 @@ test_png_hostile (void)
   /* Huge: width and height in the IHDR are at 16 and 20. */
   copy[16] = 0; copy[17] = 0; copy[18] = 0xea; copy[19] = 0x60;
   copy[20] = 0; copy[21] = 0; copy[22] = 0xea; copy[23] = 0x60;
-  decoded = visual_image_decode_png (copy, size, 67108864, &error);
+  decoded = _stw_visual_image_decode_png (copy, size, 67108864, &error);
   g_assert_null (decoded);
   g_assert_error (error, G_IO_ERROR, G_IO_ERROR_NO_SPACE);
   g_clear_error (&error);
@@ -206,23 +207,23 @@ test_png_hostile (void)
   /* A header within bounds whose CRC no longer matches. */
   memcpy (copy, data, size);
   copy[19] = 41;
-  decoded = visual_image_decode_png (copy, size, 1 << 20, &error);
+  decoded = _stw_visual_image_decode_png (copy, size, 1 << 20, &error);
   g_assert_null (decoded);
   g_assert_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_DATA);
   g_clear_error (&error);
 
   /* Truncated in the pixel data. */
-  decoded = visual_image_decode_png (data, size - 20, 1 << 20, &error);
+  decoded = _stw_visual_image_decode_png (data, size - 20, 1 << 20, &error);
   g_assert_null (decoded);
   g_assert_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_DATA);
   g_clear_error (&error);
 
   /* Not a PNG at all, and nothing. */
-  decoded = visual_image_decode_png ((const guint8 *) "GIF89a........................", 30, 1 << 20, &error);
+  decoded = _stw_visual_image_decode_png ((const guint8 *) "GIF89a........................", 30, 1 << 20, &error);
   g_assert_null (decoded);
   g_assert_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_DATA);
   g_clear_error (&error);
-  decoded = visual_image_decode_png ((const guint8 *) "", 0, 1 << 20, &error);
+  decoded = _stw_visual_image_decode_png ((const guint8 *) "", 0, 1 << 20, &error);
   g_assert_null (decoded);
   g_assert_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_DATA);
 }
@@ -338,7 +339,7 @@ test_no_session (void)
   g_autofree char *actual_json = g_build_filename (dir, "page.actual.json", NULL);
   g_autofree char *baseline = g_build_filename (dir, "page.png", NULL);
   g_autofree char *outside_actual = g_build_filename (outside, "page.actual.png", NULL);
-  g_autoptr(VisualImage) image = visual_image_new (4, 3);
+  g_autoptr(VisualImage) image = _stw_visual_image_new (4, 3);
   g_autoptr(GBytes) png = NULL;
   g_autoptr(JsonObject) unnamed = NULL;
   g_autoptr(JsonObject) dotted = NULL;
@@ -363,7 +364,7 @@ test_no_session (void)
 
   /* A capture as the plugin leaves it, adopted as the baseline. */
   fill (image, 9, 9, 9);
-  png = visual_image_encode_png (image, &error);
+  png = _stw_visual_image_encode_png (image, &error);
   g_assert_no_error (error);
   g_assert_cmpint (g_mkdir_with_parents (dir, 0755), ==, 0);
   g_assert_true (g_file_set_contents (actual, g_bytes_get_data (png, NULL), (gssize) g_bytes_get_size (png), NULL));
@@ -404,6 +405,69 @@ test_no_session (void)
     g_rmdir (parent);
     g_rmdir (root);
   }
+}
+
+/* The plugin the dispatcher loaded is a StwVisualPlugin: its API called
+ * directly, blocking and async, with typed results. */
+static void
+test_api (StwVisualPlugin *plugin,
+          StwSession      *session,
+          const char      *dir)
+{
+  g_autoptr(StwTarget) label = stw_target_new_for_selector ("#label");
+  g_autoptr(StwVisualCapture) captured = NULL;
+  g_autoptr(StwVisualComparison) compared = NULL;
+  g_autoptr(StwVisualComparison) again = NULL;
+  g_autoptr(StwVisualCapture) updated = NULL;
+  g_autoptr(StwVisualCapture) hostile = NULL;
+  g_autoptr(StwVisualCapture) unloaded_result = NULL;
+  g_autoptr(StwVisualPlugin) unloaded = stw_visual_plugin_new ();
+  g_autoptr(GAsyncResult) result = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autofree char *baseline = g_build_filename (dir, "label.png", NULL);
+  StwTestResult wait = { 0 };
+
+  g_assert_nonnull (session);
+  captured = stw_visual_plugin_capture_sync (plugin, session, "label", label, FALSE, NULL, &error);
+  g_assert_no_error (error);
+  g_assert_true (stw_visual_capture_get_baseline_created (captured));
+  g_assert_cmpstr (stw_visual_capture_get_baseline_path (captured), ==, baseline);
+  g_assert_cmpuint (stw_visual_capture_get_width (captured), ==, 200);
+  g_assert_cmpuint (stw_visual_capture_get_height (captured), ==, 40);
+  g_assert_cmpfloat (stw_visual_capture_get_device_scale_factor (captured), ==, 1);
+  g_assert_cmpuint (stw_visual_capture_get_attempts (captured), >=, 2);
+  g_assert_true (g_str_has_prefix (stw_visual_capture_get_chromium_version (captured), "Chrom") ||
+                 g_str_has_prefix (stw_visual_capture_get_chromium_version (captured), "HeadlessChrom"));
+  g_assert_true (g_str_has_prefix (stw_visual_capture_get_fonts_fingerprint (captured), "sha256:"));
+  g_assert_cmpuint (stw_visual_capture_get_viewport_width (captured), >, 0);
+
+  stw_visual_plugin_expect_async (plugin, session, "label", -1, -1, -1, NULL, stw_test_result_cb, &wait);
+  result = stw_test_wait_result (&wait, 120000);
+  compared = stw_visual_plugin_expect_finish (plugin, result, &error);
+  g_assert_no_error (error);
+  g_assert_true (stw_visual_comparison_get_passed (compared));
+  g_assert_cmpuint (stw_visual_comparison_get_mismatched_pixels (compared), ==, 0);
+  g_assert_cmpuint (stw_visual_comparison_get_total_pixels (compared), ==, 200 * 40);
+  g_assert_true (g_file_test (stw_visual_comparison_get_diff_path (compared), G_FILE_TEST_IS_REGULAR));
+
+  again = stw_visual_plugin_expect_sync (plugin, session, "label", 0.5, 10, 0.01, NULL, &error);
+  g_assert_no_error (error);
+  g_assert_cmpuint (stw_visual_comparison_get_allowed_pixels (again), ==, 80);
+
+  updated = stw_visual_plugin_update_baseline_sync (plugin, "label", NULL, &error);
+  g_assert_no_error (error);
+  g_assert_cmpstr (stw_visual_capture_get_path (updated), ==, baseline);
+
+  hostile = stw_visual_plugin_capture_sync (plugin, session, "../label", label, FALSE, NULL, &error);
+  g_assert_null (hostile);
+  g_assert_cmpstr (stw_error_get_code_name (error), ==, "visual.PATH_INVALID");
+  g_clear_error (&error);
+
+  /* Outside a dispatcher there is no confined open to write through. */
+  unloaded_result = stw_visual_plugin_update_baseline_sync (unloaded, "label", NULL, &error);
+  g_assert_null (unloaded_result);
+  g_assert_nonnull (error);
+  g_assert_nonnull (strstr (error->message, "not loaded"));
 }
 
 /* On the fixture page: a baseline, an identical page passes, a changed
@@ -451,7 +515,7 @@ test_page (void)
     g_autoptr(JsonObject) changed = stw_test_call_json (dispatcher, "visual_expect", home);
     g_autoptr(JsonObject) changed_async = call_async (dispatcher, "visual_expect", home);
     g_autoptr(JsonObject) refused = call_async (dispatcher, "visual_capture", hostile);
-    g_autoptr(JsonObject) stopped = ok (stw_test_call_json (dispatcher, "electron_stop", stop));
+    g_autoptr(JsonObject) stopped = NULL;
     JsonObject *details;
 
     g_assert_cmpstr (json_object_get_string_member (captured, "baseline"), ==, "created");
@@ -463,6 +527,10 @@ test_page (void)
     g_assert_true (g_file_test (json_object_get_string_member (details, "diffPath"), G_FILE_TEST_IS_REGULAR));
     assert_code (changed_async, "visual.MISMATCH");
     assert_code (refused, "visual.PATH_INVALID");
+
+    test_api (STW_VISUAL_PLUGIN (loaded->data),
+              stw_session_manager_lookup (stw_dispatcher_get_session_manager (dispatcher), sid), dir);
+    stopped = ok (stw_test_call_json (dispatcher, "electron_stop", stop));
   }
   unload (dispatcher);
 

@@ -26,7 +26,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "stw-visual.h"
+#include "stw-visual-private.h"
 #include "visual-image.h"
 
 /* A baseline's metadata file is small; anything bigger is not ours. */
@@ -57,7 +57,12 @@ visual_error (const char *code,
   va_start (args, format);
   message = g_strdup_vprintf (format, args);
   va_end (args);
-  error = stw_error_new_literal (code, message);
+  /* The codes are registered while the plugin is loaded; a plugin used
+   * outside any dispatcher still answers, with the bare plugin code. */
+  if (stw_error_registry_contains (stw_error_registry_get_default (), code))
+    error = stw_error_new_literal (code, message);
+  else
+    error = g_error_new_literal (STW_ERROR, STW_ERROR_PLUGIN, message);
   if (hint != NULL)
     stw_error_set_hint (error, hint);
   if (details != NULL)
@@ -821,8 +826,6 @@ struct _StwVisualPlugin
 };
 
 G_DEFINE_FINAL_TYPE (StwVisualPlugin, stw_visual_plugin, STW_TYPE_PLUGIN)
-
-void _stw_visual_plugin_add_tools (StwVisualPlugin *self);
 
 static void
 stw_visual_plugin_class_init (StwVisualPluginClass *klass)
@@ -1699,6 +1702,43 @@ stw_visual_plugin_capture_finish (StwVisualPlugin  *self,
   return g_task_propagate_pointer (G_TASK (result), error);
 }
 
+/**
+ * stw_visual_plugin_capture_sync:
+ * @self: a #StwVisualPlugin
+ * @session: the session whose active window is captured
+ * @name: the baseline's name
+ * @target: (nullable): the element to capture; %NULL for the viewport
+ * @full_page: the whole page rather than the viewport
+ * @cancellable: (nullable): a #GCancellable
+ * @error: where to put the failure
+ *
+ * The blocking form of [method@StagewrightVisual.VisualPlugin.capture_async].
+ *
+ * Returns: (transfer full): the capture
+ *
+ * Since: 1.0
+ */
+StwVisualCapture *
+stw_visual_plugin_capture_sync (StwVisualPlugin  *self,
+                                StwSession       *session,
+                                const char       *name,
+                                const StwTarget  *target,
+                                gboolean          full_page,
+                                GCancellable     *cancellable,
+                                GError          **error)
+{
+  StwSyncCall call;
+  StwVisualCapture *ret;
+
+  if (!stw_sync_call_init (&call, session))
+    return NULL;
+  stw_visual_plugin_capture_async (self, session, name, target, full_page, cancellable,
+                                   stw_sync_call_callback, &call);
+  ret = stw_visual_plugin_capture_finish (self, stw_sync_call_wait (&call), error);
+  stw_sync_call_clear (&call);
+  return ret;
+}
+
 static GError *
 baseline_invalid (const char *path,
                   const char *why)
@@ -1734,21 +1774,21 @@ finish_expect (GTask *task)
       g_task_return_error (task, error);
       return;
     }
-  expected = visual_image_decode_png (g_bytes_get_data (job->baseline_png, NULL), g_bytes_get_size (job->baseline_png),
+  expected = _stw_visual_image_decode_png (g_bytes_get_data (job->baseline_png, NULL), g_bytes_get_size (job->baseline_png),
                                       limit, &decode_error);
   if (expected == NULL)
     {
       guint w = 0, h = 0;
 
       if (g_error_matches (decode_error, G_IO_ERROR, G_IO_ERROR_NO_SPACE) &&
-          visual_image_png_size (g_bytes_get_data (job->baseline_png, NULL), g_bytes_get_size (job->baseline_png), &w, &h))
+          _stw_visual_image_png_size (g_bytes_get_data (job->baseline_png, NULL), g_bytes_get_size (job->baseline_png), &w, &h))
         g_task_return_error (task, too_large (w, h, limit));
       else
         g_task_return_error (task, baseline_invalid (baseline, decode_error->message));
       return;
     }
   g_clear_error (&decode_error);
-  current = visual_image_decode_png (g_bytes_get_data (stw_screenshot_get_bytes (job->shot), NULL),
+  current = _stw_visual_image_decode_png (g_bytes_get_data (stw_screenshot_get_bytes (job->shot), NULL),
                                      g_bytes_get_size (stw_screenshot_get_bytes (job->shot)), limit, &decode_error);
   if (current == NULL)
     {
@@ -1766,21 +1806,21 @@ finish_expect (GTask *task)
     }
   if (expected->width != width || expected->height != height)
     {
-      VisualImage *padded = visual_image_pad (expected, width, height);
+      VisualImage *padded = _stw_visual_image_pad (expected, width, height);
 
-      visual_image_free (expected);
+      _stw_visual_image_free (expected);
       expected = padded;
     }
   if (current->width != width || current->height != height)
     {
-      VisualImage *padded = visual_image_pad (current, width, height);
+      VisualImage *padded = _stw_visual_image_pad (current, width, height);
 
-      visual_image_free (current);
+      _stw_visual_image_free (current);
       current = padded;
     }
-  diff = visual_image_new (width, height);
-  counts = visual_image_compare (expected, current, job->threshold, FALSE, diff);
-  diff_png = visual_image_encode_png (diff, &decode_error);
+  diff = _stw_visual_image_new (width, height);
+  counts = _stw_visual_image_compare (expected, current, job->threshold, FALSE, diff);
+  diff_png = _stw_visual_image_encode_png (diff, &decode_error);
   if (diff_png == NULL)
     {
       g_task_return_error (task, visual_error ("visual.WRITE_FAILED", NULL, NULL, "%s", decode_error->message));
@@ -1978,6 +2018,45 @@ stw_visual_plugin_expect_finish (StwVisualPlugin  *self,
 }
 
 /**
+ * stw_visual_plugin_expect_sync:
+ * @self: a #StwVisualPlugin
+ * @session: the session whose active window is captured
+ * @name: the baseline's name
+ * @threshold: as for [method@StagewrightVisual.VisualPlugin.expect_async]
+ * @max_diff_pixels: as for [method@StagewrightVisual.VisualPlugin.expect_async]
+ * @max_diff_ratio: as for [method@StagewrightVisual.VisualPlugin.expect_async]
+ * @cancellable: (nullable): a #GCancellable
+ * @error: where to put the failure
+ *
+ * The blocking form of [method@StagewrightVisual.VisualPlugin.expect_async].
+ *
+ * Returns: (transfer full): the comparison
+ *
+ * Since: 1.0
+ */
+StwVisualComparison *
+stw_visual_plugin_expect_sync (StwVisualPlugin  *self,
+                               StwSession       *session,
+                               const char       *name,
+                               double            threshold,
+                               gint64            max_diff_pixels,
+                               double            max_diff_ratio,
+                               GCancellable     *cancellable,
+                               GError          **error)
+{
+  StwSyncCall call;
+  StwVisualComparison *ret;
+
+  if (!stw_sync_call_init (&call, session))
+    return NULL;
+  stw_visual_plugin_expect_async (self, session, name, threshold, max_diff_pixels, max_diff_ratio, cancellable,
+                                  stw_sync_call_callback, &call);
+  ret = stw_visual_plugin_expect_finish (self, stw_sync_call_wait (&call), error);
+  stw_sync_call_clear (&call);
+  return ret;
+}
+
+/**
  * stw_visual_plugin_update_baseline_async:
  * @self: a #StwVisualPlugin
  * @name: the baseline's name
@@ -2032,7 +2111,7 @@ stw_visual_plugin_update_baseline_async (StwVisualPlugin     *self,
     }
   actual_json = file_in (job->dir, job->name, ".actual.json");
   if (!environment_from_json (json_object_get_object_member (meta, "environment"), &env) ||
-      !visual_image_png_size (g_bytes_get_data (png, NULL), g_bytes_get_size (png), &width, &height))
+      !_stw_visual_image_png_size (g_bytes_get_data (png, NULL), g_bytes_get_size (png), &width, &height))
     {
       environment_clear (&env);
       g_task_return_error (task, baseline_invalid (actual_json, "not a capture of the visual plugin"));
@@ -2094,4 +2173,36 @@ stw_visual_plugin_update_baseline_finish (StwVisualPlugin  *self,
 {
   g_return_val_if_fail (g_task_is_valid (result, self), NULL);
   return g_task_propagate_pointer (G_TASK (result), error);
+}
+
+/**
+ * stw_visual_plugin_update_baseline_sync:
+ * @self: a #StwVisualPlugin
+ * @name: the baseline's name
+ * @cancellable: (nullable): a #GCancellable
+ * @error: where to put the failure
+ *
+ * The blocking form of
+ * [method@StagewrightVisual.VisualPlugin.update_baseline_async]; it runs in
+ * the context of the plugin's dispatcher.
+ *
+ * Returns: (transfer full): the new baseline
+ *
+ * Since: 1.0
+ */
+StwVisualCapture *
+stw_visual_plugin_update_baseline_sync (StwVisualPlugin  *self,
+                                        const char       *name,
+                                        GCancellable     *cancellable,
+                                        GError          **error)
+{
+  StwSyncCall call;
+  StwVisualCapture *ret;
+
+  if (!stw_sync_call_init (&call, self))
+    return NULL;
+  stw_visual_plugin_update_baseline_async (self, name, cancellable, stw_sync_call_callback, &call);
+  ret = stw_visual_plugin_update_baseline_finish (self, stw_sync_call_wait (&call), error);
+  stw_sync_call_clear (&call);
+  return ret;
 }

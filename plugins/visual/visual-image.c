@@ -38,8 +38,8 @@
 #define MAX_CHUNK_BYTES (1024 * 1024)
 
 VisualImage *
-visual_image_new (guint width,
-                  guint height)
+_stw_visual_image_new (guint width,
+                       guint height)
 {
   VisualImage *image = g_new0 (VisualImage, 1);
 
@@ -50,7 +50,7 @@ visual_image_new (guint width,
 }
 
 void
-visual_image_free (VisualImage *image)
+_stw_visual_image_free (VisualImage *image)
 {
   if (image == NULL)
     return;
@@ -67,10 +67,10 @@ read_be32 (const guint8 *p)
 /* The size a PNG's header declares, read without libpng: the signature,
  * then the IHDR chunk, which must come first. */
 gboolean
-visual_image_png_size (const guint8 *data,
-                       gsize         size,
-                       guint        *width,
-                       guint        *height)
+_stw_visual_image_png_size (const guint8 *data,
+                            gsize         size,
+                            guint        *width,
+                            guint        *height)
 {
   if (size < 24 || png_sig_cmp (data, 0, 8) != 0 || memcmp (data + 12, "IHDR", 4) != 0)
     return FALSE;
@@ -121,10 +121,10 @@ on_png_warning (png_structp     png,
  * before any pixel is allocated), G_IO_ERROR_INVALID_DATA when it is not
  * a PNG libpng reads. */
 VisualImage *
-visual_image_decode_png (const guint8  *data,
-                         gsize          size,
-                         guint64        max_pixels,
-                         GError       **error)
+_stw_visual_image_decode_png (const guint8  *data,
+                              gsize          size,
+                              guint64        max_pixels,
+                              GError       **error)
 {
   Reader reader = { data, size, 0 };
   char message[128] = "";
@@ -138,7 +138,7 @@ visual_image_decode_png (const guint8  *data,
   int depth, colour, interlace;
   guint declared_width, declared_height;
 
-  if (!visual_image_png_size (data, size, &declared_width, &declared_height))
+  if (!_stw_visual_image_png_size (data, size, &declared_width, &declared_height))
     {
       g_set_error_literal (error, G_IO_ERROR, G_IO_ERROR_INVALID_DATA, "Not a PNG image");
       return NULL;
@@ -170,7 +170,7 @@ visual_image_decode_png (const guint8  *data,
     {
       png_destroy_read_struct (&png, &info, NULL);
       g_free (rows);
-      visual_image_free (image);
+      _stw_visual_image_free (image);
       g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_DATA, "Not a PNG image libpng reads: %s",
                    *message ? message : "out of memory");
       return NULL;
@@ -197,7 +197,7 @@ visual_image_decode_png (const guint8  *data,
   if (png_get_rowbytes (png, info) != (png_size_t) width * 4)
     png_error (png, "unexpected row size");
 
-  image = visual_image_new (width, height);
+  image = _stw_visual_image_new (width, height);
   rows = g_new (png_bytep, height);
   for (guint y = 0; y < height; y++)
     rows[y] = image->pixels + (gsize) y * width * 4;
@@ -223,8 +223,8 @@ flush_data (png_structp png)
 }
 
 GBytes *
-visual_image_encode_png (const VisualImage  *image,
-                         GError            **error)
+_stw_visual_image_encode_png (const VisualImage  *image,
+                              GError            **error)
 {
   char message[128] = "";
   GByteArray *volatile out = g_byte_array_new ();
@@ -269,11 +269,11 @@ visual_image_encode_png (const VisualImage  *image,
 /* @image on a transparent canvas of @width × @height (each at least the
  * image's): images of two sizes compare over the larger. */
 VisualImage *
-visual_image_pad (const VisualImage *image,
-                  guint              width,
-                  guint              height)
+_stw_visual_image_pad (const VisualImage *image,
+                       guint              width,
+                       guint              height)
 {
-  VisualImage *padded = visual_image_new (width, height);
+  VisualImage *padded = _stw_visual_image_new (width, height);
 
   for (guint y = 0; y < image->height; y++)
     memcpy (padded->pixels + (gsize) y * width * 4, image->pixels + (gsize) y * image->width * 4,
@@ -470,11 +470,11 @@ paint (VisualImage *diff,
  * the same size when given, shows the expected image faded, mismatches in
  * red and anti-aliasing in yellow. */
 VisualCounts
-visual_image_compare (const VisualImage *expected,
-                      const VisualImage *actual,
-                      double             threshold,
-                      gboolean           include_anti_aliased,
-                      VisualImage       *diff)
+_stw_visual_image_compare (const VisualImage *expected,
+                           const VisualImage *actual,
+                           double             threshold,
+                           gboolean           include_anti_aliased,
+                           VisualImage       *diff)
 {
   VisualCounts counts = { 0, 0, (guint64) expected->width * expected->height };
   double max_delta = MAX_YIQ_DELTA * threshold * threshold;

@@ -28,28 +28,28 @@ typedef struct
   guint64 total;         /* pixels compared */
 } VisualCounts;
 
-VisualImage *visual_image_new             (guint               width,
+VisualImage  *_stw_visual_image_new        (guint               width,
                                            guint               height);
-void         visual_image_free            (VisualImage        *image);
-gboolean     visual_image_png_size        (const guint8       *data,
+void          _stw_visual_image_free       (VisualImage        *image);
+gboolean      _stw_visual_image_png_size   (const guint8       *data,
                                            gsize               size,
                                            guint              *width,
                                            guint              *height);
-VisualImage *visual_image_decode_png      (const guint8       *data,
+VisualImage  *_stw_visual_image_decode_png (const guint8       *data,
                                            gsize               size,
                                            guint64             max_pixels,
                                            GError            **error);
-GBytes      *visual_image_encode_png      (const VisualImage  *image,
+GBytes       *_stw_visual_image_encode_png (const VisualImage  *image,
                                            GError            **error);
-VisualImage *visual_image_pad             (const VisualImage  *image,
+VisualImage  *_stw_visual_image_pad        (const VisualImage  *image,
                                            guint               width,
                                            guint               height);
-VisualCounts visual_image_compare         (const VisualImage  *expected,
+VisualCounts  _stw_visual_image_compare    (const VisualImage  *expected,
                                            const VisualImage  *actual,
                                            double              threshold,
                                            gboolean            include_anti_aliased,
                                            VisualImage        *diff);
 
-G_DEFINE_AUTOPTR_CLEANUP_FUNC (VisualImage, visual_image_free)
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (VisualImage, _stw_visual_image_free)
 
 G_END_DECLS

@@ -8,7 +8,7 @@
  */
 #include "config.h"
 
-#include "stw-visual.h"
+#include "stw-visual-private.h"
 
 typedef enum
 {
@@ -28,8 +28,6 @@ struct _VisualTool
 };
 
 G_DEFINE_FINAL_TYPE (VisualTool, visual_tool, STW_TYPE_TOOL)
-
-void _stw_visual_plugin_add_tools (StwVisualPlugin *self);
 
 static JsonObject *
 environment_json (StwVisualCapture *capture)

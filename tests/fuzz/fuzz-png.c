@@ -32,8 +32,8 @@ LLVMFuzzerTestOneInput (const uint8_t *data,
 
   fuzz_init ();
 
-  has_header = visual_image_png_size (data, size, &width, &height);
-  image = visual_image_decode_png (data, size, BUDGET, &error);
+  has_header = _stw_visual_image_png_size (data, size, &width, &height);
+  image = _stw_visual_image_decode_png (data, size, BUDGET, &error);
   if (image == NULL)
     {
       g_assert_nonnull (error);
@@ -50,9 +50,9 @@ LLVMFuzzerTestOneInput (const uint8_t *data,
   g_assert_cmpuint (image->height, ==, height);
   g_assert_cmpuint ((guint64) width * height, <=, BUDGET);
 
-  png = visual_image_encode_png (image, &error);
+  png = _stw_visual_image_encode_png (image, &error);
   g_assert_no_error (error);
-  again = visual_image_decode_png (g_bytes_get_data (png, NULL), g_bytes_get_size (png), BUDGET, &error);
+  again = _stw_visual_image_decode_png (g_bytes_get_data (png, NULL), g_bytes_get_size (png), BUDGET, &error);
   g_assert_no_error (error);
   g_assert_cmpmem (again->pixels, (gsize) width * height * 4, image->pixels, (gsize) width * height * 4);
   return 0;
