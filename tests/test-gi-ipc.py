@@ -178,16 +178,25 @@ def api_blocking_and_async(dispatcher, plugin, sid):
                  lambda done: plugin.invoke_async(session, 'danger:wipe', None, 0, None, done),
                  lambda source, result: source.invoke_finish(result), 60000)
 
-    started = plugin.capture_start_sync(session, ['probe:*'], False, False, None)
-    assert started.get_boolean_member('capturing')
+    assert plugin.capture_start_sync(session, ['probe:*'], False, False, None)
     args = Json.from_string('[{"password": "p", "n": 3}]').get_array()
     echoed = run_async(lambda done: plugin.invoke_async(session, 'probe:echo', args, 0, None, done),
                        lambda source, result: source.invoke_finish(result), 60000)
-    result = echoed.get_object_member('result')
-    assert result.get_string_member('password') == '[REDACTED]' and result.get_int_member('n') == 3, envelope_of(echoed)
+    result = echoed.get_object()
+    assert result.get_string_member('password') == '[REDACTED]' and result.get_int_member('n') == 3
+    assert plugin.stub_sync(session, 'probe:echo', None, 'stubbed out', True, None)
+    expect_plugin_error('stubbed out', plugin.invoke_sync, session, 'probe:echo', args, 0, None)
     captured = plugin.captured_sync(session, 10, 'probe:echo', None)
-    assert captured.get_int_member('total') >= 1
-    assert not plugin.capture_stop_sync(session, None).get_boolean_member('capturing')
+    assert captured.props.capturing and captured.props.total == 2, captured.props.total
+    entries = list(captured.get_entries())
+    assert [(e.props.channel, e.props.source, e.props.stubbed) for e in entries] == \
+        [('probe:echo', 'ipc_invoke', False), ('probe:echo', 'ipc_invoke', True)]
+    assert entries[1].props.error and entries[1].props.result is None, entries[1].props.error
+    ok_, removed = plugin.unstub_sync(session, 'probe:echo', None)
+    assert ok_ and not removed
+    stopped = run_async(lambda done: plugin.capture_stop_async(session, None, done),
+                        lambda source, result: source.capture_stop_finish(result), 60000)
+    assert not stopped.props.capturing
 
 
 def cleanup():

@@ -4,7 +4,8 @@
 # app launched with the plugin's instrumentNative launch option: the menu
 # tree, Export… runs, a disabled item is refused, a checkbox toggles, the
 # start-up tray and notification are seen; without the option,
-# native.NOT_INSTRUMENTED.
+# native.NOT_INSTRUMENTED. Then the plugin's own API
+# (StagewrightNative.NativePlugin), blocking and async, with typed results.
 #
 # SPDX-License-Identifier: LGPL-2.1-or-later
 #
@@ -17,7 +18,12 @@ import os
 import sys
 import time
 
-from stwtest import ELECTRON, FIXTURES, Json, Stagewright, missing_fixture, run_async, run_tap
+from stwtest import ELECTRON, FIXTURES, GLib, Json, Stagewright, missing_fixture, run_async, run_tap
+
+import gi  # noqa: E402
+
+gi.require_version('StagewrightNative', '1.0')
+from gi.repository import StagewrightNative  # noqa: E402
 
 TESTS = []
 BUILDDIR = os.path.abspath(os.environ.get('G_TEST_BUILDDIR') or
@@ -131,6 +137,51 @@ def not_instrumented_blocking_and_async():
         assert call_async(dispatcher, 'native_trays', sid)['code'] == 'native.NOT_INSTRUMENTED'
     finally:
         call(dispatcher, 'electron_stop', sid)
+        dispatcher.unload_plugins_sync(None)
+
+
+@test
+def the_api_blocking_and_async():
+    dispatcher = Stagewright.Dispatcher.new()
+    dispatcher.add_core_tools()
+    plugin, = dispatcher.load_plugins_sync([PLUGIN], None, None)
+    # One type, whether the module made it or the typelib names it.
+    assert isinstance(plugin, StagewrightNative.NativePlugin), plugin
+    session_id = launch(dispatcher, True)
+    session = dispatcher.get_session_manager().lookup(session_id)
+    application = -1  # STW_NATIVE_APPLICATION_MENU
+    try:
+        menu = plugin.menu_sync(session, application, None)
+        file_menu = next(item for item in menu if item.props.label == 'File')
+        export = next(item for item in file_menu.get_submenu() if item.get_label() == 'Export…')
+        assert list(export.get_path()) == ['File', 'Export…'] and export.props.id == 'file-export'
+        assert export.props.accelerator == 'CmdOrCtrl+E' and export.props.enabled
+
+        clicked = run_async(lambda done: plugin.menu_invoke_async(session, application, ['File', 'Export…'], None,
+                                                                  None, done),
+                            lambda source, result: source.menu_invoke_finish(result), 60000)
+        assert clicked.get_id() == 'file-export'
+        try:
+            plugin.menu_invoke_sync(session, application, ['File', 'Print'], None, None)
+            raise AssertionError('a disabled item was clicked')
+        except GLib.Error as error:
+            # The code's name does not survive PyGObject's copy of the error.
+            assert error.code == Stagewright.Error.PLUGIN and 'Print' in error.message, error.message
+
+        trays = run_async(lambda done: plugin.trays_async(session, None, done),
+                          lambda source, result: source.trays_finish(result), 60000)
+        assert [(t.props.index, t.props.tool_tip, t.props.has_context_menu) for t in trays] == \
+            [(0, 'Stagewright Notes', True)]
+        assert plugin.notifications_start_sync(session, None)
+        captured = run_async(lambda done: plugin.notifications_async(session, -1, None, done),
+                             lambda source, result: source.notifications_finish(result), 60000)
+        assert [(n.props.title, n.props.body, n.props.shown) for n in captured] == \
+            [('Stagewright Notes', 'Ready to take notes', True)]
+        closed = plugin.notification_invoke_sync(session, 0, StagewrightNative.NativeNotificationAction.CLOSE, None)
+        assert closed.props.closed
+        assert plugin.notifications_stop_sync(session, None)
+    finally:
+        call(dispatcher, 'electron_stop', {'sessionId': session_id})
         dispatcher.unload_plugins_sync(None)
 
 

@@ -231,14 +231,14 @@ test_api (StwDispatcher *dispatcher,
   const char * const probes[] = { "probe:*", NULL };
   g_autoptr(JsonNode) args = stw_test_parse ("[{\"password\":\"p\",\"n\":2}]");
   g_autoptr(GError) error = NULL;
-  g_autoptr(JsonObject) refused = NULL;
-  g_autoptr(JsonObject) unstarted = NULL;
-  g_autoptr(JsonObject) started = NULL;
-  g_autoptr(JsonObject) echoed = NULL;
-  g_autoptr(JsonObject) captured = NULL;
-  g_autoptr(JsonObject) stopped = NULL;
+  g_autoptr(StwIpcCapture) refused = NULL;
+  g_autoptr(StwIpcCapture) captured = NULL;
+  g_autoptr(StwIpcCapture) stopped = NULL;
+  g_autoptr(StwIpcEntry) entry = NULL;
+  g_autoptr(JsonNode) echoed = NULL;
   g_autoptr(GAsyncResult) result = NULL;
   StwTestResult wait = { 0 };
+  gboolean removed = TRUE;
   JsonObject *value;
 
   g_assert_nonnull (session);
@@ -249,8 +249,7 @@ test_api (StwDispatcher *dispatcher,
   assert_error_code (error, "ipc.EVAL_REQUIRED");
   g_clear_error (&error);
   stw_dispatcher_set_allow_eval (dispatcher, STW_EVAL_TARGET_RENDERER);
-  unstarted = stw_ipc_plugin_capture_start_sync (plugin, session, probes, FALSE, FALSE, NULL, &error);
-  g_assert_null (unstarted);
+  g_assert_false (stw_ipc_plugin_capture_start_sync (plugin, session, probes, FALSE, FALSE, NULL, &error));
   assert_error_code (error, "ipc.EVAL_REQUIRED");
   g_clear_error (&error);
   stw_dispatcher_set_allow_eval (dispatcher, STW_EVAL_TARGET_MAIN);
@@ -258,30 +257,57 @@ test_api (StwDispatcher *dispatcher,
   /* The allowlist, async: refused before the app hears of it. */
   stw_ipc_plugin_capture_start_async (plugin, session, wipe, FALSE, FALSE, NULL, stw_test_result_cb, &wait);
   result = stw_test_wait_result (&wait, 60000);
-  g_assert_null (stw_ipc_plugin_capture_start_finish (plugin, result, &error));
+  g_assert_false (stw_ipc_plugin_capture_start_finish (plugin, result, &error));
   assert_error_code (error, "ipc.CHANNEL_NOT_ALLOWED");
   g_clear_error (&error);
   g_clear_object (&result);
+  g_assert_false (stw_ipc_plugin_stub_sync (plugin, session, "danger:wipe", NULL, "no", FALSE, NULL, &error));
+  assert_error_code (error, "ipc.CHANNEL_NOT_ALLOWED");
+  g_clear_error (&error);
 
-  started = stw_ipc_plugin_capture_start_sync (plugin, session, probes, FALSE, FALSE, NULL, &error);
+  g_assert_true (stw_ipc_plugin_capture_start_sync (plugin, session, probes, FALSE, FALSE, NULL, &error));
   g_assert_no_error (error);
-  g_assert_true (json_object_get_boolean_member (started, "capturing"));
 
+  /* A stub answers once, then the handler does: both captured. */
+  g_assert_true (stw_ipc_plugin_stub_sync (plugin, session, "probe:echo", json_array_get_element (json_node_get_array (args), 0),
+                                           NULL, TRUE, NULL, &error));
+  g_assert_no_error (error);
   stw_ipc_plugin_invoke_async (plugin, session, "probe:echo", json_node_get_array (args), 0, NULL,
                                stw_test_result_cb, &wait);
   result = stw_test_wait_result (&wait, 60000);
   echoed = stw_ipc_plugin_invoke_finish (plugin, result, &error);
   g_assert_no_error (error);
-  value = json_object_get_object_member (echoed, "result");
+  value = json_node_get_object (echoed);
   g_assert_cmpstr (json_object_get_string_member (value, "password"), ==, "[REDACTED]");
   g_assert_cmpint (json_object_get_int_member (value, "n"), ==, 2);
+  g_clear_pointer (&echoed, json_node_unref);
+  g_clear_object (&result);
+  echoed = stw_ipc_plugin_invoke_sync (plugin, session, "probe:echo", json_node_get_array (args), 0, NULL, &error);
+  g_assert_no_error (error);
+  g_assert_cmpint (json_object_get_int_member (json_node_get_object (echoed), "n"), ==, 2);
+  g_assert_true (stw_ipc_plugin_unstub_sync (plugin, session, "probe:echo", &removed, NULL, &error));
+  g_assert_no_error (error);
+  g_assert_false (removed);   /* the stub was for one call only */
 
   captured = stw_ipc_plugin_captured_sync (plugin, session, 10, "probe:echo", NULL, &error);
   g_assert_no_error (error);
-  g_assert_cmpint (json_object_get_int_member (captured, "total"), >=, 1);
+  g_assert_true (stw_ipc_capture_get_capturing (captured));
+  g_assert_cmpuint (g_list_model_get_n_items (stw_ipc_capture_get_entries (captured)), ==, 2);
+  entry = g_list_model_get_item (stw_ipc_capture_get_entries (captured), 0);
+  g_assert_cmpstr (stw_ipc_entry_get_channel (entry), ==, "probe:echo");
+  g_assert_cmpstr (stw_ipc_entry_get_kind (entry), ==, "invoke");
+  g_assert_cmpstr (stw_ipc_entry_get_source (entry), ==, "ipc_invoke");
+  g_assert_true (stw_ipc_entry_get_stubbed (entry));
+  g_assert_cmpstr (json_object_get_string_member (json_array_get_object_element (json_node_get_array (stw_ipc_entry_get_args (entry)), 0),
+                                                  "password"), ==, "[REDACTED]");
+  g_clear_object (&entry);
+  entry = g_list_model_get_item (stw_ipc_capture_get_entries (captured), 1);
+  g_assert_false (stw_ipc_entry_get_stubbed (entry));
+  g_assert_cmpfloat (stw_ipc_entry_get_duration_ms (entry), >=, 0);
+
   stopped = stw_ipc_plugin_capture_stop_sync (plugin, session, NULL, &error);
   g_assert_no_error (error);
-  g_assert_false (json_object_get_boolean_member (stopped, "capturing"));
+  g_assert_false (stw_ipc_capture_get_capturing (stopped));
 }
 
 /* With main-process eval, on the demo app: blocking and async calls. */

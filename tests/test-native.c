@@ -9,11 +9,15 @@
  * blocking (stw_dispatcher_call_json_sync) and asynchronously
  * (stw_dispatcher_invoke_async): the menu tree, a click that runs, a
  * disabled item refused, a checkbox that toggles, the start-up tray and
- * notification; then, without the option, native.NOT_INSTRUMENTED.
+ * notification; then, without the option, native.NOT_INSTRUMENTED. The
+ * plugin's API (StwNativePlugin, from libstagewright-plugins) is called
+ * directly too, blocking and async, with typed results.
  */
 #include <string.h>
 
 #include "stw-test-utils.h"
+
+#include <stw-native.h>
 
 static char *
 object_text (JsonObject *object)
@@ -286,6 +290,158 @@ test_not_instrumented (void)
   g_assert_true (stw_dispatcher_unload_plugins_sync (dispatcher, NULL, NULL));
 }
 
+static StwNativeMenuItem *
+model_item (GListModel *items,
+            const char *label)
+{
+  for (guint i = 0; i < g_list_model_get_n_items (items); i++)
+    {
+      g_autoptr(StwNativeMenuItem) item = g_list_model_get_item (items, i);
+
+      if (g_strcmp0 (stw_native_menu_item_get_label (item), label) == 0)
+        return item;
+    }
+  g_error ("no item %s", label);
+  return NULL;
+}
+
+static gpointer
+wait_result (StwTestResult *wait)
+{
+  return stw_test_wait_result (wait, 60000);
+}
+
+/* The API itself: typed results, blocking and async, the same refusals. */
+static void
+test_api (void)
+{
+  g_autofree char *file = g_test_build_filename (G_TEST_BUILT, "..", "plugins", "built", "native.plugin", NULL);
+  const char * const specs[] = { file, NULL };
+  const char * const export_path[] = { "File", "Export…", NULL };
+  const char * const tray_path[] = { "New Note", NULL };
+  g_autoptr(StwDispatcher) dispatcher = NULL;
+  g_autolist(StwPlugin) loaded = NULL;
+  g_autofree char *session_id = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autoptr(GListModel) menu = NULL;
+  g_autoptr(GListModel) trays = NULL;
+  g_autoptr(GListModel) notifications = NULL;
+  g_autoptr(StwNativeMenuItem) exported = NULL;
+  g_autoptr(StwNativeMenuItem) wrap = NULL;
+  g_autoptr(StwNativeTray) tray = NULL;
+  g_autoptr(StwNativeNotification) notification = NULL;
+  g_autoptr(GAsyncResult) result = NULL;
+  StwTestResult wait = { 0 };
+  StwNativePlugin *plugin;
+  StwSession *session;
+  StwNativeMenuItem *file_menu;
+  gboolean checked;
+
+  if (!stw_test_electron_available ())
+    {
+      g_test_skip ("the Electron stand-in or Chromium is missing");
+      return;
+    }
+  dispatcher = stw_dispatcher_new ();
+  stw_dispatcher_add_core_tools (dispatcher);
+  loaded = stw_dispatcher_load_plugins_sync (dispatcher, specs, NULL, NULL, &error);
+  g_assert_no_error (error);
+  /* The module's plugin is the library's type: one GType per process. */
+  g_assert_true (G_OBJECT_TYPE (loaded->data) == STW_TYPE_NATIVE_PLUGIN);
+  plugin = loaded->data;
+  session_id = launch (dispatcher, TRUE);
+  session = stw_session_manager_lookup (stw_dispatcher_get_session_manager (dispatcher), session_id);
+
+  /* Blocking: the tree, as objects with paths. */
+  menu = stw_native_plugin_menu_sync (plugin, session, STW_NATIVE_APPLICATION_MENU, NULL, &error);
+  g_assert_no_error (error);
+  file_menu = model_item (menu, "File");
+  g_assert_nonnull (stw_native_menu_item_get_submenu (file_menu));
+  {
+    StwNativeMenuItem *item = model_item (stw_native_menu_item_get_submenu (file_menu), "Export…");
+    g_autofree char *joined = g_strjoinv ("/", (char **) stw_native_menu_item_get_path (item));
+    g_autofree char *accelerator = NULL;
+
+    g_assert_cmpstr (joined, ==, "File/Export…");
+    g_assert_cmpstr (stw_native_menu_item_get_id (item), ==, "file-export");
+    g_object_get (item, "accelerator", &accelerator, NULL);
+    g_assert_cmpstr (accelerator, ==, "CmdOrCtrl+E");
+    g_assert_false (stw_native_menu_item_get_enabled (model_item (stw_native_menu_item_get_submenu (file_menu),
+                                                                  "Print")));
+  }
+
+  /* Async: a click runs; a disabled item is refused before its handler. */
+  stw_native_plugin_menu_invoke_async (plugin, session, STW_NATIVE_APPLICATION_MENU, export_path, NULL, NULL,
+                                       stw_test_result_cb, &wait);
+  result = wait_result (&wait);
+  exported = stw_native_plugin_menu_invoke_finish (plugin, result, &error);
+  g_assert_no_error (error);
+  g_assert_cmpstr (stw_native_menu_item_get_label (exported), ==, "Export…");
+  g_clear_object (&result);
+  stw_native_plugin_menu_invoke_async (plugin, session, STW_NATIVE_APPLICATION_MENU, NULL, "file-print", NULL,
+                                       stw_test_result_cb, &wait);
+  result = wait_result (&wait);
+  g_assert_null (stw_native_plugin_menu_invoke_finish (plugin, result, &error));
+  g_assert_cmpstr (stw_error_get_code_name (error), ==, "native.ITEM_DISABLED");
+  g_clear_error (&error);
+  g_clear_object (&result);
+
+  /* A checkbox toggles. */
+  wrap = stw_native_plugin_menu_item_sync (plugin, session, STW_NATIVE_APPLICATION_MENU, NULL, "view-wrap",
+                                           NULL, &error);
+  g_assert_no_error (error);
+  checked = stw_native_menu_item_get_checked (wrap);
+  g_clear_object (&wrap);
+  wrap = stw_native_plugin_menu_invoke_sync (plugin, session, STW_NATIVE_APPLICATION_MENU, NULL, "view-wrap",
+                                             NULL, &error);
+  g_assert_no_error (error);
+  g_assert_cmpint (stw_native_menu_item_get_checked (wrap), ==, !checked);
+
+  /* The start-up tray and its menu. */
+  stw_native_plugin_trays_async (plugin, session, NULL, stw_test_result_cb, &wait);
+  result = wait_result (&wait);
+  trays = stw_native_plugin_trays_finish (plugin, result, &error);
+  g_assert_no_error (error);
+  g_clear_object (&result);
+  g_assert_cmpuint (g_list_model_get_n_items (trays), ==, 1);
+  tray = g_list_model_get_item (trays, 0);
+  g_assert_cmpstr (stw_native_tray_get_tool_tip (tray), ==, "Stagewright Notes");
+  g_assert_true (stw_native_tray_get_has_context_menu (tray));
+  g_assert_nonnull (stw_native_tray_get_menu (tray));
+  g_assert_true (stw_native_plugin_tray_invoke_sync (plugin, session, 0, STW_NATIVE_TRAY_ACTION_MENU, tray_path,
+                                                     NULL, &error));
+  g_assert_no_error (error);
+
+  /* The start-up notification, captured; a second start is refused. */
+  g_assert_true (stw_native_plugin_notifications_start_sync (plugin, session, NULL, &error));
+  g_assert_no_error (error);
+  g_assert_false (stw_native_plugin_notifications_start_sync (plugin, session, NULL, &error));
+  g_assert_cmpstr (stw_error_get_code_name (error), ==, "native.ALREADY_CAPTURING");
+  g_clear_error (&error);
+  stw_native_plugin_notifications_async (plugin, session, -1, NULL, stw_test_result_cb, &wait);
+  result = wait_result (&wait);
+  notifications = stw_native_plugin_notifications_finish (plugin, result, &error);
+  g_assert_no_error (error);
+  g_clear_object (&result);
+  g_assert_cmpuint (g_list_model_get_n_items (notifications), ==, 1);
+  {
+    g_autoptr(StwNativeNotification) first = g_list_model_get_item (notifications, 0);
+
+    g_assert_cmpstr (stw_native_notification_get_title (first), ==, "Stagewright Notes");
+    g_assert_cmpstr (stw_native_notification_get_body (first), ==, "Ready to take notes");
+    g_assert_true (stw_native_notification_get_shown (first));
+  }
+  notification = stw_native_plugin_notification_invoke_sync (plugin, session, 0,
+                                                              STW_NATIVE_NOTIFICATION_ACTION_CLICK, NULL, &error);
+  g_assert_no_error (error);
+  g_assert_true (stw_native_notification_get_clicked (notification));
+  g_assert_true (stw_native_plugin_notifications_stop_sync (plugin, session, NULL, &error));
+  g_assert_no_error (error);
+
+  stop (dispatcher, session_id);
+  g_assert_true (stw_dispatcher_unload_plugins_sync (dispatcher, NULL, NULL));
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -294,5 +450,6 @@ main (int   argc,
 
   g_test_add_func ("/native/instrumented", test_instrumented);
   g_test_add_func ("/native/not-instrumented", test_not_instrumented);
+  g_test_add_func ("/native/api", test_api);
   return g_test_run ();
 }

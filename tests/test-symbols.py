@@ -3,7 +3,9 @@
 #
 # SPDX-License-Identifier: LGPL-2.1-or-later
 #
-# debian/libstagewright-1.0-0.symbols is the ABI record packagers rely on:
+# debian/libstagewright-1.0-0.symbols is the ABI record packagers rely on
+# (and debian/libstagewright-plugins-1.0-0.symbols that of the first-party
+# plugins' library):
 # a symbol the library exports without a line there reaches users with no
 # minimum version, and a line for a symbol that is gone hides an ABI break
 # until dpkg-gensymbols runs on a buildd. Both directions are checked here,
@@ -15,8 +17,11 @@ import subprocess
 import sys
 from pathlib import Path
 
-SYMBOLS_FILE = 'debian/libstagewright-1.0-0.symbols'
-LIBRARY = '.libs/libstagewright-1.0.so.0'
+# Each shared library with the symbols file of its package.
+LIBRARIES = [
+    ('debian/libstagewright-1.0-0.symbols', '.libs/libstagewright-1.0.so.0'),
+    ('debian/libstagewright-plugins-1.0-0.symbols', '.libs/libstagewright-plugins-1.0.so.0'),
+]
 
 
 def top_srcdir():
@@ -56,15 +61,15 @@ def listed(symbols_file):
     return names
 
 
-def main():
-    symbols_file = top_srcdir() / SYMBOLS_FILE
-    library = top_builddir() / LIBRARY
-    print('1..2')
+def check(number, symbols_path, library_path):
+    """Prints the two TAP lines of one library; returns how many failed."""
+    symbols_file = top_srcdir() / symbols_path
+    library = top_builddir() / library_path
     if not symbols_file.exists():
         # A release tarball carries no debian/ directory: there is no
         # symbols file to keep in step.
-        print('ok 1 # SKIP %s is not in this tree (a release tarball)' % SYMBOLS_FILE)
-        print('ok 2 # SKIP %s is not in this tree (a release tarball)' % SYMBOLS_FILE)
+        for n in (number, number + 1):
+            print('ok %d # SKIP %s is not in this tree (a release tarball)' % (n, symbols_path))
         return 0
     have = exported(library)
     want = listed(symbols_file)
@@ -73,23 +78,31 @@ def main():
     missing = sorted(have - set(want))
     if missing:
         failed += 1
-        print('not ok 1 - every exported symbol has a line in %s' % SYMBOLS_FILE)
+        print('not ok %d - every exported symbol has a line in %s' % (number, symbols_path))
         for name in missing:
             print('#   exported, not listed: %s' % name)
     else:
-        print('ok 1 - every exported symbol (%d) has a line in %s' % (len(have), SYMBOLS_FILE))
+        print('ok %d - every exported symbol (%d) has a line in %s' % (number, len(have), symbols_path))
 
     gone = sorted(set(want) - have, key=want.get)
     if gone:
         failed += 1
-        print('not ok 2 - every line of %s names an exported symbol' % SYMBOLS_FILE)
+        print('not ok %d - every line of %s names an exported symbol' % (number + 1, symbols_path))
         for name in gone:
             print('#   line %d: %s is not exported' % (want[name], name))
     else:
-        print('ok 2 - every line of %s names an exported symbol' % SYMBOLS_FILE)
+        print('ok %d - every line of %s names an exported symbol' % (number + 1, symbols_path))
 
     if list(want) != sorted(want):
-        print('# note: the lines are not in sorted order')
+        print('# note: the lines of %s are not in sorted order' % symbols_path)
+    return failed
+
+
+def main():
+    print('1..%d' % (2 * len(LIBRARIES)))
+    failed = 0
+    for index, (symbols_path, library_path) in enumerate(LIBRARIES):
+        failed += check(2 * index + 1, symbols_path, library_path)
     return 1 if failed else 0
 
 

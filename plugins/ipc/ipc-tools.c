@@ -4,7 +4,8 @@
  *
  * Each tool reads its validated arguments, calls the matching
  * stw_ipc_plugin_*_async() (which makes every safety check) and answers
- * what the call answers.
+ * the call's answer as the agent gave it (the typed results are views
+ * of it).
  */
 #include "config.h"
 
@@ -41,36 +42,40 @@ on_answered (GObject      *object,
   IpcTool *tool = IPC_TOOL (stw_invocation_get_tool (invocation));
   StwIpcPlugin *plugin = STW_IPC_PLUGIN (object);
   g_autoptr(GError) error = NULL;
-  g_autoptr(JsonObject) answer = NULL;
+  g_autoptr(GObject) capture = NULL;
+  g_autoptr(JsonNode) value = NULL;
+  gboolean done;
 
   switch (tool->action)
     {
     case IPC_CAPTURE_START:
-      answer = stw_ipc_plugin_capture_start_finish (plugin, result, &error);
+      done = stw_ipc_plugin_capture_start_finish (plugin, result, &error);
       break;
     case IPC_CAPTURED:
-      answer = stw_ipc_plugin_captured_finish (plugin, result, &error);
+      done = (capture = G_OBJECT (stw_ipc_plugin_captured_finish (plugin, result, &error))) != NULL;
       break;
     case IPC_CAPTURE_STOP:
-      answer = stw_ipc_plugin_capture_stop_finish (plugin, result, &error);
+      done = (capture = G_OBJECT (stw_ipc_plugin_capture_stop_finish (plugin, result, &error))) != NULL;
       break;
     case IPC_INVOKE:
-      answer = stw_ipc_plugin_invoke_finish (plugin, result, &error);
+      done = (value = stw_ipc_plugin_invoke_finish (plugin, result, &error)) != NULL;
       break;
     case IPC_STUB:
-      answer = stw_ipc_plugin_stub_finish (plugin, result, &error);
+      done = stw_ipc_plugin_stub_finish (plugin, result, &error);
       break;
     case IPC_UNSTUB:
-      answer = stw_ipc_plugin_unstub_finish (plugin, result, &error);
+      done = stw_ipc_plugin_unstub_finish (plugin, result, NULL, &error);
       break;
     default:
       g_assert_not_reached ();
     }
 
-  if (answer == NULL)
+  /* The typed results are views of the agent's answer: the tool answers
+   * that, as its schema documents. */
+  if (!done)
     stw_invocation_return_error (invocation, error);
   else
-    stw_invocation_return_value (invocation, answer);
+    stw_invocation_return_value (invocation, _stw_ipc_plugin_get_answer (result));
 }
 
 static gboolean

@@ -12,6 +12,13 @@ G_BEGIN_DECLS
 gboolean _stw_ipc_plugin_check_eval (StwIpcPlugin  *self,
                                      GError       **error);
 
+/* stw-ipc.c: the wire form of a finished call's answer, as the agent gave
+ * it (transfer none; valid while @result is). */
+JsonObject *_stw_ipc_plugin_get_answer (GAsyncResult *result);
+
+/* stw-ipc-types.c: a capture from the agent's answer. */
+StwIpcCapture *_stw_ipc_capture_new (JsonObject *answer);
+
 /* ipc-tools.c: adds the MCP tools, thin adapters over the API. */
 void _stw_ipc_plugin_add_tools (StwIpcPlugin *self);
 

@@ -175,7 +175,9 @@ on_agent_answered (GObject      *object,
       return;
     }
 
-  g_task_return_pointer (task, json_object_ref (answer), (GDestroyNotify) json_object_unref);
+  /* The answer's wire form stays with the task for the tools. */
+  g_task_set_task_data (task, json_object_ref (answer), (GDestroyNotify) json_object_unref);
+  g_task_return_boolean (task, TRUE);
 }
 
 /* The dispatcher refuses the tools first; a caller of the API never
@@ -248,6 +250,7 @@ agent_call (StwIpcPlugin        *self,
                                    g_steal_pointer (&task));
 }
 
+/* The agent's answer (transfer none), or NULL with @error set. */
 static JsonObject *
 agent_finish (StwIpcPlugin  *self,
               GAsyncResult  *result,
@@ -258,7 +261,15 @@ agent_finish (StwIpcPlugin  *self,
   g_return_val_if_fail (g_task_is_valid (result, self), NULL);
   g_return_val_if_fail (g_task_get_source_tag (G_TASK (result)) == source_tag, NULL);
 
-  return g_task_propagate_pointer (G_TASK (result), error);
+  if (!g_task_propagate_boolean (G_TASK (result), error))
+    return NULL;
+  return g_task_get_task_data (G_TASK (result));
+}
+
+JsonObject *
+_stw_ipc_plugin_get_answer (GAsyncResult *result)
+{
+  return g_task_get_task_data (G_TASK (result));
 }
 
 static JsonArray *
@@ -327,17 +338,16 @@ stw_ipc_plugin_capture_start_async (StwIpcPlugin        *self,
  * @result: the result given to the callback
  * @error: return location for a #GError
  *
- * Returns: (transfer full): `{capturing, channels, handlers[{channel,
- *   scope}], capabilities{scopes, notes}}`
+ * Returns: %TRUE when the capture has started
  *
  * Since: 1.0
  */
-JsonObject *
+gboolean
 stw_ipc_plugin_capture_start_finish (StwIpcPlugin  *self,
                                      GAsyncResult  *result,
                                      GError       **error)
 {
-  return agent_finish (self, result, stw_ipc_plugin_capture_start_async, error);
+  return agent_finish (self, result, stw_ipc_plugin_capture_start_async, error) != NULL;
 }
 
 /**
@@ -352,11 +362,11 @@ stw_ipc_plugin_capture_start_finish (StwIpcPlugin  *self,
  *
  * The blocking form of [method@StagewrightIpc.IpcPlugin.capture_start_async].
  *
- * Returns: (transfer full): as [method@StagewrightIpc.IpcPlugin.capture_start_finish]
+ * Returns: %TRUE when the capture has started
  *
  * Since: 1.0
  */
-JsonObject *
+gboolean
 stw_ipc_plugin_capture_start_sync (StwIpcPlugin        *self,
                                    StwSession          *session,
                                    const char * const  *channels,
@@ -366,10 +376,10 @@ stw_ipc_plugin_capture_start_sync (StwIpcPlugin        *self,
                                    GError             **error)
 {
   StwSyncCall call;
-  JsonObject *ret;
+  gboolean ret;
 
   if (!stw_sync_call_init (&call, session))
-    return NULL;
+    return FALSE;
   stw_ipc_plugin_capture_start_async (self, session, channels, include_on, include_send, cancellable,
                                       stw_sync_call_callback, &call);
   ret = stw_ipc_plugin_capture_start_finish (self, stw_sync_call_wait (&call), error);
@@ -421,16 +431,18 @@ stw_ipc_plugin_captured_async (StwIpcPlugin        *self,
  * @result: the result given to the callback
  * @error: return location for a #GError
  *
- * Returns: (transfer full): `{capturing, total, dropped, entries[]}`
+ * Returns: (transfer full): the capture and its entries (the last @limit)
  *
  * Since: 1.0
  */
-JsonObject *
+StwIpcCapture *
 stw_ipc_plugin_captured_finish (StwIpcPlugin  *self,
                                 GAsyncResult  *result,
                                 GError       **error)
 {
-  return agent_finish (self, result, stw_ipc_plugin_captured_async, error);
+  JsonObject *answer = agent_finish (self, result, stw_ipc_plugin_captured_async, error);
+
+  return answer ? _stw_ipc_capture_new (answer) : NULL;
 }
 
 /**
@@ -448,7 +460,7 @@ stw_ipc_plugin_captured_finish (StwIpcPlugin  *self,
  *
  * Since: 1.0
  */
-JsonObject *
+StwIpcCapture *
 stw_ipc_plugin_captured_sync (StwIpcPlugin  *self,
                               StwSession    *session,
                               guint          limit,
@@ -457,7 +469,7 @@ stw_ipc_plugin_captured_sync (StwIpcPlugin  *self,
                               GError       **error)
 {
   StwSyncCall call;
-  JsonObject *ret;
+  StwIpcCapture *ret;
 
   if (!stw_sync_call_init (&call, session))
     return NULL;
@@ -501,17 +513,18 @@ stw_ipc_plugin_capture_stop_async (StwIpcPlugin        *self,
  * @result: the result given to the callback
  * @error: return location for a #GError
  *
- * Returns: (transfer full): `{capturing: false, total, dropped, entries[]}`
- *   (the last 100 entries)
+ * Returns: (transfer full): the capture as it stopped, with its last 100 entries
  *
  * Since: 1.0
  */
-JsonObject *
+StwIpcCapture *
 stw_ipc_plugin_capture_stop_finish (StwIpcPlugin  *self,
                                     GAsyncResult  *result,
                                     GError       **error)
 {
-  return agent_finish (self, result, stw_ipc_plugin_capture_stop_async, error);
+  JsonObject *answer = agent_finish (self, result, stw_ipc_plugin_capture_stop_async, error);
+
+  return answer ? _stw_ipc_capture_new (answer) : NULL;
 }
 
 /**
@@ -527,14 +540,14 @@ stw_ipc_plugin_capture_stop_finish (StwIpcPlugin  *self,
  *
  * Since: 1.0
  */
-JsonObject *
+StwIpcCapture *
 stw_ipc_plugin_capture_stop_sync (StwIpcPlugin  *self,
                                   StwSession    *session,
                                   GCancellable  *cancellable,
                                   GError       **error)
 {
   StwSyncCall call;
-  JsonObject *ret;
+  StwIpcCapture *ret;
 
   if (!stw_sync_call_init (&call, session))
     return NULL;
@@ -596,17 +609,23 @@ stw_ipc_plugin_invoke_async (StwIpcPlugin        *self,
  * @result: the result given to the callback
  * @error: return location for a #GError
  *
- * Returns: (transfer full): `{channel, result, durationMs}`, the result
- *   redacted by the config's `redact` keys
+ * Returns: (transfer full): what the handler answered, redacted by the
+ *   config's `redact` keys: any value the app passes, so JSON
  *
  * Since: 1.0
  */
-JsonObject *
+JsonNode *
 stw_ipc_plugin_invoke_finish (StwIpcPlugin  *self,
                               GAsyncResult  *result,
                               GError       **error)
 {
-  return agent_finish (self, result, stw_ipc_plugin_invoke_async, error);
+  JsonObject *answer = agent_finish (self, result, stw_ipc_plugin_invoke_async, error);
+  JsonNode *value;
+
+  if (answer == NULL)
+    return NULL;
+  value = json_object_get_member (answer, "result");
+  return value != NULL ? json_node_copy (value) : json_node_init_null (json_node_alloc ());
 }
 
 /**
@@ -625,7 +644,7 @@ stw_ipc_plugin_invoke_finish (StwIpcPlugin  *self,
  *
  * Since: 1.0
  */
-JsonObject *
+JsonNode *
 stw_ipc_plugin_invoke_sync (StwIpcPlugin  *self,
                             StwSession    *session,
                             const char    *channel,
@@ -635,7 +654,7 @@ stw_ipc_plugin_invoke_sync (StwIpcPlugin  *self,
                             GError       **error)
 {
   StwSyncCall call;
-  JsonObject *ret;
+  JsonNode *ret;
 
   if (!stw_sync_call_init (&call, session))
     return NULL;
@@ -702,16 +721,16 @@ stw_ipc_plugin_stub_async (StwIpcPlugin        *self,
  * @result: the result given to the callback
  * @error: return location for a #GError
  *
- * Returns: (transfer full): `{channel, stubbed, once, handlers}`
+ * Returns: %TRUE when the stub is in place
  *
  * Since: 1.0
  */
-JsonObject *
+gboolean
 stw_ipc_plugin_stub_finish (StwIpcPlugin  *self,
                             GAsyncResult  *result,
                             GError       **error)
 {
-  return agent_finish (self, result, stw_ipc_plugin_stub_async, error);
+  return agent_finish (self, result, stw_ipc_plugin_stub_async, error) != NULL;
 }
 
 /**
@@ -727,11 +746,11 @@ stw_ipc_plugin_stub_finish (StwIpcPlugin  *self,
  *
  * The blocking form of [method@StagewrightIpc.IpcPlugin.stub_async].
  *
- * Returns: (transfer full): as [method@StagewrightIpc.IpcPlugin.stub_finish]
+ * Returns: %TRUE when the stub is in place
  *
  * Since: 1.0
  */
-JsonObject *
+gboolean
 stw_ipc_plugin_stub_sync (StwIpcPlugin  *self,
                           StwSession    *session,
                           const char    *channel,
@@ -742,10 +761,10 @@ stw_ipc_plugin_stub_sync (StwIpcPlugin  *self,
                           GError       **error)
 {
   StwSyncCall call;
-  JsonObject *ret;
+  gboolean ret;
 
   if (!stw_sync_call_init (&call, session))
-    return NULL;
+    return FALSE;
   stw_ipc_plugin_stub_async (self, session, channel, value, throws, once, cancellable,
                              stw_sync_call_callback, &call);
   ret = stw_ipc_plugin_stub_finish (self, stw_sync_call_wait (&call), error);
@@ -791,18 +810,26 @@ stw_ipc_plugin_unstub_async (StwIpcPlugin        *self,
  * stw_ipc_plugin_unstub_finish:
  * @self: a #StwIpcPlugin
  * @result: the result given to the callback
+ * @removed: (out) (optional): whether there was a stub to remove
  * @error: return location for a #GError
  *
- * Returns: (transfer full): `{channel, removed}`
+ * Returns: %TRUE when the channel has no stub any more
  *
  * Since: 1.0
  */
-JsonObject *
+gboolean
 stw_ipc_plugin_unstub_finish (StwIpcPlugin  *self,
                               GAsyncResult  *result,
+                              gboolean      *removed,
                               GError       **error)
 {
-  return agent_finish (self, result, stw_ipc_plugin_unstub_async, error);
+  JsonObject *answer = agent_finish (self, result, stw_ipc_plugin_unstub_async, error);
+
+  if (answer == NULL)
+    return FALSE;
+  if (removed != NULL)
+    *removed = json_object_get_boolean_member_with_default (answer, "removed", FALSE);
+  return TRUE;
 }
 
 /**
@@ -810,29 +837,31 @@ stw_ipc_plugin_unstub_finish (StwIpcPlugin  *self,
  * @self: a #StwIpcPlugin
  * @session: the app's session
  * @channel: the channel
+ * @removed: (out) (optional): whether there was a stub to remove
  * @cancellable: (nullable): a #GCancellable
  * @error: return location for a #GError
  *
  * The blocking form of [method@StagewrightIpc.IpcPlugin.unstub_async].
  *
- * Returns: (transfer full): as [method@StagewrightIpc.IpcPlugin.unstub_finish]
+ * Returns: %TRUE when the channel has no stub any more
  *
  * Since: 1.0
  */
-JsonObject *
+gboolean
 stw_ipc_plugin_unstub_sync (StwIpcPlugin  *self,
                             StwSession    *session,
                             const char    *channel,
+                            gboolean      *removed,
                             GCancellable  *cancellable,
                             GError       **error)
 {
   StwSyncCall call;
-  JsonObject *ret;
+  gboolean ret;
 
   if (!stw_sync_call_init (&call, session))
-    return NULL;
+    return FALSE;
   stw_ipc_plugin_unstub_async (self, session, channel, cancellable, stw_sync_call_callback, &call);
-  ret = stw_ipc_plugin_unstub_finish (self, stw_sync_call_wait (&call), error);
+  ret = stw_ipc_plugin_unstub_finish (self, stw_sync_call_wait (&call), removed, error);
   stw_sync_call_clear (&call);
   return ret;
 }

@@ -9,6 +9,51 @@
 
 G_BEGIN_DECLS
 
+#define STW_TYPE_IPC_ENTRY (stw_ipc_entry_get_type ())
+STW_AVAILABLE_IN_1_0
+G_DECLARE_FINAL_TYPE (StwIpcEntry, stw_ipc_entry, STW, IPC_ENTRY, GObject)
+
+#define STW_TYPE_IPC_CAPTURE (stw_ipc_capture_get_type ())
+STW_AVAILABLE_IN_1_0
+G_DECLARE_FINAL_TYPE (StwIpcCapture, stw_ipc_capture, STW, IPC_CAPTURE, GObject)
+
+STW_AVAILABLE_IN_1_0
+guint64      stw_ipc_entry_get_seq (StwIpcEntry *self);
+STW_AVAILABLE_IN_1_0
+const char *stw_ipc_entry_get_channel (StwIpcEntry *self);
+STW_AVAILABLE_IN_1_0
+const char *stw_ipc_entry_get_kind (StwIpcEntry *self);
+STW_AVAILABLE_IN_1_0
+const char *stw_ipc_entry_get_direction (StwIpcEntry *self);
+STW_AVAILABLE_IN_1_0
+const char *stw_ipc_entry_get_scope (StwIpcEntry *self);
+STW_AVAILABLE_IN_1_0
+const char *stw_ipc_entry_get_source (StwIpcEntry *self);
+STW_AVAILABLE_IN_1_0
+gint64       stw_ipc_entry_get_web_contents_id (StwIpcEntry *self);
+STW_AVAILABLE_IN_1_0
+gint64       stw_ipc_entry_get_window_id (StwIpcEntry *self);
+STW_AVAILABLE_IN_1_0
+JsonNode *  stw_ipc_entry_get_args (StwIpcEntry *self);
+STW_AVAILABLE_IN_1_0
+JsonNode *  stw_ipc_entry_get_result (StwIpcEntry *self);
+STW_AVAILABLE_IN_1_0
+const char *stw_ipc_entry_get_error (StwIpcEntry *self);
+STW_AVAILABLE_IN_1_0
+gboolean     stw_ipc_entry_get_stubbed (StwIpcEntry *self);
+STW_AVAILABLE_IN_1_0
+double       stw_ipc_entry_get_duration_ms (StwIpcEntry *self);
+STW_AVAILABLE_IN_1_0
+const char *stw_ipc_entry_get_started_at (StwIpcEntry *self);
+STW_AVAILABLE_IN_1_0
+gboolean     stw_ipc_capture_get_capturing (StwIpcCapture *self);
+STW_AVAILABLE_IN_1_0
+guint64      stw_ipc_capture_get_total (StwIpcCapture *self);
+STW_AVAILABLE_IN_1_0
+guint64      stw_ipc_capture_get_dropped (StwIpcCapture *self);
+STW_AVAILABLE_IN_1_0
+GListModel *stw_ipc_capture_get_entries (StwIpcCapture *self);
+
 #define STW_TYPE_IPC_PLUGIN (stw_ipc_plugin_get_type ())
 STW_AVAILABLE_IN_1_0
 G_DECLARE_FINAL_TYPE (StwIpcPlugin, stw_ipc_plugin, STW, IPC_PLUGIN, StwPlugin)
@@ -26,11 +71,11 @@ void          stw_ipc_plugin_capture_start_async (StwIpcPlugin        *self,
                                                   GAsyncReadyCallback  callback,
                                                   gpointer             user_data);
 STW_AVAILABLE_IN_1_0
-JsonObject   *stw_ipc_plugin_capture_start_finish (StwIpcPlugin  *self,
+gboolean      stw_ipc_plugin_capture_start_finish (StwIpcPlugin  *self,
                                                    GAsyncResult  *result,
                                                    GError       **error);
 STW_AVAILABLE_IN_1_0
-JsonObject   *stw_ipc_plugin_capture_start_sync  (StwIpcPlugin        *self,
+gboolean      stw_ipc_plugin_capture_start_sync  (StwIpcPlugin        *self,
                                                   StwSession          *session,
                                                   const char * const  *channels,
                                                   gboolean             include_on,
@@ -47,11 +92,11 @@ void          stw_ipc_plugin_captured_async      (StwIpcPlugin        *self,
                                                   GAsyncReadyCallback  callback,
                                                   gpointer             user_data);
 STW_AVAILABLE_IN_1_0
-JsonObject   *stw_ipc_plugin_captured_finish     (StwIpcPlugin  *self,
+StwIpcCapture *stw_ipc_plugin_captured_finish     (StwIpcPlugin  *self,
                                                   GAsyncResult  *result,
                                                   GError       **error);
 STW_AVAILABLE_IN_1_0
-JsonObject   *stw_ipc_plugin_captured_sync       (StwIpcPlugin  *self,
+StwIpcCapture *stw_ipc_plugin_captured_sync       (StwIpcPlugin  *self,
                                                   StwSession    *session,
                                                   guint          limit,
                                                   const char    *channel,
@@ -65,11 +110,11 @@ void          stw_ipc_plugin_capture_stop_async  (StwIpcPlugin        *self,
                                                   GAsyncReadyCallback  callback,
                                                   gpointer             user_data);
 STW_AVAILABLE_IN_1_0
-JsonObject   *stw_ipc_plugin_capture_stop_finish (StwIpcPlugin  *self,
+StwIpcCapture *stw_ipc_plugin_capture_stop_finish (StwIpcPlugin  *self,
                                                   GAsyncResult  *result,
                                                   GError       **error);
 STW_AVAILABLE_IN_1_0
-JsonObject   *stw_ipc_plugin_capture_stop_sync   (StwIpcPlugin  *self,
+StwIpcCapture *stw_ipc_plugin_capture_stop_sync   (StwIpcPlugin  *self,
                                                   StwSession    *session,
                                                   GCancellable  *cancellable,
                                                   GError       **error);
@@ -84,11 +129,11 @@ void          stw_ipc_plugin_invoke_async        (StwIpcPlugin        *self,
                                                   GAsyncReadyCallback  callback,
                                                   gpointer             user_data);
 STW_AVAILABLE_IN_1_0
-JsonObject   *stw_ipc_plugin_invoke_finish       (StwIpcPlugin  *self,
+JsonNode     *stw_ipc_plugin_invoke_finish       (StwIpcPlugin  *self,
                                                   GAsyncResult  *result,
                                                   GError       **error);
 STW_AVAILABLE_IN_1_0
-JsonObject   *stw_ipc_plugin_invoke_sync         (StwIpcPlugin  *self,
+JsonNode     *stw_ipc_plugin_invoke_sync         (StwIpcPlugin  *self,
                                                   StwSession    *session,
                                                   const char    *channel,
                                                   JsonArray     *args,
@@ -107,11 +152,11 @@ void          stw_ipc_plugin_stub_async          (StwIpcPlugin        *self,
                                                   GAsyncReadyCallback  callback,
                                                   gpointer             user_data);
 STW_AVAILABLE_IN_1_0
-JsonObject   *stw_ipc_plugin_stub_finish         (StwIpcPlugin  *self,
+gboolean      stw_ipc_plugin_stub_finish         (StwIpcPlugin  *self,
                                                   GAsyncResult  *result,
                                                   GError       **error);
 STW_AVAILABLE_IN_1_0
-JsonObject   *stw_ipc_plugin_stub_sync           (StwIpcPlugin  *self,
+gboolean      stw_ipc_plugin_stub_sync           (StwIpcPlugin  *self,
                                                   StwSession    *session,
                                                   const char    *channel,
                                                   JsonNode      *value,
@@ -128,13 +173,15 @@ void          stw_ipc_plugin_unstub_async        (StwIpcPlugin        *self,
                                                   GAsyncReadyCallback  callback,
                                                   gpointer             user_data);
 STW_AVAILABLE_IN_1_0
-JsonObject   *stw_ipc_plugin_unstub_finish       (StwIpcPlugin  *self,
+gboolean      stw_ipc_plugin_unstub_finish       (StwIpcPlugin  *self,
                                                   GAsyncResult  *result,
+                                                  gboolean      *removed,
                                                   GError       **error);
 STW_AVAILABLE_IN_1_0
-JsonObject   *stw_ipc_plugin_unstub_sync         (StwIpcPlugin  *self,
+gboolean      stw_ipc_plugin_unstub_sync         (StwIpcPlugin  *self,
                                                   StwSession    *session,
                                                   const char    *channel,
+                                                  gboolean      *removed,
                                                   GCancellable  *cancellable,
                                                   GError       **error);
 
