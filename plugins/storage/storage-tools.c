@@ -321,10 +321,14 @@ add_tool (StwStoragePlugin   *plugin,
           const char         *required,
           const char * const *codes)
 {
+  /* The Web Storage and IndexedDB tools address the default session only
+   * (their answers say so); partition is on the cookie and state tools. */
+  gboolean partition = action != ACT_WEB && action != ACT_IDB;
   g_autofree char *json = g_strdup_printf ("{\"type\":\"object\",\"additionalProperties\":false,%s\"properties\":{"
-                                           "\"sessionId\":{\"type\":\"string\"},"
-                                           "\"partition\":{\"type\":\"string\",\"maxLength\":256}%s%s}}",
-                                           required ? required : "", *properties ? "," : "", properties);
+                                           "\"sessionId\":{\"type\":\"string\"}%s%s%s}}",
+                                           required ? required : "",
+                                           partition ? ",\"partition\":{\"type\":\"string\",\"maxLength\":256}" : "",
+                                           *properties ? "," : "", properties);
   g_autoptr(GError) error = NULL;
   g_autoptr(StwSchema) schema = stw_schema_new_from_string (json, &error);
   StorageTool *tool;
@@ -365,34 +369,28 @@ _stw_storage_plugin_add_tools (StwStoragePlugin *self)
   StwToolProvider *provider = STW_TOOL_PROVIDER (self);
   static const char * const cookie_codes[] = { "UNSUPPORTED", "ACCESS_FAILED", "NOT_ALLOWED", NULL };
   static const char * const page_codes[] = { "UNSUPPORTED", "ACCESS_FAILED", "NOT_FOUND", NULL };
+  /* The Web Storage and IndexedDB tools answer page_codes too: listed
+   * once, on storage_snapshot, to keep tools/list small. */
+  static const char * const no_codes[] = { NULL };
   static const char * const state_codes[] = { "UNSUPPORTED", "ACCESS_FAILED", "NOT_FOUND", "NOT_ALLOWED", NULL };
   static const struct { const char *op; const char *what; gboolean query; const char *props; const char *req; } web[] = {
-    { "get", "The value of key (found: false, value: null when absent). Returns: {origin, key, found, value}.",
-      TRUE, ORIGIN "," KEY, REQ ("\"key\"") },
-    { "set", "Set key to value. Returns: {origin, key, length}.",
-      FALSE, ORIGIN "," KEY ",\"value\":{\"type\":\"string\",\"maxLength\":5242880}", REQ ("\"key\",\"value\"") },
-    { "remove", "Remove key. Returns: {origin, key, removed, length}.", FALSE, ORIGIN "," KEY, REQ ("\"key\"") },
-    { "keys", "The keys. Returns: {origin, keys[]}.", TRUE, ORIGIN, NULL },
-    { "clear", "Remove every key. Returns: {origin, cleared}.", FALSE, ORIGIN, NULL },
+    { "get", "Value of key", TRUE, ORIGIN "," KEY, REQ ("\"key\"") },
+    { "set", "Set key to value", FALSE, ORIGIN "," KEY ",\"value\":{\"type\":\"string\",\"maxLength\":5242880}",
+      REQ ("\"key\",\"value\"") },
+    { "remove", "Remove key", FALSE, ORIGIN "," KEY, REQ ("\"key\"") },
+    { "keys", "Keys", TRUE, ORIGIN, NULL },
+    { "clear", "Clear", FALSE, ORIGIN, NULL },
   };
   static const struct { const char *op; const char *what; gboolean query; const char *props; const char *req; } idb[] = {
-    { "schema", "Databases with their stores and indexes (keyPath/keyPathArray as Playwright writes them). "
-      "Returns: {origin, databases[{name, version, stores[{name, autoIncrement, keyPath?, indexes[]}]}]}.",
-      TRUE, ORIGIN ",\"db\":{\"type\":\"string\",\"maxLength\":1024}", NULL },
-    { "get", "One record by key, or the first limit (default 100). Returns: {origin, db, store, found, value | "
-      "valueEncoded} or {…, records[{key | keyEncoded, value | valueEncoded}]}.",
-      TRUE, ORIGIN "," DB_STORE "," IDB_KEY "," LIMIT, REQ ("\"db\",\"store\"") },
-    { "keys", "The first limit keys (default 100). Returns: {origin, db, store, keys[{key | keyEncoded}]}.",
-      TRUE, ORIGIN "," DB_STORE "," LIMIT, REQ ("\"db\",\"store\"") },
-    { "count", "How many records (of key, if given). Returns: {origin, db, store, count}.",
-      TRUE, ORIGIN "," DB_STORE "," IDB_KEY, REQ ("\"db\",\"store\"") },
-    { "set", "Put value (or valueEncoded) under key (or keyEncoded; in-line keys come from the value). Returns: "
-      "{origin, db, store, key | keyEncoded}.",
-      FALSE, ORIGIN "," DB_STORE "," IDB_KEY ",\"value\":{},\"valueEncoded\":{}", REQ ("\"db\",\"store\"") },
-    { "delete", "Delete the record of key (or keyEncoded). Returns: {origin, db, store, deleted}.",
-      FALSE, ORIGIN "," DB_STORE "," IDB_KEY, REQ ("\"db\",\"store\"") },
-    { "clear", "Delete every record of the store. Returns: {origin, db, store, cleared}.",
-      FALSE, ORIGIN "," DB_STORE, REQ ("\"db\",\"store\"") },
+    { "schema", "Databases, stores and indexes", TRUE, ORIGIN ",\"db\":{\"type\":\"string\",\"maxLength\":1024}", NULL },
+    { "get", "Record of key, or the first limit records", TRUE, ORIGIN "," DB_STORE "," IDB_KEY "," LIMIT,
+      REQ ("\"db\",\"store\"") },
+    { "keys", "First limit keys", TRUE, ORIGIN "," DB_STORE "," LIMIT, REQ ("\"db\",\"store\"") },
+    { "count", "Record count (of key)", TRUE, ORIGIN "," DB_STORE "," IDB_KEY, REQ ("\"db\",\"store\"") },
+    { "set", "Put value at key (in-line keys: from the value)", FALSE,
+      ORIGIN "," DB_STORE "," IDB_KEY ",\"value\":{},\"valueEncoded\":{}", REQ ("\"db\",\"store\"") },
+    { "delete", "Delete the record of key", FALSE, ORIGIN "," DB_STORE "," IDB_KEY, REQ ("\"db\",\"store\"") },
+    { "clear", "Delete every record of store", FALSE, ORIGIN "," DB_STORE, REQ ("\"db\",\"store\"") },
   };
 
   stw_tool_provider_add_error_code (provider, "UNSUPPORTED", 409, FALSE,
@@ -412,14 +410,12 @@ _stw_storage_plugin_add_tools (StwStoragePlugin *self)
                                     NULL);
 
   add_tool (self, ACT_COOKIES, 0, NULL, "cookies", "Cookies", TRUE,
-            "The session's cookies in Playwright's form, only those urls would carry if given. Values are "
-            "\"<redacted>\" unless reveal and the config's allowReveal. Returns: {session, count, redacted, "
-            "cookies[{name, value, domain, path, expires, httpOnly, secure, sameSite}]}.",
+            "The session's cookies as Playwright writes them (only those urls would send). Values redacted "
+            "unless reveal and config allowReveal.",
             "\"urls\":{\"type\":\"array\",\"maxItems\":64,\"items\":{\"type\":\"string\",\"maxLength\":2048}},"
             "\"reveal\":{\"type\":\"boolean\"}", NULL, cookie_codes);
   add_tool (self, ACT_SET_COOKIE, 0, NULL, "set_cookie", "Set a cookie", FALSE,
-            "Set one cookie, by url (domain, path and secure from it) or domain and path; expires in Unix "
-            "seconds (-1: session). Returns: {session, set}.",
+            "Set a cookie by url, or domain and path; expires: Unix seconds, -1 = session.",
             "\"name\":{\"type\":\"string\",\"minLength\":1,\"maxLength\":4096},"
             "\"value\":{\"type\":\"string\",\"maxLength\":4096},"
             "\"url\":{\"type\":\"string\",\"maxLength\":2048},\"domain\":{\"type\":\"string\",\"maxLength\":253},"
@@ -428,7 +424,7 @@ _stw_storage_plugin_add_tools (StwStoragePlugin *self)
             "\"sameSite\":{\"enum\":[\"Strict\",\"Lax\",\"None\"]}",
             REQ ("\"name\",\"value\""), cookie_codes);
   add_tool (self, ACT_CLEAR_COOKIES, 0, NULL, "clear_cookies", "Clear cookies", FALSE,
-            "Delete the session's cookies, or only those of name and/or domain. Returns: {session, cleared}.",
+            "Delete the session's cookies, or those of name/domain.",
             "\"name\":{\"type\":\"string\",\"maxLength\":4096},\"domain\":{\"type\":\"string\",\"maxLength\":253}",
             NULL, cookie_codes);
 
@@ -437,40 +433,32 @@ _stw_storage_plugin_add_tools (StwStoragePlugin *self)
       {
         g_autofree char *name = g_strdup_printf ("%s_%s", a ? "session" : "local", web[i].op);
         g_autofree char *title = g_strdup_printf ("%s %s", a ? "sessionStorage" : "localStorage", web[i].op);
-        g_autofree char *description = g_strdup_printf ("%s of origin (default: the active window's). %s",
+        g_autofree char *description = g_strdup_printf ("%s: %s (origin: default the active window's).",
                                                         a ? "sessionStorage" : "localStorage", web[i].what);
 
         add_tool (self, ACT_WEB, a ? STW_STORAGE_AREA_SESSION : STW_STORAGE_AREA_LOCAL, web[i].op, name, title,
-                  web[i].query, description, web[i].props, web[i].req, page_codes);
+                  web[i].query, description, web[i].props, web[i].req, no_codes);
       }
   for (guint i = 0; i < G_N_ELEMENTS (idb); i++)
     {
       g_autofree char *name = g_strconcat ("idb_", idb[i].op, NULL);
       g_autofree char *title = g_strconcat ("IndexedDB ", idb[i].op, NULL);
-      g_autofree char *description = g_strconcat ("IndexedDB of origin (default: the active window's). Keys and "
-                                                  "values: JSON, or Playwright's encoding (keyEncoded/valueEncoded) "
-                                                  "for Date, typed arrays, Map…. ", idb[i].what, NULL);
+      g_autofree char *description = g_strconcat ("IndexedDB: ", idb[i].what, ". Non-JSON keys/values in "
+                                                  "Playwright's keyEncoded/valueEncoded.", NULL);
 
       add_tool (self, ACT_IDB, 0, idb[i].op, name, title, idb[i].query, description, idb[i].props, idb[i].req,
-                page_codes);
+                no_codes);
     }
   add_tool (self, ACT_SNAPSHOT, 0, NULL, "snapshot", "Storage summary", TRUE,
-            "One summary of the session's storage: cookie count; per http(s) origin with a live frame, Web "
-            "Storage {count, bytes}, IndexedDB databases and stores with counts, usageBytes. Returns: {session, "
-            "cookies, origins[], skipped[] (non-http(s) pages)}.",
+            "Summary: cookie count; per http(s) origin, Web Storage sizes and IndexedDB record counts.",
             "", NULL, page_codes);
   add_tool (self, ACT_STATE_SAVE, 0, NULL, "state_save", "Save storage state", FALSE,
-            "Write Playwright's storageState JSON (cookies with real values, localStorage and with indexedDB "
-            "IndexedDB of each http(s) origin with a live frame) to path (absolute, under --app-root, mode 0600). "
-            "Returns: {session, path, cookies, origins[]}.",
+            "Write Playwright's storageState JSON (real cookie values; IndexedDB if indexedDB) to path (mode 0600).",
             "\"path\":{\"type\":\"string\",\"minLength\":1,\"maxLength\":4096},\"indexedDB\":{\"type\":\"boolean\"}",
             REQ ("\"path\""), state_codes);
   add_tool (self, ACT_STATE_LOAD, 0, NULL, "state_load", "Load storage state", FALSE,
-            "Apply a storageState JSON file (Playwright's or ours): replaces the cookies, then clears and restores "
-            "each origin's IndexedDB and localStorage (visiting it in the active window if no frame is there), "
-            "then reloads those windows unless reload is false. opfs/credentials/non-http(s) origins: "
-            "storage.UNSUPPORTED, nothing applied. Returns: {session, cookies, origins[{origin, localStorage, "
-            "indexedDB, records, via}], reloaded}.",
+            "Apply a Playwright storageState file: replace cookies, clear and restore each origin's Web Storage "
+            "and IndexedDB, reload (unless reload: false). opfs/credentials are refused.",
             "\"path\":{\"type\":\"string\",\"minLength\":1,\"maxLength\":4096},\"reload\":{\"type\":\"boolean\"}",
             REQ ("\"path\""), state_codes);
 }
