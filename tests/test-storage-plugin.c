@@ -9,13 +9,17 @@
  * sameSite and expires, Web Storage, a storage state saved and loaded
  * back, an IndexedDB record with a Date in Playwright's encoding, the
  * snapshot; a state with opfs refused with storage.UNSUPPORTED and a path
- * outside the app root with BAD_ARGUMENT, nothing applied.
+ * outside the app root with BAD_ARGUMENT, nothing applied. The same
+ * through the plugin's own API (StwStoragePlugin, stw-storage.h), blocking
+ * and async: the plugin the dispatcher loaded is the library's type.
  */
 #include <string.h>
 
 #include <glib/gstdio.h>
 
 #include "stw-test-utils.h"
+
+#include <stw-storage.h>
 
 static gboolean
 electron_available (void)
@@ -109,6 +113,88 @@ wait_for_page (StwDispatcher *dispatcher,
       g_usleep (50000);
     }
   g_error ("the storage page never reported");
+}
+
+
+/* The plugin's API itself, blocking and async, on the running app. */
+static void
+check_api (StwDispatcher *dispatcher,
+           const char    *sid,
+           const char    *opfs_file)
+{
+  StwPlugin *loaded = stw_dispatcher_lookup_plugin (dispatcher, "storage");
+  StwStoragePlugin *plugin;
+  StwSession *session = stw_session_manager_lookup (stw_dispatcher_get_session_manager (dispatcher), sid);
+  g_autoptr(GError) error = NULL;
+  g_autoptr(JsonObject) set = NULL;
+  g_autoptr(JsonObject) got = NULL;
+  g_autoptr(GPtrArray) cookies = NULL;
+  g_autoptr(GPtrArray) none = NULL;
+  g_autoptr(GAsyncResult) result = NULL;
+  g_autoptr(StwStorageState) saved = NULL;
+  g_autoptr(StwStorageState) refused = NULL;
+  g_autoptr(JsonObject) restored = NULL;
+  g_autoptr(JsonObject) after = NULL;
+  g_autofree char *data = NULL;
+  g_auto(GStrv) origins = NULL;
+  StwTestResult wait = { 0 };
+  const char * const other[] = { "http://example.com/", NULL };
+  StwStorageCookie *cookie;
+
+  g_assert_true (STW_IS_STORAGE_PLUGIN (loaded));
+  plugin = STW_STORAGE_PLUGIN (loaded);
+  g_assert_nonnull (session);
+
+  set = stw_storage_plugin_web_storage_sync (plugin, session, NULL, NULL, STW_STORAGE_AREA_LOCAL, "set", "api", "yes",
+                                             NULL, &error);
+  g_assert_no_error (error);
+  g_assert_nonnull (set);
+  stw_storage_plugin_web_storage_async (plugin, session, NULL, NULL, STW_STORAGE_AREA_LOCAL, "get", "api", NULL, NULL,
+                                        stw_test_result_cb, &wait);
+  result = stw_test_wait_result (&wait, 30000);
+  got = stw_storage_plugin_web_storage_finish (plugin, result, &error);
+  g_assert_no_error (error);
+  g_assert_cmpstr (json_object_get_string_member (got, "value"), ==, "yes");
+
+  cookies = stw_storage_plugin_get_cookies_sync (plugin, session, NULL, NULL, NULL, &error);
+  g_assert_no_error (error);
+  g_assert_cmpuint (cookies->len, ==, 1);
+  cookie = g_ptr_array_index (cookies, 0);
+  g_assert_cmpstr (cookie->name, ==, "sid");
+  g_assert_cmpstr (cookie->value, ==, "v1");
+  g_assert_cmpstr (cookie->same_site, ==, "Strict");
+  none = stw_storage_plugin_get_cookies_sync (plugin, session, NULL, other, NULL, &error);
+  g_assert_no_error (error);
+  g_assert_cmpuint (none->len, ==, 0);
+  g_assert_null (stw_storage_plugin_get_cookies_sync (plugin, session, "persist:x", NULL, NULL, &error));
+  g_assert_cmpstr (stw_error_get_code_name (error), ==, "storage.UNSUPPORTED");
+  g_clear_error (&error);
+
+  saved = stw_storage_plugin_save_state_sync (plugin, session, NULL, TRUE, NULL, &error);
+  g_assert_no_error (error);
+  origins = stw_storage_state_dup_origin_names (saved);
+  g_assert_cmpuint (g_strv_length (origins), ==, 1);
+  g_assert_cmpuint (stw_storage_state_get_cookies (saved)->len, ==, 1);
+  data = stw_storage_state_to_data (saved, NULL);
+  g_assert_nonnull (strstr (data, "\"api\""));
+
+  refused = stw_storage_plugin_read_state (plugin, opfs_file, &error);
+  g_assert_null (refused);
+  g_assert_cmpstr (stw_error_get_code_name (error), ==, "storage.UNSUPPORTED");
+  g_clear_error (&error);
+
+  g_assert_nonnull (stw_storage_plugin_web_storage_sync (plugin, session, NULL, NULL, STW_STORAGE_AREA_LOCAL, "remove",
+                                                         "api", NULL, NULL, &error));
+  g_clear_object (&result);
+  stw_storage_plugin_load_state_async (plugin, session, NULL, saved, FALSE, NULL, stw_test_result_cb, &wait);
+  result = stw_test_wait_result (&wait, 30000);
+  restored = stw_storage_plugin_load_state_finish (plugin, result, &error);
+  g_assert_no_error (error);
+  g_assert_cmpint (json_object_get_int_member (restored, "cookies"), ==, 1);
+  after = stw_storage_plugin_web_storage_sync (plugin, session, NULL, NULL, STW_STORAGE_AREA_LOCAL, "get", "api", NULL,
+                                               NULL, &error);
+  g_assert_no_error (error);
+  g_assert_cmpstr (json_object_get_string_member (after, "value"), ==, "yes");
 }
 
 static void
@@ -253,6 +339,7 @@ test_storage (void)
     g_assert_nonnull (strstr (json_object_get_string_member (blocking, "error"), "opfs"));
     assert_code (async, "storage.UNSUPPORTED");
   }
+  check_api (dispatcher, sid, opfs_file);
   outside = g_build_filename (dir, "..", "stw-outside.json", NULL);
   {
     g_autofree char *inner = g_build_filename (dir, "inner", NULL);

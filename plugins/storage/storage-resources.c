@@ -1,12 +1,12 @@
 #include <gio/gio.h>
 
 #if defined (__ELF__) && ( __GNUC__ > 2 || (__GNUC__ == 2 && __GNUC_MINOR__ >= 6))
-# define SECTION __attribute__ ((section (".gresource.storage"), aligned (8)))
+# define SECTION __attribute__ ((section (".gresource.stw_storage"), aligned (8)))
 #else
 # define SECTION
 #endif
 
-static const SECTION union { const guint8 data[19901]; const double alignment; void * const ptr;}  storage_resource_data = {
+static const SECTION union { const guint8 data[19901]; const double alignment; void * const ptr;}  _stw_storage_resource_data = {
   "\107\126\141\162\151\141\156\164\000\000\000\000\000\000\000\000"
   "\030\000\000\000\310\000\000\000\000\000\000\050\006\000\000\000"
   "\000\000\000\000\000\000\000\000\002\000\000\000\005\000\000\000"
@@ -1252,11 +1252,11 @@ static const SECTION union { const guint8 data[19901]; const double alignment; v
   "\050\060\054\040\065\060\060\051\040\175\040\175\073\012\040\040"
   "\175\012\175\012\000\000\050\165\165\141\171\051" };
 
-static GStaticResource static_resource = { storage_resource_data.data, sizeof (storage_resource_data.data) - 1 /* nul terminator */, NULL, NULL, NULL };
+static GStaticResource static_resource = { _stw_storage_resource_data.data, sizeof (_stw_storage_resource_data.data) - 1 /* nul terminator */, NULL, NULL, NULL };
 
-G_MODULE_EXPORT
-GResource *storage_get_resource (void);
-GResource *storage_get_resource (void)
+G_GNUC_INTERNAL
+GResource *_stw_storage_get_resource (void);
+GResource *_stw_storage_get_resource (void)
 {
   return g_static_resource_get_resource (&static_resource);
 }
@@ -1425,24 +1425,24 @@ GResource *storage_get_resource (void)
 #ifdef G_HAS_CONSTRUCTORS
 
 #ifdef G_DEFINE_CONSTRUCTOR_NEEDS_PRAGMA
-#pragma G_DEFINE_CONSTRUCTOR_PRAGMA_ARGS(storageresource_constructor)
+#pragma G_DEFINE_CONSTRUCTOR_PRAGMA_ARGS(_stw_storageresource_constructor)
 #endif
-G_DEFINE_CONSTRUCTOR(storageresource_constructor)
+G_DEFINE_CONSTRUCTOR(_stw_storageresource_constructor)
 #ifdef G_DEFINE_DESTRUCTOR_NEEDS_PRAGMA
-#pragma G_DEFINE_DESTRUCTOR_PRAGMA_ARGS(storageresource_destructor)
+#pragma G_DEFINE_DESTRUCTOR_PRAGMA_ARGS(_stw_storageresource_destructor)
 #endif
-G_DEFINE_DESTRUCTOR(storageresource_destructor)
+G_DEFINE_DESTRUCTOR(_stw_storageresource_destructor)
 
 #else
 #warning "Constructor not supported on this compiler, linking in resources will not work"
 #endif
 
-static void storageresource_constructor (void)
+static void _stw_storageresource_constructor (void)
 {
   g_static_resource_init (&static_resource);
 }
 
-static void storageresource_destructor (void)
+static void _stw_storageresource_destructor (void)
 {
   g_static_resource_fini (&static_resource);
 }

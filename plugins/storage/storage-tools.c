@@ -5,7 +5,7 @@
  */
 #include <string.h>
 
-#include "stw-storage.h"
+#include "stw-storage-private.h"
 
 typedef enum
 {
@@ -360,8 +360,6 @@ add_tool (StwStoragePlugin   *plugin,
 #define IDB_KEY "\"key\":{},\"keyEncoded\":{}"
 #define LIMIT "\"limit\":{\"type\":\"integer\",\"minimum\":1,\"maximum\":10000}"
 #define REQ(...) "\"required\":[" __VA_ARGS__ "],"
-
-void _stw_storage_plugin_add_tools (StwStoragePlugin *self);
 
 void
 _stw_storage_plugin_add_tools (StwStoragePlugin *self)

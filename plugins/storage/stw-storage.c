@@ -25,7 +25,7 @@
 
 #include <gio/gunixinputstream.h>
 
-#include "stw-storage.h"
+#include "stw-storage-private.h"
 
 #define AGENT_RESOURCE "/org/stagewright/plugins/storage/storage-agent.js"
 #define DEFAULT_MAX_BYTES (16 * 1024 * 1024)
@@ -34,7 +34,7 @@
 #define MAX_ORIGINS 1000
 #define MAX_COOKIE_EXPIRES 253402300799.0
 
-GResource *storage_get_resource (void);
+GResource *_stw_storage_get_resource (void);
 
 G_DEFINE_ENUM_TYPE (StwStorageArea, stw_storage_area,
                     G_DEFINE_ENUM_VALUE (STW_STORAGE_AREA_LOCAL, "local"),
@@ -123,6 +123,8 @@ G_DEFINE_BOXED_TYPE (StwStorageCookie, stw_storage_cookie, stw_storage_cookie_co
  * A session cookie (expires -1, SameSite Lax, neither secure nor httpOnly).
  *
  * Returns: (transfer full): the cookie
+ *
+ * Since: 1.0
  */
 StwStorageCookie *
 stw_storage_cookie_new (const char *name,
@@ -146,6 +148,8 @@ stw_storage_cookie_new (const char *name,
  * @cookie: a cookie
  *
  * Returns: (transfer full): a copy
+ *
+ * Since: 1.0
  */
 StwStorageCookie *
 stw_storage_cookie_copy (const StwStorageCookie *cookie)
@@ -165,6 +169,8 @@ stw_storage_cookie_copy (const StwStorageCookie *cookie)
 /**
  * stw_storage_cookie_free:
  * @cookie: a cookie
+ *
+ * Since: 1.0
  */
 void
 stw_storage_cookie_free (StwStorageCookie *cookie)
@@ -226,6 +232,8 @@ member_is (JsonObject *object,
  * Reads and checks a cookie as Playwright's `addCookies` checks it.
  *
  * Returns: (transfer full) (nullable): the cookie
+ *
+ * Since: 1.0
  */
 StwStorageCookie *
 stw_storage_cookie_new_from_json (JsonObject  *object,
@@ -310,6 +318,8 @@ stw_storage_cookie_new_from_json (JsonObject  *object,
  * The cookie in Playwright's form, its members in Playwright's order.
  *
  * Returns: (transfer full): the object
+ *
+ * Since: 1.0
  */
 JsonObject *
 stw_storage_cookie_to_json (const StwStorageCookie *cookie,
@@ -349,6 +359,8 @@ is_loopback_host (const char *host)
  * (domain, path prefix, secure only over https or loopback).
  *
  * Returns: whether it matches
+ *
+ * Since: 1.0
  */
 gboolean
 stw_storage_cookie_matches_url (const StwStorageCookie *cookie,
@@ -479,6 +491,8 @@ stw_storage_state_init (StwStorageState *self)
  * An empty storage state.
  *
  * Returns: (transfer full): the state
+ *
+ * Since: 1.0
  */
 StwStorageState *
 stw_storage_state_new (void)
@@ -743,6 +757,8 @@ state_take_root (StwStorageState  *self,
  * writes, checking all of it.
  *
  * Returns: (transfer full) (nullable): the state
+ *
+ * Since: 1.0
  */
 StwStorageState *
 stw_storage_state_new_from_data (const char  *data,
@@ -780,6 +796,8 @@ stw_storage_state_new_from_data (const char  *data,
  * The state as Playwright writes it (`JSON.stringify(state, null, 2)`).
  *
  * Returns: (transfer full): the JSON text
+ *
+ * Since: 1.0
  */
 char *
 stw_storage_state_to_data (StwStorageState *self,
@@ -807,6 +825,8 @@ stw_storage_state_to_data (StwStorageState *self,
  * @self: a state
  *
  * Returns: (transfer none) (element-type StwStorageCookie): its cookies
+ *
+ * Since: 1.0
  */
 GPtrArray *
 stw_storage_state_get_cookies (StwStorageState *self)
@@ -824,6 +844,8 @@ stw_storage_state_get_cookies (StwStorageState *self)
  * encoding.
  *
  * Returns: (transfer none): its origins
+ *
+ * Since: 1.0
  */
 JsonArray *
 stw_storage_state_get_origins (StwStorageState *self)
@@ -837,6 +859,8 @@ stw_storage_state_get_origins (StwStorageState *self)
  * @self: a state
  *
  * Returns: (transfer full): the origins' names
+ *
+ * Since: 1.0
  */
 char **
 stw_storage_state_dup_origin_names (StwStorageState *self)
@@ -859,8 +883,6 @@ struct _StwStoragePlugin
 
 G_DEFINE_FINAL_TYPE (StwStoragePlugin, stw_storage_plugin, STW_TYPE_PLUGIN)
 
-void _stw_storage_plugin_add_tools (StwStoragePlugin *self);
-void _stw_storage_plugin_app_ready (StwPlugin *plugin, StwPluginCompletion *completion);
 
 static void
 stw_storage_plugin_finalize (GObject *object)
@@ -879,7 +901,7 @@ stw_storage_plugin_class_init (StwStoragePluginClass *klass)
 static void
 stw_storage_plugin_init (StwStoragePlugin *self)
 {
-  g_autoptr(GBytes) source = g_resource_lookup_data (storage_get_resource (), AGENT_RESOURCE,
+  g_autoptr(GBytes) source = g_resource_lookup_data (_stw_storage_get_resource (), AGENT_RESOURCE,
                                                       G_RESOURCE_LOOKUP_FLAGS_NONE, NULL);
 
   /* A missing part is a packaging bug, not a runtime condition. */
@@ -1148,6 +1170,8 @@ agent_task_finish (StwStoragePlugin  *self,
  *
  * One Web Storage operation in a frame of @origin, by the plugin's agent
  * in the frame's isolated world.
+ *
+ * Since: 1.0
  */
 void
 stw_storage_plugin_web_storage_async (StwStoragePlugin    *self,
@@ -1184,6 +1208,8 @@ stw_storage_plugin_web_storage_async (StwStoragePlugin    *self,
  *
  * Returns: (transfer full): the answer, `{origin, …}` by action (open:
  *   the page's keys and values)
+ *
+ * Since: 1.0
  */
 JsonObject *
 stw_storage_plugin_web_storage_finish (StwStoragePlugin  *self,
@@ -1209,6 +1235,8 @@ stw_storage_plugin_web_storage_finish (StwStoragePlugin  *self,
  * One IndexedDB operation in a frame of @origin, by the plugin's agent in
  * the frame's isolated world. Keys and values are plain JSON or
  * Playwright's encoding (`keyEncoded`, `valueEncoded`).
+ *
+ * Since: 1.0
  */
 void
 stw_storage_plugin_indexed_db_async (StwStoragePlugin    *self,
@@ -1241,6 +1269,8 @@ stw_storage_plugin_indexed_db_async (StwStoragePlugin    *self,
  * @error: where to put the error
  *
  * Returns: (transfer full): the answer (open: the page's records)
+ *
+ * Since: 1.0
  */
 JsonObject *
 stw_storage_plugin_indexed_db_finish (StwStoragePlugin  *self,
@@ -1376,6 +1406,8 @@ on_all_cookies (GObject      *object,
  * @user_data: data for @callback
  *
  * The session's cookies (CDP `Network.getAllCookies` on a window).
+ *
+ * Since: 1.0
  */
 void
 stw_storage_plugin_get_cookies_async (StwStoragePlugin    *self,
@@ -1404,6 +1436,8 @@ stw_storage_plugin_get_cookies_async (StwStoragePlugin    *self,
  * @error: where to put the error
  *
  * Returns: (transfer container) (element-type StwStorageCookie): the cookies
+ *
+ * Since: 1.0
  */
 GPtrArray *
 stw_storage_plugin_get_cookies_finish (StwStoragePlugin  *self,
@@ -1474,6 +1508,8 @@ check_cookie_domains (StwStoragePlugin *self,
  *
  * Sets cookies in the session (CDP `Network.setCookies`), each checked
  * against the config's `cookieDomains` first (`storage.NOT_ALLOWED`).
+ *
+ * Since: 1.0
  */
 void
 stw_storage_plugin_set_cookies_async (StwStoragePlugin    *self,
@@ -1516,6 +1552,8 @@ stw_storage_plugin_set_cookies_async (StwStoragePlugin    *self,
  * @error: where to put the error
  *
  * Returns: whether they were set
+ *
+ * Since: 1.0
  */
 gboolean
 stw_storage_plugin_set_cookies_finish (StwStoragePlugin  *self,
@@ -1600,6 +1638,8 @@ on_cookies_to_clear (GObject      *object,
  * @user_data: data for @callback
  *
  * Deletes the session's cookies, or those of @name and @domain.
+ *
+ * Since: 1.0
  */
 void
 stw_storage_plugin_clear_cookies_async (StwStoragePlugin    *self,
@@ -1630,6 +1670,8 @@ stw_storage_plugin_clear_cookies_async (StwStoragePlugin    *self,
  * @error: where to put the error
  *
  * Returns: how many cookies were deleted, or -1
+ *
+ * Since: 1.0
  */
 gint64
 stw_storage_plugin_clear_cookies_finish (StwStoragePlugin  *self,
@@ -1798,6 +1840,8 @@ on_save_cookies (GObject      *object,
  * every cookie, and for each http(s) origin with a live frame its
  * `localStorage` (and IndexedDB with @indexed_db). Other origins
  * (`file://`, custom schemes) are not saved, as Playwright saves none.
+ *
+ * Since: 1.0
  */
 void
 stw_storage_plugin_save_state_async (StwStoragePlugin    *self,
@@ -1836,6 +1880,8 @@ stw_storage_plugin_save_state_async (StwStoragePlugin    *self,
  * @error: where to put the error
  *
  * Returns: (transfer full): the state
+ *
+ * Since: 1.0
  */
 StwStorageState *
 stw_storage_plugin_save_state_finish (StwStoragePlugin  *self,
@@ -2186,6 +2232,8 @@ on_load_cookies_cleared (GObject      *object,
  * in the isolated world of a frame of that origin — a live one, or the
  * active window sent there for the time of it (every request of that
  * visit answered with an empty page, then the window goes back).
+ *
+ * Since: 1.0
  */
 void
 stw_storage_plugin_load_state_async (StwStoragePlugin    *self,
@@ -2229,6 +2277,8 @@ stw_storage_plugin_load_state_async (StwStoragePlugin    *self,
  *
  * Returns: (transfer full): `{session, cookies, origins[{origin,
  *   localStorage, indexedDB, records, via}], reloaded}`
+ *
+ * Since: 1.0
  */
 JsonObject *
 stw_storage_plugin_load_state_finish (StwStoragePlugin  *self,
@@ -2344,6 +2394,8 @@ on_snapshot_cookies (GObject      *object,
  * One summary of the session's storage: how many cookies, and for each
  * http(s) origin with a live frame its Web Storage (count, bytes), its
  * IndexedDB databases and stores (record counts) and its usage.
+ *
+ * Since: 1.0
  */
 void
 stw_storage_plugin_snapshot_async (StwStoragePlugin    *self,
@@ -2380,6 +2432,8 @@ stw_storage_plugin_snapshot_async (StwStoragePlugin    *self,
  * @error: where to put the error
  *
  * Returns: (transfer full): `{session, cookies, origins[], skipped[]}`
+ *
+ * Since: 1.0
  */
 JsonObject *
 stw_storage_plugin_snapshot_finish (StwStoragePlugin  *self,
@@ -2403,6 +2457,8 @@ stw_storage_plugin_snapshot_finish (StwStoragePlugin  *self,
  * confined open.
  *
  * Returns: (transfer full) (nullable): the state
+ *
+ * Since: 1.0
  */
 StwStorageState *
 stw_storage_plugin_read_state (StwStoragePlugin  *self,
@@ -2462,6 +2518,8 @@ stw_storage_plugin_read_state (StwStoragePlugin  *self,
  * through the dispatcher's confined open.
  *
  * Returns: whether it was written
+ *
+ * Since: 1.0
  */
 gboolean
 stw_storage_plugin_write_state (StwStoragePlugin  *self,
@@ -2559,6 +2617,8 @@ _stw_storage_plugin_app_ready (StwPlugin           *plugin,
  * stw_dispatcher_add_plugins_async().
  *
  * Returns: (transfer full): the plugin
+ *
+ * Since: 1.0
  */
 StwStoragePlugin *
 stw_storage_plugin_new (void)
@@ -2578,7 +2638,294 @@ stw_storage_plugin_new (void)
   StwStoragePlugin *self;
 
   g_assert (config != NULL && launch != NULL);
-  self = g_object_new (STW_TYPE_STORAGE_PLUGIN, "name", "storage", "version", "0.1.0", "config-schema", config, NULL);
+  self = g_object_new (STW_TYPE_STORAGE_PLUGIN,
+                       "name", "storage",
+                       "version", "0.1.0",
+                       "core-versions", ">=0.1",
+                       "description", "Cookies, Web Storage, IndexedDB and Playwright-compatible storage state of the "
+                                      "app's session.",
+                       "config-schema", config,
+                       NULL);
   stw_plugin_set_launch_schema (STW_PLUGIN (self), launch);
   return self;
+}
+
+/* --- blocking forms ------------------------------------------------------------ */
+/**
+ * stw_storage_plugin_get_cookies_sync:
+ * @self: the plugin
+ * @session: the app
+ * @partition: as for the async form
+ * @urls: as for the async form
+ * @cancellable: (nullable): a #GCancellable
+ * @error: where to put the error
+ *
+ * The blocking form of [method@StagewrightStorage.StoragePlugin.get_cookies_async].
+ *
+ * Returns: (transfer container) (element-type StwStorageCookie): the cookies
+ *
+ * Since: 1.0
+ */
+GPtrArray *
+stw_storage_plugin_get_cookies_sync (StwStoragePlugin  *self,
+                                     StwSession        *session,
+                                     const char *partition,
+                                     const char * const *urls,
+                                     GCancellable      *cancellable,
+                                     GError           **error)
+{
+  StwSyncCall call;
+  GPtrArray * ret;
+
+  if (!stw_sync_call_init (&call, session))
+    return NULL;
+  stw_storage_plugin_get_cookies_async (self, session, partition, urls, cancellable, stw_sync_call_callback, &call);
+  ret = stw_storage_plugin_get_cookies_finish (self, stw_sync_call_wait (&call), error);
+  stw_sync_call_clear (&call);
+  return ret;
+}
+/**
+ * stw_storage_plugin_set_cookies_sync:
+ * @self: the plugin
+ * @session: the app
+ * @partition: as for the async form
+ * @cookies: (element-type StwStorageCookie): the cookies
+ * @cancellable: (nullable): a #GCancellable
+ * @error: where to put the error
+ *
+ * The blocking form of [method@StagewrightStorage.StoragePlugin.set_cookies_async].
+ *
+ * Returns: as [method@StagewrightStorage.StoragePlugin.set_cookies_finish]
+ *
+ * Since: 1.0
+ */
+gboolean
+stw_storage_plugin_set_cookies_sync (StwStoragePlugin  *self,
+                                     StwSession        *session,
+                                     const char *partition,
+                                     GPtrArray *cookies,
+                                     GCancellable      *cancellable,
+                                     GError           **error)
+{
+  StwSyncCall call;
+  gboolean ret;
+
+  if (!stw_sync_call_init (&call, session))
+    return FALSE;
+  stw_storage_plugin_set_cookies_async (self, session, partition, cookies, cancellable, stw_sync_call_callback, &call);
+  ret = stw_storage_plugin_set_cookies_finish (self, stw_sync_call_wait (&call), error);
+  stw_sync_call_clear (&call);
+  return ret;
+}
+/**
+ * stw_storage_plugin_clear_cookies_sync:
+ * @self: the plugin
+ * @session: the app
+ * @partition: as for the async form
+ * @name: as for the async form
+ * @domain: as for the async form
+ * @cancellable: (nullable): a #GCancellable
+ * @error: where to put the error
+ *
+ * The blocking form of [method@StagewrightStorage.StoragePlugin.clear_cookies_async].
+ *
+ * Returns: as [method@StagewrightStorage.StoragePlugin.clear_cookies_finish]
+ *
+ * Since: 1.0
+ */
+gint64
+stw_storage_plugin_clear_cookies_sync (StwStoragePlugin  *self,
+                                       StwSession        *session,
+                                       const char *partition,
+                                       const char *name,
+                                       const char *domain,
+                                       GCancellable      *cancellable,
+                                       GError           **error)
+{
+  StwSyncCall call;
+  gint64 ret;
+
+  if (!stw_sync_call_init (&call, session))
+    return -1;
+  stw_storage_plugin_clear_cookies_async (self, session, partition, name, domain, cancellable, stw_sync_call_callback, &call);
+  ret = stw_storage_plugin_clear_cookies_finish (self, stw_sync_call_wait (&call), error);
+  stw_sync_call_clear (&call);
+  return ret;
+}
+/**
+ * stw_storage_plugin_web_storage_sync:
+ * @self: the plugin
+ * @session: the app
+ * @partition: as for the async form
+ * @origin: as for the async form
+ * @area: as for the async form
+ * @action: as for the async form
+ * @key: as for the async form
+ * @value: as for the async form
+ * @cancellable: (nullable): a #GCancellable
+ * @error: where to put the error
+ *
+ * The blocking form of [method@StagewrightStorage.StoragePlugin.web_storage_async].
+ *
+ * Returns: (transfer full): as [method@StagewrightStorage.StoragePlugin.web_storage_finish]
+ *
+ * Since: 1.0
+ */
+JsonObject *
+stw_storage_plugin_web_storage_sync (StwStoragePlugin  *self,
+                                     StwSession        *session,
+                                     const char *partition,
+                                     const char *origin,
+                                     StwStorageArea area,
+                                     const char *action,
+                                     const char *key,
+                                     const char *value,
+                                     GCancellable      *cancellable,
+                                     GError           **error)
+{
+  StwSyncCall call;
+  JsonObject * ret;
+
+  if (!stw_sync_call_init (&call, session))
+    return NULL;
+  stw_storage_plugin_web_storage_async (self, session, partition, origin, area, action, key, value, cancellable, stw_sync_call_callback, &call);
+  ret = stw_storage_plugin_web_storage_finish (self, stw_sync_call_wait (&call), error);
+  stw_sync_call_clear (&call);
+  return ret;
+}
+/**
+ * stw_storage_plugin_indexed_db_sync:
+ * @self: the plugin
+ * @session: the app
+ * @partition: as for the async form
+ * @origin: as for the async form
+ * @action: as for the async form
+ * @parameters: as for the async form
+ * @cancellable: (nullable): a #GCancellable
+ * @error: where to put the error
+ *
+ * The blocking form of [method@StagewrightStorage.StoragePlugin.indexed_db_async].
+ *
+ * Returns: (transfer full): as [method@StagewrightStorage.StoragePlugin.indexed_db_finish]
+ *
+ * Since: 1.0
+ */
+JsonObject *
+stw_storage_plugin_indexed_db_sync (StwStoragePlugin  *self,
+                                    StwSession        *session,
+                                    const char *partition,
+                                    const char *origin,
+                                    const char *action,
+                                    JsonObject *parameters,
+                                    GCancellable      *cancellable,
+                                    GError           **error)
+{
+  StwSyncCall call;
+  JsonObject * ret;
+
+  if (!stw_sync_call_init (&call, session))
+    return NULL;
+  stw_storage_plugin_indexed_db_async (self, session, partition, origin, action, parameters, cancellable, stw_sync_call_callback, &call);
+  ret = stw_storage_plugin_indexed_db_finish (self, stw_sync_call_wait (&call), error);
+  stw_sync_call_clear (&call);
+  return ret;
+}
+/**
+ * stw_storage_plugin_snapshot_sync:
+ * @self: the plugin
+ * @session: the app
+ * @partition: as for the async form
+ * @cancellable: (nullable): a #GCancellable
+ * @error: where to put the error
+ *
+ * The blocking form of [method@StagewrightStorage.StoragePlugin.snapshot_async].
+ *
+ * Returns: (transfer full): as [method@StagewrightStorage.StoragePlugin.snapshot_finish]
+ *
+ * Since: 1.0
+ */
+JsonObject *
+stw_storage_plugin_snapshot_sync (StwStoragePlugin  *self,
+                                  StwSession        *session,
+                                  const char *partition,
+                                  GCancellable      *cancellable,
+                                  GError           **error)
+{
+  StwSyncCall call;
+  JsonObject * ret;
+
+  if (!stw_sync_call_init (&call, session))
+    return NULL;
+  stw_storage_plugin_snapshot_async (self, session, partition, cancellable, stw_sync_call_callback, &call);
+  ret = stw_storage_plugin_snapshot_finish (self, stw_sync_call_wait (&call), error);
+  stw_sync_call_clear (&call);
+  return ret;
+}
+/**
+ * stw_storage_plugin_save_state_sync:
+ * @self: the plugin
+ * @session: the app
+ * @partition: as for the async form
+ * @indexed_db: as for the async form
+ * @cancellable: (nullable): a #GCancellable
+ * @error: where to put the error
+ *
+ * The blocking form of [method@StagewrightStorage.StoragePlugin.save_state_async].
+ *
+ * Returns: (transfer full): the state
+ *
+ * Since: 1.0
+ */
+StwStorageState *
+stw_storage_plugin_save_state_sync (StwStoragePlugin  *self,
+                                    StwSession        *session,
+                                    const char *partition,
+                                    gboolean indexed_db,
+                                    GCancellable      *cancellable,
+                                    GError           **error)
+{
+  StwSyncCall call;
+  StwStorageState * ret;
+
+  if (!stw_sync_call_init (&call, session))
+    return NULL;
+  stw_storage_plugin_save_state_async (self, session, partition, indexed_db, cancellable, stw_sync_call_callback, &call);
+  ret = stw_storage_plugin_save_state_finish (self, stw_sync_call_wait (&call), error);
+  stw_sync_call_clear (&call);
+  return ret;
+}
+/**
+ * stw_storage_plugin_load_state_sync:
+ * @self: the plugin
+ * @session: the app
+ * @partition: as for the async form
+ * @state: as for the async form
+ * @reload: as for the async form
+ * @cancellable: (nullable): a #GCancellable
+ * @error: where to put the error
+ *
+ * The blocking form of [method@StagewrightStorage.StoragePlugin.load_state_async].
+ *
+ * Returns: (transfer full): as [method@StagewrightStorage.StoragePlugin.load_state_finish]
+ *
+ * Since: 1.0
+ */
+JsonObject      *
+stw_storage_plugin_load_state_sync (StwStoragePlugin  *self,
+                                    StwSession        *session,
+                                    const char *partition,
+                                    StwStorageState *state,
+                                    gboolean reload,
+                                    GCancellable      *cancellable,
+                                    GError           **error)
+{
+  StwSyncCall call;
+  JsonObject      * ret;
+
+  if (!stw_sync_call_init (&call, session))
+    return NULL;
+  stw_storage_plugin_load_state_async (self, session, partition, state, reload, cancellable, stw_sync_call_callback, &call);
+  ret = stw_storage_plugin_load_state_finish (self, stw_sync_call_wait (&call), error);
+  stw_sync_call_clear (&call);
+  return ret;
 }
