@@ -13,7 +13,8 @@
 # Playwright's encoding, a storage state saved and loaded back (the page's
 # next load sees it), the snapshot; opfs, credentials, a cookie for a
 # domain the config does not allow and a path outside the app root are
-# refused and nothing is applied.
+# refused and nothing is applied. The same through the plugin's own API
+# (StagewrightStorage.StoragePlugin), blocking and async.
 
 import json
 import os
@@ -22,7 +23,12 @@ import sys
 import tempfile
 import time
 
-from stwtest import ELECTRON, CHROMIUM, FIXTURES, Json, Stagewright, run_async, run_tap
+from stwtest import ELECTRON, CHROMIUM, FIXTURES, GLib, Json, Stagewright, run_async, run_tap
+
+import gi  # noqa: E402
+
+gi.require_version('StagewrightStorage', '1.0')
+from gi.repository import StagewrightStorage  # noqa: E402
 
 TESTS = []
 BUILDDIR = os.path.abspath(os.environ.get('G_TEST_BUILDDIR') or
@@ -86,6 +92,57 @@ def report(dispatcher, sid, want=None):
     raise AssertionError('the page never reported what was expected')
 
 
+def expect_plugin_error(words, fn, *args):
+    # A plugin's code name rides on the GError's private data, which
+    # PyGObject's copy drops: the code is Stagewright.Error.PLUGIN (or the
+    # core's), the message says which.
+    try:
+        fn(*args)
+    except GLib.Error as error:
+        assert words in error.message, (error.code, error.message)
+        return error
+    raise AssertionError('expected an error saying %r' % words)
+
+
+def api_blocking_and_async(dispatcher, sid, tmp, origin):
+    plugin = dispatcher.lookup_plugin('storage')
+    assert isinstance(plugin, StagewrightStorage.StoragePlugin), plugin
+    session = dispatcher.get_session_manager().lookup(sid)
+    Local = StagewrightStorage.StorageArea.LOCAL
+
+    plugin.web_storage_sync(session, None, None, Local, 'set', 'api', 'yes', None)
+    got = run_async(lambda done: plugin.web_storage_async(session, None, None, Local, 'get', 'api', None, None, done),
+                    lambda source, result: source.web_storage_finish(result))
+    assert got.get_string_member('value') == 'yes'
+
+    cookies = plugin.get_cookies_sync(session, None, None, None)
+    assert [(c.name, c.value, c.same_site) for c in cookies] == [('sid', 'v1', 'Strict')], cookies
+    cookies = run_async(lambda done: plugin.get_cookies_async(session, None, ['http://example.com/'], None, done),
+                        lambda source, result: source.get_cookies_finish(result))
+    assert len(cookies) == 0
+    expect_plugin_error('default session', plugin.get_cookies_sync, session, 'persist:x', None, None)
+
+    saved = run_async(lambda done: plugin.save_state_async(session, None, True, None, done),
+                      lambda source, result: source.save_state_finish(result))
+    assert saved.dup_origin_names() == [origin], saved.dup_origin_names()
+    text = saved.to_data()[0]
+    assert '"api"' in text, text
+    state = StagewrightStorage.StorageState.new_from_data(text.encode())
+    assert len(state.get_cookies()) == 1
+    expect_plugin_error('opfs', StagewrightStorage.StorageState.new_from_data,
+                        json.dumps({'cookies': [], 'origins': [{'origin': origin, 'localStorage': [],
+                                    'opfs': [{'path': 'a', 'type': 'file'}]}]}).encode())
+    path = os.path.join(tmp, 'api.json')
+    assert plugin.write_state(state, path)
+    assert plugin.read_state(path).dup_origin_names() == [origin]
+
+    plugin.web_storage_sync(session, None, None, Local, 'remove', 'api', None, None)
+    answer = plugin.load_state_sync(session, None, state, False, None)
+    assert answer.get_int_member('cookies') == 1
+    assert plugin.web_storage_sync(session, None, None, Local, 'get', 'api', None, None).get_string_member('value') == 'yes'
+    plugin.web_storage_sync(session, None, None, Local, 'remove', 'api', None, None)
+
+
 @test
 def cookies_web_storage_idb_and_state_blocking_and_async():
     dispatcher = Stagewright.Dispatcher.new()
@@ -146,6 +203,8 @@ def cookies_web_storage_idb_and_state_blocking_and_async():
         written = json.load(f)
     assert written['origins'][0]['indexedDB'][0]['stores'][0]['records'][0]['valueEncoded']['o'][1]['v'] == \
         {'d': '2024-01-02T03:04:05.000Z'}, written
+
+    api_blocking_and_async(dispatcher, sid, tmp, origin)
 
     # Refused, nothing applied.
     def refuse(name, content, code, asynchronous):

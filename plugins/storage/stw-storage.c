@@ -2655,8 +2655,8 @@ stw_storage_plugin_new (void)
  * stw_storage_plugin_get_cookies_sync:
  * @self: the plugin
  * @session: the app
- * @partition: as for the async form
- * @urls: as for the async form
+ * @partition: (nullable): the Electron session: %NULL or `default`
+ * @urls: (nullable) (array zero-terminated=1): only the cookies these URLs would carry
  * @cancellable: (nullable): a #GCancellable
  * @error: where to put the error
  *
@@ -2688,7 +2688,7 @@ stw_storage_plugin_get_cookies_sync (StwStoragePlugin  *self,
  * stw_storage_plugin_set_cookies_sync:
  * @self: the plugin
  * @session: the app
- * @partition: as for the async form
+ * @partition: (nullable): the Electron session: %NULL or `default`
  * @cookies: (element-type StwStorageCookie): the cookies
  * @cancellable: (nullable): a #GCancellable
  * @error: where to put the error
@@ -2721,9 +2721,9 @@ stw_storage_plugin_set_cookies_sync (StwStoragePlugin  *self,
  * stw_storage_plugin_clear_cookies_sync:
  * @self: the plugin
  * @session: the app
- * @partition: as for the async form
- * @name: as for the async form
- * @domain: as for the async form
+ * @partition: (nullable): the Electron session: %NULL or `default`
+ * @name: (nullable): only cookies of this name
+ * @domain: (nullable): only cookies of this domain
  * @cancellable: (nullable): a #GCancellable
  * @error: where to put the error
  *
@@ -2756,12 +2756,12 @@ stw_storage_plugin_clear_cookies_sync (StwStoragePlugin  *self,
  * stw_storage_plugin_web_storage_sync:
  * @self: the plugin
  * @session: the app
- * @partition: as for the async form
- * @origin: as for the async form
+ * @partition: (nullable): the Electron session: %NULL or `default`
+ * @origin: (nullable): the origin, or %NULL for the active window's
  * @area: as for the async form
  * @action: as for the async form
- * @key: as for the async form
- * @value: as for the async form
+ * @key: (nullable): the key
+ * @value: (nullable): the value
  * @cancellable: (nullable): a #GCancellable
  * @error: where to put the error
  *
@@ -2797,10 +2797,10 @@ stw_storage_plugin_web_storage_sync (StwStoragePlugin  *self,
  * stw_storage_plugin_indexed_db_sync:
  * @self: the plugin
  * @session: the app
- * @partition: as for the async form
- * @origin: as for the async form
+ * @partition: (nullable): the Electron session: %NULL or `default`
+ * @origin: (nullable): the origin, or %NULL for the active window's
  * @action: as for the async form
- * @parameters: as for the async form
+ * @parameters: (nullable): the operation's parameters
  * @cancellable: (nullable): a #GCancellable
  * @error: where to put the error
  *
@@ -2834,7 +2834,7 @@ stw_storage_plugin_indexed_db_sync (StwStoragePlugin  *self,
  * stw_storage_plugin_snapshot_sync:
  * @self: the plugin
  * @session: the app
- * @partition: as for the async form
+ * @partition: (nullable): the Electron session: %NULL or `default`
  * @cancellable: (nullable): a #GCancellable
  * @error: where to put the error
  *
@@ -2865,7 +2865,7 @@ stw_storage_plugin_snapshot_sync (StwStoragePlugin  *self,
  * stw_storage_plugin_save_state_sync:
  * @self: the plugin
  * @session: the app
- * @partition: as for the async form
+ * @partition: (nullable): the Electron session: %NULL or `default`
  * @indexed_db: as for the async form
  * @cancellable: (nullable): a #GCancellable
  * @error: where to put the error
@@ -2898,7 +2898,7 @@ stw_storage_plugin_save_state_sync (StwStoragePlugin  *self,
  * stw_storage_plugin_load_state_sync:
  * @self: the plugin
  * @session: the app
- * @partition: as for the async form
+ * @partition: (nullable): the Electron session: %NULL or `default`
  * @state: as for the async form
  * @reload: as for the async form
  * @cancellable: (nullable): a #GCancellable
