@@ -311,7 +311,7 @@ test('IndexedDB tools, a visit to an origin with no frame, and the snapshot', { 
 test('hostile states are refused before anything is applied', { skip }, async (t) => {
   const base = await servePage(t);
   const dir = scratchDir(t);
-  const server = await startStorage(t, { config: { cookieDomains: ['127.0.0.1', 'localhost'], maxStateBytes: 65536 } });
+  const server = await startStorage(t, { config: { cookieDomains: ['127.0.0.1', 'localhost'], maxStateBytes: 65536, maxBytes: 65536 } });
   const { sessionId } = await launchApp(t, server, base);
   ok(await server.call('storage_local_set', { sessionId, key: 'keep', value: 'me' }));
   ok(await server.call('storage_set_cookie', { sessionId, url: `${base}/`, name: 'keep', value: '1' }));
@@ -371,6 +371,13 @@ test('hostile states are refused before anything is applied', { skip }, async (t
   assert.equal(ok(await server.call('storage_local_get', { sessionId, key: 'keep' })).found, false);
   assert.equal(ok(await server.call('storage_local_get', { sessionId, key: 'x' })).value, 'y');
   assert.deepEqual(ok(await server.call('storage_cookies', { sessionId })).cookies.map((c) => c.name), ['c']);
+
+  // What the page stores is bounded too (maxBytes): reading more is refused.
+  ok(await server.call('storage_local_set', { sessionId, key: 'big', value: 'x'.repeat(70000) }));
+  const tooBig = failsWith(await server.call('storage_local_get', { sessionId, key: 'big' }), 'storage.ACCESS_FAILED');
+  assert.match(tooBig.error, /65536 bytes/);
+  failsWith(await server.call('storage_state_save', { sessionId, path: path.join(dir, 'big.json') }), 'storage.ACCESS_FAILED');
+  assert.equal(fs.existsSync(path.join(dir, 'big.json')), false, 'nothing written');
 });
 
 test('the storageState launch option is declared under plugins.storage; a refused state fails the launch', { skip }, async (t) => {
