@@ -351,3 +351,40 @@ test('tools/list: the network tools are listed with their codes, in a bounded si
     assert.ok(network.errorCodes.some((c) => (c.code ?? c) === code), `${code} in ${JSON.stringify(network.errorCodes)}`);
   assert.equal(network.effectiveConfig.redact, true, 'secrets are redacted by default');
 });
+
+test('bounds: the ring keeps maxEntries and counts the dropped; a body past maxBodyBytes is truncated in its file', async (t) => {
+  const page = await pageServer(t);
+  const dir = scratch(t);
+  const server = await startNetwork(t, { config: { bodyDir: dir, maxEntries: 3 } });
+  const sessionId = await launch(t, server, page);
+
+  ok(await server.call('network_capture_start', { sessionId, bodies: 'all', maxBodyBytes: 8 }), 'network_capture_start');
+  // One reload: data.json, old (302), moved.json, secret.json — four requests, more than three.
+  await click(server, sessionId, '#reload');
+  await textIs(server, sessionId, '#secret', 'secret: ok');
+  let page1;
+  await waitUntil(async () => {
+    page1 = await captured(server, sessionId, { limit: 500 });
+    return page1.total >= 4 && page1.entries.every((e) => !e.pending && (e.status !== 200 || e.responseBody));
+  }, 15000).catch(() => {});
+  assert.equal(page1.entries.length, 3, JSON.stringify(page1.entries.map((e) => e.url)));
+  assert.equal(page1.dropped, page1.total - 3);
+  assert.ok(page1.dropped >= 1);
+  assert.equal(page1.entries.at(-1).url, `${page.url}api/secret.json`, 'the newest are kept');
+  const secret = page1.entries.at(-1);
+  assert.equal(secret.responseBody.truncated, true);
+  assert.equal(secret.responseBody.size, fs.statSync(path.join(PAGE_DIR, 'api', 'secret.json')).size);
+  assert.equal(fs.readFileSync(secret.responseBody.path, 'utf8'),
+               fs.readFileSync(path.join(PAGE_DIR, 'api', 'secret.json'), 'utf8').slice(0, 8));
+  // The page's Authorization header is redacted in the capture too.
+  const authorization = Object.entries(secret.requestHeaders).find(([name]) => name.toLowerCase() === 'authorization');
+  assert.deepEqual(authorization?.[1], '[REDACTED]');
+
+  // A partition needs Electron's session API in the main process; the
+  // stand-in has none, so the capture is refused and does not run.
+  ok(await server.call('network_capture_stop', { sessionId }));
+  const refused = failsWith(await server.call('network_capture_start', { sessionId, partition: 'persist:other' }),
+                            'network.UNSUPPORTED');
+  assert.match(refused.error, /partition/);
+  failsWith(await server.call('network_capture_stop', { sessionId }), 'network.NOT_CAPTURING');
+});
