@@ -1,7 +1,8 @@
 #!/usr/bin/python3
 # test-gi-network.py: the network plugin (issue 20, items 1-4) loaded into
-# a Python host's own dispatcher through GObject Introspection, its tools
-# called blocking (call_json_sync) and async (invoke_async)
+# a Python host's own dispatcher through GObject Introspection: its API
+# (StagewrightNetwork-1.0) and its tools (call_json_sync, invoke_async),
+# blocking and async
 #
 # SPDX-License-Identifier: LGPL-2.1-or-later
 #
@@ -22,7 +23,11 @@ import sys
 import tempfile
 import threading
 
-from stwtest import ELECTRON, CHROMIUM, FIXTURES, Json, Stagewright, run_async, run_tap, spin
+from stwtest import ELECTRON, CHROMIUM, FIXTURES, GLib, Json, Stagewright, run_async, run_tap, spin
+
+import gi  # noqa: E402
+gi.require_version('StagewrightNetwork', '1.0')
+from gi.repository import StagewrightNetwork  # noqa: E402
 
 TESTS = []
 BUILDDIR = os.path.abspath(os.environ.get('G_TEST_BUILDDIR') or
@@ -150,7 +155,9 @@ def capture_har_and_stubs_blocking_and_async():
 
     def both_seen():
         entries = ok(call_async(dispatcher, 'network_captured', {'sessionId': sid, 'limit': 500}))['entries']
-        seen['fetch'] = next((e for e in entries if e['url'] == url + 'api/data.json' and 'responseBody' in e), None)
+        # The raw headers (with Set-Cookie) may come after the body.
+        seen['fetch'] = next((e for e in entries if e['url'] == url + 'api/data.json' and 'responseBody' in e and
+                              any(k.lower() == 'set-cookie' for k in e['responseHeaders'])), None)
         seen['image'] = next((e for e in entries if e['url'] == url + 'pixel.png?second' and 'pending' not in e), None)
         return seen['fetch'] is not None and seen['image'] is not None
     spin(both_seen, 20000)
@@ -194,6 +201,79 @@ def capture_har_and_stubs_blocking_and_async():
     stopped = ok(call(dispatcher, 'network_capture_stop', {'sessionId': sid}))
     assert not stopped['capturing'] and stopped['total'] >= 5, stopped
     fails(call_async(dispatcher, 'network_capture_stop', {'sessionId': sid}), 'network.NOT_CAPTURING')
+
+    ok(call(dispatcher, 'electron_stop', {'sessionId': sid}))
+    state.pop('session_id')
+    assert dispatcher.unload_plugins_sync(None)
+
+
+@test
+def the_api_blocking_and_async():
+    server = state['server']
+    url = 'http://127.0.0.1:%d/' % server.server_address[1]
+    scratch = state['scratch']
+    dispatcher = Stagewright.Dispatcher.new()
+    dispatcher.add_core_tools()
+    plugin, = dispatcher.load_plugins_sync([PLUGIN], json_object({'network': {'bodyDir': scratch}}), None)
+    assert isinstance(plugin, StagewrightNetwork.NetworkPlugin), plugin
+    state['dispatcher'] = dispatcher
+    launch = ok(call(dispatcher, 'electron_launch', {'executablePath': ELECTRON, 'main': APP,
+                                                     'args': ['--url=' + url]}))
+    sid = launch['session_id']
+    state['session_id'] = sid
+    text_is(dispatcher, sid, '#secret', 'secret: ok')
+    session = dispatcher.get_session_manager().lookup(sid)
+
+    assert plugin.capture_start_sync(session, ['**/api/**', '**/*.png*'], StagewrightNetwork.NetworkBodies.TEXT,
+                                     0, None, None)
+    try:
+        plugin.capture_start_sync(session, None, StagewrightNetwork.NetworkBodies.NONE, 0, None, None)
+        raise AssertionError('a second capture started')
+    except GLib.Error as error:
+        assert 'running' in error.message, error.message
+    try:
+        plugin.stub_sync(session, StagewrightNetwork.NetworkStub.new('{unclosed'), None)
+        raise AssertionError('a bad pattern was taken')
+    except GLib.Error as error:
+        assert 'is invalid' in error.message, error.message
+
+    stub = StagewrightNetwork.NetworkStub.new('**/api/data.json')
+    stub.set_body(GLib.Bytes.new(json.dumps({'message': 'api stub'}).encode()))
+    stub.set_times(1)
+    registered = run_async(lambda done: plugin.stub_async(session, stub, None, done),
+                           lambda source, result: source.stub_finish(result), 30000)
+    assert registered.get_id() == stub.get_id() and stub.get_id().startswith('stub-')
+    click(dispatcher, sid, '#reload')
+    text_is(dispatcher, sid, '#data', 'api stub (200, load 2)')
+    click(dispatcher, sid, '#open')
+
+    seen = {}
+
+    def captured():
+        page = run_async(lambda done: plugin.captured_async(session, 500, None, None, -1, None, None, done),
+                         lambda source, result: source.captured_finish(result), 30000)
+        entries = page.get_entries()
+        seen['urls'] = [e.get_url() for e in entries]
+        seen['stubbed'] = [e for e in entries if e.get_stub_id() == stub.get_id() and e.is_finished()]
+        seen['image'] = [e for e in entries if e.get_url().endswith('pixel.png?second') and e.is_finished()]
+        return seen['stubbed'] and seen['image']
+    spin(captured, 20000)
+    assert seen['stubbed'] and seen['image'], seen['urls']
+    assert all('/api/' in u or '.png' in u for u in seen['urls']), seen['urls']
+    assert seen['image'][0].get_resource_type() == 'Image' and seen['image'][0].get_status() == 200
+    assert seen['stubbed'][0].get_status() == 200
+    assert stub.get_matched() == 1
+    assert [s.get_id() for s in plugin.list_stubs(session)] == [stub.get_id()]
+
+    har_path = os.path.join(scratch, 'api.har')
+    ok_, n_entries = plugin.export_har_sync(session, har_path, None)
+    assert ok_ and n_entries == len(seen['urls']), (n_entries, seen['urls'])
+    removed = run_async(lambda done: plugin.unstub_async(session, None, None, done),
+                        lambda source, result: source.unstub_finish(result), 30000)
+    assert removed == 1
+    page = run_async(lambda done: plugin.capture_stop_async(session, None, done),
+                     lambda source, result: source.capture_stop_finish(result), 30000)
+    assert not page.get_capturing() and page.get_total() >= 2
 
     ok(call(dispatcher, 'electron_stop', {'sessionId': sid}))
     state.pop('session_id')

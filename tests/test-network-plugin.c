@@ -1,22 +1,23 @@
 /* test-network-plugin.c: the network plugin (issue 20, items 1–4) from C:
- * its typed API asynchronously, and its tools blocking
+ * its typed API asynchronously and blocking, and its tools blocking
  *
  * SPDX-License-Identifier: LGPL-2.1-or-later
  *
- * The plugin's sources are built into this harness (linked to the shared
- * library), and the plugin made with stw_network_plugin_new() is added to a
- * dispatcher. On the network fixture app, whose page a SoupServer on
- * loopback serves: a capture sees a fetch and an image with their cookie
- * redacted, its HAR is written, a stub changes what the page shows for
- * `times` requests, a `fail` stub runs the page's error path; the same
- * through the tools with stw_dispatcher_call_json_sync.
+ * The harness links libstagewright-plugins: one test adds a plugin made
+ * with stw_network_plugin_new() to a dispatcher, the other loads the module
+ * from plugins/built/ and finds the library's type in it. On the network
+ * fixture app, whose page a SoupServer on loopback serves: a capture sees a
+ * fetch and an image with their cookie redacted, its HAR is written, a stub
+ * changes what the page shows for `times` requests, a `fail` stub runs the
+ * page's error path; through the _async API, the _sync API and the tools
+ * (stw_dispatcher_call_json_sync).
  */
 #include <string.h>
 
 #include <glib/gstdio.h>
 
 #include "stw-test-utils.h"
-#include "stw-network.h"
+#include <stw-network.h>
 
 typedef struct
 {
@@ -204,7 +205,8 @@ typedef struct
 } Fixture;
 
 static gboolean
-fixture_set_up (Fixture *fixture)
+fixture_set_up (Fixture  *fixture,
+                gboolean  from_module)
 {
   g_autofree char *electron = g_test_build_filename (G_TEST_DIST, "fixtures", "electron", NULL);
   g_autofree char *app = g_test_build_filename (G_TEST_DIST, "fixtures", "network-app", NULL);
@@ -224,12 +226,28 @@ fixture_set_up (Fixture *fixture)
   page_start (&fixture->page);
   fixture->dispatcher = stw_dispatcher_new ();
   stw_dispatcher_add_core_tools (fixture->dispatcher);
-  fixture->plugin = stw_network_plugin_new ();
-  plugins.data = fixture->plugin;
   json_object_set_string_member (config, "bodyDir", fixture->dir);
   json_object_set_object_member (configs, "network", json_object_ref (config));
-  stw_dispatcher_add_plugins_sync (fixture->dispatcher, &plugins, configs, NULL, &error);
-  g_assert_no_error (error);
+  if (from_module)
+    {
+      g_autofree char *file = g_test_build_filename (G_TEST_BUILT, "..", "plugins", "built", "network.plugin", NULL);
+      const char * const specs[] = { file, NULL };
+      GList *loaded = stw_dispatcher_load_plugins_sync (fixture->dispatcher, specs, configs, NULL, &error);
+
+      g_assert_no_error (error);
+      g_assert_cmpuint (g_list_length (loaded), ==, 1);
+      /* The module's plugin is the library's type. */
+      g_assert_true (STW_IS_NETWORK_PLUGIN (loaded->data));
+      fixture->plugin = g_object_ref (loaded->data);
+      g_list_free_full (loaded, g_object_unref);
+    }
+  else
+    {
+      fixture->plugin = stw_network_plugin_new ();
+      plugins.data = fixture->plugin;
+      stw_dispatcher_add_plugins_sync (fixture->dispatcher, &plugins, configs, NULL, &error);
+      g_assert_no_error (error);
+    }
 
   launch = ok (call (fixture->dispatcher, "electron_launch",
                      "{\"executablePath\":\"%s\",\"main\":\"%s\",\"args\":[\"--url=%s\"]}",
@@ -294,7 +312,7 @@ test_api_async (void)
   guint n_entries = 0;
   guint hits;
 
-  if (!fixture_set_up (&fixture))
+  if (!fixture_set_up (&fixture, FALSE))
     return;
 
   WAIT (stw_network_plugin_capture_start_async (fixture.plugin, fixture.session, pattern, STW_NETWORK_BODIES_TEXT, 0,
@@ -328,8 +346,11 @@ test_api_async (void)
       g_assert_no_error (error);
       image = find_entry (stw_network_page_get_entries (page), "pixel.png?second");
       fetched = find_entry (stw_network_page_get_entries (page), "/api/data.json");
+      /* The raw headers (with Set-Cookie) may come after the body. */
       if (image != NULL && stw_network_entry_is_finished (image) && fetched != NULL &&
-          stw_network_entry_get_response_body (fetched) != NULL)
+          stw_network_entry_get_response_body (fetched) != NULL &&
+          (json_object_has_member (stw_network_entry_get_response_headers (fetched), "Set-Cookie") ||
+           json_object_has_member (stw_network_entry_get_response_headers (fetched), "set-cookie")))
         break;
       stw_test_iterate_for (100);
     }
@@ -406,6 +427,72 @@ test_api_async (void)
   fixture_tear_down (&fixture);
 }
 
+/* The module's plugin, through the blocking API. */
+static void
+test_api_blocking (void)
+{
+  Fixture fixture = { 0 };
+  g_autoptr(GError) error = NULL;
+  g_autoptr(StwNetworkPage) page = NULL;
+  g_autoptr(StwNetworkPage) stopped = NULL;
+  g_autoptr(StwNetworkStub) stub = stw_network_stub_new ("**/api/{data,nothing}.json");
+  g_autoptr(StwNetworkStub) registered = NULL;
+  g_autoptr(GBytes) body = g_bytes_new_static ("{\"message\":\"blocking stub\"}", 27);
+  g_autofree char *har_path = NULL;
+  const char * const urls[] = { "**/api/**", NULL };
+  StwNetworkEntry *stubbed = NULL;
+  guint n_entries = 0;
+
+  if (!fixture_set_up (&fixture, TRUE))
+    return;
+  har_path = g_build_filename (fixture.dir, "blocking.har", NULL);
+
+  g_assert_true (stw_network_plugin_capture_start_sync (fixture.plugin, fixture.session, urls, STW_NETWORK_BODIES_NONE,
+                                                         0, NULL, NULL, &error));
+  g_assert_no_error (error);
+  stw_network_stub_set_body (stub, body);
+  stw_network_stub_set_times (stub, 1);
+  registered = stw_network_plugin_stub_sync (fixture.plugin, fixture.session, stub, NULL, &error);
+  g_assert_no_error (error);
+  g_assert_nonnull (registered);
+  click (fixture.dispatcher, fixture.sid, "#reload");
+  assert_text (fixture.dispatcher, fixture.sid, "#data", "blocking stub (200, load 2)");
+  for (guint tries = 0; tries < 100 && stubbed == NULL; tries++)
+    {
+      g_clear_object (&page);
+      page = stw_network_plugin_captured_sync (fixture.plugin, fixture.session, 0, NULL, "**/data.json", 200, "Fetch",
+                                               NULL, &error);
+      g_assert_no_error (error);
+      if (stw_network_page_get_entries (page)->len > 0 &&
+          stw_network_entry_is_finished (stw_network_page_get_entries (page)->pdata[0]))
+        stubbed = stw_network_page_get_entries (page)->pdata[0];
+      else
+        stw_test_iterate_for (100);
+    }
+  g_assert_nonnull (stubbed);
+  g_assert_cmpstr (stw_network_entry_get_stub_id (stubbed), ==, stw_network_stub_get_id (stub));
+  /* Only the URLs asked for. */
+  g_clear_object (&page);
+  page = stw_network_plugin_captured_sync (fixture.plugin, fixture.session, 500, NULL, NULL, -1, NULL, NULL, &error);
+  for (guint i = 0; i < stw_network_page_get_entries (page)->len; i++)
+    g_assert_nonnull (strstr (stw_network_entry_get_url (stw_network_page_get_entries (page)->pdata[i]), "/api/"));
+
+  g_assert_true (stw_network_plugin_export_har_sync (fixture.plugin, fixture.session, har_path, &n_entries, NULL,
+                                                      &error));
+  g_assert_no_error (error);
+  g_assert_cmpuint (n_entries, ==, stw_network_page_get_entries (page)->len);
+  g_assert_cmpuint (stw_network_plugin_unstub_sync (fixture.plugin, fixture.session, stw_network_stub_get_id (stub),
+                                                    NULL, &error), ==, 1);
+  g_assert_no_error (error);
+  stopped = stw_network_plugin_capture_stop_sync (fixture.plugin, fixture.session, NULL, &error);
+  g_assert_no_error (error);
+  g_assert_false (stw_network_page_get_capturing (stopped));
+  g_assert_null (stw_network_plugin_capture_stop_sync (fixture.plugin, fixture.session, NULL, &error));
+  g_assert_cmpstr (stw_error_get_code_name (error), ==, "network.NOT_CAPTURING");
+
+  fixture_tear_down (&fixture);
+}
+
 /* The tools, blocking (stw_dispatcher_call_json_sync). */
 static void
 test_tools_blocking (void)
@@ -413,7 +500,7 @@ test_tools_blocking (void)
   Fixture fixture = { 0 };
   g_autofree char *har_path = NULL;
 
-  if (!fixture_set_up (&fixture))
+  if (!fixture_set_up (&fixture, TRUE))
     return;
   har_path = g_build_filename (fixture.dir, "tools.har", NULL);
 
@@ -484,6 +571,7 @@ main (int    argc,
   stw_test_init (&argc, &argv);
 
   g_test_add_func ("/network-plugin/api-async", test_api_async);
+  g_test_add_func ("/network-plugin/api-blocking", test_api_blocking);
   g_test_add_func ("/network-plugin/tools-blocking", test_tools_blocking);
 
   return g_test_run ();

@@ -348,7 +348,7 @@ add_tool (StwNetworkPlugin   *plugin,
 #define PATTERN "{\"type\":\"string\",\"minLength\":1,\"maxLength\":2048}"
 
 void
-_stw_network_add_tools (StwNetworkPlugin *self)
+_stw_network_plugin_add_tools (StwNetworkPlugin *self)
 {
   StwToolProvider *provider = STW_TOOL_PROVIDER (self);
   static const char * const start_codes[] = { "UNSUPPORTED", "ALREADY_CAPTURING", "INVALID_PATTERN", NULL };

@@ -85,5 +85,6 @@ gboolean    _stw_network_match        (GRegex         *regex,
 JsonObject *_stw_network_har          (GQueue         *entries,
                                        const char     *version);
 const char *_stw_network_error_reason (const char     *fail);
+void        _stw_network_plugin_add_tools (StwNetworkPlugin *self);
 
 G_END_DECLS

@@ -174,6 +174,17 @@ state_get (StwNetworkPlugin *self,
   return state;
 }
 
+/* A member that is an object, or NULL: DevTools' events are read, not
+ * trusted to have every member. */
+static JsonObject *
+member_object (JsonObject *object,
+               const char *member)
+{
+  JsonNode *node = object ? json_object_get_member (object, member) : NULL;
+
+  return node != NULL && JSON_NODE_HOLDS_OBJECT (node) ? json_node_get_object (node) : NULL;
+}
+
 /* --- config ------------------------------------------------------------------ */
 
 static JsonObject *
@@ -511,7 +522,7 @@ entry_add (NetState   *state,
            const char *request_id,
            JsonObject *params)
 {
-  JsonObject *request = json_object_get_object_member (params, "request");
+  JsonObject *request = member_object (params, "request");
   const char *url = request ? json_object_get_string_member_with_default (request, "url", NULL) : NULL;
   const char *method = request ? json_object_get_string_member_with_default (request, "method", "GET") : "GET";
   const char *type = json_object_get_string_member_with_default (params, "type", NULL);
@@ -534,7 +545,7 @@ entry_add (NetState   *state,
   if (entry->wall_us <= 0)
     entry->wall_us = g_get_real_time ();
   merge_headers (state, entry->request_headers,
-                 request ? json_object_get_object_member (request, "headers") : NULL, TRUE);
+                 request ? member_object (request, "headers") : NULL, TRUE);
 
   if (state->bodies != STW_NETWORK_BODIES_NONE && request != NULL && json_object_has_member (request, "postData"))
     {
@@ -625,9 +636,9 @@ set_response (NetState        *state,
   g_clear_pointer (&entry->timing, json_object_unref);
   if (json_object_has_member (response, "timing") &&
       JSON_NODE_HOLDS_OBJECT (json_object_get_member (response, "timing")))
-    entry->timing = json_object_ref (json_object_get_object_member (response, "timing"));
+    entry->timing = json_object_ref (member_object (response, "timing"));
   /* The raw headers (…ExtraInfo, with Set-Cookie) may have come first. */
-  merge_headers (state, entry->response_headers, json_object_get_object_member (response, "headers"), TRUE);
+  merge_headers (state, entry->response_headers, member_object (response, "headers"), TRUE);
 }
 
 typedef struct
@@ -706,12 +717,12 @@ on_network_event (NetState   *state,
 
   if (g_str_equal (method, "Network.requestWillBeSent"))
     {
-      JsonObject *request = json_object_get_object_member (params, "request");
+      JsonObject *request = member_object (params, "request");
 
       /* A redirect: the entry so far ends with the 3xx. */
       if (entry != NULL && json_object_has_member (params, "redirectResponse"))
         {
-          set_response (state, entry, json_object_get_object_member (params, "redirectResponse"));
+          set_response (state, entry, member_object (params, "redirectResponse"));
           entry->redirect_url = bounded (request ? json_object_get_string_member_with_default (request, "url", "") : "",
                                          MAX_URL);
           entry->end_ts = json_object_get_double_member_with_default (params, "timestamp", entry->start_ts);
@@ -724,7 +735,7 @@ on_network_event (NetState   *state,
     }
   else if (entry == NULL)
     {
-      JsonObject *headers = json_object_get_object_member (params, "headers");
+      JsonObject *headers = member_object (params, "headers");
 
       /* The raw request headers often come before the request: kept
        * (redacted, bounded) until it does. */
@@ -740,17 +751,17 @@ on_network_event (NetState   *state,
       return;
     }
   else if (g_str_equal (method, "Network.requestWillBeSentExtraInfo"))
-    merge_headers (state, entry->request_headers, json_object_get_object_member (params, "headers"), FALSE);
+    merge_headers (state, entry->request_headers, member_object (params, "headers"), FALSE);
   else if (g_str_equal (method, "Network.responseReceived"))
     {
       const char *type = json_object_get_string_member_with_default (params, "type", NULL);
 
       if (type != NULL && entry->resource_type == NULL)
         entry->resource_type = bounded (type, 32);
-      set_response (state, entry, json_object_get_object_member (params, "response"));
+      set_response (state, entry, member_object (params, "response"));
     }
   else if (g_str_equal (method, "Network.responseReceivedExtraInfo"))
-    merge_headers (state, entry->response_headers, json_object_get_object_member (params, "headers"), FALSE);
+    merge_headers (state, entry->response_headers, member_object (params, "headers"), FALSE);
   else if (g_str_equal (method, "Network.dataReceived"))
     {
       entry->decoded_bytes += MAX (json_object_get_int_member_with_default (params, "dataLength", 0), 0);
@@ -834,7 +845,7 @@ on_request_paused (NetState   *state,
                    JsonObject *params)
 {
   const char *paused_id = json_object_get_string_member_with_default (params, "requestId", NULL);
-  JsonObject *request = json_object_get_object_member (params, "request");
+  JsonObject *request = member_object (params, "request");
   const char *url = request ? json_object_get_string_member_with_default (request, "url", "") : "";
   const char *method = request ? json_object_get_string_member_with_default (request, "method", "GET") : "GET";
   const char *network_id = json_object_get_string_member_with_default (params, "networkId", NULL);
@@ -1158,7 +1169,7 @@ on_partition_answer (GObject      *object,
                                                               : "its electron module has no session API"));
       return;
     }
-  inside = json_object_get_object_member (answer, "inside");
+  inside = member_object (answer, "inside");
   for (guint i = 0; i < targets->len; i++)
     {
       const char *target = targets->pdata[i];
@@ -1327,7 +1338,7 @@ static void
 stw_network_plugin_init (StwNetworkPlugin *self)
 {
   self->states = g_hash_table_new (g_direct_hash, g_direct_equal);
-  _stw_network_add_tools (self);
+  _stw_network_plugin_add_tools (self);
 }
 
 /**
@@ -2077,4 +2088,212 @@ stw_network_plugin_list_stubs (StwNetworkPlugin *self,
   for (guint i = 0; state != NULL && i < state->stubs->len; i++)
     g_ptr_array_add (stubs, g_object_ref (state->stubs->pdata[i]));
   return stubs;
+}
+
+/**
+ * stw_network_plugin_capture_start_sync:
+ * @self: the plugin, loaded
+ * @session: the session whose renderers to capture
+ * @urls: (nullable) (array zero-terminated=1): URL patterns
+ * @bodies: which bodies to keep
+ * @max_body_bytes: the most bytes of one body kept, 0 for 64 KiB
+ * @partition: (nullable): only the renderers of this partition
+ * @cancellable: (nullable): a #GCancellable
+ * @error: as [method@StagewrightNetwork.NetworkPlugin.capture_start_finish]
+ *
+ * The blocking form of [method@StagewrightNetwork.NetworkPlugin.capture_start_async].
+ *
+ * Returns: %TRUE once the capture runs
+ *
+ * Since: 1.0
+ */
+gboolean
+stw_network_plugin_capture_start_sync (StwNetworkPlugin    *self,
+                                       StwSession          *session,
+                                       const char * const  *urls,
+                                       StwNetworkBodies     bodies,
+                                       guint                max_body_bytes,
+                                       const char          *partition,
+                                       GCancellable        *cancellable,
+                                       GError             **error)
+{
+  StwSyncCall call;
+  gboolean ret;
+
+  if (!stw_sync_call_init (&call, session))
+    return FALSE;
+  stw_network_plugin_capture_start_async (self, session, urls, bodies, max_body_bytes, partition, cancellable,
+                                          stw_sync_call_callback, &call);
+  ret = stw_network_plugin_capture_start_finish (self, stw_sync_call_wait (&call), error);
+  stw_sync_call_clear (&call);
+  return ret;
+}
+
+/**
+ * stw_network_plugin_captured_sync:
+ * @self: the plugin
+ * @session: the session
+ * @limit: the most entries answered (0 for 50; at most 500)
+ * @cursor: (nullable): a previous page's next cursor
+ * @url: (nullable): only entries whose URL matches
+ * @status: only entries with this status, -1 any
+ * @type: (nullable): only entries of this resource type
+ * @cancellable: (nullable): a #GCancellable
+ * @error: as [method@StagewrightNetwork.NetworkPlugin.captured_finish]
+ *
+ * The blocking form of [method@StagewrightNetwork.NetworkPlugin.captured_async].
+ *
+ * Returns: (transfer full): the page
+ *
+ * Since: 1.0
+ */
+StwNetworkPage *
+stw_network_plugin_captured_sync (StwNetworkPlugin  *self,
+                                  StwSession        *session,
+                                  guint              limit,
+                                  const char        *cursor,
+                                  const char        *url,
+                                  int                status,
+                                  const char        *type,
+                                  GCancellable      *cancellable,
+                                  GError           **error)
+{
+  StwSyncCall call;
+  StwNetworkPage *ret;
+
+  if (!stw_sync_call_init (&call, session))
+    return NULL;
+  stw_network_plugin_captured_async (self, session, limit, cursor, url, status, type, cancellable,
+                                     stw_sync_call_callback, &call);
+  ret = stw_network_plugin_captured_finish (self, stw_sync_call_wait (&call), error);
+  stw_sync_call_clear (&call);
+  return ret;
+}
+
+/**
+ * stw_network_plugin_capture_stop_sync:
+ * @self: the plugin
+ * @session: the session
+ * @cancellable: (nullable): a #GCancellable
+ * @error: as [method@StagewrightNetwork.NetworkPlugin.capture_stop_finish]
+ *
+ * The blocking form of [method@StagewrightNetwork.NetworkPlugin.capture_stop_async].
+ *
+ * Returns: (transfer full): the capture's counts
+ *
+ * Since: 1.0
+ */
+StwNetworkPage *
+stw_network_plugin_capture_stop_sync (StwNetworkPlugin  *self,
+                                      StwSession        *session,
+                                      GCancellable      *cancellable,
+                                      GError           **error)
+{
+  StwSyncCall call;
+  StwNetworkPage *ret;
+
+  if (!stw_sync_call_init (&call, session))
+    return NULL;
+  stw_network_plugin_capture_stop_async (self, session, cancellable, stw_sync_call_callback, &call);
+  ret = stw_network_plugin_capture_stop_finish (self, stw_sync_call_wait (&call), error);
+  stw_sync_call_clear (&call);
+  return ret;
+}
+
+/**
+ * stw_network_plugin_export_har_sync:
+ * @self: the plugin, loaded
+ * @session: the session
+ * @path: (type filename): an absolute file ending in `.har`
+ * @n_entries: (out) (optional): how many entries it holds
+ * @cancellable: (nullable): a #GCancellable
+ * @error: as [method@StagewrightNetwork.NetworkPlugin.export_har_finish]
+ *
+ * The blocking form of [method@StagewrightNetwork.NetworkPlugin.export_har_async].
+ *
+ * Returns: %TRUE once written
+ *
+ * Since: 1.0
+ */
+gboolean
+stw_network_plugin_export_har_sync (StwNetworkPlugin  *self,
+                                    StwSession        *session,
+                                    const char        *path,
+                                    guint             *n_entries,
+                                    GCancellable      *cancellable,
+                                    GError           **error)
+{
+  StwSyncCall call;
+  gboolean ret;
+
+  if (!stw_sync_call_init (&call, session))
+    return FALSE;
+  stw_network_plugin_export_har_async (self, session, path, cancellable, stw_sync_call_callback, &call);
+  ret = stw_network_plugin_export_har_finish (self, stw_sync_call_wait (&call), n_entries, error);
+  stw_sync_call_clear (&call);
+  return ret;
+}
+
+/**
+ * stw_network_plugin_stub_sync:
+ * @self: the plugin, loaded
+ * @session: the session
+ * @stub: the stub
+ * @cancellable: (nullable): a #GCancellable
+ * @error: as [method@StagewrightNetwork.NetworkPlugin.stub_finish]
+ *
+ * The blocking form of [method@StagewrightNetwork.NetworkPlugin.stub_async].
+ *
+ * Returns: (transfer full): the stub, with its id
+ *
+ * Since: 1.0
+ */
+StwNetworkStub *
+stw_network_plugin_stub_sync (StwNetworkPlugin  *self,
+                              StwSession        *session,
+                              StwNetworkStub    *stub,
+                              GCancellable      *cancellable,
+                              GError           **error)
+{
+  StwSyncCall call;
+  StwNetworkStub *ret;
+
+  if (!stw_sync_call_init (&call, session))
+    return NULL;
+  stw_network_plugin_stub_async (self, session, stub, cancellable, stw_sync_call_callback, &call);
+  ret = stw_network_plugin_stub_finish (self, stw_sync_call_wait (&call), error);
+  stw_sync_call_clear (&call);
+  return ret;
+}
+
+/**
+ * stw_network_plugin_unstub_sync:
+ * @self: the plugin
+ * @session: the session
+ * @id: (nullable): the stub to remove, %NULL for every one
+ * @cancellable: (nullable): a #GCancellable
+ * @error: return location for a #GError
+ *
+ * The blocking form of [method@StagewrightNetwork.NetworkPlugin.unstub_async].
+ *
+ * Returns: how many stubs were removed
+ *
+ * Since: 1.0
+ */
+guint
+stw_network_plugin_unstub_sync (StwNetworkPlugin  *self,
+                                StwSession        *session,
+                                const char        *id,
+                                GCancellable      *cancellable,
+                                GError           **error)
+{
+  StwSyncCall call;
+  guint ret;
+
+  if (!stw_sync_call_init (&call, session))
+    return 0;
+  stw_network_plugin_unstub_async (self, session, id, cancellable, stw_sync_call_callback, &call);
+  ret = stw_network_plugin_unstub_finish (self, stw_sync_call_wait (&call), error);
+  stw_sync_call_clear (&call);
+  return ret;
 }

@@ -141,7 +141,10 @@ test('capture: a fetch, an image, a redirect and a new window\'s first request; 
   let entries = [];
   await waitUntil(async () => {
     entries = (await captured(server, sessionId, { limit: 500 })).entries;
-    return entries.some((e) => e.url.endsWith('/pixel.png?second') && !e.pending);
+    // The raw headers (with Set-Cookie) may come after the request finished.
+    return entries.some((e) => e.url.endsWith('/pixel.png?second') && !e.pending) &&
+           entries.some((e) => e.url.endsWith('/api/data.json') &&
+                               Object.keys(e.responseHeaders).some((name) => name.toLowerCase() === 'set-cookie'));
   }, 20000).catch(() => {});
 
   const fetchEntry = entries.find((e) => e.url === `${page.url}api/data.json`);
