@@ -289,11 +289,11 @@ test('stubs: a body changes what the page shows and never reaches the server; ti
   }));
   await click(server, sessionId, '#reload');
   await textIs(server, sessionId, '#data', 'last (201, load 4)');
+  // The page's other JSON fetches (after #data) matched the first stub only.
+  await textIs(server, sessionId, '#secret', 'secret: undefined');
   listed = ok(await server.call('network_stubs', { sessionId })).stubs;
   assert.equal(listed.find((s) => s.id === last.id).matched, 1);
-  // The other JSON fetches of the page matched the first stub only.
   assert.ok(listed.find((s) => s.id === first.id).matched >= 1);
-  await textIs(server, sessionId, '#secret', 'secret: undefined');
 
   // fail: the page's fetch rejects and its error path runs.
   const failing = ok(await server.call('network_stub', { sessionId, url: '**/api/data.json', fail: 'failed' }));
