@@ -68,6 +68,7 @@ struct _NetState
   GHashTable       *in_flight;        /* key → entry (borrowed from the ring) */
   GHashTable       *stubbed;          /* key → stub id, for a request paused before its entry came */
   GHashTable       *early_headers;    /* key → raw request headers that came before the request */
+  GHashTable       *early_response;   /* key → raw response headers that came before the request */
   guint64           next_seq;
   guint             total;
   guint             dropped;
@@ -113,6 +114,7 @@ state_clear (gpointer data)
   g_clear_pointer (&state->in_flight, g_hash_table_unref);
   g_clear_pointer (&state->stubbed, g_hash_table_unref);
   g_clear_pointer (&state->early_headers, g_hash_table_unref);
+  g_clear_pointer (&state->early_response, g_hash_table_unref);
   g_queue_clear_full (&state->entries, g_object_unref);
   g_clear_pointer (&state->stubs, g_ptr_array_unref);
   g_free (state->partition);
@@ -166,6 +168,7 @@ state_get (StwNetworkPlugin *self,
   state->in_flight = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
   state->stubbed = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_free);
   state->early_headers = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, (GDestroyNotify) json_object_unref);
+  state->early_response = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, (GDestroyNotify) json_object_unref);
   state->stubs = g_ptr_array_new_with_free_func (g_object_unref);
   state->max_body_bytes = STW_NETWORK_DEFAULT_BODY_BYTES;
   g_queue_init (&state->entries);
@@ -577,6 +580,8 @@ entry_add (NetState   *state,
   g_hash_table_remove (state->stubbed, entry->key);
   merge_headers (state, entry->request_headers, g_hash_table_lookup (state->early_headers, entry->key), FALSE);
   g_hash_table_remove (state->early_headers, entry->key);
+  merge_headers (state, entry->response_headers, g_hash_table_lookup (state->early_response, entry->key), FALSE);
+  g_hash_table_remove (state->early_response, entry->key);
   g_queue_push_tail (&state->entries, entry);
   g_hash_table_replace (state->in_flight, g_strdup (entry->key), entry);
   state->total++;
@@ -737,16 +742,19 @@ on_network_event (NetState   *state,
     {
       JsonObject *headers = member_object (params, "headers");
 
-      /* The raw request headers often come before the request: kept
-       * (redacted, bounded) until it does. */
-      if (g_str_equal (method, "Network.requestWillBeSentExtraInfo") && headers != NULL)
+      /* The raw headers come from the network service, the request from
+       * the renderer: either may be first. Kept (redacted, bounded) until
+       * the request comes. */
+      if (headers != NULL && g_str_has_suffix (method, "ExtraInfo"))
         {
+          GHashTable *early = g_str_equal (method, "Network.requestWillBeSentExtraInfo")
+                              ? state->early_headers : state->early_response;
           JsonObject *kept = json_object_new ();
 
-          if (g_hash_table_size (state->early_headers) >= 256)
-            g_hash_table_remove_all (state->early_headers);
+          if (g_hash_table_size (early) >= 256)
+            g_hash_table_remove_all (early);
           merge_headers (state, kept, headers, TRUE);
-          g_hash_table_replace (state->early_headers, key_of (tap, request_id), kept);
+          g_hash_table_replace (early, key_of (tap, request_id), kept);
         }
       return;
     }
