@@ -39,5 +39,6 @@
 #include "stw-dialogs.h"
 #include "stw-console.h"
 #include "stw-runtime.h"
+#include "stw-sync.h"
 
 #undef __STAGEWRIGHT_INSIDE__

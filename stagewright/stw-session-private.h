@@ -62,9 +62,6 @@ void          _stw_session_close_surface   (StwSession *self,
 /* The main context that was thread-default when the session was made:
  * what its blocking calls iterate. */
 GMainContext *_stw_session_get_context     (StwSession *self);
-/* Where copies of files handed to its pages go (removed when it ends). */
-const char   *_stw_session_get_files_dir   (StwSession  *self,
-                                            GError     **error);
 /* The session's refs (docs/page-ops.md). */
 StwRefTable  *_stw_session_get_refs        (StwSession *self);
 /* What the session hands each surface it makes (stw-surface-private.h). */

@@ -5,7 +5,6 @@
 #include "config.h"
 
 #include <glib/gi18n-lib.h>
-#include <glib/gstdio.h>
 #include <signal.h>
 #include <string.h>
 
@@ -66,7 +65,6 @@ struct _StwSession
   char              *active_surface_id;
   StwSurfaceShared  *shared;      /* refs and dialogs, handed to each surface */
   StwSessionConsole *console;
-  char              *files_dir;   /* private copies handed to pages, made on first use */
 
   GTask             *first_window_task;
   GSource           *first_window_timeout;
@@ -100,7 +98,6 @@ static guint signals[N_SIGNALS];
 
 static void session_exited (StwSession *self);
 static void mark_ended (StwSession *self);
-static void remove_files_dir (StwSession *self);
 
 static void
 weak_ref_free (gpointer data)
@@ -166,7 +163,7 @@ stw_session_finalize (GObject *object)
   g_free (self->id);
   g_free (self->transport_name);
   g_free (self->main_note);
-  remove_files_dir (self);
+  _stw_surface_shared_remove_files_dir (self->shared);
   g_clear_pointer (&self->window_states, g_hash_table_unref);
   g_free (self->active_window_id);
   g_free (self->active_surface_id);
@@ -174,7 +171,10 @@ stw_session_finalize (GObject *object)
    * no longer find each other through it. */
   self->shared->running = FALSE;
   self->shared->alive = FALSE;
+  self->shared->owner = NULL;
+  g_clear_object (&self->shared->browser);
   g_hash_table_remove_all (self->shared->surfaces);
+  g_ptr_array_set_size (self->shared->order, 0);
   g_ptr_array_unref (self->surfaces);
   _stw_surface_shared_unref (self->shared);
   _stw_session_console_free (self->console);
@@ -326,11 +326,32 @@ stw_session_class_init (StwSessionClass *klass)
                                   G_TYPE_NONE, 0);
 }
 
+/* What the session hands its surfaces to learn of new ones. */
+static void
+refresh_for_surfaces (gpointer             owner,
+                      GCancellable        *cancellable,
+                      GAsyncReadyCallback  callback,
+                      gpointer             user_data)
+{
+  stw_session_refresh_surfaces_async (owner, cancellable, callback, user_data);
+}
+
+static gboolean
+refresh_for_surfaces_finish (gpointer       owner,
+                             GAsyncResult  *result,
+                             GError       **error)
+{
+  return stw_session_refresh_surfaces_finish (owner, result, error);
+}
+
 static void
 stw_session_init (StwSession *self)
 {
   self->surfaces = g_ptr_array_new_with_free_func (g_object_unref);
   self->shared = _stw_surface_shared_new ();
+  self->shared->refresh = refresh_for_surfaces;
+  self->shared->refresh_finish = refresh_for_surfaces_finish;
+  self->shared->owner = self;
   self->console = _stw_session_console_new ();
   g_weak_ref_init (&self->manager, NULL);
   self->running = TRUE;
@@ -513,6 +534,7 @@ _stw_session_add_surface (StwSession     *self,
   surface = _stw_surface_new (self, self->shared, self->browser, id, kind, parent, window_id, target_id,
                               cdp_session_id, subframe_id, title, url);
   g_ptr_array_add (self->surfaces, surface);
+  g_ptr_array_add (self->shared->order, surface);
   g_hash_table_insert (self->shared->surfaces, g_strdup (id), surface);
 
   if (kind == STW_SURFACE_KIND_WINDOW)
@@ -521,6 +543,7 @@ _stw_session_add_surface (StwSession     *self,
       if (self->active_window_id == NULL)
         set_active (self, surface, NULL);
       g_signal_emit (self, signals[WINDOW_ADDED], 0, surface);
+      _stw_surface_shared_window_added (self->shared, surface);
       if (self->first_window_task != NULL)
         {
           GTask *task = take_first_window_task (self);
@@ -559,63 +582,6 @@ on_debugger_waiting (StwProcess *process,
     stw_transport_close (self->inspector);
 }
 
-/* The private directory goes: <dir>/<XXXXXX>/<file>, nothing deeper. */
-static void
-remove_files_dir (StwSession *self)
-{
-  g_autoptr(GDir) dir = NULL;
-  const char *name;
-
-  if (self->files_dir == NULL)
-    return;
-  dir = g_dir_open (self->files_dir, 0, NULL);
-  while (dir != NULL && (name = g_dir_read_name (dir)) != NULL)
-    {
-      g_autofree char *sub = g_build_filename (self->files_dir, name, NULL);
-      g_autoptr(GDir) inner = g_dir_open (sub, 0, NULL);
-      const char *file;
-
-      while (inner != NULL && (file = g_dir_read_name (inner)) != NULL)
-        {
-          g_autofree char *path = g_build_filename (sub, file, NULL);
-          g_unlink (path);
-        }
-      g_rmdir (sub);
-    }
-  g_rmdir (self->files_dir);
-  g_clear_pointer (&self->files_dir, g_free);
-}
-
-/**
- * _stw_session_get_files_dir:
- * @self: a #StwSession
- * @error: `INTERNAL_ERROR` when it cannot be made
- *
- * The session's private directory (mode 0700, in the temporary
- * directory) for the copies of files handed to its pages by path; made
- * on first use, removed when the session ends.
- *
- * Returns: (transfer none) (nullable): its path
- */
-const char *
-_stw_session_get_files_dir (StwSession  *self,
-                            GError     **error)
-{
-  GError *local = NULL;
-
-  if (self->files_dir == NULL)
-    {
-      self->files_dir = g_dir_make_tmp ("stw-files-XXXXXX", &local);
-      if (self->files_dir == NULL)
-        {
-          g_propagate_error (error, stw_error_new_code (STW_ERROR_INTERNAL_ERROR, _("Cannot make a private directory: %s"),
-                                                        local->message));
-          g_error_free (local);
-        }
-    }
-  return self->files_dir;
-}
-
 /* Every surface closes and a pending first-window wait fails. */
 static void
 mark_ended (StwSession *self)
@@ -624,7 +590,7 @@ mark_ended (StwSession *self)
 
   self->running = FALSE;
   self->shared->running = FALSE;
-  remove_files_dir (self);
+  _stw_surface_shared_remove_files_dir (self->shared);
   for (guint i = 0; i < self->surfaces->len; i++)
     _stw_surface_set_closed (g_ptr_array_index (self->surfaces, i));
   /* Nothing can use a ref any more; a caller may hold the session for
@@ -699,6 +665,7 @@ _stw_session_new_launched (StwSessionManager *manager,
   self->transport_name = g_strdup ("cdp");
   self->process = g_object_ref (process);
   self->browser = browser ? g_object_ref (browser) : NULL;
+  self->shared->browser = browser ? g_object_ref (browser) : NULL;
   self->inspector = inspector ? g_object_ref (inspector) : NULL;
   self->pid = stw_process_get_pid (process);
   self->owned = TRUE;
@@ -720,6 +687,7 @@ _stw_session_new_attached (StwSessionManager *manager,
   g_weak_ref_set (&self->manager, manager);
   self->transport_name = g_strdup (transport_name);
   self->browser = browser ? g_object_ref (browser) : NULL;
+  self->shared->browser = browser ? g_object_ref (browser) : NULL;
   self->inspector = inspector ? g_object_ref (inspector) : NULL;
   self->pid = pid;
   self->pid_start_time = _stw_proc_get_start_time (pid);
@@ -1869,22 +1837,6 @@ stw_session_list_windows (StwSession *self)
   return g_list_reverse (windows);
 }
 
-static void
-append_tree (StwSession *self,
-             StwSurface *parent,
-             GList     **list)
-{
-  for (guint i = 0; i < self->surfaces->len; i++)
-    {
-      StwSurface *surface = g_ptr_array_index (self->surfaces, i);
-      if (!stw_surface_is_closed (surface) && _stw_surface_get_parent (surface) == parent)
-        {
-          *list = g_list_prepend (*list, surface);
-          append_tree (self, surface, list);
-        }
-    }
-}
-
 /**
  * stw_session_list_surfaces:
  * @self: a #StwSession
@@ -1899,22 +1851,9 @@ append_tree (StwSession *self,
 GList *
 stw_session_list_surfaces (StwSession *self)
 {
-  GList *list = NULL;
-
   g_return_val_if_fail (STW_IS_SESSION (self), NULL);
 
-  for (guint i = 0; i < self->surfaces->len; i++)
-    {
-      StwSurface *surface = g_ptr_array_index (self->surfaces, i);
-      StwSurface *parent = _stw_surface_get_parent (surface);
-
-      /* Roots: windows, and anything whose parent we never saw. */
-      if (stw_surface_is_closed (surface) || (parent != NULL && !stw_surface_is_closed (parent)))
-        continue;
-      list = g_list_prepend (list, surface);
-      append_tree (self, surface, &list);
-    }
-  return g_list_reverse (list);
+  return _stw_surface_shared_list (self->shared);
 }
 
 /**

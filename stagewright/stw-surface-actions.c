@@ -22,7 +22,7 @@
 #include "stw-error-registry.h"
 #include "stw-input-private.h"
 #include "stw-json-private.h"
-#include "stw-session-private.h"
+#include "stw-surface-private.h"
 #include "stw-sync-private.h"
 
 #define DEFAULT_TIMEOUT_MS 5000
@@ -1209,17 +1209,17 @@ copy_files (StwSurface         *self,
             GError            **error)
 {
   g_autoptr(GStrvBuilder) copies = g_strv_builder_new ();
-  g_autoptr(StwSession) session = stw_surface_dup_session (self);
+  StwSurfaceShared *shared = _stw_surface_get_shared (self);
   const char *dir;
 
   if (!check_paths (paths, SET_FILES_MAX, error))
     return NULL;
-  if (session == NULL)
+  if (!shared->alive)
     {
       g_propagate_error (error, stw_error_new_code_literal (STW_ERROR_SURFACE_CLOSED, _("The surface's session has ended")));
       return NULL;
     }
-  if ((dir = _stw_session_get_files_dir (session, error)) == NULL)
+  if ((dir = _stw_surface_shared_get_files_dir (shared, error)) == NULL)
     return NULL;
   for (guint i = 0; paths[i] != NULL; i++)
     {

@@ -18,6 +18,20 @@ G_BEGIN_DECLS
  * (docs/architecture.md): a surface never calls its session; what it
  * needs of it is here, held by the session and by each of its surfaces
  * (a surface may outlive its session). */
+/* How the session learns of surfaces it has not seen yet (new frames,
+ * webviews, title and URL changes); handed down, so a page operation that
+ * misses a frame can ask for it without calling up into the session. */
+typedef void     (*StwSurfaceRefreshFunc)       (gpointer             owner,
+                                                 GCancellable        *cancellable,
+                                                 GAsyncReadyCallback  callback,
+                                                 gpointer             user_data);
+typedef gboolean (*StwSurfaceRefreshFinishFunc) (gpointer             owner,
+                                                 GAsyncResult        *result,
+                                                 GError             **error);
+/* Called with each window the session attaches. */
+typedef void     (*StwSurfaceWindowFunc)        (StwSurface          *window,
+                                                 gpointer             user_data);
+
 typedef struct
 {
   StwRefTable *refs;       /* the session's element refs */
@@ -25,6 +39,16 @@ typedef struct
   GHashTable  *surfaces;   /* id → StwSurface, every one the session made
                             * (not held: the session holds them, and
                             * empties this as it goes) */
+  GPtrArray   *order;      /* the same surfaces in the order they were
+                            * made (not held; emptied with the hash) */
+  StwTransport *browser;   /* the renderers' DevTools connection, or NULL */
+  char        *files_dir;  /* files handed to pages by path (0700), made
+                            * on first use, removed when the session ends */
+  GHookList    window_hooks;
+  StwSurfaceRefreshFunc       refresh;
+  StwSurfaceRefreshFinishFunc refresh_finish;
+  gpointer     owner;      /* what refresh is called with: the session,
+                            * only while alive */
   gboolean     running;    /* the session is running */
   gboolean     alive;      /* the session exists (it may have ended) */
 } StwSurfaceShared;
@@ -35,6 +59,27 @@ void              _stw_surface_shared_unref  (StwSurfaceShared *shared);
 /* A surface of the session by id, closed ones too; NULL when unknown. */
 StwSurface       *_stw_surface_shared_lookup (StwSurfaceShared *shared,
                                               const char       *id);
+/* The live surfaces, parents before their children (what
+ * stw_session_list_surfaces() answers). */
+GList            *_stw_surface_shared_list   (StwSurfaceShared *shared);
+/* Asks the session to learn of new surfaces; completes at once, with
+ * NOT_RUNNING, once it is gone. */
+void              _stw_surface_shared_refresh_async  (StwSurfaceShared    *shared,
+                                                      GCancellable        *cancellable,
+                                                      GAsyncReadyCallback  callback,
+                                                      gpointer             user_data);
+gboolean          _stw_surface_shared_refresh_finish (GAsyncResult        *result,
+                                                      GError             **error);
+const char       *_stw_surface_shared_get_files_dir    (StwSurfaceShared  *shared,
+                                                        GError           **error);
+void              _stw_surface_shared_remove_files_dir (StwSurfaceShared  *shared);
+gulong            _stw_surface_shared_add_window_hook    (StwSurfaceShared     *shared,
+                                                          StwSurfaceWindowFunc  func,
+                                                          gpointer              user_data);
+void              _stw_surface_shared_remove_window_hook (StwSurfaceShared     *shared,
+                                                          gulong                id);
+void              _stw_surface_shared_window_added       (StwSurfaceShared     *shared,
+                                                          StwSurface           *window);
 
 StwSurface *_stw_surface_new              (StwSession       *session,
                                            StwSurfaceShared *shared,

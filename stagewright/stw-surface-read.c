@@ -18,7 +18,7 @@
 #include "stw-json-private.h"
 #include "stw-read.h"
 #include "stw-input-private.h"
-#include "stw-session-private.h"
+#include "stw-surface-private.h"
 #include "stw-sync-private.h"
 
 #define MAX_STYLE_PROPERTIES 50
@@ -974,7 +974,7 @@ stw_surface_exists_sync (StwSurface       *self,
 
 typedef struct
 {
-  StwSession *session;
+  StwSurfaceShared *shared;  /* what the session handed down */
   GPtrArray  *candidates;  /* frames of the surface asked last, still to ask */
   JsonObject *fallback;    /* a frame's focused element, its page unfocused */
   char       *frame_url;   /* the URL of the frame element that has the focus */
@@ -988,7 +988,7 @@ typedef struct
 static void
 focus_search_free (FocusSearch *search)
 {
-  g_clear_object (&search->session);
+  g_clear_pointer (&search->shared, _stw_surface_shared_unref);
   g_clear_pointer (&search->candidates, g_ptr_array_unref);
   g_clear_pointer (&search->fallback, json_object_unref);
   g_free (search->frame_url);
@@ -1023,7 +1023,7 @@ ask_next_candidate (GTask *task)
 static void
 collect_frames (FocusSearch *search)
 {
-  g_autoptr(GList) surfaces = stw_session_list_surfaces (search->session);
+  g_autoptr(GList) surfaces = _stw_surface_shared_list (search->shared);
 
   g_clear_pointer (&search->candidates, g_ptr_array_unref);
   search->candidates = g_ptr_array_new_with_free_func (g_object_unref);
@@ -1038,7 +1038,7 @@ static StwSurface *
 find_frame_surface (FocusSearch *search,
                     const char  *frame_id)
 {
-  g_autoptr(GList) surfaces = stw_session_list_surfaces (search->session);
+  g_autoptr(GList) surfaces = _stw_surface_shared_list (search->shared);
 
   for (const GList *l = surfaces; l != NULL; l = l->next)
     if (!stw_surface_is_closed (l->data) && l->data != search->holder &&
@@ -1067,7 +1067,7 @@ ask_frames (GTask    *task,
       (frame == NULL && (search->frame_id != NULL || search->candidates->len == 0)))
     {
       search->refreshed = TRUE;
-      stw_session_refresh_surfaces_async (search->session, g_task_get_cancellable (task), on_refreshed, task);
+      _stw_surface_shared_refresh_async (search->shared, g_task_get_cancellable (task), on_refreshed, task);
       return;
     }
   if (frame != NULL)
@@ -1090,7 +1090,7 @@ on_refreshed (GObject      *object,
   GTask *task = user_data;
 
   /* A failed refresh leaves the list as it was. */
-  stw_session_refresh_surfaces_finish (STW_SESSION (object), result, NULL);
+  _stw_surface_shared_refresh_finish (result, NULL);
   ask_frames (task, FALSE);
 }
 
@@ -1299,9 +1299,9 @@ stw_surface_get_focused_element_async (StwSurface          *self,
   task = g_task_new (self, cancellable, callback, user_data);
   g_task_set_source_tag (task, stw_surface_get_focused_element_async);
   search = g_new0 (FocusSearch, 1);
-  search->session = stw_surface_dup_session (self);
+  search->shared = _stw_surface_shared_ref (_stw_surface_get_shared (self));
   g_task_set_task_data (task, search, (GDestroyNotify) focus_search_free);
-  if (search->session == NULL)
+  if (!search->shared->alive)
     {
       g_task_return_error (task, stw_error_new_code_literal (STW_ERROR_NOT_RUNNING, NULL));
       g_object_unref (task);

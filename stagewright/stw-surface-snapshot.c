@@ -18,7 +18,6 @@
 #include "stw-element-ref-private.h"
 #include "stw-error-registry.h"
 #include "stw-json-private.h"
-#include "stw-session-private.h"
 #include "stw-snapshot-private.h"
 #include "stw-surface-private.h"
 #include "stw-sync-private.h"
@@ -640,7 +639,7 @@ walk_new (StwSurface *surface,
 typedef struct
 {
   Mode                mode;
-  StwSession         *session;
+  StwSurfaceShared   *shared;     /* what the session handed down */
   StwTransport       *transport;
   StwSnapshotOptions *options;
   JsonObject         *filters;
@@ -657,7 +656,7 @@ typedef struct
 static void
 job_free (Job *job)
 {
-  g_clear_object (&job->session);
+  g_clear_pointer (&job->shared, _stw_surface_shared_unref);
   g_clear_object (&job->transport);
   g_clear_pointer (&job->options, stw_snapshot_options_free);
   g_clear_pointer (&job->filters, json_object_unref);
@@ -949,7 +948,7 @@ surface_for_owner (Job          *job,
 {
   g_autofree char *id = owner_id (walk->world_id, entry->key);
   const char *frame_id = g_hash_table_lookup (frame_ids_of (walk->surface), id);
-  g_autoptr(GList) surfaces = stw_session_list_surfaces (job->session);
+  g_autoptr(GList) surfaces = _stw_surface_shared_list (job->shared);
   gboolean webview = g_strcmp0 (entry->tag, "webview") == 0 || (frame_id != NULL && *frame_id == '\0');
 
   for (const GList *l = surfaces; l != NULL; l = l->next)
@@ -1010,7 +1009,7 @@ on_surfaces_refreshed (GObject      *object,
   Refresh *refresh = user_data;
   GTask *task = refresh->task;
 
-  stw_session_refresh_surfaces_finish (STW_SESSION (object), result, NULL);
+  _stw_surface_shared_refresh_finish (result, NULL);
   start_children (task, refresh->walk);
   g_free (refresh);
   job_release (task);
@@ -1038,7 +1037,7 @@ on_owners_known (GTask *task,
               job_hold (task);
               refresh->task = task;
               refresh->walk = walk;
-              stw_session_refresh_surfaces_async (job->session, g_task_get_cancellable (task),
+              _stw_surface_shared_refresh_async (job->shared, g_task_get_cancellable (task),
                                                   on_surfaces_refreshed, refresh);
               return;
             }
@@ -1685,11 +1684,12 @@ job_start (StwSurface          *self,
            Job                **out)
 {
   GTask *task = g_task_new (self, cancellable, callback, user_data);
-  g_autoptr(StwSession) session = stw_surface_dup_session (self);
+  StwSurfaceShared *shared = _stw_surface_get_shared (self);
+  StwTransport *transport = _stw_surface_get_transport (self);
   Job *job;
 
   g_task_set_source_tag (task, source_tag);
-  if (session == NULL || !stw_session_is_running (session))
+  if (!shared->alive || !shared->running)
     {
       g_task_return_error (task, stw_error_new_code_literal (STW_ERROR_NOT_RUNNING, NULL));
       g_object_unref (task);
@@ -1704,7 +1704,7 @@ job_start (StwSurface          *self,
       g_object_unref (task);
       return NULL;
     }
-  if (_stw_session_get_browser (session) == NULL)
+  if (transport == NULL)
     {
       g_task_return_error (task, stw_error_new_code_literal (STW_ERROR_TRANSPORT_UNSUPPORTED, _("This session has no renderer connection")));
       g_object_unref (task);
@@ -1713,8 +1713,8 @@ job_start (StwSurface          *self,
 
   job = g_new0 (Job, 1);
   job->mode = mode;
-  job->session = g_object_ref (session);
-  job->transport = g_object_ref (_stw_session_get_browser (session));
+  job->shared = _stw_surface_shared_ref (shared);
+  job->transport = g_object_ref (transport);
   job->object_group = g_strdup_printf ("stw-snapshot-%p", (void *) job);
   job->used_surfaces = g_ptr_array_new ();
   job->top = walk_new (self, 0);

@@ -24,7 +24,6 @@
 #include "stw-error-registry.h"
 #include "stw-json-private.h"
 #include "stw-regex-private.h"
-#include "stw-session-private.h"
 #include "stw-surface-private.h"
 #include "stw-sync-private.h"
 #include "stw-transport.h"
@@ -1563,7 +1562,7 @@ stw_surface_expect_count_sync (StwSurface    *self,
 typedef struct
 {
   StwTransport *transport;
-  StwSession   *session;
+  StwSurfaceShared *shared;   /* what the session handed down */
   char         *cdp_session_id;
   char         *frame_id;
   char         *kind;
@@ -1597,7 +1596,7 @@ event_wait_detach (EventWait *wait)
       }
   if (wait->window_handler != 0)
     {
-      g_signal_handler_disconnect (wait->session, wait->window_handler);
+      _stw_surface_shared_remove_window_hook (wait->shared, wait->window_handler);
       wait->window_handler = 0;
     }
   drop_source (&wait->timeout);
@@ -1609,7 +1608,7 @@ event_wait_free (EventWait *wait)
 {
   event_wait_detach (wait);
   g_clear_object (&wait->transport);
-  g_clear_object (&wait->session);
+  g_clear_pointer (&wait->shared, _stw_surface_shared_unref);
   g_free (wait->cdp_session_id);
   g_free (wait->frame_id);
   g_free (wait->kind);
@@ -1679,10 +1678,11 @@ on_page_event (StwTransport *transport,
 }
 
 static void
-on_window_added (StwSession *session,
-                 StwSurface *window,
-                 GTask      *task)
+on_window_added (StwSurface *window,
+                 gpointer    user_data)
 {
+  GTask *task = user_data;
+
   event_seen (task, "window", stw_surface_get_url (window), stw_surface_get_id (window));
 }
 
@@ -1731,11 +1731,11 @@ start_browser_event_wait (StwSurface          *self,
   wait->kind = g_strdup (kind);
   wait->url = url;
   wait->timeout_ms = clamp_timeout (timeout_ms);
-  wait->session = stw_surface_dup_session (self);
+  wait->shared = _stw_surface_shared_ref (_stw_surface_get_shared (self));
   wait->transport = _stw_surface_get_transport (self) ? g_object_ref (_stw_surface_get_transport (self)) : NULL;
   wait->cdp_session_id = g_strdup (stw_surface_get_cdp_session_id (self));
   wait->frame_id = g_strdup (stw_surface_get_frame_id (self));
-  if (wait->session == NULL || wait->transport == NULL || stw_surface_is_closed (self))
+  if (!wait->shared->alive || wait->transport == NULL || stw_surface_is_closed (self))
     {
       g_task_return_error (task, stw_error_new_literal (stw_surface_is_closed (self) ? "SURFACE_CLOSED" : "NOT_RUNNING", NULL));
       g_object_unref (task);
@@ -1748,7 +1748,7 @@ start_browser_event_wait (StwSurface          *self,
     }
 
   if (g_str_equal (kind, "window"))
-    wait->window_handler = g_signal_connect (wait->session, "window-added", G_CALLBACK (on_window_added), task);
+    wait->window_handler = _stw_surface_shared_add_window_hook (wait->shared, on_window_added, task);
   else
     {
       /* Navigations and loads announce themselves through the Page domain. */

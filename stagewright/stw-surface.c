@@ -6,6 +6,7 @@
 
 #include <errno.h>
 #include <glib/gi18n-lib.h>
+#include <glib/gstdio.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -139,9 +140,13 @@ G_DEFINE_FINAL_TYPE (StwSurface, stw_surface, G_TYPE_OBJECT)
 static void
 shared_clear (StwSurfaceShared *shared)
 {
+  _stw_surface_shared_remove_files_dir (shared);
   _stw_ref_table_free (shared->refs);
   _stw_dialogs_free (shared->dialogs);
   g_hash_table_unref (shared->surfaces);
+  g_ptr_array_unref (shared->order);
+  g_clear_object (&shared->browser);
+  g_hook_list_clear (&shared->window_hooks);
 }
 
 StwSurfaceShared *
@@ -152,6 +157,8 @@ _stw_surface_shared_new (void)
   shared->refs = _stw_ref_table_new ();
   shared->dialogs = _stw_dialogs_new ();
   shared->surfaces = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
+  shared->order = g_ptr_array_new ();
+  g_hook_list_init (&shared->window_hooks, sizeof (GHook));
   shared->running = TRUE;
   shared->alive = TRUE;
   return shared;
@@ -174,6 +181,175 @@ _stw_surface_shared_lookup (StwSurfaceShared *shared,
                             const char       *id)
 {
   return id != NULL ? g_hash_table_lookup (shared->surfaces, id) : NULL;
+}
+
+static void
+append_tree (StwSurfaceShared  *shared,
+             StwSurface        *parent,
+             GList            **list)
+{
+  for (guint i = 0; i < shared->order->len; i++)
+    {
+      StwSurface *surface = g_ptr_array_index (shared->order, i);
+
+      if (!stw_surface_is_closed (surface) && surface->parent == parent)
+        {
+          *list = g_list_prepend (*list, surface);
+          append_tree (shared, surface, list);
+        }
+    }
+}
+
+GList *
+_stw_surface_shared_list (StwSurfaceShared *shared)
+{
+  GList *list = NULL;
+
+  for (guint i = 0; i < shared->order->len; i++)
+    {
+      StwSurface *surface = g_ptr_array_index (shared->order, i);
+      StwSurface *parent = surface->parent;
+
+      /* Roots: windows, and anything whose parent we never saw. */
+      if (stw_surface_is_closed (surface) || (parent != NULL && !stw_surface_is_closed (parent)))
+        continue;
+      list = g_list_prepend (list, surface);
+      append_tree (shared, surface, &list);
+    }
+  return g_list_reverse (list);
+}
+
+static void
+on_owner_refreshed (GObject      *object,
+                    GAsyncResult *result,
+                    gpointer      user_data)
+{
+  g_autoptr(GTask) task = user_data;
+  StwSurfaceShared *shared = g_task_get_task_data (task);
+  GError *error = NULL;
+
+  if (shared->refresh_finish (object, result, &error))
+    g_task_return_boolean (task, TRUE);
+  else
+    g_task_return_error (task, error);
+}
+
+void
+_stw_surface_shared_refresh_async (StwSurfaceShared    *shared,
+                                   GCancellable        *cancellable,
+                                   GAsyncReadyCallback  callback,
+                                   gpointer             user_data)
+{
+  GTask *task = g_task_new (NULL, cancellable, callback, user_data);
+
+  g_task_set_source_tag (task, _stw_surface_shared_refresh_async);
+  g_task_set_task_data (task, _stw_surface_shared_ref (shared), (GDestroyNotify) _stw_surface_shared_unref);
+  if (!shared->alive || shared->refresh == NULL)
+    {
+      g_task_return_error (task, stw_error_new_code_literal (STW_ERROR_NOT_RUNNING, NULL));
+      g_object_unref (task);
+      return;
+    }
+  shared->refresh (shared->owner, cancellable, on_owner_refreshed, task);
+}
+
+gboolean
+_stw_surface_shared_refresh_finish (GAsyncResult  *result,
+                                    GError       **error)
+{
+  g_return_val_if_fail (g_task_get_source_tag (G_TASK (result)) == _stw_surface_shared_refresh_async, FALSE);
+  return g_task_propagate_boolean (G_TASK (result), error);
+}
+
+/**
+ * _stw_surface_shared_get_files_dir:
+ * @shared: what a session handed down
+ * @error: `INTERNAL_ERROR` when it cannot be made
+ *
+ * The session's private directory (mode 0700, in the temporary
+ * directory) for the copies of files handed to its pages by path; made
+ * on first use, removed when the session ends.
+ *
+ * Returns: (transfer none) (nullable): its path
+ */
+const char *
+_stw_surface_shared_get_files_dir (StwSurfaceShared  *shared,
+                                   GError           **error)
+{
+  GError *local = NULL;
+
+  if (shared->files_dir == NULL)
+    {
+      shared->files_dir = g_dir_make_tmp ("stw-files-XXXXXX", &local);
+      if (shared->files_dir == NULL)
+        {
+          g_propagate_error (error, stw_error_new_code (STW_ERROR_INTERNAL_ERROR, _("Cannot make a private directory: %s"),
+                                                        local->message));
+          g_error_free (local);
+        }
+    }
+  return shared->files_dir;
+}
+
+/* The private directory goes: <dir>/<XXXXXX>/<file>, nothing deeper. */
+void
+_stw_surface_shared_remove_files_dir (StwSurfaceShared *shared)
+{
+  g_autoptr(GDir) dir = NULL;
+  const char *name;
+
+  if (shared->files_dir == NULL)
+    return;
+  dir = g_dir_open (shared->files_dir, 0, NULL);
+  while (dir != NULL && (name = g_dir_read_name (dir)) != NULL)
+    {
+      g_autofree char *sub = g_build_filename (shared->files_dir, name, NULL);
+      g_autoptr(GDir) inner = g_dir_open (sub, 0, NULL);
+      const char *file;
+
+      while (inner != NULL && (file = g_dir_read_name (inner)) != NULL)
+        {
+          g_autofree char *path = g_build_filename (sub, file, NULL);
+          g_unlink (path);
+        }
+      g_rmdir (sub);
+    }
+  g_rmdir (shared->files_dir);
+  g_clear_pointer (&shared->files_dir, g_free);
+}
+
+gulong
+_stw_surface_shared_add_window_hook (StwSurfaceShared     *shared,
+                                     StwSurfaceWindowFunc  func,
+                                     gpointer              user_data)
+{
+  GHook *hook = g_hook_alloc (&shared->window_hooks);
+
+  hook->func = func;
+  hook->data = user_data;
+  g_hook_append (&shared->window_hooks, hook);
+  return hook->hook_id;
+}
+
+void
+_stw_surface_shared_remove_window_hook (StwSurfaceShared *shared,
+                                        gulong            id)
+{
+  g_hook_destroy (&shared->window_hooks, id);
+}
+
+static void
+call_window_hook (GHook    *hook,
+                  gpointer  window)
+{
+  ((StwSurfaceWindowFunc) hook->func) (window, hook->data);
+}
+
+void
+_stw_surface_shared_window_added (StwSurfaceShared *shared,
+                                  StwSurface       *window)
+{
+  g_hook_list_marshal (&shared->window_hooks, FALSE, call_window_hook, window);
 }
 
 enum

@@ -6,6 +6,8 @@
 
 #include <gio/gio.h>
 
+#include "stw-sync.h"
+
 G_BEGIN_DECLS
 
 /* Objects that own long-lived I/O (transports, sessions, the manager, the
@@ -13,20 +15,15 @@ G_BEGIN_DECLS
  * were made, as SoupSession does. Their blocking calls start the
  * asynchronous operation and iterate that context until it completes: the
  * sockets made earlier are attached there, so a private context could never
- * serve them. See docs/architecture.md, "Blocking calls". */
-typedef struct
-{
-  GMainContext *context;
-  GAsyncResult *result;
-  gboolean      acquired;
-} StwSyncCall;
+ * serve them. See docs/architecture.md, "Blocking calls".
+ *
+ * Inside the library a call names the owner's context itself; the rest is
+ * the public helper (stw-sync.h), which plugins' `_sync` functions use. */
+gboolean _stw_sync_call_init (StwSyncCall  *call,
+                              GMainContext *context);
 
-gboolean      _stw_sync_call_init     (StwSyncCall  *call,
-                                       GMainContext *context);
-void          _stw_sync_call_callback (GObject      *source,
-                                       GAsyncResult *result,
-                                       gpointer      user_data);
-GAsyncResult *_stw_sync_call_wait     (StwSyncCall  *call);
-void          _stw_sync_call_clear    (StwSyncCall  *call);
+#define _stw_sync_call_callback stw_sync_call_callback
+#define _stw_sync_call_wait stw_sync_call_wait
+#define _stw_sync_call_clear stw_sync_call_clear
 
 G_END_DECLS

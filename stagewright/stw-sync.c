@@ -39,16 +39,21 @@ _stw_sync_call_init (StwSyncCall  *call,
   return TRUE;
 }
 
-/*
- * _stw_sync_call_callback:
+/**
+ * stw_sync_call_callback: (skip)
+ * @source: (nullable): the operation's source object
+ * @result: the operation's result
+ * @user_data: the #StwSyncCall
  *
  * The #GAsyncReadyCallback to hand to the `_async` function, with the
  * #StwSyncCall as its user data.
+ *
+ * Since: 1.0
  */
 void
-_stw_sync_call_callback (GObject      *source,
-                         GAsyncResult *result,
-                         gpointer      user_data)
+stw_sync_call_callback (GObject      *source,
+                        GAsyncResult *result,
+                        gpointer      user_data)
 {
   StwSyncCall *call = user_data;
 
@@ -57,18 +62,20 @@ _stw_sync_call_callback (GObject      *source,
   g_main_context_wakeup (call->context);
 }
 
-/*
- * _stw_sync_call_wait:
+/**
+ * stw_sync_call_wait: (skip)
  * @call: a prepared #StwSyncCall whose operation has been started
  *
  * Iterates the owner's context until the operation completes. Other sources
  * of that context (signals, timeouts, other calls) keep running meanwhile,
  * which is what lets scripts mix blocking and asynchronous calls.
  *
- * Returns: (transfer none): the result, valid until _stw_sync_call_clear()
+ * Returns: (transfer none): the result, valid until stw_sync_call_clear()
+ *
+ * Since: 1.0
  */
 GAsyncResult *
-_stw_sync_call_wait (StwSyncCall *call)
+stw_sync_call_wait (StwSyncCall *call)
 {
   g_return_val_if_fail (call->context != NULL, NULL);
 
@@ -77,8 +84,16 @@ _stw_sync_call_wait (StwSyncCall *call)
   return call->result;
 }
 
+/**
+ * stw_sync_call_clear: (skip)
+ * @call: a #StwSyncCall
+ *
+ * Releases what @call holds: the result and the owner's context.
+ *
+ * Since: 1.0
+ */
 void
-_stw_sync_call_clear (StwSyncCall *call)
+stw_sync_call_clear (StwSyncCall *call)
 {
   g_clear_object (&call->result);
   if (call->acquired)

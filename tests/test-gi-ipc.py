@@ -11,13 +11,20 @@
 # Without main-process eval the ipc tools are hidden and refused with
 # ipc.EVAL_REQUIRED; with it, on the demo app, ipc_invoke is captured with
 # redacted values, a stub answers in place of the handler, and a channel
-# outside the allowlist is refused while its handler never runs.
+# outside the allowlist is refused while its handler never runs. The
+# plugin the dispatcher loads is StagewrightIpc.IpcPlugin, whose API is
+# called directly too, blocking and async, with the same checks.
 
 import json
 import os
 import sys
 
-from stwtest import ELECTRON, CHROMIUM, FIXTURES, Json, Stagewright, run_async, run_tap
+from stwtest import ELECTRON, CHROMIUM, FIXTURES, GLib, Json, Stagewright, run_async, run_tap
+
+import gi  # noqa: E402
+
+gi.require_version('StagewrightIpc', '1.0')
+from gi.repository import StagewrightIpc  # noqa: E402
 
 TESTS = []
 BUILDDIR = os.path.abspath(os.environ.get('G_TEST_BUILDDIR') or
@@ -83,6 +90,8 @@ def without_main_eval_the_tools_are_hidden_and_refused():
     dispatcher.add_core_tools()
     loaded = load(dispatcher, False)
     assert [p.get_name() for p in loaded] == ['ipc']
+    # One type, whether the module made it or the typelib names it.
+    assert isinstance(loaded[0], StagewrightIpc.IpcPlugin), loaded
     assert not [t for t in dispatcher.list_tools() if t.get_name().startswith('ipc_')]
 
     refused = fails(call(dispatcher, 'ipc_capture_start', {'channels': ['notes:*']}), 'ipc.EVAL_REQUIRED')
@@ -100,7 +109,7 @@ def on_the_demo_app_blocking_and_async():
     dispatcher = Stagewright.Dispatcher.new()
     dispatcher.add_core_tools()
     dispatcher.set_allow_eval(Stagewright.EvalTarget.MAIN)
-    load(dispatcher, True)
+    plugin, = load(dispatcher, True)
     state['dispatcher'] = dispatcher
 
     launch = ok(call(dispatcher, 'electron_launch', {'executablePath': ELECTRON, 'main': DEMO_APP}))
@@ -143,9 +152,42 @@ def on_the_demo_app_blocking_and_async():
     assert not ok(call(dispatcher, 'ipc_capture_stop', {'sessionId': sid}))['capturing']
     fails(call_async(dispatcher, 'ipc_captured', {'sessionId': sid}), 'ipc.NOT_CAPTURING')
 
+    api_blocking_and_async(dispatcher, plugin, sid)
+
     ok(call(dispatcher, 'electron_stop', {'sessionId': sid}))
     state.pop('session_id')
     assert dispatcher.unload_plugins_sync(None)
+
+
+def expect_plugin_error(words, fn, *args):
+    # A plugin's code name (ipc.EVAL_REQUIRED) rides on the GError's
+    # private data, which PyGObject's copy drops: the code is
+    # Stagewright.Error.PLUGIN, the message says which.
+    try:
+        fn(*args)
+    except GLib.Error as error:
+        assert error.code == Stagewright.Error.PLUGIN and words in error.message, (error.code, error.message)
+        return error
+    raise AssertionError('expected a plugin error saying %r' % words)
+
+
+def api_blocking_and_async(dispatcher, plugin, sid):
+    session = dispatcher.get_session_manager().lookup(sid)
+    expect_plugin_error('--allow-eval=main', StagewrightIpc.IpcPlugin.new().captured_sync, session, 0, None, None)
+    expect_plugin_error('invokeAllow allowlist', run_async,
+                 lambda done: plugin.invoke_async(session, 'danger:wipe', None, 0, None, done),
+                 lambda source, result: source.invoke_finish(result), 60000)
+
+    started = plugin.capture_start_sync(session, ['probe:*'], False, False, None)
+    assert started.get_boolean_member('capturing')
+    args = Json.from_string('[{"password": "p", "n": 3}]').get_array()
+    echoed = run_async(lambda done: plugin.invoke_async(session, 'probe:echo', args, 0, None, done),
+                       lambda source, result: source.invoke_finish(result), 60000)
+    result = echoed.get_object_member('result')
+    assert result.get_string_member('password') == '[REDACTED]' and result.get_int_member('n') == 3, envelope_of(echoed)
+    captured = plugin.captured_sync(session, 10, 'probe:echo', None)
+    assert captured.get_int_member('total') >= 1
+    assert not plugin.capture_stop_sync(session, None).get_boolean_member('capturing')
 
 
 def cleanup():

@@ -9,11 +9,16 @@
  * hidden and refused with ipc.EVAL_REQUIRED, also when the tool is invoked
  * directly; with it, on the demo app, a capture sees ipc_invoke, a stub
  * answers instead of the handler, and channels outside the allowlists are
- * refused without their handler running.
+ * refused without their handler running. The plugin's API
+ * (StwIpcPlugin, linked from libstagewright-plugins) is the type the
+ * loaded module made, called directly with the same checks, and it
+ * outlives the plugin's unloading.
  */
 #include <string.h>
 
 #include "stw-test-utils.h"
+
+#include <stw-ipc.h>
 
 #define CONFIG "{\"channels\":[\"notes:*\",\"probe:*\"],\"invokeAllow\":[\"notes:load\",\"probe:*\"]," \
                "\"redact\":[\"password\"]}"
@@ -141,6 +146,8 @@ test_eval_required (void)
   stw_dispatcher_add_core_tools (dispatcher);
   stw_dispatcher_set_allow_eval (dispatcher, STW_EVAL_TARGET_RENDERER);
   loaded = load (dispatcher, FALSE);
+  /* The module's plugin is the library's type: one GType per process. */
+  g_assert_true (G_OBJECT_TYPE (loaded->data) == STW_TYPE_IPC_PLUGIN);
 
   tool = stw_dispatcher_lookup_tool (dispatcher, "ipc_capture_start");
   g_assert_nonnull (tool);
@@ -178,6 +185,22 @@ test_eval_required (void)
   assert_code (direct, "ipc.EVAL_REQUIRED");
 
   unload (dispatcher);
+  g_clear_list (&loaded, g_object_unref);
+
+  /* The type outlives the unloaded plugin: a new one from the library
+   * loads and answers as the module's did. */
+  {
+    g_autoptr(GList) fresh = g_list_prepend (NULL, stw_ipc_plugin_new ());
+    g_autoptr(JsonObject) again = NULL;
+    gboolean added = stw_dispatcher_add_plugins_sync (dispatcher, fresh, NULL, NULL, &error);
+
+    g_assert_no_error (error);
+    g_assert_true (added);
+    again = call (dispatcher, "ipc_capture_start", "{\"channels\":[\"notes:*\"]}");
+    assert_code (again, "ipc.EVAL_REQUIRED");
+    unload (dispatcher);
+    g_list_free_full (g_steal_pointer (&fresh), g_object_unref);
+  }
 }
 
 static char *
@@ -185,6 +208,80 @@ session_args (const char *session_id,
               const char *rest)
 {
   return g_strdup_printf ("{\"sessionId\":\"%s\"%s%s}", session_id, rest ? "," : "", rest ? rest : "");
+}
+
+static void
+assert_error_code (const GError *error,
+                   const char   *code)
+{
+  g_assert_nonnull (error);
+  g_assert_cmpstr (stw_error_get_code_name (error), ==, code);
+}
+
+/* The plugin's API called directly, blocking and async, with the checks
+ * the tools rely on: the eval policy, the allowlists, the redaction. */
+static void
+test_api (StwDispatcher *dispatcher,
+          StwIpcPlugin  *plugin,
+          const char    *sid)
+{
+  StwSession *session = stw_session_manager_lookup (stw_dispatcher_get_session_manager (dispatcher), sid);
+  g_autoptr(StwIpcPlugin) alone = stw_ipc_plugin_new ();
+  const char * const wipe[] = { "danger:*", NULL };
+  const char * const probes[] = { "probe:*", NULL };
+  g_autoptr(JsonNode) args = stw_test_parse ("[{\"password\":\"p\",\"n\":2}]");
+  g_autoptr(GError) error = NULL;
+  g_autoptr(JsonObject) refused = NULL;
+  g_autoptr(JsonObject) unstarted = NULL;
+  g_autoptr(JsonObject) started = NULL;
+  g_autoptr(JsonObject) echoed = NULL;
+  g_autoptr(JsonObject) captured = NULL;
+  g_autoptr(JsonObject) stopped = NULL;
+  g_autoptr(GAsyncResult) result = NULL;
+  StwTestResult wait = { 0 };
+  JsonObject *value;
+
+  g_assert_nonnull (session);
+
+  /* Outside a dispatcher, or in one that does not allow main eval. */
+  refused = stw_ipc_plugin_captured_sync (alone, session, 0, NULL, NULL, &error);
+  g_assert_null (refused);
+  assert_error_code (error, "ipc.EVAL_REQUIRED");
+  g_clear_error (&error);
+  stw_dispatcher_set_allow_eval (dispatcher, STW_EVAL_TARGET_RENDERER);
+  unstarted = stw_ipc_plugin_capture_start_sync (plugin, session, probes, FALSE, FALSE, NULL, &error);
+  g_assert_null (unstarted);
+  assert_error_code (error, "ipc.EVAL_REQUIRED");
+  g_clear_error (&error);
+  stw_dispatcher_set_allow_eval (dispatcher, STW_EVAL_TARGET_MAIN);
+
+  /* The allowlist, async: refused before the app hears of it. */
+  stw_ipc_plugin_capture_start_async (plugin, session, wipe, FALSE, FALSE, NULL, stw_test_result_cb, &wait);
+  result = stw_test_wait_result (&wait, 60000);
+  g_assert_null (stw_ipc_plugin_capture_start_finish (plugin, result, &error));
+  assert_error_code (error, "ipc.CHANNEL_NOT_ALLOWED");
+  g_clear_error (&error);
+  g_clear_object (&result);
+
+  started = stw_ipc_plugin_capture_start_sync (plugin, session, probes, FALSE, FALSE, NULL, &error);
+  g_assert_no_error (error);
+  g_assert_true (json_object_get_boolean_member (started, "capturing"));
+
+  stw_ipc_plugin_invoke_async (plugin, session, "probe:echo", json_node_get_array (args), 0, NULL,
+                               stw_test_result_cb, &wait);
+  result = stw_test_wait_result (&wait, 60000);
+  echoed = stw_ipc_plugin_invoke_finish (plugin, result, &error);
+  g_assert_no_error (error);
+  value = json_object_get_object_member (echoed, "result");
+  g_assert_cmpstr (json_object_get_string_member (value, "password"), ==, "[REDACTED]");
+  g_assert_cmpint (json_object_get_int_member (value, "n"), ==, 2);
+
+  captured = stw_ipc_plugin_captured_sync (plugin, session, 10, "probe:echo", NULL, &error);
+  g_assert_no_error (error);
+  g_assert_cmpint (json_object_get_int_member (captured, "total"), >=, 1);
+  stopped = stw_ipc_plugin_capture_stop_sync (plugin, session, NULL, &error);
+  g_assert_no_error (error);
+  g_assert_false (json_object_get_boolean_member (stopped, "capturing"));
 }
 
 /* With main-process eval, on the demo app: blocking and async calls. */
@@ -289,6 +386,8 @@ test_demo_app (void)
     g_assert_false (json_object_get_boolean_member (stopped, "capturing"));
     assert_code (not_capturing, "ipc.NOT_CAPTURING");
   }
+
+  test_api (dispatcher, loaded->data, sid);
 
   {
     g_autofree char *stop_args = session_args (sid, NULL);

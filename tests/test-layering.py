@@ -301,10 +301,38 @@ def no_string_keyed_object_data():
     return bad
 
 
+# The page core below the session (surfaces and what they use) neither
+# includes nor calls the session or the manager: what it needs of them
+# (refs, dialogs, the surface list, the browser connection, a refresh,
+# the files directory, new windows) is handed down in StwSurfaceShared.
+PAGE_CORE = re.compile(r'^stw-(?:surface|input|refs|runner|dialogs|console|snapshot|screenshot|element)'
+                       r'[-a-z]*\.c$')
+SESSION_CALL = re.compile(r'\b_?stw_session_(?!kind_)[a-z_]+\s*\(|"window-(?:added|removed)"')
+
+
+def page_core_calls_nothing_above_it():
+    bad = []
+    for path, text in sources('stagewright', ('.c',)):
+        if not PAGE_CORE.match(os.path.basename(path)):
+            continue
+        for header in includes(text):
+            if os.path.basename(header).startswith('stw-session'):
+                bad.append('%s includes %s' % (path, header))
+        for match in SESSION_CALL.finditer(text):
+            line_start = text.rfind('\n', 0, match.start()) + 1
+            line = text[line_start:text.find('\n', match.start())].lstrip()
+            if line.startswith(('*', '/*')):
+                continue
+            bad.append('%s:%d: %s: hand it down instead'
+                       % (path, text.count('\n', 0, match.start()) + 1, match.group(0).rstrip('( ')))
+    return bad
+
+
 CHECKS = [tools_include_no_private_header, the_core_includes_nothing_from_tools,
           transports_include_nothing_above_them, one_blocking_loop,
           json_results_are_listed_and_bounded, core_errors_are_made_by_enum_value,
-          no_include_cycle_among_modules, no_string_keyed_object_data]
+          no_include_cycle_among_modules, no_string_keyed_object_data,
+          page_core_calls_nothing_above_it]
 
 
 def main():
