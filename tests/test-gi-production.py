@@ -10,9 +10,9 @@
 #
 # The fixture artifacts come from tests/fixtures/production-artifacts/
 # build.mjs (fuses flipped by @electron/fuses, an AppImage made with
-# mksquashfs, a .deb made with dpkg-deb). Until the plugins have their own
-# typelibs, Python reaches the plugin's API through its tool, with the
-# dispatcher's blocking (call_json_sync) and async (invoke_async) calls.
+# mksquashfs, a .deb made with dpkg-deb). Python calls the plugin's API
+# from its typelib (StagewrightProduction-1.0), blocking and async, and its
+# tool through the dispatcher (call_json_sync, invoke_async).
 
 import json
 import os
@@ -21,7 +21,11 @@ import subprocess
 import sys
 import tempfile
 
+import gi
 from stwtest import FIXTURES, Json, Stagewright, run_async, run_tap
+
+gi.require_version('StagewrightProduction', '1.0')
+from gi.repository import StagewrightProduction  # noqa: E402
 
 TESTS = []
 BUILDDIR = os.path.abspath(os.environ.get('G_TEST_BUILDDIR') or
@@ -131,6 +135,37 @@ def async_the_insecure_directory_fails_its_fuses_and_asar():
     assert not outside['ok'] and outside['code'] == 'BAD_ARGUMENT', outside
     bundle = call_async(dispatcher, 'production_validate', {'path': a['notAnApp']})
     assert not bundle['ok'] and bundle['code'] == 'production.NOT_A_BUNDLE', bundle
+    assert dispatcher.unload_plugins_sync(None)
+
+
+@test
+def the_typed_api_blocking_and_async():
+    a = artifacts()
+    plugin = StagewrightProduction.ProductionPlugin.new()
+    dispatcher = Stagewright.Dispatcher.new()
+    dispatcher.set_app_root(state['out'])
+    assert dispatcher.add_plugins_sync([plugin], None, None)
+    assert dispatcher.lookup_tool('production_validate') is not None
+
+    report = plugin.validate_sync(a['deb'], None)
+    assert isinstance(report, StagewrightProduction.ProductionReport)
+    assert report.props.artifact == 'deb' and not report.props.passed
+    ids = [check.props.id for check in report.get_checks()]
+    assert ids[0] == 'artifact.structure' and 'deb.scripts' in ids, ids
+    sandbox = report.lookup_check('sandbox')
+    assert sandbox.get_status() == StagewrightProduction.ProductionStatus.FAIL, sandbox.get_evidence()
+    assert 'mode 0755' in sandbox.props.evidence
+
+    image = run_async(lambda done: plugin.validate_async(a['appImage'], None, done),
+                      lambda source, result: source.validate_finish(result), 120000)
+    assert image.get_passed()
+    assert all(c.get_status() == StagewrightProduction.ProductionStatus.PASS for c in image.get_checks())
+
+    try:
+        plugin.validate_sync('/usr/bin', None)
+        raise AssertionError('a path outside the app root was read')
+    except gi.repository.GLib.Error as error:
+        assert 'outside --app-root' in error.message, error.message
     assert dispatcher.unload_plugins_sync(None)
 
 

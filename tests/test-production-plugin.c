@@ -7,14 +7,14 @@
  * build.mjs (run with node). The plugin from plugins/built/, blocking and
  * asynchronous: through its tool (stw_dispatcher_call_json_sync and
  * stw_dispatcher_invoke_async), and through its typed API
- * (stw_production_plugin_validate_async/_finish/_sync), whose symbols the
- * loaded module exports: the report's checks answer pass/fail per check.
+ * (stw_production_plugin_validate_async/_finish/_sync, from
+ * libstagewright-plugins): the report's checks answer pass/fail per check.
  */
 #include <string.h>
-#include <gmodule.h>
+
+#include <stw-production.h>
 
 #include "stw-test-utils.h"
-#include "../plugins/production/stw-production.h"
 
 static char *out_dir;
 static JsonObject *manifest;
@@ -198,79 +198,57 @@ test_tool_async (void)
   g_assert_true (stw_dispatcher_unload_plugins_sync (dispatcher, NULL, NULL));
 }
 
-typedef void (*ValidateAsync) (StwProductionPlugin *, const char *, GCancellable *, GAsyncReadyCallback, gpointer);
-typedef StwProductionReport *(*ValidateFinish) (StwProductionPlugin *, GAsyncResult *, GError **);
-typedef StwProductionReport *(*ValidateSync) (StwProductionPlugin *, const char *, GCancellable *, GError **);
-typedef StwProductionStatus (*CheckStatus) (StwProductionCheck *);
-typedef StwProductionCheck *(*LookupCheck) (StwProductionReport *, const char *);
-typedef gboolean (*ReportPassed) (StwProductionReport *);
-
-/* The typed API, from the symbols of the loaded module: blocking and
- * asynchronous, with the plugin the dispatcher configured and confined. */
+/* The typed API, on the plugin the dispatcher loaded (configured and
+ * confined by it), blocking and asynchronous. */
 static void
 test_typed_api (void)
 {
   g_autoptr(StwDispatcher) dispatcher = NULL;
-  g_autofree char *module_path = g_test_build_filename (G_TEST_BUILT, "..", "plugins", "built", "libproduction.so", NULL);
-  GModule *module;
-  ValidateAsync validate_async;
-  ValidateFinish validate_finish;
-  ValidateSync validate_sync;
-  CheckStatus check_status;
-  LookupCheck lookup_check;
-  ReportPassed report_passed;
-  StwPlugin *plugin;
-  g_autoptr(GObject) report = NULL;
-  g_autoptr(GObject) image = NULL;
+  StwProductionPlugin *plugin;
+  g_autoptr(StwProductionReport) report = NULL;
+  g_autoptr(StwProductionReport) image = NULL;
   g_autoptr(GAsyncResult) result = NULL;
   g_autoptr(GError) error = NULL;
   StwTestResult wait = { 0 };
-  g_autofree char *artifact_kind = NULL;
+  StwProductionCheck **checks;
+  guint n_checks = 0;
 
   if (!build_artifacts ())
     return;
   dispatcher = loaded_dispatcher (FALSE);
-  plugin = stw_dispatcher_lookup_plugin (dispatcher, "production");
-  g_assert_nonnull (plugin);
-  g_assert_cmpstr (G_OBJECT_TYPE_NAME (plugin), ==, "StwProductionPlugin");
+  g_assert_true (STW_IS_PRODUCTION_PLUGIN (stw_dispatcher_lookup_plugin (dispatcher, "production")));
+  plugin = STW_PRODUCTION_PLUGIN (stw_dispatcher_lookup_plugin (dispatcher, "production"));
 
-  module = g_module_open (module_path, G_MODULE_BIND_LOCAL);
-  g_assert_nonnull (module);
-  g_assert_true (g_module_symbol (module, "stw_production_plugin_validate_async", (gpointer *) &validate_async));
-  g_assert_true (g_module_symbol (module, "stw_production_plugin_validate_finish", (gpointer *) &validate_finish));
-  g_assert_true (g_module_symbol (module, "stw_production_plugin_validate_sync", (gpointer *) &validate_sync));
-  g_assert_true (g_module_symbol (module, "stw_production_check_get_status", (gpointer *) &check_status));
-  g_assert_true (g_module_symbol (module, "stw_production_report_lookup_check", (gpointer *) &lookup_check));
-  g_assert_true (g_module_symbol (module, "stw_production_report_get_passed", (gpointer *) &report_passed));
-
-  validate_async ((StwProductionPlugin *) plugin, artifact ("deb"), NULL, stw_test_result_cb, &wait);
+  stw_production_plugin_validate_async (plugin, artifact ("deb"), NULL, stw_test_result_cb, &wait);
   result = stw_test_wait_result (&wait, 120000);
-  report = (GObject *) validate_finish ((StwProductionPlugin *) plugin, result, &error);
+  report = stw_production_plugin_validate_finish (plugin, result, &error);
   g_assert_no_error (error);
-  g_assert_false (report_passed ((StwProductionReport *) report));
-  g_object_get (report, "artifact", &artifact_kind, NULL);
-  g_assert_cmpstr (artifact_kind, ==, "deb");
-  g_assert_cmpint (check_status (lookup_check ((StwProductionReport *) report, "sandbox")), ==,
+  g_assert_false (stw_production_report_get_passed (report));
+  g_assert_cmpstr (stw_production_report_get_artifact (report), ==, "deb");
+  g_assert_cmpint (stw_production_check_get_status (stw_production_report_lookup_check (report, "sandbox")), ==,
                    STW_PRODUCTION_STATUS_FAIL);
-  g_assert_cmpint (check_status (lookup_check ((StwProductionReport *) report, "asar.integrity")), ==,
-                   STW_PRODUCTION_STATUS_PASS);
+  g_assert_cmpint (stw_production_check_get_status (stw_production_report_lookup_check (report, "asar.integrity")),
+                   ==, STW_PRODUCTION_STATUS_PASS);
+  checks = stw_production_report_get_checks (report, &n_checks);
+  g_assert_cmpuint (n_checks, ==, 14);
+  g_assert_cmpstr (stw_production_check_get_id (checks[0]), ==, "artifact.structure");
 
-  image = (GObject *) validate_sync ((StwProductionPlugin *) plugin, artifact ("appImage"), NULL, &error);
+  image = stw_production_plugin_validate_sync (plugin, artifact ("appImage"), NULL, &error);
   g_assert_no_error (error);
-  g_assert_true (report_passed ((StwProductionReport *) image));
-  g_assert_cmpint (check_status (lookup_check ((StwProductionReport *) image, "fuses.OnlyLoadAppFromAsar")), ==,
-                   STW_PRODUCTION_STATUS_PASS);
+  g_assert_true (stw_production_report_get_passed (image));
+  g_assert_cmpint (stw_production_check_get_status (stw_production_report_lookup_check (image,
+                                                                                        "fuses.OnlyLoadAppFromAsar")),
+                   ==, STW_PRODUCTION_STATUS_PASS);
 
-  /* The confinement lives in the API: the tool is not in the way here. */
-  g_assert_null (validate_sync ((StwProductionPlugin *) plugin, "/usr/bin", NULL, &error));
+  /* The confinement lives in the API: no tool is in the way here. */
+  g_assert_null (stw_production_plugin_validate_sync (plugin, "/usr/bin", NULL, &error));
   g_assert_cmpstr (stw_error_get_code_name (error), ==, "BAD_ARGUMENT");
   g_clear_error (&error);
-  g_assert_null (validate_sync ((StwProductionPlugin *) plugin, artifact ("notAnApp"), NULL, &error));
+  g_assert_null (stw_production_plugin_validate_sync (plugin, artifact ("notAnApp"), NULL, &error));
   g_assert_cmpstr (stw_error_get_code_name (error), ==, "production.NOT_A_BUNDLE");
 
   g_clear_object (&report);
   g_clear_object (&image);
-  g_module_close (module);
   g_assert_true (stw_dispatcher_unload_plugins_sync (dispatcher, NULL, NULL));
 }
 

@@ -6,16 +6,11 @@
 
 #include "stw-production.h"
 
-void production_add_tools (StwProductionPlugin *plugin);
-
 /* The one entry point of a C plugin module (STW_PLUGIN_MODULE_ENTRY). */
 StwPlugin *stw_plugin_module_create (void);
 
 StwPlugin *
 stw_plugin_module_create (void)
 {
-  StwProductionPlugin *plugin = stw_production_plugin_new ();
-
-  production_add_tools (plugin);
-  return STW_PLUGIN (plugin);
+  return STW_PLUGIN (stw_production_plugin_new ());
 }

@@ -44,6 +44,8 @@
 #include "production-formats.h"
 #include "production-private.h"
 
+void production_add_tools (StwProductionPlugin *plugin);
+
 #define MAX_DESKTOP_BYTES (64 * 1024)
 #define MAX_DESKTOP_FILES 4
 #define MAX_BINARIES 8
@@ -1237,6 +1239,7 @@ stw_production_plugin_class_init (StwProductionPluginClass *klass)
 static void
 stw_production_plugin_init (StwProductionPlugin *self)
 {
+  production_add_tools (self);
 }
 
 static guint64
@@ -1347,8 +1350,9 @@ validate_thread (GTask        *task,
 /**
  * stw_production_plugin_new:
  *
- * A production plugin not loaded into a dispatcher: its paths are not
- * confined and its limits are the defaults.
+ * Makes the production plugin with its tool and configuration schema.
+ * Not loaded into a dispatcher, its paths are not confined and its limits
+ * are the defaults.
  *
  * Returns: (transfer full): a new plugin
  *
@@ -1373,6 +1377,7 @@ stw_production_plugin_new (void)
   return g_object_new (STW_TYPE_PRODUCTION_PLUGIN,
                        "name", "production",
                        "version", "0.1.0",
+                       "core-versions", ">=0.1",
                        "description", "Validates a packaged Linux Electron app: fuses, asar integrity, "
                                       "sandbox, desktop file, AppImage and .deb structure.",
                        "config-schema", config,
@@ -1452,8 +1457,8 @@ stw_production_plugin_validate_finish (StwProductionPlugin *self,
  * @cancellable: (nullable): cancels the validation
  * @error: as for [method@StagewrightProduction.ProductionPlugin.validate_finish]
  *
- * The blocking form: the validation is blocking work, so it runs in the
- * calling thread and no main loop turns.
+ * The blocking form, with the blocking-call helper: the context of the
+ * plugin's dispatcher (or the thread-default one) turns meanwhile.
  *
  * Returns: (transfer full): the report
  *
@@ -1465,15 +1470,16 @@ stw_production_plugin_validate_sync (StwProductionPlugin *self,
                                      GCancellable        *cancellable,
                                      GError             **error)
 {
-  g_autofree char *resolved = NULL;
-  ProductionLimits limits;
+  StwSyncCall call;
+  StwProductionReport *report;
 
   g_return_val_if_fail (STW_IS_PRODUCTION_PLUGIN (self), NULL);
   g_return_val_if_fail (path != NULL, NULL);
 
-  resolved = resolve_path (self, path, error);
-  if (resolved == NULL)
+  if (!stw_sync_call_init (&call, self))
     return NULL;
-  read_limits (self, &limits);
-  return validate (resolved, &limits, cancellable, error);
+  stw_production_plugin_validate_async (self, path, cancellable, stw_sync_call_callback, &call);
+  report = stw_production_plugin_validate_finish (self, stw_sync_call_wait (&call), error);
+  stw_sync_call_clear (&call);
+  return report;
 }
