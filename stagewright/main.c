@@ -304,6 +304,116 @@ load_plugins (StwDispatcher  *dispatcher,
   return TRUE;
 }
 
+/* `stagewright production validate --app PATH [--json]`: the production
+ * plugin's production_validate without an agent. The path is not confined
+ * (the caller chose it); nothing of the artifact runs. Exit 0 when no
+ * check failed, 1 when one did, 2 when the validation could not run. */
+static void
+print_production_report (JsonObject *envelope)
+{
+  JsonArray *checks = json_object_get_array_member (envelope, "checks");
+  JsonObject *summary = json_object_get_object_member (envelope, "summary");
+  g_autofree char *head = g_strdup_printf ("%s (%s)\n", json_object_get_string_member (envelope, "path"),
+                                           json_object_get_string_member (envelope, "artifact"));
+  g_autofree char *tail = NULL;
+
+  fputs (head, stdout);
+  for (guint i = 0; i < json_array_get_length (checks); i++)
+    {
+      JsonObject *check = json_array_get_object_element (checks, i);
+      const char *status = json_object_get_string_member (check, "status");
+      g_autofree char *line = g_strdup_printf ("  %-7s %-46s %s\n",
+                                               g_str_equal (status, "fail") ? "FAIL" : status,
+                                               json_object_get_string_member (check, "id"),
+                                               json_object_get_string_member (check, "evidence"));
+
+      fputs (line, stdout);
+    }
+  tail = g_strdup_printf (_("%s: %" G_GINT64_FORMAT " passed, %" G_GINT64_FORMAT " failed, %" G_GINT64_FORMAT
+                            " unknown\n"),
+                          json_object_get_boolean_member (envelope, "passed") ? _("PASSED") : _("FAILED"),
+                          json_object_get_int_member (summary, "pass"), json_object_get_int_member (summary, "fail"),
+                          json_object_get_int_member (summary, "unknown"));
+  fputs (tail, stdout);
+}
+
+static int
+production_command (int    argc,
+                    char **argv)
+{
+  g_autofree char *app = NULL;
+  gboolean as_json = FALSE;
+  const GOptionEntry entries[] = {
+    { "app", 0, 0, G_OPTION_ARG_FILENAME, &app,
+      N_("The packaged app: an unpacked directory, an AppImage or a .deb"), N_("PATH") },
+    { "json", 0, 0, G_OPTION_ARG_NONE, &as_json, N_("Print the report as JSON"), NULL },
+    { NULL }
+  };
+  g_autoptr(GOptionContext) context = g_option_context_new (_("validate — check a packaged Linux Electron app"));
+  g_autoptr(GError) error = NULL;
+  g_autoptr(StwDispatcher) dispatcher = NULL;
+  g_autoptr(JsonObject) configs = json_object_new ();
+  g_autoptr(JsonObject) args = json_object_new ();
+  g_autoptr(JsonObject) envelope = NULL;
+  g_autofree char *path = NULL;
+  const char * const specs[] = { "production", NULL };
+  int status;
+
+  g_option_context_add_main_entries (context, entries, GETTEXT_PACKAGE);
+  g_option_context_set_summary (context, _("Exit status: 0 when no check failed, 1 when one did, 2 when the "
+                                           "validation could not run."));
+  if (!g_option_context_parse (context, &argc, &argv, &error))
+    {
+      g_printerr ("stagewright: production: %s\n", error->message);
+      return EXIT_USAGE;
+    }
+  if (argc != 2 || !g_str_equal (argv[1], "validate") || app == NULL)
+    {
+      g_printerr (_("stagewright: usage: stagewright production validate --app PATH [--json]\n"));
+      return EXIT_USAGE;
+    }
+
+  dispatcher = stw_dispatcher_new ();
+  if (!load_plugins (dispatcher, (char **) specs, configs, &error))
+    {
+      g_strdelimit (error->message, "\r\n", ' ');
+      g_printerr ("stagewright: %s\n", error->message);
+      return EXIT_USAGE;
+    }
+  path = g_canonicalize_filename (app, NULL);
+  json_object_set_string_member (args, "path", path);
+  envelope = stw_dispatcher_call_sync (dispatcher, "production_validate", args, NULL, &error);
+
+  if (envelope != NULL && as_json)
+    {
+      g_autoptr(JsonNode) root = json_node_init_object (json_node_alloc (), envelope);
+      g_autofree char *text = stw_json_to_string (root, NULL);
+
+      fputs (text, stdout);
+      fputc ('\n', stdout);
+    }
+  if (envelope == NULL || !json_object_get_boolean_member_with_default (envelope, "ok", FALSE))
+    {
+      if (!as_json || envelope == NULL)
+        g_printerr ("stagewright: production validate: %s%s%s\n",
+                    envelope ? json_object_get_string_member_with_default (envelope, "code", "") : "",
+                    envelope ? ": " : "",
+                    envelope ? json_object_get_string_member_with_default (envelope, "error", "failed")
+                             : error->message);
+      status = EXIT_USAGE;
+    }
+  else
+    {
+      if (!as_json)
+        print_production_report (envelope);
+      status = json_object_get_boolean_member (envelope, "passed") ? EXIT_SUCCESS : EXIT_FAILURE;
+    }
+  fflush (stdout);
+  stw_dispatcher_unload_plugins_sync (dispatcher, NULL, NULL);
+  return status;
+}
+
+
 /* A descriptor the parent closed would be reused by the first one we open
  * (GLib's wakeup eventfd, a socket), and we would read requests from it or
  * write frames into it: park /dev/null there instead, and say which were
@@ -616,6 +726,10 @@ main (int   argc,
   bind_textdomain_codeset (GETTEXT_PACKAGE, "UTF-8");
   textdomain (GETTEXT_PACKAGE);
 
+  /* A subcommand with its own options: parsed apart from the server's. */
+  if (argc >= 2 && g_str_equal (argv[1], "production"))
+    return production_command (argc - 1, argv + 1);
+
   context = g_option_context_new (_("[tools] — serve Electron and Chromium automation over MCP on stdio or HTTP"));
   group = g_option_group_new (NULL, NULL, NULL, &options, NULL);
   g_option_group_add_entries (group, entries);
@@ -624,7 +738,9 @@ main (int   argc,
   g_option_context_set_summary (context,
                                 _("With no command, serves the Model Context Protocol on stdin and stdout,\n"
                                   "or with --http over Streamable HTTP until SIGINT or SIGTERM.\n"
-                                  "“tools” prints the tool manifest as JSON."));
+                                  "“tools” prints the tool manifest as JSON.\n"
+                                  "“production validate --app PATH [--json]” checks a packaged app\n"
+                                  "(see stagewright production --help)."));
   g_option_context_set_translation_domain (context, GETTEXT_PACKAGE);
 
   if (!g_option_context_parse (context, &argc, &argv, &error))
