@@ -1069,7 +1069,9 @@ start_frame (GTask      *task,
   run_frame (task, frame);
 }
 
-/* The surface showing the document of DevTools frame @frame_id. */
+/* The surface showing the document of DevTools frame @frame_id. A frame
+ * that went out of process may still be listed as the same-process frame
+ * it was: the target of its own (its target id is the frame's) wins. */
 static StwSurface *
 surface_for_frame (StwSession *session,
                    const char *frame_id)
@@ -1077,11 +1079,15 @@ surface_for_frame (StwSession *session,
   GList *surfaces = stw_session_list_surfaces (session);
   StwSurface *found = NULL;
 
-  for (GList *l = surfaces; l != NULL && found == NULL; l = l->next)
+  for (GList *l = surfaces; l != NULL; l = l->next)
     {
-      if (!stw_surface_is_closed (l->data) && g_strcmp0 (stw_surface_get_frame_id (l->data), frame_id) == 0)
-        found = g_object_ref (l->data);
+      if (stw_surface_is_closed (l->data) || g_strcmp0 (stw_surface_get_frame_id (l->data), frame_id) != 0)
+        continue;
+      if (found == NULL || g_strcmp0 (stw_surface_get_target_id (l->data), frame_id) == 0)
+        found = l->data;
     }
+  if (found != NULL)
+    g_object_ref (found);
   g_list_free (surfaces);
   return found;
 }
