@@ -753,6 +753,9 @@ typedef struct
   gsize         bytes_left;
   guint         skipped;
   char         *child_object;  /* the frame element being looked up */
+  char         *child_frame;   /* and the frame it shows, while surfaces refresh */
+  GTask        *task;          /* unowned: the chain of calls holds it */
+  gboolean      done;          /* answered: what is still pending only ends */
 } Audit;
 
 static void
@@ -774,6 +777,7 @@ audit_free (Audit *audit)
   g_clear_pointer (&audit->frames, g_ptr_array_unref);
   g_clear_pointer (&audit->stack, g_array_unref);
   g_free (audit->child_object);
+  g_free (audit->child_frame);
   g_free (audit);
 }
 
@@ -805,8 +809,28 @@ audit_fail (GTask  *task,
       stw_error_set_hint (error, "The page may be hung or very large: narrow the audit (ref, selector, "
                                  "rules) or raise the plugin's timeoutMs");
     }
-  g_task_return_error (task, error);
+  if (!audit->done)
+    {
+      audit->done = TRUE;
+      g_task_return_error (task, error);
+    }
+  else
+    g_error_free (error);
   g_object_unref (task);
+}
+
+/* Whether the audit was answered already (its time ran out while a call
+ * was pending, which a hung renderer never answers): the call that ends
+ * now only lets go of the task. */
+static gboolean
+audit_abandoned (GTask *task)
+{
+  Audit *audit = g_task_get_task_data (task);
+
+  if (!audit->done)
+    return FALSE;
+  g_object_unref (task);
+  return TRUE;
 }
 
 /* A failure of a page call: the surface's own (closed, not running) as
@@ -833,8 +857,15 @@ on_timeout (gpointer user_data)
   Audit *audit = user_data;
 
   audit->timed_out = TRUE;
-  g_cancellable_cancel (audit->cancellable);
   g_clear_pointer (&audit->timeout, g_source_unref);
+  g_cancellable_cancel (audit->cancellable);
+  /* A pending call may not end before the transport's own timeout: the
+   * answer does not wait for it. */
+  if (!audit->done)
+    {
+      g_object_ref (audit->task);
+      audit_fail (audit->task, g_error_new_literal (G_IO_ERROR, G_IO_ERROR_CANCELLED, "Timed out"));
+    }
   return G_SOURCE_REMOVE;
 }
 
@@ -901,6 +932,11 @@ on_injected (GObject      *object,
   JsonObject *answer;
 
   value = stw_surface_call_isolated_finish (STW_SURFACE (object), result, &error);
+  if (audit_abandoned (task))
+    {
+      g_clear_error (&error);
+      return;
+    }
   answer = value != NULL && JSON_NODE_HOLDS_OBJECT (value) ? json_node_get_object (value) : NULL;
   if (value == NULL || answer == NULL || page_error_code (answer) != NULL)
     {
@@ -967,6 +1003,11 @@ on_frame_run (GObject      *object,
   guint index;
 
   value = stw_surface_call_isolated_finish (STW_SURFACE (object), result, &error);
+  if (audit_abandoned (task))
+    {
+      g_clear_error (&error);
+      return;
+    }
   answer = value != NULL && JSON_NODE_HOLDS_OBJECT (value) ? json_node_get_object (value) : NULL;
   if (answer != NULL && json_object_get_boolean_member_with_default (answer, "needsEngine", FALSE) &&
       !frame->injected)
@@ -1112,9 +1153,11 @@ on_surfaces_refreshed (GObject      *object,
   GTask *task = user_data;
   Audit *audit = g_task_get_task_data (task);
   g_autoptr(GError) error = NULL;
-  const char *frame_id = g_object_get_data (G_OBJECT (task), "frame-id");
+  const char *frame_id = audit->child_frame;
 
   stw_session_refresh_surfaces_finish (STW_SESSION (object), result, &error);
+  if (audit_abandoned (task))
+    return;
   if (g_cancellable_is_cancelled (audit->cancellable))
     {
       audit_fail (task, g_error_new_literal (G_IO_ERROR, G_IO_ERROR_CANCELLED, "Cancelled"));
@@ -1136,7 +1179,8 @@ found_child (GTask      *task,
     {
       /* A same-process frame becomes a surface when the frame tree is read. */
       audit->refreshed = TRUE;
-      g_object_set_data_full (G_OBJECT (task), "frame-id", g_strdup (frame_id), g_free);
+      g_free (audit->child_frame);
+      audit->child_frame = g_strdup (frame_id);
       stw_session_refresh_surfaces_async (audit->session, audit->cancellable, on_surfaces_refreshed, task);
       return;
     }
@@ -1163,6 +1207,8 @@ on_owner_described (GObject      *object,
   g_autofree char *frame_id = NULL;
 
   release_object (STW_SURFACE (object), audit->child_object);
+  if (audit_abandoned (task))
+    return;
   if (g_cancellable_is_cancelled (audit->cancellable))
     {
       audit_fail (task, g_error_new_literal (G_IO_ERROR, G_IO_ERROR_CANCELLED, "Cancelled"));
@@ -1186,6 +1232,8 @@ on_owner_object (GObject      *object,
   const char *object_id = remote != NULL ? json_object_get_string_member_with_default (remote, "objectId", NULL) : NULL;
   g_autoptr(JsonObject) params = NULL;
 
+  if (audit_abandoned (task))
+    return;
   if (g_cancellable_is_cancelled (audit->cancellable))
     {
       audit_fail (task, g_error_new_literal (G_IO_ERROR, G_IO_ERROR_CANCELLED, "Cancelled"));
@@ -1373,6 +1421,11 @@ on_finished (GObject      *object,
   JsonObject *answer;
 
   value = stw_surface_call_isolated_finish (STW_SURFACE (object), result, &error);
+  if (audit_abandoned (task))
+    {
+      g_clear_error (&error);
+      return;
+    }
   answer = value != NULL && JSON_NODE_HOLDS_OBJECT (value) ? json_node_get_object (value) : NULL;
   if (value == NULL || answer == NULL || page_error_code (answer) != NULL)
     {
@@ -1381,6 +1434,7 @@ on_finished (GObject      *object,
                                                               : "axe.finishRun gave no answer"));
       return;
     }
+  audit->done = TRUE;
   g_task_return_pointer (task, audit_result_new (audit, answer), (GDestroyNotify) stw_a11y_audit_unref);
   g_object_unref (task);
 }
@@ -1438,6 +1492,11 @@ on_scope_resolved (GObject      *object,
   GError *error = NULL;
 
   handle = stw_surface_resolve_element_finish (STW_SURFACE (object), result, &surface, &error);
+  if (audit_abandoned (task))
+    {
+      g_clear_error (&error);
+      return;
+    }
   if (handle == NULL)
     {
       const char *code = stw_error_get_code_name (error);
@@ -1553,6 +1612,7 @@ stw_a11y_plugin_audit_async (StwA11yPlugin       *self,
   g_source_set_callback (audit->timeout, on_timeout, audit, NULL);
   g_source_attach (audit->timeout, g_main_context_get_thread_default ());
   g_task_set_task_data (task, audit, (GDestroyNotify) audit_free);
+  audit->task = task;
 
   if (audit->scope != NULL)
     stw_surface_resolve_element_async (surface, audit->scope, audit->cancellable, on_scope_resolved, task);

@@ -209,7 +209,8 @@ test('hostile: a page that hangs its renderer ends the audit with ENGINE_FAILED 
   const started = Date.now();
   const failed = failsWith(await server.call('a11y_audit', { sessionId }), 'a11y.ENGINE_FAILED');
   const elapsed = Date.now() - started;
-  assert.ok(elapsed < 15000, `ended after ${elapsed} ms`);
+  // Within the budget, not the transport's own 15 s timeout of the pending call.
+  assert.ok(elapsed < 10000, `ended after ${elapsed} ms`);
   assert.equal(failed.details.timeoutMs, 3000, JSON.stringify(failed));
 });
 
