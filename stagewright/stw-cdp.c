@@ -11,8 +11,9 @@
 #include "config.h"
 
 #include "stw-cdp.h"
-#include "stw-surface-private.h"
 #include "stw-error-registry.h"
+#include "stw-json-private.h"
+#include "stw-surface-private.h"
 
 /**
  * StwCdpSubscription:
@@ -367,4 +368,151 @@ stw_surface_call_isolated_finish (StwSurface    *self,
   g_return_val_if_fail (g_task_is_valid (result, self), NULL);
   g_return_val_if_fail (g_task_get_source_tag (G_TASK (result)) == stw_surface_call_isolated_async, NULL);
   return g_task_propagate_pointer (G_TASK (result), error);
+}
+
+/* --- elements a plugin's code finds, and refs ---------------------------- */
+
+static void
+on_element_resolved (GObject      *object,
+                     GAsyncResult *result,
+                     gpointer      user_data)
+{
+  g_autoptr(GTask) task = user_data;
+  g_autoptr(StwSurface) acted_on = NULL;
+  GError *error = NULL;
+  JsonObject *answer = _stw_surface_element_op_finish (STW_SURFACE (object), result, &acted_on, &error);
+
+  if (answer == NULL)
+    {
+      g_task_return_error (task, error);
+      return;
+    }
+  g_task_set_task_data (task, g_steal_pointer (&acted_on), g_object_unref);
+  g_task_return_pointer (task, answer, (GDestroyNotify) json_object_unref);
+}
+
+/**
+ * stw_surface_resolve_element_async:
+ * @self: a [class@Stagewright.Surface]
+ * @target: the element: a ref (in whichever surface of the session it
+ *   names) or a selector (in @self)
+ * @cancellable: (nullable): a #GCancellable
+ * @callback: called with the element's handle
+ * @user_data: data for @callback
+ *
+ * Finds the element @target names the way the element operations do
+ * (`docs/page-ops.md`: a ref whose element went moves to the one live
+ * element with its fingerprint, or fails) and answers its handle in the
+ * isolated world of the surface it is in, where a function given to
+ * [method@Stagewright.Surface.call_isolated_async] gets the element back
+ * with `globalThis.__stagewright.element (key)`.
+ *
+ * Since: 1.0
+ */
+void
+stw_surface_resolve_element_async (StwSurface          *self,
+                                   const StwTarget     *target,
+                                   GCancellable        *cancellable,
+                                   GAsyncReadyCallback  callback,
+                                   gpointer             user_data)
+{
+  GTask *task;
+
+  g_return_if_fail (STW_IS_SURFACE (self));
+  g_return_if_fail (target != NULL);
+
+  task = g_task_new (self, cancellable, callback, user_data);
+  g_task_set_source_tag (task, stw_surface_resolve_element_async);
+  _stw_surface_element_op_async (self, target, "handle", NULL, cancellable, on_element_resolved, task);
+}
+
+/**
+ * stw_surface_resolve_element_finish:
+ * @self: a [class@Stagewright.Surface]
+ * @result: the #GAsyncResult
+ * @element_surface: (out) (optional) (transfer full): the surface the
+ *   element is in (a ref may name one of @self's frames)
+ * @error: where to put `REF_NOT_FOUND`, `SELECTOR_NO_MATCH`,
+ *   `BAD_ARGUMENT` (an invalid selector) or the surface's failure
+ *
+ * Finishes [method@Stagewright.Surface.resolve_element_async].
+ *
+ * Returns: (transfer full) (nullable): the handle, `{key, world, target:
+ *   {ref, role, name}}`: the element is `globalThis.__stagewright.element
+ *   (key)` in @element_surface's isolated world while
+ *   `globalThis.__stagewright.world` is `world` (the page-side module's
+ *   own object, so JSON)
+ *
+ * Since: 1.0
+ */
+JsonObject *
+stw_surface_resolve_element_finish (StwSurface    *self,
+                                    GAsyncResult  *result,
+                                    StwSurface   **element_surface,
+                                    GError       **error)
+{
+  JsonObject *handle;
+
+  g_return_val_if_fail (g_task_is_valid (result, self), NULL);
+  g_return_val_if_fail (g_task_get_source_tag (G_TASK (result)) == stw_surface_resolve_element_async, NULL);
+
+  handle = g_task_propagate_pointer (G_TASK (result), error);
+  if (element_surface != NULL)
+    {
+      gpointer surface = g_task_get_task_data (G_TASK (result));
+
+      *element_surface = handle != NULL && surface != NULL ? g_object_ref (surface) : NULL;
+    }
+  return handle;
+}
+
+/**
+ * stw_surface_bind_element_ref:
+ * @self: the [class@Stagewright.Surface] whose isolated world found the
+ *   element
+ * @handle: what `globalThis.__stagewright.handleOf (element)` answered
+ *   there, from a function given to
+ *   [method@Stagewright.Surface.call_isolated_async]: `{key, world, fp,
+ *   role, name}`
+ * @error: where to put `BAD_ARGUMENT` (not a handle) or `REF_NOT_FOUND`
+ *   (the element's document has gone since)
+ *
+ * Gives the element a plugin's page-side code found a ref, as a selector
+ * target gets one (`docs/page-ops.md`): its ref if it has one, else a new
+ * one. Any tool or method that takes a ref then acts on it.
+ *
+ * Returns: (transfer full) (nullable): the element's ref
+ *
+ * Since: 1.0
+ */
+StwElementRef *
+stw_surface_bind_element_ref (StwSurface  *self,
+                              JsonObject  *handle,
+                              GError     **error)
+{
+  gint64 world, current;
+  guint ref;
+
+  g_return_val_if_fail (STW_IS_SURFACE (self), NULL);
+  g_return_val_if_fail (handle != NULL, NULL);
+
+  world = json_object_get_int_member_with_default (handle, "world", 0);
+  if (world <= 0 || json_object_get_int_member_with_default (handle, "key", 0) <= 0)
+    {
+      g_propagate_error (error, stw_error_new_code_literal (STW_ERROR_BAD_ARGUMENT,
+                                                            "Not an element handle: it needs the key and world "
+                                                            "that globalThis.__stagewright.handleOf () answers"));
+      return NULL;
+    }
+  /* A key means something only in the world that gave it. */
+  current = _stw_surface_get_world_id (self);
+  if (stw_surface_is_closed (self) || (current != 0 && current != world))
+    {
+      g_propagate_error (error, stw_error_new_code (STW_ERROR_REF_NOT_FOUND, "The element's document in %s is gone",
+                                                    stw_surface_get_id (self)));
+      return NULL;
+    }
+  ref = _stw_surface_bind_ref (self, world, handle);
+  return stw_element_ref_new (ref, stw_json_get_string (handle, "role") ?: "",
+                              stw_json_get_string (handle, "name") ?: "", stw_surface_get_id (self));
 }

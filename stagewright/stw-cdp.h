@@ -11,7 +11,9 @@
 #include <gio/gio.h>
 #include <json-glib/json-glib.h>
 
+#include "stw-element-ref.h"
 #include "stw-surface.h"
+#include "stw-target.h"
 #include "stw-version-macros.h"
 
 G_BEGIN_DECLS
@@ -42,6 +44,21 @@ STW_AVAILABLE_IN_1_0
 JsonNode   *stw_surface_call_isolated_finish (StwSurface    *self,
                                               GAsyncResult  *result,
                                               GError       **error);
+STW_AVAILABLE_IN_1_0
+void           stw_surface_resolve_element_async  (StwSurface          *self,
+                                                   const StwTarget     *target,
+                                                   GCancellable        *cancellable,
+                                                   GAsyncReadyCallback  callback,
+                                                   gpointer             user_data);
+STW_AVAILABLE_IN_1_0
+JsonObject    *stw_surface_resolve_element_finish (StwSurface    *self,
+                                                   GAsyncResult  *result,
+                                                   StwSurface   **element_surface,
+                                                   GError       **error);
+STW_AVAILABLE_IN_1_0
+StwElementRef *stw_surface_bind_element_ref       (StwSurface  *self,
+                                                   JsonObject  *handle,
+                                                   GError     **error);
 STW_AVAILABLE_IN_1_0
 StwCdpSubscription *stw_surface_subscribe_cdp (StwSurface *self,
                                                const char *method);

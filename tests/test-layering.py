@@ -94,6 +94,7 @@ JSON_RESULTS_MAX = 16
 RAW_JSON_RESULTS = {
     'stw_surface_send_cdp_finish': 'a CDP command\'s result object',
     'stw_surface_call_isolated_finish': 'what the plugin\'s function returned',
+    'stw_surface_resolve_element_finish': 'the page-side module\'s handle of an element',
 }
 JSON_RETURN = re.compile(r'^(?:const\s+)?(?:JsonObject|JsonNode|JsonArray)\s*\*\s*(stw_\w+)\s*\(', re.M)
 SESSION_CORE = re.compile(r'^stw_(?:session_manager|session|surface)_')

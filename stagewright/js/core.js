@@ -133,6 +133,15 @@ S.targetInfo = function targetInfo (element) {
   return { key: S.keyOf(element), fp: info.fp, role: info.role, name: info.name };
 };
 
+// An element's handle for a plugin's code in this world: what
+// stw_surface_bind_element_ref() takes to give the element a ref (the
+// world names the document the key belongs to).
+S.handleOf = function handleOf (element) {
+  const info = S.targetInfo(element);
+  info.world = S.world;
+  return info;
+};
+
 // Resolves {key, world, fp} or {selector} to an element, or fails with the
 // registry's code. When a ref's element is gone, the failure lists the live
 // elements that have its fingerprint (at most 20), so the library can move
@@ -188,6 +197,10 @@ S.elementOp = function elementOp (name, fn) {
   fn.element = true;
   S.ops[name] = fn;
 };
+
+// The element a target names, as a handle a plugin's code finds again
+// with S.element (key) while S.world is the same (stw_surface_resolve_element_async).
+S.elementOp('handle', (args, element) => ({ key: S.keyOf(element), world: S.world }));
 
 // What an element is, for a library that must choose how to act on it.
 S.elementOp('describe', (args, element) => ({ tag: element.localName }));

@@ -1,0 +1,14 @@
+/* a11y-private.h: what the a11y plugin's files share
+ *
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+#pragma once
+
+#include "stw-a11y.h"
+
+G_BEGIN_DECLS
+
+/* a11y-tools.c: the plugin's MCP tools, thin adapters over the API. */
+void _stw_a11y_plugin_add_tools (StwA11yPlugin *self);
+
+G_END_DECLS
