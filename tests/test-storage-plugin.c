@@ -135,6 +135,7 @@ check_api (StwDispatcher *dispatcher,
   g_autoptr(StwStorageState) refused = NULL;
   g_autoptr(JsonObject) restored = NULL;
   g_autoptr(JsonObject) after = NULL;
+  g_autoptr(JsonObject) removed = NULL;
   g_autofree char *data = NULL;
   g_auto(GStrv) origins = NULL;
   StwTestResult wait = { 0 };
@@ -183,8 +184,9 @@ check_api (StwDispatcher *dispatcher,
   g_assert_cmpstr (stw_error_get_code_name (error), ==, "storage.UNSUPPORTED");
   g_clear_error (&error);
 
-  g_assert_nonnull (stw_storage_plugin_web_storage_sync (plugin, session, NULL, NULL, STW_STORAGE_AREA_LOCAL, "remove",
-                                                         "api", NULL, NULL, &error));
+  removed = stw_storage_plugin_web_storage_sync (plugin, session, NULL, NULL, STW_STORAGE_AREA_LOCAL, "remove",
+                                                 "api", NULL, NULL, &error);
+  g_assert_nonnull (removed);
   g_clear_object (&result);
   stw_storage_plugin_load_state_async (plugin, session, NULL, saved, FALSE, NULL, stw_test_result_cb, &wait);
   result = stw_test_wait_result (&wait, 30000);

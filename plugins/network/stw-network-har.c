@@ -37,7 +37,9 @@ invalid_pattern (const char *pattern,
 /* A glob in Playwright's dialect, or a regular expression written
  * `/…/flags`, as a GRegex anchored to the whole URL. PCRE's match limit
  * bounds what a hostile URL can make a pattern cost, and URLs are matched
- * up to MAX_MATCHED_URL bytes. */
+ * up to MAX_MATCHED_URL bytes. No G_REGEX_OPTIMIZE: the agent's pattern is
+ * not JIT-compiled into executable memory, and the interpreter is fast
+ * enough for short patterns over bounded URLs. */
 GRegex *
 _stw_network_compile (const char  *pattern,
                       GError     **error)
@@ -57,7 +59,7 @@ _stw_network_compile (const char  *pattern,
   end = strrchr (pattern, '/');
   if (pattern[0] == '/' && end != NULL && end > pattern)
     {
-      GRegexCompileFlags flags = G_REGEX_OPTIMIZE;
+      GRegexCompileFlags flags = G_REGEX_DEFAULT;
       g_autofree char *body = g_strndup (pattern + 1, end - pattern - 1);
 
       for (const char *f = end + 1; *f != '\0'; f++)
@@ -122,7 +124,7 @@ _stw_network_compile (const char  *pattern,
       return NULL;
     }
   g_string_append_c (re, '$');
-  regex = g_regex_new (re->str, G_REGEX_OPTIMIZE | G_REGEX_DOTALL, 0, &local);
+  regex = g_regex_new (re->str, G_REGEX_DOTALL, 0, &local);
   if (regex == NULL)
     g_propagate_error (error, invalid_pattern (pattern, local->message));
   return regex;

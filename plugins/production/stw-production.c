@@ -1040,16 +1040,19 @@ check_deb_control (Validation *v)
           g_autofree char *field = g_strdup_printf ("%s:", required[i]);
           g_auto(GStrv) lines = g_strsplit (text, "\n", -1);
           const char *value = NULL;
+          g_autofree char *trimmed = NULL;
 
           for (guint j = 0; lines[j] != NULL && value == NULL; j++)
             if (g_ascii_strncasecmp (lines[j], field, strlen (field)) == 0)
               value = lines[j] + strlen (field);
-          if (value == NULL || g_strstrip (g_strdup (value))[0] == '\0')
+          if (value != NULL)
+            trimmed = g_strstrip (g_strdup (value));
+          if (trimmed == NULL || trimmed[0] == '\0')
             g_string_append_printf (missing, "%s%s", missing->len ? ", " : "", required[i]);
           else if (i == 0)
-            package = g_strstrip (g_strdup (value));
+            package = g_steal_pointer (&trimmed);
           else if (i == 1)
-            version = g_strstrip (g_strdup (value));
+            version = g_steal_pointer (&trimmed);
         }
       if (missing->len > 0 || control->cut)
         add_check (v->report, "deb.control", STW_PRODUCTION_STATUS_FAIL, "the control file %s%s",
