@@ -23,6 +23,18 @@ def sources(directory, suffixes=('.c', '.h')):
                 yield '%s/%s' % (directory, name), source.read()
 
 
+def tree_sources(directory, suffixes=('.c', '.h')):
+    """sources() of @directory and every directory below it, generated
+    resource sources left out."""
+    for root, dirs, files in os.walk(os.path.join(TOP, directory)):
+        dirs[:] = sorted(d for d in dirs if not d.startswith('.'))
+        relative = os.path.relpath(root, TOP)
+        for name in sorted(files):
+            if name.endswith(suffixes) and not name.endswith(('-resources.c', 'stw-enum-types.c', 'stw-enum-types.h')):
+                with open(os.path.join(root, name), encoding='utf-8') as source:
+                    yield '%s/%s' % (relative, name), source.read()
+
+
 def includes(text):
     return INCLUDE.findall(text)
 
@@ -293,8 +305,8 @@ STRING_KEYED_DATA = re.compile(r'\bg_object_(?:set_data_full|set_data|get_data|s
 
 def no_string_keyed_object_data():
     bad = []
-    for directory in ('stagewright', 'tools'):
-        for path, text in sources(directory, ('.c', '.h')):
+    for directory in ('stagewright', 'tools', 'plugins'):
+        for path, text in (tree_sources if directory == 'plugins' else sources)(directory, ('.c', '.h')):
             for match in STRING_KEYED_DATA.finditer(text):
                 line = text.count('\n', 0, match.start()) + 1
                 bad.append('%s:%d: %s…): keep the state in its owner\'s private struct'

@@ -1157,14 +1157,30 @@ partition_unsupported (const char *why)
   return error;
 }
 
+/* A question to the main process: which of @targets are in the partition. */
+typedef struct
+{
+  NetState  *state;
+  GPtrArray *targets;  /* the target ids asked about */
+} PartitionAsk;
+
+static void
+partition_ask_free (PartitionAsk *ask)
+{
+  state_unref (ask->state);
+  g_ptr_array_unref (ask->targets);
+  g_free (ask);
+}
+
 static void
 on_partition_answer (GObject      *object,
                      GAsyncResult *result,
                      gpointer      user_data)
 {
   g_autoptr(GTask) task = user_data;
-  NetState *state = g_task_get_task_data (task);
-  GPtrArray *targets = g_object_get_data (G_OBJECT (task), "targets");
+  PartitionAsk *ask = g_task_get_task_data (task);
+  NetState *state = ask->state;
+  GPtrArray *targets = ask->targets;
   g_autoptr(GError) error = NULL;
   g_autoptr(JsonNode) value = stw_session_evaluate_main_finish (STW_SESSION (object), result, &error);
   JsonObject *answer = value && JSON_NODE_HOLDS_OBJECT (value) ? json_node_get_object (value) : NULL;
@@ -1196,10 +1212,13 @@ resolve_partition_async (NetState            *state,
                          gpointer             user_data)
 {
   g_autoptr(GTask) task = g_task_new (NULL, NULL, callback, user_data);
-  g_autoptr(GPtrArray) targets = g_ptr_array_new_with_free_func (g_free);
+  PartitionAsk *ask = g_new0 (PartitionAsk, 1);
+  GPtrArray *targets;
   g_autofree char *expression = NULL;
 
-  g_task_set_task_data (task, state_ref (state), (GDestroyNotify) state_unref);
+  ask->state = state_ref (state);
+  ask->targets = targets = g_ptr_array_new_with_free_func (g_free);
+  g_task_set_task_data (task, ask, (GDestroyNotify) partition_ask_free);
   for (GList *l = surfaces; l != NULL; l = l->next)
     {
       const char *target = stw_surface_get_target_id (l->data);
@@ -1218,7 +1237,6 @@ resolve_partition_async (NetState            *state,
       return;
     }
   expression = partition_expression (state->partition, targets);
-  g_object_set_data_full (G_OBJECT (task), "targets", g_steal_pointer (&targets), (GDestroyNotify) g_ptr_array_unref);
   stw_session_evaluate_main_async (state->session, expression, NULL, on_partition_answer, g_object_ref (task));
 }
 
