@@ -47,6 +47,12 @@ def skip_reason():
     for tool in TOOLS:
         if shutil.which(tool) is None:
             return '%s is not installed' % tool
+    # build.mjs flips fuses with npm's @electron/fuses, found as it finds it;
+    # a tarball's make check (distcheck) runs without npm's tree.
+    modules = os.environ.get('STW_NODE_MODULES') or os.path.join(os.path.dirname(FIXTURES), 'node_modules')
+    fuses = os.path.join(modules, '@electron', 'fuses', 'dist', 'index.js')
+    if not os.path.exists(fuses):
+        return '%s is missing (npm ci in tests/)' % fuses
     return None
 
 
