@@ -1141,6 +1141,7 @@ stw_clock_plugin_new (void)
   return g_object_new (STW_TYPE_CLOCK_PLUGIN,
                        "name", "clock",
                        "version", "0.1.0",
+                       "core-versions", ">=0.1",
                        "config-schema", config,
                        NULL);
 }

@@ -865,6 +865,7 @@ stw_visual_plugin_new (void)
   return g_object_new (STW_TYPE_VISUAL_PLUGIN,
                        "name", "visual",
                        "version", "0.1.0",
+                       "core-versions", ">=0.1",
                        "description", "Visual baselines: stable screenshots compared anti-aliasing aware.",
                        "config-schema", config,
                        NULL);
