@@ -22,7 +22,7 @@ import sys
 import tempfile
 
 import gi
-from stwtest import FIXTURES, Json, Stagewright, run_async, run_tap
+from stwtest import FIXTURES, Json, Stagewright, expect_plugin_code, run_async, run_tap
 
 gi.require_version('StagewrightProduction', '1.0')
 from gi.repository import StagewrightProduction  # noqa: E402
@@ -172,6 +172,14 @@ def the_typed_api_blocking_and_async():
         raise AssertionError('a path outside the app root was read')
     except gi.repository.GLib.Error as error:
         assert 'outside --app-root' in error.message, error.message
+    # The plugin's codes reach Python in its own error domain.
+    expect_plugin_code(StagewrightProduction.production_error_quark(),
+                       StagewrightProduction.ProductionError.NOT_A_BUNDLE, 'production.NOT_A_BUNDLE',
+                       plugin.validate_sync, a['notAnApp'], None)
+    expect_plugin_code(StagewrightProduction.production_error_quark(),
+                       StagewrightProduction.ProductionError.APP_NOT_FOUND, 'production.APP_NOT_FOUND', run_async,
+                       lambda done: plugin.validate_async(a['missing'], None, done),
+                       lambda source, result: source.validate_finish(result), 60000)
     assert dispatcher.unload_plugins_sync(None)
 
 

@@ -261,7 +261,7 @@ test_typed_api (void)
   g_assert_cmpstr (stw_error_get_code_name (error), ==, "BAD_ARGUMENT");
   g_clear_error (&error);
   g_assert_null (stw_production_plugin_validate_sync (plugin, artifact ("notAnApp"), NULL, &error));
-  g_assert_cmpstr (stw_error_get_code_name (error), ==, "production.NOT_A_BUNDLE");
+  g_assert_error (error, STW_PRODUCTION_ERROR, STW_PRODUCTION_ERROR_NOT_A_BUNDLE);
 
   g_clear_object (&report);
   g_clear_object (&image);
