@@ -392,7 +392,8 @@ stw_error_code_from_string (const char *code_name,
  * Creates an error for a wire code: in %STW_ERROR for a core code; in the
  * plugin's domain for a code of a plugin that registered one
  * (stw_error_register_domain()); otherwise %STW_ERROR_PLUGIN with the code's
- * name inside. A code the registry does not know is a programmer error: it becomes
+ * name inside. A code the registry does not know, and no plugin domain
+ * holds, is a programmer error: it becomes
  * `INTERNAL_ERROR` with a critical warning, so an agent never sees an
  * unregistered code.
  *
@@ -416,6 +417,10 @@ stw_error_new_literal (const char *code_name,
 
   if (!stw_error_registry_lookup (registry, code_name, NULL, NULL, &hint))
     {
+      /* A plugin used through its API outside any dispatcher has not
+       * registered its codes, but its domain knows them. */
+      if (domain_code_for_name (code_name, &domain, &plugin_code))
+        return g_error_new_literal (domain, plugin_code, message ? message : code_name);
       g_critical ("Error code %s is not registered", code_name);
       return g_error_new (STW_ERROR, STW_ERROR_INTERNAL_ERROR,
                           "Unregistered error code %s: %s", code_name,

@@ -877,6 +877,15 @@ test_plugin_domain (void)
   g_assert_cmpstr (stw_error_get_code_name (bound), ==, "rdom.NOT_RECORDING");
   g_assert_cmpstr (stw_error_get_hint (bound), ==, "Start a recording first.");
 
+  /* A plugin used outside any dispatcher has not registered its codes: its
+   * domain still makes them, without a critical. */
+  {
+    g_autoptr(GError) unregistered = stw_error_new_literal ("rdom.UNREGISTERED", NULL);
+
+    g_assert_error (unregistered, domain, RDOM_ERROR_UNREGISTERED);
+    g_assert_cmpstr (stw_error_get_code_name (unregistered), ==, "rdom.UNREGISTERED");
+  }
+
   /* A value outside the enum has no wire code. */
   stray = g_error_new_literal (domain, 99, "stray");
   g_assert_cmpstr (stw_error_get_code_name (stray), ==, "INTERNAL_ERROR");
