@@ -1,4 +1,4 @@
-/* a11y-private.h: what the a11y plugin's files share
+/* stw-a11y-private.h: what the a11y plugin's tools share with its API
  *
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */
@@ -8,7 +8,8 @@
 
 G_BEGIN_DECLS
 
-/* a11y-tools.c: the plugin's MCP tools, thin adapters over the API. */
+/* a11y-tools.c: the plugin's MCP tool and its codes, a thin adapter over
+ * the API. */
 void _stw_a11y_plugin_add_tools (StwA11yPlugin *self);
 
 G_END_DECLS
