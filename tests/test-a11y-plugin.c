@@ -13,7 +13,8 @@
  * StwA11yViolation of StwA11yNode) blocking and async, each node's
  * StwElementRef read back with the core's stw_surface_get_attribute_sync,
  * and the API's own checks (no engine, an engine that is not axe or too
- * large, too many tags, the scope's codes). Then the core API plugins bind
+ * large, too many tags, the scope's codes), its codes in the plugin's
+ * error domain (STW_A11Y_ERROR). Then the core API plugins bind
  * refs with (stw_surface_bind_element_ref,
  * stw_surface_resolve_element_async).
  */
@@ -315,6 +316,13 @@ id_of_node (StwSession  *session,
   return id;
 }
 
+static gint
+compare_strings (gconstpointer a,
+                 gconstpointer b)
+{
+  return g_strcmp0 (*(const char * const *) a, *(const char * const *) b);
+}
+
 /* The ids of a violation's nodes, sorted, joined with spaces. */
 static char *
 ids_of (StwSession       *session,
@@ -333,7 +341,7 @@ ids_of (StwSession       *session,
       g_assert_cmpstr (stw_a11y_node_get_failure_summary (node), !=, "");
       g_ptr_array_add (ids, id_of_node (session, node));
     }
-  g_ptr_array_sort (ids, (GCompareFunc) g_strcmp0);
+  g_ptr_array_sort (ids, compare_strings);
   g_ptr_array_add (ids, NULL);
   return g_strjoinv (" ", (char **) ids->pdata);
 }
@@ -354,13 +362,14 @@ audit_async (StwA11yPlugin      *plugin,
   return stw_a11y_plugin_audit_finish (plugin, result, error);
 }
 
-/* Whether @error carries the plugin code @code. */
+/* @error is @code of the plugin's own domain, and its wire code @name. */
 static void
 assert_plugin_error (const GError *error,
-                     const char   *code)
+                     StwA11yError  code,
+                     const char   *name)
 {
-  g_assert_nonnull (error);
-  g_assert_cmpstr (stw_error_get_code_name (error), ==, code);
+  g_assert_error (error, STW_A11Y_ERROR, (gint) code);
+  g_assert_cmpstr (stw_error_get_code_name (error), ==, name);
 }
 
 /* An empty directory to run the engine-less plugin in: it looks for
@@ -425,7 +434,7 @@ assert_unsupported_in (StwSession *session,
   report = stw_a11y_plugin_audit_sync (bare, session, NULL, NULL, NULL, NULL, &error);
   g_assert_cmpint (g_chdir (cwd), ==, 0);
   g_assert_null (report);
-  assert_plugin_error (error, "a11y.UNSUPPORTED");
+  assert_plugin_error (error, STW_A11Y_ERROR_UNSUPPORTED, "a11y.UNSUPPORTED");
   g_assert_nonnull (strstr (error->message, why));
   g_assert_nonnull (strstr (stw_error_get_hint (error), "npm install axe-core"));
 }
@@ -536,11 +545,11 @@ test_api (void)
   /* The scope's codes, blocking and async. */
   refused = audit_async (plugin, session, invalid, NULL, NULL, &error);
   g_assert_null (refused);
-  assert_plugin_error (error, "a11y.INVALID_SELECTOR");
+  assert_plugin_error (error, STW_A11Y_ERROR_INVALID_SELECTOR, "a11y.INVALID_SELECTOR");
   g_clear_error (&error);
   refused = stw_a11y_plugin_audit_sync (plugin, session, missing, NULL, NULL, NULL, &error);
   g_assert_null (refused);
-  assert_plugin_error (error, "a11y.SCOPE_NOT_FOUND");
+  assert_plugin_error (error, STW_A11Y_ERROR_SCOPE_NOT_FOUND, "a11y.SCOPE_NOT_FOUND");
   g_clear_error (&error);
 
   /* What the tool's schema bounds, the API bounds too. */

@@ -14,7 +14,8 @@
 # the scope's codes; through the plugin's own API (StagewrightA11y: audit_sync
 # and the audit_async pair, answering a typed A11yReport), the same
 # violations with each node's ElementRef read back by the core's
-# get_attribute_sync, and the API's own refusals.
+# get_attribute_sync, and the API's own refusals, its codes in the plugin's
+# own error domain (StagewrightA11y.a11y_error_quark()).
 
 import json
 import os
@@ -22,8 +23,8 @@ import shutil
 import sys
 import tempfile
 
-from stwtest import ELECTRON, CHROMIUM, FIXTURES, PAGES_APP, TOP_SRCDIR, GLib, Json, Stagewright, run_async, \
-    run_tap, spin
+from stwtest import ELECTRON, CHROMIUM, FIXTURES, PAGES_APP, TOP_SRCDIR, GLib, Json, Stagewright, expect_error, \
+    run_async, run_tap, spin
 
 import gi  # noqa: E402
 
@@ -137,15 +138,16 @@ def audit_blocking_and_async_with_refs():
     assert dispatcher.unload_plugins_sync(None)
 
 
-def expect_plugin_error(code, words, fn, *args):
-    # The code name rides on the GError's private data, which PyGObject's
-    # copy drops: the message says which.
+def expect_a11y_error(code, fn, *args):
+    # The plugin's own error domain survives PyGObject's copy of the error.
     try:
         fn(*args)
     except GLib.Error as error:
-        assert words in error.message, (code, error.code, error.message)
+        assert error.matches(StagewrightA11y.a11y_error_quark(), getattr(StagewrightA11y.A11yError, code)), \
+            (error.domain, error.code, error.message)
+        assert Stagewright.error_get_code_name(error) == 'a11y.' + code, Stagewright.error_get_code_name(error)
         return error
-    raise AssertionError('expected %s' % code)
+    raise AssertionError('expected a11y.%s' % code)
 
 
 def report_violation(report, rule):
@@ -187,15 +189,14 @@ def api_blocking_and_async(dispatcher, plugin, sid):
     by_ref = plugin.audit_sync(session, Stagewright.Target.new_for_ref(label_ref), None, None, None)
     assert [v.get_id() for v in by_ref.get_violations()] == ['label'], [v.get_id() for v in by_ref.get_violations()]
 
-    expect_plugin_error('a11y.INVALID_SELECTOR', 'selector', run_async,
-                        lambda done: plugin.audit_async(session, Stagewright.Target.new_for_selector('##'),
-                                                        None, None, None, done),
-                        lambda source, result: source.audit_finish(result), 90000)
-    expect_plugin_error('a11y.SCOPE_NOT_FOUND', '#no-such-element', plugin.audit_sync, session,
-                        Stagewright.Target.new_for_selector('#no-such-element'), None, None, None)
+    expect_a11y_error('INVALID_SELECTOR', run_async,
+                      lambda done: plugin.audit_async(session, Stagewright.Target.new_for_selector('##'),
+                                                      None, None, None, done),
+                      lambda source, result: source.audit_finish(result), 90000)
+    expect_a11y_error('SCOPE_NOT_FOUND', plugin.audit_sync, session,
+                      Stagewright.Target.new_for_selector('#no-such-element'), None, None, None)
     # What the tool's schema bounds, the API bounds too.
-    expect_plugin_error('BAD_ARGUMENT', 'At most 100 tags', plugin.audit_sync, session, None,
-                        ['wcag2a'] * 101, None, None)
+    expect_error('BAD_ARGUMENT', plugin.audit_sync, session, None, ['wcag2a'] * 101, None, None)
 
     # A plugin made from the typelib, outside any dispatcher: no config, so
     # the default engine under the working directory, which has none.
@@ -204,11 +205,11 @@ def api_blocking_and_async(dispatcher, plugin, sid):
     cwd = os.getcwd()
     try:
         os.chdir(empty)
-        error = expect_plugin_error('a11y.UNSUPPORTED', 'No usable axe-core engine', bare.audit_sync, session,
-                                    None, None, None, None)
-        error = expect_plugin_error('a11y.UNSUPPORTED', 'No usable axe-core engine', run_async,
-                                    lambda done: bare.audit_async(session, None, None, None, None, done),
-                                    lambda source, result: source.audit_finish(result), 90000)
+        error = expect_a11y_error('UNSUPPORTED', bare.audit_sync, session, None, None, None, None)
+        assert 'No usable axe-core engine' in error.message, error.message
+        expect_a11y_error('UNSUPPORTED', run_async,
+                          lambda done: bare.audit_async(session, None, None, None, None, done),
+                          lambda source, result: source.audit_finish(result), 90000)
     finally:
         os.chdir(cwd)
         shutil.rmtree(empty)

@@ -39,6 +39,31 @@
 
 GResource *a11y_get_resource (void);
 
+/* --- errors -------------------------------------------------------------- */
+
+G_DEFINE_ENUM_TYPE (StwA11yError, stw_a11y_error,
+                    G_DEFINE_ENUM_VALUE (STW_A11Y_ERROR_UNSUPPORTED, "unsupported"),
+                    G_DEFINE_ENUM_VALUE (STW_A11Y_ERROR_INVALID_SELECTOR, "invalid-selector"),
+                    G_DEFINE_ENUM_VALUE (STW_A11Y_ERROR_SCOPE_NOT_FOUND, "scope-not-found"),
+                    G_DEFINE_ENUM_VALUE (STW_A11Y_ERROR_ENGINE_FAILED, "engine-failed"))
+
+/**
+ * stw_a11y_error_quark:
+ *
+ * The error domain of the a11y plugin, `stw-a11y-error-quark`, registered
+ * with stw_error_register_domain() so that stw_error_new() makes its codes
+ * in it.
+ *
+ * Returns: %STW_A11Y_ERROR
+ *
+ * Since: 1.0
+ */
+GQuark
+stw_a11y_error_quark (void)
+{
+  return stw_error_register_domain ("a11y", STW_TYPE_A11Y_ERROR);
+}
+
 /* --- results ------------------------------------------------------------- */
 
 /**
@@ -954,6 +979,8 @@ static void
 stw_a11y_plugin_class_init (StwA11yPluginClass *klass)
 {
   G_OBJECT_CLASS (klass)->finalize = stw_a11y_plugin_finalize;
+  /* From now on the plugin's codes are made in its own error domain. */
+  stw_a11y_error_quark ();
 }
 
 static void

@@ -26,6 +26,48 @@ G_BEGIN_DECLS
  */
 #define STW_A11Y_MAX_NAMES 100
 
+/**
+ * StwA11yError:
+ * @STW_A11Y_ERROR_UNSUPPORTED: no usable axe-core engine (none at the
+ *   config's `engine` or the default location, or the file is not axe-core)
+ * @STW_A11Y_ERROR_INVALID_SELECTOR: the scope's selector is not valid CSS
+ * @STW_A11Y_ERROR_SCOPE_NOT_FOUND: nothing matches the scope's selector, or
+ *   the scope's ref is gone
+ * @STW_A11Y_ERROR_ENGINE_FAILED: axe-core failed, or the audit did not
+ *   finish within the config's `timeoutMs`
+ *
+ * The codes of the a11y plugin, in its error domain %STW_A11Y_ERROR, in the
+ * order the plugin registers them. Each value is a wire code:
+ * %STW_A11Y_ERROR_UNSUPPORTED is `a11y.UNSUPPORTED`, and
+ * stw_error_get_code_name() answers it, also for an error a language
+ * binding handed back.
+ *
+ * Since: 1.0
+ */
+typedef enum
+{
+  STW_A11Y_ERROR_UNSUPPORTED,
+  STW_A11Y_ERROR_INVALID_SELECTOR,
+  STW_A11Y_ERROR_SCOPE_NOT_FOUND,
+  STW_A11Y_ERROR_ENGINE_FAILED,
+} StwA11yError;
+
+/**
+ * STW_A11Y_ERROR:
+ *
+ * The error domain of the a11y plugin: its codes are
+ * [enum@StagewrightA11y.A11yError].
+ *
+ * Since: 1.0
+ */
+#define STW_A11Y_ERROR (stw_a11y_error_quark ())
+STW_AVAILABLE_IN_1_0
+GQuark stw_a11y_error_quark (void);
+
+#define STW_TYPE_A11Y_ERROR (stw_a11y_error_get_type ())
+STW_AVAILABLE_IN_1_0
+GType stw_a11y_error_get_type (void);
+
 #define STW_TYPE_A11Y_NODE (stw_a11y_node_get_type ())
 STW_AVAILABLE_IN_1_0
 G_DECLARE_FINAL_TYPE (StwA11yNode, stw_a11y_node, STW, A11Y_NODE, GObject)
