@@ -30,16 +30,6 @@ string_list (JsonObject *arguments,
   return g_strv_builder_end (builder);
 }
 
-static JsonArray *
-strv_to_json (const char * const *strv)
-{
-  JsonArray *array = json_array_new ();
-
-  for (guint i = 0; strv != NULL && strv[i] != NULL; i++)
-    json_array_add_string_element (array, strv[i]);
-  return array;
-}
-
 static JsonObject *
 node_to_json (StwA11yNode *node)
 {
@@ -50,7 +40,7 @@ node_to_json (StwA11yNode *node)
     json_object_set_int_member (object, "ref", stw_element_ref_get_ref (element));
   else
     json_object_set_null_member (object, "ref");
-  json_object_set_array_member (object, "target", strv_to_json (stw_a11y_node_get_target (node)));
+  json_object_set_array_member (object, "target", _stw_a11y_strv_to_json (stw_a11y_node_get_target (node)));
   json_object_set_string_member (object, "html", stw_a11y_node_get_html (node));
   json_object_set_string_member (object, "failureSummary", stw_a11y_node_get_failure_summary (node));
   return object;
@@ -68,7 +58,7 @@ violation_to_json (StwA11yViolation *violation)
   json_object_set_string_member (object, "description", stw_a11y_violation_get_description (violation));
   json_object_set_string_member (object, "help", stw_a11y_violation_get_help (violation));
   json_object_set_string_member (object, "helpUrl", stw_a11y_violation_get_help_url (violation));
-  json_object_set_array_member (object, "tags", strv_to_json (stw_a11y_violation_get_tags (violation)));
+  json_object_set_array_member (object, "tags", _stw_a11y_strv_to_json (stw_a11y_violation_get_tags (violation)));
   json_object_set_int_member (object, "nodeCount", stw_a11y_violation_get_n_nodes (violation));
   for (guint i = 0; i < g_list_model_get_n_items (model); i++)
     {
@@ -109,7 +99,7 @@ report_to_json (StwA11yReport *report)
   json_object_set_int_member (capabilities, "frames", stw_a11y_report_get_n_frames (report));
   json_object_set_int_member (capabilities, "framesSkipped", stw_a11y_report_get_n_frames_skipped (report));
   json_object_set_boolean_member (capabilities, "closedShadowRoots", stw_a11y_report_get_closed_shadow_roots (report));
-  json_object_set_array_member (capabilities, "notes", strv_to_json (stw_a11y_report_get_notes (report)));
+  json_object_set_array_member (capabilities, "notes", _stw_a11y_strv_to_json (stw_a11y_report_get_notes (report)));
   json_object_set_object_member (object, "capabilities", capabilities);
   return object;
 }

@@ -1112,8 +1112,8 @@ load_engine (StwA11yPlugin  *self,
 
 /* --- an audit ------------------------------------------------------------ */
 
-static JsonArray *
-strv_to_json (const char * const *strv)
+JsonArray *
+_stw_a11y_strv_to_json (const char * const *strv)
 {
   JsonArray *array = json_array_new ();
 
@@ -2063,8 +2063,8 @@ stw_a11y_plugin_audit_async (StwA11yPlugin       *self,
   audit->engine = g_steal_pointer (&engine);
   audit->scope = scope != NULL ? stw_target_copy (scope) : NULL;
   audit->request = json_object_new ();
-  json_object_set_array_member (audit->request, "tags", strv_to_json (tags));
-  json_object_set_array_member (audit->request, "rules", strv_to_json (rules));
+  json_object_set_array_member (audit->request, "tags", _stw_a11y_strv_to_json (tags));
+  json_object_set_array_member (audit->request, "rules", _stw_a11y_strv_to_json (rules));
   audit->frames = g_ptr_array_new_with_free_func ((GDestroyNotify) frame_free);
   audit->stack = g_array_new (FALSE, FALSE, sizeof (guint));
   audit->timeout_ms = (guint) config_int (self, "timeoutMs", 30000);
