@@ -4,15 +4,26 @@
  *
  * SPDX-License-Identifier: LGPL-2.1-or-later
  *
- * The plugin from plugins/built/, through the public API only, blocking
+ * The plugin from plugins/built/ on tests/fixtures/a11y-pages/audit.html
+ * with axe-core from tests/node_modules: its tool, blocking
  * (stw_dispatcher_call_json_sync) and asynchronous
- * (stw_dispatcher_invoke_async), on tests/fixtures/a11y-pages/audit.html
- * with axe-core from tests/node_modules: the violations, each node's ref
- * read back with electron_get_attribute, the scope's codes. Then the core
- * API plugins bind refs with (stw_surface_bind_element_ref,
+ * (stw_dispatcher_invoke_async), each node's ref read back with
+ * electron_get_attribute, the scope's codes; its typed API
+ * (StwA11yPlugin's audit triad, answering a StwA11yReport of
+ * StwA11yViolation of StwA11yNode) blocking and async, each node's
+ * StwElementRef read back with the core's stw_surface_get_attribute_sync,
+ * and the API's own checks (no engine, an engine that is not axe or too
+ * large, too many tags, the scope's codes), its codes in the plugin's
+ * error domain (STW_A11Y_ERROR). Then the core API plugins bind
+ * refs with (stw_surface_bind_element_ref,
  * stw_surface_resolve_element_async).
  */
 #include <string.h>
+#include <unistd.h>
+
+#include <glib/gstdio.h>
+
+#include <stw-a11y.h>
 
 #include "stw-test-utils.h"
 
@@ -260,6 +271,314 @@ test_audit (void)
   teardown (&fixture);
 }
 
+/* The violation of @rule in a typed report, or NULL. */
+static StwA11yViolation *
+report_violation (StwA11yReport *report,
+                  const char    *rule)
+{
+  GListModel *violations = stw_a11y_report_get_violations (report);
+
+  for (guint i = 0; i < g_list_model_get_n_items (violations); i++)
+    {
+      g_autoptr(StwA11yViolation) item = g_list_model_get_item (violations, i);
+
+      if (g_strcmp0 (stw_a11y_violation_get_id (item), rule) == 0)
+        return item;  /* the report holds it */
+    }
+  return NULL;
+}
+
+/* The id attribute of the element @node names, through the core's typed
+ * read API on the surface its ref lives in. */
+static char *
+id_of_node (StwSession  *session,
+            StwA11yNode *node)
+{
+  const StwElementRef *element = stw_a11y_node_get_element (node);
+  g_autoptr(StwTarget) target = NULL;
+  g_autoptr(StwElementRef) read = NULL;
+  g_autoptr(GError) error = NULL;
+  StwSurface *surface = NULL;
+  GList *surfaces;
+  char *id;
+
+  g_assert_nonnull (element);
+  surfaces = stw_session_list_surfaces (session);
+  for (GList *l = surfaces; l != NULL; l = l->next)
+    if (g_strcmp0 (stw_surface_get_id (l->data), stw_element_ref_get_surface_id (element)) == 0)
+      surface = l->data;
+  g_list_free (surfaces);
+  g_assert_nonnull (surface);
+  target = stw_target_new_for_ref (stw_element_ref_get_ref (element));
+  id = stw_surface_get_attribute_sync (surface, target, "id", &read, NULL, &error);
+  g_assert_no_error (error);
+  g_assert_cmpuint (stw_element_ref_get_ref (read), ==, stw_element_ref_get_ref (element));
+  return id;
+}
+
+static gint
+compare_strings (gconstpointer a,
+                 gconstpointer b)
+{
+  return g_strcmp0 (*(const char * const *) a, *(const char * const *) b);
+}
+
+/* The ids of a violation's nodes, sorted, joined with spaces. */
+static char *
+ids_of (StwSession       *session,
+        StwA11yViolation *violation)
+{
+  GListModel *nodes = stw_a11y_violation_get_nodes (violation);
+  g_autoptr(GPtrArray) ids = g_ptr_array_new_with_free_func (g_free);
+
+  g_assert_cmpuint (g_list_model_get_n_items (nodes), ==, stw_a11y_violation_get_n_nodes (violation));
+  for (guint i = 0; i < g_list_model_get_n_items (nodes); i++)
+    {
+      g_autoptr(StwA11yNode) node = g_list_model_get_item (nodes, i);
+
+      g_assert_true (g_strv_length ((char **) stw_a11y_node_get_target (node)) >= 1);
+      g_assert_nonnull (strstr (stw_a11y_node_get_html (node), "<"));
+      g_assert_cmpstr (stw_a11y_node_get_failure_summary (node), !=, "");
+      g_ptr_array_add (ids, id_of_node (session, node));
+    }
+  g_ptr_array_sort (ids, compare_strings);
+  g_ptr_array_add (ids, NULL);
+  return g_strjoinv (" ", (char **) ids->pdata);
+}
+
+static StwA11yReport *
+audit_async (StwA11yPlugin      *plugin,
+             StwSession         *session,
+             const StwTarget    *scope,
+             const char * const *tags,
+             const char * const *rules,
+             GError            **error)
+{
+  g_autoptr(GAsyncResult) result = NULL;
+  StwTestResult wait = { 0 };
+
+  stw_a11y_plugin_audit_async (plugin, session, scope, tags, rules, NULL, stw_test_result_cb, &wait);
+  result = stw_test_wait_result (&wait, 90000);
+  return stw_a11y_plugin_audit_finish (plugin, result, error);
+}
+
+/* @error is @code of the plugin's own domain, and its wire code @name. */
+static void
+assert_plugin_error (const GError *error,
+                     StwA11yError  code,
+                     const char   *name)
+{
+  g_assert_error (error, STW_A11Y_ERROR, (gint) code);
+  g_assert_cmpstr (stw_error_get_code_name (error), ==, name);
+}
+
+/* An empty directory to run the engine-less plugin in: it looks for
+ * node_modules/axe-core/axe.min.js under the working directory. */
+static char *
+make_engine_dir (const char *engine_text,
+                 goffset     engine_size)
+{
+  g_autoptr(GError) error = NULL;
+  char *dir = g_dir_make_tmp ("stw-a11y-XXXXXX", &error);
+  g_autofree char *modules = NULL;
+  g_autofree char *engine = NULL;
+
+  g_assert_no_error (error);
+  if (engine_text == NULL && engine_size == 0)
+    return dir;
+  modules = g_build_filename (dir, "node_modules", "axe-core", NULL);
+  g_assert_cmpint (g_mkdir_with_parents (modules, 0700), ==, 0);
+  engine = g_build_filename (modules, "axe.min.js", NULL);
+  if (engine_text != NULL)
+    g_file_set_contents (engine, engine_text, -1, &error);
+  else
+    {
+      /* Sparse: the size is checked before a byte is read. */
+      FILE *file = fopen (engine, "w");
+
+      g_assert_nonnull (file);
+      g_assert_cmpint (ftruncate (fileno (file), engine_size), ==, 0);
+      fclose (file);
+    }
+  g_assert_no_error (error);
+  return dir;
+}
+
+static void
+remove_engine_dir (const char *dir)
+{
+  g_autofree char *modules = g_build_filename (dir, "node_modules", NULL);
+  g_autofree char *axe = g_build_filename (modules, "axe-core", NULL);
+  g_autofree char *engine = g_build_filename (axe, "axe.min.js", NULL);
+
+  g_remove (engine);
+  g_rmdir (axe);
+  g_rmdir (modules);
+  g_assert_cmpint (g_rmdir (dir), ==, 0);
+}
+
+/* A plugin outside any dispatcher (no config: the default engine path,
+ * under the working directory) in @dir: the API answers a11y.UNSUPPORTED
+ * by itself, before it needs the app. */
+static void
+assert_unsupported_in (StwSession *session,
+                       const char *dir,
+                       const char *why)
+{
+  g_autoptr(StwA11yPlugin) bare = stw_a11y_plugin_new ();
+  g_autoptr(StwA11yReport) report = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autofree char *cwd = g_get_current_dir ();
+
+  g_assert_cmpint (g_chdir (dir), ==, 0);
+  report = stw_a11y_plugin_audit_sync (bare, session, NULL, NULL, NULL, NULL, &error);
+  g_assert_cmpint (g_chdir (cwd), ==, 0);
+  g_assert_null (report);
+  assert_plugin_error (error, STW_A11Y_ERROR_UNSUPPORTED, "a11y.UNSUPPORTED");
+  g_assert_nonnull (strstr (error->message, why));
+  g_assert_nonnull (strstr (stw_error_get_hint (error), "npm install axe-core"));
+}
+
+/* The typed API, blocking and async, on the same page the tool audits. */
+static void
+test_api (void)
+{
+  Fixture fixture = { 0 };
+  StwSession *session;
+  StwA11yPlugin *plugin;
+  g_autoptr(StwA11yReport) report = NULL;
+  g_autoptr(StwA11yReport) scoped = NULL;
+  g_autoptr(StwA11yReport) by_ref = NULL;
+  g_autoptr(StwA11yReport) refused = NULL;
+  g_autoptr(StwTarget) invalid = stw_target_new_for_selector ("##");
+  g_autoptr(StwTarget) missing = stw_target_new_for_selector ("#no-such-element");
+  g_autoptr(StwTarget) input = NULL;
+  g_autoptr(GStrvBuilder) many = g_strv_builder_new ();
+  g_auto(GStrv) too_many = NULL;
+  g_autoptr(GError) error = NULL;
+  const char * const rules[] = { "image-alt", "label", NULL };
+  const char * const empty_tag[] = { "", NULL };
+  StwA11yViolation *violation;
+  g_autofree char *label_ids = NULL;
+  g_autofree char *image_ids = NULL;
+  g_autofree char *contrast_ids = NULL;
+  g_autofree char *no_engine = NULL;
+  g_autofree char *not_axe = NULL;
+  g_autofree char *too_large = NULL;
+  guint label_ref;
+
+  if (!setup (&fixture))
+    return;
+  session = stw_session_manager_lookup (stw_dispatcher_get_session_manager (fixture.dispatcher), fixture.session_id);
+  plugin = STW_A11Y_PLUGIN (stw_dispatcher_lookup_plugin (fixture.dispatcher, "a11y"));
+  g_assert_true (STW_IS_A11Y_PLUGIN (plugin));
+  g_assert_true (plugin == fixture.loaded->data);
+
+  /* Blocking: both frames are up once three images without alt show. */
+  for (guint attempt = 0; attempt < 100; attempt++)
+    {
+      g_clear_object (&report);
+      report = stw_a11y_plugin_audit_sync (plugin, session, NULL, NULL, NULL, NULL, &error);
+      g_assert_no_error (error);
+      violation = report_violation (report, "image-alt");
+      if (violation != NULL && g_list_model_get_n_items (stw_a11y_violation_get_nodes (violation)) == 3)
+        break;
+      stw_test_iterate_for (200);
+    }
+  g_assert_true (STW_IS_A11Y_REPORT (report));
+  g_assert_cmpstr (stw_a11y_report_get_surface_id (report), ==,
+                   stw_surface_get_id (stw_session_get_active_surface (session)));
+  g_assert_cmpstr (stw_a11y_report_get_engine_version (report), ==, "4.14.1");
+  g_assert_cmpuint (stw_a11y_report_get_n_frames (report), ==, 3);
+  g_assert_cmpuint (stw_a11y_report_get_n_frames_skipped (report), ==, 0);
+  g_assert_false (stw_a11y_report_get_closed_shadow_roots (report));
+  g_assert_nonnull (strstr (stw_a11y_report_get_notes (report)[0], "closed shadow roots"));
+  g_assert_false (stw_a11y_report_get_truncated (report));
+  g_assert_cmpuint (stw_a11y_report_get_n_passes (report), >, 0);
+  g_assert_cmpuint (stw_a11y_report_get_n_violations (report), ==,
+                    g_list_model_get_n_items (stw_a11y_report_get_violations (report)));
+
+  violation = report_violation (report, "label");
+  g_assert_nonnull (violation);
+  g_assert_true (g_str_has_prefix (stw_a11y_violation_get_help_url (violation), "https://dequeuniversity.com/"));
+  g_assert_true (g_strv_contains (stw_a11y_violation_get_tags (violation), "wcag2a"));
+  g_assert_cmpstr (stw_a11y_violation_get_impact (violation), ==, "critical");
+  g_assert_cmpstr (stw_a11y_violation_get_help (violation), !=, "");
+  label_ids = ids_of (session, violation);
+  g_assert_cmpstr (label_ids, ==, "nameless");
+  {
+    g_autoptr(StwA11yNode) node = g_list_model_get_item (stw_a11y_violation_get_nodes (violation), 0);
+    g_autoptr(StwElementRef) element = NULL;
+
+    g_object_get (node, "element", &element, NULL);
+    label_ref = stw_element_ref_get_ref (element);
+    g_assert_cmpuint (label_ref, >, 0);
+  }
+  violation = report_violation (report, "color-contrast");
+  g_assert_nonnull (violation);
+  contrast_ids = ids_of (session, violation);
+  g_assert_cmpstr (contrast_ids, ==, "faint");
+  violation = report_violation (report, "image-alt");
+  g_assert_nonnull (violation);
+  image_ids = ids_of (session, violation);
+  g_assert_cmpstr (image_ids, ==, "frame-noalt frame-noalt noalt");
+
+  /* Async, only two rules: the same elements with the same refs. */
+  scoped = audit_async (plugin, session, NULL, NULL, rules, &error);
+  g_assert_no_error (error);
+  g_assert_cmpuint (g_list_model_get_n_items (stw_a11y_report_get_violations (scoped)), ==, 2);
+  {
+    g_autoptr(StwA11yNode) node = g_list_model_get_item (
+      stw_a11y_violation_get_nodes (report_violation (scoped, "label")), 0);
+
+    g_assert_cmpuint (stw_element_ref_get_ref (stw_a11y_node_get_element (node)), ==, label_ref);
+  }
+
+  /* Scoped by the input's ref: its subtree only. */
+  input = stw_target_new_for_ref (label_ref);
+  by_ref = stw_a11y_plugin_audit_sync (plugin, session, input, NULL, NULL, NULL, &error);
+  g_assert_no_error (error);
+  g_assert_nonnull (report_violation (by_ref, "label"));
+  g_assert_null (report_violation (by_ref, "image-alt"));
+  g_assert_null (report_violation (by_ref, "color-contrast"));
+
+  /* The scope's codes, blocking and async. */
+  refused = audit_async (plugin, session, invalid, NULL, NULL, &error);
+  g_assert_null (refused);
+  assert_plugin_error (error, STW_A11Y_ERROR_INVALID_SELECTOR, "a11y.INVALID_SELECTOR");
+  g_clear_error (&error);
+  refused = stw_a11y_plugin_audit_sync (plugin, session, missing, NULL, NULL, NULL, &error);
+  g_assert_null (refused);
+  assert_plugin_error (error, STW_A11Y_ERROR_SCOPE_NOT_FOUND, "a11y.SCOPE_NOT_FOUND");
+  g_clear_error (&error);
+
+  /* What the tool's schema bounds, the API bounds too. */
+  for (guint i = 0; i <= STW_A11Y_MAX_NAMES; i++)
+    g_strv_builder_add (many, "wcag2a");
+  too_many = g_strv_builder_end (many);
+  refused = stw_a11y_plugin_audit_sync (plugin, session, NULL, (const char * const *) too_many, NULL, NULL, &error);
+  g_assert_null (refused);
+  g_assert_error (error, STW_ERROR, STW_ERROR_BAD_ARGUMENT);
+  g_clear_error (&error);
+  refused = audit_async (plugin, session, NULL, empty_tag, NULL, &error);
+  g_assert_null (refused);
+  g_assert_error (error, STW_ERROR, STW_ERROR_BAD_ARGUMENT);
+  g_clear_error (&error);
+
+  /* No engine, one that is not axe, one too large: a11y.UNSUPPORTED. */
+  no_engine = make_engine_dir (NULL, 0);
+  assert_unsupported_in (session, no_engine, "No such file");
+  remove_engine_dir (no_engine);
+  not_axe = make_engine_dir ("console.log ('not axe');", 0);
+  assert_unsupported_in (session, not_axe, "not axe-core");
+  remove_engine_dir (not_axe);
+  too_large = make_engine_dir (NULL, STW_A11Y_ENGINE_MAX_SIZE + 1);
+  assert_unsupported_in (session, too_large, "at most 16 MiB");
+  remove_engine_dir (too_large);
+
+  teardown (&fixture);
+}
+
 /* The core's refs for plugins: a handle from the isolated world becomes a
  * ref any element method takes, and a target becomes a handle again. */
 static void
@@ -349,6 +668,7 @@ main (int    argc,
   stw_test_init (&argc, &argv);
 
   g_test_add_func ("/a11y-plugin/audit", test_audit);
+  g_test_add_func ("/a11y-plugin/api", test_api);
   g_test_add_func ("/a11y-plugin/core-refs", test_core_refs);
 
   return g_test_run ();

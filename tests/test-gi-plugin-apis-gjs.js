@@ -13,7 +13,8 @@
 imports.gi.versions.Stagewright = '1.0';
 imports.gi.versions.StagewrightIpc = '1.0';
 imports.gi.versions.StagewrightNative = '1.0';
-const { GLib, Stagewright, StagewrightIpc, StagewrightNative } = imports.gi;
+imports.gi.versions.StagewrightA11y = '1.0';
+const { GLib, Stagewright, StagewrightA11y, StagewrightIpc, StagewrightNative } = imports.gi;
 const System = imports.system;
 
 GLib.log_set_always_fatal(GLib.LogLevelFlags.LEVEL_CRITICAL | GLib.LogLevelFlags.LEVEL_ERROR);
@@ -60,6 +61,18 @@ const tests = [
     assert(error.matches(StagewrightIpc.ipc_error_quark(), StagewrightIpc.IpcError.EVAL_REQUIRED),
       `${error.domain} ${error.code}: ${error.message}`);
     assert(Stagewright.error_get_code_name(error) === 'ipc.EVAL_REQUIRED', Stagewright.error_get_code_name(error));
+    assert(dispatcher.unload_plugins_sync(null), 'unload failed');
+  }],
+  ['a11y: the module makes the typelib\'s class, and one made from it loads', () => {
+    const dispatcher = Stagewright.Dispatcher.new();
+    const [loaded] = dispatcher.load_plugins_sync([GLib.build_filenamev([built, 'a11y.plugin'])], null, null);
+    assert(loaded instanceof StagewrightA11y.A11yPlugin, `a11y is ${loaded}`);
+    assert(dispatcher.lookup_tool('a11y_audit') !== null, 'a11y_audit is missing');
+    assert(dispatcher.unload_plugins_sync(null), 'unload failed');
+    const plugin = StagewrightA11y.A11yPlugin.new();
+    assert(dispatcher.add_plugins_sync([plugin], null, null), 'add failed');
+    assert(plugin.get_dispatcher() === dispatcher, 'the plugin is not in the dispatcher');
+    assert(typeof plugin.audit_sync === 'function' && typeof plugin.audit_async === 'function', 'no audit');
     assert(dispatcher.unload_plugins_sync(null), 'unload failed');
   }],
 ];

@@ -2,6 +2,8 @@
  *
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */
+#include "config.h"
+
 #include "stw-a11y.h"
 
 /* The one entry point of a C plugin module (STW_PLUGIN_MODULE_ENTRY). */

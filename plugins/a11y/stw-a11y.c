@@ -22,72 +22,175 @@
  * budget (`maxResultBytes`), the frames a count (`maxFrames`) and the
  * answer's nodes a cap per rule (`maxNodes`).
  */
+#include "config.h"
+
 #include <errno.h>
 #include <fcntl.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "a11y-private.h"
+#include "stw-a11y-private.h"
 
 #define A11Y_PAGE_RESOURCE   "/org/stagewright/plugins/a11y/a11y-page.js"
 #define A11Y_ENGINE_DEFAULT  "node_modules/axe-core/axe.min.js"
-#define A11Y_ENGINE_MAX      (16 * 1024 * 1024)
 #define A11Y_MAX_HTML        300
 #define A11Y_MAX_RULES       200
 
 GResource *a11y_get_resource (void);
+
+/* --- errors -------------------------------------------------------------- */
+
+G_DEFINE_ENUM_TYPE (StwA11yError, stw_a11y_error,
+                    G_DEFINE_ENUM_VALUE (STW_A11Y_ERROR_UNSUPPORTED, "unsupported"),
+                    G_DEFINE_ENUM_VALUE (STW_A11Y_ERROR_INVALID_SELECTOR, "invalid-selector"),
+                    G_DEFINE_ENUM_VALUE (STW_A11Y_ERROR_SCOPE_NOT_FOUND, "scope-not-found"),
+                    G_DEFINE_ENUM_VALUE (STW_A11Y_ERROR_ENGINE_FAILED, "engine-failed"))
+
+/**
+ * stw_a11y_error_quark:
+ *
+ * The error domain of the a11y plugin, `stw-a11y-error-quark`, registered
+ * with stw_error_register_domain() so that stw_error_new() makes its codes
+ * in it.
+ *
+ * Returns: %STW_A11Y_ERROR
+ *
+ * Since: 1.0
+ */
+GQuark
+stw_a11y_error_quark (void)
+{
+  return stw_error_register_domain ("a11y", STW_TYPE_A11Y_ERROR);
+}
 
 /* --- results ------------------------------------------------------------- */
 
 /**
  * StwA11yNode:
  *
- * One element that fails (or, for incomplete, may fail) a rule: its ref,
- * its selector path (one selector per frame from the audited surface down,
- * shadow-DOM steps joined by ` >>> `), its HTML (shortened) and axe's
- * summary of what to fix.
+ * One element that fails a rule: its ref, its selector path (one
+ * selector per frame from the audited surface down, shadow-DOM steps
+ * joined by ` >>> `), its HTML (shortened) and axe's summary of what to
+ * fix.
+ *
+ * Since: 1.0
  */
 struct _StwA11yNode
 {
-  gatomicrefcount  ref_count;
-  StwElementRef   *element;
-  GStrv            target;
-  char            *html;
-  char            *failure_summary;
-  char            *impact;
+  GObject        parent_instance;
+  StwElementRef *element;
+  GStrv          target;
+  char          *html;
+  char          *failure_summary;
+  char          *impact;
 };
 
-G_DEFINE_BOXED_TYPE (StwA11yNode, stw_a11y_node, stw_a11y_node_ref, stw_a11y_node_unref)
+G_DEFINE_FINAL_TYPE (StwA11yNode, stw_a11y_node, G_TYPE_OBJECT)
 
-/**
- * stw_a11y_node_ref:
- * @self: a #StwA11yNode
- *
- * Returns: (transfer full): @self
- */
-StwA11yNode *
-stw_a11y_node_ref (StwA11yNode *self)
+enum
 {
-  g_atomic_ref_count_inc (&self->ref_count);
-  return self;
+  NODE_PROP_0,
+  NODE_PROP_ELEMENT,
+  NODE_PROP_TARGET,
+  NODE_PROP_HTML,
+  NODE_PROP_FAILURE_SUMMARY,
+  NODE_PROP_IMPACT,
+  N_NODE_PROPS
+};
+
+static GParamSpec *node_props[N_NODE_PROPS];
+
+static void
+stw_a11y_node_get_property (GObject    *object,
+                            guint       prop_id,
+                            GValue     *value,
+                            GParamSpec *pspec)
+{
+  StwA11yNode *self = STW_A11Y_NODE (object);
+
+  switch (prop_id)
+    {
+    case NODE_PROP_ELEMENT: g_value_set_boxed (value, self->element); break;
+    case NODE_PROP_TARGET: g_value_set_boxed (value, self->target); break;
+    case NODE_PROP_HTML: g_value_set_string (value, self->html); break;
+    case NODE_PROP_FAILURE_SUMMARY: g_value_set_string (value, self->failure_summary); break;
+    case NODE_PROP_IMPACT: g_value_set_string (value, self->impact); break;
+    default: G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+    }
 }
 
-/**
- * stw_a11y_node_unref:
- * @self: (transfer full): a #StwA11yNode
- */
-void
-stw_a11y_node_unref (StwA11yNode *self)
+static void
+stw_a11y_node_finalize (GObject *object)
 {
-  if (!g_atomic_ref_count_dec (&self->ref_count))
-    return;
+  StwA11yNode *self = STW_A11Y_NODE (object);
+
   g_clear_pointer (&self->element, stw_element_ref_free);
   g_strfreev (self->target);
   g_free (self->html);
   g_free (self->failure_summary);
   g_free (self->impact);
-  g_free (self);
+  G_OBJECT_CLASS (stw_a11y_node_parent_class)->finalize (object);
+}
+
+static void
+stw_a11y_node_class_init (StwA11yNodeClass *klass)
+{
+  GObjectClass *object_class = G_OBJECT_CLASS (klass);
+  const GParamFlags flags = G_PARAM_READABLE | G_PARAM_STATIC_STRINGS;
+
+  object_class->get_property = stw_a11y_node_get_property;
+  object_class->finalize = stw_a11y_node_finalize;
+
+  /**
+   * StwA11yNode:element: (getter get_element)
+   *
+   * The element's ref in the session (its existing ref when it had one),
+   * for any element operation of the core; %NULL only when its document
+   * went away during the audit.
+   *
+   * Since: 1.0
+   */
+  node_props[NODE_PROP_ELEMENT] = g_param_spec_boxed ("element", NULL, NULL, STW_TYPE_ELEMENT_REF, flags);
+  /**
+   * StwA11yNode:target: (getter get_target)
+   *
+   * axe's selector path to the element: one selector per frame from the
+   * audited surface down.
+   *
+   * Since: 1.0
+   */
+  node_props[NODE_PROP_TARGET] = g_param_spec_boxed ("target", NULL, NULL, G_TYPE_STRV, flags);
+  /**
+   * StwA11yNode:html: (getter get_html)
+   *
+   * The element's HTML, shortened to 300 characters.
+   *
+   * Since: 1.0
+   */
+  node_props[NODE_PROP_HTML] = g_param_spec_string ("html", NULL, NULL, NULL, flags);
+  /**
+   * StwA11yNode:failure-summary: (getter get_failure_summary)
+   *
+   * axe's summary of what to fix.
+   *
+   * Since: 1.0
+   */
+  node_props[NODE_PROP_FAILURE_SUMMARY] = g_param_spec_string ("failure-summary", NULL, NULL, NULL, flags);
+  /**
+   * StwA11yNode:impact: (getter get_impact)
+   *
+   * `minor`, `moderate`, `serious`, `critical`, or empty.
+   *
+   * Since: 1.0
+   */
+  node_props[NODE_PROP_IMPACT] = g_param_spec_string ("impact", NULL, NULL, NULL, flags);
+  g_object_class_install_properties (object_class, N_NODE_PROPS, node_props);
+}
+
+static void
+stw_a11y_node_init (StwA11yNode *self)
+{
 }
 
 /**
@@ -96,10 +199,13 @@ stw_a11y_node_unref (StwA11yNode *self)
  *
  * Returns: (transfer none) (nullable): the element's ref, %NULL when its
  *   document went before it could be given one
+ *
+ * Since: 1.0
  */
 const StwElementRef *
 stw_a11y_node_get_element (StwA11yNode *self)
 {
+  g_return_val_if_fail (STW_IS_A11Y_NODE (self), NULL);
   return self->element;
 }
 
@@ -108,10 +214,13 @@ stw_a11y_node_get_element (StwA11yNode *self)
  * @self: a #StwA11yNode
  *
  * Returns: (transfer none) (array zero-terminated=1): the selector path
+ *
+ * Since: 1.0
  */
 const char * const *
 stw_a11y_node_get_target (StwA11yNode *self)
 {
+  g_return_val_if_fail (STW_IS_A11Y_NODE (self), NULL);
   return (const char * const *) self->target;
 }
 
@@ -120,10 +229,13 @@ stw_a11y_node_get_target (StwA11yNode *self)
  * @self: a #StwA11yNode
  *
  * Returns: (transfer none): the element's HTML, shortened
+ *
+ * Since: 1.0
  */
 const char *
 stw_a11y_node_get_html (StwA11yNode *self)
 {
+  g_return_val_if_fail (STW_IS_A11Y_NODE (self), NULL);
   return self->html;
 }
 
@@ -132,10 +244,13 @@ stw_a11y_node_get_html (StwA11yNode *self)
  * @self: a #StwA11yNode
  *
  * Returns: (transfer none): axe's summary of what to fix
+ *
+ * Since: 1.0
  */
 const char *
 stw_a11y_node_get_failure_summary (StwA11yNode *self)
 {
+  g_return_val_if_fail (STW_IS_A11Y_NODE (self), NULL);
   return self->failure_summary;
 }
 
@@ -145,10 +260,13 @@ stw_a11y_node_get_failure_summary (StwA11yNode *self)
  *
  * Returns: (transfer none): `minor`, `moderate`, `serious`, `critical`
  *   or empty
+ *
+ * Since: 1.0
  */
 const char *
 stw_a11y_node_get_impact (StwA11yNode *self)
 {
+  g_return_val_if_fail (STW_IS_A11Y_NODE (self), NULL);
   return self->impact;
 }
 
@@ -156,52 +274,158 @@ stw_a11y_node_get_impact (StwA11yNode *self)
  * StwA11yViolation:
  *
  * One axe rule that failed, with the elements that fail it.
+ *
+ * Since: 1.0
  */
 struct _StwA11yViolation
 {
-  gatomicrefcount  ref_count;
-  char            *id;
-  char            *impact;
-  char            *description;
-  char            *help;
-  char            *help_url;
-  GStrv            tags;
-  GPtrArray       *nodes;     /* StwA11yNode */
-  guint            n_nodes;   /* before the cap */
+  GObject     parent_instance;
+  char       *id;
+  char       *impact;
+  char       *description;
+  char       *help;
+  char       *help_url;
+  GStrv       tags;
+  GListStore *nodes;     /* StwA11yNode */
+  guint       n_nodes;   /* before the cap */
 };
 
-G_DEFINE_BOXED_TYPE (StwA11yViolation, stw_a11y_violation, stw_a11y_violation_ref, stw_a11y_violation_unref)
+G_DEFINE_FINAL_TYPE (StwA11yViolation, stw_a11y_violation, G_TYPE_OBJECT)
 
-/**
- * stw_a11y_violation_ref:
- * @self: a #StwA11yViolation
- *
- * Returns: (transfer full): @self
- */
-StwA11yViolation *
-stw_a11y_violation_ref (StwA11yViolation *self)
+enum
 {
-  g_atomic_ref_count_inc (&self->ref_count);
-  return self;
+  VIOLATION_PROP_0,
+  VIOLATION_PROP_ID,
+  VIOLATION_PROP_IMPACT,
+  VIOLATION_PROP_DESCRIPTION,
+  VIOLATION_PROP_HELP,
+  VIOLATION_PROP_HELP_URL,
+  VIOLATION_PROP_TAGS,
+  VIOLATION_PROP_NODES,
+  VIOLATION_PROP_N_NODES,
+  N_VIOLATION_PROPS
+};
+
+static GParamSpec *violation_props[N_VIOLATION_PROPS];
+
+static void
+stw_a11y_violation_get_property (GObject    *object,
+                                 guint       prop_id,
+                                 GValue     *value,
+                                 GParamSpec *pspec)
+{
+  StwA11yViolation *self = STW_A11Y_VIOLATION (object);
+
+  switch (prop_id)
+    {
+    case VIOLATION_PROP_ID: g_value_set_string (value, self->id); break;
+    case VIOLATION_PROP_IMPACT: g_value_set_string (value, self->impact); break;
+    case VIOLATION_PROP_DESCRIPTION: g_value_set_string (value, self->description); break;
+    case VIOLATION_PROP_HELP: g_value_set_string (value, self->help); break;
+    case VIOLATION_PROP_HELP_URL: g_value_set_string (value, self->help_url); break;
+    case VIOLATION_PROP_TAGS: g_value_set_boxed (value, self->tags); break;
+    case VIOLATION_PROP_NODES: g_value_set_object (value, self->nodes); break;
+    case VIOLATION_PROP_N_NODES: g_value_set_uint (value, self->n_nodes); break;
+    default: G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+    }
 }
 
-/**
- * stw_a11y_violation_unref:
- * @self: (transfer full): a #StwA11yViolation
- */
-void
-stw_a11y_violation_unref (StwA11yViolation *self)
+static void
+stw_a11y_violation_finalize (GObject *object)
 {
-  if (!g_atomic_ref_count_dec (&self->ref_count))
-    return;
+  StwA11yViolation *self = STW_A11Y_VIOLATION (object);
+
   g_free (self->id);
   g_free (self->impact);
   g_free (self->description);
   g_free (self->help);
   g_free (self->help_url);
   g_strfreev (self->tags);
-  g_ptr_array_unref (self->nodes);
-  g_free (self);
+  g_clear_object (&self->nodes);
+  G_OBJECT_CLASS (stw_a11y_violation_parent_class)->finalize (object);
+}
+
+static void
+stw_a11y_violation_class_init (StwA11yViolationClass *klass)
+{
+  GObjectClass *object_class = G_OBJECT_CLASS (klass);
+  const GParamFlags flags = G_PARAM_READABLE | G_PARAM_STATIC_STRINGS;
+
+  object_class->get_property = stw_a11y_violation_get_property;
+  object_class->finalize = stw_a11y_violation_finalize;
+
+  /**
+   * StwA11yViolation:id: (getter get_id)
+   *
+   * The axe rule's id, e.g. `image-alt`.
+   *
+   * Since: 1.0
+   */
+  violation_props[VIOLATION_PROP_ID] = g_param_spec_string ("id", NULL, NULL, NULL, flags);
+  /**
+   * StwA11yViolation:impact: (getter get_impact)
+   *
+   * The worst impact among its nodes.
+   *
+   * Since: 1.0
+   */
+  violation_props[VIOLATION_PROP_IMPACT] = g_param_spec_string ("impact", NULL, NULL, NULL, flags);
+  /**
+   * StwA11yViolation:description: (getter get_description)
+   *
+   * What the rule checks.
+   *
+   * Since: 1.0
+   */
+  violation_props[VIOLATION_PROP_DESCRIPTION] = g_param_spec_string ("description", NULL, NULL, NULL, flags);
+  /**
+   * StwA11yViolation:help: (getter get_help)
+   *
+   * The rule's one-line help.
+   *
+   * Since: 1.0
+   */
+  violation_props[VIOLATION_PROP_HELP] = g_param_spec_string ("help", NULL, NULL, NULL, flags);
+  /**
+   * StwA11yViolation:help-url: (getter get_help_url)
+   *
+   * Where Deque explains the rule.
+   *
+   * Since: 1.0
+   */
+  violation_props[VIOLATION_PROP_HELP_URL] = g_param_spec_string ("help-url", NULL, NULL, NULL, flags);
+  /**
+   * StwA11yViolation:tags: (getter get_tags)
+   *
+   * The rule's tags (`wcag2a`, `wcag111`, `best-practice`, …).
+   *
+   * Since: 1.0
+   */
+  violation_props[VIOLATION_PROP_TAGS] = g_param_spec_boxed ("tags", NULL, NULL, G_TYPE_STRV, flags);
+  /**
+   * StwA11yViolation:nodes: (getter get_nodes)
+   *
+   * The failing elements, each a #StwA11yNode, at most the config's
+   * `maxNodes`.
+   *
+   * Since: 1.0
+   */
+  violation_props[VIOLATION_PROP_NODES] = g_param_spec_object ("nodes", NULL, NULL, G_TYPE_LIST_MODEL, flags);
+  /**
+   * StwA11yViolation:n-nodes: (getter get_n_nodes)
+   *
+   * How many elements fail the rule, those past the cap included.
+   *
+   * Since: 1.0
+   */
+  violation_props[VIOLATION_PROP_N_NODES] = g_param_spec_uint ("n-nodes", NULL, NULL, 0, G_MAXUINT, 0, flags);
+  g_object_class_install_properties (object_class, N_VIOLATION_PROPS, violation_props);
+}
+
+static void
+stw_a11y_violation_init (StwA11yViolation *self)
+{
+  self->nodes = g_list_store_new (STW_TYPE_A11Y_NODE);
 }
 
 /**
@@ -209,10 +433,13 @@ stw_a11y_violation_unref (StwA11yViolation *self)
  * @self: a #StwA11yViolation
  *
  * Returns: (transfer none): the axe rule's id, e.g. `image-alt`
+ *
+ * Since: 1.0
  */
 const char *
 stw_a11y_violation_get_id (StwA11yViolation *self)
 {
+  g_return_val_if_fail (STW_IS_A11Y_VIOLATION (self), NULL);
   return self->id;
 }
 
@@ -221,10 +448,13 @@ stw_a11y_violation_get_id (StwA11yViolation *self)
  * @self: a #StwA11yViolation
  *
  * Returns: (transfer none): the worst impact among its nodes
+ *
+ * Since: 1.0
  */
 const char *
 stw_a11y_violation_get_impact (StwA11yViolation *self)
 {
+  g_return_val_if_fail (STW_IS_A11Y_VIOLATION (self), NULL);
   return self->impact;
 }
 
@@ -233,10 +463,13 @@ stw_a11y_violation_get_impact (StwA11yViolation *self)
  * @self: a #StwA11yViolation
  *
  * Returns: (transfer none): what the rule checks
+ *
+ * Since: 1.0
  */
 const char *
 stw_a11y_violation_get_description (StwA11yViolation *self)
 {
+  g_return_val_if_fail (STW_IS_A11Y_VIOLATION (self), NULL);
   return self->description;
 }
 
@@ -245,10 +478,13 @@ stw_a11y_violation_get_description (StwA11yViolation *self)
  * @self: a #StwA11yViolation
  *
  * Returns: (transfer none): the rule's one-line help
+ *
+ * Since: 1.0
  */
 const char *
 stw_a11y_violation_get_help (StwA11yViolation *self)
 {
+  g_return_val_if_fail (STW_IS_A11Y_VIOLATION (self), NULL);
   return self->help;
 }
 
@@ -257,10 +493,13 @@ stw_a11y_violation_get_help (StwA11yViolation *self)
  * @self: a #StwA11yViolation
  *
  * Returns: (transfer none): where Deque explains the rule
+ *
+ * Since: 1.0
  */
 const char *
 stw_a11y_violation_get_help_url (StwA11yViolation *self)
 {
+  g_return_val_if_fail (STW_IS_A11Y_VIOLATION (self), NULL);
   return self->help_url;
 }
 
@@ -270,10 +509,13 @@ stw_a11y_violation_get_help_url (StwA11yViolation *self)
  *
  * Returns: (transfer none) (array zero-terminated=1): the rule's tags
  *   (`wcag2a`, `wcag111`, `best-practice`, …)
+ *
+ * Since: 1.0
  */
 const char * const *
 stw_a11y_violation_get_tags (StwA11yViolation *self)
 {
+  g_return_val_if_fail (STW_IS_A11Y_VIOLATION (self), NULL);
   return (const char * const *) self->tags;
 }
 
@@ -281,13 +523,16 @@ stw_a11y_violation_get_tags (StwA11yViolation *self)
  * stw_a11y_violation_get_nodes:
  * @self: a #StwA11yViolation
  *
- * Returns: (transfer none) (element-type StwA11yNode): the failing
- *   elements, at most the config's `maxNodes`
+ * Returns: (transfer none): the failing elements, each a #StwA11yNode, at
+ *   most the config's `maxNodes`
+ *
+ * Since: 1.0
  */
-GPtrArray *
+GListModel *
 stw_a11y_violation_get_nodes (StwA11yViolation *self)
 {
-  return self->nodes;
+  g_return_val_if_fail (STW_IS_A11Y_VIOLATION (self), NULL);
+  return G_LIST_MODEL (self->nodes);
 }
 
 /**
@@ -295,257 +540,422 @@ stw_a11y_violation_get_nodes (StwA11yViolation *self)
  * @self: a #StwA11yViolation
  *
  * Returns: how many elements fail the rule, those past the cap included
+ *
+ * Since: 1.0
  */
 guint
 stw_a11y_violation_get_n_nodes (StwA11yViolation *self)
 {
+  g_return_val_if_fail (STW_IS_A11Y_VIOLATION (self), 0);
   return self->n_nodes;
 }
 
 /**
- * StwA11yAudit:
+ * StwA11yReport:
  *
  * What an audit found: the violations grouped by rule, how many rules
  * need review (incomplete), passed or did not apply, and what the audit
- * could and could not see.
+ * could and could not see (its capabilities: the engine's version, the
+ * frames audited and skipped, closed shadow roots, notes).
+ *
+ * Since: 1.0
  */
-struct _StwA11yAudit
+struct _StwA11yReport
 {
-  gatomicrefcount  ref_count;
-  GPtrArray       *violations;  /* StwA11yViolation */
-  guint            n_violations;
-  guint            n_incomplete;
-  guint            n_passes;
-  guint            n_inapplicable;
-  char            *engine_version;
-  char            *surface_id;
-  guint            n_frames;
-  guint            n_frames_skipped;
-  gboolean         truncated;
+  GObject     parent_instance;
+  GListStore *violations;  /* StwA11yViolation */
+  guint       n_violations;
+  guint       n_incomplete;
+  guint       n_passes;
+  guint       n_inapplicable;
+  gboolean    truncated;
+  char       *surface_id;
+  char       *engine_version;
+  guint       n_frames;
+  guint       n_frames_skipped;
 };
 
-G_DEFINE_BOXED_TYPE (StwA11yAudit, stw_a11y_audit, stw_a11y_audit_ref, stw_a11y_audit_unref)
+G_DEFINE_FINAL_TYPE (StwA11yReport, stw_a11y_report, G_TYPE_OBJECT)
 
-/**
- * stw_a11y_audit_ref:
- * @self: a #StwA11yAudit
- *
- * Returns: (transfer full): @self
- */
-StwA11yAudit *
-stw_a11y_audit_ref (StwA11yAudit *self)
+enum
 {
-  g_atomic_ref_count_inc (&self->ref_count);
-  return self;
+  REPORT_PROP_0,
+  REPORT_PROP_VIOLATIONS,
+  REPORT_PROP_N_VIOLATIONS,
+  REPORT_PROP_N_INCOMPLETE,
+  REPORT_PROP_N_PASSES,
+  REPORT_PROP_N_INAPPLICABLE,
+  REPORT_PROP_TRUNCATED,
+  REPORT_PROP_SURFACE_ID,
+  REPORT_PROP_ENGINE_VERSION,
+  REPORT_PROP_N_FRAMES,
+  REPORT_PROP_N_FRAMES_SKIPPED,
+  REPORT_PROP_CLOSED_SHADOW_ROOTS,
+  REPORT_PROP_NOTES,
+  N_REPORT_PROPS
+};
+
+static GParamSpec *report_props[N_REPORT_PROPS];
+
+/* What every audit can and cannot see (the answer's capabilities.notes). */
+static const char * const report_notes[] = {
+  "axe builds its tree through shadowRoot: elements inside closed shadow roots are not audited",
+  "frames are audited one by one with axe.runPartial and merged with axe.finishRun; axe's cross-frame "
+  "postMessage is off",
+  NULL,
+};
+
+static void
+stw_a11y_report_get_property (GObject    *object,
+                              guint       prop_id,
+                              GValue     *value,
+                              GParamSpec *pspec)
+{
+  StwA11yReport *self = STW_A11Y_REPORT (object);
+
+  switch (prop_id)
+    {
+    case REPORT_PROP_VIOLATIONS: g_value_set_object (value, self->violations); break;
+    case REPORT_PROP_N_VIOLATIONS: g_value_set_uint (value, self->n_violations); break;
+    case REPORT_PROP_N_INCOMPLETE: g_value_set_uint (value, self->n_incomplete); break;
+    case REPORT_PROP_N_PASSES: g_value_set_uint (value, self->n_passes); break;
+    case REPORT_PROP_N_INAPPLICABLE: g_value_set_uint (value, self->n_inapplicable); break;
+    case REPORT_PROP_TRUNCATED: g_value_set_boolean (value, self->truncated); break;
+    case REPORT_PROP_SURFACE_ID: g_value_set_string (value, self->surface_id); break;
+    case REPORT_PROP_ENGINE_VERSION: g_value_set_string (value, self->engine_version); break;
+    case REPORT_PROP_N_FRAMES: g_value_set_uint (value, self->n_frames); break;
+    case REPORT_PROP_N_FRAMES_SKIPPED: g_value_set_uint (value, self->n_frames_skipped); break;
+    case REPORT_PROP_CLOSED_SHADOW_ROOTS: g_value_set_boolean (value, FALSE); break;
+    case REPORT_PROP_NOTES: g_value_set_boxed (value, report_notes); break;
+    default: G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+    }
 }
 
-/**
- * stw_a11y_audit_unref:
- * @self: (transfer full): a #StwA11yAudit
- */
-void
-stw_a11y_audit_unref (StwA11yAudit *self)
+static void
+stw_a11y_report_finalize (GObject *object)
 {
-  if (!g_atomic_ref_count_dec (&self->ref_count))
-    return;
-  g_ptr_array_unref (self->violations);
-  g_free (self->engine_version);
+  StwA11yReport *self = STW_A11Y_REPORT (object);
+
+  g_clear_object (&self->violations);
   g_free (self->surface_id);
-  g_free (self);
+  g_free (self->engine_version);
+  G_OBJECT_CLASS (stw_a11y_report_parent_class)->finalize (object);
 }
 
-/**
- * stw_a11y_audit_get_violations:
- * @self: a #StwA11yAudit
- *
- * Returns: (transfer none) (element-type StwA11yViolation): the rules that
- *   failed
- */
-GPtrArray *
-stw_a11y_audit_get_violations (StwA11yAudit *self)
+static void
+stw_a11y_report_class_init (StwA11yReportClass *klass)
 {
-  return self->violations;
+  GObjectClass *object_class = G_OBJECT_CLASS (klass);
+  const GParamFlags flags = G_PARAM_READABLE | G_PARAM_STATIC_STRINGS;
+
+  object_class->get_property = stw_a11y_report_get_property;
+  object_class->finalize = stw_a11y_report_finalize;
+
+  /**
+   * StwA11yReport:violations: (getter get_violations)
+   *
+   * The rules that failed, each a #StwA11yViolation (at most 200).
+   *
+   * Since: 1.0
+   */
+  report_props[REPORT_PROP_VIOLATIONS] = g_param_spec_object ("violations", NULL, NULL, G_TYPE_LIST_MODEL, flags);
+  /**
+   * StwA11yReport:n-violations: (getter get_n_violations)
+   *
+   * How many rules failed, those past the cap included.
+   *
+   * Since: 1.0
+   */
+  report_props[REPORT_PROP_N_VIOLATIONS] = g_param_spec_uint ("n-violations", NULL, NULL, 0, G_MAXUINT, 0, flags);
+  /**
+   * StwA11yReport:n-incomplete: (getter get_n_incomplete)
+   *
+   * How many rules need a person's review.
+   *
+   * Since: 1.0
+   */
+  report_props[REPORT_PROP_N_INCOMPLETE] = g_param_spec_uint ("n-incomplete", NULL, NULL, 0, G_MAXUINT, 0, flags);
+  /**
+   * StwA11yReport:n-passes: (getter get_n_passes)
+   *
+   * How many rules passed.
+   *
+   * Since: 1.0
+   */
+  report_props[REPORT_PROP_N_PASSES] = g_param_spec_uint ("n-passes", NULL, NULL, 0, G_MAXUINT, 0, flags);
+  /**
+   * StwA11yReport:n-inapplicable: (getter get_n_inapplicable)
+   *
+   * How many rules found nothing to check.
+   *
+   * Since: 1.0
+   */
+  report_props[REPORT_PROP_N_INAPPLICABLE] = g_param_spec_uint ("n-inapplicable", NULL, NULL, 0, G_MAXUINT, 0,
+                                                                flags);
+  /**
+   * StwA11yReport:truncated: (getter get_truncated)
+   *
+   * Whether rules or nodes past the caps were left out.
+   *
+   * Since: 1.0
+   */
+  report_props[REPORT_PROP_TRUNCATED] = g_param_spec_boolean ("truncated", NULL, NULL, FALSE, flags);
+  /**
+   * StwA11yReport:surface-id: (getter get_surface_id)
+   *
+   * The surface audited (its frames with it).
+   *
+   * Since: 1.0
+   */
+  report_props[REPORT_PROP_SURFACE_ID] = g_param_spec_string ("surface-id", NULL, NULL, NULL, flags);
+  /**
+   * StwA11yReport:engine-version: (getter get_engine_version)
+   *
+   * The axe-core version that ran.
+   *
+   * Since: 1.0
+   */
+  report_props[REPORT_PROP_ENGINE_VERSION] = g_param_spec_string ("engine-version", NULL, NULL, NULL, flags);
+  /**
+   * StwA11yReport:n-frames: (getter get_n_frames)
+   *
+   * How many documents were audited, the surface's own included.
+   *
+   * Since: 1.0
+   */
+  report_props[REPORT_PROP_N_FRAMES] = g_param_spec_uint ("n-frames", NULL, NULL, 0, G_MAXUINT, 0, flags);
+  /**
+   * StwA11yReport:n-frames-skipped: (getter get_n_frames_skipped)
+   *
+   * How many frames axe asked for could not be audited (gone, not
+   * reachable, past `maxFrames`, too large, or their audit failed).
+   *
+   * Since: 1.0
+   */
+  report_props[REPORT_PROP_N_FRAMES_SKIPPED] = g_param_spec_uint ("n-frames-skipped", NULL, NULL, 0, G_MAXUINT, 0,
+                                                                  flags);
+  /**
+   * StwA11yReport:closed-shadow-roots: (getter get_closed_shadow_roots)
+   *
+   * Whether elements inside closed shadow roots were audited: never, as
+   * axe builds its tree through `shadowRoot`.
+   *
+   * Since: 1.0
+   */
+  report_props[REPORT_PROP_CLOSED_SHADOW_ROOTS] = g_param_spec_boolean ("closed-shadow-roots", NULL, NULL, FALSE,
+                                                                        flags);
+  /**
+   * StwA11yReport:notes: (getter get_notes)
+   *
+   * What the audit could not see, and how it ran, in words.
+   *
+   * Since: 1.0
+   */
+  report_props[REPORT_PROP_NOTES] = g_param_spec_boxed ("notes", NULL, NULL, G_TYPE_STRV, flags);
+  g_object_class_install_properties (object_class, N_REPORT_PROPS, report_props);
+}
+
+static void
+stw_a11y_report_init (StwA11yReport *self)
+{
+  self->violations = g_list_store_new (STW_TYPE_A11Y_VIOLATION);
 }
 
 /**
- * stw_a11y_audit_get_n_incomplete:
- * @self: a #StwA11yAudit
+ * stw_a11y_report_get_violations:
+ * @self: a #StwA11yReport
  *
- * Returns: how many rules need a person's review
+ * Returns: (transfer none): the rules that failed, each a
+ *   #StwA11yViolation
+ *
+ * Since: 1.0
+ */
+GListModel *
+stw_a11y_report_get_violations (StwA11yReport *self)
+{
+  g_return_val_if_fail (STW_IS_A11Y_REPORT (self), NULL);
+  return G_LIST_MODEL (self->violations);
+}
+
+/**
+ * stw_a11y_report_get_n_violations:
+ * @self: a #StwA11yReport
+ *
+ * Returns: how many rules failed, those past the cap included
+ *
+ * Since: 1.0
  */
 guint
-stw_a11y_audit_get_n_incomplete (StwA11yAudit *self)
+stw_a11y_report_get_n_violations (StwA11yReport *self)
 {
+  g_return_val_if_fail (STW_IS_A11Y_REPORT (self), 0);
+  return self->n_violations;
+}
+
+/**
+ * stw_a11y_report_get_n_incomplete:
+ * @self: a #StwA11yReport
+ *
+ * Returns: how many rules need a person's review
+ *
+ * Since: 1.0
+ */
+guint
+stw_a11y_report_get_n_incomplete (StwA11yReport *self)
+{
+  g_return_val_if_fail (STW_IS_A11Y_REPORT (self), 0);
   return self->n_incomplete;
 }
 
 /**
- * stw_a11y_audit_get_n_passes:
- * @self: a #StwA11yAudit
+ * stw_a11y_report_get_n_passes:
+ * @self: a #StwA11yReport
  *
  * Returns: how many rules passed
+ *
+ * Since: 1.0
  */
 guint
-stw_a11y_audit_get_n_passes (StwA11yAudit *self)
+stw_a11y_report_get_n_passes (StwA11yReport *self)
 {
+  g_return_val_if_fail (STW_IS_A11Y_REPORT (self), 0);
   return self->n_passes;
 }
 
 /**
- * stw_a11y_audit_get_n_inapplicable:
- * @self: a #StwA11yAudit
+ * stw_a11y_report_get_n_inapplicable:
+ * @self: a #StwA11yReport
  *
  * Returns: how many rules found nothing to check
+ *
+ * Since: 1.0
  */
 guint
-stw_a11y_audit_get_n_inapplicable (StwA11yAudit *self)
+stw_a11y_report_get_n_inapplicable (StwA11yReport *self)
 {
+  g_return_val_if_fail (STW_IS_A11Y_REPORT (self), 0);
   return self->n_inapplicable;
 }
 
 /**
- * stw_a11y_audit_get_engine_version:
- * @self: a #StwA11yAudit
+ * stw_a11y_report_get_truncated:
+ * @self: a #StwA11yReport
  *
- * Returns: (transfer none): the axe-core version that ran
+ * Returns: whether rules or nodes past the caps were left out
+ *
+ * Since: 1.0
  */
-const char *
-stw_a11y_audit_get_engine_version (StwA11yAudit *self)
+gboolean
+stw_a11y_report_get_truncated (StwA11yReport *self)
 {
-  return self->engine_version;
+  g_return_val_if_fail (STW_IS_A11Y_REPORT (self), FALSE);
+  return self->truncated;
 }
 
 /**
- * stw_a11y_audit_get_surface_id:
- * @self: a #StwA11yAudit
+ * stw_a11y_report_get_surface_id:
+ * @self: a #StwA11yReport
  *
  * Returns: (transfer none): the surface audited (its frames with it)
+ *
+ * Since: 1.0
  */
 const char *
-stw_a11y_audit_get_surface_id (StwA11yAudit *self)
+stw_a11y_report_get_surface_id (StwA11yReport *self)
 {
+  g_return_val_if_fail (STW_IS_A11Y_REPORT (self), NULL);
   return self->surface_id;
 }
 
 /**
- * stw_a11y_audit_get_n_frames:
- * @self: a #StwA11yAudit
+ * stw_a11y_report_get_engine_version:
+ * @self: a #StwA11yReport
+ *
+ * Returns: (transfer none): the axe-core version that ran
+ *
+ * Since: 1.0
+ */
+const char *
+stw_a11y_report_get_engine_version (StwA11yReport *self)
+{
+  g_return_val_if_fail (STW_IS_A11Y_REPORT (self), NULL);
+  return self->engine_version;
+}
+
+/**
+ * stw_a11y_report_get_n_frames:
+ * @self: a #StwA11yReport
  *
  * Returns: how many documents were audited, the surface's own included
+ *
+ * Since: 1.0
  */
 guint
-stw_a11y_audit_get_n_frames (StwA11yAudit *self)
+stw_a11y_report_get_n_frames (StwA11yReport *self)
 {
+  g_return_val_if_fail (STW_IS_A11Y_REPORT (self), 0);
   return self->n_frames;
 }
 
 /**
- * stw_a11y_audit_get_n_frames_skipped:
- * @self: a #StwA11yAudit
+ * stw_a11y_report_get_n_frames_skipped:
+ * @self: a #StwA11yReport
  *
- * Returns: how many frames axe asked for could not be audited (gone, not
- *   reachable, past `maxFrames`, too large, or their audit failed)
+ * Returns: how many frames axe asked for could not be audited
+ *
+ * Since: 1.0
  */
 guint
-stw_a11y_audit_get_n_frames_skipped (StwA11yAudit *self)
+stw_a11y_report_get_n_frames_skipped (StwA11yReport *self)
 {
+  g_return_val_if_fail (STW_IS_A11Y_REPORT (self), 0);
   return self->n_frames_skipped;
 }
 
 /**
- * stw_a11y_audit_get_truncated:
- * @self: a #StwA11yAudit
+ * stw_a11y_report_get_closed_shadow_roots:
+ * @self: a #StwA11yReport
  *
- * Returns: whether rules or nodes past the caps were left out
+ * Returns: whether elements inside closed shadow roots were audited
+ *   (%FALSE: axe cannot see them)
+ *
+ * Since: 1.0
  */
 gboolean
-stw_a11y_audit_get_truncated (StwA11yAudit *self)
+stw_a11y_report_get_closed_shadow_roots (StwA11yReport *self)
 {
-  return self->truncated;
-}
-
-static JsonArray *
-strv_to_json (const char * const *strv)
-{
-  JsonArray *array = json_array_new ();
-
-  for (guint i = 0; strv != NULL && strv[i] != NULL; i++)
-    json_array_add_string_element (array, strv[i]);
-  return array;
+  g_return_val_if_fail (STW_IS_A11Y_REPORT (self), FALSE);
+  return FALSE;
 }
 
 /**
- * stw_a11y_audit_to_json:
- * @self: a #StwA11yAudit
+ * stw_a11y_report_get_notes:
+ * @self: a #StwA11yReport
  *
- * The answer of the `a11y_audit` tool (docs/reference/plugin-a11y.md).
+ * Returns: (transfer none) (array zero-terminated=1): what the audit could
+ *   not see, and how it ran, in words
  *
- * Returns: (transfer full): the audit as JSON (the wire form)
+ * Since: 1.0
  */
-JsonObject *
-stw_a11y_audit_to_json (StwA11yAudit *self)
+const char * const *
+stw_a11y_report_get_notes (StwA11yReport *self)
 {
-  JsonObject *object = json_object_new ();
-  JsonArray *violations = json_array_new ();
-  JsonObject *capabilities = json_object_new ();
-  JsonArray *notes = json_array_new ();
-
-  for (guint i = 0; i < self->violations->len; i++)
-    {
-      StwA11yViolation *violation = g_ptr_array_index (self->violations, i);
-      JsonObject *item = json_object_new ();
-      JsonArray *nodes = json_array_new ();
-
-      json_object_set_string_member (item, "id", violation->id);
-      json_object_set_string_member (item, "impact", violation->impact);
-      json_object_set_string_member (item, "description", violation->description);
-      json_object_set_string_member (item, "help", violation->help);
-      json_object_set_string_member (item, "helpUrl", violation->help_url);
-      json_object_set_array_member (item, "tags", strv_to_json ((const char * const *) violation->tags));
-      json_object_set_int_member (item, "nodeCount", violation->n_nodes);
-      for (guint j = 0; j < violation->nodes->len; j++)
-        {
-          StwA11yNode *node = g_ptr_array_index (violation->nodes, j);
-          JsonObject *entry = json_object_new ();
-
-          if (node->element != NULL)
-            json_object_set_int_member (entry, "ref", stw_element_ref_get_ref (node->element));
-          else
-            json_object_set_null_member (entry, "ref");
-          json_object_set_array_member (entry, "target", strv_to_json ((const char * const *) node->target));
-          json_object_set_string_member (entry, "html", node->html);
-          json_object_set_string_member (entry, "failureSummary", node->failure_summary);
-          json_array_add_object_element (nodes, entry);
-        }
-      json_object_set_array_member (item, "nodes", nodes);
-      json_array_add_object_element (violations, item);
-    }
-
-  json_object_set_string_member (object, "surface_id", self->surface_id);
-  json_object_set_array_member (object, "violations", violations);
-  json_object_set_int_member (object, "violationCount", self->n_violations);
-  json_object_set_int_member (object, "incomplete", self->n_incomplete);
-  json_object_set_int_member (object, "passes", self->n_passes);
-  json_object_set_int_member (object, "inapplicable", self->n_inapplicable);
-  json_object_set_boolean_member (object, "truncated", self->truncated);
-
-  json_object_set_string_member (capabilities, "engine", "axe-core");
-  json_object_set_string_member (capabilities, "version", self->engine_version);
-  json_object_set_string_member (capabilities, "world", "isolated");
-  json_object_set_int_member (capabilities, "frames", self->n_frames);
-  json_object_set_int_member (capabilities, "framesSkipped", self->n_frames_skipped);
-  json_object_set_boolean_member (capabilities, "closedShadowRoots", FALSE);
-  json_array_add_string_element (notes, "axe builds its tree through shadowRoot: elements inside closed "
-                                        "shadow roots are not audited");
-  json_array_add_string_element (notes, "frames are audited one by one with axe.runPartial and merged with "
-                                        "axe.finishRun; axe's cross-frame postMessage is off");
-  json_object_set_array_member (capabilities, "notes", notes);
-  json_object_set_object_member (object, "capabilities", capabilities);
-  return object;
+  g_return_val_if_fail (STW_IS_A11Y_REPORT (self), NULL);
+  return report_notes;
 }
 
 /* --- the plugin ---------------------------------------------------------- */
 
+/**
+ * StwA11yPlugin:
+ *
+ * The a11y plugin (`--plugin a11y`): audits the session's pages with
+ * axe-core, in each frame's isolated world, and gives every offending
+ * element a ref. Its tool, `a11y_audit`, is a thin layer over
+ * [method@StagewrightA11y.A11yPlugin.audit_async].
+ *
+ * Since: 1.0
+ */
 struct _StwA11yPlugin
 {
   StwPlugin  parent_instance;
@@ -569,32 +979,27 @@ static void
 stw_a11y_plugin_class_init (StwA11yPluginClass *klass)
 {
   G_OBJECT_CLASS (klass)->finalize = stw_a11y_plugin_finalize;
+  /* From now on the plugin's codes are made in its own error domain. */
+  stw_a11y_error_quark ();
 }
 
 static void
 stw_a11y_plugin_init (StwA11yPlugin *self)
 {
-  StwToolProvider *provider = STW_TOOL_PROVIDER (self);
-
-  stw_tool_provider_add_error_code (provider, "UNSUPPORTED", 501, FALSE,
-                                    "No axe-core engine: run `npm install axe-core` in the server's working "
-                                    "directory, or set the plugin's engine to an axe.min.js.", NULL);
-  stw_tool_provider_add_error_code (provider, "INVALID_SELECTOR", 400, FALSE,
-                                    "The scope's selector is not valid CSS.", NULL);
-  stw_tool_provider_add_error_code (provider, "SCOPE_NOT_FOUND", 404, TRUE,
-                                    "Nothing matches the scope; take a snapshot and use a ref from it.", NULL);
-  stw_tool_provider_add_error_code (provider, "ENGINE_FAILED", 502, TRUE,
-                                    "axe-core failed or did not finish in time; narrow the audit (ref, "
-                                    "selector, rules) or retry.", NULL);
   _stw_a11y_plugin_add_tools (self);
 }
 
 /**
  * stw_a11y_plugin_new:
  *
- * Makes the a11y plugin, as `--plugin a11y` loads it.
+ * Makes the a11y plugin, as `--plugin a11y` loads it. Outside a
+ * dispatcher it has no config: it reads the engine from the default
+ * location (`node_modules/axe-core/axe.min.js` under the working
+ * directory) and uses the default bounds.
  *
  * Returns: (transfer full): the plugin
+ *
+ * Since: 1.0
  */
 StwA11yPlugin *
 stw_a11y_plugin_new (void)
@@ -614,6 +1019,7 @@ stw_a11y_plugin_new (void)
   return g_object_new (STW_TYPE_A11Y_PLUGIN,
                        "name", "a11y",
                        "version", "0.1.0",
+                       "core-versions", ">=0.1",
                        "description", "Audits the app's pages with axe-core; a ref for every finding.",
                        "config-schema", config,
                        NULL);
@@ -671,7 +1077,7 @@ load_engine (StwA11yPlugin  *self,
       *error = unsupported (path, g_strerror (errno));
       return NULL;
     }
-  if (fstat (fd, &st) != 0 || !S_ISREG (st.st_mode) || st.st_size > A11Y_ENGINE_MAX)
+  if (fstat (fd, &st) != 0 || !S_ISREG (st.st_mode) || st.st_size > STW_A11Y_ENGINE_MAX_SIZE)
     {
       close (fd);
       *error = unsupported (path, "not a regular file of at most 16 MiB");
@@ -705,6 +1111,16 @@ load_engine (StwA11yPlugin  *self,
 }
 
 /* --- an audit ------------------------------------------------------------ */
+
+JsonArray *
+_stw_a11y_strv_to_json (const char * const *strv)
+{
+  JsonArray *array = json_array_new ();
+
+  for (guint i = 0; strv != NULL && strv[i] != NULL; i++)
+    json_array_add_string_element (array, strv[i]);
+  return array;
+}
 
 typedef struct
 {
@@ -1337,11 +1753,10 @@ static StwA11yNode *
 node_new (Audit      *audit,
           JsonObject *item)
 {
-  StwA11yNode *node = g_new0 (StwA11yNode, 1);
+  StwA11yNode *node = g_object_new (STW_TYPE_A11Y_NODE, NULL);
   gint64 index = json_object_get_int_member_with_default (item, "frame", -1);
   JsonNode *handle = json_object_get_member (item, "handle");
 
-  g_atomic_ref_count_init (&node->ref_count);
   node->target = json_strv (item, "target");
   node->html = json_string (item, "html");
   node->failure_summary = json_string (item, "failureSummary");
@@ -1357,56 +1772,75 @@ node_new (Audit      *audit,
   return node;
 }
 
-static StwA11yAudit *
-audit_result_new (Audit      *audit,
-                  JsonObject *answer)
+static StwA11yViolation *
+violation_new (Audit      *audit,
+               JsonObject *item)
 {
-  StwA11yAudit *result = g_new0 (StwA11yAudit, 1);
-  JsonArray *violations = json_object_get_array_member (answer, "violations");
-  Frame *top = g_ptr_array_index (audit->frames, 0);
+  StwA11yViolation *violation = g_object_new (STW_TYPE_A11Y_VIOLATION, NULL);
+  JsonArray *nodes = json_object_has_member (item, "nodes") ? json_object_get_array_member (item, "nodes") : NULL;
 
-  g_atomic_ref_count_init (&result->ref_count);
-  result->violations = g_ptr_array_new_with_free_func ((GDestroyNotify) stw_a11y_violation_unref);
+  violation->id = json_string (item, "id");
+  violation->impact = json_string (item, "impact");
+  violation->description = json_string (item, "description");
+  violation->help = json_string (item, "help");
+  violation->help_url = json_string (item, "helpUrl");
+  violation->tags = json_strv (item, "tags");
+  violation->n_nodes = (guint) CLAMP (json_object_get_int_member_with_default (item, "nodeCount", 0), 0, G_MAXUINT);
+  for (guint j = 0; nodes != NULL && j < json_array_get_length (nodes) && j < audit->max_nodes; j++)
+    {
+      JsonObject *node = json_array_get_object_element (nodes, j);
+
+      if (node != NULL)
+        {
+          g_autoptr(StwA11yNode) added = node_new (audit, node);
+
+          g_list_store_append (violation->nodes, added);
+        }
+    }
+  return violation;
+}
+
+static guint
+json_count (JsonObject *object,
+            const char *member)
+{
+  return (guint) CLAMP (json_object_get_int_member_with_default (object, member, 0), 0, G_MAXUINT);
+}
+
+static StwA11yReport *
+report_new (Audit      *audit,
+            JsonObject *answer)
+{
+  StwA11yReport *report = g_object_new (STW_TYPE_A11Y_REPORT, NULL);
+  JsonArray *violations = json_object_has_member (answer, "violations")
+                          ? json_object_get_array_member (answer, "violations") : NULL;
+  Frame *top = g_ptr_array_index (audit->frames, 0);
+  guint n_listed = 0;
+
   for (guint i = 0; violations != NULL && i < json_array_get_length (violations); i++)
     {
       JsonObject *item = json_array_get_object_element (violations, i);
-      JsonArray *nodes = item != NULL ? json_object_get_array_member (item, "nodes") : NULL;
-      StwA11yViolation *violation;
+      g_autoptr(StwA11yViolation) violation = NULL;
 
       if (item == NULL)
         continue;
-      violation = g_new0 (StwA11yViolation, 1);
-      g_atomic_ref_count_init (&violation->ref_count);
-      violation->id = json_string (item, "id");
-      violation->impact = json_string (item, "impact");
-      violation->description = json_string (item, "description");
-      violation->help = json_string (item, "help");
-      violation->help_url = json_string (item, "helpUrl");
-      violation->tags = json_strv (item, "tags");
-      violation->n_nodes = json_object_get_int_member_with_default (item, "nodeCount", 0);
-      violation->nodes = g_ptr_array_new_with_free_func ((GDestroyNotify) stw_a11y_node_unref);
-      for (guint j = 0; nodes != NULL && j < json_array_get_length (nodes) && j < audit->max_nodes; j++)
-        {
-          JsonObject *node = json_array_get_object_element (nodes, j);
-
-          if (node != NULL)
-            g_ptr_array_add (violation->nodes, node_new (audit, node));
-        }
-      if (violation->nodes->len < violation->n_nodes)
-        result->truncated = TRUE;
-      g_ptr_array_add (result->violations, violation);
+      violation = violation_new (audit, item);
+      if (g_list_model_get_n_items (G_LIST_MODEL (violation->nodes)) < violation->n_nodes)
+        report->truncated = TRUE;
+      g_list_store_append (report->violations, violation);
+      n_listed++;
     }
-  result->n_violations = json_object_get_int_member_with_default (answer, "violationCount", 0);
-  if (result->n_violations > result->violations->len)
-    result->truncated = TRUE;
-  result->n_incomplete = json_object_get_int_member_with_default (answer, "incomplete", 0);
-  result->n_passes = json_object_get_int_member_with_default (answer, "passes", 0);
-  result->n_inapplicable = json_object_get_int_member_with_default (answer, "inapplicable", 0);
-  result->engine_version = json_string (answer, "version");
-  result->surface_id = g_strdup (stw_surface_get_id (top->surface));
-  result->n_frames = audit->frames->len - audit->skipped;
-  result->n_frames_skipped = audit->skipped;
-  return result;
+  report->n_violations = json_count (answer, "violationCount");
+  if (report->n_violations > n_listed)
+    report->truncated = TRUE;
+  report->n_incomplete = json_count (answer, "incomplete");
+  report->n_passes = json_count (answer, "passes");
+  report->n_inapplicable = json_count (answer, "inapplicable");
+  report->engine_version = json_string (answer, "version");
+  report->surface_id = g_strdup (stw_surface_get_id (top->surface));
+  report->n_frames = audit->frames->len - audit->skipped;
+  report->n_frames_skipped = audit->skipped;
+  return report;
 }
 
 static void
@@ -1435,7 +1869,7 @@ on_finished (GObject      *object,
       return;
     }
   audit->done = TRUE;
-  g_task_return_pointer (task, audit_result_new (audit, answer), (GDestroyNotify) stw_a11y_audit_unref);
+  g_task_return_pointer (task, report_new (audit, answer), g_object_unref);
   g_object_unref (task);
 }
 
@@ -1528,6 +1962,33 @@ on_scope_resolved (GObject      *object,
   start_frame (task, surface, NULL);
 }
 
+/* The tags or rules of a request: bounded as the tool's schema bounds
+ * them, for callers that do not pass through it. */
+static gboolean
+check_names (const char * const  *names,
+             const char          *what,
+             GError             **error)
+{
+  guint n = names != NULL ? g_strv_length ((char **) names) : 0;
+
+  if (n > STW_A11Y_MAX_NAMES)
+    {
+      g_propagate_error (error, stw_error_new_code (STW_ERROR_BAD_ARGUMENT, "At most %d %s, not %u",
+                                                    STW_A11Y_MAX_NAMES, what, n));
+      return FALSE;
+    }
+  for (guint i = 0; i < n; i++)
+    {
+      if (!g_utf8_validate (names[i], -1, NULL) || *names[i] == '\0' || g_utf8_strlen (names[i], -1) > 100)
+        {
+          g_propagate_error (error, stw_error_new_code (STW_ERROR_BAD_ARGUMENT, "Each of the %s is 1 to 100 "
+                                                        "characters of UTF-8 (item %u is not)", what, i));
+          return FALSE;
+        }
+    }
+  return TRUE;
+}
+
 /**
  * stw_a11y_plugin_audit_async:
  * @self: a #StwA11yPlugin
@@ -1544,10 +2005,21 @@ on_scope_resolved (GObject      *object,
  * Runs axe-core on the session's active surface and the frames in it, in
  * their isolated worlds, and gives every offending element a ref.
  *
+ * The checks are the API's own, whoever calls: the engine is read only
+ * from the config's `engine` or the default location, as a regular file
+ * of at most %STW_A11Y_ENGINE_MAX_SIZE bytes that defines axe; at most
+ * %STW_A11Y_MAX_NAMES tags and rules of 1 to 100 characters each; the
+ * scope is resolved in the session (a ref of any of its frames, or a selector in
+ * the active surface); the time, the frames, the result's size and the
+ * nodes per rule are bounded by the config (`timeoutMs`, `maxFrames`,
+ * `maxResultBytes`, `maxNodes`).
+ *
  * Fails with `a11y.UNSUPPORTED` (no engine), `a11y.INVALID_SELECTOR`,
  * `a11y.SCOPE_NOT_FOUND`, `a11y.ENGINE_FAILED` (axe failed, or the audit
- * ran past the config's `timeoutMs`), `BAD_ARGUMENT` (unknown rules or
- * tags), `NOT_RUNNING` or `SURFACE_CLOSED`.
+ * ran past the config's `timeoutMs`), `BAD_ARGUMENT` (too many, or
+ * unknown, rules or tags), `NOT_RUNNING` or `SURFACE_CLOSED`.
+ *
+ * Since: 1.0
  */
 void
 stw_a11y_plugin_audit_async (StwA11yPlugin       *self,
@@ -1571,8 +2043,8 @@ stw_a11y_plugin_audit_async (StwA11yPlugin       *self,
   task = g_task_new (self, cancellable, callback, user_data);
   g_task_set_source_tag (task, stw_a11y_plugin_audit_async);
 
-  engine = load_engine (self, &error);
-  if (engine == NULL)
+  if (!check_names (tags, "tags", &error) || !check_names (rules, "rules", &error) ||
+      (engine = load_engine (self, &error)) == NULL)
     {
       g_task_return_error (task, error);
       g_object_unref (task);
@@ -1591,8 +2063,8 @@ stw_a11y_plugin_audit_async (StwA11yPlugin       *self,
   audit->engine = g_steal_pointer (&engine);
   audit->scope = scope != NULL ? stw_target_copy (scope) : NULL;
   audit->request = json_object_new ();
-  json_object_set_array_member (audit->request, "tags", strv_to_json (tags));
-  json_object_set_array_member (audit->request, "rules", strv_to_json (rules));
+  json_object_set_array_member (audit->request, "tags", _stw_a11y_strv_to_json (tags));
+  json_object_set_array_member (audit->request, "rules", _stw_a11y_strv_to_json (rules));
   audit->frames = g_ptr_array_new_with_free_func ((GDestroyNotify) frame_free);
   audit->stack = g_array_new (FALSE, FALSE, sizeof (guint));
   audit->timeout_ms = (guint) config_int (self, "timeoutMs", 30000);
@@ -1628,9 +2100,11 @@ stw_a11y_plugin_audit_async (StwA11yPlugin       *self,
  *
  * Finishes [method@StagewrightA11y.A11yPlugin.audit_async].
  *
- * Returns: (transfer full): the audit
+ * Returns: (transfer full): the report, or %NULL with @error set
+ *
+ * Since: 1.0
  */
-StwA11yAudit *
+StwA11yReport *
 stw_a11y_plugin_audit_finish (StwA11yPlugin  *self,
                               GAsyncResult   *result,
                               GError        **error)
@@ -1638,4 +2112,42 @@ stw_a11y_plugin_audit_finish (StwA11yPlugin  *self,
   g_return_val_if_fail (g_task_is_valid (result, self), NULL);
   g_return_val_if_fail (g_task_get_source_tag (G_TASK (result)) == stw_a11y_plugin_audit_async, NULL);
   return g_task_propagate_pointer (G_TASK (result), error);
+}
+
+/**
+ * stw_a11y_plugin_audit_sync:
+ * @self: a #StwA11yPlugin
+ * @session: the session whose active surface (and its frames) is audited
+ * @scope: (nullable): the element whose subtree is audited, %NULL for the
+ *   whole surface
+ * @tags: (nullable) (array zero-terminated=1): only the rules with one of
+ *   these tags
+ * @rules: (nullable) (array zero-terminated=1): only these rules
+ * @cancellable: (nullable): a #GCancellable
+ * @error: where to put the failure
+ *
+ * The blocking form of [method@StagewrightA11y.A11yPlugin.audit_async].
+ *
+ * Returns: (transfer full): the report, or %NULL with @error set
+ *
+ * Since: 1.0
+ */
+StwA11yReport *
+stw_a11y_plugin_audit_sync (StwA11yPlugin       *self,
+                            StwSession          *session,
+                            const StwTarget     *scope,
+                            const char * const  *tags,
+                            const char * const  *rules,
+                            GCancellable        *cancellable,
+                            GError             **error)
+{
+  StwSyncCall call;
+  StwA11yReport *ret;
+
+  if (!stw_sync_call_init (&call, session))
+    return NULL;
+  stw_a11y_plugin_audit_async (self, session, scope, tags, rules, cancellable, stw_sync_call_callback, &call);
+  ret = stw_a11y_plugin_audit_finish (self, stw_sync_call_wait (&call), error);
+  stw_sync_call_clear (&call);
+  return ret;
 }
