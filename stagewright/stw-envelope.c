@@ -147,7 +147,14 @@ stw_envelope_new_error (const GError *error,
   g_return_val_if_fail (error != NULL, NULL);
 
   code = stw_error_get_code_name (error);
-  stw_error_registry_lookup (stw_error_registry_get_default (), code, &http, &retryable, NULL);
+  /* An agent never sees a code the registry does not hold: a plugin's
+   * domain makes its codes even where the plugin is not loaded. */
+  if (!stw_error_registry_lookup (stw_error_registry_get_default (), code, &http, &retryable, NULL))
+    {
+      g_warning ("Error code %s is not registered; answering INTERNAL_ERROR", code);
+      code = "INTERNAL_ERROR";
+      stw_error_registry_lookup (stw_error_registry_get_default (), code, &http, &retryable, NULL);
+    }
   hint = stw_error_get_hint (error);
   message = bounded_message (error->message);
 

@@ -233,13 +233,16 @@ domain_code_for_name (const char  *code_name,
  * stw_error_get_code_name() answers their wire code; and
  * stw_error_new_literal() with such a wire code makes the error in this
  * domain. Unlike a code in the error's private data, the domain and the
- * value survive a language binding: Python's
- * `GLib.Error.matches (StagewrightIpc.error_quark (), StagewrightIpc.Error.EVAL_REQUIRED)`.
+ * value survive a language binding: in Python,
+ * `e.matches (StagewrightIpc.ipc_error_quark (), StagewrightIpc.IpcError.EVAL_REQUIRED)`.
  *
  * A plugin's `stw_<plugin>_error_quark()` returns this. Registering again
  * with the same type answers the same quark; the wire codes themselves
  * are still registered with stw_error_registry_register_plugin_codes().
  * The domain lasts as long as the process, so @code_type must stay loaded.
+ * Obtain the quark only through the plugin's `stw_<plugin>_error_quark()`,
+ * never from its string: GLib gives an error private data only when its
+ * domain was registered before the error was made.
  *
  * Returns: the domain, or 0 if @plugin or @code_type is invalid or @plugin
  *   already has a domain with another type
@@ -253,6 +256,7 @@ stw_error_register_domain (const char *plugin,
   g_autoptr(GEnumClass) klass = NULL;
   g_autofree char *quark_name = NULL;
   Domain *domain;
+  Domain *existing;
   GQuark quark;
 
   g_return_val_if_fail (plugin != NULL && g_ascii_islower (*plugin), 0);
@@ -262,23 +266,8 @@ stw_error_register_domain (const char *plugin,
   for (const char *p = plugin; *p; p++)
     g_return_val_if_fail (g_ascii_islower (*p) || g_ascii_isdigit (*p) || *p == '_', 0);
 
-  g_mutex_lock (&domains_lock);
-  if (domains_by_plugin == NULL)
-    {
-      domains_by_plugin = g_hash_table_new (g_str_hash, g_str_equal);
-      domains_by_quark = g_hash_table_new (NULL, NULL);
-    }
-  domain = g_hash_table_lookup (domains_by_plugin, plugin);
-  if (domain != NULL)
-    {
-      quark = domain->code_type == code_type ? domain->quark : 0;
-      g_mutex_unlock (&domains_lock);
-      if (quark == 0)
-        g_critical ("Plugin %s already has an error domain with type %s", plugin,
-                    g_type_name (domain->code_type));
-      return quark;
-    }
-
+  /* The enum's class is made before the lock: a plugin's class_init asks
+   * for its domain while GType holds its own lock. */
   klass = g_type_class_ref (code_type);
   domain = g_new0 (Domain, 1);
   domain->plugin = g_strdup (plugin);
@@ -293,6 +282,28 @@ stw_error_register_domain (const char *plugin,
       name = g_strconcat (plugin, ".", bare, NULL);
       g_hash_table_insert (domain->names, GINT_TO_POINTER (klass->values[i].value),
                            (gpointer) g_intern_string (name));
+    }
+
+  g_mutex_lock (&domains_lock);
+  if (domains_by_plugin == NULL)
+    {
+      domains_by_plugin = g_hash_table_new (g_str_hash, g_str_equal);
+      domains_by_quark = g_hash_table_new (NULL, NULL);
+    }
+  existing = g_hash_table_lookup (domains_by_plugin, plugin);
+  if (existing != NULL)
+    {
+      GType existing_type = existing->code_type;
+
+      quark = existing_type == code_type ? existing->quark : 0;
+      g_mutex_unlock (&domains_lock);
+      g_hash_table_unref (domain->names);
+      g_free (domain->plugin);
+      g_free (domain);
+      if (quark == 0)
+        g_critical ("Plugin %s already has an error domain with type %s", plugin,
+                    g_type_name (existing_type));
+      return quark;
     }
 
   quark_name = g_strdup_printf ("stw-%s-error-quark", plugin);
@@ -581,8 +592,9 @@ get_private (const GError *error)
  * stw_error_get_code_name:
  * @error: any #GError
  *
- * The wire code of @error. Errors outside %STW_ERROR have no agent-facing
- * meaning and are `INTERNAL_ERROR`.
+ * The wire code of @error. Errors outside %STW_ERROR and the plugins'
+ * domains (stw_error_domain_is_registered()), and values a plugin's enum
+ * does not hold, have no agent-facing meaning and are `INTERNAL_ERROR`.
  *
  * Returns: (transfer none): the wire code
  *
@@ -611,7 +623,7 @@ stw_error_get_code_name (const GError *error)
 
 /**
  * stw_error_set_hint:
- * @error: an error in %STW_ERROR
+ * @error: an error in %STW_ERROR or a plugin's domain
  * @hint: (nullable): a hint for this occurrence, replacing the registry's
  *
  * Language bindings pass a copy of the error, so this has no effect
@@ -656,7 +668,7 @@ stw_error_get_hint (const GError *error)
 
 /**
  * stw_error_set_details:
- * @error: an error in %STW_ERROR
+ * @error: an error in %STW_ERROR or a plugin's domain
  * @details: (nullable): machine-readable details
  *
  * Language bindings pass a copy of the error, so this has no effect
@@ -696,7 +708,7 @@ stw_error_get_details (const GError *error)
 
 /**
  * stw_error_add_next_action:
- * @error: an error in %STW_ERROR
+ * @error: an error in %STW_ERROR or a plugin's domain
  * @action: a suggested next call, e.g. `"electron_snapshot()"`
  *
  * Language bindings pass a copy of the error, so this has no effect
@@ -741,7 +753,7 @@ stw_error_get_next_actions (const GError *error)
 
 /**
  * stw_error_set_similar_refs:
- * @error: an error in %STW_ERROR
+ * @error: an error in %STW_ERROR or a plugin's domain
  * @similar_refs: (nullable): `[{ref, role, name}]`, at most five are shown
  *
  * Language bindings pass a copy of the error, so this has no effect

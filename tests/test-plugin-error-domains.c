@@ -12,6 +12,7 @@
  */
 #include <string.h>
 
+#include <stw-a11y.h>
 #include <stw-clock.h>
 #include <stw-ipc.h>
 #include <stw-native.h>
@@ -29,6 +30,7 @@ typedef struct
 } PluginDomain;
 
 static const PluginDomain plugins[] = {
+  { "a11y", (gpointer (*) (void)) stw_a11y_plugin_new, stw_a11y_error_get_type, stw_a11y_error_quark },
   { "ipc", (gpointer (*) (void)) stw_ipc_plugin_new, stw_ipc_error_get_type, stw_ipc_error_quark },
   { "native", (gpointer (*) (void)) stw_native_plugin_new, stw_native_error_get_type, stw_native_error_quark },
   { "clock", (gpointer (*) (void)) stw_clock_plugin_new, stw_clock_error_get_type, stw_clock_error_quark },

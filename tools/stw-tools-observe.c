@@ -101,8 +101,14 @@ on_screenshot_refreshed (GObject      *object,
                          gpointer      user_data)
 {
   g_autoptr(StwInvocation) invocation = user_data;
+  g_autoptr(GError) error = NULL;
 
-  stw_session_refresh_surfaces_finish (STW_SESSION (object), result, NULL);
+  if (!stw_session_refresh_surfaces_finish (STW_SESSION (object), result, &error))
+    {
+      /* The real cause (a dropped connection), not "no such window". */
+      stw_invocation_return_error (invocation, error);
+      return;
+    }
   screenshot (invocation, TRUE);
 }
 

@@ -61,7 +61,11 @@ G_DEFINE_ENUM_TYPE (StwA11yError, stw_a11y_error,
 GQuark
 stw_a11y_error_quark (void)
 {
-  return stw_error_register_domain ("a11y", STW_TYPE_A11Y_ERROR);
+  static gsize quark;
+
+  if (g_once_init_enter (&quark))
+    g_once_init_leave (&quark, stw_error_register_domain ("a11y", STW_TYPE_A11Y_ERROR));
+  return (GQuark) quark;
 }
 
 /* --- results ------------------------------------------------------------- */

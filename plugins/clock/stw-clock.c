@@ -553,7 +553,11 @@ G_DEFINE_ENUM_TYPE (StwClockError, stw_clock_error,
 GQuark
 stw_clock_error_quark (void)
 {
-  return stw_error_register_domain ("clock", STW_TYPE_CLOCK_ERROR);
+  static gsize quark;
+
+  if (g_once_init_enter (&quark))
+    g_once_init_leave (&quark, stw_error_register_domain ("clock", STW_TYPE_CLOCK_ERROR));
+  return (GQuark) quark;
 }
 
 G_DEFINE_FINAL_TYPE (StwClockPlugin, stw_clock_plugin, STW_TYPE_PLUGIN)

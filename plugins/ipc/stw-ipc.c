@@ -69,7 +69,11 @@ G_DEFINE_ENUM_TYPE (StwIpcError, stw_ipc_error,
 GQuark
 stw_ipc_error_quark (void)
 {
-  return stw_error_register_domain ("ipc", STW_TYPE_IPC_ERROR);
+  static gsize quark;
+
+  if (g_once_init_enter (&quark))
+    g_once_init_leave (&quark, stw_error_register_domain ("ipc", STW_TYPE_IPC_ERROR));
+  return (GQuark) quark;
 }
 
 G_DEFINE_FINAL_TYPE (StwIpcPlugin, stw_ipc_plugin, STW_TYPE_PLUGIN)

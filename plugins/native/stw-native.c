@@ -72,7 +72,11 @@ G_DEFINE_ENUM_TYPE (StwNativeError, stw_native_error,
 GQuark
 stw_native_error_quark (void)
 {
-  return stw_error_register_domain ("native", STW_TYPE_NATIVE_ERROR);
+  static gsize quark;
+
+  if (g_once_init_enter (&quark))
+    g_once_init_leave (&quark, stw_error_register_domain ("native", STW_TYPE_NATIVE_ERROR));
+  return (GQuark) quark;
 }
 
 G_DEFINE_FINAL_TYPE (StwNativePlugin, stw_native_plugin, STW_TYPE_PLUGIN)

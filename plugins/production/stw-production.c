@@ -75,7 +75,11 @@ G_DEFINE_ENUM_TYPE (StwProductionError, stw_production_error,
 GQuark
 stw_production_error_quark (void)
 {
-  return stw_error_register_domain ("production", STW_TYPE_PRODUCTION_ERROR);
+  static gsize quark;
+
+  if (g_once_init_enter (&quark))
+    g_once_init_leave (&quark, stw_error_register_domain ("production", STW_TYPE_PRODUCTION_ERROR));
+  return (GQuark) quark;
 }
 
 /* --- StwProductionCheck -------------------------------------------------- */

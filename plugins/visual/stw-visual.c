@@ -64,7 +64,11 @@ G_DEFINE_ENUM_TYPE (StwVisualError, stw_visual_error,
 GQuark
 stw_visual_error_quark (void)
 {
-  return stw_error_register_domain ("visual", STW_TYPE_VISUAL_ERROR);
+  static gsize quark;
+
+  if (g_once_init_enter (&quark))
+    g_once_init_leave (&quark, stw_error_register_domain ("visual", STW_TYPE_VISUAL_ERROR));
+  return (GQuark) quark;
 }
 
 static GError *
@@ -88,22 +92,9 @@ visual_error (const char *code,
   va_start (args, format);
   message = g_strdup_vprintf (format, args);
   va_end (args);
-  /* The codes are registered while the plugin is loaded; a plugin used
-   * outside any dispatcher still answers in its domain, which knows them. */
-  if (stw_error_registry_contains (stw_error_registry_get_default (), code))
-    error = stw_error_new_literal (code, message);
-  else
-    {
-      g_autoptr(GEnumClass) codes = g_type_class_ref (STW_TYPE_VISUAL_ERROR);
-      g_autofree char *nick = NULL;
-      GEnumValue *value;
-
-      g_return_val_if_fail (g_str_has_prefix (code, "visual."), NULL);
-      nick = g_strdelimit (g_ascii_strdown (code + strlen ("visual."), -1), "_", '-');
-      value = g_enum_get_value_by_nick (codes, nick);
-      g_return_val_if_fail (value != NULL, NULL);
-      error = g_error_new_literal (STW_VISUAL_ERROR, value->value, message);
-    }
+  /* Outside any dispatcher the codes are not registered; the plugin's
+   * domain still makes them. */
+  error = stw_error_new_literal (code, message);
   if (hint != NULL)
     stw_error_set_hint (error, hint);
   if (details != NULL)
