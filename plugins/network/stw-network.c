@@ -26,6 +26,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <glib/gstdio.h>
+
 #include "stw-network-private.h"
 
 #define MAX_URL (16 * 1024)
@@ -63,6 +65,7 @@ struct _NetState
   char             *partition;
   GHashTable       *in_partition;     /* target id → GINT_TO_POINTER (1 | 2) */
   char             *body_dir;
+  gboolean          body_dir_temporary; /* ours in the temporary directory: removed with the capture */
   gsize             body_total;
   GQueue            entries;
   GHashTable       *in_flight;        /* key → entry (borrowed from the ring) */
@@ -103,6 +106,31 @@ state_ref (NetState *state)
   return g_atomic_rc_box_acquire (state);
 }
 
+/* Removes a body directory made in the temporary directory (no app root,
+ * no bodyDir): the body files the capture wrote, then the directory. Only
+ * plain files are there; anything else stays, and so does the directory. */
+static void
+body_dir_drop (NetState *state)
+{
+  g_autoptr(GDir) dir = NULL;
+  const char *name;
+
+  if (state->body_dir != NULL && state->body_dir_temporary &&
+      (dir = g_dir_open (state->body_dir, 0, NULL)) != NULL)
+    {
+      while ((name = g_dir_read_name (dir)) != NULL)
+        {
+          g_autofree char *path = g_build_filename (state->body_dir, name, NULL);
+
+          if (g_file_test (path, G_FILE_TEST_IS_REGULAR) && !g_file_test (path, G_FILE_TEST_IS_SYMLINK))
+            g_unlink (path);
+        }
+      g_rmdir (state->body_dir);
+    }
+  g_clear_pointer (&state->body_dir, g_free);
+  state->body_dir_temporary = FALSE;
+}
+
 static void
 state_clear (gpointer data)
 {
@@ -118,7 +146,7 @@ state_clear (gpointer data)
   g_queue_clear_full (&state->entries, g_object_unref);
   g_clear_pointer (&state->stubs, g_ptr_array_unref);
   g_free (state->partition);
-  g_free (state->body_dir);
+  body_dir_drop (state);
 }
 
 static void
@@ -376,6 +404,7 @@ make_dirs (StwDispatcher *dispatcher,
 static char *
 body_dir_for (NetState       *state,
               StwDispatcher  *dispatcher,
+              gboolean       *temporary,
               GError        **error)
 {
   JsonObject *config = config_of (state);
@@ -394,6 +423,7 @@ body_dir_for (NetState       *state,
       g_autoptr(GError) local = NULL;
       char *made = g_dir_make_tmp ("stw-network-XXXXXX", &local);
 
+      *temporary = made != NULL;
       if (made == NULL)
         g_propagate_error (error, stw_error_new ("FILE_NOT_FOUND", "Cannot make a body directory: %s", local->message));
       return made;
@@ -1512,13 +1542,15 @@ stw_network_plugin_capture_start_async (StwNetworkPlugin    *self,
       g_ptr_array_add (filters, regex);
     }
 
-  g_clear_pointer (&state->body_dir, g_free);
+  /* A new capture: the previous one's entries go, and with them the body
+   * files of a temporary body directory. */
+  body_dir_drop (state);
   dispatcher = stw_plugin_get_dispatcher (STW_PLUGIN (self));
   if (bodies != STW_NETWORK_BODIES_NONE)
     {
       GError *error = NULL;
 
-      state->body_dir = body_dir_for (state, dispatcher, &error);
+      state->body_dir = body_dir_for (state, dispatcher, &state->body_dir_temporary, &error);
       if (state->body_dir == NULL)
         {
           g_task_return_error (task, error);
