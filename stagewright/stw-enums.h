@@ -264,9 +264,11 @@ typedef enum /*< flags >*/
  * @STW_ERROR_PLUGIN: a namespaced plugin code; see stw_error_get_code_name()
  *
  * The core error codes of the agent contract. Each value's wire name is the
- * identifier without the `STW_ERROR_` prefix (`NOT_RUNNING`, …); plugin codes
- * (`<plugin>.CODE`) all use %STW_ERROR_PLUGIN and carry their name in the
- * error. New core codes are appended, never renumbered.
+ * identifier without the `STW_ERROR_` prefix (`NOT_RUNNING`, …). A plugin
+ * code (`<plugin>.CODE`) is a value of the plugin's own domain when it has
+ * one (stw_error_register_domain()); otherwise it is %STW_ERROR_PLUGIN with
+ * its name in the error, which only C sees (stw_error_get_code_name()).
+ * New core codes are appended, never renumbered.
  */
 typedef enum
 {

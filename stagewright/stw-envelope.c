@@ -117,7 +117,8 @@ bounded_message (const char *message)
 
 /**
  * stw_envelope_new_error:
- * @error: the failure; any domain (outside %STW_ERROR it is `INTERNAL_ERROR`)
+ * @error: the failure; any domain (outside %STW_ERROR and the plugins'
+ *   domains, stw_error_domain_is_registered(), it is `INTERNAL_ERROR`)
  * @elapsed_ms: time since the call started
  * @session_id: (nullable): the session the call resolved to
  *

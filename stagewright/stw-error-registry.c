@@ -115,7 +115,216 @@ stw_error_private_clear (StwErrorPrivate *priv)
   g_clear_pointer (&priv->similar_refs, json_array_unref);
 }
 
-G_DEFINE_EXTENDED_ERROR (StwError, stw_error)
+/* Every domain whose errors reach agents (%STW_ERROR and each plugin's own,
+ * stw_error_register_domain()) carries the same private part, so hints,
+ * details and refs work alike in all of them. This is what
+ * G_DEFINE_EXTENDED_ERROR() writes for one domain, shared by many. */
+static inline StwErrorPrivate *
+error_private (const GError *error)
+{
+  const gsize sa = 2 * sizeof (gsize);
+  const gsize as = (sizeof (StwErrorPrivate) + (sa - 1)) & -sa;
+
+  return (StwErrorPrivate *) (((guint8 *) error) - as);
+}
+
+static void
+error_private_init (GError *error)
+{
+  stw_error_private_init (error_private (error));
+}
+
+static void
+error_private_copy (const GError *src_error,
+                    GError       *dest_error)
+{
+  stw_error_private_copy (error_private (src_error), error_private (dest_error));
+}
+
+static void
+error_private_clear (GError *error)
+{
+  stw_error_private_clear (error_private (error));
+}
+
+GQuark
+stw_error_quark (void)
+{
+  static gsize quark;
+
+  if (g_once_init_enter (&quark))
+    g_once_init_leave (&quark, g_error_domain_register_static ("StwError", sizeof (StwErrorPrivate),
+                                                               error_private_init,
+                                                               error_private_copy,
+                                                               error_private_clear));
+  return (GQuark) quark;
+}
+
+/* --- plugin error domains ----------------------------------------------- */
+
+typedef struct
+{
+  char       *plugin;
+  GQuark      quark;
+  GType       code_type;
+  GHashTable *names;   /* enum value -> interned wire name `<plugin>.CODE` */
+} Domain;
+
+static GMutex domains_lock;
+static GHashTable *domains_by_quark;   /* GQuark -> Domain; never freed */
+static GHashTable *domains_by_plugin;  /* plugin name -> Domain */
+
+static Domain *
+domain_for_quark (GQuark quark)
+{
+  Domain *domain = NULL;
+
+  g_mutex_lock (&domains_lock);
+  if (domains_by_quark != NULL)
+    domain = g_hash_table_lookup (domains_by_quark, GUINT_TO_POINTER (quark));
+  g_mutex_unlock (&domains_lock);
+  return domain;
+}
+
+/* The plugin domain and enum value of a wire name such as `ipc.EVAL_REQUIRED`. */
+static gboolean
+domain_code_for_name (const char  *code_name,
+                      GQuark      *quark,
+                      int         *code)
+{
+  const char *dot = strchr (code_name, '.');
+  g_autofree char *plugin = NULL;
+  gboolean found = FALSE;
+  Domain *domain;
+
+  if (dot == NULL)
+    return FALSE;
+  plugin = g_strndup (code_name, dot - code_name);
+
+  g_mutex_lock (&domains_lock);
+  domain = domains_by_plugin ? g_hash_table_lookup (domains_by_plugin, plugin) : NULL;
+  if (domain != NULL)
+    {
+      GHashTableIter iter;
+      gpointer key, value;
+
+      g_hash_table_iter_init (&iter, domain->names);
+      while (!found && g_hash_table_iter_next (&iter, &key, &value))
+        if (g_str_equal (value, code_name))
+          {
+            *quark = domain->quark;
+            *code = GPOINTER_TO_INT (key);
+            found = TRUE;
+          }
+    }
+  g_mutex_unlock (&domains_lock);
+  return found;
+}
+
+/**
+ * stw_error_register_domain:
+ * @plugin: the plugin's name, e.g. `"ipc"` (lowercase; `electron` is reserved)
+ * @code_type: a #GEnum type with one value per code of @plugin
+ *
+ * Gives @plugin an error domain of its own, `stw-<plugin>-error-quark`,
+ * whose codes are the values of @code_type: the value whose nick is
+ * `eval-required` is the wire code `<plugin>.EVAL_REQUIRED`. Errors in it
+ * carry hints, details and refs as %STW_ERROR's do;
+ * stw_error_get_code_name() answers their wire code; and
+ * stw_error_new_literal() with such a wire code makes the error in this
+ * domain. Unlike a code in the error's private data, the domain and the
+ * value survive a language binding: Python's
+ * `GLib.Error.matches (StagewrightIpc.error_quark (), StagewrightIpc.Error.EVAL_REQUIRED)`.
+ *
+ * A plugin's `stw_<plugin>_error_quark()` returns this. Registering again
+ * with the same type answers the same quark; the wire codes themselves
+ * are still registered with stw_error_registry_register_plugin_codes().
+ * The domain lasts as long as the process, so @code_type must stay loaded.
+ *
+ * Returns: the domain, or 0 if @plugin or @code_type is invalid or @plugin
+ *   already has a domain with another type
+ *
+ * Since: 1.0
+ */
+GQuark
+stw_error_register_domain (const char *plugin,
+                           GType       code_type)
+{
+  g_autoptr(GEnumClass) klass = NULL;
+  g_autofree char *quark_name = NULL;
+  Domain *domain;
+  GQuark quark;
+
+  g_return_val_if_fail (plugin != NULL && g_ascii_islower (*plugin), 0);
+  g_return_val_if_fail (!g_str_equal (plugin, "electron"), 0);
+  g_return_val_if_fail (G_TYPE_IS_ENUM (code_type), 0);
+
+  for (const char *p = plugin; *p; p++)
+    g_return_val_if_fail (g_ascii_islower (*p) || g_ascii_isdigit (*p) || *p == '_', 0);
+
+  g_mutex_lock (&domains_lock);
+  if (domains_by_plugin == NULL)
+    {
+      domains_by_plugin = g_hash_table_new (g_str_hash, g_str_equal);
+      domains_by_quark = g_hash_table_new (NULL, NULL);
+    }
+  domain = g_hash_table_lookup (domains_by_plugin, plugin);
+  if (domain != NULL)
+    {
+      quark = domain->code_type == code_type ? domain->quark : 0;
+      g_mutex_unlock (&domains_lock);
+      if (quark == 0)
+        g_critical ("Plugin %s already has an error domain with type %s", plugin,
+                    g_type_name (domain->code_type));
+      return quark;
+    }
+
+  klass = g_type_class_ref (code_type);
+  domain = g_new0 (Domain, 1);
+  domain->plugin = g_strdup (plugin);
+  domain->code_type = code_type;
+  domain->names = g_hash_table_new (NULL, NULL);
+  for (guint i = 0; i < klass->n_values; i++)
+    {
+      g_autofree char *bare = g_ascii_strup (klass->values[i].value_nick, -1);
+      g_autofree char *name = NULL;
+
+      g_strdelimit (bare, "-", '_');
+      name = g_strconcat (plugin, ".", bare, NULL);
+      g_hash_table_insert (domain->names, GINT_TO_POINTER (klass->values[i].value),
+                           (gpointer) g_intern_string (name));
+    }
+
+  quark_name = g_strdup_printf ("stw-%s-error-quark", plugin);
+  domain->quark = g_error_domain_register (quark_name, sizeof (StwErrorPrivate),
+                                           error_private_init,
+                                           error_private_copy,
+                                           error_private_clear);
+  g_hash_table_insert (domains_by_plugin, domain->plugin, domain);
+  g_hash_table_insert (domains_by_quark, GUINT_TO_POINTER (domain->quark), domain);
+  quark = domain->quark;
+  g_mutex_unlock (&domains_lock);
+
+  return quark;
+}
+
+/**
+ * stw_error_domain_is_registered:
+ * @domain: an error domain
+ *
+ * Checks whether errors in @domain reach agents with their own code:
+ * %STW_ERROR and each domain of stw_error_register_domain(). Errors in
+ * other domains are `INTERNAL_ERROR` to an agent.
+ *
+ * Returns: %TRUE for %STW_ERROR and the plugins' domains
+ *
+ * Since: 1.0
+ */
+gboolean
+stw_error_domain_is_registered (GQuark domain)
+{
+  return domain != 0 && (domain == STW_ERROR || domain_for_quark (domain) != NULL);
+}
 
 /**
  * stw_error_code_to_string:
@@ -180,8 +389,10 @@ stw_error_code_from_string (const char *code_name,
  * @code_name: a registered code, core (`"NOT_RUNNING"`) or plugin (`"trace.NOT_RECORDING"`)
  * @message: (nullable): a human message; %NULL uses the code's hint
  *
- * Creates an error in the %STW_ERROR domain for a wire code. A code the
- * registry does not know is a programmer error: it becomes
+ * Creates an error for a wire code: in %STW_ERROR for a core code; in the
+ * plugin's domain for a code of a plugin that registered one
+ * (stw_error_register_domain()); otherwise %STW_ERROR_PLUGIN with the code's
+ * name inside. A code the registry does not know is a programmer error: it becomes
  * `INTERNAL_ERROR` with a critical warning, so an agent never sees an
  * unregistered code.
  *
@@ -196,6 +407,8 @@ stw_error_new_literal (const char *code_name,
   StwErrorRegistry *registry = stw_error_registry_get_default ();
   const char *hint = NULL;
   StwError code;
+  GQuark domain;
+  int plugin_code;
   GError *error;
   StwErrorPrivate *priv;
 
@@ -215,8 +428,11 @@ stw_error_new_literal (const char *code_name,
   if (stw_error_code_from_string (code_name, &code))
     return g_error_new_literal (STW_ERROR, code, message);
 
+  if (domain_code_for_name (code_name, &domain, &plugin_code))
+    return g_error_new_literal (domain, plugin_code, message);
+
   error = g_error_new_literal (STW_ERROR, STW_ERROR_PLUGIN, message);
-  priv = stw_error_get_private (error);
+  priv = error_private (error);
   if (priv != NULL)
     priv->code_name = g_strdup (code_name);
   return error;
@@ -351,9 +567,9 @@ stw_set_error (GError     **error,
 static StwErrorPrivate *
 get_private (const GError *error)
 {
-  if (error == NULL || error->domain != STW_ERROR)
+  if (error == NULL || !stw_error_domain_is_registered (error->domain))
     return NULL;
-  return stw_error_get_private (error);
+  return error_private (error);
 }
 
 /**
@@ -376,6 +592,13 @@ stw_error_get_code_name (const GError *error)
 
   if (priv == NULL)
     return "INTERNAL_ERROR";
+  if (error->domain != STW_ERROR)
+    {
+      Domain *domain = domain_for_quark (error->domain);
+      const char *name = domain ? g_hash_table_lookup (domain->names, GINT_TO_POINTER (error->code)) : NULL;
+
+      return name ? name : "INTERNAL_ERROR";
+    }
   if (error->code == STW_ERROR_PLUGIN)
     return priv->code_name ? priv->code_name : "INTERNAL_ERROR";
   return stw_error_code_to_string ((StwError) error->code);

@@ -38,6 +38,12 @@ STW_AVAILABLE_IN_1_0
 GQuark stw_error_quark (void);
 
 STW_AVAILABLE_IN_1_0
+GQuark stw_error_register_domain (const char *plugin,
+                                  GType       code_type);
+STW_AVAILABLE_IN_1_0
+gboolean stw_error_domain_is_registered (GQuark domain);
+
+STW_AVAILABLE_IN_1_0
 GError *stw_error_new_literal (const char *code_name,
                                const char *message);
 STW_AVAILABLE_IN_1_0

@@ -367,7 +367,7 @@ stw_plugin_completion_return_error (StwPluginCompletion *self,
   g_return_if_fail (error != NULL);
   g_return_if_fail (!self->completed);
 
-  if (error->domain == STW_ERROR)
+  if (stw_error_domain_is_registered (error->domain))
     complete (self, g_error_copy (error));
   else
     complete (self, stw_error_new_code_literal (STW_ERROR_PLUGIN_LOAD_FAILED, error->message));

@@ -292,7 +292,7 @@ run_return_error (GTask  *task,
                   GError *error)
 {
   Run *run = g_task_get_task_data (task);
-  const char *code = error->domain == STW_ERROR ? stw_error_get_code_name (error) : NULL;
+  const char *code = stw_error_domain_is_registered (error->domain) ? stw_error_get_code_name (error) : NULL;
 
   if (run->timed_out && g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
     code = "CDP_TIMEOUT";

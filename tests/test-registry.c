@@ -807,6 +807,116 @@ test_plugin_threads (void)
 
 /* }}} */
 
+/* A plugin's own error domain: its codes survive what a language binding
+ * keeps of an error (domain, code and message). */
+typedef enum
+{
+  RDOM_ERROR_NOT_RECORDING,
+  RDOM_ERROR_WRITE_FAILED,
+  RDOM_ERROR_UNREGISTERED,
+} RdomError;
+
+static GType rdom_error_get_type (void);
+G_DEFINE_ENUM_TYPE (RdomError, rdom_error,
+  G_DEFINE_ENUM_VALUE (RDOM_ERROR_NOT_RECORDING, "not-recording"),
+  G_DEFINE_ENUM_VALUE (RDOM_ERROR_WRITE_FAILED, "write-failed"),
+  G_DEFINE_ENUM_VALUE (RDOM_ERROR_UNREGISTERED, "unregistered"))
+
+static void
+test_plugin_domain (void)
+{
+  g_autoptr(JsonObject) codes = stw_test_json_object_from (
+    "{\"NOT_RECORDING\": {\"http\": 409, \"retryable\": false, \"hint\": \"Start a recording first.\"},"
+    " \"WRITE_FAILED\": {\"http\": 500, \"retryable\": true, \"hint\": \"Check the disk.\"}}");
+  g_autoptr(GError) error = NULL;
+  g_autoptr(GError) copy = NULL;
+  g_autoptr(GError) bound = NULL;
+  g_autoptr(GError) stray = NULL;
+  g_autoptr(JsonObject) envelope = NULL;
+  g_autoptr(JsonObject) details = json_object_new ();
+  GQuark domain;
+
+  g_assert_true (stw_error_registry_register_plugin_codes (registry (), "rdom", codes, &error));
+  g_assert_no_error (error);
+
+  domain = stw_error_register_domain ("rdom", rdom_error_get_type ());
+  g_assert_cmpuint (domain, !=, 0);
+  g_assert_cmpstr (g_quark_to_string (domain), ==, "stw-rdom-error-quark");
+  g_assert_cmpuint (stw_error_register_domain ("rdom", rdom_error_get_type ()), ==, domain);
+  g_assert_true (stw_error_domain_is_registered (domain));
+  g_assert_true (stw_error_domain_is_registered (STW_ERROR));
+  g_assert_false (stw_error_domain_is_registered (G_IO_ERROR));
+  g_assert_false (stw_error_domain_is_registered (0));
+
+  /* Made by wire name, the error is in the plugin's domain. */
+  error = stw_error_new ("rdom.WRITE_FAILED", "disk full at %s", "/x");
+  g_assert_error (error, domain, RDOM_ERROR_WRITE_FAILED);
+  g_assert_cmpstr (stw_error_get_code_name (error), ==, "rdom.WRITE_FAILED");
+  g_assert_cmpstr (stw_error_get_hint (error), ==, "Check the disk.");
+  stw_error_set_hint (error, "Free some space.");
+  json_object_set_string_member (details, "path", "/x");
+  stw_error_set_details (error, details);
+  stw_error_add_next_action (error, "rdom_retry");
+
+  /* Hints, details and next actions travel with copies, as in STW_ERROR. */
+  copy = g_error_copy (error);
+  g_clear_error (&error);
+  g_assert_error (copy, domain, RDOM_ERROR_WRITE_FAILED);
+  g_assert_cmpstr (stw_error_get_hint (copy), ==, "Free some space.");
+  g_assert_cmpstr (json_object_get_string_member (stw_error_get_details (copy), "path"), ==, "/x");
+  g_assert_cmpstr (stw_error_get_next_actions (copy)[0], ==, "rdom_retry");
+
+  envelope = stw_envelope_new_error (copy, 1, NULL);
+  g_assert_cmpstr (json_object_get_string_member (envelope, "code"), ==, "rdom.WRITE_FAILED");
+  g_assert_cmpint (json_object_get_int_member (envelope, "http"), ==, 500);
+  g_assert_true (json_object_get_boolean_member (envelope, "retryable"));
+  g_assert_cmpstr (json_object_get_string_member (envelope, "hint"), ==, "Free some space.");
+
+  /* What Python or GJS hands back: domain, code and message only. */
+  bound = g_error_new_literal (domain, RDOM_ERROR_NOT_RECORDING, "from a binding");
+  g_assert_cmpstr (stw_error_get_code_name (bound), ==, "rdom.NOT_RECORDING");
+  g_assert_cmpstr (stw_error_get_hint (bound), ==, "Start a recording first.");
+
+  /* A value outside the enum has no wire code. */
+  stray = g_error_new_literal (domain, 99, "stray");
+  g_assert_cmpstr (stw_error_get_code_name (stray), ==, "INTERNAL_ERROR");
+
+  /* A plugin without a domain keeps the old form. */
+  g_clear_error (&error);
+  g_assert_true (stw_error_registry_register_plugin_codes (registry (), "rnodom", codes, &error));
+  error = stw_error_new_literal ("rnodom.WRITE_FAILED", NULL);
+  g_assert_error (error, STW_ERROR, STW_ERROR_PLUGIN);
+  g_assert_cmpstr (stw_error_get_code_name (error), ==, "rnodom.WRITE_FAILED");
+
+  stw_error_registry_unregister_plugin_codes (registry (), "rnodom", codes);
+  stw_error_registry_unregister_plugin_codes (registry (), "rdom", codes);
+}
+
+static void
+test_plugin_domain_invalid (void)
+{
+  if (g_test_subprocess ())
+    {
+      /* Another type for a plugin that has a domain is a programmer error. */
+      g_assert_cmpuint (stw_error_register_domain ("rdomtwo", rdom_error_get_type ()), !=, 0);
+      g_assert_cmpuint (stw_error_register_domain ("rdomtwo", STW_TYPE_ERROR), ==, 0);
+      return;
+    }
+  g_test_trap_subprocess (NULL, 0, G_TEST_SUBPROCESS_DEFAULT);
+  g_test_trap_assert_failed ();
+  g_test_trap_assert_stderr ("*already has an error domain*");
+
+  g_test_expect_message ("Stagewright", G_LOG_LEVEL_CRITICAL, "*electron*");
+  g_assert_cmpuint (stw_error_register_domain ("electron", rdom_error_get_type ()), ==, 0);
+  g_test_assert_expected_messages ();
+  g_test_expect_message ("Stagewright", G_LOG_LEVEL_CRITICAL, "*G_TYPE_IS_ENUM*");
+  g_assert_cmpuint (stw_error_register_domain ("rbad", G_TYPE_STRING), ==, 0);
+  g_test_assert_expected_messages ();
+  g_test_expect_message ("Stagewright", G_LOG_LEVEL_CRITICAL, "*islower*");
+  g_assert_cmpuint (stw_error_register_domain ("Rbad", rdom_error_get_type ()), ==, 0);
+  g_test_assert_expected_messages ();
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -834,6 +944,8 @@ main (int   argc,
   g_test_add_func ("/registry/plugin/threads", test_plugin_threads);
   g_test_add_func ("/registry/plugin/hint-outlives", test_plugin_hint_outlives);
   g_test_add_func ("/registry/plugin/lookup-race", test_plugin_lookup_race);
+  g_test_add_func ("/registry/plugin/domain", test_plugin_domain);
+  g_test_add_func ("/registry/plugin/domain-invalid", test_plugin_domain_invalid);
 
   return g_test_run ();
 }
