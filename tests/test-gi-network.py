@@ -230,11 +230,14 @@ def the_api_blocking_and_async():
         plugin.capture_start_sync(session, None, StagewrightNetwork.NetworkBodies.NONE, 0, None, None)
         raise AssertionError('a second capture started')
     except GLib.Error as error:
+        assert error.matches(StagewrightNetwork.network_error_quark(), StagewrightNetwork.NetworkError.ALREADY_CAPTURING), error
+        assert Stagewright.error_get_code_name(error) == 'network.ALREADY_CAPTURING'
         assert 'running' in error.message, error.message
     try:
         plugin.stub_sync(session, StagewrightNetwork.NetworkStub.new('{unclosed'), None)
         raise AssertionError('a bad pattern was taken')
     except GLib.Error as error:
+        assert error.matches(StagewrightNetwork.network_error_quark(), StagewrightNetwork.NetworkError.INVALID_PATTERN), error
         assert 'is invalid' in error.message, error.message
 
     stub = StagewrightNetwork.NetworkStub.new('**/api/data.json')

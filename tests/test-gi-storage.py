@@ -92,16 +92,21 @@ def report(dispatcher, sid, want=None):
     raise AssertionError('the page never reported what was expected')
 
 
-def expect_plugin_error(words, fn, *args):
-    # A plugin's code name rides on the GError's private data, which
-    # PyGObject's copy drops: the code is Stagewright.Error.PLUGIN (or the
-    # core's), the message says which.
+def expect_plugin_error(code, words, fn, *args):
+    # The plugin's errors are in its own domain (StwStorageError), which
+    # PyGObject keeps: the code is matched, and its wire name read back.
     try:
         fn(*args)
     except GLib.Error as error:
+        assert error.matches(StagewrightStorage.storage_error_quark(), code), (error.domain, error.code, error.message)
+        assert Stagewright.error_get_code_name(error) == 'storage.' + code.value_nick.upper().replace('-', '_'), \
+            Stagewright.error_get_code_name(error)
         assert words in error.message, (error.code, error.message)
         return error
     raise AssertionError('expected an error saying %r' % words)
+
+
+Error = StagewrightStorage.StorageError
 
 
 def api_blocking_and_async(dispatcher, sid, tmp, origin):
@@ -121,7 +126,7 @@ def api_blocking_and_async(dispatcher, sid, tmp, origin):
                         lambda source, result: source.get_cookies_finish(result))
     assert len(cookies) == 0
     # A partition is found by main-process eval, which this dispatcher does not allow.
-    expect_plugin_error('--allow-eval=main', plugin.get_cookies_sync, session, 'persist:x', None, None)
+    expect_plugin_error(Error.EVAL_REQUIRED, '--allow-eval=main', plugin.get_cookies_sync, session, 'persist:x', None, None)
 
     saved = run_async(lambda done: plugin.save_state_async(session, None, True, None, done),
                       lambda source, result: source.save_state_finish(result))
@@ -130,7 +135,7 @@ def api_blocking_and_async(dispatcher, sid, tmp, origin):
     assert '"api"' in text, text
     state = StagewrightStorage.StorageState.new_from_data(text.encode())
     assert len(state.get_cookies()) == 1
-    expect_plugin_error('opfs', StagewrightStorage.StorageState.new_from_data,
+    expect_plugin_error(Error.UNSUPPORTED, 'opfs', StagewrightStorage.StorageState.new_from_data,
                         json.dumps({'cookies': [], 'origins': [{'origin': origin, 'localStorage': [],
                                     'opfs': [{'path': 'a', 'type': 'file'}]}]}).encode())
     path = os.path.join(tmp, 'api.json')
@@ -283,12 +288,18 @@ def partitions_blocking_and_async():
     assert [c.name for c in plugin.get_cookies_sync(session, None, None, None)] == []
     saved = plugin.save_state_sync(session, part, False, None)
     assert [c.name for c in saved.get_cookies()] == ['py'] and '"where"' in saved.to_data()[0]
-    expect_plugin_error('persist:none', plugin.get_cookies_sync, session, 'persist:none', None, None)
+    expect_plugin_error(Error.NOT_FOUND, 'persist:none', plugin.get_cookies_sync, session, 'persist:none', None, None)
     fails(call(dispatcher, 'storage_cookies', {'sessionId': sid, 'partition': 'persist:none'}), 'storage.NOT_FOUND')
 
     dispatcher.set_allow_eval(Stagewright.EvalTarget.RENDERER)
     fails(call_async(dispatcher, 'storage_cookies', {'sessionId': sid, 'partition': part}), 'storage.EVAL_REQUIRED')
-    expect_plugin_error('--allow-eval=main', plugin.snapshot_sync, session, part, None)
+    expect_plugin_error(Error.EVAL_REQUIRED, '--allow-eval=main', plugin.snapshot_sync, session, part, None)
+    try:
+        run_async(lambda done: plugin.get_cookies_async(session, part, None, None, done),
+                  lambda source, result: source.get_cookies_finish(result))
+        raise AssertionError('a partition was reached without main eval')
+    except GLib.Error as error:
+        assert error.matches(StagewrightStorage.storage_error_quark(), Error.EVAL_REQUIRED), error
     ok(call(dispatcher, 'electron_stop', {'sessionId': sid}))
     state.pop('session_id')
     assert dispatcher.unload_plugins_sync(None)

@@ -485,12 +485,14 @@ test_partition (void)
   result = stw_test_wait_result (&wait, 30000);
   cleared = stw_storage_plugin_clear_cookies_finish (plugin, result, &error);
   g_assert_cmpint (cleared, ==, -1);
+  g_assert_error (error, STW_STORAGE_ERROR, STW_STORAGE_ERROR_NOT_FOUND);
   g_assert_cmpstr (stw_error_get_code_name (error), ==, "storage.NOT_FOUND");
   g_clear_error (&error);
 
   /* Without main eval: storage.EVAL_REQUIRED, blocking and async. */
   stw_dispatcher_set_allow_eval (dispatcher, STW_EVAL_TARGET_RENDERER);
   g_assert_null (stw_storage_plugin_snapshot_sync (plugin, session, "persist:c", NULL, &error));
+  g_assert_error (error, STW_STORAGE_ERROR, STW_STORAGE_ERROR_EVAL_REQUIRED);
   g_assert_cmpstr (stw_error_get_code_name (error), ==, "storage.EVAL_REQUIRED");
   g_clear_error (&error);
   g_clear_object (&result);

@@ -1388,6 +1388,7 @@ stw_network_plugin_class_init (StwNetworkPluginClass *klass)
   G_OBJECT_CLASS (klass)->finalize = stw_network_plugin_finalize;
   plugin_class->surface_attached = stw_network_plugin_surface_attached;
   plugin_class->teardown = stw_network_plugin_teardown;
+  stw_network_error_quark ();
 }
 
 static void

@@ -40,6 +40,29 @@ G_DEFINE_ENUM_TYPE (StwStorageArea, stw_storage_area,
                     G_DEFINE_ENUM_VALUE (STW_STORAGE_AREA_LOCAL, "local"),
                     G_DEFINE_ENUM_VALUE (STW_STORAGE_AREA_SESSION, "session"))
 
+G_DEFINE_ENUM_TYPE (StwStorageError, stw_storage_error,
+                    G_DEFINE_ENUM_VALUE (STW_STORAGE_ERROR_UNSUPPORTED, "unsupported"),
+                    G_DEFINE_ENUM_VALUE (STW_STORAGE_ERROR_EVAL_REQUIRED, "eval-required"),
+                    G_DEFINE_ENUM_VALUE (STW_STORAGE_ERROR_ACCESS_FAILED, "access-failed"),
+                    G_DEFINE_ENUM_VALUE (STW_STORAGE_ERROR_NOT_FOUND, "not-found"),
+                    G_DEFINE_ENUM_VALUE (STW_STORAGE_ERROR_NOT_ALLOWED, "not-allowed"))
+
+/**
+ * stw_storage_error_quark:
+ *
+ * The storage plugin's error domain: the `storage.*` codes as
+ * #StwStorageError values.
+ *
+ * Returns: the domain
+ *
+ * Since: 1.0
+ */
+GQuark
+stw_storage_error_quark (void)
+{
+  return stw_error_register_domain ("storage", STW_TYPE_STORAGE_ERROR);
+}
+
 /* --- errors ---------------------------------------------------------------- */
 
 static GError *
@@ -896,6 +919,7 @@ stw_storage_plugin_class_init (StwStoragePluginClass *klass)
 {
   G_OBJECT_CLASS (klass)->finalize = stw_storage_plugin_finalize;
   STW_PLUGIN_CLASS (klass)->app_ready = _stw_storage_plugin_app_ready;
+  stw_storage_error_quark ();
 }
 
 static void
