@@ -29,6 +29,7 @@
 #include <glib/gstdio.h>
 
 #include "stw-network-private.h"
+#include "stw-plugins-partition.h"
 
 #define MAX_URL (16 * 1024)
 #define MAX_HEADERS 128
@@ -1144,37 +1145,8 @@ sync_all (NetState *state,
 
 /* --- partitions -------------------------------------------------------------- */
 
-/* Which targets belong to the partition, asked of the main process once
- * per target: Electron's `webContents.fromDevToolsTargetId()` and the
- * session of `session.fromPartition()` (the default session for ""). */
-static char *
-partition_expression (const char *partition,
-                      GPtrArray  *targets)
-{
-  g_autoptr(JsonBuilder) builder = json_builder_new ();
-  g_autoptr(JsonNode) node = NULL;
-  g_autofree char *arguments = NULL;
-
-  json_builder_begin_object (builder);
-  json_builder_set_member_name (builder, "partition");
-  json_builder_add_string_value (builder, partition);
-  json_builder_set_member_name (builder, "targets");
-  json_builder_begin_array (builder);
-  for (guint i = 0; i < targets->len; i++)
-    json_builder_add_string_value (builder, targets->pdata[i]);
-  json_builder_end_array (builder);
-  json_builder_end_object (builder);
-  node = json_builder_get_root (builder);
-  arguments = json_to_string (node, FALSE);
-  return g_strdup_printf ("((a) => { const { session, webContents } = require('electron');"
-                          " if (!session || !webContents || !webContents.fromDevToolsTargetId)"
-                          " return { unsupported: true };"
-                          " const s = a.partition === '' ? session.defaultSession : session.fromPartition(a.partition);"
-                          " const inside = {};"
-                          " for (const id of a.targets) { const w = webContents.fromDevToolsTargetId(id);"
-                          " inside[id] = !!w && w.session === s; }"
-                          " return { inside }; })(%s)", arguments);
-}
+/* Which targets belong to the partition is asked of the main process once
+ * per target (stw-plugins-partition.c). */
 
 static GError *
 partition_unsupported (const char *why)
@@ -1227,7 +1199,8 @@ on_partition_answer (GObject      *object,
   for (guint i = 0; i < targets->len; i++)
     {
       const char *target = targets->pdata[i];
-      gboolean in = inside && json_object_get_boolean_member_with_default (inside, target, FALSE);
+      JsonNode *verdict = inside ? json_object_get_member (inside, target) : NULL;
+      gboolean in = verdict != NULL && JSON_NODE_HOLDS_VALUE (verdict) && json_node_get_boolean (verdict);
 
       g_hash_table_replace (state->in_partition, g_strdup (target), GINT_TO_POINTER (in ? 1 : 2));
     }
@@ -1266,7 +1239,7 @@ resolve_partition_async (NetState            *state,
       g_task_return_error (task, partition_unsupported ("this session has none"));
       return;
     }
-  expression = partition_expression (state->partition, targets);
+  expression = _stw_plugins_partition_expression (state->partition, targets);
   stw_session_evaluate_main_async (state->session, expression, NULL, on_partition_answer, g_object_ref (task));
 }
 

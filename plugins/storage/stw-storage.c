@@ -26,6 +26,7 @@
 #include <gio/gunixinputstream.h>
 
 #include "stw-storage-private.h"
+#include "stw-plugins-partition.h"
 
 #define AGENT_RESOURCE "/org/stagewright/plugins/storage/storage-agent.js"
 #define DEFAULT_MAX_BYTES (16 * 1024 * 1024)
@@ -1104,9 +1105,10 @@ scope_fail (GTask  *task,
   g_object_unref (task);
 }
 
-/* The answer to partition_expression: for each target a webContents has,
- * whether it is in the partition; a frame of its own process (no
- * webContents) is in it when the nearest surface above it is. */
+/* The answer to _stw_plugins_partition_expression(): for each target a
+ * webContents has, whether it is in the partition; a frame of its own
+ * process (no webContents) is in it when the nearest surface above it
+ * is. */
 static void
 on_scope_answer (GObject      *object,
                  GAsyncResult *result,
@@ -1171,36 +1173,6 @@ on_scope_answer (GObject      *object,
   scope_ask_free (ask);
 }
 
-static char *
-partition_expression (const char *partition,
-                      GPtrArray  *surfaces)
-{
-  g_autoptr(JsonBuilder) builder = json_builder_new ();
-  g_autoptr(JsonNode) node = NULL;
-  g_autofree char *arguments = NULL;
-
-  json_builder_begin_object (builder);
-  json_builder_set_member_name (builder, "partition");
-  json_builder_add_string_value (builder, partition);
-  json_builder_set_member_name (builder, "targets");
-  json_builder_begin_array (builder);
-  for (guint i = 0; i < surfaces->len; i++)
-    if (stw_surface_get_target_id (surfaces->pdata[i]) != NULL)
-      json_builder_add_string_value (builder, stw_surface_get_target_id (surfaces->pdata[i]));
-  json_builder_end_array (builder);
-  json_builder_end_object (builder);
-  node = json_builder_get_root (builder);
-  arguments = json_to_string (node, FALSE);
-  /* null: no webContents has the target (a frame of its own process). */
-  return g_strdup_printf ("((a) => { const { session, webContents } = require('electron');"
-                          " if (!session || !session.fromPartition || !webContents || !webContents.fromDevToolsTargetId)"
-                          " return { unsupported: true };"
-                          " const s = session.fromPartition(a.partition); const inside = {};"
-                          " for (const id of a.targets) { const w = webContents.fromDevToolsTargetId(id);"
-                          " inside[id] = w ? w.session === s : null; }"
-                          " return { inside }; })(%s)", arguments);
-}
-
 /* Runs @ready (which then owns @task) with the surfaces of @partition:
  * at once with NULL for the default session; for any other partition
  * after asking the main process which renderers are in it. On a refusal
@@ -1215,6 +1187,7 @@ with_scope (StwStoragePlugin *self,
   GError *error = NULL;
   ScopeAsk *ask;
   g_autoptr(GList) surfaces = NULL;
+  g_autoptr(GPtrArray) targets = g_ptr_array_new ();
   g_autofree char *expression = NULL;
 
   if (!check_session (session, &error))
@@ -1250,7 +1223,10 @@ with_scope (StwStoragePlugin *self,
   for (GList *l = surfaces; l != NULL; l = l->next)
     if (!stw_surface_is_closed (l->data))
       g_ptr_array_add (ask->surfaces, g_object_ref (l->data));
-  expression = partition_expression (partition, ask->surfaces);
+  for (guint i = 0; i < ask->surfaces->len; i++)
+    if (stw_surface_get_target_id (ask->surfaces->pdata[i]) != NULL)
+      g_ptr_array_add (targets, (gpointer) stw_surface_get_target_id (ask->surfaces->pdata[i]));
+  expression = _stw_plugins_partition_expression (partition, targets);
   stw_session_evaluate_main_async (session, expression, g_task_get_cancellable (task), on_scope_answer, ask);
 }
 
