@@ -1903,7 +1903,9 @@ stw_session_get_active_surface (StwSession *self)
  *   or `REF_NOT_FOUND` when nothing matches
  *
  * Finds a live window by the first criterion given; with none, the first
- * window.
+ * window. Titles are those the session last heard of: a title the page set
+ * a moment ago may need [method@Stagewright.Session.refresh_surfaces_async]
+ * first (the tools do that once when nothing matches).
  *
  * Returns: (transfer none) (nullable): the window's page surface
  *
@@ -1949,6 +1951,7 @@ stw_session_find_window (StwSession  *self,
 
   {
     GError *missing = stw_error_new_code (STW_ERROR_REF_NOT_FOUND, _("No window matches"));
+    stw_error_set_hint (missing, _("No live window has that id, title or index. List the windows and pick one."));
     stw_error_add_next_action (missing, "electron_windows_list()");
     g_propagate_error (error, missing);
   }

@@ -150,3 +150,18 @@ def run_tap(tests, skip_reason=None, cleanup=None):
     if cleanup is not None:
         cleanup()
     return 1 if failed else 0
+
+
+def expect_plugin_code(domain, code, wire_code, fn, *args):
+    """Calls fn(*args), which must fail with a first-party plugin's code: a
+    GLib.Error in the plugin's own domain (StagewrightIpc.ipc_error_quark())
+    with code (StagewrightIpc.IpcError.EVAL_REQUIRED), whose wire code is
+    wire_code ('ipc.EVAL_REQUIRED'). Returns the error."""
+    try:
+        fn(*args)
+    except GLib.Error as error:
+        assert error.matches(domain, code), (error.domain, error.code, error.message)
+        name = Stagewright.error_get_code_name(error)
+        assert name == wire_code, (name, wire_code, error.message)
+        return error
+    raise AssertionError('expected %s' % wire_code)

@@ -197,6 +197,19 @@ test_clock_app (Fixture       *fixture,
     g_assert_false (json_object_get_boolean_member (before, "installed"));
     assert_code (refused, "clock.NOT_INSTALLED");
     assert_code (refused_async, "clock.NOT_INSTALLED");
+    /* The typed API refuses alike, in the plugin's error domain. */
+    {
+      StwClockPlugin *clock = STW_CLOCK_PLUGIN (plugin);
+      g_autoptr(StwClockStatus) status = stw_clock_plugin_advance_sync (clock, session, 1, NULL, &error);
+
+      g_assert_null (status);
+      g_assert_error (error, STW_CLOCK_ERROR, STW_CLOCK_ERROR_NOT_INSTALLED);
+      g_clear_error (&error);
+      WAIT_ASYNC (run_for, clock, session, 1);
+      g_assert_null (status);
+      g_assert_error (error, STW_CLOCK_ERROR, STW_CLOCK_ERROR_NOT_INSTALLED);
+      g_clear_error (&error);
+    }
 
     /* Blocking through the dispatcher: install, arm, run a minute. */
     installed = ok (call (dispatcher, "clock_install", install));

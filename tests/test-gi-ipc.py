@@ -19,7 +19,7 @@ import json
 import os
 import sys
 
-from stwtest import ELECTRON, CHROMIUM, FIXTURES, GLib, Json, Stagewright, run_async, run_tap
+from stwtest import ELECTRON, CHROMIUM, FIXTURES, Json, Stagewright, expect_plugin_code, run_async, run_tap
 
 import gi  # noqa: E402
 
@@ -159,24 +159,20 @@ def on_the_demo_app_blocking_and_async():
     assert dispatcher.unload_plugins_sync(None)
 
 
-def expect_plugin_error(words, fn, *args):
-    # A plugin's code name (ipc.EVAL_REQUIRED) rides on the GError's
-    # private data, which PyGObject's copy drops: the code is
-    # Stagewright.Error.PLUGIN, the message says which.
-    try:
-        fn(*args)
-    except GLib.Error as error:
-        assert error.code == Stagewright.Error.PLUGIN and words in error.message, (error.code, error.message)
-        return error
-    raise AssertionError('expected a plugin error saying %r' % words)
+def expect_ipc_error(code, fn, *args):
+    # The plugin's own domain: its codes reach Python whole.
+    return expect_plugin_code(StagewrightIpc.ipc_error_quark(), getattr(StagewrightIpc.IpcError, code),
+                              'ipc.' + code, fn, *args)
 
 
 def api_blocking_and_async(dispatcher, plugin, sid):
     session = dispatcher.get_session_manager().lookup(sid)
-    expect_plugin_error('--allow-eval=main', StagewrightIpc.IpcPlugin.new().captured_sync, session, 0, None, None)
-    expect_plugin_error('invokeAllow allowlist', run_async,
-                 lambda done: plugin.invoke_async(session, 'danger:wipe', None, 0, None, done),
-                 lambda source, result: source.invoke_finish(result), 60000)
+    error = expect_ipc_error('EVAL_REQUIRED', StagewrightIpc.IpcPlugin.new().captured_sync, session, 0, None, None)
+    assert '--allow-eval=main' in error.message, error.message
+    error = expect_ipc_error('CHANNEL_NOT_ALLOWED', run_async,
+                             lambda done: plugin.invoke_async(session, 'danger:wipe', None, 0, None, done),
+                             lambda source, result: source.invoke_finish(result), 60000)
+    assert 'invokeAllow allowlist' in error.message, error.message
 
     assert plugin.capture_start_sync(session, ['probe:*'], False, False, None)
     args = Json.from_string('[{"password": "p", "n": 3}]').get_array()
@@ -185,7 +181,8 @@ def api_blocking_and_async(dispatcher, plugin, sid):
     result = echoed.get_object()
     assert result.get_string_member('password') == '[REDACTED]' and result.get_int_member('n') == 3
     assert plugin.stub_sync(session, 'probe:echo', None, 'stubbed out', True, None)
-    expect_plugin_error('stubbed out', plugin.invoke_sync, session, 'probe:echo', args, 0, None)
+    error = expect_ipc_error('INVOKE_FAILED', plugin.invoke_sync, session, 'probe:echo', args, 0, None)
+    assert 'stubbed out' in error.message, error.message
     captured = plugin.captured_sync(session, 10, 'probe:echo', None)
     assert captured.props.capturing and captured.props.total == 2, captured.props.total
     entries = list(captured.get_entries())

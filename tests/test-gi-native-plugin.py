@@ -18,7 +18,8 @@ import os
 import sys
 import time
 
-from stwtest import ELECTRON, FIXTURES, GLib, Json, Stagewright, missing_fixture, run_async, run_tap
+from stwtest import (ELECTRON, FIXTURES, Json, Stagewright, expect_plugin_code, missing_fixture, run_async,
+                     run_tap)
 
 import gi  # noqa: E402
 
@@ -161,18 +162,21 @@ def the_api_blocking_and_async():
                                                                   None, done),
                             lambda source, result: source.menu_invoke_finish(result), 60000)
         assert clicked.get_id() == 'file-export'
-        try:
-            plugin.menu_invoke_sync(session, application, ['File', 'Print'], None, None)
-            raise AssertionError('a disabled item was clicked')
-        except GLib.Error as error:
-            # The code's name does not survive PyGObject's copy of the error.
-            assert error.code == Stagewright.Error.PLUGIN and 'Print' in error.message, error.message
+        # The plugin's codes reach Python in its own error domain.
+        error = expect_plugin_code(StagewrightNative.native_error_quark(), StagewrightNative.NativeError.ITEM_DISABLED,
+                                   'native.ITEM_DISABLED',
+                                   plugin.menu_invoke_sync, session, application, ['File', 'Print'], None, None)
+        assert 'Print' in error.message, error.message
 
         trays = run_async(lambda done: plugin.trays_async(session, None, done),
                           lambda source, result: source.trays_finish(result), 60000)
         assert [(t.props.index, t.props.tool_tip, t.props.has_context_menu) for t in trays] == \
             [(0, 'Stagewright Notes', True)]
         assert plugin.notifications_start_sync(session, None)
+        expect_plugin_code(StagewrightNative.native_error_quark(), StagewrightNative.NativeError.ALREADY_CAPTURING,
+                           'native.ALREADY_CAPTURING', run_async,
+                           lambda done: plugin.notifications_start_async(session, None, done),
+                           lambda source, result: source.notifications_start_finish(result), 60000)
         captured = run_async(lambda done: plugin.notifications_async(session, -1, None, done),
                              lambda source, result: source.notifications_finish(result), 60000)
         assert [(n.props.title, n.props.body, n.props.shown) for n in captured] == \

@@ -1,8 +1,9 @@
 #!/usr/bin/gjs
 // test-gi-plugin-apis-gjs.js: the first-party plugins' APIs from GJS — the
 // plugin the dispatcher loads from its module is the typelib's class, the
-// API refuses without the dispatcher's policy, and a plugin made from the
-// typelib loads into a dispatcher with its tools.
+// API refuses without the dispatcher's policy with an error in the plugin's
+// own domain, and a plugin made from the typelib loads into a dispatcher
+// with its tools.
 //
 // SPDX-License-Identifier: LGPL-2.1-or-later
 //
@@ -42,6 +43,23 @@ const tests = [
     assert(dispatcher.add_plugins_sync([plugin], null, null), 'add failed');
     assert(plugin.get_dispatcher() === dispatcher, 'the plugin is not in the dispatcher');
     assert(dispatcher.lookup_tool('native_trays') !== null, 'native_trays is missing');
+    assert(dispatcher.unload_plugins_sync(null), 'unload failed');
+  }],
+  ['a plugin\'s error arrives in the plugin\'s own domain', () => {
+    const dispatcher = Stagewright.Dispatcher.new();
+    const [ipc] = dispatcher.load_plugins_sync([GLib.build_filenamev([built, 'ipc.plugin'])], null, null);
+    // No main-process eval here: the API refuses before it uses the session.
+    const session = new Stagewright.Session();
+    let error = null;
+    try {
+      ipc.captured_sync(session, 0, null, null);
+    } catch (e) {
+      error = e;
+    }
+    assert(error instanceof GLib.Error, `not a GLib.Error: ${error}`);
+    assert(error.matches(StagewrightIpc.ipc_error_quark(), StagewrightIpc.IpcError.EVAL_REQUIRED),
+      `${error.domain} ${error.code}: ${error.message}`);
+    assert(Stagewright.error_get_code_name(error) === 'ipc.EVAL_REQUIRED', Stagewright.error_get_code_name(error));
     assert(dispatcher.unload_plugins_sync(null), 'unload failed');
   }],
 ];

@@ -22,7 +22,7 @@ import sys
 import tempfile
 
 import gi
-from stwtest import FIXTURES, Json, Stagewright, run_async, run_tap
+from stwtest import FIXTURES, Json, Stagewright, expect_plugin_code, run_async, run_tap
 
 gi.require_version('StagewrightProduction', '1.0')
 from gi.repository import StagewrightProduction  # noqa: E402
@@ -47,6 +47,12 @@ def skip_reason():
     for tool in TOOLS:
         if shutil.which(tool) is None:
             return '%s is not installed' % tool
+    # build.mjs flips fuses with npm's @electron/fuses, found as it finds it;
+    # a tarball's make check (distcheck) runs without npm's tree.
+    modules = os.environ.get('STW_NODE_MODULES') or os.path.join(os.path.dirname(FIXTURES), 'node_modules')
+    fuses = os.path.join(modules, '@electron', 'fuses', 'dist', 'index.js')
+    if not os.path.exists(fuses):
+        return '%s is missing (npm ci in tests/)' % fuses
     return None
 
 
@@ -166,6 +172,14 @@ def the_typed_api_blocking_and_async():
         raise AssertionError('a path outside the app root was read')
     except gi.repository.GLib.Error as error:
         assert 'outside --app-root' in error.message, error.message
+    # The plugin's codes reach Python in its own error domain.
+    expect_plugin_code(StagewrightProduction.production_error_quark(),
+                       StagewrightProduction.ProductionError.NOT_A_BUNDLE, 'production.NOT_A_BUNDLE',
+                       plugin.validate_sync, a['notAnApp'], None)
+    expect_plugin_code(StagewrightProduction.production_error_quark(),
+                       StagewrightProduction.ProductionError.APP_NOT_FOUND, 'production.APP_NOT_FOUND', run_async,
+                       lambda done: plugin.validate_async(a['missing'], None, done),
+                       lambda source, result: source.validate_finish(result), 60000)
     assert dispatcher.unload_plugins_sync(None)
 
 

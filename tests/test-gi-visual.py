@@ -21,7 +21,7 @@ import shutil
 import sys
 import tempfile
 
-from stwtest import ELECTRON, CHROMIUM, FIXTURES, GLib, Json, Stagewright, run_async, run_tap
+from stwtest import ELECTRON, CHROMIUM, FIXTURES, Json, Stagewright, expect_plugin_code, run_async, run_tap
 
 import gi  # noqa: E402
 
@@ -132,16 +132,11 @@ def baseline_expect_mismatch_update_blocking_and_async():
     assert dispatcher.unload_plugins_sync(None)
 
 
-def expect_plugin_error(words, fn, *args):
-    # A plugin's code name (visual.PATH_INVALID) rides on the GError's
-    # private data, which PyGObject's copy drops: the code is
-    # Stagewright.Error.PLUGIN, the message says which.
-    try:
-        fn(*args)
-    except GLib.Error as error:
-        assert error.code == Stagewright.Error.PLUGIN and words in error.message, (error.code, error.message)
-        return error
-    raise AssertionError('expected a plugin error saying %r' % words)
+def expect_visual_error(code, words, fn, *args):
+    # The plugin's own domain: its codes reach Python whole.
+    error = expect_plugin_code(StagewrightVisual.visual_error_quark(), getattr(StagewrightVisual.VisualError, code),
+                               'visual.' + code, fn, *args)
+    assert words in error.message, error.message
 
 
 def api_blocking_and_async(dispatcher, plugin, sid, directory):
@@ -164,8 +159,8 @@ def api_blocking_and_async(dispatcher, plugin, sid, directory):
     assert updated.get_path() == os.path.join(directory, 'label.png')
     assert plugin.update_baseline_sync('label', None).get_width() == 200
 
-    expect_plugin_error('not a plain file name', plugin.capture_sync, session, 'a/../b', target, False, None)
-    expect_plugin_error('No baseline named', run_async,
+    expect_visual_error('PATH_INVALID', 'not a plain file name', plugin.capture_sync, session, 'a/../b', target, False, None)
+    expect_visual_error('BASELINE_NOT_FOUND', 'No baseline named', run_async,
                         lambda done: plugin.expect_async(session, 'nothing-here', -1, -1, -1, None, done),
                         lambda source, result: source.expect_finish(result), 60000)
 

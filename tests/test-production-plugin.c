@@ -54,6 +54,22 @@ build_artifacts (void)
           return FALSE;
         }
     }
+  /* build.mjs flips fuses with npm's @electron/fuses, found as it finds
+   * it; a tarball's make check (distcheck) runs without npm's tree. */
+  {
+    const char *modules = g_getenv ("STW_NODE_MODULES");
+    g_autofree char *fuses = modules != NULL && *modules != '\0'
+      ? g_build_filename (modules, "@electron", "fuses", "dist", "index.js", NULL)
+      : g_test_build_filename (G_TEST_DIST, "node_modules", "@electron", "fuses", "dist", "index.js", NULL);
+
+    if (!g_file_test (fuses, G_FILE_TEST_EXISTS))
+      {
+        g_autofree char *why = g_strdup_printf ("%s is missing (npm ci in tests/)", fuses);
+
+        g_test_skip (why);
+        return FALSE;
+      }
+  }
   if (manifest != NULL)
     return TRUE;
   out_dir = g_dir_make_tmp ("stw-prod-c-XXXXXX", &error);
@@ -245,7 +261,7 @@ test_typed_api (void)
   g_assert_cmpstr (stw_error_get_code_name (error), ==, "BAD_ARGUMENT");
   g_clear_error (&error);
   g_assert_null (stw_production_plugin_validate_sync (plugin, artifact ("notAnApp"), NULL, &error));
-  g_assert_cmpstr (stw_error_get_code_name (error), ==, "production.NOT_A_BUNDLE");
+  g_assert_error (error, STW_PRODUCTION_ERROR, STW_PRODUCTION_ERROR_NOT_A_BUNDLE);
 
   g_clear_object (&report);
   g_clear_object (&image);

@@ -144,14 +144,12 @@ console_logs_invoke (StwTool       *tool,
 static const StwToolSpec dialogs_specs[] = {
   {
     .name = "electron_dialog_handler",
-    .description = "Answers JavaScript dialogs in every window and frame (dismiss unless armed) and stubs Electron "
-                   "main-process APIs. Arm (replaces the policy): action accept|dismiss, perType{alert, confirm, "
-                   "prompt, beforeunload}, promptText, oneShot. stub {name: answer | true (default answer) | null "
-                   "(restore)} for dialog.showOpenDialog ([paths]), showSaveDialog (path), showMessageBox (button), "
-                   "their Sync forms, showErrorBox, shell.openExternal|openPath, clipboard.readText|writeText|clear; "
-                   "each call is recorded. Read: type (alert… or dialog, shell, clipboard, or a method), since, limit "
-                   "(50, max 200), clear. Returns {policy, entries[], count, overflowed, native}; stubbing needs the "
-                   "main process.",
+    .description = "Answers JavaScript dialogs in every window and frame (dismiss unless armed) and stubs main-process "
+                   "APIs. Arm (replaces the policy): action, perType, promptText, oneShot. stub {method: answer | "
+                   "true | null (restore)}: dialog.showOpenDialog|showSaveDialog|showMessageBox (and Sync), "
+                   "showErrorBox, shell.openExternal|openPath, clipboard.readText|writeText|clear; calls are "
+                   "recorded. Read: type, since, limit (50, max 200), clear. Returns {policy, entries[], count, "
+                   "overflowed, native}.",
     .input_schema =
       "{\"type\":\"object\",\"additionalProperties\":false,\"properties\":{"
       STW_SCHEMA_SESSION_ID ","

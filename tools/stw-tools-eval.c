@@ -119,11 +119,10 @@ eval_renderer_invoke (StwTool       *tool,
   "\"timeoutMs\":{\"type\":\"integer\",\"minimum\":1,\"maximum\":300000}}}"
 
 #define EVAL_RETURNS \
-  "Returns: {session_id, result, truncated?, result_chars?, result_serialized?}: the value as JSON, read by " \
-  "the inspector (own enumerable properties; no toJSON, so the target cannot change it), its JSON text cut " \
-  "to 10,000 characters when longer (truncated); undefined, bigint, functions, symbols, dates, DOM nodes, " \
-  "cycles and values nested deeper than 250 as their string form (result_serialized). timeoutMs defaults " \
-  "to 30000."
+  "Returns {session_id, result, truncated?, result_chars?, result_serialized?}: the value as JSON read by " \
+  "the inspector (own enumerable properties, no toJSON), cut at 10,000 characters (truncated); what JSON " \
+  "cannot hold (undefined, bigint, functions, dates, DOM nodes, cycles, depth > 250) as strings " \
+  "(result_serialized). timeoutMs: 30000."
 
 static const StwToolSpec eval_specs[] = {
   {

@@ -436,19 +436,17 @@ static const StwToolSpec lifecycle_specs[] = {
   },
   {
     .name = "electron_attach",
-    .description = "Attach to a running app's DevTools endpoint on this machine: port (and host) or a loopback ws:// "
-                   "cdpUrl. The app's main process (the endpoint's socket owner, or its ancestor) is found and its "
-                   "Node inspector opened when it handles SIGUSR1; capabilities.mainEval says whether it was, "
-                   "capabilities.notes.mainEval why not. pid, which must own the endpoint, lets electron_stop "
-                   "SIGKILL an app that ignores the close. Returns {session_id, transport, windows[], capabilities}.",
+    .description = "Attach to a running app's DevTools endpoint on this machine (port and host, or a loopback "
+                   "ws:// cdpUrl). Its main process is found and its Node inspector opened if it handles SIGUSR1 "
+                   "(capabilities.mainEval; notes.mainEval says why not). pid, which must own the endpoint (its "
+                   "socket or an ancestor), lets electron_stop SIGKILL it. Returns {session_id, transport, "
+                   "windows[], capabilities}.",
     .input_schema =
       "{\"type\":\"object\",\"additionalProperties\":false,\"properties\":{"
       "\"port\":{\"type\":\"integer\",\"minimum\":1,\"maximum\":65535},"
       "\"host\":{\"enum\":[\"127.0.0.1\",\"localhost\",\"::1\"]},"
       "\"cdpUrl\":{\"type\":\"string\",\"minLength\":1},"
-      "\"pid\":{\"type\":\"integer\",\"minimum\":1,\"maximum\":4194304,\"description\":\"The app's process, "
-      "proven to own the endpoint (its listening socket, or an ancestor in its session); lets electron_stop "
-      "SIGKILL it.\"},"
+      "\"pid\":{\"type\":\"integer\",\"minimum\":1,\"maximum\":4194304},"
       "\"timeoutMs\":{\"type\":\"integer\",\"minimum\":1,\"maximum\":60000},"
       "\"allowMultiple\":{\"type\":\"boolean\",\"default\":false}}}",
     .operation_type = STW_OPERATION_COMMAND,

@@ -92,9 +92,23 @@ pick_window (StwSession  *session,
   return stw_session_find_window (session, id, title, (int) MIN (index, G_MAXINT), error);
 }
 
+static void screenshot (StwInvocation *invocation,
+                        gboolean       refreshed);
+
 static void
-screenshot_invoke (StwTool       *tool,
-                   StwInvocation *invocation)
+on_screenshot_refreshed (GObject      *object,
+                         GAsyncResult *result,
+                         gpointer      user_data)
+{
+  g_autoptr(StwInvocation) invocation = user_data;
+
+  stw_session_refresh_surfaces_finish (STW_SESSION (object), result, NULL);
+  screenshot (invocation, TRUE);
+}
+
+static void
+screenshot (StwInvocation *invocation,
+            gboolean       refreshed)
 {
   StwDispatcher *dispatcher = stw_invocation_get_dispatcher (invocation);
   JsonObject *args = stw_invocation_get_arguments (invocation);
@@ -136,6 +150,14 @@ screenshot_invoke (StwTool       *tool,
     window = active;   /* a selector is looked up where the agent looks */
   else if ((window = pick_window (session, args, &error)) == NULL)
     {
+      /* A title or window the page made a moment ago may not be known yet
+       * (they arrive as events): read the targets once and look again. */
+      if (!refreshed && g_error_matches (error, STW_ERROR, STW_ERROR_REF_NOT_FOUND))
+        {
+          stw_session_refresh_surfaces_async (session, stw_invocation_get_cancellable (invocation),
+                                              on_screenshot_refreshed, g_object_ref (invocation));
+          return;
+        }
       stw_invocation_return_error (invocation, error);
       return;
     }
@@ -148,6 +170,13 @@ screenshot_invoke (StwTool       *tool,
 
   stw_surface_capture_screenshot_async (window, options, stw_invocation_get_cancellable (invocation),
                                         on_captured, g_steal_pointer (&shot));
+}
+
+static void
+screenshot_invoke (StwTool       *tool,
+                   StwInvocation *invocation)
+{
+  screenshot (invocation, FALSE);
 }
 
 static const StwToolSpec observe_specs[] = {

@@ -60,9 +60,23 @@ windows_list_invoke (StwTool       *tool,
                                       on_windows_refreshed, g_object_ref (invocation));
 }
 
+static void switch_window (StwInvocation *invocation,
+                           gboolean       refreshed);
+
 static void
-switch_window_invoke (StwTool       *tool,
-                      StwInvocation *invocation)
+on_switch_refreshed (GObject      *object,
+                     GAsyncResult *result,
+                     gpointer      user_data)
+{
+  g_autoptr(StwInvocation) invocation = user_data;
+
+  stw_session_refresh_surfaces_finish (STW_SESSION (object), result, NULL);
+  switch_window (invocation, TRUE);
+}
+
+static void
+switch_window (StwInvocation *invocation,
+               gboolean       refreshed)
 {
   g_autoptr(GError) error = NULL;
   g_autoptr(JsonObject) payload = json_object_new ();
@@ -78,6 +92,14 @@ switch_window_invoke (StwTool       *tool,
                                   (int) json_object_get_int_member_with_default (args, "index", -1),
                                   &error))
     {
+      /* Titles and new windows arrive as events: one the page made a moment
+       * ago may not be known yet. Read the targets once and look again. */
+      if (!refreshed && g_error_matches (error, STW_ERROR, STW_ERROR_REF_NOT_FOUND))
+        {
+          stw_session_refresh_surfaces_async (session, stw_invocation_get_cancellable (invocation),
+                                              on_switch_refreshed, g_object_ref (invocation));
+          return;
+        }
       stw_invocation_return_error (invocation, error);
       return;
     }
@@ -89,6 +111,13 @@ switch_window_invoke (StwTool       *tool,
   json_object_set_object_member (payload, "active", stw_tools_window_json (session, active, index));
   json_object_set_string_member (payload, "active_window_id", stw_surface_get_window_id (active));
   stw_invocation_return_value (invocation, payload);
+}
+
+static void
+switch_window_invoke (StwTool       *tool,
+                      StwInvocation *invocation)
+{
+  switch_window (invocation, FALSE);
 }
 
 static JsonObject *

@@ -535,6 +535,27 @@ struct _StwClockPlugin
   StwPlugin parent_instance;
 };
 
+G_DEFINE_ENUM_TYPE (StwClockError, stw_clock_error,
+                    G_DEFINE_ENUM_VALUE (STW_CLOCK_ERROR_UNSUPPORTED, "unsupported"),
+                    G_DEFINE_ENUM_VALUE (STW_CLOCK_ERROR_NOT_INSTALLED, "not-installed"))
+
+/**
+ * stw_clock_error_quark:
+ *
+ * The error domain of the clock plugin, `stw-clock-error-quark`, registered
+ * with stw_error_register_domain() so that stw_error_new() makes its codes
+ * in it.
+ *
+ * Returns: %STW_CLOCK_ERROR
+ *
+ * Since: 1.0
+ */
+GQuark
+stw_clock_error_quark (void)
+{
+  return stw_error_register_domain ("clock", STW_TYPE_CLOCK_ERROR);
+}
+
 G_DEFINE_FINAL_TYPE (StwClockPlugin, stw_clock_plugin, STW_TYPE_PLUGIN)
 
 static guint
@@ -1141,6 +1162,7 @@ stw_clock_plugin_new (void)
   return g_object_new (STW_TYPE_CLOCK_PLUGIN,
                        "name", "clock",
                        "version", "0.1.0",
+                       "core-versions", ">=0.1",
                        "config-schema", config,
                        NULL);
 }
@@ -1776,6 +1798,10 @@ static void
 stw_clock_plugin_class_init (StwClockPluginClass *klass)
 {
   STW_PLUGIN_CLASS (klass)->surface_attached = stw_clock_plugin_surface_attached;
+
+  /* The domain exists before the plugin makes its first error, so that
+   * stw_error_new() makes its codes in it. */
+  stw_clock_error_quark ();
 }
 
 static void

@@ -9,6 +9,41 @@
 G_BEGIN_DECLS
 
 /**
+ * StwClockError:
+ * @STW_CLOCK_ERROR_UNSUPPORTED: the session has no renderer to put a clock in
+ * @STW_CLOCK_ERROR_NOT_INSTALLED: the session's clock is not installed
+ *
+ * The codes of the clock plugin, in its error domain %STW_CLOCK_ERROR, in the
+ * order the plugin registers them. Each value is a wire code:
+ * %STW_CLOCK_ERROR_UNSUPPORTED is `clock.UNSUPPORTED`, and
+ * stw_error_get_code_name() answers it, also for an error a language binding
+ * handed back.
+ *
+ * Since: 1.0
+ */
+typedef enum
+{
+  STW_CLOCK_ERROR_UNSUPPORTED,
+  STW_CLOCK_ERROR_NOT_INSTALLED,
+} StwClockError;
+
+/**
+ * STW_CLOCK_ERROR:
+ *
+ * The error domain of the clock plugin: its codes are
+ * [enum@StagewrightClock.ClockError].
+ *
+ * Since: 1.0
+ */
+#define STW_CLOCK_ERROR (stw_clock_error_quark ())
+STW_AVAILABLE_IN_1_0
+GQuark stw_clock_error_quark (void);
+
+#define STW_TYPE_CLOCK_ERROR (stw_clock_error_get_type ())
+STW_AVAILABLE_IN_1_0
+GType stw_clock_error_get_type (void);
+
+/**
  * STW_CLOCK_MAX_MS:
  *
  * The longest span [method@StagewrightClock.ClockPlugin.advance_async] and

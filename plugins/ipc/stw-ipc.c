@@ -47,6 +47,31 @@ struct _StwIpcPlugin
   StwPlugin parent_instance;
 };
 
+G_DEFINE_ENUM_TYPE (StwIpcError, stw_ipc_error,
+                    G_DEFINE_ENUM_VALUE (STW_IPC_ERROR_EVAL_REQUIRED, "eval-required"),
+                    G_DEFINE_ENUM_VALUE (STW_IPC_ERROR_MAIN_EVAL_UNSUPPORTED, "main-eval-unsupported"),
+                    G_DEFINE_ENUM_VALUE (STW_IPC_ERROR_ALREADY_CAPTURING, "already-capturing"),
+                    G_DEFINE_ENUM_VALUE (STW_IPC_ERROR_NOT_CAPTURING, "not-capturing"),
+                    G_DEFINE_ENUM_VALUE (STW_IPC_ERROR_CHANNEL_NOT_ALLOWED, "channel-not-allowed"),
+                    G_DEFINE_ENUM_VALUE (STW_IPC_ERROR_INVOKE_FAILED, "invoke-failed"))
+
+/**
+ * stw_ipc_error_quark:
+ *
+ * The error domain of the ipc plugin, `stw-ipc-error-quark`, registered
+ * with stw_error_register_domain() so that stw_error_new() makes its codes
+ * in it.
+ *
+ * Returns: %STW_IPC_ERROR
+ *
+ * Since: 1.0
+ */
+GQuark
+stw_ipc_error_quark (void)
+{
+  return stw_error_register_domain ("ipc", STW_TYPE_IPC_ERROR);
+}
+
 G_DEFINE_FINAL_TYPE (StwIpcPlugin, stw_ipc_plugin, STW_TYPE_PLUGIN)
 
 /* The bare codes the agent may answer with; anything else is a bug of
@@ -871,6 +896,9 @@ stw_ipc_plugin_unstub_sync (StwIpcPlugin  *self,
 static void
 stw_ipc_plugin_class_init (StwIpcPluginClass *klass)
 {
+  /* The domain exists before the plugin makes its first error, so that
+   * stw_error_new() makes its codes in it. */
+  stw_ipc_error_quark ();
 }
 
 static void

@@ -9,6 +9,50 @@
 
 G_BEGIN_DECLS
 
+/**
+ * StwIpcError:
+ * @STW_IPC_ERROR_EVAL_REQUIRED: main-process eval is not allowed (`--allow-eval=main` or `all`)
+ * @STW_IPC_ERROR_MAIN_EVAL_UNSUPPORTED: the session has no main-process inspector
+ * @STW_IPC_ERROR_ALREADY_CAPTURING: a capture is running already
+ * @STW_IPC_ERROR_NOT_CAPTURING: nothing is being captured
+ * @STW_IPC_ERROR_CHANNEL_NOT_ALLOWED: the channel is outside the plugin's allowlist (`channels`,
+ *   or `invokeAllow` for an invoke); its handler did not run
+ * @STW_IPC_ERROR_INVOKE_FAILED: the handler threw, did not answer in time, or none is registered
+ *
+ * The codes of the ipc plugin, in its error domain %STW_IPC_ERROR, in the
+ * order the plugin registers them. Each value is a wire code:
+ * %STW_IPC_ERROR_EVAL_REQUIRED is `ipc.EVAL_REQUIRED`, and
+ * stw_error_get_code_name() answers it, also for an error a language binding
+ * handed back.
+ *
+ * Since: 1.0
+ */
+typedef enum
+{
+  STW_IPC_ERROR_EVAL_REQUIRED,
+  STW_IPC_ERROR_MAIN_EVAL_UNSUPPORTED,
+  STW_IPC_ERROR_ALREADY_CAPTURING,
+  STW_IPC_ERROR_NOT_CAPTURING,
+  STW_IPC_ERROR_CHANNEL_NOT_ALLOWED,
+  STW_IPC_ERROR_INVOKE_FAILED,
+} StwIpcError;
+
+/**
+ * STW_IPC_ERROR:
+ *
+ * The error domain of the ipc plugin: its codes are
+ * [enum@StagewrightIpc.IpcError].
+ *
+ * Since: 1.0
+ */
+#define STW_IPC_ERROR (stw_ipc_error_quark ())
+STW_AVAILABLE_IN_1_0
+GQuark stw_ipc_error_quark (void);
+
+#define STW_TYPE_IPC_ERROR (stw_ipc_error_get_type ())
+STW_AVAILABLE_IN_1_0
+GType stw_ipc_error_get_type (void);
+
 #define STW_TYPE_IPC_ENTRY (stw_ipc_entry_get_type ())
 STW_AVAILABLE_IN_1_0
 G_DECLARE_FINAL_TYPE (StwIpcEntry, stw_ipc_entry, STW, IPC_ENTRY, GObject)

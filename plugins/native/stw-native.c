@@ -50,6 +50,31 @@ struct _StwNativePlugin
   char      *preload;       /* <private_dir>/native-preload.js */
 };
 
+G_DEFINE_ENUM_TYPE (StwNativeError, stw_native_error,
+                    G_DEFINE_ENUM_VALUE (STW_NATIVE_ERROR_UNSUPPORTED, "unsupported"),
+                    G_DEFINE_ENUM_VALUE (STW_NATIVE_ERROR_ALREADY_CAPTURING, "already-capturing"),
+                    G_DEFINE_ENUM_VALUE (STW_NATIVE_ERROR_NOT_CAPTURING, "not-capturing"),
+                    G_DEFINE_ENUM_VALUE (STW_NATIVE_ERROR_NOT_INSTRUMENTED, "not-instrumented"),
+                    G_DEFINE_ENUM_VALUE (STW_NATIVE_ERROR_ITEM_DISABLED, "item-disabled"),
+                    G_DEFINE_ENUM_VALUE (STW_NATIVE_ERROR_NOT_FOUND, "not-found"))
+
+/**
+ * stw_native_error_quark:
+ *
+ * The error domain of the native plugin, `stw-native-error-quark`, registered
+ * with stw_error_register_domain() so that stw_error_new() makes its codes
+ * in it.
+ *
+ * Returns: %STW_NATIVE_ERROR
+ *
+ * Since: 1.0
+ */
+GQuark
+stw_native_error_quark (void)
+{
+  return stw_error_register_domain ("native", STW_TYPE_NATIVE_ERROR);
+}
+
 G_DEFINE_FINAL_TYPE (StwNativePlugin, stw_native_plugin, STW_TYPE_PLUGIN)
 
 static char *
@@ -1082,6 +1107,10 @@ stw_native_plugin_class_init (StwNativePluginClass *klass)
   G_OBJECT_CLASS (klass)->finalize = stw_native_plugin_finalize;
   STW_PLUGIN_CLASS (klass)->teardown = stw_native_plugin_teardown;
   STW_PLUGIN_CLASS (klass)->before_main = stw_native_plugin_before_main;
+
+  /* The domain exists before the plugin makes its first error, so that
+   * stw_error_new() makes its codes in it. */
+  stw_native_error_quark ();
 }
 
 static void

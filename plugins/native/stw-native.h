@@ -10,6 +10,51 @@
 G_BEGIN_DECLS
 
 /**
+ * StwNativeError:
+ * @STW_NATIVE_ERROR_UNSUPPORTED: the session has no main process to reach, or the item has no
+ *   click
+ * @STW_NATIVE_ERROR_ALREADY_CAPTURING: notifications are being captured already
+ * @STW_NATIVE_ERROR_NOT_CAPTURING: notifications are not being captured
+ * @STW_NATIVE_ERROR_NOT_INSTRUMENTED: a start-up tray was asked about without `instrumentNative`
+ * @STW_NATIVE_ERROR_ITEM_DISABLED: the menu item (or a menu above it) is disabled or invisible;
+ *   its handler did not run
+ * @STW_NATIVE_ERROR_NOT_FOUND: no such menu, item, tray or captured notification
+ *
+ * The codes of the native plugin, in its error domain %STW_NATIVE_ERROR, in
+ * the order the plugin registers them. Each value is a wire code:
+ * %STW_NATIVE_ERROR_UNSUPPORTED is `native.UNSUPPORTED`, and
+ * stw_error_get_code_name() answers it, also for an error a language binding
+ * handed back.
+ *
+ * Since: 1.0
+ */
+typedef enum
+{
+  STW_NATIVE_ERROR_UNSUPPORTED,
+  STW_NATIVE_ERROR_ALREADY_CAPTURING,
+  STW_NATIVE_ERROR_NOT_CAPTURING,
+  STW_NATIVE_ERROR_NOT_INSTRUMENTED,
+  STW_NATIVE_ERROR_ITEM_DISABLED,
+  STW_NATIVE_ERROR_NOT_FOUND,
+} StwNativeError;
+
+/**
+ * STW_NATIVE_ERROR:
+ *
+ * The error domain of the native plugin: its codes are
+ * [enum@StagewrightNative.NativeError].
+ *
+ * Since: 1.0
+ */
+#define STW_NATIVE_ERROR (stw_native_error_quark ())
+STW_AVAILABLE_IN_1_0
+GQuark stw_native_error_quark (void);
+
+#define STW_TYPE_NATIVE_ERROR (stw_native_error_get_type ())
+STW_AVAILABLE_IN_1_0
+GType stw_native_error_get_type (void);
+
+/**
  * StwNativeTrayAction:
  * @STW_NATIVE_TRAY_ACTION_CLICK: emit the tray's `click`
  * @STW_NATIVE_TRAY_ACTION_MENU: use its context menu

@@ -56,6 +56,28 @@ G_DEFINE_ENUM_TYPE (StwProductionStatus, stw_production_status,
                     G_DEFINE_ENUM_VALUE (STW_PRODUCTION_STATUS_FAIL, "fail"),
                     G_DEFINE_ENUM_VALUE (STW_PRODUCTION_STATUS_UNKNOWN, "unknown"))
 
+G_DEFINE_ENUM_TYPE (StwProductionError, stw_production_error,
+                    G_DEFINE_ENUM_VALUE (STW_PRODUCTION_ERROR_APP_NOT_FOUND, "app-not-found"),
+                    G_DEFINE_ENUM_VALUE (STW_PRODUCTION_ERROR_NOT_A_BUNDLE, "not-a-bundle"),
+                    G_DEFINE_ENUM_VALUE (STW_PRODUCTION_ERROR_UNSUPPORTED_ARTIFACT, "unsupported-artifact"))
+
+/**
+ * stw_production_error_quark:
+ *
+ * The error domain of the production plugin, `stw-production-error-quark`, registered
+ * with stw_error_register_domain() so that stw_error_new() makes its codes
+ * in it.
+ *
+ * Returns: %STW_PRODUCTION_ERROR
+ *
+ * Since: 1.0
+ */
+GQuark
+stw_production_error_quark (void)
+{
+  return stw_error_register_domain ("production", STW_TYPE_PRODUCTION_ERROR);
+}
+
 /* --- StwProductionCheck -------------------------------------------------- */
 
 /**
@@ -1237,6 +1259,9 @@ G_DEFINE_FINAL_TYPE (StwProductionPlugin, stw_production_plugin, STW_TYPE_PLUGIN
 static void
 stw_production_plugin_class_init (StwProductionPluginClass *klass)
 {
+  /* The domain exists before the plugin makes its first error, so that
+   * stw_error_new() makes its codes in it. */
+  stw_production_error_quark ();
 }
 
 static void

@@ -9,6 +9,44 @@
 G_BEGIN_DECLS
 
 /**
+ * StwProductionError:
+ * @STW_PRODUCTION_ERROR_APP_NOT_FOUND: nothing at the path
+ * @STW_PRODUCTION_ERROR_NOT_A_BUNDLE: nothing at the path looks like an Electron app
+ * @STW_PRODUCTION_ERROR_UNSUPPORTED_ARTIFACT: the file is not an unpacked app directory, an
+ *   AppImage or a `.deb`
+ *
+ * The codes of the production plugin, in its error domain
+ * %STW_PRODUCTION_ERROR, in the order the plugin registers them. Each value is
+ * a wire code: %STW_PRODUCTION_ERROR_APP_NOT_FOUND is
+ * `production.APP_NOT_FOUND`, and stw_error_get_code_name() answers it, also
+ * for an error a language binding handed back.
+ *
+ * Since: 1.0
+ */
+typedef enum
+{
+  STW_PRODUCTION_ERROR_APP_NOT_FOUND,
+  STW_PRODUCTION_ERROR_NOT_A_BUNDLE,
+  STW_PRODUCTION_ERROR_UNSUPPORTED_ARTIFACT,
+} StwProductionError;
+
+/**
+ * STW_PRODUCTION_ERROR:
+ *
+ * The error domain of the production plugin: its codes are
+ * [enum@StagewrightProduction.ProductionError].
+ *
+ * Since: 1.0
+ */
+#define STW_PRODUCTION_ERROR (stw_production_error_quark ())
+STW_AVAILABLE_IN_1_0
+GQuark stw_production_error_quark (void);
+
+#define STW_TYPE_PRODUCTION_ERROR (stw_production_error_get_type ())
+STW_AVAILABLE_IN_1_0
+GType stw_production_error_get_type (void);
+
+/**
  * StwProductionStatus:
  * @STW_PRODUCTION_STATUS_PASS: the check passed
  * @STW_PRODUCTION_STATUS_FAIL: the check failed

@@ -36,6 +36,37 @@
 
 /* --- errors -------------------------------------------------------------- */
 
+G_DEFINE_ENUM_TYPE (StwVisualError, stw_visual_error,
+                    G_DEFINE_ENUM_VALUE (STW_VISUAL_ERROR_UNSUPPORTED, "unsupported"),
+                    G_DEFINE_ENUM_VALUE (STW_VISUAL_ERROR_SURFACE_UNSUPPORTED, "surface-unsupported"),
+                    G_DEFINE_ENUM_VALUE (STW_VISUAL_ERROR_INVALID_SELECTOR, "invalid-selector"),
+                    G_DEFINE_ENUM_VALUE (STW_VISUAL_ERROR_UNSTABLE, "unstable"),
+                    G_DEFINE_ENUM_VALUE (STW_VISUAL_ERROR_CAPTURE_FAILED, "capture-failed"),
+                    G_DEFINE_ENUM_VALUE (STW_VISUAL_ERROR_IMAGE_TOO_LARGE, "image-too-large"),
+                    G_DEFINE_ENUM_VALUE (STW_VISUAL_ERROR_PATH_INVALID, "path-invalid"),
+                    G_DEFINE_ENUM_VALUE (STW_VISUAL_ERROR_BASELINE_NOT_FOUND, "baseline-not-found"),
+                    G_DEFINE_ENUM_VALUE (STW_VISUAL_ERROR_BASELINE_INVALID, "baseline-invalid"),
+                    G_DEFINE_ENUM_VALUE (STW_VISUAL_ERROR_ENV_MISMATCH, "env-mismatch"),
+                    G_DEFINE_ENUM_VALUE (STW_VISUAL_ERROR_MISMATCH, "mismatch"),
+                    G_DEFINE_ENUM_VALUE (STW_VISUAL_ERROR_WRITE_FAILED, "write-failed"))
+
+/**
+ * stw_visual_error_quark:
+ *
+ * The error domain of the visual plugin, `stw-visual-error-quark`, registered
+ * with stw_error_register_domain() so that stw_error_new() makes its codes
+ * in it.
+ *
+ * Returns: %STW_VISUAL_ERROR
+ *
+ * Since: 1.0
+ */
+GQuark
+stw_visual_error_quark (void)
+{
+  return stw_error_register_domain ("visual", STW_TYPE_VISUAL_ERROR);
+}
+
 static GError *
 visual_error (const char *code,
               const char *hint,
@@ -58,11 +89,21 @@ visual_error (const char *code,
   message = g_strdup_vprintf (format, args);
   va_end (args);
   /* The codes are registered while the plugin is loaded; a plugin used
-   * outside any dispatcher still answers, with the bare plugin code. */
+   * outside any dispatcher still answers in its domain, which knows them. */
   if (stw_error_registry_contains (stw_error_registry_get_default (), code))
     error = stw_error_new_literal (code, message);
   else
-    error = g_error_new_literal (STW_ERROR, STW_ERROR_PLUGIN, message);
+    {
+      g_autoptr(GEnumClass) codes = g_type_class_ref (STW_TYPE_VISUAL_ERROR);
+      g_autofree char *nick = NULL;
+      GEnumValue *value;
+
+      g_return_val_if_fail (g_str_has_prefix (code, "visual."), NULL);
+      nick = g_strdelimit (g_ascii_strdown (code + strlen ("visual."), -1), "_", '-');
+      value = g_enum_get_value_by_nick (codes, nick);
+      g_return_val_if_fail (value != NULL, NULL);
+      error = g_error_new_literal (STW_VISUAL_ERROR, value->value, message);
+    }
   if (hint != NULL)
     stw_error_set_hint (error, hint);
   if (details != NULL)
@@ -830,6 +871,9 @@ G_DEFINE_FINAL_TYPE (StwVisualPlugin, stw_visual_plugin, STW_TYPE_PLUGIN)
 static void
 stw_visual_plugin_class_init (StwVisualPluginClass *klass)
 {
+  /* The domain exists before the plugin makes its first error, so that
+   * stw_error_new() makes its codes in it. */
+  stw_visual_error_quark ();
 }
 
 static void
@@ -865,6 +909,7 @@ stw_visual_plugin_new (void)
   return g_object_new (STW_TYPE_VISUAL_PLUGIN,
                        "name", "visual",
                        "version", "0.1.0",
+                       "core-versions", ">=0.1",
                        "description", "Visual baselines: stable screenshots compared anti-aliasing aware.",
                        "config-schema", config,
                        NULL);

@@ -9,6 +9,62 @@
 G_BEGIN_DECLS
 
 /**
+ * StwVisualError:
+ * @STW_VISUAL_ERROR_UNSUPPORTED: the session has no window to capture, or the plugin is not loaded
+ * @STW_VISUAL_ERROR_SURFACE_UNSUPPORTED: the surface cannot be captured (a whole frame)
+ * @STW_VISUAL_ERROR_INVALID_SELECTOR: the selector is not valid CSS
+ * @STW_VISUAL_ERROR_UNSTABLE: two captures in a row never agreed
+ * @STW_VISUAL_ERROR_CAPTURE_FAILED: the screenshot failed
+ * @STW_VISUAL_ERROR_IMAGE_TOO_LARGE: the image has more pixels than the config's `maxPixels`
+ * @STW_VISUAL_ERROR_PATH_INVALID: the name is not a plain file name, or the directory leaves
+ *   `--app-root`
+ * @STW_VISUAL_ERROR_BASELINE_NOT_FOUND: the name has no baseline
+ * @STW_VISUAL_ERROR_BASELINE_INVALID: the baseline or its environment cannot be read
+ * @STW_VISUAL_ERROR_ENV_MISMATCH: the baseline was taken in another environment
+ * @STW_VISUAL_ERROR_MISMATCH: more pixels differ than allowed
+ * @STW_VISUAL_ERROR_WRITE_FAILED: the baseline directory could not be written
+ *
+ * The codes of the visual plugin, in its error domain %STW_VISUAL_ERROR, in
+ * the order the plugin registers them. Each value is a wire code:
+ * %STW_VISUAL_ERROR_UNSUPPORTED is `visual.UNSUPPORTED`, and
+ * stw_error_get_code_name() answers it, also for an error a language binding
+ * handed back.
+ *
+ * Since: 1.0
+ */
+typedef enum
+{
+  STW_VISUAL_ERROR_UNSUPPORTED,
+  STW_VISUAL_ERROR_SURFACE_UNSUPPORTED,
+  STW_VISUAL_ERROR_INVALID_SELECTOR,
+  STW_VISUAL_ERROR_UNSTABLE,
+  STW_VISUAL_ERROR_CAPTURE_FAILED,
+  STW_VISUAL_ERROR_IMAGE_TOO_LARGE,
+  STW_VISUAL_ERROR_PATH_INVALID,
+  STW_VISUAL_ERROR_BASELINE_NOT_FOUND,
+  STW_VISUAL_ERROR_BASELINE_INVALID,
+  STW_VISUAL_ERROR_ENV_MISMATCH,
+  STW_VISUAL_ERROR_MISMATCH,
+  STW_VISUAL_ERROR_WRITE_FAILED,
+} StwVisualError;
+
+/**
+ * STW_VISUAL_ERROR:
+ *
+ * The error domain of the visual plugin: its codes are
+ * [enum@StagewrightVisual.VisualError].
+ *
+ * Since: 1.0
+ */
+#define STW_VISUAL_ERROR (stw_visual_error_quark ())
+STW_AVAILABLE_IN_1_0
+GQuark stw_visual_error_quark (void);
+
+#define STW_TYPE_VISUAL_ERROR (stw_visual_error_get_type ())
+STW_AVAILABLE_IN_1_0
+GType stw_visual_error_get_type (void);
+
+/**
  * STW_VISUAL_MAX_NAME:
  *
  * The longest baseline name, in bytes.

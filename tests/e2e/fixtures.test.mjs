@@ -439,3 +439,34 @@ pwTest('editors.html: real keys reach CodeMirror 5 and 6, and #cm5-doc / #cm6-do
   await page.keyboard.press('Enter');
   assert.equal(await page.locator('#cm6-doc').textContent(), 'const six = 6;\nlet x;\n');
 });
+
+// A title the page set a moment ago is looked for before Chromium's
+// Target.targetInfoChanged about it has arrived: switching or capturing by
+// that title reads the targets again instead of answering REF_NOT_FOUND.
+test('a title just set by the page finds its window', async () => {
+  await launchPage('states');
+  try {
+    await windowTitled('States fixture');
+    // The click answers when the page ran its handler; nothing waits for the
+    // title to travel back, so the next call races the event.
+    ok(await server.call('electron_click', { selector: '#retitle' }), 'click #retitle');
+    const switched = ok(await server.call('electron_switch_window', { windowTitle: 'Retitled' }),
+                        'switch by the new title');
+    assert.equal(switched.active.title, 'Retitled');
+    failsWith(await server.call('electron_switch_window', { windowTitle: 'Never this title' }), 'REF_NOT_FOUND');
+  } finally {
+    await stop();
+  }
+  // The same race for a screenshot of a window picked by title.
+  await launchPage('states');
+  try {
+    await windowTitled('States fixture');
+    ok(await server.call('electron_click', { selector: '#retitle' }), 'click #retitle');
+    const dir = fs.mkdtempSync(path.join(scratch, 'title-'));
+    const shot = ok(await server.call('electron_screenshot', { dir, windowTitle: 'Retitled' }),
+                    'screenshot by the new title');
+    assert.ok(fs.statSync(shot.path).size === shot.bytes);
+  } finally {
+    await stop();
+  }
+});
