@@ -230,11 +230,14 @@ def the_api_blocking_and_async():
         plugin.capture_start_sync(session, None, StagewrightNetwork.NetworkBodies.NONE, 0, None, None)
         raise AssertionError('a second capture started')
     except GLib.Error as error:
+        assert error.matches(StagewrightNetwork.network_error_quark(), StagewrightNetwork.NetworkError.ALREADY_CAPTURING), error
+        assert Stagewright.error_get_code_name(error) == 'network.ALREADY_CAPTURING'
         assert 'running' in error.message, error.message
     try:
         plugin.stub_sync(session, StagewrightNetwork.NetworkStub.new('{unclosed'), None)
         raise AssertionError('a bad pattern was taken')
     except GLib.Error as error:
+        assert error.matches(StagewrightNetwork.network_error_quark(), StagewrightNetwork.NetworkError.INVALID_PATTERN), error
         assert 'is invalid' in error.message, error.message
 
     stub = StagewrightNetwork.NetworkStub.new('**/api/data.json')
@@ -275,6 +278,62 @@ def the_api_blocking_and_async():
                      lambda source, result: source.capture_stop_finish(result), 30000)
     assert not page.get_capturing() and page.get_total() >= 2
 
+    ok(call(dispatcher, 'electron_stop', {'sessionId': sid}))
+    state.pop('session_id')
+    assert dispatcher.unload_plugins_sync(None)
+
+
+@test
+def partition_capture_blocking_and_async():
+    # A second window in the persist:pn partition: a capture of it, started
+    # blocking and async, sees that window's requests and not the default
+    # window's.
+    server = state['server']
+    url = 'http://127.0.0.1:%d/' % server.server_address[1]
+    dispatcher = Stagewright.Dispatcher.new()
+    dispatcher.add_core_tools()
+    dispatcher.set_allow_eval(Stagewright.EvalTarget.MAIN)
+    plugin, = dispatcher.load_plugins_sync([PLUGIN], json_object({'network': {'bodyDir': state['scratch']}}), None)
+    state['dispatcher'] = dispatcher
+    sid = ok(call(dispatcher, 'electron_launch', {'executablePath': ELECTRON, 'main': APP,
+                                                  'args': ['--url=' + url, '--partition=persist:pn']}))['session_id']
+    state['session_id'] = sid
+    text_is(dispatcher, sid, '#secret', 'secret: ok')
+    session = dispatcher.get_session_manager().lookup(sid)
+    window = ("const w = electron.BrowserWindow.getAllWindows()"
+              ".find((b) => b.webContents.session === electron.session.fromPartition('persist:pn'));")
+    spin(lambda: ok(call(dispatcher, 'electron_eval_main',
+                         {'sessionId': sid, 'code': window + ' return w.webContents.getURL()'}))['result']
+         .endswith('second.html'), 20000)
+
+    def round_trip(start):
+        start()
+        ok(call(dispatcher, 'electron_eval_main', {'sessionId': sid, 'code': window + ' w.webContents.reload(); return 1'}))
+        before = Handler.hits.get('/api/secret.json', 0)
+        click(dispatcher, sid, '#reload')
+        seen = {}
+
+        def both():
+            entries = plugin.captured_sync(session, 500, None, None, -1, None, None).get_entries()
+            seen['urls'] = [e.get_url() for e in entries]
+            return any(u.endswith('pixel.png?second') for u in seen['urls'])
+        spin(both, 20000)
+        # The default window's requests were made (the server saw them) and not captured.
+        spin(lambda: Handler.hits.get('/api/secret.json', 0) > before, 20000)
+        assert Handler.hits.get('/api/secret.json', 0) > before
+        both()
+        assert any(u.endswith('second.html') for u in seen['urls']), seen['urls']
+        assert not [u for u in seen['urls'] if '/api/' in u], seen['urls']
+        page = run_async(lambda done: plugin.capture_stop_async(session, None, done),
+                         lambda source, result: source.capture_stop_finish(result), 30000)
+        assert not page.get_capturing()
+
+    round_trip(lambda: plugin.capture_start_sync(session, None, StagewrightNetwork.NetworkBodies.NONE, 0,
+                                                 'persist:pn', None))
+    round_trip(lambda: run_async(lambda done: plugin.capture_start_async(session, None,
+                                                                         StagewrightNetwork.NetworkBodies.NONE, 0,
+                                                                         'persist:pn', None, done),
+                                 lambda source, result: source.capture_start_finish(result), 30000))
     ok(call(dispatcher, 'electron_stop', {'sessionId': sid}))
     state.pop('session_id')
     assert dispatcher.unload_plugins_sync(None)

@@ -92,16 +92,21 @@ def report(dispatcher, sid, want=None):
     raise AssertionError('the page never reported what was expected')
 
 
-def expect_plugin_error(words, fn, *args):
-    # A plugin's code name rides on the GError's private data, which
-    # PyGObject's copy drops: the code is Stagewright.Error.PLUGIN (or the
-    # core's), the message says which.
+def expect_plugin_error(code, words, fn, *args):
+    # The plugin's errors are in its own domain (StwStorageError), which
+    # PyGObject keeps: the code is matched, and its wire name read back.
     try:
         fn(*args)
     except GLib.Error as error:
+        assert error.matches(StagewrightStorage.storage_error_quark(), code), (error.domain, error.code, error.message)
+        assert Stagewright.error_get_code_name(error) == 'storage.' + code.value_nick.upper().replace('-', '_'), \
+            Stagewright.error_get_code_name(error)
         assert words in error.message, (error.code, error.message)
         return error
     raise AssertionError('expected an error saying %r' % words)
+
+
+Error = StagewrightStorage.StorageError
 
 
 def api_blocking_and_async(dispatcher, sid, tmp, origin):
@@ -120,7 +125,8 @@ def api_blocking_and_async(dispatcher, sid, tmp, origin):
     cookies = run_async(lambda done: plugin.get_cookies_async(session, None, ['http://example.com/'], None, done),
                         lambda source, result: source.get_cookies_finish(result))
     assert len(cookies) == 0
-    expect_plugin_error('default session', plugin.get_cookies_sync, session, 'persist:x', None, None)
+    # A partition is found by main-process eval, which this dispatcher does not allow.
+    expect_plugin_error(Error.EVAL_REQUIRED, '--allow-eval=main', plugin.get_cookies_sync, session, 'persist:x', None, None)
 
     saved = run_async(lambda done: plugin.save_state_async(session, None, True, None, done),
                       lambda source, result: source.save_state_finish(result))
@@ -129,7 +135,7 @@ def api_blocking_and_async(dispatcher, sid, tmp, origin):
     assert '"api"' in text, text
     state = StagewrightStorage.StorageState.new_from_data(text.encode())
     assert len(state.get_cookies()) == 1
-    expect_plugin_error('opfs', StagewrightStorage.StorageState.new_from_data,
+    expect_plugin_error(Error.UNSUPPORTED, 'opfs', StagewrightStorage.StorageState.new_from_data,
                         json.dumps({'cookies': [], 'origins': [{'origin': origin, 'localStorage': [],
                                     'opfs': [{'path': 'a', 'type': 'file'}]}]}).encode())
     path = os.path.join(tmp, 'api.json')
@@ -229,6 +235,71 @@ def cookies_web_storage_idb_and_state_blocking_and_async():
 
     assert ok(call_async(dispatcher, 'storage_clear_cookies', {'sessionId': sid}))['cleared'] == 1
     assert ok(call(dispatcher, 'storage_local_clear', {'sessionId': sid}))['cleared'] == 1
+    ok(call(dispatcher, 'electron_stop', {'sessionId': sid}))
+    state.pop('session_id')
+    assert dispatcher.unload_plugins_sync(None)
+
+
+@test
+def partitions_blocking_and_async():
+    # A second window on the same origin in the persist:py partition: its
+    # cookies and localStorage are its own, through the tools and the API,
+    # blocking and async; a partition with no window is storage.NOT_FOUND,
+    # and without main eval storage.EVAL_REQUIRED.
+    dispatcher = Stagewright.Dispatcher.new()
+    dispatcher.add_core_tools()
+    dispatcher.set_allow_eval(Stagewright.EvalTarget.MAIN | Stagewright.EvalTarget.RENDERER)
+    run_async(lambda done: dispatcher.load_plugins_async([PLUGIN], json_object(CONFIG), None, done),
+              lambda source, result: source.load_plugins_finish(result), 60000)
+    state['dispatcher'] = dispatcher
+    sid = ok(call(dispatcher, 'electron_launch', {'executablePath': ELECTRON, 'main': STORAGE_APP,
+                                                  'args': ['--serve', '--partition=persist:py']}))['session_id']
+    state['session_id'] = sid
+    origin = report(dispatcher, sid)['origin']
+    plugin = dispatcher.lookup_plugin('storage')
+    session = dispatcher.get_session_manager().lookup(sid)
+    Local = StagewrightStorage.StorageArea.LOCAL
+    part = 'persist:py'
+
+    # The partition's window has loaded the page when its snapshot has the origin.
+    deadline = time.monotonic() + 20
+    while [o['origin'] for o in call(dispatcher, 'storage_snapshot', {'sessionId': sid, 'partition': part})
+           .get('origins', [])] != [origin]:
+        assert time.monotonic() < deadline, 'the partition\'s window never came up'
+        time.sleep(0.05)
+
+    # Tools, blocking and async.
+    set_ = ok(call_async(dispatcher, 'storage_set_cookie', {'sessionId': sid, 'partition': part, 'url': origin + '/',
+                                                            'name': 'py', 'value': '1'}))
+    assert set_['session'] == part, set_
+    listed = ok(call(dispatcher, 'storage_cookies', {'sessionId': sid, 'partition': part}))
+    assert [c['name'] for c in listed['cookies']] == ['py'] and listed['session'] == part, listed
+    assert ok(call_async(dispatcher, 'storage_cookies', {'sessionId': sid}))['count'] == 0
+
+    # The API, blocking and async.
+    plugin.web_storage_sync(session, part, None, Local, 'set', 'where', 'py', None)
+    got = run_async(lambda done: plugin.web_storage_async(session, part, None, Local, 'get', 'where', None, None, done),
+                    lambda source, result: source.web_storage_finish(result))
+    assert got.get_string_member('value') == 'py'
+    assert not plugin.web_storage_sync(session, None, None, Local, 'get', 'where', None, None).get_boolean_member('found')
+    cookies = run_async(lambda done: plugin.get_cookies_async(session, part, None, None, done),
+                        lambda source, result: source.get_cookies_finish(result))
+    assert [c.name for c in cookies] == ['py'], cookies
+    assert [c.name for c in plugin.get_cookies_sync(session, None, None, None)] == []
+    saved = plugin.save_state_sync(session, part, False, None)
+    assert [c.name for c in saved.get_cookies()] == ['py'] and '"where"' in saved.to_data()[0]
+    expect_plugin_error(Error.NOT_FOUND, 'persist:none', plugin.get_cookies_sync, session, 'persist:none', None, None)
+    fails(call(dispatcher, 'storage_cookies', {'sessionId': sid, 'partition': 'persist:none'}), 'storage.NOT_FOUND')
+
+    dispatcher.set_allow_eval(Stagewright.EvalTarget.RENDERER)
+    fails(call_async(dispatcher, 'storage_cookies', {'sessionId': sid, 'partition': part}), 'storage.EVAL_REQUIRED')
+    expect_plugin_error(Error.EVAL_REQUIRED, '--allow-eval=main', plugin.snapshot_sync, session, part, None)
+    try:
+        run_async(lambda done: plugin.get_cookies_async(session, part, None, None, done),
+                  lambda source, result: source.get_cookies_finish(result))
+        raise AssertionError('a partition was reached without main eval')
+    except GLib.Error as error:
+        assert error.matches(StagewrightStorage.storage_error_quark(), Error.EVAL_REQUIRED), error
     ok(call(dispatcher, 'electron_stop', {'sessionId': sid}))
     state.pop('session_id')
     assert dispatcher.unload_plugins_sync(None)

@@ -16,7 +16,9 @@
 #include <stw-clock.h>
 #include <stw-ipc.h>
 #include <stw-native.h>
+#include <stw-network.h>
 #include <stw-production.h>
+#include <stw-storage.h>
 #include <stw-visual.h>
 
 #include "stw-test-utils.h"
@@ -36,6 +38,8 @@ static const PluginDomain plugins[] = {
   { "clock", (gpointer (*) (void)) stw_clock_plugin_new, stw_clock_error_get_type, stw_clock_error_quark },
   { "visual", (gpointer (*) (void)) stw_visual_plugin_new, stw_visual_error_get_type, stw_visual_error_quark },
   { "production", (gpointer (*) (void)) stw_production_plugin_new, stw_production_error_get_type, stw_production_error_quark },
+  { "storage", (gpointer (*) (void)) stw_storage_plugin_new, stw_storage_error_get_type, stw_storage_error_quark },
+  { "network", (gpointer (*) (void)) stw_network_plugin_new, stw_network_error_get_type, stw_network_error_quark },
 };
 
 /* The wire code of @value: its nick in upper case, dashes as underscores. */

@@ -167,8 +167,9 @@ check_api (StwDispatcher *dispatcher,
   none = stw_storage_plugin_get_cookies_sync (plugin, session, NULL, other, NULL, &error);
   g_assert_no_error (error);
   g_assert_cmpuint (none->len, ==, 0);
+  /* A partition is found by main-process eval, which this dispatcher does not allow. */
   g_assert_null (stw_storage_plugin_get_cookies_sync (plugin, session, "persist:x", NULL, NULL, &error));
-  g_assert_cmpstr (stw_error_get_code_name (error), ==, "storage.UNSUPPORTED");
+  g_assert_cmpstr (stw_error_get_code_name (error), ==, "storage.EVAL_REQUIRED");
   g_clear_error (&error);
 
   saved = stw_storage_plugin_save_state_sync (plugin, session, NULL, TRUE, NULL, &error);
@@ -382,6 +383,132 @@ test_storage (void)
   }
 }
 
+/* Two windows on the same origin, one in the persist:c partition (the
+ * fixture's --partition): through the API, blocking and async, each
+ * partition's cookies and localStorage are its own; a partition with no
+ * window is storage.NOT_FOUND; without main eval, storage.EVAL_REQUIRED. */
+static void
+test_partition (void)
+{
+  g_autoptr(StwDispatcher) dispatcher = NULL;
+  g_autofree char *electron = g_test_build_filename (G_TEST_DIST, "fixtures", "electron", NULL);
+  g_autofree char *app = g_test_build_filename (G_TEST_DIST, "fixtures", "storage-app", NULL);
+  g_autofree char *launch_args = NULL;
+  g_autoptr(JsonObject) launch = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autoptr(GAsyncResult) result = NULL;
+  g_autoptr(GPtrArray) cookies = g_ptr_array_new_with_free_func ((GDestroyNotify) stw_storage_cookie_free);
+  g_autoptr(GPtrArray) in_partition = NULL;
+  g_autoptr(GPtrArray) in_default = NULL;
+  g_autoptr(JsonObject) set = NULL;
+  g_autoptr(JsonObject) got_default = NULL;
+  g_autoptr(JsonObject) got_partition = NULL;
+  g_autoptr(StwStorageState) saved = NULL;
+  g_autofree char *data = NULL;
+  StwTestResult wait = { 0 };
+  StwStoragePlugin *plugin;
+  StwSession *session;
+  const char *sid;
+  gint64 cleared;
+
+  if (!electron_available ())
+    {
+      g_test_skip ("the Electron stand-in or Chromium is missing");
+      return;
+    }
+
+  dispatcher = stw_dispatcher_new ();
+  stw_dispatcher_add_core_tools (dispatcher);
+  stw_dispatcher_set_allow_eval (dispatcher, STW_EVAL_TARGET_MAIN | STW_EVAL_TARGET_RENDERER);
+  load (dispatcher);
+  launch_args = g_strdup_printf ("{\"executablePath\":\"%s\",\"main\":\"%s\",\"args\":[\"--serve\","
+                                 "\"--partition=persist:c\"]}", electron, app);
+  launch = ok (stw_test_call_json (dispatcher, "electron_launch", launch_args));
+  sid = json_object_get_string_member (launch, "session_id");
+  wait_for_page (dispatcher, sid);
+  plugin = STW_STORAGE_PLUGIN (stw_dispatcher_lookup_plugin (dispatcher, "storage"));
+  session = stw_session_manager_lookup (stw_dispatcher_get_session_manager (dispatcher), sid);
+  g_assert_nonnull (session);
+
+  /* The partition's window comes up after the default one's. */
+  for (guint i = 0; i < 200; i++)
+    {
+      g_autoptr(JsonObject) probe = stw_storage_plugin_web_storage_sync (plugin, session, "persist:c", NULL,
+                                                                         STW_STORAGE_AREA_LOCAL, "keys", NULL, NULL,
+                                                                         NULL, NULL);
+      if (probe != NULL)
+        break;
+      g_usleep (50000);
+    }
+
+  /* Blocking: a cookie in the partition only. */
+  g_ptr_array_add (cookies, stw_storage_cookie_new ("pc", "1", "127.0.0.1", "/"));
+  g_assert_true (stw_storage_plugin_set_cookies_sync (plugin, session, "persist:c", cookies, NULL, &error));
+  g_assert_no_error (error);
+  in_partition = stw_storage_plugin_get_cookies_sync (plugin, session, "persist:c", NULL, NULL, &error);
+  g_assert_no_error (error);
+  g_assert_cmpuint (in_partition->len, ==, 1);
+  g_assert_cmpstr (((StwStorageCookie *) g_ptr_array_index (in_partition, 0))->name, ==, "pc");
+  in_default = stw_storage_plugin_get_cookies_sync (plugin, session, NULL, NULL, NULL, &error);
+  g_assert_no_error (error);
+  g_assert_cmpuint (in_default->len, ==, 0);
+
+  /* Async: localStorage in the partition, not in the default session. */
+  stw_storage_plugin_web_storage_async (plugin, session, "persist:c", NULL, STW_STORAGE_AREA_LOCAL, "set", "where",
+                                        "c", NULL, stw_test_result_cb, &wait);
+  result = stw_test_wait_result (&wait, 30000);
+  set = stw_storage_plugin_web_storage_finish (plugin, result, &error);
+  g_assert_no_error (error);
+  g_assert_nonnull (set);
+  got_default = stw_storage_plugin_web_storage_sync (plugin, session, NULL, NULL, STW_STORAGE_AREA_LOCAL, "get",
+                                                     "where", NULL, NULL, &error);
+  g_assert_no_error (error);
+  g_assert_false (json_object_get_boolean_member (got_default, "found"));
+  got_partition = stw_storage_plugin_web_storage_sync (plugin, session, "persist:c", NULL, STW_STORAGE_AREA_LOCAL,
+                                                       "get", "where", NULL, NULL, &error);
+  g_assert_no_error (error);
+  g_assert_cmpstr (json_object_get_string_member (got_partition, "value"), ==, "c");
+
+  /* The partition's state holds its cookie and its localStorage. */
+  g_clear_object (&result);
+  stw_storage_plugin_save_state_async (plugin, session, "persist:c", FALSE, NULL, stw_test_result_cb, &wait);
+  result = stw_test_wait_result (&wait, 30000);
+  saved = stw_storage_plugin_save_state_finish (plugin, result, &error);
+  g_assert_no_error (error);
+  g_assert_cmpuint (stw_storage_state_get_cookies (saved)->len, ==, 1);
+  data = stw_storage_state_to_data (saved, NULL);
+  g_assert_nonnull (strstr (data, "\"where\""));
+
+  /* A partition no window uses, async: refused, not the default session. */
+  g_clear_object (&result);
+  stw_storage_plugin_clear_cookies_async (plugin, session, "persist:none", NULL, NULL, NULL, stw_test_result_cb, &wait);
+  result = stw_test_wait_result (&wait, 30000);
+  cleared = stw_storage_plugin_clear_cookies_finish (plugin, result, &error);
+  g_assert_cmpint (cleared, ==, -1);
+  g_assert_error (error, STW_STORAGE_ERROR, STW_STORAGE_ERROR_NOT_FOUND);
+  g_assert_cmpstr (stw_error_get_code_name (error), ==, "storage.NOT_FOUND");
+  g_clear_error (&error);
+
+  /* Without main eval: storage.EVAL_REQUIRED, blocking and async. */
+  stw_dispatcher_set_allow_eval (dispatcher, STW_EVAL_TARGET_RENDERER);
+  g_assert_null (stw_storage_plugin_snapshot_sync (plugin, session, "persist:c", NULL, &error));
+  g_assert_error (error, STW_STORAGE_ERROR, STW_STORAGE_ERROR_EVAL_REQUIRED);
+  g_assert_cmpstr (stw_error_get_code_name (error), ==, "storage.EVAL_REQUIRED");
+  g_clear_error (&error);
+  g_clear_object (&result);
+  stw_storage_plugin_get_cookies_async (plugin, session, "persist:c", NULL, NULL, stw_test_result_cb, &wait);
+  result = stw_test_wait_result (&wait, 30000);
+  g_assert_null (stw_storage_plugin_get_cookies_finish (plugin, result, &error));
+  g_assert_cmpstr (stw_error_get_code_name (error), ==, "storage.EVAL_REQUIRED");
+  g_clear_error (&error);
+
+  {
+    g_autoptr(JsonObject) stop = ok (call (dispatcher, FALSE, sid, "electron_stop", NULL));
+  }
+  g_assert_true (stw_dispatcher_unload_plugins_sync (dispatcher, NULL, &error));
+  g_assert_no_error (error);
+}
+
 int
 main (int    argc,
       char **argv)
@@ -389,6 +516,7 @@ main (int    argc,
   stw_test_init (&argc, &argv);
 
   g_test_add_func ("/storage-plugin/session", test_storage);
+  g_test_add_func ("/storage-plugin/partition", test_partition);
 
   return g_test_run ();
 }

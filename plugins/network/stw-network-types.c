@@ -11,6 +11,28 @@ G_DEFINE_ENUM_TYPE (StwNetworkBodies, stw_network_bodies,
                     G_DEFINE_ENUM_VALUE (STW_NETWORK_BODIES_TEXT, "text"),
                     G_DEFINE_ENUM_VALUE (STW_NETWORK_BODIES_ALL, "all"))
 
+G_DEFINE_ENUM_TYPE (StwNetworkError, stw_network_error,
+                    G_DEFINE_ENUM_VALUE (STW_NETWORK_ERROR_UNSUPPORTED, "unsupported"),
+                    G_DEFINE_ENUM_VALUE (STW_NETWORK_ERROR_ALREADY_CAPTURING, "already-capturing"),
+                    G_DEFINE_ENUM_VALUE (STW_NETWORK_ERROR_NOT_CAPTURING, "not-capturing"),
+                    G_DEFINE_ENUM_VALUE (STW_NETWORK_ERROR_INVALID_PATTERN, "invalid-pattern"))
+
+/**
+ * stw_network_error_quark:
+ *
+ * The network plugin's error domain: the `network.*` codes as
+ * #StwNetworkError values.
+ *
+ * Returns: the domain
+ *
+ * Since: 1.0
+ */
+GQuark
+stw_network_error_quark (void)
+{
+  return stw_error_register_domain ("network", STW_TYPE_NETWORK_ERROR);
+}
+
 /* --- StwNetworkEntry ------------------------------------------------------ */
 
 /**

@@ -26,7 +26,10 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <glib/gstdio.h>
+
 #include "stw-network-private.h"
+#include "stw-plugins-partition.h"
 
 #define MAX_URL (16 * 1024)
 #define MAX_HEADERS 128
@@ -63,6 +66,7 @@ struct _NetState
   char             *partition;
   GHashTable       *in_partition;     /* target id → GINT_TO_POINTER (1 | 2) */
   char             *body_dir;
+  gboolean          body_dir_temporary; /* ours in the temporary directory: removed with the capture */
   gsize             body_total;
   GQueue            entries;
   GHashTable       *in_flight;        /* key → entry (borrowed from the ring) */
@@ -103,6 +107,31 @@ state_ref (NetState *state)
   return g_atomic_rc_box_acquire (state);
 }
 
+/* Removes a body directory made in the temporary directory (no app root,
+ * no bodyDir): the body files the capture wrote, then the directory. Only
+ * plain files are there; anything else stays, and so does the directory. */
+static void
+body_dir_drop (NetState *state)
+{
+  g_autoptr(GDir) dir = NULL;
+  const char *name;
+
+  if (state->body_dir != NULL && state->body_dir_temporary &&
+      (dir = g_dir_open (state->body_dir, 0, NULL)) != NULL)
+    {
+      while ((name = g_dir_read_name (dir)) != NULL)
+        {
+          g_autofree char *path = g_build_filename (state->body_dir, name, NULL);
+
+          if (g_file_test (path, G_FILE_TEST_IS_REGULAR) && !g_file_test (path, G_FILE_TEST_IS_SYMLINK))
+            g_unlink (path);
+        }
+      g_rmdir (state->body_dir);
+    }
+  g_clear_pointer (&state->body_dir, g_free);
+  state->body_dir_temporary = FALSE;
+}
+
 static void
 state_clear (gpointer data)
 {
@@ -118,7 +147,7 @@ state_clear (gpointer data)
   g_queue_clear_full (&state->entries, g_object_unref);
   g_clear_pointer (&state->stubs, g_ptr_array_unref);
   g_free (state->partition);
-  g_free (state->body_dir);
+  body_dir_drop (state);
 }
 
 static void
@@ -376,6 +405,7 @@ make_dirs (StwDispatcher *dispatcher,
 static char *
 body_dir_for (NetState       *state,
               StwDispatcher  *dispatcher,
+              gboolean       *temporary,
               GError        **error)
 {
   JsonObject *config = config_of (state);
@@ -394,6 +424,7 @@ body_dir_for (NetState       *state,
       g_autoptr(GError) local = NULL;
       char *made = g_dir_make_tmp ("stw-network-XXXXXX", &local);
 
+      *temporary = made != NULL;
       if (made == NULL)
         g_propagate_error (error, stw_error_new ("FILE_NOT_FOUND", "Cannot make a body directory: %s", local->message));
       return made;
@@ -1114,37 +1145,8 @@ sync_all (NetState *state,
 
 /* --- partitions -------------------------------------------------------------- */
 
-/* Which targets belong to the partition, asked of the main process once
- * per target: Electron's `webContents.fromDevToolsTargetId()` and the
- * session of `session.fromPartition()` (the default session for ""). */
-static char *
-partition_expression (const char *partition,
-                      GPtrArray  *targets)
-{
-  g_autoptr(JsonBuilder) builder = json_builder_new ();
-  g_autoptr(JsonNode) node = NULL;
-  g_autofree char *arguments = NULL;
-
-  json_builder_begin_object (builder);
-  json_builder_set_member_name (builder, "partition");
-  json_builder_add_string_value (builder, partition);
-  json_builder_set_member_name (builder, "targets");
-  json_builder_begin_array (builder);
-  for (guint i = 0; i < targets->len; i++)
-    json_builder_add_string_value (builder, targets->pdata[i]);
-  json_builder_end_array (builder);
-  json_builder_end_object (builder);
-  node = json_builder_get_root (builder);
-  arguments = json_to_string (node, FALSE);
-  return g_strdup_printf ("((a) => { const { session, webContents } = require('electron');"
-                          " if (!session || !webContents || !webContents.fromDevToolsTargetId)"
-                          " return { unsupported: true };"
-                          " const s = a.partition === '' ? session.defaultSession : session.fromPartition(a.partition);"
-                          " const inside = {};"
-                          " for (const id of a.targets) { const w = webContents.fromDevToolsTargetId(id);"
-                          " inside[id] = !!w && w.session === s; }"
-                          " return { inside }; })(%s)", arguments);
-}
+/* Which targets belong to the partition is asked of the main process once
+ * per target (stw-plugins-partition.c). */
 
 static GError *
 partition_unsupported (const char *why)
@@ -1197,7 +1199,8 @@ on_partition_answer (GObject      *object,
   for (guint i = 0; i < targets->len; i++)
     {
       const char *target = targets->pdata[i];
-      gboolean in = inside && json_object_get_boolean_member_with_default (inside, target, FALSE);
+      JsonNode *verdict = inside ? json_object_get_member (inside, target) : NULL;
+      gboolean in = verdict != NULL && JSON_NODE_HOLDS_VALUE (verdict) && json_node_get_boolean (verdict);
 
       g_hash_table_replace (state->in_partition, g_strdup (target), GINT_TO_POINTER (in ? 1 : 2));
     }
@@ -1236,7 +1239,7 @@ resolve_partition_async (NetState            *state,
       g_task_return_error (task, partition_unsupported ("this session has none"));
       return;
     }
-  expression = partition_expression (state->partition, targets);
+  expression = _stw_plugins_partition_expression (state->partition, targets);
   stw_session_evaluate_main_async (state->session, expression, NULL, on_partition_answer, g_object_ref (task));
 }
 
@@ -1358,6 +1361,7 @@ stw_network_plugin_class_init (StwNetworkPluginClass *klass)
   G_OBJECT_CLASS (klass)->finalize = stw_network_plugin_finalize;
   plugin_class->surface_attached = stw_network_plugin_surface_attached;
   plugin_class->teardown = stw_network_plugin_teardown;
+  stw_network_error_quark ();
 }
 
 static void
@@ -1512,13 +1516,15 @@ stw_network_plugin_capture_start_async (StwNetworkPlugin    *self,
       g_ptr_array_add (filters, regex);
     }
 
-  g_clear_pointer (&state->body_dir, g_free);
+  /* A new capture: the previous one's entries go, and with them the body
+   * files of a temporary body directory. */
+  body_dir_drop (state);
   dispatcher = stw_plugin_get_dispatcher (STW_PLUGIN (self));
   if (bodies != STW_NETWORK_BODIES_NONE)
     {
       GError *error = NULL;
 
-      state->body_dir = body_dir_for (state, dispatcher, &error);
+      state->body_dir = body_dir_for (state, dispatcher, &state->body_dir_temporary, &error);
       if (state->body_dir == NULL)
         {
           g_task_return_error (task, error);

@@ -43,6 +43,36 @@ STW_AVAILABLE_IN_1_0
 GType stw_network_bodies_get_type (void);
 #define STW_TYPE_NETWORK_BODIES (stw_network_bodies_get_type ())
 
+/**
+ * StwNetworkError:
+ * @STW_NETWORK_ERROR_UNSUPPORTED: `network.UNSUPPORTED`: the session has
+ *   no renderers, or a partition without a main process to ask
+ * @STW_NETWORK_ERROR_ALREADY_CAPTURING: `network.ALREADY_CAPTURING`
+ * @STW_NETWORK_ERROR_NOT_CAPTURING: `network.NOT_CAPTURING`
+ * @STW_NETWORK_ERROR_INVALID_PATTERN: `network.INVALID_PATTERN`: a URL
+ *   pattern that does not compile
+ *
+ * The network plugin's error codes, in the %STW_NETWORK_ERROR domain;
+ * stw_error_get_code_name() answers `network.<CODE>` for them.
+ *
+ * Since: 1.0
+ */
+typedef enum
+{
+  STW_NETWORK_ERROR_UNSUPPORTED,
+  STW_NETWORK_ERROR_ALREADY_CAPTURING,
+  STW_NETWORK_ERROR_NOT_CAPTURING,
+  STW_NETWORK_ERROR_INVALID_PATTERN,
+} StwNetworkError;
+
+STW_AVAILABLE_IN_1_0
+GType stw_network_error_get_type (void);
+#define STW_TYPE_NETWORK_ERROR (stw_network_error_get_type ())
+
+#define STW_NETWORK_ERROR (stw_network_error_quark ())
+STW_AVAILABLE_IN_1_0
+GQuark stw_network_error_quark (void);
+
 /* --- a captured request --------------------------------------------------- */
 
 #define STW_TYPE_NETWORK_ENTRY (stw_network_entry_get_type ())

@@ -40,6 +40,16 @@ arg_string (JsonObject *arguments,
   return json_object_get_string_member_with_default (arguments, member, NULL);
 }
 
+/* Which Electron session the answer is of: the partition asked for, or
+ * "default". */
+static const char *
+session_name (StwInvocation *invocation)
+{
+  const char *partition = arg_string (stw_invocation_get_arguments (invocation), "partition");
+
+  return partition == NULL || *partition == '\0' ? "default" : partition;
+}
+
 static void
 answer_object (StwInvocation *invocation,
                JsonObject    *answer,
@@ -51,7 +61,7 @@ answer_object (StwInvocation *invocation,
       return;
     }
   if (!json_object_has_member (answer, "session"))
-    json_object_set_string_member (answer, "session", "default");
+    json_object_set_string_member (answer, "session", session_name (invocation));
   stw_invocation_return_value (invocation, answer);
 }
 
@@ -88,7 +98,7 @@ on_cookies (GObject      *object,
   list = json_array_new ();
   for (guint i = 0; i < cookies->len; i++)
     json_array_add_object_element (list, stw_storage_cookie_to_json (g_ptr_array_index (cookies, i), reveal));
-  json_object_set_string_member (answer, "session", "default");
+  json_object_set_string_member (answer, "session", session_name (invocation));
   json_object_set_int_member (answer, "count", cookies->len);
   json_object_set_boolean_member (answer, "redacted", !reveal);
   json_object_set_array_member (answer, "cookies", list);
@@ -393,16 +403,16 @@ _stw_storage_plugin_add_tools (StwStoragePlugin *self)
 
   stw_tool_provider_add_error_code (provider, "UNSUPPORTED", 409, FALSE,
                                     "Not restorable or not reachable: opfs or credentials in a state, an origin "
-                                    "that is not http(s), or a partition other than the default session.", NULL);
+                                    "that is not http(s), or a partition without a main process to ask.", NULL);
   stw_tool_provider_add_error_code (provider, "EVAL_REQUIRED", 403, FALSE,
-                                    "Reserved: what needs main-process eval (a partition with no window) is "
-                                    "storage.UNSUPPORTED in this version.", NULL);
+                                    "A partition other than the default session is found by main-process eval: "
+                                    "needs --allow-eval=main.", NULL);
   stw_tool_provider_add_error_code (provider, "ACCESS_FAILED", 502, FALSE,
                                     "The page's storage or the session's cookies could not be read or written "
                                     "(the message says why; data over maxBytes too).", NULL);
   stw_tool_provider_add_error_code (provider, "NOT_FOUND", 404, FALSE,
-                                    "No frame at that origin, or no such database or store; navigate there or "
-                                    "check storage_idb_schema.", NULL);
+                                    "No frame at that origin, no window in that partition, or no such database or "
+                                    "store; navigate there or check storage_idb_schema.", NULL);
   stw_tool_provider_add_error_code (provider, "NOT_ALLOWED", 403, FALSE,
                                     "A cookie's domain is outside the plugin's cookieDomains; nothing was applied.",
                                     NULL);

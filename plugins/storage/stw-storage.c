@@ -26,6 +26,7 @@
 #include <gio/gunixinputstream.h>
 
 #include "stw-storage-private.h"
+#include "stw-plugins-partition.h"
 
 #define AGENT_RESOURCE "/org/stagewright/plugins/storage/storage-agent.js"
 #define DEFAULT_MAX_BYTES (16 * 1024 * 1024)
@@ -39,6 +40,29 @@ GResource *_stw_storage_get_resource (void);
 G_DEFINE_ENUM_TYPE (StwStorageArea, stw_storage_area,
                     G_DEFINE_ENUM_VALUE (STW_STORAGE_AREA_LOCAL, "local"),
                     G_DEFINE_ENUM_VALUE (STW_STORAGE_AREA_SESSION, "session"))
+
+G_DEFINE_ENUM_TYPE (StwStorageError, stw_storage_error,
+                    G_DEFINE_ENUM_VALUE (STW_STORAGE_ERROR_UNSUPPORTED, "unsupported"),
+                    G_DEFINE_ENUM_VALUE (STW_STORAGE_ERROR_EVAL_REQUIRED, "eval-required"),
+                    G_DEFINE_ENUM_VALUE (STW_STORAGE_ERROR_ACCESS_FAILED, "access-failed"),
+                    G_DEFINE_ENUM_VALUE (STW_STORAGE_ERROR_NOT_FOUND, "not-found"),
+                    G_DEFINE_ENUM_VALUE (STW_STORAGE_ERROR_NOT_ALLOWED, "not-allowed"))
+
+/**
+ * stw_storage_error_quark:
+ *
+ * The storage plugin's error domain: the `storage.*` codes as
+ * #StwStorageError values.
+ *
+ * Returns: the domain
+ *
+ * Since: 1.0
+ */
+GQuark
+stw_storage_error_quark (void)
+{
+  return stw_error_register_domain ("storage", STW_TYPE_STORAGE_ERROR);
+}
 
 /* --- errors ---------------------------------------------------------------- */
 
@@ -896,6 +920,7 @@ stw_storage_plugin_class_init (StwStoragePluginClass *klass)
 {
   G_OBJECT_CLASS (klass)->finalize = stw_storage_plugin_finalize;
   STW_PLUGIN_CLASS (klass)->app_ready = _stw_storage_plugin_app_ready;
+  stw_storage_error_quark ();
 }
 
 static void
@@ -924,23 +949,6 @@ config_int (StwStoragePlugin *self,
 
 /* --- sessions and frames -------------------------------------------------------- */
 
-/* Only the default session is reachable without main-process eval. */
-static gboolean
-check_partition (const char  *partition,
-                 GError     **error)
-{
-  GError *refused;
-
-  if (partition == NULL || *partition == '\0' || g_str_equal (partition, "default"))
-    return TRUE;
-  refused = stw_error_new ("storage.UNSUPPORTED",
-                           "The partition “%s” cannot be addressed: this version reaches the default session only",
-                           partition);
-  stw_error_set_hint (refused, "Omit partition (or pass \"default\"); see docs/reference/plugin-storage.md");
-  g_propagate_error (error, refused);
-  return FALSE;
-}
-
 static gboolean
 check_session (StwSession  *session,
                GError     **error)
@@ -951,19 +959,29 @@ check_session (StwSession  *session,
   return FALSE;
 }
 
-/* A window of @session to send cookie calls through. */
+/* Whether @surface is in @scope (the surface ids of a partition's
+ * renderers), NULL: no partition was named, every surface is. */
+static gboolean
+in_scope (GHashTable *scope,
+          StwSurface *surface)
+{
+  return scope == NULL || g_hash_table_contains (scope, stw_surface_get_id (surface));
+}
+
+/* A window of @session (in @scope) to send cookie calls through. */
 static StwSurface *
 cookie_surface (StwSession  *session,
+                GHashTable  *scope,
                 GError     **error)
 {
   StwSurface *active = stw_session_get_active_window (session);
   g_autoptr(GList) windows = NULL;
 
-  if (active != NULL && !stw_surface_is_closed (active))
+  if (active != NULL && !stw_surface_is_closed (active) && in_scope (scope, active))
     return g_object_ref (active);
   windows = stw_session_list_windows (session);
   for (GList *l = windows; l != NULL; l = l->next)
-    if (!stw_surface_is_closed (l->data))
+    if (!stw_surface_is_closed (l->data) && in_scope (scope, l->data))
       return g_object_ref (l->data);
   g_propagate_error (error, stw_error_new_literal ("storage.ACCESS_FAILED",
                                                    "The app has no window to reach its session's storage through"));
@@ -974,6 +992,7 @@ cookie_surface (StwSession  *session,
  * active window, whose origin is put in @resolved. */
 static StwSurface *
 origin_surface (StwSession  *session,
+                GHashTable  *scope,
                 const char  *origin,
                 char       **resolved,
                 GError     **error)
@@ -984,7 +1003,7 @@ origin_surface (StwSession  *session,
 
   if (origin == NULL)
     {
-      g_autoptr(StwSurface) active = cookie_surface (session, error);
+      g_autoptr(StwSurface) active = cookie_surface (session, scope, error);
       g_autofree char *own = NULL;
 
       if (active == NULL)
@@ -1013,7 +1032,7 @@ origin_surface (StwSession  *session,
       {
         g_autofree char *own = origin_of_url (stw_surface_get_url (l->data));
 
-        if (own != NULL && g_str_equal (own, origin) && !stw_surface_is_closed (l->data))
+        if (own != NULL && g_str_equal (own, origin) && !stw_surface_is_closed (l->data) && in_scope (scope, l->data))
           {
             *resolved = g_strdup (origin);
             return g_object_ref (l->data);
@@ -1023,6 +1042,192 @@ origin_surface (StwSession  *session,
   stw_error_set_hint (missing, "Navigate a window to the origin first (storage_state_load visits it by itself)");
   g_propagate_error (error, missing);
   return NULL;
+}
+
+/* --- partitions ------------------------------------------------------------------ */
+
+/* Without a partition (or "" or "default") the tools address the
+ * session's windows as they always did: nothing to learn. */
+static gboolean
+is_default_partition (const char *partition)
+{
+  return partition == NULL || *partition == '\0' || g_str_equal (partition, "default");
+}
+
+/* Which renderers a partition has is known only to the main process
+ * (webContents.session): asking it is main-process eval, which the
+ * server's policy must allow, as for the core eval tools. */
+static gboolean
+check_partition_eval (StwStoragePlugin  *self,
+                      const char        *partition,
+                      GError           **error)
+{
+  StwDispatcher *dispatcher = stw_plugin_get_dispatcher (STW_PLUGIN (self));
+  GError *refused;
+
+  if (dispatcher != NULL && (stw_dispatcher_get_allow_eval (dispatcher) & STW_EVAL_TARGET_MAIN) != 0)
+    return TRUE;
+  refused = stw_error_new ("storage.EVAL_REQUIRED",
+                           "The partition “%s” can only be found by asking the app's main process, which needs "
+                           "--allow-eval=main", partition);
+  stw_error_set_hint (refused, dispatcher == NULL
+                                 ? "Add the plugin to a dispatcher that allows main-process eval, or omit partition"
+                                 : "Restart the server with --allow-eval=main, or omit partition (the default session)");
+  g_propagate_error (error, refused);
+  return FALSE;
+}
+
+typedef void (*ScopeReady) (GTask *task, StwSession *session, GHashTable *scope);
+
+typedef struct
+{
+  GTask      *task;       /* owned */
+  ScopeReady  ready;
+  StwSession *session;
+  char       *partition;
+  GPtrArray  *surfaces;   /* the session's surfaces when asked */
+} ScopeAsk;
+
+static void
+scope_ask_free (ScopeAsk *ask)
+{
+  g_object_unref (ask->session);
+  g_free (ask->partition);
+  g_ptr_array_unref (ask->surfaces);
+  g_free (ask);
+}
+
+static void
+scope_fail (GTask  *task,
+            GError *error)
+{
+  g_task_return_error (task, error);
+  g_object_unref (task);
+}
+
+/* The answer to _stw_plugins_partition_expression(): for each target a
+ * webContents has, whether it is in the partition; a frame of its own
+ * process (no webContents) is in it when the nearest surface above it
+ * is. */
+static void
+on_scope_answer (GObject      *object,
+                 GAsyncResult *result,
+                 gpointer      user_data)
+{
+  ScopeAsk *ask = user_data;
+  g_autoptr(GError) error = NULL;
+  g_autoptr(JsonNode) value = stw_session_evaluate_main_finish (STW_SESSION (object), result, &error);
+  JsonObject *answer = value && JSON_NODE_HOLDS_OBJECT (value) ? json_node_get_object (value) : NULL;
+  JsonNode *inside_node = answer ? json_object_get_member (answer, "inside") : NULL;
+  JsonObject *inside = inside_node && JSON_NODE_HOLDS_OBJECT (inside_node) ? json_node_get_object (inside_node) : NULL;
+  g_autoptr(GHashTable) by_id = g_hash_table_new (g_str_hash, g_str_equal);
+  g_autoptr(GHashTable) scope = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
+
+  if (inside == NULL)
+    {
+      GError *failed = stw_error_new ("storage.UNSUPPORTED",
+                                      "The app's main process cannot say which windows are in the partition “%s”: %s",
+                                      ask->partition, error ? error->message : "its electron module has no session API");
+
+      stw_error_set_hint (failed, "Omit partition (the default session)");
+      scope_fail (ask->task, failed);
+      scope_ask_free (ask);
+      return;
+    }
+  for (guint i = 0; i < ask->surfaces->len; i++)
+    g_hash_table_insert (by_id, (gpointer) stw_surface_get_id (ask->surfaces->pdata[i]), ask->surfaces->pdata[i]);
+  for (guint i = 0; i < ask->surfaces->len; i++)
+    {
+      StwSurface *surface = ask->surfaces->pdata[i];
+
+      /* Up from the surface to the first one whose target is a webContents. */
+      for (StwSurface *at = surface; at != NULL;)
+        {
+          const char *target = stw_surface_get_target_id (at);
+          JsonNode *verdict = target ? json_object_get_member (inside, target) : NULL;
+          const char *parent;
+
+          if (verdict != NULL && JSON_NODE_HOLDS_VALUE (verdict))
+            {
+              if (json_node_get_boolean (verdict))
+                g_hash_table_add (scope, g_strdup (stw_surface_get_id (surface)));
+              break;
+            }
+          parent = stw_surface_get_parent_id (at);
+          at = parent ? g_hash_table_lookup (by_id, parent) : NULL;
+        }
+    }
+  if (g_hash_table_size (scope) == 0)
+    {
+      GError *missing = stw_error_new ("storage.NOT_FOUND",
+                                       "No window or webview of the app is in the partition “%s”", ask->partition);
+
+      stw_error_set_hint (missing, "Its storage is reached through one of its renderers: open a window with "
+                                   "webPreferences.partition (or .session) first; the default session is not used "
+                                   "instead");
+      scope_fail (ask->task, missing);
+      scope_ask_free (ask);
+      return;
+    }
+  ask->ready (ask->task, ask->session, scope);
+  scope_ask_free (ask);
+}
+
+/* Runs @ready (which then owns @task) with the surfaces of @partition:
+ * at once with NULL for the default session; for any other partition
+ * after asking the main process which renderers are in it. On a refusal
+ * @task (taken) gets the error. */
+static void
+with_scope (StwStoragePlugin *self,
+            StwSession       *session,
+            const char       *partition,
+            GTask            *task,
+            ScopeReady        ready)
+{
+  GError *error = NULL;
+  ScopeAsk *ask;
+  g_autoptr(GList) surfaces = NULL;
+  g_autoptr(GPtrArray) targets = g_ptr_array_new ();
+  g_autofree char *expression = NULL;
+
+  if (!check_session (session, &error))
+    {
+      scope_fail (task, error);
+      return;
+    }
+  if (is_default_partition (partition))
+    {
+      ready (task, session, NULL);
+      return;
+    }
+  if (!check_partition_eval (self, partition, &error))
+    {
+      scope_fail (task, error);
+      return;
+    }
+  if (!stw_session_has_main_process (session))
+    {
+      error = stw_error_new ("storage.UNSUPPORTED", "The partition “%s” cannot be found: this session has no main "
+                             "process to ask (a browser, or an app attached without its inspector)", partition);
+      stw_error_set_hint (error, "Omit partition (the default session)");
+      scope_fail (task, error);
+      return;
+    }
+  ask = g_new0 (ScopeAsk, 1);
+  ask->task = task;
+  ask->ready = ready;
+  ask->session = g_object_ref (session);
+  ask->partition = g_strdup (partition);
+  ask->surfaces = g_ptr_array_new_with_free_func (g_object_unref);
+  surfaces = stw_session_list_surfaces (session);
+  for (GList *l = surfaces; l != NULL; l = l->next)
+    if (!stw_surface_is_closed (l->data))
+      g_ptr_array_add (ask->surfaces, g_object_ref (l->data));
+  for (guint i = 0; i < ask->surfaces->len; i++)
+    if (stw_surface_get_target_id (ask->surfaces->pdata[i]) != NULL)
+      g_ptr_array_add (targets, (gpointer) stw_surface_get_target_id (ask->surfaces->pdata[i]));
+  expression = _stw_plugins_partition_expression (partition, targets);
+  stw_session_evaluate_main_async (session, expression, g_task_get_cancellable (task), on_scope_answer, ask);
 }
 
 /* --- the agent -------------------------------------------------------------------- */
@@ -1112,8 +1317,42 @@ return_answer (GTask      *task,
   g_object_unref (task);
 }
 
-/* Starts an agent call on the frame of @origin; the task answers the
- * agent's object. */
+typedef struct
+{
+  char       *origin;
+  const char *op;
+  JsonObject *argument;
+} AgentTaskData;
+
+static void
+agent_task_data_free (AgentTaskData *data)
+{
+  g_free (data->origin);
+  g_clear_pointer (&data->argument, json_object_unref);
+  g_free (data);
+}
+
+static void
+agent_task_ready (GTask      *task,
+                  StwSession *session,
+                  GHashTable *scope)
+{
+  AgentTaskData *data = g_task_get_task_data (task);
+  g_autoptr(StwSurface) surface = NULL;
+  g_autofree char *resolved = NULL;
+  GError *error = NULL;
+
+  if ((surface = origin_surface (session, scope, data->origin, &resolved, &error)) == NULL)
+    {
+      scope_fail (task, error);
+      return;
+    }
+  call_agent (g_task_get_source_object (task), surface, data->op, g_steal_pointer (&data->argument), task,
+              return_answer);
+}
+
+/* Starts an agent call on the frame of @origin (in @partition); the task
+ * answers the agent's object. */
 static void
 agent_task (StwStoragePlugin    *self,
             StwSession          *session,
@@ -1127,20 +1366,14 @@ agent_task (StwStoragePlugin    *self,
             gpointer             user_data)
 {
   GTask *task = g_task_new (self, cancellable, callback, user_data);
-  g_autoptr(JsonObject) owned = argument;
-  g_autoptr(StwSurface) surface = NULL;
-  g_autofree char *resolved = NULL;
-  GError *error = NULL;
+  AgentTaskData *data = g_new0 (AgentTaskData, 1);
 
   g_task_set_source_tag (task, source_tag);
-  if (!check_partition (partition, &error) || !check_session (session, &error) ||
-      (surface = origin_surface (session, origin, &resolved, &error)) == NULL)
-    {
-      g_task_return_error (task, error);
-      g_object_unref (task);
-      return;
-    }
-  call_agent (self, surface, op, g_steal_pointer (&owned), task, return_answer);
+  data->origin = g_strdup (origin);
+  data->op = op;
+  data->argument = argument;
+  g_task_set_task_data (task, data, (GDestroyNotify) agent_task_data_free);
+  with_scope (self, session, partition, task, agent_task_ready);
 }
 
 static JsonObject *
@@ -1282,8 +1515,11 @@ stw_storage_plugin_indexed_db_finish (StwStoragePlugin  *self,
 
 /* --- cookies over CDP ------------------------------------------------------------------ */
 
+typedef void (*CookieStart) (GTask *task);
+
 typedef struct
 {
+  CookieStart  start;
   StwSurface  *surface;
   char       **urls;
   char        *name;
@@ -1306,27 +1542,46 @@ cookie_data_free (CookieData *data)
 
 static GTask *
 cookie_task (StwStoragePlugin     *self,
-             StwSession           *session,
-             const char           *partition,
              gpointer              source_tag,
              GCancellable         *cancellable,
              GAsyncReadyCallback   callback,
              gpointer              user_data)
 {
   GTask *task = g_task_new (self, cancellable, callback, user_data);
-  CookieData *data = g_new0 (CookieData, 1);
-  GError *error = NULL;
 
   g_task_set_source_tag (task, source_tag);
-  g_task_set_task_data (task, data, (GDestroyNotify) cookie_data_free);
-  if (!check_partition (partition, &error) || !check_session (session, &error) ||
-      (data->surface = cookie_surface (session, &error)) == NULL)
-    {
-      g_task_return_error (task, error);
-      g_object_unref (task);
-      return NULL;
-    }
+  g_task_set_task_data (task, g_new0 (CookieData, 1), (GDestroyNotify) cookie_data_free);
   return task;
+}
+
+static void
+cookie_task_ready (GTask      *task,
+                   StwSession *session,
+                   GHashTable *scope)
+{
+  CookieData *data = g_task_get_task_data (task);
+  GError *error = NULL;
+
+  if ((data->surface = cookie_surface (session, scope, &error)) == NULL)
+    {
+      scope_fail (task, error);
+      return;
+    }
+  data->start (task);
+}
+
+/* Runs @start once a window of @partition is found to send CDP through:
+ * its browser context is the partition's (Electron's session). */
+static void
+cookie_task_run (GTask       *task,
+                 StwSession  *session,
+                 const char  *partition,
+                 CookieStart  start)
+{
+  CookieData *data = g_task_get_task_data (task);
+
+  data->start = start;
+  with_scope (g_task_get_source_object (task), session, partition, task, cookie_task_ready);
 }
 
 /* The session's cookies from a Network.getAllCookies reply. */
@@ -1394,6 +1649,15 @@ on_all_cookies (GObject      *object,
   g_object_unref (task);
 }
 
+static void
+get_cookies_start (GTask *task)
+{
+  CookieData *data = g_task_get_task_data (task);
+
+  stw_surface_send_cdp_async (data->surface, "Network.getAllCookies", NULL, g_task_get_cancellable (task),
+                              on_all_cookies, task);
+}
+
 /**
  * stw_storage_plugin_get_cookies_async:
  * @self: the plugin
@@ -1418,15 +1682,11 @@ stw_storage_plugin_get_cookies_async (StwStoragePlugin    *self,
                                       GAsyncReadyCallback  callback,
                                       gpointer             user_data)
 {
-  GTask *task = cookie_task (self, session, partition, stw_storage_plugin_get_cookies_async,
-                             cancellable, callback, user_data);
-  CookieData *data;
+  GTask *task = cookie_task (self, stw_storage_plugin_get_cookies_async, cancellable, callback, user_data);
+  CookieData *data = g_task_get_task_data (task);
 
-  if (task == NULL)
-    return;
-  data = g_task_get_task_data (task);
   data->urls = g_strdupv ((char **) urls);
-  stw_surface_send_cdp_async (data->surface, "Network.getAllCookies", NULL, cancellable, on_all_cookies, task);
+  cookie_task_run (task, session, partition, get_cookies_start);
 }
 
 /**
@@ -1496,6 +1756,29 @@ check_cookie_domains (StwStoragePlugin *self,
   return NULL;
 }
 
+static void
+set_cookies_start (GTask *task)
+{
+  CookieData *data = g_task_get_task_data (task);
+  g_autoptr(JsonObject) params = NULL;
+  JsonArray *list;
+  GError *refused = check_cookie_domains (g_task_get_source_object (task), data->cookies);
+
+  if (refused != NULL)
+    {
+      g_task_return_error (task, refused);
+      g_object_unref (task);
+      return;
+    }
+  params = json_object_new ();
+  list = json_array_new ();
+  for (guint i = 0; i < data->cookies->len; i++)
+    json_array_add_object_element (list, cookie_to_cdp (g_ptr_array_index (data->cookies, i)));
+  json_object_set_array_member (params, "cookies", list);
+  stw_surface_send_cdp_async (data->surface, "Network.setCookies", params, g_task_get_cancellable (task),
+                              on_cookies_set, task);
+}
+
 /**
  * stw_storage_plugin_set_cookies_async:
  * @self: the plugin
@@ -1520,29 +1803,11 @@ stw_storage_plugin_set_cookies_async (StwStoragePlugin    *self,
                                       GAsyncReadyCallback  callback,
                                       gpointer             user_data)
 {
-  GTask *task = cookie_task (self, session, partition, stw_storage_plugin_set_cookies_async,
-                             cancellable, callback, user_data);
-  CookieData *data;
-  g_autoptr(JsonObject) params = NULL;
-  JsonArray *list;
-  GError *refused;
+  GTask *task = cookie_task (self, stw_storage_plugin_set_cookies_async, cancellable, callback, user_data);
+  CookieData *data = g_task_get_task_data (task);
 
-  if (task == NULL)
-    return;
-  data = g_task_get_task_data (task);
-  refused = check_cookie_domains (self, cookies);
-  if (refused != NULL)
-    {
-      g_task_return_error (task, refused);
-      g_object_unref (task);
-      return;
-    }
-  params = json_object_new ();
-  list = json_array_new ();
-  for (guint i = 0; i < cookies->len; i++)
-    json_array_add_object_element (list, cookie_to_cdp (g_ptr_array_index (cookies, i)));
-  json_object_set_array_member (params, "cookies", list);
-  stw_surface_send_cdp_async (data->surface, "Network.setCookies", params, cancellable, on_cookies_set, task);
+  data->cookies = g_ptr_array_ref (cookies);
+  cookie_task_run (task, session, partition, set_cookies_start);
 }
 
 /**
@@ -1626,6 +1891,15 @@ on_cookies_to_clear (GObject      *object,
   g_object_unref (task);
 }
 
+static void
+clear_cookies_start (GTask *task)
+{
+  CookieData *data = g_task_get_task_data (task);
+
+  stw_surface_send_cdp_async (data->surface, "Network.getAllCookies", NULL, g_task_get_cancellable (task),
+                              on_cookies_to_clear, task);
+}
+
 /**
  * stw_storage_plugin_clear_cookies_async:
  * @self: the plugin
@@ -1651,16 +1925,12 @@ stw_storage_plugin_clear_cookies_async (StwStoragePlugin    *self,
                                         GAsyncReadyCallback  callback,
                                         gpointer             user_data)
 {
-  GTask *task = cookie_task (self, session, partition, stw_storage_plugin_clear_cookies_async,
-                             cancellable, callback, user_data);
-  CookieData *data;
+  GTask *task = cookie_task (self, stw_storage_plugin_clear_cookies_async, cancellable, callback, user_data);
+  CookieData *data = g_task_get_task_data (task);
 
-  if (task == NULL)
-    return;
-  data = g_task_get_task_data (task);
   data->name = g_strdup (name);
   data->domain = g_strdup (domain);
-  stw_surface_send_cdp_async (data->surface, "Network.getAllCookies", NULL, cancellable, on_cookies_to_clear, task);
+  cookie_task_run (task, session, partition, clear_cookies_start);
 }
 
 /**
@@ -1688,6 +1958,7 @@ stw_storage_plugin_clear_cookies_finish (StwStoragePlugin  *self,
  * origins' URLs go to @skipped when given. */
 static void
 list_origins (StwSession *session,
+              GHashTable *scope,
               GPtrArray  *origins,
               GPtrArray  *surfaces,
               GPtrArray  *skipped)
@@ -1701,7 +1972,7 @@ list_origins (StwSession *session,
         const char *url = stw_surface_get_url (l->data);
         g_autofree char *origin = origin_of_url (url);
 
-        if (stw_surface_is_closed (l->data))
+        if (stw_surface_is_closed (l->data) || !in_scope (scope, l->data))
           continue;
         if (origin == NULL)
           {
@@ -1721,6 +1992,7 @@ list_origins (StwSession *session,
 typedef struct
 {
   StwSession      *session;
+  char            *partition;
   gboolean         indexed_db;
   StwStorageState *state;
   GPtrArray       *origins;    /* char* */
@@ -1732,6 +2004,7 @@ static void
 save_data_free (SaveData *data)
 {
   g_clear_object (&data->session);
+  g_free (data->partition);
   g_clear_object (&data->state);
   g_ptr_array_unref (data->origins);
   g_ptr_array_unref (data->surfaces);
@@ -1826,6 +2099,19 @@ on_save_cookies (GObject      *object,
   save_next_origin (task);
 }
 
+static void
+save_state_ready (GTask      *task,
+                  StwSession *session,
+                  GHashTable *scope)
+{
+  SaveData *data = g_task_get_task_data (task);
+
+  data->session = g_object_ref (session);
+  list_origins (session, scope, data->origins, data->surfaces, NULL);
+  stw_storage_plugin_get_cookies_async (g_task_get_source_object (task), session, data->partition, NULL,
+                                        g_task_get_cancellable (task), on_save_cookies, task);
+}
+
 /**
  * stw_storage_plugin_save_state_async:
  * @self: the plugin
@@ -1854,23 +2140,15 @@ stw_storage_plugin_save_state_async (StwStoragePlugin    *self,
 {
   GTask *task = g_task_new (self, cancellable, callback, user_data);
   SaveData *data = g_new0 (SaveData, 1);
-  GError *error = NULL;
 
   g_task_set_source_tag (task, stw_storage_plugin_save_state_async);
   data->indexed_db = indexed_db;
   data->state = stw_storage_state_new ();
   data->origins = g_ptr_array_new_with_free_func (g_free);
   data->surfaces = g_ptr_array_new_with_free_func (g_object_unref);
+  data->partition = g_strdup (partition);
   g_task_set_task_data (task, data, (GDestroyNotify) save_data_free);
-  if (!check_partition (partition, &error) || !check_session (session, &error))
-    {
-      g_task_return_error (task, error);
-      g_object_unref (task);
-      return;
-    }
-  data->session = g_object_ref (session);
-  list_origins (session, data->origins, data->surfaces, NULL);
-  stw_storage_plugin_get_cookies_async (self, session, partition, NULL, cancellable, on_save_cookies, task);
+  with_scope (self, session, partition, task, save_state_ready);
 }
 
 /**
@@ -1908,6 +2186,8 @@ typedef struct
   guint               tries;
   JsonArray          *report;
   GPtrArray          *reload_surfaces;
+  char               *partition;
+  GHashTable         *scope;         /* the partition's surface ids, or NULL */
 } LoadData;
 
 static void
@@ -1926,6 +2206,8 @@ load_data_free (LoadData *data)
   g_free (data->return_url);
   json_array_unref (data->report);
   g_ptr_array_unref (data->reload_surfaces);
+  g_free (data->partition);
+  g_clear_pointer (&data->scope, g_hash_table_unref);
   g_free (data);
 }
 
@@ -2137,7 +2419,8 @@ load_finish (GTask *task)
       stw_surface_send_cdp_async (surface, "Page.reload", NULL, NULL, NULL, NULL);
       reloaded++;
     }
-  json_object_set_string_member (answer, "session", "default");
+  json_object_set_string_member (answer, "session", is_default_partition (data->partition) ? "default"
+                                                                                          : data->partition);
   json_object_set_int_member (answer, "cookies", data->state->cookies->len);
   json_object_set_array_member (answer, "origins", json_array_ref (data->report));
   json_object_set_int_member (answer, "reloaded", reloaded + (data->return_url != NULL ? 1 : 0));
@@ -2161,7 +2444,7 @@ load_next_origin (GTask *task)
   origin = json_object_get_string_member (json_array_get_object_element (data->state->origins, data->next), "origin");
   /* A frame of the origin that is not the window being used for visits. */
   if (data->return_url == NULL || g_strcmp0 (origin, data->return_url) != 0)
-    frame = origin_surface (data->session, origin, &resolved, NULL);
+    frame = origin_surface (data->session, data->scope, origin, &resolved, NULL);
   if (frame != NULL && !(frame == data->window && data->return_url != NULL))
     {
       g_set_object (&data->target, frame);
@@ -2210,8 +2493,30 @@ on_load_cookies_cleared (GObject      *object,
       load_next_origin (task);
       return;
     }
-  stw_storage_plugin_set_cookies_async (g_task_get_source_object (task), data->session, NULL, data->state->cookies,
+  stw_storage_plugin_set_cookies_async (g_task_get_source_object (task), data->session, data->partition,
+                                        data->state->cookies,
                                         g_task_get_cancellable (task), on_load_cookies_set, task);
+}
+
+static void
+load_state_ready (GTask      *task,
+                  StwSession *session,
+                  GHashTable *scope)
+{
+  LoadData *data = g_task_get_task_data (task);
+  GError *error = NULL;
+
+  if ((data->window = cookie_surface (session, scope, &error)) == NULL ||
+      (error = check_cookie_domains (g_task_get_source_object (task), data->state->cookies)) != NULL)
+    {
+      g_task_return_error (task, error);
+      g_object_unref (task);
+      return;
+    }
+  data->scope = scope ? g_hash_table_ref (scope) : NULL;
+  data->session = g_object_ref (session);
+  stw_surface_send_cdp_async (data->window, "Network.clearBrowserCookies", NULL, g_task_get_cancellable (task),
+                              on_load_cookies_cleared, task);
 }
 
 /**
@@ -2247,7 +2552,6 @@ stw_storage_plugin_load_state_async (StwStoragePlugin    *self,
 {
   GTask *task = g_task_new (self, cancellable, callback, user_data);
   LoadData *data = g_new0 (LoadData, 1);
-  GError *error = NULL;
 
   g_return_if_fail (STW_IS_STORAGE_STATE (state));
   g_task_set_source_tag (task, stw_storage_plugin_load_state_async);
@@ -2255,18 +2559,9 @@ stw_storage_plugin_load_state_async (StwStoragePlugin    *self,
   data->reload = reload;
   data->report = json_array_new ();
   data->reload_surfaces = g_ptr_array_new_with_free_func (g_object_unref);
+  data->partition = g_strdup (partition);
   g_task_set_task_data (task, data, (GDestroyNotify) load_data_free);
-  if (!check_partition (partition, &error) || !check_session (session, &error) ||
-      (data->window = cookie_surface (session, &error)) == NULL ||
-      (error = check_cookie_domains (self, state->cookies)) != NULL)
-    {
-      g_task_return_error (task, error);
-      g_object_unref (task);
-      return;
-    }
-  data->session = g_object_ref (session);
-  stw_surface_send_cdp_async (data->window, "Network.clearBrowserCookies", NULL, cancellable,
-                              on_load_cookies_cleared, task);
+  with_scope (self, session, partition, task, load_state_ready);
 }
 
 /**
@@ -2299,6 +2594,7 @@ typedef struct
   JsonArray  *report;
   guint       next;
   gint64      cookies;
+  char       *partition;
 } SnapshotData;
 
 static void
@@ -2307,6 +2603,7 @@ snapshot_data_free (SnapshotData *data)
   g_ptr_array_unref (data->origins);
   g_ptr_array_unref (data->surfaces);
   g_ptr_array_unref (data->skipped);
+  g_free (data->partition);
   json_array_unref (data->report);
   g_free (data);
 }
@@ -2354,7 +2651,8 @@ snapshot_next (GTask *task)
   skipped = json_array_new ();
   for (guint i = 0; i < data->skipped->len; i++)
     json_array_add_string_element (skipped, g_ptr_array_index (data->skipped, i));
-  json_object_set_string_member (answer, "session", "default");
+  json_object_set_string_member (answer, "session", is_default_partition (data->partition) ? "default"
+                                                                                          : data->partition);
   json_object_set_int_member (answer, "cookies", data->cookies);
   json_object_set_array_member (answer, "origins", json_array_ref (data->report));
   json_object_set_array_member (answer, "skipped", skipped);
@@ -2382,6 +2680,18 @@ on_snapshot_cookies (GObject      *object,
   snapshot_next (task);
 }
 
+static void
+snapshot_ready (GTask      *task,
+                StwSession *session,
+                GHashTable *scope)
+{
+  SnapshotData *data = g_task_get_task_data (task);
+
+  list_origins (session, scope, data->origins, data->surfaces, data->skipped);
+  stw_storage_plugin_get_cookies_async (g_task_get_source_object (task), session, data->partition, NULL,
+                                        g_task_get_cancellable (task), on_snapshot_cookies, task);
+}
+
 /**
  * stw_storage_plugin_snapshot_async:
  * @self: the plugin
@@ -2407,22 +2717,15 @@ stw_storage_plugin_snapshot_async (StwStoragePlugin    *self,
 {
   GTask *task = g_task_new (self, cancellable, callback, user_data);
   SnapshotData *data = g_new0 (SnapshotData, 1);
-  GError *error = NULL;
 
   g_task_set_source_tag (task, stw_storage_plugin_snapshot_async);
   data->origins = g_ptr_array_new_with_free_func (g_free);
   data->surfaces = g_ptr_array_new_with_free_func (g_object_unref);
   data->skipped = g_ptr_array_new_with_free_func (g_free);
   data->report = json_array_new ();
+  data->partition = g_strdup (partition);
   g_task_set_task_data (task, data, (GDestroyNotify) snapshot_data_free);
-  if (!check_partition (partition, &error) || !check_session (session, &error))
-    {
-      g_task_return_error (task, error);
-      g_object_unref (task);
-      return;
-    }
-  list_origins (session, data->origins, data->surfaces, data->skipped);
-  stw_storage_plugin_get_cookies_async (self, session, partition, NULL, cancellable, on_snapshot_cookies, task);
+  with_scope (self, session, partition, task, snapshot_ready);
 }
 
 /**

@@ -29,6 +29,42 @@ STW_AVAILABLE_IN_1_0
 GType stw_storage_area_get_type (void);
 
 /**
+ * StwStorageError:
+ * @STW_STORAGE_ERROR_UNSUPPORTED: `storage.UNSUPPORTED`: not restorable
+ *   (`opfs`, `credentials`, an origin that is not http(s)) or not
+ *   reachable (a partition in a session with no main process)
+ * @STW_STORAGE_ERROR_EVAL_REQUIRED: `storage.EVAL_REQUIRED`: a partition
+ *   other than the default session without main-process eval allowed
+ * @STW_STORAGE_ERROR_ACCESS_FAILED: `storage.ACCESS_FAILED`: the storage
+ *   could not be read or written
+ * @STW_STORAGE_ERROR_NOT_FOUND: `storage.NOT_FOUND`: no frame at the
+ *   origin, no window in the partition, no such database or store
+ * @STW_STORAGE_ERROR_NOT_ALLOWED: `storage.NOT_ALLOWED`: a cookie's
+ *   domain is outside the config's `cookieDomains`
+ *
+ * The storage plugin's error codes, in the %STW_STORAGE_ERROR domain;
+ * stw_error_get_code_name() answers `storage.<CODE>` for them.
+ *
+ * Since: 1.0
+ */
+typedef enum
+{
+  STW_STORAGE_ERROR_UNSUPPORTED,
+  STW_STORAGE_ERROR_EVAL_REQUIRED,
+  STW_STORAGE_ERROR_ACCESS_FAILED,
+  STW_STORAGE_ERROR_NOT_FOUND,
+  STW_STORAGE_ERROR_NOT_ALLOWED,
+} StwStorageError;
+
+#define STW_TYPE_STORAGE_ERROR (stw_storage_error_get_type ())
+STW_AVAILABLE_IN_1_0
+GType stw_storage_error_get_type (void);
+
+#define STW_STORAGE_ERROR (stw_storage_error_quark ())
+STW_AVAILABLE_IN_1_0
+GQuark stw_storage_error_quark (void);
+
+/**
  * StwStorageCookie:
  * @name: the cookie's name
  * @value: its value

@@ -383,11 +383,96 @@ test('bounds: the ring keeps maxEntries and counts the dropped; a body past maxB
   const authorization = Object.entries(secret.requestHeaders).find(([name]) => name.toLowerCase() === 'authorization');
   assert.deepEqual(authorization?.[1], '[REDACTED]');
 
-  // A partition needs Electron's session API in the main process; the
-  // stand-in has none, so the capture is refused and does not run.
+  // A partition no window of the app uses (yet): the capture runs and the
+  // default session's window is not in it.
   ok(await server.call('network_capture_stop', { sessionId }));
-  const refused = failsWith(await server.call('network_capture_start', { sessionId, partition: 'persist:other' }),
-                            'network.UNSUPPORTED');
-  assert.match(refused.error, /partition/);
+  ok(await server.call('network_capture_start', { sessionId, partition: 'persist:other' }), 'a capture of persist:other');
+  await click(server, sessionId, '#reload');
+  await textIs(server, sessionId, '#secret', 'secret: ok');
+  assert.equal((await captured(server, sessionId)).total, 0, 'nothing of the default session');
+  ok(await server.call('network_capture_stop', { sessionId }));
   failsWith(await server.call('network_capture_stop', { sessionId }), 'network.NOT_CAPTURING');
+});
+
+test('partition: a capture of persist:net sees its window\'s requests only, not the default session\'s', async (t) => {
+  const page = await pageServer(t);
+  const env = { ...sdk.getDefaultEnvironment(), LC_ALL: 'C.UTF-8', STAGEWRIGHT_PLUGIN_PATH: PLUGIN_DIR };
+  const server = await startServer(t, { args: ['--plugin', 'network', `--app-root=${TOP_SRCDIR}`, '--allow-eval=main'], env });
+  const launched = ok(await server.call('electron_launch', launchArgs(APP, { args: [`--url=${page.url}`, '--partition=persist:net'] })),
+                      'electron_launch');
+  const sessionId = launched.session_id;
+  t.after(() => server.call('electron_stop', { sessionId }).catch(() => {}));
+  await textIs(server, sessionId, '#secret', 'secret: ok');
+  const partitionWindow = `const w = electron.BrowserWindow.getAllWindows()
+    .find((b) => b.webContents.session === electron.session.fromPartition('persist:net'));`;
+  await waitUntil(async () => ok(await server.call('electron_eval_main', { sessionId, code: `${partitionWindow} return w.webContents.getURL()` }))
+    .result.endsWith('second.html'), 15000);
+
+  ok(await server.call('network_capture_start', { sessionId, partition: 'persist:net' }), 'network_capture_start');
+  const before = page.hits.get('/api/secret.json') ?? 0;
+  ok(await server.call('electron_eval_main', { sessionId, code: `${partitionWindow} w.webContents.reload(); return true` }));
+  await click(server, sessionId, '#reload');
+  await textIs(server, sessionId, '#secret', 'secret: ok');
+  await waitUntil(() => (page.hits.get('/api/secret.json') ?? 0) > before, 15000);
+  let entries = [];
+  await waitUntil(async () => {
+    entries = (await captured(server, sessionId, { limit: 500 })).entries;
+    return entries.some((e) => e.url.endsWith('/pixel.png?second') && !e.pending);
+  }, 15000).catch(() => {});
+  const urls = entries.map((e) => e.url);
+  assert.ok(urls.includes(`${page.url}second.html`), JSON.stringify(urls));
+  assert.ok(urls.includes(`${page.url}pixel.png?second`), JSON.stringify(urls));
+  assert.deepEqual(urls.filter((u) => u.includes('/api/')), [], 'the default session\'s requests are not captured');
+  ok(await server.call('network_capture_stop', { sessionId }));
+
+  // Without a partition, both windows' requests are.
+  ok(await server.call('network_capture_start', { sessionId }));
+  ok(await server.call('electron_eval_main', { sessionId, code: `${partitionWindow} w.webContents.reload(); return true` }));
+  await click(server, sessionId, '#reload');
+  await waitUntil(async () => {
+    const all = (await captured(server, sessionId, { limit: 500 })).entries.map((e) => e.url);
+    return all.includes(`${page.url}pixel.png?second`) && all.some((u) => u.includes('/api/secret.json'));
+  }, 15000);
+  ok(await server.call('network_capture_stop', { sessionId }));
+});
+
+test('bodies without --app-root or bodyDir: the temporary body directory goes with its capture and with the server', async (t) => {
+  const page = await pageServer(t);
+  const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'stw-nt-'));
+  t.after(() => fs.rmSync(tmp, { recursive: true, force: true }));
+  const dirs = () => fs.readdirSync(tmp).filter((name) => name.startsWith('stw-network-'));
+  const env = { ...sdk.getDefaultEnvironment(), LC_ALL: 'C.UTF-8', STAGEWRIGHT_PLUGIN_PATH: PLUGIN_DIR, TMPDIR: tmp };
+  const server = await startServer(t, { args: ['--plugin', 'network'], env });
+  const sessionId = await launch(t, server, page);
+  const bodyOf = async () => {
+    let path_ = null;
+    await waitUntil(async () => {
+      const entry = (await captured(server, sessionId, { limit: 500 })).entries.find((e) => e.responseBody?.path);
+      path_ = entry?.responseBody.path ?? null;
+      return path_ !== null;
+    }, 15000);
+    return path_;
+  };
+
+  ok(await server.call('network_capture_start', { sessionId, bodies: 'text' }), 'network_capture_start');
+  await click(server, sessionId, '#reload');
+  const first = await bodyOf();
+  assert.equal(path.dirname(path.dirname(first)), tmp, first);
+  ok(await server.call('network_capture_stop', { sessionId }));
+  assert.ok(fs.existsSync(first), 'a stopped capture\'s bodies stay readable');
+  assert.equal(dirs().length, 1);
+
+  // The next capture drops the previous one's entries, and its directory.
+  ok(await server.call('network_capture_start', { sessionId, bodies: 'text' }));
+  assert.equal(fs.existsSync(path.dirname(first)), false, 'the previous capture\'s body directory is removed');
+  await click(server, sessionId, '#reload');
+  const second = await bodyOf();
+  assert.deepEqual(dirs(), [path.basename(path.dirname(second))]);
+
+  // When the server goes, so does the last one, stopped but not cleared.
+  ok(await server.call('network_capture_stop', { sessionId }));
+  await server.call('electron_stop', { sessionId });
+  await server.close();
+  await waitUntil(() => dirs().length === 0, 10000).catch(() => {});
+  assert.deepEqual(dirs(), [], 'no body directory is left behind');
 });

@@ -1,6 +1,6 @@
 // standin-surface.test.mjs: the Electron stand-in (tests/fixtures/electron-standin)
 // defines nothing Electron lacks. Every member of its Menu, MenuItem, Tray,
-// Notification, ipcMain and webContents — static, on the prototype chain up to
+// Notification, ipcMain, webContents, session (and its Session and Cookies) — static, on the prototype chain up to
 // EventEmitter, or set on an instance — must be declared for the same class in
 // electron.d.ts of the pinned `electron` package (installed with --ignore-scripts:
 // only its types are read). Members named with a leading underscore are Electron's
@@ -67,13 +67,13 @@ function assertSubset (label, names, allowed) {
   assert.deepEqual(missing, [], `${label}: the stand-in defines what electron.d.ts lacks`);
 }
 
-test('the stand-in\'s native UI, ipcMain and webContents exist in electron.d.ts', { skip }, () => {
+test('the stand-in\'s native UI, ipcMain, webContents and session exist in electron.d.ts', { skip }, () => {
   const dts = fs.readFileSync(DTS, 'utf8');
   const { electron } = createElectron({
     appPath: TOP_SRCDIR, name: 'surface', version: '1.0.0', paths: { userData: TOP_SRCDIR },
     isHeadless: true, quitProcess () {},
   });
-  const { Menu, MenuItem, Tray, Notification, ipcMain, webContents } = electron;
+  const { Menu, MenuItem, Tray, Notification, ipcMain, webContents, session } = electron;
 
   const menu = Menu.buildFromTemplate([{ label: 'File', submenu: [{ label: 'Open', click () {} }] }]);
   const tray = new Tray('/nonexistent.png');
@@ -88,11 +88,23 @@ test('the stand-in\'s native UI, ipcMain and webContents exist in electron.d.ts'
       declared(dts, 'class', 'Notification')],
     ['IpcMain', defined(null, ipcMain), declared(dts, 'interface', 'IpcMain')],
     ['webContents', Object.keys(webContents).map((name) => `static ${name}`), declared(dts, 'class', 'WebContents')],
+    // The session module is Electron's `typeof Session`: its statics.
+    ['session', Object.keys(session).map((name) => `static ${name}`), declared(dts, 'class', 'Session')],
+    ['Session', defined(null, session.fromPartition('persist:surface')), declared(dts, 'class', 'Session')],
+    ['Cookies', defined(null, session.defaultSession.cookies), declared(dts, 'class', 'Cookies')],
   ];
   for (const [label, names, allowed] of cases) {
     assert.ok(names.length > 0, `${label}: the stand-in defines members`);
     assertSubset(label, names, allowed);
   }
+
+  // fromPartition: one Session per string; '' is the default session; persist: is persistent.
+  assert.equal(session.fromPartition('persist:surface'), session.fromPartition('persist:surface'));
+  assert.equal(session.fromPartition(''), session.defaultSession);
+  assert.equal(session.fromPartition('persist:surface').isPersistent(), true);
+  assert.equal(session.fromPartition('in-memory').isPersistent(), false);
+  assert.equal(session.fromPartition('in-memory').storagePath, null);
+  assert.equal(session.fromPartition('in-memory').getStoragePath(), null);
 
   // Real Electron keeps no getter for a tray's tooltip: neither does the stand-in.
   assert.equal(typeof tray.getToolTip, 'undefined');

@@ -161,7 +161,8 @@ test('cookies with sameSite and expires, localStorage and sessionStorage: set, r
   // Another origin than the window's: no frame there.
   failsWith(await server.call('storage_local_get', { sessionId, origin: 'http://127.0.0.9:1', key: 'x' }), 'storage.NOT_FOUND');
   failsWith(await server.call('storage_local_get', { sessionId, origin: 'file://', key: 'x' }), 'storage.UNSUPPORTED');
-  failsWith(await server.call('storage_cookies', { sessionId, partition: 'persist:other' }), 'storage.UNSUPPORTED');
+  // A partition other than the default session is found by main-process eval.
+  failsWith(await server.call('storage_cookies', { sessionId, partition: 'persist:other' }), 'storage.EVAL_REQUIRED');
 });
 
 /** A state written by Playwright's own storageState({indexedDB: true}). */
@@ -398,4 +399,103 @@ test('the storageState launch option is declared under plugins.storage; a refuse
   const refused = await server.call('electron_launch', launchArgs(STORAGE_APP, { args: [`--url=${base}/`], plugins: { storage: { storageState: file } } }));
   assert.equal(refused.ok, false, JSON.stringify(refused));
   assert.match(refused.error, /opfs/);
+});
+
+// Two windows on the same origin, one in the default session and one in the
+// persist:part partition (the fixture's --partition): their cookies and
+// localStorage are separate, each tool reaches the one its partition names,
+// and the main process's own session.fromPartition() agrees.
+test('partitions: cookies and localStorage of persist:part are separate from the default session\'s; state save/load with a partition', { skip }, async (t) => {
+  const base = await servePage(t);
+  const dir = scratchDir(t);
+  const partition = 'persist:part';
+  const server = await startStorage(t, { args: ['--allow-eval=main'] });
+  const launch = ok(await server.call('electron_launch', launchArgs(STORAGE_APP, { args: [`--url=${base}/`, `--partition=${partition}`] })),
+                    'electron_launch');
+  const sessionId = launch.session_id;
+  t.after(() => server.call('electron_stop', { sessionId }).catch(() => {}));
+  await report(server, sessionId);
+  const main = async (code) => ok(await server.call('electron_eval_main', { sessionId, code }), 'electron_eval_main').result;
+  // The partition's window has loaded its page (…/?partition).
+  await waitUntil(async () => (await main(`const w = electron.BrowserWindow.getAllWindows().find((b) => b.webContents.session !== electron.session.defaultSession);
+    return w ? w.webContents.getURL() : ''`)).endsWith('?partition'), 20000);
+  const partitionPage = (code) => main(`const { BrowserWindow, session } = electron;
+    const w = BrowserWindow.getAllWindows().find((b) => b.webContents.session === session.fromPartition(${JSON.stringify(partition)}));
+    const source = [${JSON.stringify(code)}];
+    return w.webContents.executeJavaScript(source[0])`);
+  const defaultPage = (code) => main(`const { BrowserWindow, session } = electron;
+    const w = BrowserWindow.getAllWindows().find((b) => b.webContents.session === session.defaultSession);
+    const source = [${JSON.stringify(code)}];
+    return w.webContents.executeJavaScript(source[0])`);
+
+  const inPart = ok(await server.call('storage_set_cookie', { sessionId, partition, url: `${base}/`, name: 'part', value: 'p1' }),
+                    'set_cookie in the partition');
+  assert.equal(inPart.session, partition);
+  ok(await server.call('storage_set_cookie', { sessionId, url: `${base}/`, name: 'dflt', value: 'd1' }), 'set_cookie');
+  const listedPart = ok(await server.call('storage_cookies', { sessionId, partition }), 'cookies of the partition');
+  assert.equal(listedPart.session, partition);
+  assert.deepEqual(listedPart.cookies.map((c) => c.name), ['part']);
+  assert.deepEqual(ok(await server.call('storage_cookies', { sessionId })).cookies.map((c) => c.name), ['dflt']);
+  // The pages and Electron's own session API see the same split.
+  assert.equal(await partitionPage('document.cookie'), 'part=p1');
+  assert.equal(await defaultPage('document.cookie'), 'dflt=d1');
+  assert.deepEqual(await main(`return (await electron.session.fromPartition(${JSON.stringify(partition)}).cookies.get({})).map((c) => c.name)`),
+                   ['part']);
+
+  // localStorage: a state loaded into the partition reaches its page only.
+  const stateFile = path.join(dir, 'part-state.json');
+  fs.writeFileSync(stateFile, JSON.stringify({
+    cookies: [{ name: 'loaded', value: 'l1', domain: '127.0.0.1', path: '/', expires: -1, httpOnly: false, secure: false, sameSite: 'Lax' }],
+    origins: [{ origin: base, localStorage: [{ name: 'where', value: 'partition' }] }],
+  }));
+  const loaded = ok(await server.call('storage_state_load', { sessionId, partition, path: stateFile, reload: false }), 'state_load');
+  assert.equal(loaded.session, partition);
+  assert.deepEqual(loaded.origins.map((o) => [o.origin, o.localStorage, o.via]), [[base, 1, 'frame']]);
+  assert.equal(await partitionPage("localStorage.getItem('where')"), 'partition');
+  assert.equal(await defaultPage("localStorage.getItem('where')"), null, 'the default session\'s localStorage is untouched');
+  assert.equal(ok(await server.call('storage_local_get', { sessionId, key: 'where' })).found, false);
+  assert.deepEqual(ok(await server.call('storage_cookies', { sessionId, partition })).cookies.map((c) => c.name), ['loaded'],
+                   'load replaced the partition\'s cookies');
+  assert.deepEqual(ok(await server.call('storage_cookies', { sessionId })).cookies.map((c) => c.name), ['dflt'],
+                   'and left the default session\'s alone');
+
+  // Saving: each state holds its own session's cookies and localStorage.
+  const savedPart = path.join(dir, 'saved-part.json');
+  const savedDefault = path.join(dir, 'saved-default.json');
+  assert.equal(ok(await server.call('storage_state_save', { sessionId, partition, path: savedPart }), 'state_save').session, partition);
+  ok(await server.call('storage_local_set', { sessionId, key: 'where', value: 'default' }));
+  ok(await server.call('storage_state_save', { sessionId, path: savedDefault }), 'state_save (default)');
+  const part = JSON.parse(fs.readFileSync(savedPart, 'utf8'));
+  const dflt = JSON.parse(fs.readFileSync(savedDefault, 'utf8'));
+  assert.deepEqual(part.cookies.map((c) => [c.name, c.value]), [['loaded', 'l1']]);
+  assert.deepEqual(part.origins, [{ origin: base, localStorage: [{ name: 'where', value: 'partition' }] }]);
+  assert.deepEqual(dflt.cookies.map((c) => [c.name, c.value]), [['dflt', 'd1']]);
+  assert.deepEqual(dflt.origins, [{ origin: base, localStorage: [{ name: 'where', value: 'default' }] }]);
+  const snapshot = ok(await server.call('storage_snapshot', { sessionId, partition }), 'snapshot');
+  assert.equal(snapshot.session, partition);
+  assert.equal(snapshot.cookies, 1);
+
+  // A partition no window uses: refused, the default session is not used instead.
+  const none = failsWith(await server.call('storage_cookies', { sessionId, partition: 'persist:none' }), 'storage.NOT_FOUND');
+  assert.match(none.error, /persist:none/);
+  failsWith(await server.call('storage_state_save', { sessionId, partition: 'memory-only', path: path.join(dir, 'x.json') }),
+            'storage.NOT_FOUND');
+  assert.equal(fs.existsSync(path.join(dir, 'x.json')), false);
+});
+
+test('partitions: without --allow-eval=main a partition is storage.EVAL_REQUIRED and nothing is touched', { skip }, async (t) => {
+  const base = await servePage(t);
+  const server = await startStorage(t);
+  const launch = ok(await server.call('electron_launch', launchArgs(STORAGE_APP, { args: [`--url=${base}/`, '--partition=persist:part'] })),
+                    'electron_launch');
+  const sessionId = launch.session_id;
+  t.after(() => server.call('electron_stop', { sessionId }).catch(() => {}));
+  await report(server, sessionId);
+  const refused = failsWith(await server.call('storage_set_cookie', { sessionId, partition: 'persist:part', url: `${base}/`, name: 'x', value: '1' }),
+                            'storage.EVAL_REQUIRED');
+  assert.match(refused.error, /--allow-eval=main/);
+  failsWith(await server.call('storage_state_save', { sessionId, partition: 'persist:part', path: 'unused.json' }), 'storage.EVAL_REQUIRED');
+  // The default session needs no eval, as before.
+  assert.equal(ok(await server.call('storage_cookies', { sessionId })).count, 0);
+  assert.equal(ok(await server.call('storage_cookies', { sessionId, partition: 'default' })).session, 'default');
 });

@@ -1,0 +1,16 @@
+/* stw-plugins-partition.h: which renderers an Electron session partition
+ * has, asked of the main process (internal to the first-party plugins)
+ *
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+#pragma once
+
+#include <glib.h>
+
+G_BEGIN_DECLS
+
+G_GNUC_INTERNAL
+char *_stw_plugins_partition_expression (const char *partition,
+                                         GPtrArray  *targets);
+
+G_END_DECLS
