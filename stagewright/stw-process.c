@@ -1517,7 +1517,10 @@ on_reap_poll (gpointer user_data)
 {
   StwProcess *self = user_data;
 
-  if (all_gone (self))
+  /* After SIGKILL no live member is enough: the leader's exit report may
+   * wait on a context nobody iterates any more (a finished blocking
+   * call's), and zombies write no files. */
+  if (all_gone (self) || !group_has_live_members (self->pid))
     cleanup_after_exit (self);
   else if (g_get_monotonic_time () < self->reap_deadline_us)
     return G_SOURCE_CONTINUE;

@@ -30,7 +30,11 @@ G_DEFINE_ENUM_TYPE (StwNetworkError, stw_network_error,
 GQuark
 stw_network_error_quark (void)
 {
-  return stw_error_register_domain ("network", STW_TYPE_NETWORK_ERROR);
+  static gsize quark;
+
+  if (g_once_init_enter (&quark))
+    g_once_init_leave (&quark, stw_error_register_domain ("network", STW_TYPE_NETWORK_ERROR));
+  return (GQuark) quark;
 }
 
 /* --- StwNetworkEntry ------------------------------------------------------ */

@@ -61,7 +61,11 @@ G_DEFINE_ENUM_TYPE (StwStorageError, stw_storage_error,
 GQuark
 stw_storage_error_quark (void)
 {
-  return stw_error_register_domain ("storage", STW_TYPE_STORAGE_ERROR);
+  static gsize quark;
+
+  if (g_once_init_enter (&quark))
+    g_once_init_leave (&quark, stw_error_register_domain ("storage", STW_TYPE_STORAGE_ERROR));
+  return (GQuark) quark;
 }
 
 /* --- errors ---------------------------------------------------------------- */
