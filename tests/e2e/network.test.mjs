@@ -243,6 +243,9 @@ test('HAR: har-validator 5.1.5 accepts it; entries, redirects, timings, sizes an
   assert.ok(secret.request.headers.some((h) => h.name.toLowerCase() === 'authorization' && h.value === '[REDACTED]'),
             JSON.stringify(secret.request.headers));
   const png = document.log.entries.find((e) => e.request.url.endsWith('pixel.png?second'));
+  // The popup's image, from its first request on: say what was captured when it is not.
+  assert.ok(png, `the popup's image is in the HAR: ${JSON.stringify(entries.map((e) =>
+    [e.url.replace(page.url, '/'), e.status ?? null, e.pending ? 'pending' : '', e.responseBody ? 'body' : '']))}`);
   assert.equal(png.response.content.encoding, 'base64');
   assert.deepEqual(Buffer.from(png.response.content.text, 'base64'), fs.readFileSync(path.join(PAGE_DIR, 'pixel.png')));
   assert.equal(png.response.content.size, fs.statSync(path.join(PAGE_DIR, 'pixel.png')).size);
