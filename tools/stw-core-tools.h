@@ -48,5 +48,12 @@ JsonObject *stw_tools_session_capabilities_json (StwSession *session);
 JsonObject *stw_tools_window_json (StwSession *session,
                                    StwSurface *window,
                                    guint       index);
+/* Reads the session's targets, then runs @again (a refresh that fails
+ * answers its own error): a window lookup that missed a title or window
+ * the page made a moment ago, which arrive as events. */
+typedef void (*StwToolsAgainFunc) (StwInvocation *invocation,
+                                   gboolean       refreshed);
+void        stw_tools_refresh_then (StwInvocation     *invocation,
+                                    StwToolsAgainFunc  again);
 
 G_END_DECLS

@@ -92,26 +92,6 @@ pick_window (StwSession  *session,
   return stw_session_find_window (session, id, title, (int) MIN (index, G_MAXINT), error);
 }
 
-static void screenshot (StwInvocation *invocation,
-                        gboolean       refreshed);
-
-static void
-on_screenshot_refreshed (GObject      *object,
-                         GAsyncResult *result,
-                         gpointer      user_data)
-{
-  g_autoptr(StwInvocation) invocation = user_data;
-  g_autoptr(GError) error = NULL;
-
-  if (!stw_session_refresh_surfaces_finish (STW_SESSION (object), result, &error))
-    {
-      /* The real cause (a dropped connection), not "no such window". */
-      stw_invocation_return_error (invocation, error);
-      return;
-    }
-  screenshot (invocation, TRUE);
-}
-
 static void
 screenshot (StwInvocation *invocation,
             gboolean       refreshed)
@@ -160,8 +140,7 @@ screenshot (StwInvocation *invocation,
        * (they arrive as events): read the targets once and look again. */
       if (!refreshed && g_error_matches (error, STW_ERROR, STW_ERROR_REF_NOT_FOUND))
         {
-          stw_session_refresh_surfaces_async (session, stw_invocation_get_cancellable (invocation),
-                                              on_screenshot_refreshed, g_object_ref (invocation));
+          stw_tools_refresh_then (invocation, screenshot);
           return;
         }
       stw_invocation_return_error (invocation, error);

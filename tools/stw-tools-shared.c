@@ -109,3 +109,42 @@ stw_tools_windows_json (StwSession *session)
     json_array_add_object_element (array, stw_tools_window_json (session, l->data, index++));
   return array;
 }
+
+typedef struct
+{
+  StwInvocation     *invocation;
+  StwToolsAgainFunc  again;
+} Again;
+
+static void
+on_refreshed_again (GObject      *object,
+                    GAsyncResult *result,
+                    gpointer      user_data)
+{
+  Again *again = user_data;
+  g_autoptr(StwInvocation) invocation = again->invocation;
+  StwToolsAgainFunc func = again->again;
+  g_autoptr(GError) error = NULL;
+
+  g_free (again);
+  if (!stw_session_refresh_surfaces_finish (STW_SESSION (object), result, &error))
+    {
+      /* The real cause (a dropped connection), not "no such window". */
+      stw_invocation_return_error (invocation, error);
+      return;
+    }
+  func (invocation, TRUE);
+}
+
+void
+stw_tools_refresh_then (StwInvocation     *invocation,
+                        StwToolsAgainFunc  again)
+{
+  Again *data = g_new0 (Again, 1);
+
+  data->invocation = g_object_ref (invocation);
+  data->again = again;
+  stw_session_refresh_surfaces_async (stw_invocation_get_session (invocation),
+                                      stw_invocation_get_cancellable (invocation),
+                                      on_refreshed_again, data);
+}

@@ -60,26 +60,6 @@ windows_list_invoke (StwTool       *tool,
                                       on_windows_refreshed, g_object_ref (invocation));
 }
 
-static void switch_window (StwInvocation *invocation,
-                           gboolean       refreshed);
-
-static void
-on_switch_refreshed (GObject      *object,
-                     GAsyncResult *result,
-                     gpointer      user_data)
-{
-  g_autoptr(StwInvocation) invocation = user_data;
-  g_autoptr(GError) error = NULL;
-
-  if (!stw_session_refresh_surfaces_finish (STW_SESSION (object), result, &error))
-    {
-      /* The real cause (a dropped connection), not "no such window". */
-      stw_invocation_return_error (invocation, error);
-      return;
-    }
-  switch_window (invocation, TRUE);
-}
-
 static void
 switch_window (StwInvocation *invocation,
                gboolean       refreshed)
@@ -102,8 +82,7 @@ switch_window (StwInvocation *invocation,
        * ago may not be known yet. Read the targets once and look again. */
       if (!refreshed && g_error_matches (error, STW_ERROR, STW_ERROR_REF_NOT_FOUND))
         {
-          stw_session_refresh_surfaces_async (session, stw_invocation_get_cancellable (invocation),
-                                              on_switch_refreshed, g_object_ref (invocation));
+          stw_tools_refresh_then (invocation, switch_window);
           return;
         }
       stw_invocation_return_error (invocation, error);
