@@ -48,3 +48,31 @@ _stw_plugins_partition_expression (const char *partition,
                           " inside[id] = w ? w.session === s : null; }"
                           " return { inside }; })(%s)", arguments);
 }
+
+/* The `inside` object of the expression's answer, or %NULL when the main
+ * process could not say (no answer, `{unsupported: true}`, a bad shape). */
+JsonObject *
+_stw_plugins_partition_verdicts (JsonNode *answer)
+{
+  JsonObject *object = answer && JSON_NODE_HOLDS_OBJECT (answer) ? json_node_get_object (answer) : NULL;
+  JsonNode *inside = object ? json_object_get_member (object, "inside") : NULL;
+
+  if (object != NULL && json_object_get_boolean_member_with_default (object, "unsupported", FALSE))
+    return NULL;
+  return inside && JSON_NODE_HOLDS_OBJECT (inside) ? json_node_get_object (inside) : NULL;
+}
+
+/* Whether the answer knows @target (a webContents' target): %FALSE for a
+ * target it has no boolean for; else @inside says whether it is in. */
+gboolean
+_stw_plugins_partition_verdict (JsonObject *verdicts,
+                                const char *target,
+                                gboolean   *inside)
+{
+  JsonNode *verdict = verdicts && target ? json_object_get_member (verdicts, target) : NULL;
+
+  if (verdict == NULL || !JSON_NODE_HOLDS_VALUE (verdict))
+    return FALSE;
+  *inside = json_node_get_boolean (verdict);
+  return TRUE;
+}

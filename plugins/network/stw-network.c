@@ -1185,23 +1185,21 @@ on_partition_answer (GObject      *object,
   GPtrArray *targets = ask->targets;
   g_autoptr(GError) error = NULL;
   g_autoptr(JsonNode) value = stw_session_evaluate_main_finish (STW_SESSION (object), result, &error);
-  JsonObject *answer = value && JSON_NODE_HOLDS_OBJECT (value) ? json_node_get_object (value) : NULL;
-  JsonObject *inside;
+  JsonObject *inside = _stw_plugins_partition_verdicts (value);
 
-  if (answer == NULL || json_object_get_boolean_member_with_default (answer, "unsupported", FALSE) ||
-      !json_object_has_member (answer, "inside"))
+  if (inside == NULL)
     {
       g_task_return_error (task, partition_unsupported (error ? error->message
                                                               : "its electron module has no session API"));
       return;
     }
-  inside = member_object (answer, "inside");
   for (guint i = 0; i < targets->len; i++)
     {
       const char *target = targets->pdata[i];
-      JsonNode *verdict = inside ? json_object_get_member (inside, target) : NULL;
-      gboolean in = verdict != NULL && JSON_NODE_HOLDS_VALUE (verdict) && json_node_get_boolean (verdict);
+      gboolean in = FALSE;
 
+      /* A target the answer does not know stays outside. */
+      _stw_plugins_partition_verdict (inside, target, &in);
       g_hash_table_replace (state->in_partition, g_strdup (target), GINT_TO_POINTER (in ? 1 : 2));
     }
   g_task_return_boolean (task, TRUE);

@@ -1121,9 +1121,7 @@ on_scope_answer (GObject      *object,
   ScopeAsk *ask = user_data;
   g_autoptr(GError) error = NULL;
   g_autoptr(JsonNode) value = stw_session_evaluate_main_finish (STW_SESSION (object), result, &error);
-  JsonObject *answer = value && JSON_NODE_HOLDS_OBJECT (value) ? json_node_get_object (value) : NULL;
-  JsonNode *inside_node = answer ? json_object_get_member (answer, "inside") : NULL;
-  JsonObject *inside = inside_node && JSON_NODE_HOLDS_OBJECT (inside_node) ? json_node_get_object (inside_node) : NULL;
+  JsonObject *inside = _stw_plugins_partition_verdicts (value);
   g_autoptr(GHashTable) by_id = g_hash_table_new (g_str_hash, g_str_equal);
   g_autoptr(GHashTable) scope = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
 
@@ -1147,13 +1145,12 @@ on_scope_answer (GObject      *object,
       /* Up from the surface to the first one whose target is a webContents. */
       for (StwSurface *at = surface; at != NULL;)
         {
-          const char *target = stw_surface_get_target_id (at);
-          JsonNode *verdict = target ? json_object_get_member (inside, target) : NULL;
+          gboolean in;
           const char *parent;
 
-          if (verdict != NULL && JSON_NODE_HOLDS_VALUE (verdict))
+          if (_stw_plugins_partition_verdict (inside, stw_surface_get_target_id (at), &in))
             {
-              if (json_node_get_boolean (verdict))
+              if (in)
                 g_hash_table_add (scope, g_strdup (stw_surface_get_id (surface)));
               break;
             }
