@@ -9,6 +9,8 @@
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
+import http from 'node:http';
+import { createRequire } from 'node:module';
 import os from 'node:os';
 import path from 'node:path';
 import { test } from 'node:test';
@@ -20,6 +22,7 @@ const ELECTRON = path.join(FIXTURES, 'electron');
 const DEMO_APP = path.join(FIXTURES, 'demo-app');
 const REPORT_APP = path.join(FIXTURES, 'report-app');
 const CRASH_APP = path.join(FIXTURES, 'crash-app'); // its main.js lists its switches
+const NETWORK_APP = path.join(FIXTURES, 'network-app'); // its #open button calls window.open
 
 // Each run gets its own TMPDIR: the stand-in puts its per-instance directory there, so
 // every process of the run (Chromium's --user-data-dir, crashpad's --database) names it.
@@ -291,4 +294,72 @@ test('SIGKILL of the main process takes Chromium down with it', { timeout: 30000
   child.kill('SIGKILL');
   assert.deepEqual(await exited, { code: null, signal: 'SIGKILL' });
   await assertNoProcessesLeft({ markers: [tmpdir] });
+});
+
+// Chromium lets a held popup run on the first Runtime.runIfWaitingForDebugger of any
+// client that holds it. Electron holds nothing, so a debugger that holds new pages (to
+// turn on what it needs before their first request) must be the one that lets them go.
+// This debugger holds each popup well past the stand-in's own set-up: the popup's
+// document must not be requested before it lets go, for the first popup (from which the
+// stand-in learns there is another holder) and for a later one held longer than that.
+test('a popup another debugger holds starts when that debugger lets it go', { timeout: 60000 }, async (t) => {
+  const tmpdir = scratchDir(t);
+  const requests = [];
+  const pageDir = path.join(NETWORK_APP, 'page');
+  const server = http.createServer((request, response) => {
+    const pathname = new URL(request.url, 'http://127.0.0.1').pathname;
+    requests.push({ pathname, at: Date.now() });
+    const file = { '/': 'index.html', '/app.js': 'app.js', '/second.html': 'second.html', '/pixel.png': 'pixel.png' }[pathname];
+    if (!file) {
+      response.writeHead(pathname.startsWith('/api/') ? 200 : 404, { 'Content-Type': 'application/json' });
+      response.end('{}');
+      return;
+    }
+    response.end(fs.readFileSync(path.join(pageDir, file)));
+  });
+  await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
+  t.after(() => {
+    server.closeAllConnections();
+    server.close();
+  });
+  const { child, output, exited } = startStandin(t, ['--remote-debugging-port=0', NETWORK_APP, `--url=http://127.0.0.1:${server.address().port}/`], { tmpdir });
+  const wsUrl = (await waitFor(() => output.stderr.match(/DevTools listening on (ws:\/\/\S+)/), 'the DevTools line'))[1];
+
+  const { CdpConnection, WebSocketTransport } = createRequire(import.meta.url)('../fixtures/electron-standin/lib/cdp.js');
+  const cdp = new CdpConnection(await WebSocketTransport.connect(wsUrl));
+  const popups = [];
+  let opener = null;
+  cdp.on('Target.attachedToTarget', (event, parent) => {
+    if (parent || event.targetInfo.type !== 'page')
+      return;
+    if (event.targetInfo.openerId)
+      popups.push({ sessionId: event.sessionId, waiting: event.waitingForDebugger });
+    else {
+      opener ??= event.sessionId; // the app's window (on its placeholder until loadURL)
+      if (event.waitingForDebugger)
+        cdp.send('Runtime.runIfWaitingForDebugger', {}, event.sessionId).catch(() => {});
+    }
+  });
+  await cdp.send('Target.setAutoAttach', { autoAttach: true, waitForDebuggerOnStart: true, flatten: true });
+  await waitFor(() => opener, 'the app\'s window');
+  await waitFor(() => requests.some((r) => r.pathname === '/api/data.json'), 'the app\'s page to run');
+
+  for (const [index, holdMs] of [[0, 500], [1, 2500]]) {
+    const before = requests.length;
+    // window.open() returns once the popup runs (it shares its opener's renderer).
+    const clicked = cdp.send('Runtime.evaluate', { expression: 'document.querySelector("#open").click()', userGesture: true }, opener);
+    const popup = await waitFor(() => popups[index], `popup ${index + 1}`);
+    assert.equal(popup.waiting, true, 'the popup waits for this debugger');
+    await new Promise((resolve) => setTimeout(resolve, holdMs));
+    assert.ok(!requests.slice(before).some((r) => r.pathname === '/second.html'),
+      `popup ${index + 1} was let go before its debugger did (held ${holdMs} ms)`);
+    const released = Date.now();
+    await cdp.send('Runtime.runIfWaitingForDebugger', {}, popup.sessionId);
+    const document = await waitFor(() => requests.slice(before).find((r) => r.pathname === '/second.html'), `popup ${index + 1}'s document`);
+    assert.ok(document.at >= released, `popup ${index + 1}'s document at ${document.at}, let go at ${released}`);
+    await clicked;
+  }
+  cdp.close();
+  child.kill('SIGTERM');
+  assert.deepEqual(await exited, { code: 0, signal: null });
 });
