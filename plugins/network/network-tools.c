@@ -41,10 +41,11 @@ capabilities (void)
   json_object_set_boolean_member (object, "windows", TRUE);
   json_object_set_boolean_member (object, "frames", TRUE);
   json_object_set_boolean_member (object, "webviews", TRUE);
-  json_object_set_boolean_member (object, "serviceWorkers", FALSE);
+  json_object_set_boolean_member (object, "serviceWorkers", TRUE);
   json_object_set_boolean_member (object, "mainProcess", FALSE);
-  json_array_add_string_element (notes, "Service workers' own fetches are not captured; a page's requests a "
-                                        "worker answers are (fromServiceWorker).");
+  json_array_add_string_element (notes, "Service workers' own requests are captured (serviceWorker: true) and "
+                                        "stubbed; a capture of one partition leaves them out (a worker has no "
+                                        "window).");
   json_array_add_string_element (notes, "Requests the main process makes (Node http/https/fetch, Electron "
                                         "net) never reach the renderers' DevTools: not captured or stubbed.");
   json_object_set_array_member (object, "notes", notes);
