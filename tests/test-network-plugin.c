@@ -844,6 +844,146 @@ test_workers_forgotten (void)
   fixture_tear_down (&fixture);
 }
 
+/* A plugin with the new-worker hook only: it completes 300 ms after the
+ * worker attached, and notes when (sw-lib.js, which sw.js imports first,
+ * notes when the worker's script started). */
+#define HOLD_TYPE_PLUGIN (hold_plugin_get_type ())
+G_DECLARE_FINAL_TYPE (HoldPlugin, hold_plugin, HOLD, PLUGIN, StwPlugin)
+
+struct _HoldPlugin
+{
+  StwPlugin  parent_instance;
+  guint      n_workers;
+  gint64     completed_ms; /* wall clock, when the service worker's hook completed */
+  GPtrArray *kinds;        /* the kinds the hook saw */
+};
+
+G_DEFINE_FINAL_TYPE (HoldPlugin, hold_plugin, STW_TYPE_PLUGIN)
+
+static gboolean
+hold_complete (gpointer user_data)
+{
+  g_autoptr(StwPluginCompletion) completion = user_data;
+  HoldPlugin *self = HOLD_PLUGIN (stw_plugin_completion_get_plugin (completion));
+
+  self->completed_ms = g_get_real_time () / 1000;
+  stw_plugin_completion_return_success (completion);
+  return G_SOURCE_REMOVE;
+}
+
+static void
+hold_plugin_worker_attached (StwPlugin           *plugin,
+                             StwPluginCompletion *completion)
+{
+  HoldPlugin *self = HOLD_PLUGIN (plugin);
+  StwSurface *worker = stw_plugin_completion_get_surface (completion);
+
+  g_assert_nonnull (stw_plugin_completion_get_session (completion));
+  self->n_workers++;
+  g_ptr_array_add (self->kinds, g_strdup (stw_surface_kind_to_string (stw_surface_get_kind (worker))));
+  if (stw_surface_get_kind (worker) != STW_SURFACE_KIND_SERVICE_WORKER)
+    {
+      stw_plugin_completion_return_success (completion);
+      return;
+    }
+  g_timeout_add (300, hold_complete, g_object_ref (completion));
+}
+
+static void
+hold_plugin_finalize (GObject *object)
+{
+  HoldPlugin *self = HOLD_PLUGIN (object);
+
+  g_ptr_array_unref (self->kinds);
+  G_OBJECT_CLASS (hold_plugin_parent_class)->finalize (object);
+}
+
+static void
+hold_plugin_class_init (HoldPluginClass *klass)
+{
+  G_OBJECT_CLASS (klass)->finalize = hold_plugin_finalize;
+  STW_PLUGIN_CLASS (klass)->worker_attached = hold_plugin_worker_attached;
+}
+
+static void
+hold_plugin_init (HoldPlugin *self)
+{
+  self->kinds = g_ptr_array_new_with_free_func (g_free);
+}
+
+/* The engine's new-worker hook: a new service worker waits before its
+ * first script until the hook completed, and the hook is handed the
+ * worker (not a surface). A held worker answers no Runtime.evaluate: the
+ * hook waits, it does not ask. */
+static void
+test_worker_hook_holds (void)
+{
+  g_autoptr(StwDispatcher) dispatcher = NULL;
+  g_autoptr(HoldPlugin) hold = NULL;
+  g_autoptr(GList) plugins = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autoptr(JsonObject) launch = NULL;
+  g_autofree char *electron = g_test_build_filename (G_TEST_DIST, "fixtures", "electron", NULL);
+  g_autofree char *app = g_test_build_filename (G_TEST_DIST, "fixtures", "network-app", NULL);
+  g_autofree char *url = NULL;
+  g_autofree char *sid = NULL;
+  Page page = { 0 };
+
+  if (!stw_test_electron_available ())
+    {
+      g_test_skip ("the Electron stand-in or Chromium is missing");
+      return;
+    }
+  page_start (&page);
+  dispatcher = stw_dispatcher_new ();
+  stw_dispatcher_add_core_tools (dispatcher);
+  hold = g_object_new (HOLD_TYPE_PLUGIN, "name", "hold", "version", "1", "core-versions", "*", NULL);
+  plugins = g_list_append (NULL, hold);
+  stw_dispatcher_add_plugins_sync (dispatcher, plugins, NULL, NULL, &error);
+  g_assert_no_error (error);
+
+  url = g_strconcat (page.url, "sw.html", NULL);
+  launch = ok (call (dispatcher, "electron_launch", "{\"executablePath\":\"%s\",\"main\":\"%s\",\"args\":[\"--url=%s\"]}",
+                     electron, app, url));
+  sid = g_strdup (json_object_get_string_member (launch, "session_id"));
+  assert_text (dispatcher, sid, "#sw", "idle");
+  g_assert_cmpuint (hold->n_workers, ==, 0);
+  click (dispatcher, sid, "#register");
+  assert_text (dispatcher, sid, "#sw", "ready");
+  g_assert_cmpuint (hold->n_workers, >=, 1);
+  g_assert_cmpstr (hold->kinds->pdata[0], ==, "service_worker");
+  /* Held: its script started only once the hook completed, 300 ms after
+   * it attached (a worker that runs at once starts long before). */
+  {
+    StwSession *session = stw_session_manager_lookup (stw_dispatcher_get_session_manager (dispatcher), sid);
+    g_autoptr(GList) workers = stw_session_list_workers (session);
+    g_autoptr(JsonObject) params = json_object_new ();
+    g_autoptr(JsonObject) reply = NULL;
+    StwSurface *worker;
+
+    g_assert_cmpuint (g_list_length (workers), ==, 1);
+    worker = workers->data;
+    json_object_set_string_member (params, "expression", "self.loadedAt");
+    json_object_set_boolean_member (params, "returnByValue", TRUE);
+    WAIT (stw_surface_send_cdp_async (worker, "Runtime.evaluate", params, NULL, stw_test_result_cb, &wait_),
+          reply = stw_surface_send_cdp_finish (worker, result, &error));
+    g_assert_no_error (error);
+    g_assert_cmpint (hold->completed_ms, >, 0);
+    g_assert_cmpint (json_object_get_int_member (json_object_get_object_member (reply, "result"), "value") + 5, >=,
+                     hold->completed_ms);
+  }
+  /* And it runs once the hook completed. */
+  click (dispatcher, sid, "#ask");
+  assert_text (dispatcher, sid, "#sw", "hello from the server to the worker (200) (ask 1)");
+
+  {
+    g_autoptr(JsonObject) stopped = call (dispatcher, "electron_stop", "{\"sessionId\":\"%s\"}", sid);
+  }
+  g_assert_true (stw_dispatcher_unload_plugins_sync (dispatcher, NULL, &error));
+  g_assert_no_error (error);
+  page_stop (&page);
+}
+
 int
 main (int    argc,
       char **argv)
@@ -856,6 +996,7 @@ main (int    argc,
   g_test_add_func ("/network-plugin/service-worker-async", test_service_worker_async);
   g_test_add_func ("/network-plugin/service-worker-blocking", test_service_worker_blocking);
   g_test_add_func ("/network-plugin/workers-forgotten", test_workers_forgotten);
+  g_test_add_func ("/network-plugin/worker-hook-holds", test_worker_hook_holds);
 
   return g_test_run ();
 }

@@ -585,7 +585,7 @@ test('service worker: a capture of one partition leaves the worker\'s requests o
   ok(await server.call('network_capture_start', { sessionId }));
   await click(server, sessionId, '#ask');
   await textIs(server, sessionId, '#sw', 'hello from the server to the worker (200) (ask 2)');
-  await waitUntil(async () => (await captured(server, sessionId, { limit: 500 })).entries
-    .some((e) => e.url === `${page.url}api/from-sw.json` && e.serviceWorker), 15000);
+  assert.ok(await waitUntil(async () => (await captured(server, sessionId, { limit: 500 })).entries
+    .some((e) => e.url === `${page.url}api/from-sw.json` && e.serviceWorker), 15000), 'captured without partition');
   ok(await server.call('network_capture_stop', { sessionId }));
 });
