@@ -369,10 +369,10 @@ _stw_network_plugin_add_tools (StwNetworkPlugin *self)
                                     "Use a glob (** any, * any but /, {a,b}) or /regex/flags.", NULL);
 
   add_tool (self, NETWORK_CAPTURE_START, "capture_start", "Capture network",
-            "Capture the requests of every renderer (windows, frames, webviews; new ones from their first "
-            "request), optionally only URLs matching urls (globs or /regex/) or one partition. bodies: keep "
-            "none|text|all bodies, each up to maxBodyBytes (default 64 KiB, max 1 MiB), in files. Secret "
-            "headers are redacted. Returns: {capturing, capabilities}.",
+            "Capture the requests of every renderer (windows, frames, webviews, service workers; new ones "
+            "from their first request), optionally only URLs matching urls (globs or /regex/) or one "
+            "partition. bodies: keep none|text|all bodies, each up to maxBodyBytes (default 64 KiB, max "
+            "1 MiB), in files. Secret headers are redacted. Returns: {capturing, capabilities}.",
             "{\"type\":\"object\",\"additionalProperties\":false,\"properties\":{" SESSION_PROP ","
             "\"urls\":{\"type\":\"array\",\"maxItems\":64,\"items\":" PATTERN "},"
             "\"bodies\":{\"enum\":[\"none\",\"text\",\"all\"]},"
