@@ -69,6 +69,32 @@ on_surface_hooks_done (GError   *error,
   g_free (resume);
 }
 
+/* Runs the plugins' hooks at @point for @surface (a surface or a worker),
+ * then lets the target start if it waits; at once when no loaded plugin
+ * has such a hook. */
+static void
+hooks_then_resume (StwSession   *self,
+                   StwTransport *transport,
+                   StwHookPoint  point,
+                   StwSurface   *surface,
+                   const char   *cdp_session,
+                   gboolean      paused)
+{
+  if (surface != NULL && hook_wanted (self, point))
+    {
+      g_autoptr(StwSessionManager) manager = _stw_session_dup_manager (self);
+      Resume *resume = g_new0 (Resume, 1);
+
+      resume->transport = g_object_ref (transport);
+      resume->cdp_session = g_strdup (cdp_session);
+      resume->paused = paused;
+      _stw_hooks_run (manager, point, self, surface, NULL, on_surface_hooks_done, resume);
+      return;
+    }
+  if (paused)
+    stw_transport_send_notification (transport, "Runtime.runIfWaitingForDebugger", NULL, cdp_session);
+}
+
 /* A service, shared or dedicated worker: kept for the plugins, never a
  * surface. The plugins' new-worker hooks run before it starts (when it
  * waits); without any, it starts at once. */
@@ -86,19 +112,7 @@ worker_attached (StwSession     *self,
 
   if (worker == NULL)
     worker = _stw_session_add_worker (self, kind, target_id, cdp_session, stw_json_get_string (info, "url"));
-  if (hook_wanted (self, STW_HOOK_WORKER_ATTACHED))
-    {
-      g_autoptr(StwSessionManager) manager = _stw_session_dup_manager (self);
-      Resume *resume = g_new0 (Resume, 1);
-
-      resume->transport = g_object_ref (transport);
-      resume->cdp_session = g_strdup (cdp_session);
-      resume->paused = paused;
-      _stw_hooks_run (manager, STW_HOOK_WORKER_ATTACHED, self, worker, NULL, on_surface_hooks_done, resume);
-      return;
-    }
-  if (paused)
-    stw_transport_send_notification (transport, "Runtime.runIfWaitingForDebugger", NULL, cdp_session);
+  hooks_then_resume (self, transport, STW_HOOK_WORKER_ATTACHED, worker, cdp_session, paused);
 }
 
 static void
@@ -170,19 +184,7 @@ on_attached (StwTransport *transport,
    * surface that was already running when it attached (a window the app
    * opened before the launch's auto-attach was set, or any surface of an
    * attach) gets the hooks too, without that guarantee. */
-  if (surface != NULL && hook_wanted (self, STW_HOOK_SURFACE_ATTACHED))
-    {
-      g_autoptr(StwSessionManager) manager = _stw_session_dup_manager (self);
-      Resume *resume = g_new0 (Resume, 1);
-
-      resume->transport = g_object_ref (transport);
-      resume->cdp_session = g_strdup (cdp_session);
-      resume->paused = paused;
-      _stw_hooks_run (manager, STW_HOOK_SURFACE_ATTACHED, self, surface, NULL, on_surface_hooks_done, resume);
-      return;
-    }
-  if (paused)
-    stw_transport_send_notification (transport, "Runtime.runIfWaitingForDebugger", NULL, cdp_session);
+  hooks_then_resume (self, transport, STW_HOOK_SURFACE_ATTACHED, surface, cdp_session, paused);
 }
 
 static void

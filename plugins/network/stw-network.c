@@ -1291,23 +1291,36 @@ surface_hook_resolved (GObject      *object,
   sync_all (state, g_task_new (self, NULL, surface_hook_synced, g_object_ref (completion)));
 }
 
+/* The state of a hook's session while a capture or stubs need its new
+ * target; NULL (the hook completed) otherwise. */
+static NetState *
+hook_state (StwPluginCompletion *completion)
+{
+  StwNetworkPlugin *self = STW_NETWORK_PLUGIN (stw_plugin_completion_get_plugin (completion));
+  StwSession *session = stw_plugin_completion_get_session (completion);
+  NetState *state = session ? state_lookup (self, session) : NULL;
+
+  if (state == NULL || stw_plugin_completion_get_surface (completion) == NULL ||
+      (!state->capturing && !stubs_active (state)))
+    {
+      stw_plugin_completion_return_success (completion);
+      return NULL;
+    }
+  return state;
+}
+
 /* A new window, frame or webview, paused before its first request: turn
  * on what a capture or the stubs need before it runs. */
 static void
 stw_network_plugin_surface_attached (StwPlugin           *plugin,
                                      StwPluginCompletion *completion)
 {
-  StwNetworkPlugin *self = STW_NETWORK_PLUGIN (plugin);
-  StwSession *session = stw_plugin_completion_get_session (completion);
   StwSurface *surface = stw_plugin_completion_get_surface (completion);
-  NetState *state = session ? state_lookup (self, session) : NULL;
+  NetState *state = hook_state (completion);
   GList one = { surface, NULL, NULL };
 
-  if (state == NULL || surface == NULL || (!state->capturing && !stubs_active (state)))
-    {
-      stw_plugin_completion_return_success (completion);
-      return;
-    }
+  if (state == NULL)
+    return;
   tap_get (state, surface);
   resolve_partition_async (state, state->capturing ? &one : NULL, surface_hook_resolved, g_object_ref (completion));
 }
@@ -1318,18 +1331,18 @@ static void
 stw_network_plugin_worker_attached (StwPlugin           *plugin,
                                     StwPluginCompletion *completion)
 {
-  StwNetworkPlugin *self = STW_NETWORK_PLUGIN (plugin);
-  StwSession *session = stw_plugin_completion_get_session (completion);
   StwSurface *worker = stw_plugin_completion_get_surface (completion);
-  NetState *state = session ? state_lookup (self, session) : NULL;
+  NetState *state;
 
-  if (state == NULL || worker == NULL || stw_surface_get_kind (worker) != STW_SURFACE_KIND_SERVICE_WORKER ||
-      (!state->capturing && !stubs_active (state)))
+  /* Shared and dedicated workers' own requests are not tapped. */
+  if (worker != NULL && stw_surface_get_kind (worker) != STW_SURFACE_KIND_SERVICE_WORKER)
     {
       stw_plugin_completion_return_success (completion);
       return;
     }
-  sync_all (state, g_task_new (self, NULL, surface_hook_synced, g_object_ref (completion)));
+  if ((state = hook_state (completion)) == NULL)
+    return;
+  sync_all (state, g_task_new (plugin, NULL, surface_hook_synced, g_object_ref (completion)));
 }
 
 static void
