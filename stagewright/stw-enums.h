@@ -127,6 +127,16 @@ typedef enum
  * @STW_SURFACE_KIND_FRAME: an iframe (same process or out of process)
  * @STW_SURFACE_KIND_WEBVIEW: a `<webview>` guest
  * @STW_SURFACE_KIND_OTHER: anything else that renders
+ * @STW_SURFACE_KIND_SERVICE_WORKER: a service worker: never one of the
+ *   session's surfaces (no window, no snapshot, no refs), only handed to
+ *   plugins ([vfunc@Stagewright.Plugin.worker_attached],
+ *   [method@Stagewright.Session.list_workers]) for the DevTools seams
+ *   ([method@Stagewright.Surface.send_cdp_async],
+ *   [method@Stagewright.Surface.subscribe_cdp])
+ * @STW_SURFACE_KIND_SHARED_WORKER: a shared worker, handed as a service
+ *   worker is
+ * @STW_SURFACE_KIND_WORKER: a page's dedicated worker, handed as a service
+ *   worker is
  *
  * What a [class@Stagewright.Surface] is.
  *
@@ -138,6 +148,9 @@ typedef enum
   STW_SURFACE_KIND_FRAME,
   STW_SURFACE_KIND_WEBVIEW,
   STW_SURFACE_KIND_OTHER,
+  STW_SURFACE_KIND_SERVICE_WORKER,
+  STW_SURFACE_KIND_SHARED_WORKER,
+  STW_SURFACE_KIND_WORKER,
 } StwSurfaceKind;
 
 /**

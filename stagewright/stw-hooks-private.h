@@ -17,6 +17,7 @@ typedef enum
   STW_HOOK_SURFACE_ATTACHED,
   STW_HOOK_BEFORE_MAIN,
   STW_HOOK_APP_READY,
+  STW_HOOK_WORKER_ATTACHED,
 } StwHookPoint;
 
 /* @error: (nullable) (transfer none): the first hook that failed. */

@@ -1,4 +1,4 @@
-/* stw-plugin-hooks.c: runs plugins' new-surface and launch hooks
+/* stw-plugin-hooks.c: runs plugins' new-surface, new-worker and launch hooks
  *
  * SPDX-License-Identifier: LGPL-2.1-or-later
  *
@@ -61,6 +61,8 @@ plugin_has_hook (StwPlugin    *plugin,
       return klass->surface_attached != NULL;
     case STW_HOOK_BEFORE_MAIN:
       return klass->before_main != NULL;
+    case STW_HOOK_WORKER_ATTACHED:
+      return klass->worker_attached != NULL;
     case STW_HOOK_APP_READY:
     default:
       return klass->app_ready != NULL;
@@ -162,7 +164,7 @@ on_hook_done (StwPlugin *plugin,
   finish_current (run);
   if (error != NULL)
     {
-      if (run->point == STW_HOOK_SURFACE_ATTACHED)
+      if (run->point == STW_HOOK_SURFACE_ATTACHED || run->point == STW_HOOK_WORKER_ATTACHED)
         g_message ("Plugin “%s”: its new-surface hook failed: %s", stw_tool_provider_get_name (STW_TOOL_PROVIDER (plugin)),
                    error->message);
       else if (run->error == NULL)
@@ -182,7 +184,7 @@ on_hook_timeout (gpointer user_data)
 
   g_message ("%s", message);
   g_clear_pointer (&run->timeout, g_source_unref);
-  if (run->point != STW_HOOK_SURFACE_ATTACHED && run->error == NULL)
+  if (run->point != STW_HOOK_SURFACE_ATTACHED && run->point != STW_HOOK_WORKER_ATTACHED && run->error == NULL)
     run->error = stw_error_new_code_literal (STW_ERROR_LAUNCH_FAILED, message);
   finish_current (run);
   run_next (run);
@@ -231,6 +233,9 @@ run_next (HookRun *run)
         break;
       case STW_HOOK_BEFORE_MAIN:
         klass->before_main (plugin, completion);
+        break;
+      case STW_HOOK_WORKER_ATTACHED:
+        klass->worker_attached (plugin, completion);
         break;
       case STW_HOOK_APP_READY:
       default:

@@ -275,10 +275,13 @@ stw_plugin_completion_get_session (StwPluginCompletion *self)
  * @self: a [class@Stagewright.PluginCompletion]
  *
  * Gets the new window, frame or webview a
- * [vfunc@Stagewright.Plugin.surface_attached] hook runs for. It is paused
- * before its first script until every plugin's hook has completed.
+ * [vfunc@Stagewright.Plugin.surface_attached] hook runs for, or the new
+ * worker a [vfunc@Stagewright.Plugin.worker_attached] hook runs for. It
+ * is paused before its first script until every plugin's hook has
+ * completed.
  *
- * Returns: (transfer none) (nullable): the surface, %NULL outside that hook
+ * Returns: (transfer none) (nullable): the surface or worker, %NULL
+ *   outside those hooks
  *
  * Since: 1.0
  */

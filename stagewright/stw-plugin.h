@@ -66,6 +66,18 @@ G_DECLARE_DERIVABLE_TYPE (StwPlugin, stw_plugin, STW, PLUGIN, StwToolProvider)
  * @app_ready: (nullable): a launch hook: the launched app's first window
  *   is ready; `electron_launch` answers once every plugin's hook has
  *   completed. An error fails the launch and stops the app.
+ * @worker_attached: (nullable): the new-worker hook: a service worker,
+ *   shared worker or dedicated worker of a session attached
+ *   ([method@Stagewright.PluginCompletion.get_surface] names it, of kind
+ *   %STW_SURFACE_KIND_SERVICE_WORKER, %STW_SURFACE_KIND_SHARED_WORKER or
+ *   %STW_SURFACE_KIND_WORKER). A worker is never one of the session's
+ *   surfaces (no window, snapshot or ref); it is handed to plugins only
+ *   for [method@Stagewright.Surface.send_cdp_async] and
+ *   [method@Stagewright.Surface.subscribe_cdp], and is closed and
+ *   forgotten when it goes ([method@Stagewright.Session.list_workers]
+ *   lists the live ones). A new worker waits before its first script until
+ *   every plugin's hook completed (or 10 seconds), as a new surface does;
+ *   when no loaded plugin has this hook, workers are not paused.
  *
  * The hooks run one plugin after the other, in load order; each completes
  * its @completion, now or later.
@@ -87,9 +99,11 @@ struct _StwPluginClass
                             StwPluginCompletion *completion);
   void (*app_ready)        (StwPlugin           *self,
                             StwPluginCompletion *completion);
+  void (*worker_attached)  (StwPlugin           *self,
+                            StwPluginCompletion *completion);
 
   /*< private >*/
-  gpointer _reserved[5];
+  gpointer _reserved[4];
 };
 
 /**

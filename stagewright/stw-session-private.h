@@ -57,6 +57,16 @@ StwSurface   *_stw_session_add_surface     (StwSession     *self,
                                             const char     *subframe_id,
                                             const char     *title,
                                             const char     *url);
+StwSurface   *_stw_session_add_worker      (StwSession     *self,
+                                            StwSurfaceKind  kind,
+                                            const char     *target_id,
+                                            const char     *cdp_session_id,
+                                            const char     *url);
+StwSurface   *_stw_session_find_worker     (StwSession *self,
+                                            const char *target_id,
+                                            const char *cdp_session_id);
+void          _stw_session_forget_worker   (StwSession *self,
+                                            StwSurface *worker);
 void          _stw_session_close_surface   (StwSession *self,
                                             StwSurface *surface);
 /* The main context that was thread-default when the session was made:

@@ -1,7 +1,8 @@
 /* stw-session-targets.c: a session's DevTools targets and frame trees
  *
  * Auto-attach bookkeeping (flat sessions: every page, out-of-process
- * iframe and webview attaches on the browser connection) and the frame
+ * iframe and webview attaches on the browser connection; workers are
+ * kept apart, for the plugins' new-worker hook, never as surfaces) and the frame
  * trees that make same-process iframes surfaces too. Part of the session:
  * it makes surfaces, so it sits above them; it decides when they appear,
  * change and close, and turns each new target's dialogs and console on.
@@ -15,14 +16,22 @@
 #include "stw-session-private.h"
 #include "stw-surface-private.h"
 
-/* Whether a loaded plugin wants to see new surfaces before their first
- * script: only then are new targets paused (no round trip otherwise). */
-gboolean
-_stw_targets_hooks_wanted (StwSession *session)
+static gboolean
+hook_wanted (StwSession   *session,
+             StwHookPoint  point)
 {
   g_autoptr(StwSessionManager) manager = _stw_session_dup_manager (session);
 
-  return manager != NULL && _stw_hooks_wanted (manager, STW_HOOK_SURFACE_ATTACHED);
+  return manager != NULL && _stw_hooks_wanted (manager, point);
+}
+
+/* Whether a loaded plugin wants to see new surfaces or workers before
+ * their first script: only then are new targets paused (no round trip
+ * otherwise). */
+gboolean
+_stw_targets_hooks_wanted (StwSession *session)
+{
+  return hook_wanted (session, STW_HOOK_SURFACE_ATTACHED) || hook_wanted (session, STW_HOOK_WORKER_ATTACHED);
 }
 
 static void
@@ -60,6 +69,52 @@ on_surface_hooks_done (GError   *error,
   g_free (resume);
 }
 
+/* Runs the plugins' hooks at @point for @surface (a surface or a worker),
+ * then lets the target start if it waits; at once when no loaded plugin
+ * has such a hook. */
+static void
+hooks_then_resume (StwSession   *self,
+                   StwTransport *transport,
+                   StwHookPoint  point,
+                   StwSurface   *surface,
+                   const char   *cdp_session,
+                   gboolean      paused)
+{
+  if (surface != NULL && hook_wanted (self, point))
+    {
+      g_autoptr(StwSessionManager) manager = _stw_session_dup_manager (self);
+      Resume *resume = g_new0 (Resume, 1);
+
+      resume->transport = g_object_ref (transport);
+      resume->cdp_session = g_strdup (cdp_session);
+      resume->paused = paused;
+      _stw_hooks_run (manager, point, self, surface, NULL, on_surface_hooks_done, resume);
+      return;
+    }
+  if (paused)
+    stw_transport_send_notification (transport, "Runtime.runIfWaitingForDebugger", NULL, cdp_session);
+}
+
+/* A service, shared or dedicated worker: kept for the plugins, never a
+ * surface. The plugins' new-worker hooks run before it starts (when it
+ * waits); without any, it starts at once. */
+static void
+worker_attached (StwSession     *self,
+                 StwTransport   *transport,
+                 StwSurfaceKind  kind,
+                 JsonObject     *info,
+                 JsonObject     *params,
+                 const char     *target_id,
+                 const char     *cdp_session)
+{
+  gboolean paused = json_object_get_boolean_member_with_default (params, "waitingForDebugger", FALSE);
+  StwSurface *worker = _stw_session_find_worker (self, target_id, NULL);
+
+  if (worker == NULL)
+    worker = _stw_session_add_worker (self, kind, target_id, cdp_session, stw_json_get_string (info, "url"));
+  hooks_then_resume (self, transport, STW_HOOK_WORKER_ATTACHED, worker, cdp_session, paused);
+}
+
 static void
 on_attached (StwTransport *transport,
              const char   *method,
@@ -86,9 +141,16 @@ on_attached (StwTransport *transport,
     kind = STW_SURFACE_KIND_FRAME;
   else if (g_str_equal (type, "webview"))
     kind = STW_SURFACE_KIND_WEBVIEW;
+  else if (g_str_equal (type, "service_worker") || g_str_equal (type, "shared_worker") || g_str_equal (type, "worker"))
+    {
+      kind = g_str_equal (type, "service_worker") ? STW_SURFACE_KIND_SERVICE_WORKER
+             : g_str_equal (type, "shared_worker") ? STW_SURFACE_KIND_SHARED_WORKER : STW_SURFACE_KIND_WORKER;
+      worker_attached (self, transport, kind, info, params, target_id, cdp_session);
+      return;
+    }
   else
     {
-      /* Browser UI, workers and the like are not surfaces. */
+      /* Browser UI and the like are not surfaces. */
       if (json_object_get_boolean_member_with_default (params, "waitingForDebugger", FALSE))
         stw_transport_send_notification (transport, "Runtime.runIfWaitingForDebugger", NULL, cdp_session);
       return;
@@ -122,19 +184,7 @@ on_attached (StwTransport *transport,
    * surface that was already running when it attached (a window the app
    * opened before the launch's auto-attach was set, or any surface of an
    * attach) gets the hooks too, without that guarantee. */
-  if (surface != NULL && _stw_targets_hooks_wanted (self))
-    {
-      g_autoptr(StwSessionManager) manager = _stw_session_dup_manager (self);
-      Resume *resume = g_new0 (Resume, 1);
-
-      resume->transport = g_object_ref (transport);
-      resume->cdp_session = g_strdup (cdp_session);
-      resume->paused = paused;
-      _stw_hooks_run (manager, STW_HOOK_SURFACE_ATTACHED, self, surface, NULL, on_surface_hooks_done, resume);
-      return;
-    }
-  if (paused)
-    stw_transport_send_notification (transport, "Runtime.runIfWaitingForDebugger", NULL, cdp_session);
+  hooks_then_resume (self, transport, STW_HOOK_SURFACE_ATTACHED, surface, cdp_session, paused);
 }
 
 static void
@@ -145,9 +195,12 @@ on_detached (StwTransport *transport,
              StwSession   *self)
 {
   StwSurface *surface = _stw_session_find_surface_by (self, NULL, stw_json_get_string (params, "sessionId"), NULL);
+  StwSurface *worker = _stw_session_find_worker (self, NULL, stw_json_get_string (params, "sessionId"));
 
   if (surface != NULL)
     _stw_session_close_surface (self, surface);
+  if (worker != NULL)
+    _stw_session_forget_worker (self, worker);
 }
 
 static void
@@ -158,9 +211,12 @@ on_target_destroyed (StwTransport *transport,
                      StwSession   *self)
 {
   StwSurface *surface = _stw_session_find_surface_by (self, stw_json_get_string (params, "targetId"), NULL, NULL);
+  StwSurface *worker = _stw_session_find_worker (self, stw_json_get_string (params, "targetId"), NULL);
 
   if (surface != NULL)
     _stw_session_close_surface (self, surface);
+  if (worker != NULL)
+    _stw_session_forget_worker (self, worker);
 }
 
 static void

@@ -59,7 +59,9 @@ struct _StwSession
   gboolean           stopping;
 
   GPtrArray         *surfaces;    /* every surface ever seen, in order */
+  GPtrArray         *workers;     /* the live workers (never surfaces) */
   guint              next_surface;
+  guint              next_worker;
   guint              next_window;
   char              *active_window_id;
   char              *active_surface_id;
@@ -176,6 +178,7 @@ stw_session_finalize (GObject *object)
   g_hash_table_remove_all (self->shared->surfaces);
   g_ptr_array_set_size (self->shared->order, 0);
   g_ptr_array_unref (self->surfaces);
+  g_ptr_array_unref (self->workers);
   _stw_surface_shared_unref (self->shared);
   _stw_session_console_free (self->console);
   g_weak_ref_clear (&self->manager);
@@ -348,6 +351,7 @@ static void
 stw_session_init (StwSession *self)
 {
   self->surfaces = g_ptr_array_new_with_free_func (g_object_unref);
+  self->workers = g_ptr_array_new_with_free_func (g_object_unref);
   self->shared = _stw_surface_shared_new ();
   self->shared->refresh = refresh_for_surfaces;
   self->shared->refresh_finish = refresh_for_surfaces_finish;
@@ -513,6 +517,49 @@ _stw_session_dup_manager (StwSession *self)
   return g_weak_ref_get (&self->manager);
 }
 
+/* A worker: a surface object for the DevTools seams, never in the
+ * session's surfaces (no window, snapshot or ref reaches it). */
+StwSurface *
+_stw_session_add_worker (StwSession     *self,
+                         StwSurfaceKind  kind,
+                         const char     *target_id,
+                         const char     *cdp_session_id,
+                         const char     *url)
+{
+  g_autofree char *id = g_strdup_printf ("%s-k%u", self->id, ++self->next_worker);
+  StwSurface *worker = _stw_surface_new (self, self->shared, self->browser, id, kind, NULL, NULL, target_id,
+                                         cdp_session_id, NULL, NULL, url);
+
+  g_ptr_array_add (self->workers, worker);
+  return worker;
+}
+
+/* The live worker whose target or DevTools session this is, or NULL. */
+StwSurface *
+_stw_session_find_worker (StwSession *self,
+                          const char *target_id,
+                          const char *cdp_session_id)
+{
+  for (guint i = 0; i < self->workers->len; i++)
+    {
+      StwSurface *worker = g_ptr_array_index (self->workers, i);
+
+      if ((target_id != NULL && g_strcmp0 (stw_surface_get_target_id (worker), target_id) == 0) ||
+          (cdp_session_id != NULL && g_strcmp0 (stw_surface_get_cdp_session_id (worker), cdp_session_id) == 0))
+        return worker;
+    }
+  return NULL;
+}
+
+/* A worker went: closed (a plugin that holds it sees it) and forgotten. */
+void
+_stw_session_forget_worker (StwSession *self,
+                            StwSurface *worker)
+{
+  _stw_surface_set_closed (worker);
+  g_ptr_array_remove (self->workers, worker);
+}
+
 StwSurface *
 _stw_session_add_surface (StwSession     *self,
                           StwSurfaceKind  kind,
@@ -593,6 +640,9 @@ mark_ended (StwSession *self)
   _stw_surface_shared_remove_files_dir (self->shared);
   for (guint i = 0; i < self->surfaces->len; i++)
     _stw_surface_set_closed (g_ptr_array_index (self->surfaces, i));
+  for (guint i = 0; i < self->workers->len; i++)
+    _stw_surface_set_closed (g_ptr_array_index (self->workers, i));
+  g_ptr_array_set_size (self->workers, 0);
   /* Nothing can use a ref any more; a caller may hold the session for
    * long after (a binding, a pending answer). */
   _stw_ref_table_clear (self->shared->refs);
@@ -1854,6 +1904,35 @@ stw_session_list_surfaces (StwSession *self)
   g_return_val_if_fail (STW_IS_SESSION (self), NULL);
 
   return _stw_surface_shared_list (self->shared);
+}
+
+/**
+ * stw_session_list_workers:
+ * @self: a #StwSession
+ *
+ * Lists the session's live workers (service, shared and dedicated
+ * workers) that DevTools attached. They are not surfaces of the session:
+ * no tool, window list, snapshot or ref reaches them; plugins drive them
+ * through [method@Stagewright.Surface.send_cdp_async] and
+ * [method@Stagewright.Surface.subscribe_cdp], and learn of new ones in
+ * [vfunc@Stagewright.Plugin.worker_attached]. A worker that goes is
+ * closed and leaves the list.
+ *
+ * Returns: (transfer container) (element-type StwSurface): the live
+ *   workers, in the order they attached
+ *
+ * Since: 1.0
+ */
+GList *
+stw_session_list_workers (StwSession *self)
+{
+  GList *workers = NULL;
+
+  g_return_val_if_fail (STW_IS_SESSION (self), NULL);
+
+  for (guint i = self->workers->len; i > 0; i--)
+    workers = g_list_prepend (workers, g_ptr_array_index (self->workers, i - 1));
+  return workers;
 }
 
 /**

@@ -42,6 +42,8 @@ GList *stw_session_list_windows (StwSession *self);
 STW_AVAILABLE_IN_1_0
 GList *stw_session_list_surfaces (StwSession *self);
 STW_AVAILABLE_IN_1_0
+GList *stw_session_list_workers (StwSession *self);
+STW_AVAILABLE_IN_1_0
 StwSurface *stw_session_get_active_window (StwSession *self);
 STW_AVAILABLE_IN_1_0
 StwSurface *stw_session_get_active_surface (StwSession *self);

@@ -840,6 +840,7 @@ stw_surface_dup_session (StwSurface *self)
  * What page operations the surface supports now:
  * %STW_CAPABILITY_SNAPSHOT, %STW_CAPABILITY_INTERACTION and
  * %STW_CAPABILITY_RENDERER_EVAL while it is live, none once it closed.
+ * A worker has none: only its DevTools session serves.
  *
  * Returns: the capabilities
  *
@@ -850,7 +851,7 @@ stw_surface_get_capabilities (StwSurface *self)
 {
   g_return_val_if_fail (STW_IS_SURFACE (self), STW_CAPABILITY_NONE);
 
-  if (self->closed || self->transport == NULL)
+  if (self->closed || self->transport == NULL || self->kind >= STW_SURFACE_KIND_SERVICE_WORKER)
     return STW_CAPABILITY_NONE;
   return STW_CAPABILITY_SNAPSHOT | STW_CAPABILITY_INTERACTION | STW_CAPABILITY_RENDERER_EVAL;
 }
@@ -900,7 +901,8 @@ stw_surface_get_origin_relation (StwSurface *self)
  *
  * Gets the name of a surface kind, as the tools report it.
  *
- * Returns: (transfer none): `window`, `frame`, `webview` or `other`
+ * Returns: (transfer none): `window`, `frame`, `webview`, `other`,
+ *   `service_worker`, `shared_worker` or `worker`
  *
  * Since: 1.0
  */
@@ -915,6 +917,12 @@ stw_surface_kind_to_string (StwSurfaceKind kind)
       return "frame";
     case STW_SURFACE_KIND_WEBVIEW:
       return "webview";
+    case STW_SURFACE_KIND_SERVICE_WORKER:
+      return "service_worker";
+    case STW_SURFACE_KIND_SHARED_WORKER:
+      return "shared_worker";
+    case STW_SURFACE_KIND_WORKER:
+      return "worker";
     case STW_SURFACE_KIND_OTHER:
     default:
       return "other";

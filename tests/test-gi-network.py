@@ -13,7 +13,9 @@
 # this process: a capture sees a fetch and an image with the server's
 # cookie redacted, a HAR is written, a stub with times changes what the
 # page shows and then lets the server answer, a fail stub runs the page's
-# error path.
+# error path. On its service-worker page: the worker's own request is
+# captured (serviceWorker, no surface) and stubbed, blocking and async, and
+# the worker is listed apart from the surfaces.
 
 import http.server
 import json
@@ -334,6 +336,66 @@ def partition_capture_blocking_and_async():
                                                                          StagewrightNetwork.NetworkBodies.NONE, 0,
                                                                          'persist:pn', None, done),
                                  lambda source, result: source.capture_start_finish(result), 30000))
+    ok(call(dispatcher, 'electron_stop', {'sessionId': sid}))
+    state.pop('session_id')
+    assert dispatcher.unload_plugins_sync(None)
+
+
+@test
+def service_worker_blocking_and_async():
+    server = state['server']
+    url = 'http://127.0.0.1:%d/' % server.server_address[1]
+    dispatcher = Stagewright.Dispatcher.new()
+    dispatcher.add_core_tools()
+    plugin, = dispatcher.load_plugins_sync([PLUGIN], json_object({'network': {'bodyDir': state['scratch']}}), None)
+    state['dispatcher'] = dispatcher
+    sid = ok(call(dispatcher, 'electron_launch', {'executablePath': ELECTRON, 'main': APP,
+                                                  'args': ['--url=' + url + 'sw.html']}))['session_id']
+    state['session_id'] = sid
+    text_is(dispatcher, sid, '#sw', 'idle')
+    session = dispatcher.get_session_manager().lookup(sid)
+
+    # Async: capturing from before the worker starts.
+    assert run_async(lambda done: plugin.capture_start_async(session, None, StagewrightNetwork.NetworkBodies.NONE, 0,
+                                                             None, None, done),
+                     lambda source, result: source.capture_start_finish(result), 30000)
+    click(dispatcher, sid, '#register', asynchronous=True)
+    text_is(dispatcher, sid, '#sw', 'ready')
+    workers = session.list_workers()
+    assert [w.get_kind() for w in workers] == [Stagewright.SurfaceKind.SERVICE_WORKER], workers
+    assert all(s.get_kind() != Stagewright.SurfaceKind.SERVICE_WORKER for s in session.list_surfaces())
+    assert workers[0].get_id() not in [s.get_id() for s in session.list_surfaces()]
+    click(dispatcher, sid, '#ask')
+    text_is(dispatcher, sid, '#sw', 'hello from the server to the worker (200) (ask 1)')
+    seen = {}
+
+    def worker_entry():
+        page = run_async(lambda done: plugin.captured_async(session, 500, None, '**/api/from-sw.json', -1, None, None,
+                                                            done),
+                         lambda source, result: source.captured_finish(result), 30000)
+        seen['entries'] = [e for e in page.get_entries() if e.is_finished()]
+        return seen['entries']
+    spin(worker_entry, 15000)
+    assert seen['entries'], 'the worker\'s request was not captured'
+    entry = seen['entries'][0]
+    assert entry.get_service_worker() and entry.get_surface_id() is None and entry.get_status() == 200
+    captured = ok(call_async(dispatcher, 'network_captured', {'sessionId': sid, 'url': '**/api/from-sw.json'}))
+    assert captured['entries'][0]['serviceWorker'] is True and 'surfaceId' not in captured['entries'][0], captured
+
+    # Blocking: a stub answers the worker's fetch; the server sees nothing.
+    stub = StagewrightNetwork.NetworkStub.new('**/api/from-sw.json')
+    stub.set_body(GLib.Bytes.new(json.dumps({'message': 'python worker stub'}).encode()))
+    plugin.stub_sync(session, stub, None)
+    hits = Handler.hits.get('/api/from-sw.json', 0)
+    click(dispatcher, sid, '#ask')
+    text_is(dispatcher, sid, '#sw', 'python worker stub (200) (ask 2)')
+    assert Handler.hits.get('/api/from-sw.json', 0) == hits
+    assert stub.get_matched() == 1
+    assert plugin.unstub_sync(session, None, None) == 1
+    assert not plugin.capture_stop_sync(session, None).get_capturing()
+    page = plugin.captured_sync(session, 500, None, '**/api/from-sw.json', -1, None, None)
+    assert [e.get_service_worker() for e in page.get_entries()] == [True, True], page.get_entries()
+
     ok(call(dispatcher, 'electron_stop', {'sessionId': sid}))
     state.pop('session_id')
     assert dispatcher.unload_plugins_sync(None)

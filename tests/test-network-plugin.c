@@ -10,7 +10,10 @@
  * fetch and an image with their cookie redacted, its HAR is written, a stub
  * changes what the page shows for `times` requests, a `fail` stub runs the
  * page's error path; through the _async API, the _sync API and the tools
- * (stw_dispatcher_call_json_sync).
+ * (stw_dispatcher_call_json_sync). On its service-worker page: the
+ * worker's own request captured (marked, with no surface) and stubbed,
+ * left out of a partition's capture; workers are kept apart from the
+ * surfaces and forgotten when they go.
  */
 #include <string.h>
 
@@ -25,6 +28,7 @@ typedef struct
   char       *url;
   char       *page_dir;
   guint       data_hits;
+  guint       sw_hits;
 } Page;
 
 static void
@@ -49,6 +53,8 @@ serve (SoupServer        *server,
     }
   if (g_str_equal (path, "/api/data.json"))
     page->data_hits++;
+  if (g_str_equal (path, "/api/from-sw.json"))
+    page->sw_hits++;
   file = g_build_filename (page->page_dir, g_str_equal (path, "/") ? "index.html" : path, NULL);
   if (strstr (path, "..") != NULL || !g_file_get_contents (file, &contents, &length, NULL))
     {
@@ -204,10 +210,13 @@ typedef struct
   Page              page;
 } Fixture;
 
+/* On page/index.html, or on page/@page_path when not NULL. */
 static gboolean
-fixture_set_up (Fixture  *fixture,
-                gboolean  from_module)
+fixture_set_up_on (Fixture    *fixture,
+                   gboolean    from_module,
+                   const char *page_path)
 {
+  g_autofree char *url = NULL;
   g_autofree char *electron = g_test_build_filename (G_TEST_DIST, "fixtures", "electron", NULL);
   g_autofree char *app = g_test_build_filename (G_TEST_DIST, "fixtures", "network-app", NULL);
   g_autoptr(GError) error = NULL;
@@ -249,15 +258,26 @@ fixture_set_up (Fixture  *fixture,
       g_assert_no_error (error);
     }
 
+  url = g_strconcat (fixture->page.url, page_path, NULL);
   launch = ok (call (fixture->dispatcher, "electron_launch",
                      "{\"executablePath\":\"%s\",\"main\":\"%s\",\"args\":[\"--url=%s\"]}",
-                     electron, app, fixture->page.url));
+                     electron, app, url));
   fixture->sid = g_strdup (json_object_get_string_member (launch, "session_id"));
   fixture->session = stw_session_manager_lookup (stw_dispatcher_get_session_manager (fixture->dispatcher),
                                                  fixture->sid);
   g_assert_nonnull (fixture->session);
-  assert_text (fixture->dispatcher, fixture->sid, "#secret", "secret: ok");
+  if (page_path == NULL)
+    assert_text (fixture->dispatcher, fixture->sid, "#secret", "secret: ok");
+  else
+    assert_text (fixture->dispatcher, fixture->sid, "#sw", "idle");
   return TRUE;
+}
+
+static gboolean
+fixture_set_up (Fixture  *fixture,
+                gboolean  from_module)
+{
+  return fixture_set_up_on (fixture, from_module, NULL);
 }
 
 static void
@@ -573,6 +593,397 @@ test_tools_blocking (void)
   fixture_tear_down (&fixture);
 }
 
+/* The live worker of @kind, or NULL. */
+static StwSurface *
+find_worker (StwSession     *session,
+             StwSurfaceKind  kind)
+{
+  g_autoptr(GList) workers = stw_session_list_workers (session);
+
+  for (GList *l = workers; l != NULL; l = l->next)
+    {
+      if (stw_surface_get_kind (l->data) == kind)
+        return l->data;
+    }
+  return NULL;
+}
+
+/* The worker's own request is no surface's: none of the session's
+ * surfaces is a worker, and the worker has no page capability. */
+static void
+assert_workers_apart (StwSession *session)
+{
+  g_autoptr(GList) surfaces = stw_session_list_surfaces (session);
+  g_autoptr(GList) windows = stw_session_list_windows (session);
+  StwSurface *worker = find_worker (session, STW_SURFACE_KIND_SERVICE_WORKER);
+
+  g_assert_nonnull (worker);
+  g_assert_cmpstr (stw_surface_kind_to_string (stw_surface_get_kind (worker)), ==, "service_worker");
+  g_assert_cmpuint (stw_surface_get_capabilities (worker), ==, STW_CAPABILITY_NONE);
+  g_assert_cmpuint (g_list_length (windows), ==, 1);
+  for (GList *l = surfaces; l != NULL; l = l->next)
+    {
+      g_assert_cmpint (stw_surface_get_kind (l->data), <=, STW_SURFACE_KIND_OTHER);
+      g_assert_true (l->data != worker);
+    }
+  /* No tool can select it. */
+  {
+    g_autoptr(GError) error = NULL;
+
+    g_assert_false (stw_session_switch_surface (session, stw_surface_get_id (worker), &error));
+    g_assert_nonnull (error);
+  }
+}
+
+/* The finished entry of the worker's fetch of /api/from-sw.json, polled
+ * through the async API; NULL when none came within 10 s. */
+static StwNetworkEntry *
+worker_entry_async (Fixture         *fixture,
+                    StwNetworkPage **page)
+{
+  g_autoptr(GError) error = NULL;
+
+  for (guint tries = 0; tries < 100; tries++)
+    {
+      GPtrArray *entries;
+
+      g_clear_object (page);
+      WAIT (stw_network_plugin_captured_async (fixture->plugin, fixture->session, 500, NULL, "**/api/from-sw.json", -1,
+                                               NULL, NULL, stw_test_result_cb, &wait_),
+            *page = stw_network_plugin_captured_finish (fixture->plugin, result, &error));
+      g_assert_no_error (error);
+      entries = stw_network_page_get_entries (*page);
+      if (entries->len > 0 && stw_network_entry_is_finished (entries->pdata[entries->len - 1]))
+        return entries->pdata[entries->len - 1];
+      stw_test_iterate_for (100);
+    }
+  return NULL;
+}
+
+/* A service worker's own request, through the async API: captured and
+ * marked, in the HAR, stubbed; the worker is kept apart from the
+ * surfaces. */
+static void
+test_service_worker_async (void)
+{
+  Fixture fixture = { 0 };
+  g_autoptr(GError) error = NULL;
+  g_autoptr(StwNetworkPage) page = NULL;
+  g_autoptr(StwNetworkStub) stub = NULL;
+  g_autoptr(StwNetworkStub) registered = NULL;
+  g_autoptr(GBytes) body = g_bytes_new_static ("{\"message\":\"worker stub\"}", 25);
+  g_autofree char *har_path = NULL;
+  g_autofree char *har = NULL;
+  StwNetworkEntry *entry;
+  gboolean started = FALSE;
+  guint n_entries = 0;
+  guint hits;
+
+  if (!fixture_set_up_on (&fixture, FALSE, "sw.html"))
+    return;
+
+  WAIT (stw_network_plugin_capture_start_async (fixture.plugin, fixture.session, NULL, STW_NETWORK_BODIES_TEXT, 0,
+                                                NULL, NULL, stw_test_result_cb, &wait_),
+        started = stw_network_plugin_capture_start_finish (fixture.plugin, result, &error));
+  g_assert_no_error (error);
+  g_assert_true (started);
+  click (fixture.dispatcher, fixture.sid, "#register");
+  assert_text (fixture.dispatcher, fixture.sid, "#sw", "ready");
+  assert_workers_apart (fixture.session);
+  click (fixture.dispatcher, fixture.sid, "#ask");
+  assert_text (fixture.dispatcher, fixture.sid, "#sw", "hello from the server to the worker (200) (ask 1)");
+  entry = worker_entry_async (&fixture, &page);
+  g_assert_nonnull (entry);
+  g_assert_true (stw_network_entry_get_service_worker (entry));
+  g_assert_null (stw_network_entry_get_surface_id (entry));
+  g_assert_cmpint (stw_network_entry_get_status (entry), ==, 200);
+  g_assert_cmpstr (stw_network_entry_get_resource_type (entry), ==, "Fetch");
+
+  har_path = g_build_filename (fixture.dir, "worker.har", NULL);
+  WAIT (stw_network_plugin_export_har_async (fixture.plugin, fixture.session, har_path, NULL, stw_test_result_cb,
+                                             &wait_),
+        g_assert_true (stw_network_plugin_export_har_finish (fixture.plugin, result, &n_entries, &error)));
+  g_assert_no_error (error);
+  g_assert_true (g_file_get_contents (har_path, &har, NULL, NULL));
+  g_assert_nonnull (strstr (har, "/api/from-sw.json"));
+  g_assert_nonnull (strstr (har, "\"_serviceWorker\":true"));
+
+  stub = stw_network_stub_new ("**/api/from-sw.json");
+  stw_network_stub_set_body (stub, body);
+  stw_network_stub_set_header (stub, "Content-Type", "application/json");
+  WAIT (stw_network_plugin_stub_async (fixture.plugin, fixture.session, stub, NULL, stw_test_result_cb, &wait_),
+        registered = stw_network_plugin_stub_finish (fixture.plugin, result, &error));
+  g_assert_no_error (error);
+  hits = fixture.page.sw_hits;
+  click (fixture.dispatcher, fixture.sid, "#ask");
+  assert_text (fixture.dispatcher, fixture.sid, "#sw", "worker stub (200) (ask 2)");
+  g_assert_cmpuint (fixture.page.sw_hits, ==, hits);
+  g_assert_cmpuint (stw_network_stub_get_matched (stub), ==, 1);
+
+  g_clear_object (&page);
+  WAIT (stw_network_plugin_capture_stop_async (fixture.plugin, fixture.session, NULL, stw_test_result_cb, &wait_),
+        page = stw_network_plugin_capture_stop_finish (fixture.plugin, result, &error));
+  g_assert_no_error (error);
+  fixture_tear_down (&fixture);
+}
+
+/* The blocking API: a partition's capture leaves the worker out, one
+ * without partition has it; a stub applies to it. */
+static void
+test_service_worker_blocking (void)
+{
+  Fixture fixture = { 0 };
+  g_autoptr(GError) error = NULL;
+  g_autoptr(StwNetworkPage) page = NULL;
+  g_autoptr(StwNetworkPage) stopped = NULL;
+  g_autoptr(StwNetworkStub) stub = stw_network_stub_new ("**/api/from-sw.json");
+  g_autoptr(StwNetworkStub) registered = NULL;
+  g_autoptr(GBytes) body = g_bytes_new_static ("{\"message\":\"blocking worker stub\"}", 34);
+  StwNetworkEntry *entry = NULL;
+
+  if (!fixture_set_up_on (&fixture, TRUE, "sw.html"))
+    return;
+  click (fixture.dispatcher, fixture.sid, "#register");
+  assert_text (fixture.dispatcher, fixture.sid, "#sw", "ready");
+
+  g_assert_true (stw_network_plugin_capture_start_sync (fixture.plugin, fixture.session, NULL, STW_NETWORK_BODIES_NONE,
+                                                         0, "", NULL, &error));
+  g_assert_no_error (error);
+  click (fixture.dispatcher, fixture.sid, "#ask");
+  assert_text (fixture.dispatcher, fixture.sid, "#sw", "hello from the server to the worker (200) (ask 1)");
+  click (fixture.dispatcher, fixture.sid, "#fetch");
+  assert_text (fixture.dispatcher, fixture.sid, "#page", "page: 200 (fetch 1)");
+  for (guint tries = 0; tries < 100; tries++)
+    {
+      g_clear_object (&page);
+      page = stw_network_plugin_captured_sync (fixture.plugin, fixture.session, 500, NULL, "**/api/data.json", -1, NULL,
+                                               NULL, &error);
+      g_assert_no_error (error);
+      if (stw_network_page_get_entries (page)->len > 0)
+        break;
+      stw_test_iterate_for (100);
+    }
+  g_assert_cmpuint (stw_network_page_get_entries (page)->len, ==, 1);
+  g_clear_object (&page);
+  page = stw_network_plugin_captured_sync (fixture.plugin, fixture.session, 500, NULL, "**/api/from-sw.json", -1, NULL,
+                                           NULL, &error);
+  g_assert_no_error (error);
+  g_assert_cmpuint (stw_network_page_get_entries (page)->len, ==, 0);
+  stopped = stw_network_plugin_capture_stop_sync (fixture.plugin, fixture.session, NULL, &error);
+  g_assert_no_error (error);
+
+  g_assert_true (stw_network_plugin_capture_start_sync (fixture.plugin, fixture.session, NULL, STW_NETWORK_BODIES_NONE,
+                                                         0, NULL, NULL, &error));
+  g_assert_no_error (error);
+  stw_network_stub_set_body (stub, body);
+  registered = stw_network_plugin_stub_sync (fixture.plugin, fixture.session, stub, NULL, &error);
+  g_assert_no_error (error);
+  click (fixture.dispatcher, fixture.sid, "#ask");
+  assert_text (fixture.dispatcher, fixture.sid, "#sw", "blocking worker stub (200) (ask 2)");
+  for (guint tries = 0; tries < 100 && entry == NULL; tries++)
+    {
+      g_clear_object (&page);
+      page = stw_network_plugin_captured_sync (fixture.plugin, fixture.session, 500, NULL, "**/api/from-sw.json", -1,
+                                               NULL, NULL, &error);
+      g_assert_no_error (error);
+      if (stw_network_page_get_entries (page)->len > 0 &&
+          stw_network_entry_is_finished (stw_network_page_get_entries (page)->pdata[0]))
+        entry = stw_network_page_get_entries (page)->pdata[0];
+      else
+        stw_test_iterate_for (100);
+    }
+  g_assert_nonnull (entry);
+  g_assert_true (stw_network_entry_get_service_worker (entry));
+  g_assert_cmpstr (stw_network_entry_get_stub_id (entry), ==, stw_network_stub_get_id (stub));
+  g_clear_object (&stopped);
+  stopped = stw_network_plugin_capture_stop_sync (fixture.plugin, fixture.session, NULL, &error);
+  g_assert_no_error (error);
+  fixture_tear_down (&fixture);
+}
+
+/* A dedicated worker is kept while it runs and forgotten (closed) when
+ * it ends; it never is a surface. */
+static void
+test_workers_forgotten (void)
+{
+  Fixture fixture = { 0 };
+  g_autoptr(StwSurface) worker = NULL;
+  guint n_surfaces;
+
+  if (!fixture_set_up_on (&fixture, TRUE, "sw.html"))
+    return;
+  {
+    g_autoptr(GList) surfaces = stw_session_list_surfaces (fixture.session);
+
+    n_surfaces = g_list_length (surfaces);
+  }
+  click (fixture.dispatcher, fixture.sid, "#start-worker");
+  assert_text (fixture.dispatcher, fixture.sid, "#dedicated", "started");
+  for (guint tries = 0; tries < 100 && worker == NULL; tries++)
+    {
+      StwSurface *found = find_worker (fixture.session, STW_SURFACE_KIND_WORKER);
+
+      if (found != NULL)
+        worker = g_object_ref (found);
+      else
+        stw_test_iterate_for (100);
+    }
+  g_assert_nonnull (worker);
+  g_assert_false (stw_surface_is_closed (worker));
+  {
+    g_autoptr(GList) surfaces = stw_session_list_surfaces (fixture.session);
+
+    g_assert_cmpuint (g_list_length (surfaces), ==, n_surfaces);
+  }
+  click (fixture.dispatcher, fixture.sid, "#stop-worker");
+  assert_text (fixture.dispatcher, fixture.sid, "#dedicated", "stopped");
+  for (guint tries = 0; tries < 100 && find_worker (fixture.session, STW_SURFACE_KIND_WORKER) != NULL; tries++)
+    stw_test_iterate_for (100);
+  g_assert_null (find_worker (fixture.session, STW_SURFACE_KIND_WORKER));
+  g_assert_true (stw_surface_is_closed (worker));
+  fixture_tear_down (&fixture);
+}
+
+/* A plugin with the new-worker hook only: it completes 300 ms after the
+ * worker attached, and notes when (sw-lib.js, which sw.js imports first,
+ * notes when the worker's script started). */
+#define HOLD_TYPE_PLUGIN (hold_plugin_get_type ())
+G_DECLARE_FINAL_TYPE (HoldPlugin, hold_plugin, HOLD, PLUGIN, StwPlugin)
+
+struct _HoldPlugin
+{
+  StwPlugin  parent_instance;
+  guint      n_workers;
+  gint64     completed_ms; /* wall clock, when the service worker's hook completed */
+  GPtrArray *kinds;        /* the kinds the hook saw */
+};
+
+G_DEFINE_FINAL_TYPE (HoldPlugin, hold_plugin, STW_TYPE_PLUGIN)
+
+static gboolean
+hold_complete (gpointer user_data)
+{
+  g_autoptr(StwPluginCompletion) completion = user_data;
+  HoldPlugin *self = HOLD_PLUGIN (stw_plugin_completion_get_plugin (completion));
+
+  self->completed_ms = g_get_real_time () / 1000;
+  stw_plugin_completion_return_success (completion);
+  return G_SOURCE_REMOVE;
+}
+
+static void
+hold_plugin_worker_attached (StwPlugin           *plugin,
+                             StwPluginCompletion *completion)
+{
+  HoldPlugin *self = HOLD_PLUGIN (plugin);
+  StwSurface *worker = stw_plugin_completion_get_surface (completion);
+
+  g_assert_nonnull (stw_plugin_completion_get_session (completion));
+  self->n_workers++;
+  g_ptr_array_add (self->kinds, g_strdup (stw_surface_kind_to_string (stw_surface_get_kind (worker))));
+  if (stw_surface_get_kind (worker) != STW_SURFACE_KIND_SERVICE_WORKER)
+    {
+      stw_plugin_completion_return_success (completion);
+      return;
+    }
+  g_timeout_add (300, hold_complete, g_object_ref (completion));
+}
+
+static void
+hold_plugin_finalize (GObject *object)
+{
+  HoldPlugin *self = HOLD_PLUGIN (object);
+
+  g_ptr_array_unref (self->kinds);
+  G_OBJECT_CLASS (hold_plugin_parent_class)->finalize (object);
+}
+
+static void
+hold_plugin_class_init (HoldPluginClass *klass)
+{
+  G_OBJECT_CLASS (klass)->finalize = hold_plugin_finalize;
+  STW_PLUGIN_CLASS (klass)->worker_attached = hold_plugin_worker_attached;
+}
+
+static void
+hold_plugin_init (HoldPlugin *self)
+{
+  self->kinds = g_ptr_array_new_with_free_func (g_free);
+}
+
+/* The engine's new-worker hook: a new service worker waits before its
+ * first script until the hook completed, and the hook is handed the
+ * worker (not a surface). A held worker answers no Runtime.evaluate: the
+ * hook waits, it does not ask. */
+static void
+test_worker_hook_holds (void)
+{
+  g_autoptr(StwDispatcher) dispatcher = NULL;
+  g_autoptr(HoldPlugin) hold = NULL;
+  g_autoptr(GList) plugins = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autoptr(JsonObject) launch = NULL;
+  g_autofree char *electron = g_test_build_filename (G_TEST_DIST, "fixtures", "electron", NULL);
+  g_autofree char *app = g_test_build_filename (G_TEST_DIST, "fixtures", "network-app", NULL);
+  g_autofree char *url = NULL;
+  g_autofree char *sid = NULL;
+  Page page = { 0 };
+
+  if (!stw_test_electron_available ())
+    {
+      g_test_skip ("the Electron stand-in or Chromium is missing");
+      return;
+    }
+  page_start (&page);
+  dispatcher = stw_dispatcher_new ();
+  stw_dispatcher_add_core_tools (dispatcher);
+  hold = g_object_new (HOLD_TYPE_PLUGIN, "name", "hold", "version", "1", "core-versions", "*", NULL);
+  plugins = g_list_append (NULL, hold);
+  stw_dispatcher_add_plugins_sync (dispatcher, plugins, NULL, NULL, &error);
+  g_assert_no_error (error);
+
+  url = g_strconcat (page.url, "sw.html", NULL);
+  launch = ok (call (dispatcher, "electron_launch", "{\"executablePath\":\"%s\",\"main\":\"%s\",\"args\":[\"--url=%s\"]}",
+                     electron, app, url));
+  sid = g_strdup (json_object_get_string_member (launch, "session_id"));
+  assert_text (dispatcher, sid, "#sw", "idle");
+  g_assert_cmpuint (hold->n_workers, ==, 0);
+  click (dispatcher, sid, "#register");
+  assert_text (dispatcher, sid, "#sw", "ready");
+  g_assert_cmpuint (hold->n_workers, >=, 1);
+  g_assert_cmpstr (hold->kinds->pdata[0], ==, "service_worker");
+  /* Held: its script started only once the hook completed, 300 ms after
+   * it attached (a worker that runs at once starts long before). */
+  {
+    StwSession *session = stw_session_manager_lookup (stw_dispatcher_get_session_manager (dispatcher), sid);
+    g_autoptr(GList) workers = stw_session_list_workers (session);
+    g_autoptr(JsonObject) params = json_object_new ();
+    g_autoptr(JsonObject) reply = NULL;
+    StwSurface *worker;
+
+    g_assert_cmpuint (g_list_length (workers), ==, 1);
+    worker = workers->data;
+    json_object_set_string_member (params, "expression", "self.loadedAt");
+    json_object_set_boolean_member (params, "returnByValue", TRUE);
+    WAIT (stw_surface_send_cdp_async (worker, "Runtime.evaluate", params, NULL, stw_test_result_cb, &wait_),
+          reply = stw_surface_send_cdp_finish (worker, result, &error));
+    g_assert_no_error (error);
+    g_assert_cmpint (hold->completed_ms, >, 0);
+    g_assert_cmpint (json_object_get_int_member (json_object_get_object_member (reply, "result"), "value") + 5, >=,
+                     hold->completed_ms);
+  }
+  /* And it runs once the hook completed. */
+  click (dispatcher, sid, "#ask");
+  assert_text (dispatcher, sid, "#sw", "hello from the server to the worker (200) (ask 1)");
+
+  {
+    g_autoptr(JsonObject) stopped = call (dispatcher, "electron_stop", "{\"sessionId\":\"%s\"}", sid);
+  }
+  g_assert_true (stw_dispatcher_unload_plugins_sync (dispatcher, NULL, &error));
+  g_assert_no_error (error);
+  page_stop (&page);
+}
+
 int
 main (int    argc,
       char **argv)
@@ -582,6 +993,10 @@ main (int    argc,
   g_test_add_func ("/network-plugin/api-async", test_api_async);
   g_test_add_func ("/network-plugin/api-blocking", test_api_blocking);
   g_test_add_func ("/network-plugin/tools-blocking", test_tools_blocking);
+  g_test_add_func ("/network-plugin/service-worker-async", test_service_worker_async);
+  g_test_add_func ("/network-plugin/service-worker-blocking", test_service_worker_blocking);
+  g_test_add_func ("/network-plugin/workers-forgotten", test_workers_forgotten);
+  g_test_add_func ("/network-plugin/worker-hook-holds", test_worker_hook_holds);
 
   return g_test_run ();
 }

@@ -41,10 +41,11 @@ capabilities (void)
   json_object_set_boolean_member (object, "windows", TRUE);
   json_object_set_boolean_member (object, "frames", TRUE);
   json_object_set_boolean_member (object, "webviews", TRUE);
-  json_object_set_boolean_member (object, "serviceWorkers", FALSE);
+  json_object_set_boolean_member (object, "serviceWorkers", TRUE);
   json_object_set_boolean_member (object, "mainProcess", FALSE);
-  json_array_add_string_element (notes, "Service workers' own fetches are not captured; a page's requests a "
-                                        "worker answers are (fromServiceWorker).");
+  json_array_add_string_element (notes, "Service workers' own requests are captured (serviceWorker: true) and "
+                                        "stubbed; a capture of one partition leaves them out (a worker has no "
+                                        "window).");
   json_array_add_string_element (notes, "Requests the main process makes (Node http/https/fetch, Electron "
                                         "net) never reach the renderers' DevTools: not captured or stubbed.");
   json_object_set_array_member (object, "notes", notes);
@@ -368,10 +369,10 @@ _stw_network_plugin_add_tools (StwNetworkPlugin *self)
                                     "Use a glob (** any, * any but /, {a,b}) or /regex/flags.", NULL);
 
   add_tool (self, NETWORK_CAPTURE_START, "capture_start", "Capture network",
-            "Capture the requests of every renderer (windows, frames, webviews; new ones from their first "
-            "request), optionally only URLs matching urls (globs or /regex/) or one partition. bodies: keep "
-            "none|text|all bodies, each up to maxBodyBytes (default 64 KiB, max 1 MiB), in files. Secret "
-            "headers are redacted. Returns: {capturing, capabilities}.",
+            "Capture the requests of every renderer (windows, frames, webviews, service workers; new ones "
+            "from their first request), optionally only URLs matching urls (globs or /regex/) or one "
+            "partition. bodies: keep none|text|all bodies, each up to maxBodyBytes (default 64 KiB, max "
+            "1 MiB), in files. Secret headers are redacted. Returns: {capturing, capabilities}.",
             "{\"type\":\"object\",\"additionalProperties\":false,\"properties\":{" SESSION_PROP ","
             "\"urls\":{\"type\":\"array\",\"maxItems\":64,\"items\":" PATTERN "},"
             "\"bodies\":{\"enum\":[\"none\",\"text\",\"all\"]},"

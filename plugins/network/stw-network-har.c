@@ -394,6 +394,8 @@ har_entry (StwNetworkEntry *entry)
     }
   if (entry->resource_type != NULL)
     json_object_set_string_member (object, "_resourceType", entry->resource_type);
+  if (entry->service_worker)
+    json_object_set_boolean_member (object, "_serviceWorker", TRUE);
   return object;
 }
 

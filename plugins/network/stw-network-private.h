@@ -28,6 +28,7 @@ struct _StwNetworkEntry
   int         status;
   gboolean    finished;
   gboolean    from_cache;
+  gboolean    service_worker; /* a service worker's own request */
   gint64      wall_us;        /* start, since the Unix epoch */
   double      start_ts;       /* DevTools' monotonic seconds */
   double      end_ts;

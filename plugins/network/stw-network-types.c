@@ -190,13 +190,30 @@ stw_network_entry_get_error_text (StwNetworkEntry *self)
  * @self: an entry
  *
  * Returns: (nullable): the surface (window, frame, webview) whose DevTools
- *   session saw it
+ *   session saw it; %NULL for a service worker's own request
  */
 const char *
 stw_network_entry_get_surface_id (StwNetworkEntry *self)
 {
   g_return_val_if_fail (STW_IS_NETWORK_ENTRY (self), NULL);
   return self->surface_id;
+}
+
+/**
+ * stw_network_entry_get_service_worker:
+ * @self: an entry
+ *
+ * Whether a service worker made the request itself (its own `fetch()` or
+ * `importScripts()`), as Playwright's `request.serviceWorker()`; such an
+ * entry has no surface.
+ *
+ * Returns: %TRUE for a service worker's own request
+ */
+gboolean
+stw_network_entry_get_service_worker (StwNetworkEntry *self)
+{
+  g_return_val_if_fail (STW_IS_NETWORK_ENTRY (self), FALSE);
+  return self->service_worker;
 }
 
 /**
@@ -343,7 +360,8 @@ _stw_network_iso8601 (gint64 wall_us)
  * @self: an entry
  *
  * The entry as `network_captured` answers it: `{id, url, method, type,
- * status, statusText?, mimeType?, failed?, stub?, redirectURL?, surfaceId,
+ * status, statusText?, mimeType?, failed?, stub?, redirectURL?, surfaceId? |
+ * serviceWorker: true,
  * startedAt, durationMs?, requestHeaders, responseHeaders, encodedBytes?,
  * requestBody?, responseBody?{path, size, truncated} | {omitted}}`.
  *
@@ -369,6 +387,8 @@ stw_network_entry_to_json (StwNetworkEntry *self)
   set_if (object, "stub", self->stub_id);
   set_if (object, "redirectURL", self->redirect_url);
   set_if (object, "surfaceId", self->surface_id);
+  if (self->service_worker)
+    json_object_set_boolean_member (object, "serviceWorker", TRUE);
   json_object_set_string_member (object, "startedAt", started);
   if (self->finished)
     json_object_set_double_member (object, "durationMs", stw_network_entry_get_duration_ms (self));

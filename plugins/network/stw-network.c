@@ -570,7 +570,10 @@ entry_add (NetState   *state,
   entry->seq = ++state->next_seq;
   entry->id = g_strdup_printf ("%" G_GUINT64_FORMAT, entry->seq);
   entry->key = key_of (tap, request_id);
-  entry->surface_id = g_strdup (stw_surface_get_id (tap->surface));
+  /* A worker is no surface: its entries name none, and say what they are. */
+  entry->service_worker = stw_surface_get_kind (tap->surface) == STW_SURFACE_KIND_SERVICE_WORKER;
+  if (!entry->service_worker)
+    entry->surface_id = g_strdup (stw_surface_get_id (tap->surface));
   entry->url = bounded (url, MAX_URL);
   entry->method = bounded (method, 32);
   entry->resource_type = type ? bounded (type, 32) : NULL;
@@ -1068,6 +1071,10 @@ tap_in_partition (NetState *state,
 
   if (state->partition == NULL)
     return TRUE;
+  /* A service worker has no window, so no partition to ask about: a
+   * capture of one partition leaves it out. */
+  if (stw_surface_get_kind (tap->surface) == STW_SURFACE_KIND_SERVICE_WORKER)
+    return FALSE;
   return target != NULL && GPOINTER_TO_INT (g_hash_table_lookup (state->in_partition, target)) == 1;
 }
 
@@ -1115,14 +1122,15 @@ tap_sync (NetState *state,
     }
 }
 
-/* Syncs every renderer of the session; @task (taken) gets TRUE once all
- * answered. */
+/* Syncs every renderer of the session and its service workers; @task
+ * (taken) gets TRUE once all answered. Taps of what closed go. */
 static void
 sync_all (NetState *state,
           GTask    *task)
 {
   Barrier *barrier = g_new0 (Barrier, 1);
   GList *surfaces = state->session ? stw_session_list_surfaces (state->session) : NULL;
+  GList *workers = state->session ? stw_session_list_workers (state->session) : NULL;
   GHashTableIter iter;
   gpointer value;
 
@@ -1130,14 +1138,23 @@ sync_all (NetState *state,
   barrier->pending = 1;
   for (GList *l = surfaces; l != NULL; l = l->next)
     tap_get (state, l->data);
+  for (GList *l = workers; l != NULL; l = l->next)
+    {
+      if (stw_surface_get_kind (l->data) == STW_SURFACE_KIND_SERVICE_WORKER)
+        tap_get (state, l->data);
+    }
   g_list_free (surfaces);
+  g_list_free (workers);
   g_hash_table_iter_init (&iter, state->taps);
   while (g_hash_table_iter_next (&iter, NULL, &value))
     {
       Tap *tap = value;
 
       if (stw_surface_is_closed (tap->surface))
-        continue;
+        {
+          g_hash_table_iter_remove (&iter);
+          continue;
+        }
       tap_sync (state, tap, barrier);
     }
   barrier_done (barrier);
@@ -1274,25 +1291,58 @@ surface_hook_resolved (GObject      *object,
   sync_all (state, g_task_new (self, NULL, surface_hook_synced, g_object_ref (completion)));
 }
 
+/* The state of a hook's session while a capture or stubs need its new
+ * target; NULL (the hook completed) otherwise. */
+static NetState *
+hook_state (StwPluginCompletion *completion)
+{
+  StwNetworkPlugin *self = STW_NETWORK_PLUGIN (stw_plugin_completion_get_plugin (completion));
+  StwSession *session = stw_plugin_completion_get_session (completion);
+  NetState *state = session ? state_lookup (self, session) : NULL;
+
+  if (state == NULL || stw_plugin_completion_get_surface (completion) == NULL ||
+      (!state->capturing && !stubs_active (state)))
+    {
+      stw_plugin_completion_return_success (completion);
+      return NULL;
+    }
+  return state;
+}
+
 /* A new window, frame or webview, paused before its first request: turn
  * on what a capture or the stubs need before it runs. */
 static void
 stw_network_plugin_surface_attached (StwPlugin           *plugin,
                                      StwPluginCompletion *completion)
 {
-  StwNetworkPlugin *self = STW_NETWORK_PLUGIN (plugin);
-  StwSession *session = stw_plugin_completion_get_session (completion);
   StwSurface *surface = stw_plugin_completion_get_surface (completion);
-  NetState *state = session ? state_lookup (self, session) : NULL;
+  NetState *state = hook_state (completion);
   GList one = { surface, NULL, NULL };
 
-  if (state == NULL || surface == NULL || (!state->capturing && !stubs_active (state)))
+  if (state == NULL)
+    return;
+  tap_get (state, surface);
+  resolve_partition_async (state, state->capturing ? &one : NULL, surface_hook_resolved, g_object_ref (completion));
+}
+
+/* A new service worker, paused before its first script: its own
+ * requests are captured and stubbed as a window's are. */
+static void
+stw_network_plugin_worker_attached (StwPlugin           *plugin,
+                                    StwPluginCompletion *completion)
+{
+  StwSurface *worker = stw_plugin_completion_get_surface (completion);
+  NetState *state;
+
+  /* Shared and dedicated workers' own requests are not tapped. */
+  if (worker != NULL && stw_surface_get_kind (worker) != STW_SURFACE_KIND_SERVICE_WORKER)
     {
       stw_plugin_completion_return_success (completion);
       return;
     }
-  tap_get (state, surface);
-  resolve_partition_async (state, state->capturing ? &one : NULL, surface_hook_resolved, g_object_ref (completion));
+  if ((state = hook_state (completion)) == NULL)
+    return;
+  sync_all (state, g_task_new (plugin, NULL, surface_hook_synced, g_object_ref (completion)));
 }
 
 static void
@@ -1358,6 +1408,7 @@ stw_network_plugin_class_init (StwNetworkPluginClass *klass)
 
   G_OBJECT_CLASS (klass)->finalize = stw_network_plugin_finalize;
   plugin_class->surface_attached = stw_network_plugin_surface_attached;
+  plugin_class->worker_attached = stw_network_plugin_worker_attached;
   plugin_class->teardown = stw_network_plugin_teardown;
   stw_network_error_quark ();
 }

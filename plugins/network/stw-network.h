@@ -96,6 +96,8 @@ const char *stw_network_entry_get_error_text       (StwNetworkEntry *self);
 STW_AVAILABLE_IN_1_0
 const char *stw_network_entry_get_surface_id       (StwNetworkEntry *self);
 STW_AVAILABLE_IN_1_0
+gboolean    stw_network_entry_get_service_worker   (StwNetworkEntry *self);
+STW_AVAILABLE_IN_1_0
 const char *stw_network_entry_get_stub_id          (StwNetworkEntry *self);
 STW_AVAILABLE_IN_1_0
 const char *stw_network_entry_get_redirect_url     (StwNetworkEntry *self);

@@ -5,7 +5,8 @@
 // in files under the app root; a HAR that har-validator 5.1.5 accepts and
 // whose entries match; stubs that change what the page shows, a `fail`
 // stub that runs the page's error path, `times`, the last stub winning;
-// and the codes.
+// a service worker's own requests captured, in the HAR and stubbed, while
+// it never becomes a surface; and the codes.
 //
 // SPDX-License-Identifier: LGPL-2.1-or-later
 
@@ -478,4 +479,113 @@ test('bodies without --app-root or bodyDir: the temporary body directory goes wi
   await server.close();
   await waitUntil(() => dirs().length === 0, 10000).catch(() => {});
   assert.deepEqual(dirs(), [], 'no body directory is left behind');
+});
+
+/** The service-worker page (page/sw.html) in a new launch: a click of
+ * #register registers its worker, and #sw says "ready" once it is active. */
+async function launchWorkerPage (t, server, page) {
+  const launched = ok(await server.call('electron_launch', launchArgs(APP, { args: [`--url=${page.url}sw.html`] })), 'electron_launch');
+  const sessionId = launched.session_id;
+  t.after(() => server.call('electron_stop', { sessionId }).catch(() => {}));
+  return sessionId;
+}
+
+test('service worker: its own requests are captured (serviceWorker: true, from its first one), in the HAR and stubbed; it is never a window or a surface', async (t) => {
+  const page = await pageServer(t);
+  const dir = scratch(t);
+  const server = await startNetwork(t, { config: { bodyDir: dir } });
+  const sessionId = await launchWorkerPage(t, server, page);
+  const served = () => page.hits.get('/api/from-sw.json') ?? 0;
+
+  // Capturing before the worker registers: its first request (the script
+  // it imports as it starts) is captured too.
+  const started = ok(await server.call('network_capture_start', { sessionId, bodies: 'text' }), 'network_capture_start');
+  assert.equal(started.capabilities.serviceWorkers, true);
+  await click(server, sessionId, '#register');
+  await textIs(server, sessionId, '#sw', 'ready');
+  await click(server, sessionId, '#ask');
+  await textIs(server, sessionId, '#sw', 'hello from the server to the worker (200) (ask 1)');
+  let entries = [];
+  await waitUntil(async () => {
+    entries = (await captured(server, sessionId, { limit: 500 })).entries;
+    return entries.some((e) => e.url === `${page.url}api/from-sw.json` && !e.pending);
+  }, 15000).catch(() => {});
+  const fromWorker = entries.find((e) => e.url === `${page.url}api/from-sw.json`);
+  assert.ok(fromWorker, `the worker's fetch was captured: ${JSON.stringify(entries.map((e) => e.url))}`);
+  assert.equal(fromWorker.serviceWorker, true);
+  assert.equal(fromWorker.surfaceId, undefined, 'a worker is no surface');
+  assert.equal(fromWorker.status, 200);
+  assert.equal(fromWorker.method, 'GET');
+  const imported = entries.find((e) => e.url === `${page.url}sw-lib.js`);
+  assert.ok(imported, `the worker's first request (importScripts) was captured: ${JSON.stringify(entries.map((e) => e.url))}`);
+  assert.equal(imported.serviceWorker, true);
+  // The page's own requests are not the worker's.
+  await click(server, sessionId, '#fetch');
+  await textIs(server, sessionId, '#page', 'page: 200 (fetch 1)');
+  await waitUntil(async () => (await captured(server, sessionId, { url: '**/api/data.json' })).entries.length > 0, 15000);
+  const own = (await captured(server, sessionId, { url: '**/api/data.json' })).entries[0];
+  assert.ok(own.surfaceId && own.serviceWorker === undefined, JSON.stringify(own));
+
+  // The HAR: valid, with the worker's request marked.
+  const har = path.join(dir, 'worker.har');
+  ok(await server.call('network_export_har', { sessionId, path: har }), 'network_export_har');
+  const log = JSON.parse(fs.readFileSync(har, 'utf8'));
+  await harValidator.har(log);
+  const harEntry = log.log.entries.find((e) => e.request.url === `${page.url}api/from-sw.json`);
+  assert.ok(harEntry, 'the worker\'s request is in the HAR');
+  assert.equal(harEntry._serviceWorker, true);
+  assert.equal(harEntry.response.status, 200);
+
+  // A stub answers the worker's fetch, which never reaches the server.
+  const before = served();
+  const stub = ok(await server.call('network_stub', {
+    sessionId, url: '**/api/from-sw.json', headers: { 'Content-Type': 'application/json' },
+    body: JSON.stringify({ message: 'stubbed for the worker' }),
+  }), 'network_stub');
+  await click(server, sessionId, '#ask');
+  await textIs(server, sessionId, '#sw', 'stubbed for the worker (200) (ask 2)');
+  assert.equal(served(), before, 'the stubbed request never reached the server');
+  assert.equal(ok(await server.call('network_stubs', { sessionId })).stubs.find((s) => s.id === stub.id).matched, 1);
+  ok(await server.call('network_unstub', { sessionId, all: true }));
+  await click(server, sessionId, '#ask');
+  await textIs(server, sessionId, '#sw', 'hello from the server to the worker (200) (ask 3)');
+  assert.equal(served(), before + 1);
+
+  // The worker is neither a window nor a surface: one window, one surface.
+  const { windows } = ok(await server.call('electron_windows_list', { sessionId }), 'electron_windows_list');
+  assert.deepEqual(windows.map((w) => w.url), [`${page.url}sw.html`], JSON.stringify(windows));
+  const { surfaces } = ok(await server.call('electron_surfaces_list', { sessionId }), 'electron_surfaces_list');
+  assert.deepEqual(surfaces.map((s) => s.kind), ['window'], JSON.stringify(surfaces));
+  ok(await server.call('network_capture_stop', { sessionId }));
+});
+
+test('service worker: a capture of one partition leaves the worker\'s requests out (a worker has no window)', async (t) => {
+  const page = await pageServer(t);
+  const server = await startNetwork(t);
+  const sessionId = await launchWorkerPage(t, server, page);
+  await click(server, sessionId, '#register');
+  await textIs(server, sessionId, '#sw', 'ready');
+
+  // The default session's partition ("") holds the window, not the worker.
+  ok(await server.call('network_capture_start', { sessionId, partition: '' }), 'network_capture_start');
+  await click(server, sessionId, '#ask');
+  await textIs(server, sessionId, '#sw', 'hello from the server to the worker (200) (ask 1)');
+  await click(server, sessionId, '#fetch');
+  await textIs(server, sessionId, '#page', 'page: 200 (fetch 1)');
+  let entries = [];
+  await waitUntil(async () => {
+    entries = (await captured(server, sessionId, { limit: 500 })).entries;
+    return entries.some((e) => e.url === `${page.url}api/data.json` && !e.pending);
+  }, 15000).catch(() => {});
+  assert.ok(entries.some((e) => e.url === `${page.url}api/data.json`), `the window's fetch is in the partition: ${JSON.stringify(entries.map((e) => e.url))}`);
+  assert.deepEqual(entries.filter((e) => e.serviceWorker), [], 'no worker request in a partition capture');
+  ok(await server.call('network_capture_stop', { sessionId }));
+
+  // Without a partition, the same ask is captured.
+  ok(await server.call('network_capture_start', { sessionId }));
+  await click(server, sessionId, '#ask');
+  await textIs(server, sessionId, '#sw', 'hello from the server to the worker (200) (ask 2)');
+  assert.ok(await waitUntil(async () => (await captured(server, sessionId, { limit: 500 })).entries
+    .some((e) => e.url === `${page.url}api/from-sw.json` && e.serviceWorker), 15000), 'captured without partition');
+  ok(await server.call('network_capture_stop', { sessionId }));
 });
