@@ -136,7 +136,8 @@ typedef enum
  * @STW_SURFACE_KIND_SHARED_WORKER: a shared worker, handed as a service
  *   worker is
  * @STW_SURFACE_KIND_WORKER: a page's dedicated worker, handed as a service
- *   worker is
+ *   worker is; its parent ([method@Stagewright.Surface.get_parent_id]) is
+ *   the window or out-of-process frame that started it
  *
  * What a [class@Stagewright.Surface] is.
  *

@@ -59,6 +59,7 @@ StwSurface   *_stw_session_add_surface     (StwSession     *self,
                                             const char     *url);
 StwSurface   *_stw_session_add_worker      (StwSession     *self,
                                             StwSurfaceKind  kind,
+                                            StwSurface     *owner,
                                             const char     *target_id,
                                             const char     *cdp_session_id,
                                             const char     *url);

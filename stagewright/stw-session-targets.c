@@ -102,6 +102,7 @@ static void
 worker_attached (StwSession     *self,
                  StwTransport   *transport,
                  StwSurfaceKind  kind,
+                 StwSurface     *owner,
                  JsonObject     *info,
                  JsonObject     *params,
                  const char     *target_id,
@@ -111,7 +112,7 @@ worker_attached (StwSession     *self,
   StwSurface *worker = _stw_session_find_worker (self, target_id, NULL);
 
   if (worker == NULL)
-    worker = _stw_session_add_worker (self, kind, target_id, cdp_session, stw_json_get_string (info, "url"));
+    worker = _stw_session_add_worker (self, kind, owner, target_id, cdp_session, stw_json_get_string (info, "url"));
   hooks_then_resume (self, transport, STW_HOOK_WORKER_ATTACHED, worker, cdp_session, paused);
 }
 
@@ -145,7 +146,11 @@ on_attached (StwTransport *transport,
     {
       kind = g_str_equal (type, "service_worker") ? STW_SURFACE_KIND_SERVICE_WORKER
              : g_str_equal (type, "shared_worker") ? STW_SURFACE_KIND_SHARED_WORKER : STW_SURFACE_KIND_WORKER;
-      worker_attached (self, transport, kind, info, params, target_id, cdp_session);
+      /* A dedicated worker attaches on the session of the page that
+       * started it: that page (or out-of-process frame) is its owner. */
+      if (kind == STW_SURFACE_KIND_WORKER && parent_session_id != NULL)
+        parent = _stw_session_find_surface_by (self, NULL, parent_session_id, NULL);
+      worker_attached (self, transport, kind, parent, info, params, target_id, cdp_session);
       return;
     }
   else

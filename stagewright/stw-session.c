@@ -518,16 +518,18 @@ _stw_session_dup_manager (StwSession *self)
 }
 
 /* A worker: a surface object for the DevTools seams, never in the
- * session's surfaces (no window, snapshot or ref reaches it). */
+ * session's surfaces (no window, snapshot or ref reaches it). @owner,
+ * the page or frame that started a dedicated worker, is its parent. */
 StwSurface *
 _stw_session_add_worker (StwSession     *self,
                          StwSurfaceKind  kind,
+                         StwSurface     *owner,
                          const char     *target_id,
                          const char     *cdp_session_id,
                          const char     *url)
 {
   g_autofree char *id = g_strdup_printf ("%s-k%u", self->id, ++self->next_worker);
-  StwSurface *worker = _stw_surface_new (self, self->shared, self->browser, id, kind, NULL, NULL, target_id,
+  StwSurface *worker = _stw_surface_new (self, self->shared, self->browser, id, kind, owner, NULL, target_id,
                                          cdp_session_id, NULL, NULL, url);
 
   g_ptr_array_add (self->workers, worker);

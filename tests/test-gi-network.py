@@ -396,6 +396,23 @@ def service_worker_blocking_and_async():
     page = plugin.captured_sync(session, 500, None, '**/api/from-sw.json', -1, None, None)
     assert [e.get_service_worker() for e in page.get_entries()] == [True, True], page.get_entries()
 
+    # A dedicated worker's own requests, from its first, are its page's.
+    assert plugin.capture_start_sync(session, None, StagewrightNetwork.NetworkBodies.NONE, 0, None, None)
+    click(dispatcher, sid, '#worker-ask')
+    text_is(dispatcher, sid, '#worker', 'hello from the server to the dedicated worker (200) (answer 1)')
+    window = session.list_surfaces()[0]
+    assert [w.get_parent_id() for w in session.list_workers() if w.get_kind() == Stagewright.SurfaceKind.WORKER] == \
+        [window.get_id()]
+
+    def dedicated_entries():
+        page = plugin.captured_sync(session, 500, None, '**/api/from-worker.json', -1, None, None)
+        seen['dedicated'] = [e for e in page.get_entries() if e.is_finished()]
+        return seen['dedicated']
+    spin(dedicated_entries, 15000)
+    assert [(e.get_surface_id(), e.get_service_worker()) for e in seen['dedicated']] == [(window.get_id(), False)], \
+        seen['dedicated']
+    plugin.capture_stop_sync(session, None)
+
     ok(call(dispatcher, 'electron_stop', {'sessionId': sid}))
     state.pop('session_id')
     assert dispatcher.unload_plugins_sync(None)

@@ -660,6 +660,31 @@ worker_entry_async (Fixture         *fixture,
   return NULL;
 }
 
+/* The first entry of @url (a glob), once finished, polled through the
+ * blocking API; NULL when none came within 10 s. */
+static StwNetworkEntry *
+first_entry_sync (Fixture         *fixture,
+                  const char      *url,
+                  StwNetworkPage **page)
+{
+  g_autoptr(GError) error = NULL;
+
+  for (guint tries = 0; tries < 100; tries++)
+    {
+      GPtrArray *entries;
+
+      g_clear_object (page);
+      *page = stw_network_plugin_captured_sync (fixture->plugin, fixture->session, 500, NULL, url, -1, NULL, NULL,
+                                                &error);
+      g_assert_no_error (error);
+      entries = stw_network_page_get_entries (*page);
+      if (entries->len > 0 && stw_network_entry_is_finished (entries->pdata[0]))
+        return entries->pdata[0];
+      stw_test_iterate_for (100);
+    }
+  return NULL;
+}
+
 /* A service worker's own request, through the async API: captured and
  * marked, in the HAR, stubbed; the worker is kept apart from the
  * surfaces. */
@@ -769,6 +794,18 @@ test_service_worker_blocking (void)
                                            NULL, &error);
   g_assert_no_error (error);
   g_assert_cmpuint (stw_network_page_get_entries (page)->len, ==, 0);
+  /* A dedicated worker's requests, from the one it makes as it starts,
+   * are its page's: in the page's partition and under its surface. */
+  click (fixture.dispatcher, fixture.sid, "#worker-ask");
+  assert_text (fixture.dispatcher, fixture.sid, "#worker", "hello from the server to the dedicated worker (200) (answer 1)");
+  entry = first_entry_sync (&fixture, "**/api/from-worker.json", &page);
+  g_assert_nonnull (entry);
+  g_assert_false (stw_network_entry_get_service_worker (entry));
+  {
+    g_autoptr(GList) surfaces = stw_session_list_surfaces (fixture.session);
+
+    g_assert_cmpstr (stw_network_entry_get_surface_id (entry), ==, stw_surface_get_id (surfaces->data));
+  }
   stopped = stw_network_plugin_capture_stop_sync (fixture.plugin, fixture.session, NULL, &error);
   g_assert_no_error (error);
 
@@ -780,18 +817,7 @@ test_service_worker_blocking (void)
   g_assert_no_error (error);
   click (fixture.dispatcher, fixture.sid, "#ask");
   assert_text (fixture.dispatcher, fixture.sid, "#sw", "blocking worker stub (200) (ask 2)");
-  for (guint tries = 0; tries < 100 && entry == NULL; tries++)
-    {
-      g_clear_object (&page);
-      page = stw_network_plugin_captured_sync (fixture.plugin, fixture.session, 500, NULL, "**/api/from-sw.json", -1,
-                                               NULL, NULL, &error);
-      g_assert_no_error (error);
-      if (stw_network_page_get_entries (page)->len > 0 &&
-          stw_network_entry_is_finished (stw_network_page_get_entries (page)->pdata[0]))
-        entry = stw_network_page_get_entries (page)->pdata[0];
-      else
-        stw_test_iterate_for (100);
-    }
+  entry = first_entry_sync (&fixture, "**/api/from-sw.json", &page);
   g_assert_nonnull (entry);
   g_assert_true (stw_network_entry_get_service_worker (entry));
   g_assert_cmpstr (stw_network_entry_get_stub_id (entry), ==, stw_network_stub_get_id (stub));
@@ -834,6 +860,8 @@ test_workers_forgotten (void)
     g_autoptr(GList) surfaces = stw_session_list_surfaces (fixture.session);
 
     g_assert_cmpuint (g_list_length (surfaces), ==, n_surfaces);
+    /* Its parent is the window that started it. */
+    g_assert_cmpstr (stw_surface_get_parent_id (worker), ==, stw_surface_get_id (surfaces->data));
   }
   click (fixture.dispatcher, fixture.sid, "#stop-worker");
   assert_text (fixture.dispatcher, fixture.sid, "#dedicated", "stopped");

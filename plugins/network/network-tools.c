@@ -45,7 +45,8 @@ capabilities (void)
   json_object_set_boolean_member (object, "mainProcess", FALSE);
   json_array_add_string_element (notes, "Service workers' own requests are captured (serviceWorker: true) and "
                                         "stubbed; a capture of one partition leaves them out (a worker has no "
-                                        "window).");
+                                        "window). A dedicated worker's are its page's; shared workers' are not "
+                                        "captured.");
   json_array_add_string_element (notes, "Requests the main process makes (Node http/https/fetch, Electron "
                                         "net) never reach the renderers' DevTools: not captured or stubbed.");
   json_object_set_array_member (object, "notes", notes);

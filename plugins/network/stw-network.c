@@ -570,9 +570,13 @@ entry_add (NetState   *state,
   entry->seq = ++state->next_seq;
   entry->id = g_strdup_printf ("%" G_GUINT64_FORMAT, entry->seq);
   entry->key = key_of (tap, request_id);
-  /* A worker is no surface: its entries name none, and say what they are. */
+  /* A service worker is no surface: its entries name none, and say what
+   * they are. A dedicated worker's requests are its page's, as in
+   * DevTools' Network panel. */
   entry->service_worker = stw_surface_get_kind (tap->surface) == STW_SURFACE_KIND_SERVICE_WORKER;
-  if (!entry->service_worker)
+  if (stw_surface_get_kind (tap->surface) == STW_SURFACE_KIND_WORKER)
+    entry->surface_id = g_strdup (stw_surface_get_parent_id (tap->surface));
+  else if (!entry->service_worker)
     entry->surface_id = g_strdup (stw_surface_get_id (tap->surface));
   entry->url = bounded (url, MAX_URL);
   entry->method = bounded (method, 32);
@@ -1063,11 +1067,34 @@ barrier_send (Barrier    *barrier,
   stw_surface_send_cdp_async (tap->surface, method, params, NULL, on_barrier_reply, barrier);
 }
 
+/* The target whose partition @surface's requests are in: a dedicated
+ * worker's are its page's. */
+static const char *
+partition_target (NetState   *state,
+                  StwSurface *surface)
+{
+  const char *owner = stw_surface_get_parent_id (surface);
+  GHashTableIter iter;
+  gpointer value;
+
+  if (stw_surface_get_kind (surface) != STW_SURFACE_KIND_WORKER)
+    return stw_surface_get_target_id (surface);
+  g_hash_table_iter_init (&iter, state->taps);
+  while (owner != NULL && g_hash_table_iter_next (&iter, NULL, &value))
+    {
+      Tap *tap = value;
+
+      if (g_strcmp0 (stw_surface_get_id (tap->surface), owner) == 0)
+        return stw_surface_get_target_id (tap->surface);
+    }
+  return NULL;
+}
+
 static gboolean
 tap_in_partition (NetState *state,
                   Tap      *tap)
 {
-  const char *target = stw_surface_get_target_id (tap->surface);
+  const char *target = partition_target (state, tap->surface);
 
   if (state->partition == NULL)
     return TRUE;
@@ -1122,7 +1149,7 @@ tap_sync (NetState *state,
     }
 }
 
-/* Syncs every renderer of the session and its service workers; @task
+/* Syncs every renderer of the session and its workers; @task
  * (taken) gets TRUE once all answered. Taps of what closed go. */
 static void
 sync_all (NetState *state,
@@ -1140,7 +1167,7 @@ sync_all (NetState *state,
     tap_get (state, l->data);
   for (GList *l = workers; l != NULL; l = l->next)
     {
-      if (stw_surface_get_kind (l->data) == STW_SURFACE_KIND_SERVICE_WORKER)
+      if (stw_surface_get_kind (l->data) != STW_SURFACE_KIND_SHARED_WORKER)
         tap_get (state, l->data);
     }
   g_list_free (surfaces);
@@ -1325,8 +1352,8 @@ stw_network_plugin_surface_attached (StwPlugin           *plugin,
   resolve_partition_async (state, state->capturing ? &one : NULL, surface_hook_resolved, g_object_ref (completion));
 }
 
-/* A new service worker, paused before its first script: its own
- * requests are captured and stubbed as a window's are. */
+/* A new service or dedicated worker, paused before its first script: its
+ * own requests are captured and stubbed as a window's are. */
 static void
 stw_network_plugin_worker_attached (StwPlugin           *plugin,
                                     StwPluginCompletion *completion)
@@ -1334,8 +1361,8 @@ stw_network_plugin_worker_attached (StwPlugin           *plugin,
   StwSurface *worker = stw_plugin_completion_get_surface (completion);
   NetState *state;
 
-  /* Shared and dedicated workers' own requests are not tapped. */
-  if (worker != NULL && stw_surface_get_kind (worker) != STW_SURFACE_KIND_SERVICE_WORKER)
+  /* Shared workers' own requests are not tapped. */
+  if (worker != NULL && stw_surface_get_kind (worker) == STW_SURFACE_KIND_SHARED_WORKER)
     {
       stw_plugin_completion_return_success (completion);
       return;

@@ -589,3 +589,33 @@ test('service worker: a capture of one partition leaves the worker\'s requests o
     .some((e) => e.url === `${page.url}api/from-sw.json` && e.serviceWorker), 15000), 'captured without partition');
   ok(await server.call('network_capture_stop', { sessionId }));
 });
+
+test('dedicated worker: its own requests, from its first one, are its page\'s, in a capture of the page\'s partition too', async (t) => {
+  const page = await pageServer(t);
+  const server = await startNetwork(t);
+  const sessionId = await launchWorkerPage(t, server, page);
+  const { surfaces } = ok(await server.call('electron_surfaces_list', { sessionId }), 'electron_surfaces_list');
+  const fromWorker = async () => (await captured(server, sessionId, { limit: 500 })).entries
+    .filter((e) => e.url === `${page.url}api/from-worker.json`);
+
+  // The default session's partition ("") holds the window, so its worker too.
+  ok(await server.call('network_capture_start', { sessionId, partition: '' }), 'network_capture_start');
+  await click(server, sessionId, '#worker-ask');
+  await textIs(server, sessionId, '#worker', 'hello from the server to the dedicated worker (200) (answer 1)');
+  // The answer came from the fetch the worker made as it started.
+  assert.ok(await waitUntil(async () => (await fromWorker()).some((e) => !e.pending), 15000),
+    `the worker's first request was captured: ${JSON.stringify(await fromWorker())}`);
+  await click(server, sessionId, '#worker-ask');
+  await textIs(server, sessionId, '#worker', 'hello from the server to the dedicated worker (200) (answer 2)');
+  assert.ok(await waitUntil(async () => (await fromWorker()).filter((e) => !e.pending).length === 2, 15000));
+  for (const entry of await fromWorker()) {
+    assert.equal(entry.surfaceId, surfaces[0].id, 'a dedicated worker\'s request is its page\'s');
+    assert.equal(entry.serviceWorker, undefined);
+    assert.equal(entry.status, 200);
+  }
+  assert.equal(page.hits.get('/api/from-worker.json'), 2);
+  // Still one window, one surface.
+  const after = ok(await server.call('electron_surfaces_list', { sessionId }), 'electron_surfaces_list');
+  assert.deepEqual(after.surfaces.map((s) => s.kind), ['window']);
+  ok(await server.call('network_capture_stop', { sessionId }));
+});
