@@ -165,8 +165,8 @@ on_hook_done (StwPlugin *plugin,
   if (error != NULL)
     {
       if (run->point == STW_HOOK_SURFACE_ATTACHED || run->point == STW_HOOK_WORKER_ATTACHED)
-        g_message ("Plugin “%s”: its new-surface hook failed: %s", stw_tool_provider_get_name (STW_TOOL_PROVIDER (plugin)),
-                   error->message);
+        g_message ("Plugin “%s”: its %s hook failed: %s", stw_tool_provider_get_name (STW_TOOL_PROVIDER (plugin)),
+                   run->point == STW_HOOK_WORKER_ATTACHED ? "new-worker" : "new-surface", error->message);
       else if (run->error == NULL)
         run->error = g_error_copy (error);
     }
